@@ -1,0 +1,61 @@
+"""Runtimes behind one small interface.
+
+An adapter says whether it can express a spec version and dtype (``supports``: None, or why
+not) and runs a case (``run``: an Outcome holding the output array or the runtime's error
+text). Adapters cache compiled models by signature so that cases differing only in values
+reuse one session. They never import their runtime at module import time: ``available()``
+says, in one line, why a runtime is missing.
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..cases import Case
+
+PLACEMENTS = ("inputs", "initializers")  # pads/value/axes fed at run time, or baked in the model
+
+
+@dataclass
+class Outcome:
+    output: np.ndarray | None = None
+    error: str | None = None  # the runtime's own text when it refused the case
+    not_implemented: bool = False  # the runtime says it has no kernel for this dtype / version
+
+
+class Adapter:
+    name: str = ""
+    placements: tuple[str, ...] = PLACEMENTS
+
+    def available(self) -> str | None:
+        """None when the runtime can be used here, else a one-line reason."""
+        return None
+
+    def supports(self, spec_id: str, dtype: str) -> str | None:
+        """None when this adapter can express cases of ``spec_id`` with ``dtype``, else why not."""
+        return None
+
+    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+        raise NotImplementedError
+
+
+# name -> "module:Class"; modules are imported only when asked for.
+REGISTRY = {
+    "onnxruntime": "padconf.adapters.onnxruntime:OnnxRuntimeAdapter",
+    "openvino-onnx": "padconf.adapters.openvino_onnx:OpenVinoOnnxAdapter",
+    "openvino": "padconf.adapters.openvino:OpenVinoAdapter",
+    "onnx-reference": "padconf.adapters.onnx_reference:OnnxReferenceAdapter",
+}
+
+
+def get_adapter(name: str) -> Adapter:
+    module, cls = REGISTRY[name].split(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+def spec_domain_version(spec_id: str) -> tuple[str, int]:
+    """``"onnx/Pad-19"`` -> ``("onnx", 19)``."""
+    domain, op = spec_id.split("/")
+    return domain, int(op.split("-")[1])

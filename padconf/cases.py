@@ -1,0 +1,129 @@
+"""One Pad case: the inputs a runtime gets, the spec version it is judged by, and what that
+spec says of it (its classification). Cases round-trip through JSON losslessly."""
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+
+from .dtypes import bit_equal, decode_array, dtype_name, encode_array
+from .errors import CaseError
+
+DEFINED, MUST_REJECT, AMBIGUOUS = "defined", "must-reject", "ambiguous"
+KINDS = (DEFINED, MUST_REJECT, AMBIGUOUS)
+
+
+@dataclass
+class Case:
+    """Inputs in ONNX's layout: ``pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]`` over
+    ``axes`` (all axes when None); OpenVINO adapters split it into pads_begin / pads_end.
+
+    ``constant_value`` is a 0-d array of the data's dtype, or None when the input is omitted.
+    Classification: ``kind`` is one of KINDS; ``expected`` is the output for a defined case;
+    ``reason`` is the rule a must-reject case breaks or the ambiguity an ambiguous case hits;
+    ``candidates`` maps each interpretation of that ambiguity to its output (None: it rejects).
+    """
+
+    spec: str
+    data: np.ndarray
+    pads: list[int]
+    mode: str = "constant"
+    constant_value: np.ndarray | None = None
+    axes: list[int] | None = None
+    pads_type: str = "int64"
+    axes_type: str = "int64"
+    kind: str = DEFINED
+    expected: np.ndarray | None = None
+    reason: str | None = None
+    candidates: dict[str, np.ndarray | None] = field(default_factory=dict)
+    origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
+    tags: list[str] = field(default_factory=list)  # edge classes this case exercises
+
+    @property
+    def dtype(self) -> str:
+        return dtype_name(self.data.dtype)
+
+    @property
+    def id(self) -> str:
+        """Content hash of the inputs and spec: equal cases get equal ids in every run."""
+        doc = self.inputs_json()
+        digest = hashlib.sha1(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
+        return f"{self.spec}:{self.mode}:{self.dtype}:{digest}"
+
+    def inputs_json(self) -> dict:
+        return {
+            "spec": self.spec,
+            "data": encode_array(self.data, self.dtype),
+            "pads": [int(p) for p in self.pads],
+            "mode": self.mode,
+            "constant_value": None if self.constant_value is None
+            else encode_array(self.constant_value, self.dtype),
+            "axes": None if self.axes is None else [int(a) for a in self.axes],
+            "pads_type": self.pads_type,
+            "axes_type": self.axes_type,
+        }
+
+    def to_json(self) -> dict:
+        doc = self.inputs_json()
+        doc.update(
+            id=self.id,
+            kind=self.kind,
+            expected=None if self.expected is None else encode_array(self.expected, self.dtype),
+            reason=self.reason,
+            candidates={k: None if v is None else encode_array(v, self.dtype)
+                        for k, v in self.candidates.items()},
+            origin=self.origin,
+            tags=list(self.tags),
+        )
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict) -> "Case":
+        try:
+            dec = lambda v: None if v is None else decode_array(v)  # noqa: E731
+            case = cls(
+                spec=doc["spec"],
+                data=decode_array(doc["data"]),
+                pads=[int(p) for p in doc["pads"]],
+                mode=doc["mode"],
+                constant_value=dec(doc.get("constant_value")),
+                axes=None if doc.get("axes") is None else [int(a) for a in doc["axes"]],
+                pads_type=doc.get("pads_type", "int64"),
+                axes_type=doc.get("axes_type", "int64"),
+                kind=doc.get("kind", DEFINED),
+                expected=dec(doc.get("expected")),
+                reason=doc.get("reason"),
+                candidates={k: dec(v) for k, v in (doc.get("candidates") or {}).items()},
+                origin=doc.get("origin", "generated"),
+                tags=list(doc.get("tags", [])),
+            )
+        except CaseError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
+        if case.kind not in KINDS:
+            raise CaseError(f"malformed case: kind {case.kind!r} is not one of {KINDS}")
+        return case
+
+    def same_inputs(self, other: "Case") -> bool:
+        return self.inputs_json() == other.inputs_json()
+
+    def with_(self, **changes) -> "Case":
+        return replace(self, **changes)
+
+
+def dumps(case: Case) -> str:
+    return json.dumps(case.to_json(), sort_keys=True)
+
+
+def loads(text: str) -> Case:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"malformed case JSON: {exc}") from None
+    return Case.from_json(doc)
+
+
+__all__ = ["Case", "DEFINED", "MUST_REJECT", "AMBIGUOUS", "KINDS", "dumps", "loads", "bit_equal"]

@@ -1,0 +1,157 @@
+"""Element types, named as the spec files spell them (ONNX's names: ``float``, ``bfloat16``,
+``string`` ...), with their numpy dtype, ONNX TensorProto code and a lossless JSON form.
+
+Every dtype is a real numpy dtype (ml_dtypes supplies bfloat16, the float8/float4 kinds and
+the sub-byte integers, one element per byte); strings are numpy object arrays of ``str``.
+"""
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from onnx import TensorProto
+
+from .errors import CaseError
+
+# spec name -> (numpy dtype, ONNX TensorProto element type)
+_TABLE: dict[str, tuple[np.dtype, int]] = {
+    "float": (np.dtype(np.float32), TensorProto.FLOAT),
+    "double": (np.dtype(np.float64), TensorProto.DOUBLE),
+    "float16": (np.dtype(np.float16), TensorProto.FLOAT16),
+    "bfloat16": (np.dtype(ml_dtypes.bfloat16), TensorProto.BFLOAT16),
+    "float8e4m3fn": (np.dtype(ml_dtypes.float8_e4m3fn), TensorProto.FLOAT8E4M3FN),
+    "float8e4m3fnuz": (np.dtype(ml_dtypes.float8_e4m3fnuz), TensorProto.FLOAT8E4M3FNUZ),
+    "float8e5m2": (np.dtype(ml_dtypes.float8_e5m2), TensorProto.FLOAT8E5M2),
+    "float8e5m2fnuz": (np.dtype(ml_dtypes.float8_e5m2fnuz), TensorProto.FLOAT8E5M2FNUZ),
+    "float8e8m0": (np.dtype(ml_dtypes.float8_e8m0fnu), getattr(TensorProto, "FLOAT8E8M0", 24)),
+    "float4e2m1": (np.dtype(ml_dtypes.float4_e2m1fn), TensorProto.FLOAT4E2M1),
+    "complex64": (np.dtype(np.complex64), TensorProto.COMPLEX64),
+    "complex128": (np.dtype(np.complex128), TensorProto.COMPLEX128),
+    "int8": (np.dtype(np.int8), TensorProto.INT8),
+    "int16": (np.dtype(np.int16), TensorProto.INT16),
+    "int32": (np.dtype(np.int32), TensorProto.INT32),
+    "int64": (np.dtype(np.int64), TensorProto.INT64),
+    "uint8": (np.dtype(np.uint8), TensorProto.UINT8),
+    "uint16": (np.dtype(np.uint16), TensorProto.UINT16),
+    "uint32": (np.dtype(np.uint32), TensorProto.UINT32),
+    "uint64": (np.dtype(np.uint64), TensorProto.UINT64),
+    "int4": (np.dtype(ml_dtypes.int4), TensorProto.INT4),
+    "uint4": (np.dtype(ml_dtypes.uint4), TensorProto.UINT4),
+    "int2": (np.dtype(ml_dtypes.int2), getattr(TensorProto, "INT2", 26)),
+    "uint2": (np.dtype(ml_dtypes.uint2), getattr(TensorProto, "UINT2", 25)),
+    "bool": (np.dtype(np.bool_), TensorProto.BOOL),
+    "string": (np.dtype(object), TensorProto.STRING),
+}
+
+ALL_DTYPES: tuple[str, ...] = tuple(_TABLE)
+# The float-like kinds whose values travel as raw bit patterns, so NaN payloads and -0.0 survive.
+_BITS_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
+
+
+def numpy_dtype(name: str) -> np.dtype:
+    try:
+        return _TABLE[name][0]
+    except KeyError:
+        raise CaseError(f"unknown dtype {name!r}; known: {', '.join(ALL_DTYPES)}") from None
+
+
+def onnx_type(name: str) -> int:
+    numpy_dtype(name)
+    return _TABLE[name][1]
+
+
+def dtype_name(dtype: np.dtype) -> str:
+    """The spec name of a numpy dtype (object arrays are strings)."""
+    dtype = np.dtype(dtype)
+    for name, (np_dtype, _) in _TABLE.items():
+        if np_dtype == dtype:
+            return name
+    raise CaseError(f"numpy dtype {dtype} has no spec name")
+
+
+def is_float_like(name: str) -> bool:
+    return name not in ("bool", "string") and not is_integer(name)
+
+
+def is_integer(name: str) -> bool:
+    return name.startswith(("int", "uint"))
+
+
+def default_constant(name: str):
+    """What ONNX Pad (13+) pads with when constant_value is omitted: 0, empty string or False."""
+    if name == "string":
+        return ""
+    if name == "bool":
+        return False
+    return numpy_dtype(name).type(0)
+
+
+def as_array(values, name: str) -> np.ndarray:
+    """``values`` (nested lists or an array) as an array of dtype ``name``."""
+    if name == "string":
+        arr = np.array(values, dtype=object)
+        return arr
+    return np.asarray(values).astype(numpy_dtype(name))
+
+
+def scalar(value, name: str):
+    """``value`` as a 0-d array of dtype ``name``."""
+    return as_array(value, name).reshape(())
+
+
+def encode_array(arr: np.ndarray, name: str) -> dict:
+    """Lossless JSON form: ``{"dtype", "shape", "values"}`` or, for float-like kinds, ``"bits"``."""
+    arr = np.asarray(arr)
+    out = {"dtype": name, "shape": list(arr.shape)}
+    if name == "string":
+        out["values"] = [str(s) for s in arr.reshape(-1).tolist()]
+    elif name == "bool":
+        out["values"] = [bool(v) for v in arr.reshape(-1).tolist()]
+    elif is_integer(name):
+        out["values"] = [int(v) for v in arr.astype(np.int64 if name != "uint64" else np.uint64).reshape(-1)]
+    else:  # floats and complex: bit patterns (complex as (real, imag) pairs of its float kind)
+        flat = np.ascontiguousarray(arr.reshape(-1))
+        itemsize = flat.dtype.itemsize // (2 if flat.dtype.kind == "c" else 1)
+        out["bits"] = [int(v) for v in flat.view(_BITS_VIEW[itemsize])]
+    return out
+
+
+def decode_array(obj: dict) -> np.ndarray:
+    try:
+        name, shape = obj["dtype"], tuple(obj["shape"])
+        dtype = numpy_dtype(name)
+        if "bits" in obj:
+            flat = np.array(obj["bits"], dtype=np.uint64)
+            itemsize = dtype.itemsize // (2 if dtype.kind == "c" else 1)
+            flat = flat.astype(_BITS_VIEW[itemsize]).view(dtype)
+        elif name == "string":
+            flat = np.empty(len(obj["values"]), dtype=object)
+            flat[:] = [str(s) for s in obj["values"]]
+        else:
+            flat = np.array(obj["values"], dtype=np.int64 if name != "uint64" else np.uint64).astype(dtype)
+        return flat.reshape(shape)
+    except CaseError:
+        raise
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise CaseError(f"malformed array {str(obj)[:80]}: {exc}") from None
+
+
+def bit_equal(a: np.ndarray, b: np.ndarray) -> bool:
+    """Same dtype, shape and elements, floats compared bit for bit except that any NaN equals
+    any NaN (payload and sign of NaN are not a conformance question; -0.0 vs 0.0 is)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.dtype != b.dtype or a.shape != b.shape:
+        return False
+    if a.dtype == object:
+        return all(x == y for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist()))
+    name = dtype_name(a.dtype)
+    if not is_float_like(name):
+        return bool(np.array_equal(a, b))
+    fa, fb = a.reshape(-1), b.reshape(-1)
+    if fa.dtype.kind == "c":
+        parts = np.dtype(np.float32 if fa.dtype == np.complex64 else np.float64)
+        fa, fb = fa.view(parts), fb.view(parts)
+    itemsize = fa.dtype.itemsize
+    same_bits = fa.view(_BITS_VIEW[itemsize]) == fb.view(_BITS_VIEW[itemsize])
+    with np.errstate(invalid="ignore"):
+        both_nan = np.isnan(fa.astype(np.float64)) & np.isnan(fb.astype(np.float64))
+    return bool(np.all(same_bits | both_nan))
