@@ -1,0 +1,102 @@
+"""What a spec version says of a case: defined (one expected output), must-reject (the rule it
+breaks) or ambiguous (the undefined point it hits, and every candidate output).
+
+Ambiguities are found by asking the reference, not by a second copy of its logic: the case is
+padded under the spec's default interpretations, then once per other candidate of each
+ambiguity the spec lists; an ambiguity whose candidates change the outcome is hit.
+"""
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case, bit_equal
+from .errors import PadError
+from .reference import INTERPRETATIONS, pad
+from .specs import Spec, get_spec
+
+def rule_violation(case: Case, spec: Spec) -> str | None:
+    """The rule of ``spec`` that ``case`` breaks before any padding is computed, or None."""
+    if case.dtype not in spec.dtypes:
+        return f"dtype {case.dtype} is not in this version's type list"
+    if case.mode not in spec.modes:
+        return f"mode {case.mode!r} is not one of this version's modes {list(spec.modes)}"
+    if spec.signature["pads"]["via"] == "input" and case.pads_type not in spec.pads_index_types:
+        return f"pads of type {case.pads_type} (this version takes {', '.join(spec.pads_index_types)})"
+    if case.axes is not None:
+        if not spec.has_axes:
+            return "this version has no axes input"
+        if case.axes_type not in spec.axes_index_types:
+            return f"axes of type {case.axes_type} (this version takes {', '.join(spec.axes_index_types)})"
+    if case.constant_value is not None and "constant_value" not in spec.signature:
+        return "this version takes no constant value"
+    if spec.rule("negative_pads") == "forbidden" and any(p < 0 for p in case.pads):
+        return "negative pads are not allowed by this version"
+    return None
+
+
+def reference_call(case: Case, spec: Spec, readings: dict[str, str]) -> np.ndarray:
+    """The reference output of ``case`` under ``readings`` (ambiguity -> candidate); PadError
+    when that reading rejects it."""
+    pads = list(case.pads)
+    if readings.get("negative_paddings") == "reject" and any(p < 0 for p in pads):
+        raise PadError("negative paddings")
+    if readings.get("pad_value_in_non_constant_mode") == "reject" and case.constant_value is not None \
+            and case.mode != "constant":
+        raise PadError("pad_value given with a non-constant mode")
+    if readings.get("paddings_layout") == "per_axis_pairs":
+        pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
+    kwargs = {name: value for name, value in readings.items() if name in INTERPRETATIONS}
+    return pad(case.data, pads, case.mode, case.constant_value, case.axes, **kwargs)
+
+
+def base_readings(spec: Spec) -> dict[str, str]:
+    """The interpretations a spec's rules fix, then its ambiguities' defaults."""
+    readings = {}
+    if spec.rule("crop_beyond_dim") == "clamp_to_zero":
+        readings["crop_beyond_dim"] = "clamp_to_zero"
+    if spec.rule("mixed_sign") == "original_coordinates":
+        readings["mixed_sign_pads"] = "original_coordinates"
+    if spec.rule("mirror_bounds") not in (None, "unstated"):
+        readings["mirror_beyond_dim"] = "reject"
+    readings.update({a.name: a.default for a in spec.ambiguities.values()})
+    return readings
+
+
+def _outcome(case, spec, readings):
+    try:
+        return reference_call(case, spec, readings)
+    except PadError as exc:
+        return exc
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, PadError) or isinstance(b, PadError):
+        return isinstance(a, PadError) and isinstance(b, PadError)
+    return bit_equal(a, b)
+
+
+def classify(case: Case, spec: Spec | None = None) -> Case:
+    """``case`` with kind, expected, reason and candidates filled in from its spec."""
+    spec = spec or get_spec(case.spec)
+    broken = rule_violation(case, spec)
+    if broken:
+        return case.with_(kind=MUST_REJECT, reason=broken, expected=None, candidates={})
+    base = base_readings(spec)
+    default = _outcome(case, spec, base)
+    hit = [a for a in spec.ambiguities.values()
+           if any(not _same(default, _outcome(case, spec, {**base, a.name: c}))
+                  for c in a.candidates if c != base[a.name])]
+    if not hit:
+        if isinstance(default, PadError):
+            return case.with_(kind=MUST_REJECT, reason=str(default), expected=None, candidates={})
+        return case.with_(kind=DEFINED, expected=default, reason=None, candidates={})
+    candidates = {}
+    for combo in itertools.product(*[a.candidates for a in hit]):
+        readings = {**base, **{a.name: c for a, c in zip(hit, combo)}}
+        out = _outcome(case, spec, readings)
+        key = ",".join(f"{a.name}={c}" for a, c in zip(hit, combo))
+        candidates[key] = None if isinstance(out, PadError) else out
+    return case.with_(kind=AMBIGUOUS, expected=None, reason=",".join(a.name for a in hit),
+                      candidates=candidates)

@@ -1,0 +1,208 @@
+"""padconf's reference Pad: what the spec says the output must be.
+
+``pad(data, pads, mode, constant_value, axes)`` takes ONNX's pads layout
+``[x1_begin, x2_begin, ..., x1_end, x2_end, ...]`` over ``axes`` (all axes when None).
+Positive pads add elements, negative pads remove them. Each axis gets an index map (output
+position -> source position, or "fill"); the output is the interior copied once and the
+borders gathered from it, like numpy.pad, or one gather through all maps when a border reads
+elements that the crop removed.
+
+Where the specs leave a point undefined, the keyword of the same name (see specs/FORMAT.md)
+selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the default:
+
+- ``mixed_sign_pads``: one axis padded on one side and cropped on the other, non-constant
+  mode. ``original_coordinates`` (default: OpenVINO Pad-12's mixed-pads examples) indexes the
+  padding in the uncropped tensor; ``crop_first`` crops, then pads the cropped tensor.
+- ``mirror_beyond_dim``: reflect pad > dim - 1, symmetric pad > dim. ``iterate`` (default:
+  numpy.pad, and ONNX's Example 2) keeps mirroring; ``reject``.
+- ``empty_axis_nonconstant``: edge/reflect/symmetric/wrap must invent values on an axis with
+  no elements. ``reject`` (default) or ``constant_fill`` (the dtype's default constant).
+- ``crop_beyond_dim``: begin + dim + end < 0. ``reject`` (default) or ``clamp_to_zero``
+  (OpenVINO's ``max(..., 0)``).
+- ``repeated_axes``: ``reject`` (default), ``last_wins`` or ``accumulate``.
+
+Every refusal is a ``PadError`` with a one-line reason.
+"""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .dtypes import default_constant, dtype_name
+from .errors import PadError
+
+MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
+INTERPRETATIONS: dict[str, tuple[str, ...]] = {
+    "mixed_sign_pads": ("original_coordinates", "crop_first"),
+    "mirror_beyond_dim": ("iterate", "reject"),
+    "empty_axis_nonconstant": ("reject", "constant_fill"),
+    "crop_beyond_dim": ("reject", "clamp_to_zero"),
+    "repeated_axes": ("reject", "last_wins", "accumulate"),
+}
+DEFAULTS = {name: choices[0] for name, choices in INTERPRETATIONS.items()}
+# Refuse before allocating more output elements than this (2**27 = 134M, 0.5 GB of float32).
+MAX_ELEMENTS = 2**27
+
+
+def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
+        max_elements=MAX_ELEMENTS, **interpretations) -> np.ndarray:
+    choice = _interpretations(interpretations)
+    data = np.asarray(data)
+    if mode not in MODES:
+        raise PadError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+    widths = _pad_widths(data.ndim, [int(p) for p in np.asarray(pads).reshape(-1)], axes, choice)
+    fill = _constant(data, constant_value)
+
+    shape = []
+    for n, (b, e) in zip(data.shape, widths):
+        size = n + b + e
+        if size < 0:
+            if choice["crop_beyond_dim"] == "reject":
+                raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds")
+            size = 0
+        shape.append(size)
+    if math.prod(shape) > max_elements:
+        raise PadError(f"output shape {shape} has more than {max_elements} elements")
+
+    out = np.empty(shape, dtype=data.dtype)
+    if out.size == 0:
+        return out
+    axes_plan = [_AxisPlan(n, b, e, size, mode, choice) for n, (b, e), size in zip(data.shape, widths, shape)]
+    if any(plan.empty_source for plan in axes_plan):
+        if choice["empty_axis_nonconstant"] == "reject":
+            raise PadError(f"mode {mode!r} has no elements to take its padding from on an empty axis")
+        out[...] = default_constant(dtype_name(data.dtype))
+        return out
+    if mode != "constant" and not all(plan.borders_read_interior for plan in axes_plan):
+        return data[np.ix_(*[plan.source_map() for plan in axes_plan])]
+
+    out[tuple(p.out_interior for p in axes_plan)] = data[tuple(p.src_interior for p in axes_plan)]
+    for k, plan in enumerate(axes_plan):
+        for border in plan.border_positions():
+            # axes before k are already whole; axes after k hold only their interior so far
+            dst = tuple(slice(None) if i < k else p.out_interior for i, p in enumerate(axes_plan))
+            dst_k = dst[:k] + (border,) + dst[k + 1:]
+            if mode == "constant":
+                out[tuple(slice(None) if i != k else border for i in range(len(axes_plan)))] = fill
+            else:
+                src_k = dst[:k] + (plan.output_position_of(border),) + dst[k + 1:]
+                out[dst_k] = out[src_k]
+    return out
+
+
+def _interpretations(given: dict) -> dict:
+    for name, value in given.items():
+        if name not in INTERPRETATIONS:
+            raise PadError(f"unknown keyword {name!r}; interpretations are {', '.join(INTERPRETATIONS)}")
+        if value not in INTERPRETATIONS[name]:
+            raise PadError(f"{name}={value!r} is not one of {', '.join(INTERPRETATIONS[name])}")
+    return {**DEFAULTS, **given}
+
+
+def _pad_widths(rank: int, pads: list[int], axes, choice) -> list[tuple[int, int]]:
+    """(begin, end) for every axis of the data."""
+    if axes is None:
+        axes = list(range(rank))
+    axes = [int(a) for a in np.asarray(axes).reshape(-1)]
+    if len(pads) != 2 * len(axes):
+        raise PadError(f"pads has {len(pads)} values; {len(axes)} axes need {2 * len(axes)}")
+    widths = [(0, 0)] * rank
+    seen = set()
+    for i, axis in enumerate(axes):
+        if not -rank <= axis < rank:
+            raise PadError(f"axis {axis} is outside [-{rank}, {rank - 1}]")
+        axis %= rank
+        b, e = pads[i], pads[len(axes) + i]
+        if axis in seen:
+            if choice["repeated_axes"] == "reject":
+                raise PadError(f"axis {axis} is repeated in axes {axes}")
+            if choice["repeated_axes"] == "accumulate":
+                b, e = b + widths[axis][0], e + widths[axis][1]
+        seen.add(axis)
+        widths[axis] = (b, e)
+    return widths
+
+
+def _constant(data: np.ndarray, value):
+    name = dtype_name(data.dtype)
+    if value is None:
+        return default_constant(name)
+    value = np.asarray(value)
+    if value.size != 1:
+        raise PadError(f"constant_value must be one value, got shape {list(value.shape)}")
+    if name == "string":
+        if not isinstance(value.reshape(-1)[0], str):
+            raise PadError(f"constant_value {value.reshape(-1)[0]!r} is not a string for string data")
+        return value.reshape(-1)[0]
+    try:
+        return value.reshape(()).astype(data.dtype)
+    except (TypeError, ValueError) as exc:
+        raise PadError(f"constant_value {value!r} cannot be {name}: {exc}") from None
+
+
+class _AxisPlan:
+    """One axis: which input elements survive the crop, where they land in the output, and
+    where each border element of the output takes its value from."""
+
+    def __init__(self, n, begin, end, size, mode, choice):
+        self.n, self.begin, self.end, self.size, self.mode = n, begin, end, size, mode
+        self.crop_first = begin * end < 0 and choice["mixed_sign_pads"] == "crop_first"
+        # the input range [lo, hi) that the crop keeps, and where it starts in the output
+        self.lo, hi = max(-begin, 0), n - max(-end, 0)
+        self.kept = max(hi - self.lo, 0)
+        self.out_lo = max(begin, 0)
+        self.out_interior = slice(self.out_lo, self.out_lo + self.kept)
+        self.src_interior = slice(self.lo, self.lo + self.kept)
+        # the tensor the padding mirrors / wraps / extends: the cropped one, or the original
+        self.mirror_len = self.kept if self.crop_first else n
+        needs_values = size > self.kept
+        self.empty_source = mode != "constant" and needs_values and self.mirror_len == 0
+        if mode in ("reflect", "symmetric") and needs_values and not self.empty_source:
+            reach = self.mirror_len - (mode == "reflect")
+            if max(begin, end) > reach and choice["mirror_beyond_dim"] == "reject":
+                raise PadError(f"{mode} pad {max(begin, end)} exceeds what the dimension "
+                               f"{self.mirror_len} can mirror ({reach})")
+        self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or bool(
+            np.all(self._in_interior(self.source_map()[self.border_positions_all()])))
+
+    def _source_of(self, j: np.ndarray) -> np.ndarray:
+        """Input index for output positions j (outside the interior for non-constant modes)."""
+        if self.crop_first:
+            return self.lo + _fold(j - self.out_lo, self.kept, self.mode)
+        return _fold(j - self.begin, self.n, self.mode)
+
+    def source_map(self) -> np.ndarray:
+        return self._source_of(np.arange(self.size))
+
+    def border_positions(self) -> list[np.ndarray]:
+        before = np.arange(0, self.out_lo)
+        after = np.arange(self.out_lo + self.kept, self.size)
+        return [b for b in (before, after) if b.size]
+
+    def border_positions_all(self) -> np.ndarray:
+        return np.concatenate([np.arange(0, self.out_lo), np.arange(self.out_lo + self.kept, self.size)]).astype(np.intp)
+
+    def _in_interior(self, src: np.ndarray) -> np.ndarray:
+        return (src >= self.lo) & (src < self.lo + self.kept)
+
+    def output_position_of(self, border: np.ndarray) -> np.ndarray:
+        """Where in the output (inside its interior) the source of each border position lies."""
+        return self._source_of(border) - self.lo + self.out_lo
+
+
+def _fold(s: np.ndarray, n: int, mode: str) -> np.ndarray:
+    """Map positions s (any integers) into [0, n) as ``mode`` pads an axis of n elements."""
+    if mode == "edge":
+        return np.clip(s, 0, n - 1)
+    if mode == "wrap":
+        return np.mod(s, n)
+    if mode == "reflect":
+        if n == 1:
+            return np.zeros_like(s)
+        t = np.mod(s, 2 * (n - 1))
+        return np.where(t < n, t, 2 * (n - 1) - t)
+    if mode == "symmetric":
+        t = np.mod(s, 2 * n)
+        return np.where(t < n, t, 2 * n - 1 - t)
+    return s  # constant: in-range positions only; the border is filled, never gathered

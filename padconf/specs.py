@@ -1,0 +1,160 @@
+"""Load and validate the YAML spec files (format: specs/FORMAT.md).
+
+A broken file is reported as one line, ``specs/onnx/Pad-19.yaml: modes[2]: 'wrapp' is not one
+of [...]``, through SpecError: never a traceback.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+
+import jsonschema
+import yaml
+
+from .errors import SpecError
+
+SPECS_DIR = Path(os.environ.get("PADCONF_SPECS", Path(__file__).resolve().parent.parent / "specs"))
+SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
+
+
+@dataclass(frozen=True)
+class Ambiguity:
+    name: str
+    text: str
+    candidates: tuple[str, ...]
+    default: str
+
+
+@dataclass(frozen=True)
+class Spec:
+    id: str  # "onnx/Pad-19"
+    path: Path
+    doc: dict  # the validated document, extends resolved
+
+    domain = property(lambda self: self.doc["domain"])
+    version = property(lambda self: self.doc["version"])
+    modes = property(lambda self: tuple(self.doc["modes"]))
+    dtypes = property(lambda self: tuple(self.doc["dtypes"]))
+    signature = property(lambda self: self.doc["signature"])
+    examples = property(lambda self: tuple(self.doc.get("examples", ())))
+
+    def rule(self, name: str, default=None):
+        entry = self.doc.get("rules", {}).get(name)
+        return default if entry is None else entry["value"]
+
+    @property
+    def ambiguities(self) -> dict[str, Ambiguity]:
+        return {a["name"]: Ambiguity(a["name"], a["text"], tuple(a["candidates"]), a["default"])
+                for a in self.doc.get("ambiguities", ())}
+
+    @property
+    def has_axes(self) -> bool:
+        return "axes" in self.signature
+
+    @property
+    def pads_index_types(self) -> tuple[str, ...]:
+        return tuple(self.signature["pads"].get("index_types", ("int64",)))
+
+    @property
+    def axes_index_types(self) -> tuple[str, ...]:
+        return tuple(self.signature["axes"].get("index_types", ())) if self.has_axes else ()
+
+
+def _display(path: Path) -> str:
+    try:
+        return str(path.resolve().relative_to(SPECS_DIR.resolve().parent))
+    except ValueError:
+        return str(path)
+
+
+def _key_path(parts) -> str:
+    out = ""
+    for p in parts:
+        out += f"[{p}]" if isinstance(p, int) else (f".{p}" if out else str(p))
+    return out or "(top level)"
+
+
+@lru_cache(maxsize=1)
+def _validator():
+    schema = json.loads(SCHEMA_PATH.read_text())
+    return jsonschema.Draft202012Validator(schema)
+
+
+def _read_yaml(path: Path) -> dict:
+    try:
+        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SpecError(f"{_display(path)}: cannot read: {exc.strerror}") from None
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f"line {mark.line + 1}" if mark else "?"
+        raise SpecError(f"{_display(path)}: {where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(doc, dict):
+        raise SpecError(f"{_display(path)}: (top level): expected a mapping, got {type(doc).__name__}")
+    return doc
+
+
+def load_spec(path: Path | str, specs_dir: Path | None = None, _chain=()) -> Spec:
+    path = Path(path)
+    specs_dir = Path(specs_dir or SPECS_DIR)
+    doc = _read_yaml(path)
+    parent_id = doc.get("extends")
+    if parent_id is not None:
+        parent_path = specs_dir / f"{parent_id}.yaml"
+        if parent_id in _chain or not parent_path.is_file():
+            problem = "circular" if parent_id in _chain else "no such spec file"
+            raise SpecError(f"{_display(path)}: extends: {parent_id!r}: {problem}")
+        parent = load_spec(parent_path, specs_dir, _chain + (parent_id,))
+        doc = {**{k: v for k, v in parent.doc.items()}, **{k: v for k, v in doc.items() if k != "extends"}}
+    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    if errors:
+        err = errors[0]
+        raise SpecError(f"{_display(path)}: {_key_path(err.absolute_path)}: {err.message}")
+    expected_id = path.resolve().relative_to(specs_dir.resolve()).with_suffix("").as_posix() \
+        if path.resolve().is_relative_to(specs_dir.resolve()) else doc["id"]
+    if doc["id"] != expected_id:
+        raise SpecError(f"{_display(path)}: id: {doc['id']!r} does not match the file's place ({expected_id!r})")
+    _check_examples(path, doc)
+    return Spec(doc["id"], path, doc)
+
+
+def _check_examples(path: Path, doc: dict) -> None:
+    """What a schema cannot say: examples use this version's modes and dtypes, names are unique."""
+    names = set()
+    for i, ex in enumerate(doc.get("examples", ())):
+        where = f"{_display(path)}: examples[{i}]"
+        if ex["name"] in names:
+            raise SpecError(f"{where}.name: {ex['name']!r} is used twice")
+        names.add(ex["name"])
+        if ex.get("mode", "constant") not in doc["modes"]:
+            raise SpecError(f"{where}.mode: {ex['mode']!r} is not a mode of this version")
+        if ex["dtype"] not in doc["dtypes"]:
+            raise SpecError(f"{where}.dtype: {ex['dtype']!r} is not a dtype of this version")
+    for i, amb in enumerate(doc.get("ambiguities", ())):
+        if amb["default"] not in amb["candidates"]:
+            raise SpecError(f"{_display(path)}: ambiguities[{i}].default: {amb['default']!r} is not a candidate")
+
+
+def spec_paths(specs_dir: Path | None = None) -> list[Path]:
+    specs_dir = Path(specs_dir or SPECS_DIR)
+    return sorted(specs_dir.glob("*/*.yaml"), key=lambda p: (p.parent.name, int(p.stem.split("-")[-1]) if p.stem.split("-")[-1].isdigit() else 0))
+
+
+def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:
+    """Every spec (or those whose id is in ``ids``), ordered by domain then version."""
+    specs = [load_spec(p, specs_dir) for p in spec_paths(specs_dir)]
+    if ids:
+        known = {s.id for s in specs}
+        unknown = [i for i in ids if i not in known]
+        if unknown:
+            raise SpecError(f"unknown spec id {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        specs = [s for s in specs if s.id in ids]
+    return specs
+
+
+@lru_cache(maxsize=None)
+def get_spec(spec_id: str) -> Spec:
+    return load_spec(SPECS_DIR / f"{spec_id}.yaml")
