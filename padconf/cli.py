@@ -19,11 +19,11 @@ def cmd_specs(args) -> int:
     from .specs import load_specs
 
     table = Table(title="Pad spec versions")
-    for col in ("id", "modes", "dtypes", "examples", "ambiguities", "file"):
-        table.add_column(col)
+    for col in ("id", "modes", "dtypes", "examples", "ambiguities"):
+        table.add_column(col, no_wrap=col == "id")
     for spec in load_specs(args.specs_dir):
         table.add_row(spec.id, " ".join(spec.modes), str(len(spec.dtypes)), str(len(spec.examples)),
-                      str(len(spec.ambiguities)), str(spec.path))
+                      " ".join(spec.ambiguities))
     console.print(table)
     return 0
 

@@ -90,7 +90,8 @@ def as_array(values, name: str) -> np.ndarray:
     if name == "string":
         arr = np.array(values, dtype=object)
         return arr
-    return np.asarray(values).astype(numpy_dtype(name))
+    with np.errstate(invalid="ignore", over="ignore"):  # unrepresentable values become NaN / inf
+        return np.asarray(values).astype(numpy_dtype(name))
 
 
 def scalar(value, name: str):

@@ -151,7 +151,7 @@ class _AxisPlan:
         # the input range [lo, hi) that the crop keeps, and where it starts in the output
         self.lo, hi = max(-begin, 0), n - max(-end, 0)
         self.kept = max(hi - self.lo, 0)
-        self.out_lo = max(begin, 0)
+        self.out_lo = min(max(begin, 0), size)  # a crop at the end may eat into the begin padding
         self.out_interior = slice(self.out_lo, self.out_lo + self.kept)
         self.src_interior = slice(self.lo, self.lo + self.kept)
         # the tensor the padding mirrors / wraps / extends: the cropped one, or the original

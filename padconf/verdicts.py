@@ -1,0 +1,58 @@
+"""Judge a runtime's outcome on a case against what the case's spec says of it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .adapters import Outcome
+from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .dtypes import bit_equal
+
+PASS, MISMATCH = "pass", "mismatch"
+WRONGLY_REJECTED, WRONGLY_ACCEPTED = "wrongly-rejected", "wrongly-accepted"
+NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT = "not-implemented", "crash", "timeout", "ambiguous"
+VERDICTS = (PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT)
+FAILURES = (MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT)
+
+
+@dataclass
+class Verdict:
+    verdict: str
+    detail: str | None = None  # what differs, or which ambiguity candidate the runtime matched
+    matched: list[str] | None = None  # ambiguous cases: the candidates the outcome equals
+
+
+def _difference(expected, got) -> str:
+    if got.dtype != expected.dtype:
+        return f"dtype {got.dtype} instead of {expected.dtype}"
+    if got.shape != expected.shape:
+        return f"shape {list(got.shape)} instead of {list(expected.shape)}"
+    flat_e, flat_g = expected.reshape(-1), got.reshape(-1)
+    for i in range(flat_e.size):
+        if not bit_equal(flat_e[i:i + 1], flat_g[i:i + 1]):
+            where = list(np.unravel_index(i, expected.shape))
+            return f"values differ first at {where}: {flat_g[i]!r} instead of {flat_e[i]!r}"
+    return "values differ"
+
+
+def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
+    """``status`` is the worker's: "ok", "crash" or "timeout"."""
+    if status in (CRASH, TIMEOUT):
+        return Verdict(status, outcome.error)
+    rejected = outcome.output is None
+    if case.kind == MUST_REJECT:
+        return Verdict(PASS) if rejected else Verdict(WRONGLY_ACCEPTED, f"accepted although: {case.reason}")
+    if outcome.not_implemented:
+        return Verdict(NOT_IMPLEMENTED, outcome.error)
+    if case.kind == DEFINED:
+        if rejected:
+            return Verdict(WRONGLY_REJECTED, outcome.error)
+        if bit_equal(case.expected, outcome.output):
+            return Verdict(PASS)
+        return Verdict(MISMATCH, _difference(case.expected, outcome.output))
+    assert case.kind == AMBIGUOUS
+    matched = [name for name, out in case.candidates.items()
+               if (out is None and rejected) or (out is not None and not rejected and bit_equal(out, outcome.output))]
+    detail = f"{case.reason}: " + (f"matched {' | '.join(matched)}" if matched else "matched no candidate")
+    return Verdict(AMBIGUOUS_VERDICT, detail, matched)

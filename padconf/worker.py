@@ -1,0 +1,164 @@
+"""Runtimes run in worker subprocesses, so that a segfault, an abort, a runaway allocation or
+a hang costs one case (verdict crash / timeout), not the run.
+
+Protocol, JSON lines: the parent sends ``{"placement": ..., "cases": [case inputs, ...]}`` per
+batch; the worker answers one line per case as it finishes, so that when it dies the parent
+knows exactly which case killed it, restarts it and resends the rest of the batch.
+The worker runs as ``python -m padconf.worker ADAPTER`` where ADAPTER is a registry name or
+``module:Class`` (padconf's own tests plant fake runtimes that way).
+"""
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import resource
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+from .adapters import REGISTRY, Adapter, Outcome
+from .cases import Case
+from .dtypes import decode_array, encode_array
+
+DEFAULT_MEMORY_MB = 4096
+DEFAULT_TIMEOUT_S = 60.0
+START_TIMEOUT_S = 120.0  # importing OpenVINO on a busy 2-core machine takes seconds
+
+
+def load_adapter(name: str) -> Adapter:
+    module, cls = (REGISTRY.get(name) or name).split(":")
+    return getattr(importlib.import_module(module), cls)()
+
+
+# ---------------------------------------------------------------- the worker side
+
+def _serve(adapter_name: str, memory_mb: int) -> None:
+    cap = memory_mb * 2**20
+    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+    out = sys.stdout
+    adapter = load_adapter(adapter_name)
+    out.write(json.dumps({"ready": True, "available": adapter.available()}) + "\n")
+    out.flush()
+    for line in sys.stdin:
+        batch = json.loads(line)
+        for doc in batch["cases"]:
+            case = Case.from_json(doc)
+            try:
+                outcome = adapter.run(case, batch["placement"])
+            except MemoryError:
+                out.write(json.dumps({"status": "crash", "error": f"out of memory (worker cap {memory_mb} MB)"}) + "\n")
+                out.flush()
+                os._exit(3)  # the heap may be in pieces: start afresh
+            except Exception as exc:  # an adapter bug is reported, not fatal
+                outcome = Outcome(error=f"adapter raised {type(exc).__name__}: {exc}")
+            reply = {"status": "ok", "error": outcome.error, "not_implemented": outcome.not_implemented,
+                     "output": None if outcome.output is None else encode_array(outcome.output, case.dtype)}
+            out.write(json.dumps(reply) + "\n")
+            out.flush()
+
+
+# ---------------------------------------------------------------- the parent side
+
+class Worker:
+    """One adapter in a subprocess; ``run`` yields ``(outcome, status)`` per case, in order."""
+
+    def __init__(self, adapter: str, memory_mb: int = DEFAULT_MEMORY_MB, timeout: float = DEFAULT_TIMEOUT_S):
+        self.adapter, self.memory_mb, self.timeout = adapter, memory_mb, timeout
+        self.proc = None
+        self.restarts = 0
+        self.available: str | None = None
+
+    def start(self) -> None:
+        self._stderr = tempfile.TemporaryFile()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "padconf.worker", self.adapter, str(self.memory_mb)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True)
+        self._buffer = b""
+        line = self._readline(time.monotonic() + START_TIMEOUT_S)
+        if isinstance(line, str):
+            raise RuntimeError(f"worker for {self.adapter} did not start: {self._death()}")
+        self.available = json.loads(line)["available"]
+
+    def _readline(self, deadline: float) -> bytes | str:
+        """One line from the worker, or "crash" when its output ended, "timeout" at the deadline."""
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([fd], [], [], left)[0]:
+                return "timeout"
+            chunk = os.read(fd, 1 << 20)
+            if not chunk:
+                return "crash"
+            self._buffer += chunk
+        line, self._buffer = self._buffer.split(b"\n", 1)
+        return line
+
+    def _death(self) -> str:
+        """Why the worker is gone: its signal or exit code, and the last line it printed."""
+        try:
+            code = self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.kill()
+            code = self.proc.wait()
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
+        self._stderr.seek(0)
+        tail = [ln for ln in self._stderr.read().decode(errors="replace").splitlines() if ln.strip()][-1:]
+        return how + (f"; last words: {tail[0][:300]}" if tail else "")
+
+    def kill(self) -> None:
+        if self.proc and self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+
+    def close(self) -> None:
+        if self.proc:
+            self.kill()
+            self.proc.wait()
+            self.proc = None
+
+    def run(self, cases: list[Case], placement: str):
+        pending = list(cases)
+        while pending:
+            if self.proc is None or self.proc.poll() is not None:
+                if self.proc is not None:
+                    self.restarts += 1
+                self.start()
+            payload = json.dumps({"placement": placement, "cases": [c.inputs_json() for c in pending]}) + "\n"
+            try:
+                self.proc.stdin.write(payload.encode())
+                self.proc.stdin.flush()
+            except BrokenPipeError:
+                yield Outcome(error=self._death()), "crash"
+                pending.pop(0)
+                continue
+            while pending:
+                line = self._readline(time.monotonic() + self.timeout)
+                if line == "timeout":  # alive but silent: a hang
+                    self.kill()
+                    self.proc.wait()
+                    yield Outcome(error=f"no answer within {self.timeout:g} s"), "timeout"
+                if line == "crash":
+                    yield Outcome(error=self._death()), "crash"
+                if isinstance(line, str):
+                    pending.pop(0)
+                    break  # restart and resend the rest
+                reply = json.loads(line)
+                pending.pop(0)
+                if reply["status"] != "ok":
+                    self.proc.wait()
+                    yield Outcome(error=reply["error"]), reply["status"]
+                    break
+                output = None if reply["output"] is None else decode_array(reply["output"])
+                yield Outcome(output, reply["error"], reply["not_implemented"]), "ok"
+
+
+def main(argv=None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    _serve(argv[0], int(argv[1]) if len(argv) > 1 else DEFAULT_MEMORY_MB)
+
+
+if __name__ == "__main__":
+    main()

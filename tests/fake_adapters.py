@@ -1,0 +1,62 @@
+"""Fake runtimes that plant bugs, for testing padconf's own isolation and verdicts.
+
+Each answers like the reference except on a trigger: the first data element equal to 666.
+"""
+import os
+import signal
+import time
+
+import numpy as np
+
+from padconf.adapters import Adapter, Outcome
+from padconf.reference import pad
+
+TRIGGER = 666
+
+
+class CorrectAdapter(Adapter):
+    name = "fake-correct"
+
+    def run(self, case, placement="inputs"):
+        if self.triggered(case):
+            return self.misbehave(case)
+        try:
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        except Exception as exc:
+            return Outcome(error=str(exc))
+
+    @staticmethod
+    def triggered(case):
+        return case.data.size > 0 and case.data.reshape(-1)[0] == TRIGGER
+
+    def misbehave(self, case):
+        raise NotImplementedError
+
+
+class SegfaultAdapter(CorrectAdapter):
+    def misbehave(self, case):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class AbortAdapter(CorrectAdapter):
+    def misbehave(self, case):
+        os.abort()
+
+
+class HangAdapter(CorrectAdapter):
+    def misbehave(self, case):
+        time.sleep(3600)
+
+
+class GreedyAdapter(CorrectAdapter):
+    def misbehave(self, case):
+        hoard = []
+        while True:
+            hoard.append(np.ones(2**26, np.uint8))
+
+
+class WrongValuesAdapter(CorrectAdapter):
+    def misbehave(self, case):
+        out = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
+        out.reshape(-1)[-1] = 0
+        return Outcome(out)
