@@ -44,6 +44,39 @@ def cmd_check(args) -> int:
     return 1 if bad else 0
 
 
+def cmd_run(args) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    from . import report
+    from .runner import Run, RunConfig, read_jsonl
+
+    if args.resume:
+        run = Run(args.out, resume=True)
+    else:
+        config = RunConfig(specs=args.spec, profile=args.profile, max_examples=args.max_examples,
+                           seed=args.seed, timeout=args.timeout, memory_mb=args.memory_mb)
+        if args.runtime:
+            config.runtimes = args.runtime
+        run = Run(args.out, config)
+    console.print(f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}")
+    cases = run.prepare()
+    plan = run.plan(cases)
+    total = sum(len(batch) for _, _, batch in plan)
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
+        task = bar.add_task("running", total=total)
+        run.execute(plan, progress=lambda name: bar.update(task, advance=1, description=name))
+    rows = read_jsonl(run.results_path)
+    cases_rows = read_jsonl(run.cases_path)
+    for table in report.terminal_tables(rows):
+        console.print(table)
+    for note in run.notes:
+        console.print(f"note: {note}")
+    (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
+    console.print(f"{len(rows)} results in {run.results_path}; summary in {run.dir / 'summary.md'}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="padconf", description="Conformance tester for the Pad operator")
     parser.add_argument("--specs-dir", default=None, help="folder of spec YAML files (default: the repo's specs/)")
@@ -52,6 +85,17 @@ def build_parser() -> argparse.ArgumentParser:
     check = sub.add_parser("check", help="run every worked example through the reference")
     check.add_argument("--spec", action="append", help="only this spec id (repeatable)")
     check.set_defaults(func=cmd_check)
+    run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
+    run.add_argument("--runtime", action="append", help="adapter name (repeatable; default: all installed)")
+    run.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")
+    run.add_argument("--profile", choices=["ci", "default", "thorough"], default="default")
+    run.add_argument("--max-examples", type=int, default=None, help="generated cases per spec (default: the profile's)")
+    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
+    run.add_argument("--resume", action="store_true", help="continue the run in --out")
+    run.add_argument("--timeout", type=float, default=60.0, help="seconds a runtime may take on one case")
+    run.add_argument("--memory-mb", type=int, default=4096, help="address-space cap of each worker")
+    run.set_defaults(func=cmd_run)
     return parser
 
 

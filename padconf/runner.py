@@ -1,0 +1,158 @@
+"""The differential run: cases -> adapters (in worker subprocesses) -> verdicts -> results.jsonl.
+
+A run directory holds ``run.json`` (what was asked), ``cases.jsonl`` (every case, classified,
+written before anything runs) and ``results.jsonl`` (one line per runtime x placement x case,
+appended and flushed as each finishes, so a killed run loses nothing and ``resume`` skips what
+is done). ``summary.md`` is written at the end by padconf.report.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .adapters import REGISTRY
+from .cases import Case
+from .errors import CaseError, PadconfError
+from .examples import example_cases
+from .specs import load_specs
+from .strategies import PROFILES, draw_cases
+from .verdicts import judge
+from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, load_adapter
+
+BATCH_SIZE = 256
+
+
+@dataclass
+class RunConfig:
+    runtimes: list[str] = field(default_factory=lambda: list(REGISTRY))
+    specs: list[str] | None = None
+    profile: str = "default"
+    max_examples: int | None = None  # generated cases per spec; None: the profile's
+    seed: int = 0
+    memory_mb: int = DEFAULT_MEMORY_MB
+    timeout: float = DEFAULT_TIMEOUT_S
+
+    def cases_per_spec(self) -> int:
+        return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
+
+
+def read_jsonl(path: Path) -> list[dict]:
+    """Rows of a JSON-lines file. A last line cut short by a killed run is dropped; any other
+    malformed line is a CaseError naming file and line."""
+    if not path.exists():
+        return []
+    lines = path.read_text(encoding="utf-8").split("\n")
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            rows.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            if number == len(lines):  # no newline after it: the write was interrupted
+                break
+            raise CaseError(f"{path}:{number}: malformed JSON line: {exc.msg}") from None
+    return rows
+
+
+def build_cases(config: RunConfig) -> list[Case]:
+    """The spec examples, then generated cases, for every selected spec version."""
+    cases = []
+    for spec in load_specs(ids=config.specs):
+        cases += example_cases(spec)
+        cases += draw_cases(spec, config.cases_per_spec(), seed=config.seed)
+    return cases
+
+
+def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -> dict:
+    v = judge(case, outcome, status)
+    return {
+        "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
+        "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
+        "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
+        "kind": case.kind, "reason": case.reason, "verdict": v.verdict, "detail": v.detail,
+        "matched": v.matched, "error": outcome.error, "case_id": case.id, "origin": case.origin,
+        "tags": case.tags,
+    }
+
+
+class Run:
+    """One run directory. ``prepare`` writes or reloads the cases; ``execute`` runs them."""
+
+    def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False):
+        self.dir = Path(out_dir)
+        self.results_path = self.dir / "results.jsonl"
+        self.cases_path = self.dir / "cases.jsonl"
+        self.notes: list[str] = []  # one line per runtime or combination that could not run
+        if resume:
+            if not (self.dir / "run.json").exists():
+                raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
+            self.config = RunConfig(**json.loads((self.dir / "run.json").read_text()))
+        else:
+            self.config = config or RunConfig()
+        self.resume = resume
+
+    def prepare(self) -> list[Case]:
+        if self.resume and self.cases_path.exists():
+            return [Case.from_json(row) for row in read_jsonl(self.cases_path)]
+        self.dir.mkdir(parents=True, exist_ok=True)
+        if not self.resume:
+            self.results_path.unlink(missing_ok=True)
+        (self.dir / "run.json").write_text(json.dumps(asdict(self.config), indent=2))
+        cases = build_cases(self.config)
+        with self.cases_path.open("w", encoding="utf-8") as f:
+            for case in cases:
+                f.write(json.dumps(case.to_json()) + "\n")
+        return cases
+
+    def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
+        """(runtime, placement, [cases]) batches still to run, cases with one model signature
+        kept together; what cannot run goes to ``notes``."""
+        return list(self._jobs(cases))
+
+    def _jobs(self, cases: list[Case]):
+        done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path)}
+        order = sorted(cases, key=lambda c: (c.spec, c.mode, c.dtype, c.data.ndim, c.constant_value is None,
+                                             c.axes is None, c.pads_type, c.axes_type))
+        for name in self.config.runtimes:
+            if name not in REGISTRY:
+                raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)}")
+            adapter = load_adapter(name)
+            missing = adapter.available()
+            if missing:
+                self.notes.append(f"{name}: skipped: {missing}")
+                continue
+            reasons = {}
+            for placement in adapter.placements:
+                todo = []
+                for case in order:
+                    why = adapter.supports(case.spec, case.dtype)
+                    if why:
+                        reasons.setdefault(why, 0)
+                        reasons[why] += placement == adapter.placements[0]
+                    elif (name, placement, case.id) not in done:
+                        todo.append(case)
+                for i in range(0, len(todo), BATCH_SIZE):
+                    yield name, placement, todo[i:i + BATCH_SIZE]
+            self.notes += [f"{name}: {n} cases not run: {why}" for why, n in reasons.items()]
+
+    def execute(self, plan, progress=None) -> None:
+        """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes."""
+        workers: dict[str, Worker] = {}
+        try:
+            with self.results_path.open("a", encoding="utf-8") as out:
+                for name, placement, batch in plan:
+                    worker = workers.get(name)
+                    if worker is None:
+                        worker = workers[name] = Worker(name, self.config.memory_mb, self.config.timeout)
+                    for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
+                        out.write(json.dumps(result_row(name, placement, case, outcome, status)) + "\n")
+                        out.flush()
+                        if progress:
+                            progress(name)
+        finally:
+            for worker in workers.values():
+                if worker.restarts:
+                    self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
+                worker.close()
