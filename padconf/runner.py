@@ -116,7 +116,7 @@ class Run:
         order = sorted(cases, key=lambda c: (c.spec, c.mode, c.dtype, c.data.ndim, c.constant_value is None,
                                              c.axes is None, c.pads_type, c.axes_type))
         for name in self.config.runtimes:
-            if name not in REGISTRY:
+            if name not in REGISTRY and ":" not in name:
                 raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)}")
             adapter = load_adapter(name)
             missing = adapter.available()

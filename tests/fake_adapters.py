@@ -58,5 +58,12 @@ class GreedyAdapter(CorrectAdapter):
 class WrongValuesAdapter(CorrectAdapter):
     def misbehave(self, case):
         out = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
-        out.reshape(-1)[-1] = 0
-        return Outcome(out)
+        return Outcome(np.flip(out).copy())  # right shape and dtype, values in the wrong places
+
+
+class SlowAdapter(CorrectAdapter):
+    """Correct, but slow enough for a test to kill the run half way."""
+
+    def run(self, case, placement="inputs"):
+        time.sleep(0.02)
+        return super().run(case, placement)

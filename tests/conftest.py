@@ -1,0 +1,9 @@
+"""Hypothesis profiles come from padconf.strategies (ci / default / thorough); CI sets
+HYPOTHESIS_PROFILE=ci, a developer may pass --hypothesis-profile=thorough."""
+import os
+
+from hypothesis import settings
+
+import padconf.strategies  # noqa: F401  (registers the profiles)
+
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

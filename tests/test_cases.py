@@ -1,0 +1,70 @@
+"""Cases survive JSON losslessly, for every dtype, including NaN payloads and -0.0."""
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from padconf.cases import Case, dumps, loads
+from padconf.dtypes import ALL_DTYPES, bit_equal, is_float_like, numpy_dtype
+from padconf.errors import CaseError
+from padconf.strategies import arrays
+
+
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+@given(data=st.data())
+def test_round_trip_every_dtype(dtype, data):
+    arr = data.draw(arrays(dtype, data.draw(st.sampled_from([(), (0,), (3,), (2, 3)]))))
+    value = data.draw(arrays(dtype, ()))
+    case = Case(spec="onnx/Pad-25", data=arr, pads=[1] * (2 * arr.ndim), mode="edge",
+                constant_value=value, axes=None, expected=arr, candidates={"x=y": arr, "x=z": None})
+    back = loads(dumps(case))
+    assert back.same_inputs(case) and back.id == case.id
+    assert back.data.dtype == numpy_dtype(dtype)
+    for a, b in ((case.data, back.data), (case.constant_value, back.constant_value),
+                 (case.expected, back.expected), (case.candidates["x=y"], back.candidates["x=y"])):
+        assert _identical_bits(a, b)
+    assert back.candidates["x=z"] is None
+
+
+def _identical_bits(a, b):
+    """Stricter than bit_equal: NaN payloads must survive too."""
+    if a.dtype == object:
+        return a.tolist() == b.tolist()
+    return a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def test_nan_payload_and_negative_zero_survive():
+    bits = np.array([0x7FC00001, 0xFFC00123, 0x80000000, 0x00000001], dtype=np.uint32)
+    arr = bits.view(np.float32)
+    back = loads(dumps(Case(spec="onnx/Pad-18", data=arr, pads=[0, 0])))
+    assert back.data.view(np.uint32).tolist() == bits.tolist()
+
+
+def test_bit_equal_is_strict_on_signed_zero_but_not_on_nan_payload():
+    a = np.array([0.0, np.nan], np.float32)
+    b = np.array([-0.0, np.nan], np.float32)
+    c = np.array([0x00000000, 0x7FC00005], np.uint32).view(np.float32)
+    assert not bit_equal(a, b) and bit_equal(a, c)
+    assert not bit_equal(a, a.astype(np.float64))
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("{", "malformed case JSON"),
+    ('{"spec": "onnx/Pad-18"}', "malformed case"),
+    ('{"spec": "s", "data": {"dtype": "float33", "shape": [1], "bits": [0]}, "pads": [0, 0], "mode": "edge"}', "unknown dtype"),
+    ('{"spec": "s", "data": {"dtype": "float", "shape": [2], "bits": [0]}, "pads": [0, 0], "mode": "edge"}', "malformed array"),
+    ('{"spec": "s", "data": {"dtype": "int8", "shape": [1], "values": [1]}, "pads": [0, 0], "mode": "edge", "kind": "maybe"}', "kind"),
+])
+def test_malformed_case_is_one_line_error(text, problem):
+    with pytest.raises(CaseError, match=problem) as info:
+        loads(text)
+    assert "\n" not in str(info.value)
+
+
+def test_float_kinds_travel_as_bits():
+    for dtype in ALL_DTYPES:
+        doc = json.loads(dumps(Case(spec="s", data=np.zeros(1, numpy_dtype(dtype)) if dtype != "string"
+                                    else np.array([""], object), pads=[0, 0])))
+        assert ("bits" in doc["data"]) == is_float_like(dtype)

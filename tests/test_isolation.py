@@ -1,0 +1,42 @@
+"""Runtimes misbehaving in their worker: one case gets crash / timeout, the run goes on.
+The fakes (tests/fake_adapters.py) answer like the reference except on data starting with 666."""
+import numpy as np
+import pytest
+
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.verdicts import judge
+from padconf.worker import Worker
+
+
+def batch():
+    return [classify(Case(spec="onnx/Pad-18", data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
+            for v in (1, 666, 2, 3)]
+
+
+@pytest.mark.parametrize("fake,verdict,words", [
+    ("SegfaultAdapter", "crash", "SIGSEGV"),
+    ("AbortAdapter", "crash", "SIGABRT"),
+    ("HangAdapter", "timeout", "no answer within"),
+    ("GreedyAdapter", "crash", "out of memory"),
+    ("WrongValuesAdapter", "mismatch", "values differ"),
+])
+def test_one_bad_case_costs_one_case(fake, verdict, words):
+    worker = Worker(f"tests.fake_adapters:{fake}", memory_mb=1024, timeout=20 if fake != "HangAdapter" else 2)
+    try:
+        cases = batch()
+        results = [judge(c, outcome, status) for c, (outcome, status) in zip(cases, worker.run(cases, "inputs"))]
+    finally:
+        worker.close()
+    assert [r.verdict for r in results] == ["pass", verdict, "pass", "pass"]
+    assert words in results[1].detail
+    assert worker.restarts == (0 if fake == "WrongValuesAdapter" else 1)
+
+
+def test_adapter_exception_is_an_error_outcome_not_a_crash():
+    worker = Worker("tests.fake_adapters:CorrectAdapter")
+    try:
+        (outcome, status), = list(worker.run([Case(spec="onnx/Pad-18", data=np.array([666], np.int32), pads=[0, 0])], "inputs"))
+    finally:
+        worker.close()
+    assert status == "ok" and "NotImplementedError" in outcome.error

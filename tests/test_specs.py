@@ -1,0 +1,85 @@
+"""The spec files: they load, their worked examples match the reference, and a broken file is
+reported in one line naming file, key path and problem."""
+import shutil
+from pathlib import Path
+
+import pytest
+
+from padconf.cli import main
+from padconf.errors import SpecError
+from padconf.examples import check_example
+from padconf.specs import SPECS_DIR, load_spec, load_specs
+
+SPECS = load_specs()
+EXPECTED_IDS = {f"onnx/Pad-{v}" for v in (1, 2, 11, 13, 18, 19, 21, 23, 24, 25)} | {"openvino/Pad-1", "openvino/Pad-12"}
+
+
+def test_every_version_has_a_spec_file():
+    assert {s.id for s in SPECS} == EXPECTED_IDS
+
+
+@pytest.mark.parametrize("spec,example", [(s, e) for s in SPECS for e in s.examples],
+                         ids=[f"{s.id}:{e['name']}" for s in SPECS for e in s.examples])
+def test_worked_example_matches_reference(spec, example):
+    result = check_example(spec, example)
+    assert result.ok, result.detail
+
+
+def test_version_deltas_as_documented():
+    by_id = {s.id: s for s in SPECS}
+    assert "string" not in by_id["onnx/Pad-11"].dtypes and "string" in by_id["onnx/Pad-13"].dtypes
+    assert not by_id["onnx/Pad-13"].has_axes and by_id["onnx/Pad-18"].has_axes
+    assert "wrap" not in by_id["onnx/Pad-18"].modes and "wrap" in by_id["onnx/Pad-19"].modes
+    assert set(by_id["onnx/Pad-25"].dtypes) - set(by_id["onnx/Pad-24"].dtypes) == {"int2", "uint2"}
+    assert set(by_id["onnx/Pad-24"].dtypes) - set(by_id["onnx/Pad-23"].dtypes) == {"float8e8m0"}
+    assert set(by_id["onnx/Pad-23"].dtypes) - set(by_id["onnx/Pad-21"].dtypes) == {"float4e2m1"}
+    assert "symmetric" in by_id["openvino/Pad-12"].modes
+    assert by_id["onnx/Pad-1"].signature["pads"]["names"] == ["paddings"]
+    assert "repeated_axes" in by_id["onnx/Pad-18"].ambiguities
+    assert by_id["openvino/Pad-12"].rule("crop_beyond_dim") == "clamp_to_zero"
+
+
+@pytest.fixture
+def spec_copy(tmp_path):
+    root = tmp_path / "specs"
+    shutil.copytree(SPECS_DIR, root)
+    return root
+
+
+def _break(root: Path, rel: str, old: str, new: str):
+    path = root / rel
+    text = path.read_text()
+    assert old in text
+    path.write_text(text.replace(old, new, 1))
+    return path
+
+
+@pytest.mark.parametrize("rel,old,new,message", [
+    ("onnx/Pad-19.yaml", "modes: [constant, reflect, edge, wrap]", "modes: [constant, reflect, wrapp]",
+     "onnx/Pad-19.yaml: modes[2]: 'wrapp' is not one of"),
+    ("onnx/Pad-18.yaml", "version: 18", "version: [18",
+     "onnx/Pad-18.yaml: line"),
+    ("onnx/Pad-21.yaml", "extends: onnx/Pad-19", "extends: onnx/Pad-99",
+     "onnx/Pad-21.yaml: extends: 'onnx/Pad-99': no such spec file"),
+    ("onnx/Pad-11.yaml", "id: onnx/Pad-11", "id: onnx/Pad-12",
+     "onnx/Pad-11.yaml: id: 'onnx/Pad-12' does not match"),
+    ("openvino/Pad-12.yaml", "dtype: int32", "dtype: int33",
+     "openvino/Pad-12.yaml: examples[0].dtype: 'int33' is not one of"),
+])
+def test_broken_spec_file_is_one_line(spec_copy, rel, old, new, message):
+    path = _break(spec_copy, rel, old, new)
+    with pytest.raises(SpecError) as info:
+        load_spec(path, spec_copy)
+    assert message in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_cli_exit_codes(spec_copy, capsys):
+    assert main(["--specs-dir", str(spec_copy), "check"]) == 0
+    _break(spec_copy, "onnx/Pad-19.yaml", "[3.4, 2.3, 3.4, 2.3]", "[3.4, 2.3, 3.4, 9.9]")
+    assert main(["--specs-dir", str(spec_copy), "check"]) == 1
+    _break(spec_copy, "onnx/Pad-13.yaml", "domain: onnx", "domain: tensorflow")
+    assert main(["--specs-dir", str(spec_copy), "check"]) == 2
+    err = capsys.readouterr().err
+    assert "onnx/Pad-13.yaml: domain: 'tensorflow' is not one of" in err and "Traceback" not in err
+    assert main(["check", "--no-such-flag"]) == 2
