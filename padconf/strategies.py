@@ -30,6 +30,10 @@ from .specs import Spec
 
 MAX_OUTPUT_ELEMENTS = 100_000  # generated outputs stay below this, yet cross runtimes' block sizes
 MAX_RANK = 6
+LARGE_OUTPUT = 8192  # elements: past the 4 KiB .. 32 KiB blocks kernels split their work into
+# drawn as often as all the others together: the kinds kernels most often lack or get wrong
+NOTABLE_DTYPES = ("string", "bool", "complex64", "float16", "bfloat16", "float8e4m3fn", "float8e5m2fnuz",
+                  "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "uint64")
 INDEX_TYPES = ("int32", "int64")
 
 PROFILES = {  # cases drawn per spec version by `padconf run --profile NAME`, and pytest's budget
@@ -44,43 +48,59 @@ for _name, _opts in PROFILES.items():
 # ---------------------------------------------------------------- values
 
 
-def _float_elements(dtype: str):
-    finfo = ml_dtypes.finfo(numpy_dtype(dtype))
-    specials = [0.0, -0.0, 1.0, -1.5, float("nan"), float("inf"), float("-inf"),
-                float(finfo.smallest_subnormal), float(finfo.max), -float(finfo.max)]
-    return st.one_of(st.sampled_from(specials), st.floats(-100, 100, allow_nan=False).map(lambda v: round(v, 2)))
+def special_values(dtype: str) -> list:
+    """The values of ``dtype`` where kernels go wrong, the rarest in ordinary data first: NaN,
+    -0.0, +-inf, the smallest subnormal, the extremes; empty, non-ASCII and long strings;
+    integer limits."""
+    if dtype == "string":
+        return ["", "äß漢字🙂", "ab" * 100]
+    if dtype == "bool":
+        return [False, True]
+    np_dtype = numpy_dtype(dtype)
+    if is_integer(dtype):
+        info = ml_dtypes.iinfo(np_dtype)
+        return [int(info.min), int(info.max), 0]
+    finfo = ml_dtypes.finfo({"complex64": np.float32, "complex128": np.float64}.get(dtype, np_dtype))
+    floats = [float("nan"), -0.0, float("inf"), float("-inf"), float(finfo.smallest_subnormal),
+              0.0, 1.0, -1.5, float(finfo.max), -float(finfo.max)]
+    return [complex(v, -v) for v in floats] if dtype.startswith("complex") else floats
 
 
 _TEXT = st.one_of(
-    st.just(""),
     st.text(alphabet="abcxyz", max_size=4),
     st.text(alphabet="äß漢字🙂é", min_size=1, max_size=4),  # non-ASCII, including astral plane
-    st.text(alphabet="ab", min_size=200, max_size=300),  # long
+    st.text(alphabet="ab", min_size=100, max_size=300),  # long
 )
 
 
 def elements(dtype: str):
-    """Python values for one element of ``dtype``, edge values (NaN, +-inf, -0.0, subnormals,
-    empty and non-ASCII strings, integer extremes) drawn often."""
+    """Python values for one element of ``dtype``, the special values drawn half the time."""
     if dtype == "string":
-        return _TEXT
-    if dtype == "bool":
+        ordinary = _TEXT
+    elif dtype == "bool":
         return st.booleans()
-    if is_integer(dtype):
+    elif is_integer(dtype):
         info = ml_dtypes.iinfo(numpy_dtype(dtype))
-        lo, hi = int(info.min), int(info.max)
-        return st.one_of(st.sampled_from([lo, hi, 0]), st.integers(max(lo, -50), min(hi, 50)))
-    if dtype.startswith("complex"):
-        part = _float_elements("float" if dtype == "complex64" else "double")
-        return st.builds(complex, part, part)
-    return _float_elements(dtype)
+        ordinary = st.integers(max(int(info.min), -50), min(int(info.max), 50))
+    else:
+        ordinary = st.floats(-100, 100, allow_nan=False).map(lambda v: round(v, 2))
+        if dtype.startswith("complex"):
+            ordinary = st.builds(complex, ordinary, ordinary)
+    return st.one_of(st.sampled_from(special_values(dtype)), ordinary)
 
 
 def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
-    # drawn as Python values then cast: ml_dtypes kinds have no Hypothesis element strategy
-    return st.lists(elements(dtype), min_size=math.prod(shape), max_size=math.prod(shape)).map(
-        lambda vals: as_array(vals, dtype).reshape(shape) if dtype != "string"
-        else _object_array(vals, shape))
+    """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
+    kinds have no Hypothesis element strategy); past 256 elements a drawn run of up to 256 is
+    repeated, which keeps large arrays cheap to draw and to shrink."""
+    size = math.prod(shape)
+    drawn = min(size, 256)
+
+    def build(vals):
+        arr = _object_array(vals, (drawn,)) if dtype == "string" else as_array(vals, dtype).reshape(drawn)
+        return np.resize(arr, size).reshape(shape) if size else arr[:0].reshape(shape)
+
+    return st.lists(elements(dtype), min_size=drawn, max_size=drawn).map(build)
 
 
 def _object_array(vals, shape):
@@ -92,42 +112,79 @@ def _object_array(vals, shape):
 # ---------------------------------------------------------------- pads and axes
 
 
-def _pad_amount(n: int):
-    """One pad for an axis of n elements, biased to the boundaries that matter."""
-    relative = sorted({0, 1, 2, n - 1, n, n + 1, 2 * n, 3 * n, -1, -n, -(n + 1), -(n - 1)})
-    return st.one_of(st.sampled_from(relative), st.integers(-3, 6))
+def _pad_amount(n: int, sign: int = 0):
+    """One pad for an axis of n elements, biased to the boundaries that matter; ``sign`` +1 or
+    -1 keeps it strictly positive or negative."""
+    relative = {0, 1, 2, n - 1, n, n + 1, 2 * n, 3 * n, -1, -n, -(n + 1), -(n - 1)}
+    if sign:
+        return st.sampled_from(sorted({abs(v) for v in relative if v} | {1})).map(lambda v: sign * v)
+    return st.one_of(st.sampled_from(sorted(relative)), st.integers(-3, 6))
+
+
+# Each draw first picks what to stress, so that every edge class turns up within a few hundred
+# cases instead of waiting for a lucky combination of independent choices.
+FOCI = ("plain", "special-floats", "strings", "notable-dtype", "large", "high-rank", "empty-axis",
+        "mirror-beyond", "mixed-sign", "axes")
+
+
+def foci(spec: Spec) -> list[str]:
+    """What generation for ``spec`` stresses in turn: FOCI that apply, then each way to break
+    its rules ("reject:<rule>")."""
+    applies = {"strings": "string" in spec.dtypes, "axes": spec.has_axes,
+               "special-floats": any(is_float_like(d) for d in spec.dtypes)}
+    return [f for f in FOCI if applies.get(f, True)] + [f"reject:{v}" for v in _violations(spec)]
 
 
 @st.composite
-def cases(draw, spec: Spec, kind: str = "any") -> Case:
-    """A classified Pad case for ``spec``; ``kind`` keeps only cases of that classification."""
+def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case:
+    """A classified Pad case for ``spec``; ``kind`` keeps only cases of that classification,
+    ``focus`` (one of FOCI; drawn when None) says what to stress."""
     if kind not in KINDS + ("any",):
         raise ValueError(f"kind must be one of {KINDS + ('any',)}")
-    violate = kind == MUST_REJECT or (kind == "any" and draw(st.integers(0, 9)) == 0)
-    wrong = draw(st.sampled_from(["dtype", "mode", "pads_length", "pads_type", "axes_range", "axes_absent"])) \
-        if violate else None
+    if focus is None:
+        choices = foci(spec)
+        focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == MUST_REJECT
+                                     else choices))
+    wrong = focus.split(":")[1] if focus.startswith("reject:") else None
 
-    dtype = draw(st.sampled_from([d for d in ALL_DTYPES if d not in spec.dtypes] or list(spec.dtypes))) \
-        if wrong == "dtype" else draw(st.sampled_from(spec.dtypes))
-    mode = draw(st.sampled_from([m for m in MODES if m not in spec.modes])) \
-        if wrong == "mode" else draw(st.sampled_from(spec.modes))
+    dtype_pool = {
+        "notable-dtype": [d for d in NOTABLE_DTYPES if d in spec.dtypes],
+        "special-floats": [d for d in spec.dtypes if is_float_like(d)],
+        "strings": ["string"],
+    }.get(focus) or list(spec.dtypes)
+    dtype = draw(st.sampled_from([d for d in ALL_DTYPES if d not in spec.dtypes] if wrong == "dtype" else dtype_pool))
+    mode_pool = {
+        "mirror-beyond": [m for m in ("reflect", "symmetric", "wrap") if m in spec.modes],
+        "empty-axis": [m for m in spec.modes if m != "constant"],
+    }.get(focus) or list(spec.modes)
+    mode = draw(st.sampled_from([m for m in MODES if m not in spec.modes] if wrong == "mode" else mode_pool))
 
-    rank = draw(st.one_of(st.integers(0, 3), st.integers(0, MAX_RANK)))
-    big = draw(st.integers(0, 15)) == 0  # now and then an output large enough to cross block sizes
-    shape = tuple(draw(st.integers(0, 5) if not big else st.integers(1, 64)) for _ in range(rank))
-    assume(math.prod(shape) <= 4096)
+    if focus == "large":  # an output big enough to cross runtimes' block sizes
+        shape = tuple(draw(st.integers(16, 128)) for _ in range(draw(st.integers(2, 3))))
+    else:
+        rank = draw(st.integers(4, MAX_RANK) if focus == "high-rank" else st.integers(0, 3))
+        shape = [draw(st.integers(0, 5)) for _ in range(rank)]
+        if focus == "empty-axis" and rank:
+            empty_axis = draw(st.integers(0, rank - 1))
+            shape[empty_axis] = 0
+        shape = tuple(shape)
+    assume(math.prod(shape) <= (MAX_OUTPUT_ELEMENTS // 3 if focus == "large" else 4096))
+    rank = len(shape)
 
     axes = None
-    if spec.has_axes and rank and draw(st.booleans()) or wrong == "axes_absent" and not spec.has_axes:
-        axes = _axes(draw, rank, out_of_range=wrong == "axes_range")
-    elif wrong == "axes_range" and spec.has_axes:
-        axes = _axes(draw, max(rank, 1), out_of_range=True)
+    if wrong == "axes_range":
+        axes = _axes(draw, rank, out_of_range=True)
+    elif wrong == "axes_absent" or (spec.has_axes and rank and draw(st.booleans() if focus != "axes" else st.just(True))):
+        axes = _axes(draw, rank, out_of_range=False)
     targets = list(range(rank)) if axes is None else [a % rank if rank and -rank <= a < rank else 0 for a in axes]
-    amounts = [_pad_amount(shape[t] if rank else 0) for t in targets]
-    if spec.rule("negative_pads") == "forbidden" and not violate:
-        amounts = [a.map(abs) for a in amounts]
-    begins = [draw(a) for a in amounts]
-    ends = [draw(a) for a in amounts]
+    signs = (1, -1) if focus == "mixed-sign" and draw(st.booleans()) else (-1, 1) if focus == "mixed-sign" else (0, 0)
+    begins = [draw(_pad_amount(shape[t] if rank else 0, signs[0])) for t in targets]
+    ends = [draw(_pad_amount(shape[t] if rank else 0, signs[1])) for t in targets]
+    if focus == "empty-axis" and rank and draw(st.booleans()):  # leave the empty axis unpadded
+        begins = [0 if t == empty_axis else b for t, b in zip(targets, begins)]
+        ends = [0 if t == empty_axis else e for t, e in zip(targets, ends)]
+    if spec.rule("negative_pads") == "forbidden" and wrong != "negative_pads":
+        begins, ends = [abs(b) for b in begins], [abs(e) for e in ends]
     pads = begins + ends
     if wrong == "pads_length":
         pads = pads + [draw(st.integers(0, 2))] if draw(st.booleans()) or not pads else pads[:-1]
@@ -137,14 +194,17 @@ def cases(draw, spec: Spec, kind: str = "any") -> Case:
             grown[t] += max(b, 0) + max(e, 0)
     assume(math.prod(grown) <= MAX_OUTPUT_ELEMENTS)
 
-    index_types = spec.pads_index_types
-    pads_type = draw(st.sampled_from([t for t in INDEX_TYPES if t not in index_types] or list(index_types))) \
-        if wrong == "pads_type" else draw(st.sampled_from(index_types))
+    fits = [t for t in spec.pads_index_types  # a type that holds the pads (no negative uint8)
+            if all(np.iinfo(t).min <= p <= np.iinfo(t).max for p in pads)] or ["int64"]
+    pads_type = draw(st.sampled_from([t for t in INDEX_TYPES if t not in spec.pads_index_types])) \
+        if wrong == "pads_type" else draw(st.sampled_from(fits))
     axes_type = draw(st.sampled_from(spec.axes_index_types)) if spec.has_axes else "int64"
 
     constant_value = None
-    if "constant_value" in spec.signature and draw(st.booleans()):
-        constant_value = scalar(draw(elements(dtype)), dtype)
+    special = focus in ("special-floats", "strings")
+    if "constant_value" in spec.signature and (special or draw(st.booleans())):
+        values = st.sampled_from(special_values(dtype)[:5]) if special else elements(dtype)
+        constant_value = scalar(draw(values), dtype)
     data = draw(arrays(dtype, shape))
 
     case = classify(Case(spec=spec.id, data=data, pads=pads, mode=mode, constant_value=constant_value,
@@ -155,6 +215,20 @@ def cases(draw, spec: Spec, kind: str = "any") -> Case:
     for tag in case.tags:
         event(tag)
     return case
+
+
+def _violations(spec: Spec) -> list[str]:
+    """The ways an input can break this version's rules (each must come out must-reject)."""
+    out = ["pads_length", "axes_range" if spec.has_axes else "axes_absent"]
+    if set(ALL_DTYPES) - set(spec.dtypes):
+        out.append("dtype")
+    if set(MODES) - set(spec.modes):
+        out.append("mode")
+    if spec.signature["pads"]["via"] == "input" and set(INDEX_TYPES) - set(spec.pads_index_types):
+        out.append("pads_type")
+    if spec.rule("negative_pads") == "forbidden":
+        out.append("negative_pads")
+    return out
 
 
 def _axes(draw, rank: int, out_of_range: bool) -> list[int]:
@@ -226,7 +300,7 @@ def edge_classes(case: Case, spec: Spec) -> list[str]:
         tags.append("mode-not-allowed")
     out = case.expected if case.expected is not None else next(
         (c for c in case.candidates.values() if c is not None), None)
-    if out is not None and out.size > 4096:
+    if out is not None and out.size >= LARGE_OUTPUT:
         tags.append("large-output")
     return sorted(set(tags))
 
@@ -254,19 +328,21 @@ def _float_specials(arr: np.ndarray) -> list[str]:
 
 
 def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any") -> list[Case]:
-    """Up to ``max_examples`` distinct cases, the same ones for the same seed and spec files."""
+    """Up to ``max_examples`` distinct cases, the budget shared equally among ``foci(spec)`` so that
+    every edge class turns up; the same cases for the same seed and spec files."""
     found: dict[str, Case] = {}
+    chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != MUST_REJECT]
+    for i, focus in enumerate(chosen):
+        share = max_examples // len(chosen) + (i < max_examples % len(chosen))
+        if not share:
+            continue
 
-    @settings(max_examples=max_examples, database=None, deadline=None, derandomize=False,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-    @hseed(seed)
-    @given(cases(spec, kind))
-    def collect(case):
-        found.setdefault(case.id, case)
+        @settings(max_examples=share, database=None, deadline=None, derandomize=False,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @hseed(seed * 1000 + i)
+        @given(cases(spec, kind, focus))
+        def collect(case):
+            found.setdefault(case.id, case)
 
-    collect()
+        collect()
     return list(found.values())
-
-
-__all__ = ["cases", "draw_cases", "edge_classes", "elements", "arrays", "PROFILES", "DEFINED",
-           "MUST_REJECT", "AMBIGUOUS"]

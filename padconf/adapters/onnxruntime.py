@@ -1,0 +1,108 @@
+"""ONNX Runtime, CPU execution provider, on the model padconf.onnx_model builds."""
+from __future__ import annotations
+
+import ctypes
+import re
+
+import numpy as np
+
+from . import Adapter, Outcome, spec_domain_version
+from ..cases import Case
+from ..dtypes import dtype_name, onnx_type
+
+CACHE_SIZE = 512  # sessions kept; initializer placement makes one per distinct value set
+# ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported").
+_UNFEEDABLE = {"complex64": "onnxruntime has no complex64 tensor type",
+               "complex128": "onnxruntime has no complex128 tensor type"}
+_NOT_IMPLEMENTED = re.compile(
+    r"NOT_IMPLEMENTED|Could not find an implementation|not currently registered|no kernel"
+    r"|unsupported (element |data )?type|type \S+ is not supported", re.I)
+
+
+def error_text(exc: BaseException) -> str:
+    return " ".join(str(exc).split())[:1000] or type(exc).__name__
+
+
+def _native(arr: np.ndarray) -> bool:
+    """numpy's own dtypes (strings included) go through session.run as they are; ml_dtypes'
+    (bfloat16, float8, int4 ...) are user-defined dtypes ORT's binding cannot map."""
+    return arr.dtype.isbuiltin == 1
+
+
+def _to_ortvalue(ort, arr: np.ndarray):
+    """An OrtValue holding ``arr`` in ONNX's raw layout (sub-byte kinds packed two or four a byte,
+    low bits first), which is how ORT lays them out in memory too."""
+    from onnx import numpy_helper
+    raw = numpy_helper.from_array(np.asarray(arr, order="C")).raw_data
+    value = ort.OrtValue.ortvalue_from_shape_and_type(list(arr.shape), onnx_type(dtype_name(arr.dtype)))
+    ctypes.memmove(value.data_ptr(), raw, min(len(raw), value.tensor_size_in_bytes()))
+    return value
+
+
+def _from_ortvalue(value, elem: int) -> np.ndarray:
+    from onnx import helper, numpy_helper
+    raw = ctypes.string_at(value.data_ptr(), value.tensor_size_in_bytes())
+    return numpy_helper.to_array(helper.make_tensor("output", elem, value.shape(), raw, raw=True))
+
+
+class OnnxRuntimeAdapter(Adapter):
+    name = "onnxruntime"
+
+    def __init__(self):
+        self._sessions: dict = {}  # signature -> InferenceSession, or the error text its load gave
+        self._quiet = None  # RunOptions: a failing kernel also logs to stderr; the exception suffices
+
+    def available(self) -> str | None:
+        try:
+            import onnxruntime  # noqa: F401
+        except Exception as exc:  # ImportError, or a broken shared library
+            return f"onnxruntime cannot be imported: {error_text(exc)}"
+        return None
+
+    def supports(self, spec_id: str, dtype: str) -> str | None:
+        if spec_domain_version(spec_id)[0] != "onnx":
+            return f"{self.name} runs ONNX models only, not {spec_id}"
+        return _UNFEEDABLE.get(dtype)
+
+    def _session(self, case: Case, placement: str):
+        import onnxruntime as ort
+        from ..onnx_model import build_model, model_signature
+        key = model_signature(case, placement)
+        if key not in self._sessions:
+            if len(self._sessions) >= CACHE_SIZE:
+                self._sessions.pop(next(iter(self._sessions)))
+            options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all)
+            options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
+            options.intra_op_num_threads = options.inter_op_num_threads = 1  # tiny tensors
+            try:
+                self._sessions[key] = ort.InferenceSession(
+                    build_model(case, placement).SerializeToString(), options,
+                    providers=["CPUExecutionProvider"])
+            except Exception as exc:  # a failed load fails the same way for the whole signature
+                self._sessions[key] = error_text(exc)
+        return self._sessions[key]
+
+    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+        try:
+            import onnxruntime as ort
+            from ..onnx_model import feeds
+            if self._quiet is None:
+                self._quiet = ort.RunOptions()
+                self._quiet.log_severity_level = 4
+            session = self._session(case, placement)
+            if isinstance(session, str):
+                return _failure(session)
+            inputs = feeds(case, placement)
+            if all(_native(a) for a in inputs.values()):
+                return Outcome(output=session.run(None, inputs, self._quiet)[0])
+            # Not np.ascontiguousarray: it turns a 0-d constant_value into shape (1,).
+            values = {k: ort.OrtValue.ortvalue_from_numpy(np.asarray(a, order="C")) if _native(a)
+                      else _to_ortvalue(ort, a) for k, a in inputs.items()}
+            out = session.run_with_ort_values(None, values, self._quiet)[0]
+            return Outcome(output=_from_ortvalue(out, onnx_type(case.dtype)))
+        except Exception as exc:
+            return _failure(error_text(exc))
+
+
+def _failure(text: str) -> Outcome:
+    return Outcome(error=text, not_implemented=bool(_NOT_IMPLEMENTED.search(text)))

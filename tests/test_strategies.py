@@ -1,0 +1,94 @@
+"""The strategies reach every edge class, for every spec version that allows it, within the
+default budget; and every drawn case's classification agrees with an independent check."""
+import pytest
+from hypothesis import given, settings
+
+from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT
+from padconf.classify import rule_violation
+from padconf.dtypes import ALL_DTYPES, is_float_like
+from padconf.reference import MODES
+from padconf.specs import load_specs
+from padconf.strategies import PROFILES, cases, draw_cases
+
+SPECS = {s.id: s for s in load_specs()}
+BUDGET = PROFILES["default"]["max_examples"]
+
+
+def expected_classes(spec) -> set[str]:
+    """The edge classes a spec version allows, derived from the spec itself."""
+    out = {"pads-wrong-length", "large-output", "nonconstant-on-empty-axis-padded",
+           "nonconstant-on-empty-axis-unpadded", "kind:defined", "kind:must-reject"}
+    out |= {f"rank-{r}" for r in range(7)} | {f"zero-size-dim-at-{i}" for i in range(4)}
+    if spec.rule("negative_pads") != "forbidden":
+        out |= {"negative-pads", "mixed-sign-pads", "crop-to-zero", "crop-beyond-dim"}
+    if "reflect" in spec.modes:
+        out |= {"reflect-pad=dim-1", "reflect-pad=dim", "reflect-pad>dim", "reflect-pad-multiple-of-dim"}
+    if "symmetric" in spec.modes:
+        out.add("symmetric-pad=dim")
+    if "wrap" in spec.modes:
+        out.add("wrap-pad>dim")
+    if "string" in spec.dtypes:
+        out |= {"string-empty", "string-non-ascii", "string-long"}
+    if "bool" in spec.dtypes:
+        out.add("bool")
+    if "complex64" in spec.dtypes:
+        out.add("complex")
+    if any(is_float_like(d) for d in spec.dtypes):
+        out |= {"nan-in-data", "inf-in-data", "negative-zero-in-data", "subnormal-in-data"}
+    if "constant_value" in spec.signature:
+        out |= {"constant-value-given", "constant-value-omitted", "nan-in-constant", "negative-zero-in-constant"}
+    if spec.has_axes:
+        out |= {"axes-given", "axes-negative", "axes-out-of-range", "axes-duplicated", "axes-unordered", "axes-empty"}
+    if spec.signature["pads"]["via"] == "input":
+        out |= {f"pads-{t}" for t in ("int32", "int64") if t in spec.pads_index_types or spec.domain == "onnx"}
+    if set(ALL_DTYPES) - set(spec.dtypes):
+        out.add("dtype-not-allowed")
+    if set(MODES) - set(spec.modes):
+        out.add("mode-not-allowed")
+    if spec.ambiguities:
+        out.add("kind:ambiguous")
+    return out
+
+
+@pytest.fixture(scope="module")
+def drawn():
+    return {}
+
+
+@pytest.mark.parametrize("spec_id", sorted(SPECS))
+def test_every_edge_class_is_drawn_within_the_default_budget(spec_id, drawn):
+    spec = SPECS[spec_id]
+    found = draw_cases(spec, BUDGET, seed=0)
+    tags = {t for c in found for t in c.tags}
+    missing = expected_classes(spec) - tags
+    assert not missing, f"{spec_id}: never drawn in {len(found)} cases: {sorted(missing)}"
+    drawn[spec_id] = found
+
+
+@pytest.mark.parametrize("spec_id", sorted(SPECS))
+def test_classification_agrees_with_the_rules(spec_id, drawn):
+    spec = SPECS[spec_id]
+    for case in drawn.get(spec_id) or draw_cases(spec, BUDGET, seed=0):
+        broken = rule_violation(case, spec)
+        if broken:
+            assert case.kind == MUST_REJECT and case.reason == broken
+        if case.kind == DEFINED:
+            assert case.expected is not None and case.expected.dtype == case.data.dtype
+        if case.kind == AMBIGUOUS:
+            assert len(case.candidates) >= 2
+            assert all(name.split("=")[0] in spec.ambiguities for key in case.candidates for name in key.split(","))
+
+
+@pytest.mark.parametrize("kind", [DEFINED, MUST_REJECT, AMBIGUOUS])
+@settings(max_examples=15)
+@given(data=__import__("hypothesis").strategies.data())
+def test_kind_filter(kind, data):
+    case = data.draw(cases(SPECS["onnx/Pad-19"], kind))
+    assert case.kind == kind
+
+
+def test_same_seed_same_cases():
+    spec = SPECS["openvino/Pad-12"]
+    a = [c.id for c in draw_cases(spec, 20, seed=7)]
+    assert a == [c.id for c in draw_cases(spec, 20, seed=7)]
+    assert a != [c.id for c in draw_cases(spec, 20, seed=8)]
