@@ -11,6 +11,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import PadconfError
+from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
 
 console = Console()
 
@@ -93,8 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--seed", type=int, default=0)
     run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
-    run.add_argument("--timeout", type=float, default=60.0, help="seconds a runtime may take on one case")
-    run.add_argument("--memory-mb", type=int, default=4096, help="address-space cap of each worker")
+    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds a runtime may take on one case")
+    run.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB, help="address-space cap of each worker")
     run.set_defaults(func=cmd_run)
     return parser
 

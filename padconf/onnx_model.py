@@ -83,7 +83,11 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
             else:  # symbolic dims so that pads/axes of any length reuse the session
                 shape = [f"{name}_{i}" for i in range(arr.ndim)]
                 inputs.append(helper.make_tensor_value_info(name, onnx_type(dtype_name(arr.dtype)), shape))
-    node = helper.make_node("Pad", node_inputs, [OUTPUT_NAME], mode=case.mode, **attrs)
+    node = helper.make_node("Pad", node_inputs, [OUTPUT_NAME], mode=case.mode)
+    # explicit types: make_attribute cannot infer one from an empty pads list (rank-0 data)
+    node.attribute.extend(helper.make_attribute(name, value, attr_type=onnx.AttributeProto.INTS
+                                                if isinstance(value, list) else onnx.AttributeProto.FLOAT)
+                          for name, value in attrs.items())
     output = helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)
     graph = helper.make_graph([node], "pad", inputs, [output], initializer=initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
