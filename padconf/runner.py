@@ -72,7 +72,7 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
         "kind": case.kind, "reason": case.reason, "verdict": v.verdict, "detail": v.detail,
-        "matched": v.matched, "error": outcome.error, "case_id": case.id, "origin": case.origin,
+        "matched": v.matched, "error": outcome.error, "note": outcome.note, "case_id": case.id, "origin": case.origin,
         "tags": case.tags,
     }
 

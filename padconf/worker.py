@@ -120,39 +120,55 @@ class Worker:
             self.proc = None
 
     def run(self, cases: list[Case], placement: str):
+        """Yield ``(outcome, status)`` per case. A case that crashes or hangs a worker which had
+        already run other cases is retried alone in a fresh worker: a runtime that corrupted its
+        memory on an earlier case must not have its crash pinned on an innocent one."""
+        for case, (outcome, status, fresh) in zip(cases, self._raw(cases, placement)):
+            if status != "ok" and not fresh:
+                (retry, retry_status, _), = self._raw([case], placement)
+                if retry_status == "ok":
+                    retry.note = f"{status} when run after other cases ({outcome.error}); alone it ran"
+                    outcome, status = retry, retry_status
+            yield outcome, status
+
+    def _raw(self, cases: list[Case], placement: str):
+        """``(outcome, status, fresh)`` per case; ``fresh`` is true when the case was the first
+        one its worker process ran."""
         pending = list(cases)
         while pending:
             if self.proc is None or self.proc.poll() is not None:
                 if self.proc is not None:
                     self.restarts += 1
                 self.start()
+                self._served = 0
             payload = json.dumps({"placement": placement, "cases": [c.inputs_json() for c in pending]}) + "\n"
             try:
                 self.proc.stdin.write(payload.encode())
                 self.proc.stdin.flush()
             except BrokenPipeError:
-                yield Outcome(error=self._death()), "crash"
                 pending.pop(0)
+                yield Outcome(error=self._death()), "crash", self._served == 0
                 continue
             while pending:
                 line = self._readline(time.monotonic() + self.timeout)
+                pending.pop(0)
+                fresh = self._served == 0
+                self._served += 1
                 if line == "timeout":  # alive but silent: a hang
                     self.kill()
                     self.proc.wait()
-                    yield Outcome(error=f"no answer within {self.timeout:g} s"), "timeout"
-                if line == "crash":
-                    yield Outcome(error=self._death()), "crash"
-                if isinstance(line, str):
-                    pending.pop(0)
+                    yield Outcome(error=f"no answer within {self.timeout:g} s"), "timeout", fresh
                     break  # restart and resend the rest
+                if line == "crash":
+                    yield Outcome(error=self._death()), "crash", fresh
+                    break
                 reply = json.loads(line)
-                pending.pop(0)
                 if reply["status"] != "ok":
                     self.proc.wait()
-                    yield Outcome(error=reply["error"]), reply["status"]
+                    yield Outcome(error=reply["error"]), reply["status"], fresh
                     break
                 output = None if reply["output"] is None else decode_array(reply["output"])
-                yield Outcome(output, reply["error"], reply["not_implemented"]), "ok"
+                yield Outcome(output, reply["error"], reply["not_implemented"]), "ok", fresh
 
 
 def main(argv=None) -> None:

@@ -67,3 +67,19 @@ class SlowAdapter(CorrectAdapter):
     def run(self, case, placement="inputs"):
         time.sleep(0.02)
         return super().run(case, placement)
+
+
+class PoisonAdapter(CorrectAdapter):
+    """Answers the trigger case correctly but corrupts itself: the next case, whatever it is,
+    crashes, as a runtime that wrote out of bounds does."""
+
+    poisoned = False
+
+    def misbehave(self, case):
+        PoisonAdapter.poisoned = True
+        return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+
+    def run(self, case, placement="inputs"):
+        if PoisonAdapter.poisoned:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().run(case, placement)

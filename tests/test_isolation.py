@@ -30,7 +30,21 @@ def test_one_bad_case_costs_one_case(fake, verdict, words):
         worker.close()
     assert [r.verdict for r in results] == ["pass", verdict, "pass", "pass"]
     assert words in results[1].detail
-    assert worker.restarts == (0 if fake == "WrongValuesAdapter" else 1)
+    # a crash or hang is retried once alone in a fresh worker, which fails again: two restarts
+    assert worker.restarts == (0 if fake == "WrongValuesAdapter" else 2)
+
+
+def test_crash_caused_by_an_earlier_case_is_not_pinned_on_an_innocent_one():
+    worker = Worker("tests.fake_adapters:PoisonAdapter")
+    try:
+        cases = batch()
+        outcomes = list(worker.run(cases, "inputs"))
+    finally:
+        worker.close()
+    verdicts = [judge(c, outcome, status).verdict for c, (outcome, status) in zip(cases, outcomes)]
+    assert verdicts == ["pass"] * 4
+    assert outcomes[1][0].note is None  # the poisoning case itself answered
+    assert "crash when run after other cases" in outcomes[2][0].note and "SIGSEGV" in outcomes[2][0].note
 
 
 def test_adapter_exception_is_an_error_outcome_not_a_crash():

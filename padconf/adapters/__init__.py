@@ -23,6 +23,7 @@ class Outcome:
     output: np.ndarray | None = None
     error: str | None = None  # the runtime's own text when it refused the case
     not_implemented: bool = False  # the runtime says it has no kernel for this dtype / version
+    note: str | None = None  # what padconf saw besides the outcome (e.g. a crash it retried)
 
 
 class Adapter:
