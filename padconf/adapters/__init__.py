@@ -26,13 +26,40 @@ class Outcome:
     note: str | None = None  # what padconf saw besides the outcome (e.g. a crash it retried)
 
 
+def error_text(exc: BaseException) -> str:
+    """A runtime's exception as one line."""
+    return " ".join(str(exc).split())[:1000] or type(exc).__name__
+
+
 class Adapter:
     name: str = ""
     placements: tuple[str, ...] = PLACEMENTS
+    module: str = ""  # what available() imports (nothing for padconf's own fakes)
+    cache_size = 512  # compiled models kept (initializer placement makes one per value set)
+
+    def __init__(self):
+        self._models: dict = {}  # signature -> compiled model, or the error text its build gave
 
     def available(self) -> str | None:
         """None when the runtime can be used here, else a one-line reason."""
+        try:
+            if self.module:
+                importlib.import_module(self.module)
+        except Exception as exc:  # ImportError, or a broken shared library
+            return f"{self.module} cannot be imported: {error_text(exc)}"
         return None
+
+    def cached(self, key, build):
+        """The model for signature ``key``, built by ``build()`` on first use. A build error is
+        kept as its text: it fails the same way for every case of that signature."""
+        if key not in self._models:
+            if len(self._models) >= self.cache_size:
+                self._models.pop(next(iter(self._models)))
+            try:
+                self._models[key] = build()
+            except Exception as exc:
+                self._models[key] = error_text(exc)
+        return self._models[key]
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         """None when this adapter can express cases of ``spec_id`` with ``dtype``, else why not."""
@@ -60,3 +87,10 @@ def spec_domain_version(spec_id: str) -> tuple[str, int]:
     """``"onnx/Pad-19"`` -> ``("onnx", 19)``."""
     domain, op = spec_id.split("/")
     return domain, int(op.split("-")[1])
+
+
+def onnx_only(adapter: Adapter, spec_id: str) -> str | None:
+    """Why ``adapter``, which runs ONNX models, cannot run a non-ONNX spec (None if it can)."""
+    if spec_domain_version(spec_id)[0] != "onnx":
+        return f"{adapter.name} runs ONNX models only, not {spec_id}"
+    return None

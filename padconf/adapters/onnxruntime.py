@@ -6,21 +6,16 @@ import re
 
 import numpy as np
 
-from . import Adapter, Outcome, spec_domain_version
+from . import Adapter, Outcome, error_text, onnx_only
 from ..cases import Case
 from ..dtypes import dtype_name, onnx_type
 
-CACHE_SIZE = 512  # sessions kept; initializer placement makes one per distinct value set
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported").
 _UNFEEDABLE = {"complex64": "onnxruntime has no complex64 tensor type",
                "complex128": "onnxruntime has no complex128 tensor type"}
 _NOT_IMPLEMENTED = re.compile(
     r"NOT_IMPLEMENTED|Could not find an implementation|not currently registered|no kernel"
     r"|unsupported (element |data )?type|type \S+ is not supported", re.I)
-
-
-def error_text(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:1000] or type(exc).__name__
 
 
 def _native(arr: np.ndarray) -> bool:
@@ -46,41 +41,26 @@ def _from_ortvalue(value, elem: int) -> np.ndarray:
 
 
 class OnnxRuntimeAdapter(Adapter):
-    name = "onnxruntime"
+    name = module = "onnxruntime"
 
     def __init__(self):
-        self._sessions: dict = {}  # signature -> InferenceSession, or the error text its load gave
+        super().__init__()
         self._quiet = None  # RunOptions: a failing kernel also logs to stderr; the exception suffices
 
-    def available(self) -> str | None:
-        try:
-            import onnxruntime  # noqa: F401
-        except Exception as exc:  # ImportError, or a broken shared library
-            return f"onnxruntime cannot be imported: {error_text(exc)}"
-        return None
-
     def supports(self, spec_id: str, dtype: str) -> str | None:
-        if spec_domain_version(spec_id)[0] != "onnx":
-            return f"{self.name} runs ONNX models only, not {spec_id}"
-        return _UNFEEDABLE.get(dtype)
+        return onnx_only(self, spec_id) or _UNFEEDABLE.get(dtype)
 
     def _session(self, case: Case, placement: str):
         import onnxruntime as ort
         from ..onnx_model import build_model, model_signature
-        key = model_signature(case, placement)
-        if key not in self._sessions:
-            if len(self._sessions) >= CACHE_SIZE:
-                self._sessions.pop(next(iter(self._sessions)))
+
+        def build():
             options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all)
             options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
             options.intra_op_num_threads = options.inter_op_num_threads = 1  # tiny tensors
-            try:
-                self._sessions[key] = ort.InferenceSession(
-                    build_model(case, placement).SerializeToString(), options,
-                    providers=["CPUExecutionProvider"])
-            except Exception as exc:  # a failed load fails the same way for the whole signature
-                self._sessions[key] = error_text(exc)
-        return self._sessions[key]
+            return ort.InferenceSession(build_model(case, placement).SerializeToString(), options,
+                                        providers=["CPUExecutionProvider"])
+        return self.cached(model_signature(case, placement), build)
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:

@@ -8,14 +8,13 @@ import re
 
 import numpy as np
 
-from . import Adapter, Outcome, spec_domain_version
+from . import Adapter, Outcome, error_text, spec_domain_version
 from ..cases import Case
 from ..dtypes import numpy_dtype
 
-# Compiled models kept; initializer placement makes one per distinct value set. Each holds
-# threads and buffers: hundreds of them exhaust a worker's address-space cap ("Resource
-# temporarily unavailable" on thread creation).
-CACHE_SIZE = 32
+# Compiled models kept. Each holds threads and buffers: hundreds of them exhaust a worker's
+# address-space cap ("Resource temporarily unavailable" on thread creation).
+OV_CACHE_SIZE = 32
 # padconf dtype -> OpenVINO element type name. Missing (float8 *fnuz, int2, complex): OpenVINO
 # has no such element type, so no tensor of it can be fed.
 OV_TYPES = {
@@ -31,10 +30,6 @@ COMPILE_CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1}
 _NOT_IMPLEMENTED = re.compile(
     r"not supported|unsupported|doesn't support|does not support|not implemented"
     r"|no implementation|Unidentified data type|Unknown type|could not be created|Cannot create", re.I)
-
-
-def error_text(exc: BaseException) -> str:
-    return " ".join(str(exc).split())[:1000] or type(exc).__name__
 
 
 def failure(text: str) -> Outcome:
@@ -86,18 +81,12 @@ def from_tensor(tensor) -> np.ndarray:
 
 
 class OpenVinoAdapter(Adapter):
-    name = "openvino"
+    name = module = "openvino"
+    cache_size = OV_CACHE_SIZE
 
     def __init__(self):
-        self._models: dict = {}  # signature -> (compiled model, infer request), or error text
+        super().__init__()
         self._core = None
-
-    def available(self) -> str | None:
-        try:
-            import openvino  # noqa: F401
-        except Exception as exc:  # ImportError, or a broken shared library
-            return f"openvino cannot be imported: {error_text(exc)}"
-        return None
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         domain, version = spec_domain_version(spec_id)
@@ -153,17 +142,10 @@ class OpenVinoAdapter(Adapter):
         if case.axes is not None:  # checked per case: a cached build error must not stand for it
             return Outcome(error="OpenVINO Pad has no axes input")
         try:
-            key = self._signature(case, placement)
-            if key not in self._models:
-                if len(self._models) >= CACHE_SIZE:
-                    self._models.pop(next(iter(self._models)))
-                try:
-                    self._models[key] = self._build(case, placement)
-                except Exception as exc:  # fails the same way for the whole signature
-                    self._models[key] = error_text(exc)
-            if isinstance(self._models[key], str):
-                return failure(self._models[key])
-            _, request = self._models[key]
+            model = self.cached(self._signature(case, placement), lambda: self._build(case, placement))
+            if isinstance(model, str):
+                return failure(model)
+            _, request = model
             inputs = {"data": case.data}
             if placement == "inputs":
                 inputs.update(self._split(case))

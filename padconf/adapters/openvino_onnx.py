@@ -1,28 +1,22 @@
 """The ONNX model padconf.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from . import Adapter, Outcome, spec_domain_version
-from .openvino import CACHE_SIZE, COMPILE_CONFIG, OV_TYPES, error_text, failure, from_tensor, to_tensor
+from . import Adapter, Outcome, error_text, onnx_only
+from .openvino import COMPILE_CONFIG, OV_CACHE_SIZE, OV_TYPES, failure, from_tensor, to_tensor
 from ..cases import Case
 
 
 class OpenVinoOnnxAdapter(Adapter):
-    name = "openvino-onnx"
+    name, module = "openvino-onnx", "openvino"
+    cache_size = OV_CACHE_SIZE
 
     def __init__(self):
-        self._models: dict = {}  # signature -> (compiled model, infer request, input names), or error text
+        super().__init__()
         self._core = None
 
-    def available(self) -> str | None:
-        try:
-            import openvino  # noqa: F401
-        except Exception as exc:  # ImportError, or a broken shared library
-            return f"openvino cannot be imported: {error_text(exc)}"
-        return None
-
     def supports(self, spec_id: str, dtype: str) -> str | None:
-        if spec_domain_version(spec_id)[0] != "onnx":
-            return f"{self.name} runs ONNX models only, not {spec_id}"
+        if onnx_only(self, spec_id):
+            return onnx_only(self, spec_id)
         if dtype not in OV_TYPES:
             return f"OpenVINO has no element type for {dtype}"
         return None
@@ -42,17 +36,10 @@ class OpenVinoOnnxAdapter(Adapter):
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
             from ..onnx_model import feeds, model_signature
-            key = model_signature(case, placement)
-            if key not in self._models:
-                if len(self._models) >= CACHE_SIZE:
-                    self._models.pop(next(iter(self._models)))
-                try:
-                    self._models[key] = self._compile(case, placement)
-                except Exception as exc:  # fails the same way for the whole signature
-                    self._models[key] = error_text(exc)
-            if isinstance(self._models[key], str):
-                return failure(self._models[key])
-            _, request, names = self._models[key]
+            model = self.cached(model_signature(case, placement), lambda: self._compile(case, placement))
+            if isinstance(model, str):
+                return failure(model)
+            _, request, names = model
             inputs = feeds(case, placement)
             types = {"pads": case.pads_type, "axes": case.axes_type}
             # By position in the compiled model's order; the frontend keeps the ONNX input names.
