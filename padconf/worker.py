@@ -78,6 +78,7 @@ class Worker:
             [sys.executable, "-m", "padconf.worker", self.adapter, str(self.memory_mb)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True)
         self._buffer = b""
+        self._served = 0  # cases this process has answered
         line = self._readline(time.monotonic() + START_TIMEOUT_S)
         if isinstance(line, str):
             raise RuntimeError(f"worker for {self.adapter} did not start: {self._death()}")
@@ -140,7 +141,6 @@ class Worker:
                 if self.proc is not None:
                     self.restarts += 1
                 self.start()
-                self._served = 0
             payload = json.dumps({"placement": placement, "cases": [c.inputs_json() for c in pending]}) + "\n"
             try:
                 self.proc.stdin.write(payload.encode())
