@@ -82,11 +82,11 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
         for border in plan.border_positions():
             # axes before k are already whole; axes after k hold only their interior so far
             dst = tuple(slice(None) if i < k else p.out_interior for i, p in enumerate(axes_plan))
-            dst_k = dst[:k] + (border,) + dst[k + 1:]
+            dst_k = dst[:k] + (_compact(border),) + dst[k + 1:]
             if mode == "constant":
-                out[tuple(slice(None) if i != k else border for i in range(len(axes_plan)))] = fill
+                out[tuple(slice(None) if i != k else _compact(border) for i in range(len(axes_plan)))] = fill
             else:
-                src_k = dst[:k] + (plan.output_position_of(border),) + dst[k + 1:]
+                src_k = dst[:k] + (_compact(plan.output_position_of(border)),) + dst[k + 1:]
                 out[dst_k] = out[src_k]
     return out
 
@@ -189,6 +189,20 @@ class _AxisPlan:
     def output_position_of(self, border: np.ndarray) -> np.ndarray:
         """Where in the output (inside its interior) the source of each border position lies."""
         return self._source_of(border) - self.lo + self.out_lo
+
+
+def _compact(index: np.ndarray):
+    """``index`` as a slice when it is a run with step 1, -1 or 0 (copying a slice is several
+    times faster than gathering through an index array; step 0 broadcasts one element)."""
+    if index.size == 1:
+        return slice(int(index[0]), int(index[0]) + 1)
+    step = int(index[1] - index[0])
+    if step not in (1, -1, 0) or not np.all(np.diff(index) == step):
+        return index
+    if step == 0:
+        return slice(int(index[0]), int(index[0]) + 1)
+    stop = int(index[-1]) + step
+    return slice(int(index[0]), None if stop < 0 else stop, step)
 
 
 def _fold(s: np.ndarray, n: int, mode: str) -> np.ndarray:
