@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from .dtypes import bit_equal, decode_array, dtype_name, encode_array
+from .dtypes import decode_array, dtype_name, encode_array
 from .errors import CaseError
 
 DEFINED, MUST_REJECT, AMBIGUOUS = "defined", "must-reject", "ambiguous"
@@ -126,4 +126,3 @@ def loads(text: str) -> Case:
     return Case.from_json(doc)
 
 
-__all__ = ["Case", "DEFINED", "MUST_REJECT", "AMBIGUOUS", "KINDS", "dumps", "loads", "bit_equal"]

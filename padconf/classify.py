@@ -11,7 +11,8 @@ import itertools
 
 import numpy as np
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case, bit_equal
+from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .dtypes import bit_equal
 from .errors import PadError
 from .reference import INTERPRETATIONS, pad
 from .specs import Spec, get_spec

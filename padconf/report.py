@@ -58,8 +58,13 @@ def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
     return dict(sorted(picks.items()))
 
 
-def edge_class_counts(cases_rows: list[dict]) -> Counter:
-    return Counter(tag for row in cases_rows for tag in row.get("tags", []))
+def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
+    """edge class -> cases per spec version that exercise it."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for row in cases_rows:
+        for tag in row.get("tags", []):
+            counts[tag][row["spec"]] += 1
+    return dict(sorted(counts.items()))
 
 
 def _example(row: dict) -> str:
@@ -118,9 +123,11 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (cases) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
         out.append(f"| {reason} | {runtime} | " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()) + " |")
-    out += ["", "## Edge classes drawn (cases)", "", "| edge class | cases |", "|---|---:|"]
-    for tag, n in sorted(edge_class_counts(cases_rows).items()):
-        out.append(f"| {tag} | {n} |")
+    specs = sorted({row["spec"] for row in cases_rows}, key=lambda s: (s.split("/")[0], int(s.split("-")[-1])))
+    out += ["", "## Edge classes drawn (cases per spec version)", "",
+            "| edge class | " + " | ".join(specs) + " |", "|---|" + "---:|" * len(specs)]
+    for tag, per_spec in edge_class_counts(cases_rows).items():
+        out.append(f"| {tag} | " + " | ".join(str(per_spec[s] or "") for s in specs) + " |")
     return "\n".join(out) + "\n"
 
 

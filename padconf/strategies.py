@@ -20,9 +20,8 @@ import numpy as np
 from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
-from .cases import AMBIGUOUS, DEFINED, KINDS, MUST_REJECT, Case
+from .cases import KINDS, MUST_REJECT, Case
 from .classify import classify
 from .dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from .reference import MODES

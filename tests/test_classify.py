@@ -1,6 +1,5 @@
 """Classification of hand-picked cases, each traced to what the spec documents say."""
 import numpy as np
-import pytest
 
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.classify import classify
