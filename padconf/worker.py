@@ -69,20 +69,28 @@ class Worker:
     def __init__(self, adapter: str, memory_mb: int = DEFAULT_MEMORY_MB, timeout: float = DEFAULT_TIMEOUT_S):
         self.adapter, self.memory_mb, self.timeout = adapter, memory_mb, timeout
         self.proc = None
+        self._spare = None  # a process already importing the runtime, to replace a dead one at once
         self.restarts = 0
         self.available: str | None = None
 
-    def start(self) -> None:
-        self._stderr = tempfile.TemporaryFile()
-        self.proc = subprocess.Popen(
+    def _spawn(self):
+        stderr = tempfile.TemporaryFile()
+        proc = subprocess.Popen(
             [sys.executable, "-m", "padconf.worker", self.adapter, str(self.memory_mb)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self._stderr, start_new_session=True)
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=stderr, start_new_session=True)
+        return proc, stderr
+
+    def start(self) -> None:
+        self.proc, self._stderr = self._spare or self._spawn()
+        self._spare = None
         self._buffer = b""
         self._served = 0  # cases this process has answered
         line = self._readline(time.monotonic() + START_TIMEOUT_S)
         if isinstance(line, str):
             raise RuntimeError(f"worker for {self.adapter} did not start: {self._death()}")
         self.available = json.loads(line)["available"]
+        if self.restarts:  # this runtime has died once: keep a replacement warming up
+            self._spare = self._spawn()
 
     def _readline(self, deadline: float) -> bytes | str:
         """One line from the worker, or "crash" when its output ended, "timeout" at the deadline."""
@@ -103,22 +111,24 @@ class Worker:
         try:
             code = self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            self.kill()
-            code = self.proc.wait()
+            code = None
+        self.kill()  # also what it forked: OpenVINO leaves a forked child behind when it dies
+        code = self.proc.wait() if code is None else code
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
         self._stderr.seek(0)
         tail = [ln for ln in self._stderr.read().decode(errors="replace").splitlines() if ln.strip()][-1:]
         return how + (f"; last words: {tail[0][:300]}" if tail else "")
 
     def kill(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.proc:
+            _kill_group(self.proc)
 
     def close(self) -> None:
-        if self.proc:
-            self.kill()
-            self.proc.wait()
-            self.proc = None
+        for proc in (self.proc, self._spare and self._spare[0]):
+            if proc:
+                _kill_group(proc)
+                proc.wait()
+        self.proc = self._spare = None
 
     def run(self, cases: list[Case], placement: str):
         """Yield ``(outcome, status)`` per case. A case that crashes or hangs a worker which had
@@ -169,6 +179,14 @@ class Worker:
                     break
                 output = None if reply["output"] is None else decode_array(reply["output"])
                 yield Outcome(output, reply["error"], reply["not_implemented"]), "ok", fresh
+
+
+def _kill_group(proc: subprocess.Popen) -> None:
+    """SIGKILL the worker's process group (its own session): the worker and anything it forked."""
+    try:
+        os.killpg(proc.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
 
 
 def main(argv=None) -> None:
