@@ -79,15 +79,15 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
 
     out[tuple(p.out_interior for p in axes_plan)] = data[tuple(p.src_interior for p in axes_plan)]
     for k, plan in enumerate(axes_plan):
+        # axes before k are already whole; axes after k hold only their interior so far
+        region = [slice(None)] * k + [None] + [p.out_interior for p in axes_plan[k + 1:]]
         for border in plan.border_positions():
-            # axes before k are already whole; axes after k hold only their interior so far
-            dst = tuple(slice(None) if i < k else p.out_interior for i, p in enumerate(axes_plan))
-            dst_k = dst[:k] + (_compact(border),) + dst[k + 1:]
+            region[k] = _compact(border)
             if mode == "constant":
-                out[tuple(slice(None) if i != k else _compact(border) for i in range(len(axes_plan)))] = fill
+                out[tuple(region)] = fill
             else:
-                src_k = dst[:k] + (_compact(plan.output_position_of(border)),) + dst[k + 1:]
-                out[dst_k] = out[src_k]
+                source = region[:k] + [_compact(plan.output_position_of(border))] + region[k + 1:]
+                out[tuple(region)] = out[tuple(source)]
     return out
 
 
@@ -163,8 +163,8 @@ class _AxisPlan:
             if max(begin, end) > reach and choice["mirror_beyond_dim"] == "reject":
                 raise PadError(f"{mode} pad {max(begin, end)} exceeds what the dimension "
                                f"{self.mirror_len} can mirror ({reach})")
-        self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or bool(
-            np.all(self._in_interior(self.source_map()[self.border_positions_all()])))
+        self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or all(
+            np.all(self._in_interior(self._source_of(border))) for border in self.border_positions())
 
     def _source_of(self, j: np.ndarray) -> np.ndarray:
         """Input index for output positions j (outside the interior for non-constant modes)."""
@@ -179,9 +179,6 @@ class _AxisPlan:
         before = np.arange(0, self.out_lo)
         after = np.arange(self.out_lo + self.kept, self.size)
         return [b for b in (before, after) if b.size]
-
-    def border_positions_all(self) -> np.ndarray:
-        return np.concatenate([np.arange(0, self.out_lo), np.arange(self.out_lo + self.kept, self.size)]).astype(np.intp)
 
     def _in_interior(self, src: np.ndarray) -> np.ndarray:
         return (src >= self.lo) & (src < self.lo + self.kept)
