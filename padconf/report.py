@@ -53,7 +53,7 @@ def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
     for row in rows:
         if row["verdict"] != AMBIGUOUS_VERDICT:
             continue
-        for chosen in row["matched"] or ["(no candidate)"]:
+        for chosen in row["matched"] or ["(rejected)" if row["error"] is not None else "(another output)"]:
             picks[(row["reason"], row["runtime"])][chosen] += 1
     return dict(sorted(picks.items()))
 

@@ -31,8 +31,8 @@ def _difference(expected, got) -> str:
     flat_e, flat_g = expected.reshape(-1), got.reshape(-1)
     for i in range(flat_e.size):
         if not bit_equal(flat_e[i:i + 1], flat_g[i:i + 1]):
-            where = list(np.unravel_index(i, expected.shape))
-            return f"values differ first at {where}: {flat_g[i]!r} instead of {flat_e[i]!r}"
+            where = [int(j) for j in np.unravel_index(i, expected.shape)]
+            return f"values differ first at {where}: {flat_g[i]!r} instead of {flat_e[i]!r}".replace("np.", "")
     return "values differ"
 
 
@@ -54,5 +54,6 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     assert case.kind == AMBIGUOUS
     matched = [name for name, out in case.candidates.items()
                if (out is None and rejected) or (out is not None and not rejected and bit_equal(out, outcome.output))]
-    detail = f"{case.reason}: " + (f"matched {' | '.join(matched)}" if matched else "matched no candidate")
+    other = "rejected it, which no candidate does" if rejected else "returned an output no candidate gives"
+    detail = f"{case.reason}: " + (f"matched {' | '.join(matched)}" if matched else other)
     return Verdict(AMBIGUOUS_VERDICT, detail, matched)

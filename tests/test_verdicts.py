@@ -1,0 +1,51 @@
+"""Each verdict, from a classified case and a constructed runtime outcome."""
+import numpy as np
+
+from padconf.adapters import Outcome
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.verdicts import judge
+
+X = np.array([1.0, 2.0], np.float32)
+
+
+def case(**kw):
+    return classify(Case(**{"spec": "onnx/Pad-18", "data": X, "pads": [1, 0], **kw}))
+
+
+def test_defined():
+    c = case()
+    assert judge(c, Outcome(np.array([0.0, 1.0, 2.0], np.float32))).verdict == "pass"
+    assert judge(c, Outcome(np.array([-0.0, 1.0, 2.0], np.float32))).detail.startswith("values differ first at [0]")
+    assert "dtype float64" in judge(c, Outcome(np.array([0.0, 1.0, 2.0]))).detail
+    assert "shape [2]" in judge(c, Outcome(X)).detail
+    assert judge(c, Outcome(error="no")).verdict == "wrongly-rejected"
+    assert judge(c, Outcome(error="no kernel", not_implemented=True)).verdict == "not-implemented"
+
+
+def test_nan_equals_nan_whatever_the_payload():
+    c = case(data=np.array([np.nan], np.float32), pads=[0, 0])
+    other_nan = np.array([0x7FC00123], np.uint32).view(np.float32)
+    assert judge(c, Outcome(other_nan)).verdict == "pass"
+
+
+def test_must_reject():
+    c = case(pads_type="int32")
+    assert judge(c, Outcome(error="bad type")).verdict == "pass"
+    assert judge(c, Outcome(error="no kernel", not_implemented=True)).verdict == "pass"
+    got = judge(c, Outcome(np.array([0.0, 1.0, 2.0], np.float32)))
+    assert got.verdict == "wrongly-accepted" and "int32" in got.detail
+
+
+def test_ambiguous_records_the_candidate_matched():
+    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")  # [2,1,0,1] or [0,1,0,1]
+    crop_first, original = c.candidates["mixed_sign_pads=crop_first"], c.candidates["mixed_sign_pads=original_coordinates"]
+    assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first"]
+    assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates"]
+    rejected = judge(c, Outcome(error="no"))
+    assert rejected.verdict == "ambiguous" and rejected.matched == [] and "rejected it" in rejected.detail
+
+
+def test_crash_and_timeout_pass_through():
+    assert judge(case(), Outcome(error="killed by SIGSEGV"), "crash").verdict == "crash"
+    assert judge(case(), Outcome(error="no answer"), "timeout").verdict == "timeout"
