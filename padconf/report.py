@@ -33,7 +33,7 @@ def matrix(rows: list[dict]) -> dict[tuple[str, str, str], Counter]:
 
 def failures(rows: list[dict]) -> list[dict]:
     """Distinct failures: one entry per runtime, verdict and error class, with a count, the
-    dtypes / specs it covers and one example row."""
+    dtypes / specs it covers and one example row (a spec document's worked example if any)."""
     groups: dict[tuple, dict] = {}
     for row in rows:
         if row["verdict"] not in FAILURES:
@@ -42,6 +42,8 @@ def failures(rows: list[dict]) -> list[dict]:
         group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2],
                                         "count": 0, "dtypes": set(), "specs": set(), "example": row})
         group["count"] += 1
+        if row["origin"].startswith("example:") and not group["example"]["origin"].startswith("example:"):
+            group["example"] = row  # a worked example of the spec document says most
         group["dtypes"].add(row["dtype"])
         group["specs"].add(row["spec"])
     return sorted(groups.values(), key=lambda g: (g["runtime"], g["verdict"], -g["count"]))
@@ -71,7 +73,8 @@ def _example(row: dict) -> str:
     return (f"{row['spec']} {row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
             + (f" axes={row['axes']}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
-            + f" [{row['placement']}] id={row['case_id']}")
+            + f" [{row['placement']}] id={row['case_id']}"
+            + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)" if row["origin"].startswith("example:") else ""))
 
 
 def terminal_tables(rows: list[dict]) -> list[Table]:
@@ -104,8 +107,7 @@ def _cell(verdict: str, n: int) -> str:
 def _what(group: dict) -> str:
     specs = sorted(group["specs"])
     dtypes = sorted(group["dtypes"])
-    return (f"{group['class']}  — dtypes: {', '.join(dtypes[:8])}{' …' if len(dtypes) > 8 else ''}; "
-            f"specs: {', '.join(specs[:4])}{' …' if len(specs) > 4 else ''}")
+    return f"{group['class']}  — dtypes: {', '.join(dtypes)}; specs: {', '.join(specs)}"
 
 
 def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
