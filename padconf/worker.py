@@ -25,7 +25,7 @@ from .cases import Case
 from .dtypes import decode_array, encode_array
 
 DEFAULT_MEMORY_MB = 4096
-DEFAULT_TIMEOUT_S = 10.0  # small cases take milliseconds and a first OpenVINO compile ~1 s: longer is a hang
+DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
 START_TIMEOUT_S = 120.0  # importing OpenVINO on a busy 2-core machine takes seconds
 
 
