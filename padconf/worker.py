@@ -23,6 +23,7 @@ import time
 from .adapters import REGISTRY, Adapter, Outcome
 from .cases import Case
 from .dtypes import decode_array, encode_array
+from .errors import PadconfError
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
@@ -87,7 +88,7 @@ class Worker:
         self._served = 0  # cases this process has answered
         line = self._readline(time.monotonic() + START_TIMEOUT_S)
         if isinstance(line, str):
-            raise RuntimeError(f"worker for {self.adapter} did not start: {self._death()}")
+            raise PadconfError(f"worker for {self.adapter} did not start: {self._death()}")
         self.available = json.loads(line)["available"]
         if self.restarts:  # this runtime has died once: keep a replacement warming up
             self._spare = self._spawn()
@@ -105,6 +106,24 @@ class Worker:
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)
         return line
+
+    def _send(self, data: bytes, deadline: float) -> str:
+        """Write ``data`` to the worker without ever blocking past ``deadline`` (a batch can be
+        larger than the pipe, and a hung worker stops reading): "ok", "timeout" or "crash"."""
+        fd = self.proc.stdin.fileno()
+        os.set_blocking(fd, False)
+        view = memoryview(data)
+        while view:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([], [fd], [], left)[1]:
+                return "timeout"
+            try:
+                view = view[os.write(fd, view):]
+            except BlockingIOError:
+                continue
+            except OSError:  # BrokenPipeError: it closed its input, or died
+                return "crash"
+        return "ok"
 
     def _death(self) -> str:
         """Why the worker is gone: its signal or exit code, and the last line it printed."""
@@ -152,12 +171,15 @@ class Worker:
                     self.restarts += 1
                 self.start()
             payload = json.dumps({"placement": placement, "cases": [c.inputs_json() for c in pending]}) + "\n"
-            try:
-                self.proc.stdin.write(payload.encode())
-                self.proc.stdin.flush()
-            except BrokenPipeError:
+            sent = self._send(payload.encode(), time.monotonic() + self.timeout)
+            if sent != "ok":  # a worker that stops reading its input is hung or dead
                 pending.pop(0)
-                yield Outcome(error=self._death()), "crash", self._served == 0
+                if sent == "timeout":
+                    self.kill()
+                    self.proc.wait()
+                    yield Outcome(error=f"stopped reading its input for {self.timeout:g} s"), "timeout", self._served == 0
+                else:
+                    yield Outcome(error=self._death()), "crash", self._served == 0
                 continue
             while pending:
                 line = self._readline(time.monotonic() + self.timeout)

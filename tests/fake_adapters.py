@@ -83,3 +83,13 @@ class PoisonAdapter(CorrectAdapter):
         if PoisonAdapter.poisoned:
             os.kill(os.getpid(), signal.SIGSEGV)
         return super().run(case, placement)
+
+
+class DeafAdapter(CorrectAdapter):
+    """Answers the trigger case, then never reads its input again (a worker stuck outside any
+    case, as OpenVINO's once was): a large batch sent after that must not block padconf."""
+
+    def misbehave(self, case):
+        self._keep = os.pipe(), os.dup(0)  # padconf's pipe stays open, just never read again
+        os.dup2(self._keep[0][0], 0)  # the worker's input is now a pipe nobody writes to
+        return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))

@@ -54,3 +54,17 @@ def test_adapter_exception_is_an_error_outcome_not_a_crash():
     finally:
         worker.close()
     assert status == "ok" and "NotImplementedError" in outcome.error
+
+
+def test_a_worker_that_stops_reading_cannot_block_padconf():
+    big = [classify(Case(spec="onnx/Pad-18", data=np.arange(20000, dtype=np.int32) + 1, pads=[1, 1]))
+           for _ in range(8)]  # about 1 MB of JSON per batch: far more than a pipe holds
+    stuck = Case(spec="onnx/Pad-18", data=np.array([666, 1], np.int32), pads=[0, 0])
+    worker = Worker("tests.fake_adapters:DeafAdapter", timeout=2)
+    try:
+        assert [status for _, status in worker.run([stuck], "inputs")] == ["ok"]
+        results = list(worker.run(big, "inputs"))
+    finally:
+        worker.close()
+    assert [status for _, status in results] == ["ok"] * 8
+    assert "stopped reading its input" in results[0][0].note  # retried alone in a fresh worker
