@@ -49,7 +49,17 @@ def reference_call(case: Case, spec: Spec, readings: dict[str, str]) -> np.ndarr
     if readings.get("paddings_layout") == "per_axis_pairs":
         pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
     kwargs = {name: value for name, value in readings.items() if name in INTERPRETATIONS}
-    return pad(case.data, pads, case.mode, case.constant_value, case.axes, **kwargs)
+    return pad(case.data, pads, case.mode, _as_given(case, spec), case.axes, **kwargs)
+
+
+def _as_given(case: Case, spec: Spec):
+    """The constant value as the operator receives it: Pad-1/2 take it in a float attribute,
+    a 32-bit float whatever T is, so a double value arrives rounded to float32."""
+    entry = spec.signature.get("constant_value", {})
+    if case.constant_value is None or entry.get("attribute_type") != "float" or case.dtype == "string":
+        return case.constant_value
+    with np.errstate(over="ignore", invalid="ignore"):
+        return np.asarray(case.constant_value).astype(np.float32).astype(case.data.dtype)
 
 
 def base_readings(spec: Spec) -> dict[str, str]:

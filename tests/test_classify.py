@@ -68,6 +68,10 @@ class TestDefined:
         got = case("onnx/Pad-13", as_array([["a", "b"]], "string"), [0, 1, 0, 0])
         assert got.expected.tolist() == [["", "a", "b"]]
 
+    def test_pad_2_value_is_a_float_attribute(self):  # "value: One float" (32-bit) whatever T is
+        got = case("onnx/Pad-2", np.array([1.0]), [1, 0], constant_value=scalar(0.1, "double"))
+        assert got.expected[0] == np.float64(np.float32(0.1)) != 0.1
+
     def test_constant_value_ignored_outside_constant_mode(self):
         got = case("onnx/Pad-18", X32, [0, 1, 0, 0], "edge", constant_value=scalar(9, "float"))
         assert got.kind == DEFINED and got.expected[0, 0] == np.float32(1.0)
