@@ -8,6 +8,7 @@ is done). ``summary.md`` is written at the end by padconf.report.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -88,7 +89,10 @@ class Run:
         if resume:
             if not (self.dir / "run.json").exists():
                 raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
-            self.config = RunConfig(**json.loads((self.dir / "run.json").read_text()))
+            try:
+                self.config = RunConfig(**json.loads((self.dir / "run.json").read_text()))
+            except (json.JSONDecodeError, TypeError) as exc:
+                raise CaseError(f"{self.dir / 'run.json'}: malformed: {exc}") from None
         else:
             self.config = config or RunConfig()
         self.resume = resume
@@ -109,50 +113,50 @@ class Run:
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
         """(runtime, placement, [cases]) batches still to run, cases with one model signature
         kept together; what cannot run goes to ``notes``."""
-        return list(self._jobs(cases))
-
-    def _jobs(self, cases: list[Case]):
         done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path)}
         order = sorted(cases, key=lambda c: (c.spec, c.mode, c.dtype, c.data.ndim, c.constant_value is None,
                                              c.axes is None, c.pads_type, c.axes_type))
+        batches = []
         for name in self.config.runtimes:
             if name not in REGISTRY and ":" not in name:
                 raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)}")
             adapter = load_adapter(name)
-            missing = adapter.available()
-            if missing:
-                self.notes.append(f"{name}: skipped: {missing}")
+            if adapter.available():
+                self.notes.append(f"{name}: skipped: {adapter.available()}")
                 continue
-            reasons = {}
+            supported, unsupported = [], Counter()
+            for case in order:
+                why = adapter.supports(case.spec, case.dtype)
+                if why:
+                    unsupported[why] += 1
+                else:
+                    supported.append(case)
+            self.notes += [f"{name}: {n} cases not run: {why}" for why, n in unsupported.items()]
             for placement in adapter.placements:
-                todo = []
-                for case in order:
-                    why = adapter.supports(case.spec, case.dtype)
-                    if why:
-                        reasons.setdefault(why, 0)
-                        reasons[why] += placement == adapter.placements[0]
-                    elif (name, placement, case.id) not in done:
-                        todo.append(case)
-                for i in range(0, len(todo), BATCH_SIZE):
-                    yield name, placement, todo[i:i + BATCH_SIZE]
-            self.notes += [f"{name}: {n} cases not run: {why}" for why, n in reasons.items()]
+                todo = [c for c in supported if (name, placement, c.id) not in done]
+                batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
+        return batches
 
     def execute(self, plan, progress=None) -> None:
-        """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes."""
-        workers: dict[str, Worker] = {}
+        """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
+        One worker at a time: the plan is grouped by runtime."""
+        worker = None
         try:
             with self.results_path.open("a", encoding="utf-8") as out:
                 for name, placement, batch in plan:
-                    worker = workers.get(name)
-                    if worker is None:
-                        worker = workers[name] = Worker(name, self.config.memory_mb, self.config.timeout)
+                    if worker is None or worker.adapter != name:
+                        self._retire(worker)
+                        worker = Worker(name, self.config.memory_mb, self.config.timeout)
                     for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
                         out.write(json.dumps(result_row(name, placement, case, outcome, status)) + "\n")
                         out.flush()
                         if progress:
                             progress(name)
         finally:
-            for worker in workers.values():
-                if worker.restarts:
-                    self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
-                worker.close()
+            self._retire(worker)
+
+    def _retire(self, worker: Worker | None) -> None:
+        if worker is not None:
+            if worker.restarts:
+                self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
+            worker.close()

@@ -87,6 +87,13 @@ def test_truncated_last_line_is_dropped_but_a_broken_middle_line_is_an_error(tmp
         read_jsonl(path)
 
 
+def test_malformed_run_json_is_a_one_line_error(tmp_path, capsys):
+    (tmp_path / "run.json").write_text('{"runtimes": ["onnxruntime"], "colour": "red"}')
+    assert main(["run", "--resume", "--out", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert "run.json: malformed" in err and len(err.strip().splitlines()) == 1
+
+
 def test_unknown_runtime_is_a_usage_error(tmp_path, capsys):
     assert main(["run", "--runtime", "tensorrt", "--max-examples", "1", "--spec", "onnx/Pad-2",
                  "--out", str(tmp_path / "r")]) == 2
