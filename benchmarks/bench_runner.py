@@ -9,12 +9,12 @@ import time
 
 import numpy as np
 
-from padconf.adapters import REGISTRY
+from padconf.adapters import REGISTRY, get_adapter
 from padconf.runner import BATCH_SIZE
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.verdicts import judge
-from padconf.worker import Worker, load_adapter
+from padconf.worker import Worker
 
 
 def small_cases(spec: str, n: int, seed=0) -> list[Case]:
@@ -39,7 +39,7 @@ def isolated_cached(name: str, cases: list[Case]) -> float:
 
 
 def one_model_per_case(name: str, cases: list[Case]) -> float:
-    adapter = load_adapter(name)
+    adapter = get_adapter(name)
     adapter.run(cases[0])  # warm the runtime's own start-up
     t0 = time.perf_counter()
     for case in cases:
@@ -55,7 +55,7 @@ def main():
     args = parser.parse_args()
     print(f"{'adapter':<16} {'isolated+cached':>16} {'1 model/case':>13} {'ratio':>6}   (cases/s)")
     for name in REGISTRY:
-        adapter = load_adapter(name)
+        adapter = get_adapter(name)
         if adapter.available():
             print(f"{name:<16} skipped: {adapter.available()}")
             continue

@@ -12,14 +12,14 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from .adapters import REGISTRY
+from .adapters import REGISTRY, get_adapter
 from .cases import Case
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .specs import load_specs
 from .strategies import PROFILES, draw_cases
 from .verdicts import judge
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, load_adapter
+from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker
 
 BATCH_SIZE = 256
 
@@ -120,7 +120,7 @@ class Run:
         for name in self.config.runtimes:
             if name not in REGISTRY and ":" not in name:
                 raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)}")
-            adapter = load_adapter(name)
+            adapter = get_adapter(name)
             if adapter.available():
                 self.notes.append(f"{name}: skipped: {adapter.available()}")
                 continue

@@ -96,16 +96,10 @@ def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
     drawn = min(size, 256)
 
     def build(vals):
-        arr = _object_array(vals, (drawn,)) if dtype == "string" else as_array(vals, dtype).reshape(drawn)
+        arr = as_array(vals, dtype).reshape(drawn)
         return np.resize(arr, size).reshape(shape) if size else arr[:0].reshape(shape)
 
     return st.lists(elements(dtype), min_size=drawn, max_size=drawn).map(build)
-
-
-def _object_array(vals, shape):
-    arr = np.empty(len(vals), dtype=object)
-    arr[:] = vals
-    return arr.reshape(shape)
 
 
 # ---------------------------------------------------------------- pads and axes

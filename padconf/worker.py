@@ -9,7 +9,6 @@ The worker runs as ``python -m padconf.worker ADAPTER`` where ADAPTER is a regis
 """
 from __future__ import annotations
 
-import importlib
 import json
 import os
 import resource
@@ -20,7 +19,7 @@ import sys
 import tempfile
 import time
 
-from .adapters import REGISTRY, Adapter, Outcome
+from .adapters import Outcome, get_adapter
 from .cases import Case
 from .dtypes import decode_array, encode_array
 from .errors import PadconfError
@@ -30,19 +29,15 @@ DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO co
 START_TIMEOUT_S = 120.0  # importing OpenVINO on a busy 2-core machine takes seconds
 
 
-def load_adapter(name: str) -> Adapter:
-    module, cls = (REGISTRY.get(name) or name).split(":")
-    return getattr(importlib.import_module(module), cls)()
-
-
 # ---------------------------------------------------------------- the worker side
 
 def _serve(adapter_name: str, memory_mb: int) -> None:
     cap = memory_mb * 2**20
     resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
     out = sys.stdout
-    adapter = load_adapter(adapter_name)
-    out.write(json.dumps({"ready": True, "available": adapter.available()}) + "\n")
+    adapter = get_adapter(adapter_name)
+    adapter.available()  # imports the runtime now, so that a spare worker is warm when "ready"
+    out.write(json.dumps({"ready": True}) + "\n")
     out.flush()
     for line in sys.stdin:
         batch = json.loads(line)
@@ -72,7 +67,6 @@ class Worker:
         self.proc = None
         self._spare = None  # a process already importing the runtime, to replace a dead one at once
         self.restarts = 0
-        self.available: str | None = None
 
     def _spawn(self):
         stderr = tempfile.TemporaryFile()
@@ -89,7 +83,6 @@ class Worker:
         line = self._readline(time.monotonic() + START_TIMEOUT_S)
         if isinstance(line, str):
             raise PadconfError(f"worker for {self.adapter} did not start: {self._death()}")
-        self.available = json.loads(line)["available"]
         if self.restarts:  # this runtime has died once: keep a replacement warming up
             self._spare = self._spawn()
 
@@ -128,17 +121,18 @@ class Worker:
     def _death(self) -> str:
         """Why the worker is gone: its signal or exit code, and the last line it printed."""
         try:
-            code = self.proc.wait(timeout=5)
+            self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
-            code = None
+            pass
         self.kill()  # also what it forked: OpenVINO leaves a forked child behind when it dies
-        code = self.proc.wait() if code is None else code
+        code = self.proc.returncode
         how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
         self._stderr.seek(0)
         tail = [ln for ln in self._stderr.read().decode(errors="replace").splitlines() if ln.strip()][-1:]
         return how + (f"; last words: {tail[0][:300]}" if tail else "")
 
     def kill(self) -> None:
+        """End the worker and everything it forked, and reap it."""
         if self.proc:
             _kill_group(self.proc)
 
@@ -146,7 +140,6 @@ class Worker:
         for proc in (self.proc, self._spare and self._spare[0]):
             if proc:
                 _kill_group(proc)
-                proc.wait()
         self.proc = self._spare = None
 
     def run(self, cases: list[Case], placement: str):
@@ -176,7 +169,6 @@ class Worker:
                 pending.pop(0)
                 if sent == "timeout":
                     self.kill()
-                    self.proc.wait()
                     yield Outcome(error=f"stopped reading its input for {self.timeout:g} s"), "timeout", self._served == 0
                 else:
                     yield Outcome(error=self._death()), "crash", self._served == 0
@@ -188,15 +180,14 @@ class Worker:
                 self._served += 1
                 if line == "timeout":  # alive but silent: a hang
                     self.kill()
-                    self.proc.wait()
                     yield Outcome(error=f"no answer within {self.timeout:g} s"), "timeout", fresh
                     break  # restart and resend the rest
                 if line == "crash":
                     yield Outcome(error=self._death()), "crash", fresh
                     break
                 reply = json.loads(line)
-                if reply["status"] != "ok":
-                    self.proc.wait()
+                if reply["status"] != "ok":  # it reported its own end (out of memory) and exits
+                    self.kill()
                     yield Outcome(error=reply["error"]), reply["status"], fresh
                     break
                 output = None if reply["output"] is None else decode_array(reply["output"])
@@ -204,11 +195,13 @@ class Worker:
 
 
 def _kill_group(proc: subprocess.Popen) -> None:
-    """SIGKILL the worker's process group (its own session): the worker and anything it forked."""
+    """SIGKILL the worker's process group (its own session): the worker and anything it forked;
+    then reap the worker."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
         pass
+    proc.wait()
 
 
 def main(argv=None) -> None:

@@ -7,11 +7,11 @@ from pathlib import Path
 import pytest
 import yaml
 
-from padconf.adapters import REGISTRY
+from padconf.adapters import REGISTRY, get_adapter
 from padconf.examples import example_cases
 from padconf.specs import load_specs
 from padconf.verdicts import PASS, judge
-from padconf.worker import Worker, load_adapter
+from padconf.worker import Worker
 
 KNOWN = yaml.safe_load((Path(__file__).with_name("known_discrepancies.yaml")).read_text())
 CASES = [case for spec in load_specs() for case in example_cases(spec)]
@@ -27,7 +27,7 @@ def expected_verdict(runtime: str, key: str) -> tuple[str, str | None]:
 @pytest.fixture(scope="module", params=sorted(REGISTRY))
 def runtime_verdicts(request):
     name = request.param
-    adapter = load_adapter(name)
+    adapter = get_adapter(name)
     if adapter.available():
         pytest.skip(adapter.available())
     worker = Worker(name)

@@ -79,7 +79,8 @@ REGISTRY = {
 
 
 def get_adapter(name: str) -> Adapter:
-    module, cls = REGISTRY[name].split(":")
+    """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``."""
+    module, cls = (REGISTRY.get(name) or name).split(":")
     return getattr(importlib.import_module(module), cls)()
 
 
