@@ -16,7 +16,9 @@ import yaml
 
 from .errors import SpecError
 
-SPECS_DIR = Path(os.environ.get("PADCONF_SPECS", Path(__file__).resolve().parent.parent / "specs"))
+# The spec files ship inside the package (the repository's top-level specs/ is a link to them);
+# PADCONF_SPECS or --specs-dir points padconf at another folder.
+SPECS_DIR = Path(os.environ.get("PADCONF_SPECS") or Path(__file__).resolve().parent / "specs")
 SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
 
 
