@@ -5,7 +5,10 @@ Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or inp
 from __future__ import annotations
 
 import argparse
+import math
+import signal
 import sys
+from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
@@ -22,10 +25,12 @@ def cmd_specs(args) -> int:
     table = Table(title="Pad spec versions")
     for col in ("id", "modes", "dtypes", "examples", "ambiguities"):
         table.add_column(col, no_wrap=col == "id")
-    for spec in load_specs(args.specs_dir):
+    specs = load_specs(args.specs_dir)
+    for spec in specs:
         table.add_row(spec.id, " ".join(spec.modes), str(len(spec.dtypes)), str(len(spec.examples)),
                       " ".join(spec.ambiguities))
     console.print(table)
+    console.print(f"{len(specs)} spec files in {specs[0].path.parent.parent}", soft_wrap=True)
     return 0
 
 
@@ -33,7 +38,10 @@ def cmd_check(args) -> int:
     from .examples import check_all
     from .specs import load_specs
 
-    results = check_all(load_specs(args.specs_dir, args.spec))
+    specs = load_specs(args.specs_dir, args.spec)
+    results = check_all(specs)
+    if not results:
+        raise PadconfError(f"the {len(specs)} selected spec files hold no worked example: nothing to check")
     table = Table(title="Worked examples through the reference")
     for col in ("spec", "example", "result", "detail"):
         table.add_column(col)
@@ -41,28 +49,46 @@ def cmd_check(args) -> int:
         table.add_row(r.spec, r.name, "[green]match[/]" if r.ok else "[red]DIFFERS[/]", r.detail)
     console.print(table)
     bad = sum(not r.ok for r in results)
-    console.print(f"{len(results) - bad} matched, {bad} differ, over {len({r.spec for r in results})} spec files")
+    console.print(f"{len(results) - bad} matched, {bad} differ, over {len(specs)} spec files")
     return 1 if bad else 0
+
+
+RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "memory_mb")
+
+
+def _run_config(args):
+    """The RunConfig the arguments ask for; on --resume, the recorded one, which the arguments
+    may repeat but not change."""
+    from .runner import Run, RunConfig
+
+    given = {name: getattr(args, name) for name in RUN_OPTIONS if getattr(args, name) is not None}
+    given = {("runtimes" if k == "runtime" else "specs" if k == "spec" else k): v for k, v in given.items()}
+    if args.specs_dir is not None:
+        given["specs_dir"] = str(Path(args.specs_dir).resolve())
+    if args.resume:
+        run = Run(args.out, resume=True)
+        recorded = vars(run.config)
+        changed = [k for k, v in given.items() if recorded.get(k) != v]
+        if changed:
+            raise PadconfError(f"--resume continues {args.out} as its run.json records it ({changed[0]}="
+                               f"{recorded.get(changed[0])!r}); drop that option, or start a new run")
+        return run
+    return Run(args.out, RunConfig(**given), force=args.force)
 
 
 def cmd_run(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from . import report
-    from .runner import Run, RunConfig, read_jsonl
+    from .runner import read_jsonl
 
-    if args.resume:
-        run = Run(args.out, resume=True)
-    else:
-        config = RunConfig(specs=args.spec, profile=args.profile, max_examples=args.max_examples,
-                           seed=args.seed, timeout=args.timeout, memory_mb=args.memory_mb)
-        if args.runtime:
-            config.runtimes = args.runtime
-        run = Run(args.out, config)
+    run = _run_config(args)
     console.print(f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}")
     cases = run.prepare()
     plan = run.plan(cases)
     total = sum(len(batch) for _, _, batch in plan)
+    specs = len({c.spec for c in cases})
+    console.print(f"{len(cases)} cases over {specs} spec files; {total} runs to do on {len(run.workers)} runtimes")
     columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
         task = bar.add_task("running", total=total)
@@ -78,42 +104,106 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _version_text() -> str:
+    """padconf's version and that of every runtime package padconf found, without importing any."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    def of(package):
+        try:
+            return version(package)
+        except PackageNotFoundError:
+            return None
+    found = [f"{p} {of(p)}" for p in ("onnxruntime", "openvino", "onnx", "numpy") if of(p)]
+    return f"padconf {of('padconf') or '(not installed)'}; " + (", ".join(found) or "no runtime found")
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds > 0 is needed")
+    return value
+
+
+def _count(minimum: int):
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum:
+            raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= {minimum} is needed")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first)."""
+
+    def error(self, message):
+        self.exit(2, f"padconf: {message}\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="padconf", description="Conformance tester for the Pad operator")
-    parser.add_argument("--specs-dir", default=None, help="folder of spec YAML files (default: the repo's specs/)")
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser = _OneLineParser(prog="padconf", description="Conformance tester for the Pad operator")
+    parser.add_argument("--version", action="version", version=_version_text())
+    parser.add_argument("--specs-dir", default=None,
+                        help="folder of spec YAML files (default: the spec files shipped with padconf)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
     check = sub.add_parser("check", help="run every worked example through the reference")
-    check.add_argument("--spec", action="append", help="only this spec id (repeatable)")
+    check.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (repeatable)")
     check.set_defaults(func=cmd_check)
     run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
-    run.add_argument("--runtime", action="append", help="adapter name (repeatable; default: all installed)")
-    run.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")
-    run.add_argument("--profile", choices=["ci", "default", "thorough"], default="default")
-    run.add_argument("--max-examples", type=int, default=None, help="generated cases per spec (default: the profile's)")
-    run.add_argument("--seed", type=int, default=0)
+    run.add_argument("--runtime", action="extend", nargs="+",
+                     help="adapter names or module:Class (repeatable; default: all registered)")
+    run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
+    run.add_argument("--profile", choices=["ci", "default", "thorough"], default=None, help="default: default")
+    run.add_argument("--max-examples", type=_count(0), default=None, help="generated cases per spec (default: the profile's)")
+    run.add_argument("--seed", type=int, default=None, help="default: 0")
     run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
-    run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds a runtime may take on one case")
-    run.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB, help="address-space cap of each worker")
+    run.add_argument("--force", action="store_true", help="replace a run already in --out")
+    run.add_argument("--timeout", type=_positive_seconds, default=None,
+                     help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument("--memory-mb", type=_count(64), default=None,
+                     help=f"address-space cap of each worker (default: {DEFAULT_MEMORY_MB})")
     run.set_defaults(func=cmd_run)
     return parser
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP: unwinds like Ctrl-C, so workers are ended and results kept."""
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
 
 
 def main(argv=None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help / --version
         return int(exc.code or 0)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminate)
     try:
         return args.func(args)
     except PadconfError as exc:
         print(f"padconf: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:  # a file padconf was pointed at: unreadable, a folder, a full disk
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"padconf: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
-        print("padconf: interrupted", file=sys.stderr)
+        print("padconf: interrupted; what finished is kept (--resume continues)", file=sys.stderr)
         return 130
+    except Terminated as exc:
+        print(f"padconf: {signal.Signals(exc.args[0]).name}; what finished is kept (--resume continues)",
+              file=sys.stderr)
+        return 128 + exc.args[0]
+    finally:
+        from .worker import close_all
+        close_all()
 
 
 if __name__ == "__main__":

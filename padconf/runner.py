@@ -1,18 +1,22 @@
 """The differential run: cases -> adapters (in worker subprocesses) -> verdicts -> results.jsonl.
 
-A run directory holds ``run.json`` (what was asked), ``cases.jsonl`` (every case, classified,
-written before anything runs) and ``results.jsonl`` (one line per runtime x placement x case,
-appended and flushed as each finishes, so a killed run loses nothing and ``resume`` skips what
-is done). ``summary.md`` is written at the end by padconf.report.
+A run directory holds ``run.json`` (what was asked, and how many cases it drew), ``cases.jsonl``
+(every case, classified, written whole before anything runs) and ``results.jsonl`` (one line
+per runtime x placement x case, appended and flushed as each finishes, so a killed run loses
+nothing and ``--resume`` skips what is done). A line cut short by a kill or a full disk is moved
+aside to ``<file>.torn`` on resume and its case is run again. ``summary.md`` is written at the
+end by padconf.report.
 """
 from __future__ import annotations
 
 import json
+import math
+import os
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .adapters import REGISTRY, get_adapter
+from .adapters import REGISTRY
 from .cases import Case
 from .errors import CaseError, PadconfError
 from .examples import example_cases
@@ -22,45 +26,90 @@ from .verdicts import judge
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker
 
 BATCH_SIZE = 256
+RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
 
 
 @dataclass
 class RunConfig:
     runtimes: list[str] = field(default_factory=lambda: list(REGISTRY))
     specs: list[str] | None = None
+    specs_dir: str | None = None  # None: the spec files shipped with padconf
     profile: str = "default"
     max_examples: int | None = None  # generated cases per spec; None: the profile's
     seed: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
 
+    def __post_init__(self):
+        problems = []
+        if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
+            problems.append(f"runtimes must name at least one runtime, got {self.runtimes!r}")
+        if self.profile not in PROFILES:
+            problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
+        if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
+            problems.append(f"max_examples must be a whole number >= 0, got {self.max_examples!r}")
+        if not isinstance(self.timeout, (int, float)) or not math.isfinite(self.timeout) or self.timeout <= 0:
+            problems.append(f"timeout must be a finite number of seconds > 0, got {self.timeout!r}")
+        if not isinstance(self.memory_mb, int) or self.memory_mb < 64:
+            problems.append(f"memory_mb must be a whole number >= 64, got {self.memory_mb!r}")
+        if problems:
+            raise PadconfError(problems[0])
+
     def cases_per_spec(self) -> int:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
 
 
-def read_jsonl(path: Path) -> list[dict]:
-    """Rows of a JSON-lines file. A last line cut short by a killed run is dropped; any other
-    malformed line is a CaseError naming file and line."""
+def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
+    """Rows of a JSON-lines file. A last line cut short by a killed run (no newline after it) is
+    left out; any other malformed line is a CaseError naming file and line."""
     if not path.exists():
         return []
-    lines = path.read_text(encoding="utf-8").split("\n")
+    try:
+        lines = path.read_text(encoding="utf-8").split("\n")
+    except UnicodeDecodeError as exc:
+        raise CaseError(f"{path}: not UTF-8 text (byte {exc.start})") from None
     rows = []
     for number, line in enumerate(lines, 1):
-        if not line.strip():
+        if not line.strip() or number == len(lines):  # the last piece has no newline: torn or empty
             continue
         try:
-            rows.append(json.loads(line))
+            row = json.loads(line)
         except json.JSONDecodeError as exc:
-            if number == len(lines):  # no newline after it: the write was interrupted
-                break
             raise CaseError(f"{path}:{number}: malformed JSON line: {exc.msg}") from None
+        if not isinstance(row, dict):
+            raise CaseError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+        missing = [k for k in required if k not in row]
+        if missing:
+            raise CaseError(f"{path}:{number}: row lacks {', '.join(missing)}")
+        rows.append(row)
     return rows
+
+
+def set_torn_line_aside(path: Path) -> bool:
+    """Move a last line cut short (no newline after it) to ``<path>.torn`` and cut the file
+    back to its last whole line, so that appending goes on cleanly. True if there was one."""
+    if not path.exists():
+        return False
+    with path.open("rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        tail_start = max(0, size - (1 << 22))
+        f.seek(tail_start)
+        tail = f.read()
+        if not tail or tail.endswith(b"\n"):
+            return False
+        cut = tail_start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0
+        f.seek(cut)
+        torn = f.read()
+        with open(f"{path}.torn", "ab") as aside:
+            aside.write(torn + b"\n")
+        f.truncate(cut)
+    return True
 
 
 def build_cases(config: RunConfig) -> list[Case]:
     """The spec examples, then generated cases, for every selected spec version."""
     cases = []
-    for spec in load_specs(ids=config.specs):
+    for spec in load_specs(config.specs_dir, config.specs):
         cases += example_cases(spec)
         cases += draw_cases(spec, config.cases_per_spec(), seed=config.seed)
     return cases
@@ -73,90 +122,145 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
         "kind": case.kind, "reason": case.reason, "verdict": v.verdict, "detail": v.detail,
-        "matched": v.matched, "error": outcome.error, "note": outcome.note, "case_id": case.id, "origin": case.origin,
-        "tags": case.tags,
+        "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
+        "case_id": case.id, "origin": case.origin, "tags": case.tags,
     }
 
 
-class Run:
-    """One run directory. ``prepare`` writes or reloads the cases; ``execute`` runs them."""
+def _write_atomically(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
 
-    def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False):
+
+class Run:
+    """One run directory. ``prepare`` writes or reloads the cases; ``plan`` asks each runtime's
+    worker what it can run; ``execute`` runs it."""
+
+    def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False):
         self.dir = Path(out_dir)
         self.results_path = self.dir / "results.jsonl"
         self.cases_path = self.dir / "cases.jsonl"
+        self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
-        if resume:
-            if not (self.dir / "run.json").exists():
-                raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
-            try:
-                self.config = RunConfig(**json.loads((self.dir / "run.json").read_text()))
-            except (json.JSONDecodeError, TypeError) as exc:
-                raise CaseError(f"{self.dir / 'run.json'}: malformed: {exc}") from None
-        else:
-            self.config = config or RunConfig()
+        self.workers: dict[str, Worker] = {}
         self.resume = resume
+        if self.dir.exists() and not self.dir.is_dir():
+            raise PadconfError(f"{self.dir}: not a directory")
+        if resume:
+            self.config = self._recorded_config()
+        else:
+            if (self.run_json.exists() or self.results_path.exists()) and not force:
+                raise PadconfError(f"{self.dir} holds a run already: --resume continues it, --force replaces it")
+            self.config = config or RunConfig()
+
+    def _recorded_config(self) -> RunConfig:
+        if not self.run_json.exists():
+            raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
+        try:
+            doc = json.loads(self.run_json.read_text(encoding="utf-8"))
+            if not isinstance(doc, dict):
+                raise TypeError("expected a JSON object")
+            names = {f.name for f in fields(RunConfig)}
+            unknown = sorted(set(doc) - names - {"case_count"})
+            if unknown or "runtimes" not in doc:
+                raise TypeError(f"unknown key {unknown[0]!r}" if unknown else "no 'runtimes'")
+            return RunConfig(**{k: v for k, v in doc.items() if k in names})
+        except (json.JSONDecodeError, UnicodeDecodeError, TypeError, PadconfError) as exc:
+            raise CaseError(f"{self.run_json}: malformed: {exc}") from None
 
     def prepare(self) -> list[Case]:
-        if self.resume and self.cases_path.exists():
-            return [Case.from_json(row) for row in read_jsonl(self.cases_path)]
-        self.dir.mkdir(parents=True, exist_ok=True)
-        if not self.resume:
-            self.results_path.unlink(missing_ok=True)
-        (self.dir / "run.json").write_text(json.dumps(asdict(self.config), indent=2))
+        """The run's cases: drawn and written (a new run), or read back (a resumed one). A
+        cases.jsonl that is missing, torn or short of run.json's count is drawn again: the
+        same config draws the same cases."""
+        if self.resume:
+            if set_torn_line_aside(self.results_path):
+                self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
+                                  f"{self.results_path.name}.torn; its case runs again")
+            recorded = json.loads(self.run_json.read_text(encoding="utf-8")).get("case_count")
+            if set_torn_line_aside(self.cases_path):
+                self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
+            else:
+                cases = [Case.from_json(row) for row in read_jsonl(self.cases_path)]
+                if cases and recorded in (None, len(cases)):  # None: written by an older padconf
+                    return cases
+                if cases:
+                    self.notes.append(f"{self.cases_path.name}: {len(cases)} of {recorded} cases; drawn again")
+        else:
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                for stale in (self.results_path, self.cases_path, self.dir / "summary.md"):
+                    stale.unlink(missing_ok=True)
+                self.run_json.write_text(json.dumps(asdict(self.config), indent=2))
+            except OSError as exc:
+                raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         cases = build_cases(self.config)
-        with self.cases_path.open("w", encoding="utf-8") as f:
-            for case in cases:
-                f.write(json.dumps(case.to_json()) + "\n")
+        _write_atomically(self.cases_path, "".join(json.dumps(c.to_json()) + "\n" for c in cases))
+        self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
 
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
         """(runtime, placement, [cases]) batches still to run, cases with one model signature
-        kept together; what cannot run goes to ``notes``."""
-        done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path)}
+        kept together; what cannot run goes to ``notes``. Never empty for a run that has not
+        finished: a run that would execute nothing is an error."""
+        done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)}
         order = sorted(cases, key=lambda c: (c.spec, c.mode, c.dtype, c.data.ndim, c.constant_value is None,
                                              c.axes is None, c.pads_type, c.axes_type))
+        pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches = []
         for name in self.config.runtimes:
             if name not in REGISTRY and ":" not in name:
-                raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)}")
-            adapter = get_adapter(name)
-            if adapter.available():
-                self.notes.append(f"{name}: skipped: {adapter.available()}")
+                raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)} (or module:Class)")
+            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+            about = worker.describe(pairs)
+            if about["unavailable"]:
+                self.notes.append(f"runtime {name} unavailable: {about['unavailable']}")
+                worker.close()
                 continue
+            self.workers[name] = worker
+            why_not = dict(zip(pairs, about["supports"]))
             supported, unsupported = [], Counter()
             for case in order:
-                why = adapter.supports(case.spec, case.dtype)
+                why = why_not[(case.spec, case.dtype)]
                 if why:
                     unsupported[why] += 1
                 else:
                     supported.append(case)
             self.notes += [f"{name}: {n} cases not run: {why}" for why, n in unsupported.items()]
-            for placement in adapter.placements:
+            for placement in about["placements"]:
                 todo = [c for c in supported if (name, placement, c.id) not in done]
                 batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
+        if not batches and not done:
+            self.close()
+            raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
         return batches
 
     def execute(self, plan, progress=None) -> None:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
-        One worker at a time: the plan is grouped by runtime."""
-        worker = None
+        One worker at a time: the plan is grouped by runtime, and a runtime's worker is closed
+        when its last batch is done."""
+        last = {name: i for i, (name, _, _) in enumerate(plan)}
         try:
             with self.results_path.open("a", encoding="utf-8") as out:
-                for name, placement, batch in plan:
-                    if worker is None or worker.adapter != name:
-                        self._retire(worker)
-                        worker = Worker(name, self.config.memory_mb, self.config.timeout)
+                for i, (name, placement, batch) in enumerate(plan):
+                    worker = self.workers[name]
                     for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
                         out.write(json.dumps(result_row(name, placement, case, outcome, status)) + "\n")
                         out.flush()
                         if progress:
                             progress(name)
+                    if last[name] == i:
+                        self._retire(name)
         finally:
-            self._retire(worker)
+            self.close()
 
-    def _retire(self, worker: Worker | None) -> None:
+    def _retire(self, name: str) -> None:
+        worker = self.workers.pop(name, None)
         if worker is not None:
             if worker.restarts:
-                self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
+                self.notes.append(f"{name}: worker restarted {worker.restarts} times")
             worker.close()
+
+    def close(self) -> None:
+        for name in list(self.workers):
+            self._retire(name)

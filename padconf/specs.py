@@ -141,22 +141,33 @@ def _check_examples(path: Path, doc: dict) -> None:
 
 
 def spec_paths(specs_dir: Path | None = None) -> list[Path]:
+    """The spec files of ``specs_dir``, ordered by domain then version. A folder that does not
+    exist or holds no spec file is a SpecError: padconf never runs on an empty suite."""
     specs_dir = Path(specs_dir or SPECS_DIR)
-    return sorted(specs_dir.glob("*/*.yaml"), key=lambda p: (p.parent.name, int(p.stem.split("-")[-1]) if p.stem.split("-")[-1].isdigit() else 0))
+    if not specs_dir.is_dir():
+        raise SpecError(f"{specs_dir}: no such spec folder")
+    paths = sorted(specs_dir.glob("*/*.yaml"), key=lambda p: (p.parent.name, int(p.stem.split("-")[-1]) if p.stem.split("-")[-1].isdigit() else 0))
+    if not paths:
+        raise SpecError(f"{specs_dir}: holds no spec file (expected <domain>/Pad-<version>.yaml)")
+    return paths
 
 
 def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:
-    """Every spec (or those whose id is in ``ids``), ordered by domain then version."""
+    """Every spec (or those whose id is in ``ids``), ordered by domain then version; never none."""
     specs = [load_spec(p, specs_dir) for p in spec_paths(specs_dir)]
-    if ids:
+    if ids is not None:
         known = {s.id for s in specs}
         unknown = [i for i in ids if i not in known]
-        if unknown:
-            raise SpecError(f"unknown spec id {unknown[0]!r}; known: {', '.join(sorted(known))}")
+        if unknown or not ids:
+            raise SpecError(f"unknown spec id {unknown[0]!r}; known: {', '.join(sorted(known))}" if unknown
+                            else "no spec id selected")
         specs = [s for s in specs if s.id in ids]
     return specs
 
 
 @lru_cache(maxsize=None)
-def get_spec(spec_id: str) -> Spec:
-    return load_spec(SPECS_DIR / f"{spec_id}.yaml")
+def get_spec(spec_id: str, specs_dir: Path | None = None) -> Spec:
+    path = Path(specs_dir or SPECS_DIR) / f"{spec_id}.yaml"
+    if not path.is_file():
+        raise SpecError(f"unknown spec id {spec_id!r} (no {path})")
+    return load_spec(path, specs_dir)

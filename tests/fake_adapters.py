@@ -4,6 +4,7 @@ Each answers like the reference except on a trigger: the first data element equa
 """
 import os
 import signal
+import sys
 import time
 
 import numpy as np
@@ -90,6 +91,7 @@ class DeafAdapter(CorrectAdapter):
     case, as OpenVINO's once was): a large batch sent after that must not block padconf."""
 
     def misbehave(self, case):
-        self._keep = os.pipe(), os.dup(0)  # padconf's pipe stays open, just never read again
-        os.dup2(self._keep[0][0], 0)  # the worker's input is now a pipe nobody writes to
+        requests = int(sys.argv[3])  # python -m padconf.worker ADAPTER MEMORY_MB REQUESTS_FD REPLIES_FD
+        self._keep = os.pipe(), os.dup(requests)  # padconf's pipe stays open, just never read again
+        os.dup2(self._keep[0][0], requests)  # the worker's input is now a pipe nobody writes to
         return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))

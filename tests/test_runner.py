@@ -48,6 +48,8 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path, capsys)
     doc.update(pads=[0, 1], mode="constant", constant_value=None, axes=None, kind="defined",
                expected={"dtype": "int32", "shape": [4], "values": [666, 1, 2, 0]}, candidates={}, tags=[])
     cases.write_text(json.dumps(doc) + "\n")
+    run_json = json.loads((out / "run.json").read_text())
+    (out / "run.json").write_text(json.dumps({**run_json, "case_count": 1}))  # else resume draws them again
     (out / "results.jsonl").unlink()
     assert main(["run", "--resume", "--out", str(out)]) == 0
     rows = rows_of(out)

@@ -9,6 +9,7 @@ says, in one line, why a runtime is missing.
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 from dataclasses import dataclass
 
 import numpy as np
@@ -24,6 +25,7 @@ class Outcome:
     error: str | None = None  # the runtime's own text when it refused the case
     not_implemented: bool = False  # the runtime says it has no kernel for this dtype / version
     note: str | None = None  # what padconf saw besides the outcome (e.g. a crash it retried)
+    printed: dict | None = None  # what the runtime wrote to stdout / stderr during the case
 
 
 def error_text(exc: BaseException) -> str:
@@ -35,6 +37,7 @@ class Adapter:
     name: str = ""
     placements: tuple[str, ...] = PLACEMENTS
     module: str = ""  # what available() imports (nothing for padconf's own fakes)
+    package: str = ""  # the distribution whose version ``version()`` reports
     cache_size = 512  # compiled models kept (initializer placement makes one per value set)
 
     def __init__(self):
@@ -48,6 +51,13 @@ class Adapter:
         except Exception as exc:  # ImportError, or a broken shared library
             return f"{self.module} cannot be imported: {error_text(exc)}"
         return None
+
+    def version(self) -> str | None:
+        """The installed version of the runtime's package, or None."""
+        try:
+            return importlib.metadata.version(self.package) if self.package else None
+        except importlib.metadata.PackageNotFoundError:
+            return None
 
     def cached(self, key, build):
         """The model for signature ``key``, built by ``build()`` on first use. A build error is

@@ -7,6 +7,7 @@ from ..cases import Case
 
 class OnnxReferenceAdapter(Adapter):
     name, module = "onnx-reference", "onnx.reference"
+    package = "onnx"
     placements = ("inputs",)  # no compilation step, so baking values in would show nothing new
 
     def supports(self, spec_id: str, dtype: str) -> str | None:

@@ -42,6 +42,7 @@ def _from_ortvalue(value, elem: int) -> np.ndarray:
 
 class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
+    package = "onnxruntime"
 
     def __init__(self):
         super().__init__()

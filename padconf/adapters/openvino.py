@@ -81,7 +81,7 @@ def from_tensor(tensor) -> np.ndarray:
 
 
 class OpenVinoAdapter(Adapter):
-    name = module = "openvino"
+    name = module = package = "openvino"
     cache_size = OV_CACHE_SIZE
 
     def __init__(self):

@@ -8,6 +8,7 @@ from ..cases import Case
 
 class OpenVinoOnnxAdapter(Adapter):
     name, module = "openvino-onnx", "openvino"
+    package = "openvino"
     cache_size = OV_CACHE_SIZE
 
     def __init__(self):
