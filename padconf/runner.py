@@ -44,6 +44,10 @@ class RunConfig:
         problems = []
         if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
             problems.append(f"runtimes must name at least one runtime, got {self.runtimes!r}")
+        else:
+            unknown = [r for r in self.runtimes if r not in REGISTRY and ":" not in r]
+            if unknown:
+                problems.append(f"unknown runtime {unknown[0]!r}; known: {', '.join(REGISTRY)} (or module:Class)")
         if self.profile not in PROFILES:
             problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
@@ -209,8 +213,6 @@ class Run:
         pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches = []
         for name in self.config.runtimes:
-            if name not in REGISTRY and ":" not in name:
-                raise PadconfError(f"unknown runtime {name!r}; known: {', '.join(REGISTRY)} (or module:Class)")
             worker = Worker(name, self.config.memory_mb, self.config.timeout)
             about = worker.describe(pairs)
             if about["unavailable"]:

@@ -14,6 +14,7 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from .dtypes import as_array
 from .errors import SpecError
 
 # The spec files ship inside the package (the repository's top-level specs/ is a link to them);
@@ -85,18 +86,51 @@ def _validator():
     return jsonschema.Draft202012Validator(schema)
 
 
+MAX_SPEC_BYTES = 1 << 20  # the largest real spec file is ~20 KB
+MAX_SPEC_VALUES = 100_000  # values after YAML aliases are expanded (an alias bomb has billions)
+MAX_SPEC_DEPTH = 32
+
+
 def _read_yaml(path: Path) -> dict:
     try:
+        if path.stat().st_size > MAX_SPEC_BYTES:
+            raise SpecError(f"{_display(path)}: larger than {MAX_SPEC_BYTES} bytes: not a spec file")
         doc = yaml.safe_load(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise SpecError(f"{_display(path)}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise SpecError(f"{_display(path)}: not UTF-8 text (byte {exc.start}): not a spec file") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"
         raise SpecError(f"{_display(path)}: {where}: invalid YAML: {getattr(exc, 'problem', exc)}") from None
     if not isinstance(doc, dict):
         raise SpecError(f"{_display(path)}: (top level): expected a mapping, got {type(doc).__name__}")
+    size, depth = _expanded_size(doc)
+    if size > MAX_SPEC_VALUES or depth > MAX_SPEC_DEPTH:
+        raise SpecError(f"{_display(path)}: expands to {size} values nested {depth} deep (limits "
+                        f"{MAX_SPEC_VALUES}, {MAX_SPEC_DEPTH}): YAML aliases nested too far?")
     return doc
+
+
+def _expanded_size(doc) -> tuple[int, int]:
+    """(values, depth) of ``doc`` with every YAML alias expanded, counted in time linear in the
+    file: safe_load gives an alias the same object as its anchor, so each is counted once."""
+    memo: dict[int, tuple[int, int]] = {}
+
+    def walk(obj, level):
+        if level > MAX_SPEC_DEPTH:
+            return 1, level
+        if id(obj) in memo:
+            return memo[id(obj)]
+        children = obj.values() if isinstance(obj, dict) else obj if isinstance(obj, list) else ()
+        size, depth = 1, 0
+        for child in children:
+            s, d = walk(child, level + 1)
+            size, depth = size + s, max(depth, d)
+        memo[id(obj)] = size, depth + 1
+        return memo[id(obj)]
+    return walk(doc, 0)
 
 
 def load_spec(path: Path | str, specs_dir: Path | None = None, _chain=()) -> Spec:
@@ -135,6 +169,13 @@ def _check_examples(path: Path, doc: dict) -> None:
             raise SpecError(f"{where}.mode: {ex['mode']!r} is not a mode of this version")
         if ex["dtype"] not in doc["dtypes"]:
             raise SpecError(f"{where}.dtype: {ex['dtype']!r} is not a dtype of this version")
+        for key in ("data", "output"):
+            if key in ex:
+                try:
+                    as_array(ex[key], ex["dtype"])
+                except (ValueError, TypeError, OverflowError) as exc:
+                    problem = str(exc).split(".")[0] if "inhomogeneous" not in str(exc) else "rows of unequal length"
+                    raise SpecError(f"{where}.{key}: not a {ex['dtype']} array: {problem}") from None
     for i, amb in enumerate(doc.get("ambiguities", ())):
         if amb["default"] not in amb["candidates"]:
             raise SpecError(f"{_display(path)}: ambiguities[{i}].default: {amb['default']!r} is not a candidate")

@@ -285,11 +285,12 @@ class Worker:
         already run other cases is retried alone in a fresh worker: a runtime that corrupted its
         memory on an earlier case must not have its crash pinned on an innocent one."""
         for case, (outcome, status, fresh) in zip(cases, self._raw(cases, placement)):
-            if status != "ok" and not fresh:
+            if status != "ok" and not fresh:  # what it does alone is its own verdict, whatever it is
                 (retry, retry_status, _), = self._raw([case], placement)
-                if retry_status == "ok":
-                    retry.note = f"{status} when run after other cases ({outcome.error}); alone it ran"
-                    outcome, status = retry, retry_status
+                if retry_status != status:
+                    retry.note = f"{status} when run after other cases ({outcome.error}); alone: " \
+                                 + ("it ran" if retry_status == "ok" else retry_status)
+                outcome, status = retry, retry_status
             yield outcome, status
 
     def _raw(self, cases: list[Case], placement: str):

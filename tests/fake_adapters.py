@@ -95,3 +95,52 @@ class DeafAdapter(CorrectAdapter):
         self._keep = os.pipe(), os.dup(requests)  # padconf's pipe stays open, just never read again
         os.dup2(self._keep[0][0], requests)  # the worker's input is now a pipe nobody writes to
         return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+
+
+class PrintingAdapter(CorrectAdapter):
+    """Writes to fd 1 and fd 2 on every call, below Python's buffers, as native libraries do;
+    on stdout even a line that looks like padconf's own protocol."""
+
+    def run(self, case, placement="inputs"):
+        os.write(1, b'{"status": "ok", "output": null, "error": "forged"}\nruntime log: padding now\n')
+        os.write(2, b"runtime warning: from C\n")
+        return super().run(case, placement)
+
+
+class WrongDtypeAdapter(CorrectAdapter):
+    """Right values, wrong element type: float64 whatever the case's dtype."""
+
+    def misbehave(self, case):
+        return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes).astype(np.float64))
+
+
+class CrashOnProbeAdapter(CorrectAdapter):
+    def available(self):
+        os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class HangOnProbeAdapter(CorrectAdapter):
+    def available(self):
+        time.sleep(3600)
+
+
+class EscapingHangAdapter(CorrectAdapter):
+    """On the trigger, starts a child that leaves the process group (setsid) and spins at 100%
+    CPU, then spins itself: neither may outlive padconf. The child's command line carries the
+    marker given in PADCONF_TEST_MARKER, so a test can look for survivors."""
+
+    def misbehave(self, case):
+        import subprocess
+        marker = os.environ.get("PADCONF_TEST_MARKER", "padconf-escapee")
+        subprocess.Popen([sys.executable, "-c", "while True: pass", marker], start_new_session=True)
+        while True:
+            pass
+
+
+class PoisonThenHangAdapter(PoisonAdapter):
+    """PoisonAdapter, and data starting with 777 hangs (when the process is not poisoned)."""
+
+    def run(self, case, placement="inputs"):
+        if not PoisonAdapter.poisoned and case.data.size and case.data.reshape(-1)[0] == 777:
+            time.sleep(3600)
+        return super().run(case, placement)

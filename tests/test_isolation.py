@@ -68,3 +68,17 @@ def test_a_worker_that_stops_reading_cannot_block_padconf():
         worker.close()
     assert [status for _, status in results] == ["ok"] * 8
     assert "stopped reading its input" in results[0][0].note  # retried alone in a fresh worker
+
+
+def test_a_case_retried_alone_gets_its_own_verdict_even_when_it_is_not_a_pass():
+    # 777 crashes in the worker 666 poisoned, but alone it hangs: its verdict is timeout, not
+    # the crash the poisoned worker gave it (bench_faults.py found this misattribution)
+    cases = [classify(Case(spec="onnx/Pad-18", data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
+             for v in (1, 666, 777, 3)]
+    worker = Worker("tests.fake_adapters:PoisonThenHangAdapter", timeout=2)
+    try:
+        outcomes = list(worker.run(cases, "inputs"))
+    finally:
+        worker.close()
+    assert [judge(c, o, s).verdict for c, (o, s) in zip(cases, outcomes)] == ["pass", "pass", "timeout", "pass"]
+    assert outcomes[2][0].note.startswith("crash when run after other cases") and outcomes[2][0].note.endswith("alone: timeout")
