@@ -1,5 +1,6 @@
 """Fault injection: a planted runtime that prints, crashes, hangs and corrupts itself, and a
-padconf killed at random moments (SIGKILL or SIGTERM) and resumed each time. Prints what
+padconf killed at random moments (SIGKILL or SIGTERM), its results file sometimes cut
+mid-line as a power loss leaves it, and resumed each time. Prints what
 padconf guarantees (docs/reliability.md): kills survived, results lost, duplicated,
 misattributed, processes left behind; every figure but the first must be 0.
 
@@ -120,6 +121,11 @@ def main() -> None:
                 proc.send_signal(how)
                 proc.wait()
                 kills += 1
+                results = out / "results.jsonl"
+                if rng.random() < 0.3 and results.exists() and results.stat().st_size > 1:
+                    data = results.read_bytes()  # a power loss: the last line half written
+                    start = data.rstrip(b"\n").rfind(b"\n") + 1
+                    results.write_bytes(data[:rng.randrange(start, len(data))])
                 time.sleep(1.0)  # the reaper's grace: it acts within milliseconds
                 left = leftovers()
                 orphans += len(left)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 import numpy as np
 
@@ -45,10 +46,14 @@ class Case:
     def dtype(self) -> str:
         return dtype_name(self.data.dtype)
 
-    @property
+    @cached_property
     def id(self) -> str:
-        """Content hash of the inputs and spec: equal cases get equal ids in every run."""
-        doc = self.inputs_json()
+        """Content hash of the inputs and spec: equal cases get equal ids in every run, whatever
+        the JSON encoding of arrays. Computed once: a case's inputs are not changed in place
+        (``with_`` makes a new case). A case read from a run directory keeps the id recorded
+        there, so that runs of older padconf versions resume."""
+        doc = {**self.inputs_json(), "data": _fingerprint(self.data),
+               "constant_value": None if self.constant_value is None else _fingerprint(self.constant_value)}
         digest = hashlib.sha1(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
         return f"{self.spec}:{self.mode}:{self.dtype}:{digest}"
 
@@ -103,6 +108,8 @@ class Case:
             raise
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
+        if doc.get("id"):
+            case.__dict__["id"] = doc["id"]
         if case.kind not in KINDS:
             raise CaseError(f"malformed case: kind {case.kind!r} is not one of {KINDS}")
         return case
@@ -112,6 +119,13 @@ class Case:
 
     def with_(self, **changes) -> "Case":
         return replace(self, **changes)
+
+
+def _fingerprint(arr: np.ndarray) -> list:
+    """dtype, shape and a hash of the elements' bytes (of the values, for strings)."""
+    arr = np.asarray(arr)
+    body = json.dumps(arr.reshape(-1).tolist()).encode() if arr.dtype == object else np.ascontiguousarray(arr).tobytes()
+    return [str(arr.dtype), list(arr.shape), hashlib.sha1(body).hexdigest()]
 
 
 def dumps(case: Case) -> str:

@@ -66,14 +66,14 @@ def _run_config(args):
     if args.specs_dir is not None:
         given["specs_dir"] = str(Path(args.specs_dir).resolve())
     if args.resume:
-        run = Run(args.out, resume=True)
+        run = Run(args.out, resume=True, jobs=args.jobs)
         recorded = vars(run.config)
         changed = [k for k, v in given.items() if recorded.get(k) != v]
         if changed:
             raise PadconfError(f"--resume continues {args.out} as its run.json records it ({changed[0]}="
                                f"{recorded.get(changed[0])!r}); drop that option, or start a new run")
         return run
-    return Run(args.out, RunConfig(**given), force=args.force)
+    return Run(args.out, RunConfig(**given), force=args.force, jobs=args.jobs)
 
 
 def cmd_run(args) -> int:
@@ -161,6 +161,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
     run.add_argument("--force", action="store_true", help="replace a run already in --out")
+    run.add_argument("--jobs", type=_count(1), default=None,
+                     help="runtimes run side by side (default: one per core); results are the same")
     run.add_argument("--timeout", type=_positive_seconds, default=None,
                      help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--memory-mb", type=_count(64), default=None,

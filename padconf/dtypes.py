@@ -6,6 +6,10 @@ the sub-byte integers, one element per byte); strings are numpy object arrays of
 """
 from __future__ import annotations
 
+import base64
+import binascii
+import zlib
+
 import ml_dtypes
 import numpy as np
 from onnx import TensorProto
@@ -99,28 +103,40 @@ def scalar(value, name: str):
     return as_array(value, name).reshape(())
 
 
+COMPRESS_ABOVE = 1024  # bytes: smaller payloads are not worth zlib's header
+
+
 def encode_array(arr: np.ndarray, name: str) -> dict:
-    """Lossless JSON form: ``{"dtype", "shape", "values"}`` or, for float-like kinds, ``"bits"``."""
+    """Lossless, compact JSON form: ``{"dtype", "shape", "b64"}`` holding the raw little-endian
+    bytes (NaN payloads, -0.0 and every ml_dtypes kind survive), ``"z64"`` instead when zlib
+    shrinks a larger payload; strings as ``"values"``. Only the payload is opaque: dtype and
+    shape stay readable for jq."""
     arr = np.asarray(arr)
     out = {"dtype": name, "shape": list(arr.shape)}
     if name == "string":
         out["values"] = [str(s) for s in arr.reshape(-1).tolist()]
-    elif name == "bool":
-        out["values"] = [bool(v) for v in arr.reshape(-1).tolist()]
-    elif is_integer(name):
-        out["values"] = [int(v) for v in arr.astype(np.int64 if name != "uint64" else np.uint64).reshape(-1)]
-    else:  # floats and complex: bit patterns (complex as (real, imag) pairs of its float kind)
-        flat = np.ascontiguousarray(arr.reshape(-1))
-        itemsize = flat.dtype.itemsize // (2 if flat.dtype.kind == "c" else 1)
-        out["bits"] = [int(v) for v in flat.view(_BITS_VIEW[itemsize])]
+        return out
+    raw = np.ascontiguousarray(arr, dtype=numpy_dtype(name).newbyteorder("<")).tobytes()
+    packed = zlib.compress(raw, 6) if len(raw) > COMPRESS_ABOVE else None
+    if packed is not None and len(packed) < len(raw) * 0.9:
+        out["z64"] = base64.b64encode(packed).decode("ascii")
+    else:
+        out["b64"] = base64.b64encode(raw).decode("ascii")
     return out
 
 
 def decode_array(obj: dict) -> np.ndarray:
+    """The array ``encode_array`` wrote; also the older forms (``"bits"`` of floats, integer
+    ``"values"``), so run directories of earlier padconf versions still load."""
     try:
         name, shape = obj["dtype"], tuple(obj["shape"])
         dtype = numpy_dtype(name)
-        if "bits" in obj:
+        if "b64" in obj or "z64" in obj:
+            raw = base64.b64decode(obj["b64"] if "b64" in obj else obj["z64"], validate=True)
+            if "z64" in obj:
+                raw = zlib.decompress(raw)
+            flat = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+        elif "bits" in obj:
             flat = np.array(obj["bits"], dtype=np.uint64)
             itemsize = dtype.itemsize // (2 if dtype.kind == "c" else 1)
             flat = flat.astype(_BITS_VIEW[itemsize]).view(dtype)
@@ -132,7 +148,7 @@ def decode_array(obj: dict) -> np.ndarray:
         return flat.reshape(shape)
     except CaseError:
         raise
-    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+    except (KeyError, TypeError, ValueError, OverflowError, binascii.Error, zlib.error) as exc:
         raise CaseError(f"malformed array {str(obj)[:80]}: {exc}") from None
 
 

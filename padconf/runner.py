@@ -9,9 +9,14 @@ end by padconf.report.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import math
+import multiprocessing
 import os
+import resource
+import threading
+import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -20,10 +25,10 @@ from .adapters import REGISTRY
 from .cases import Case
 from .errors import CaseError, PadconfError
 from .examples import example_cases
-from .specs import load_specs
+from .specs import get_spec, load_specs
 from .strategies import PROFILES, draw_cases
 from .verdicts import judge
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker
+from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 256
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
@@ -110,13 +115,25 @@ def set_torn_line_aside(path: Path) -> bool:
     return True
 
 
-def build_cases(config: RunConfig) -> list[Case]:
-    """The spec examples, then generated cases, for every selected spec version."""
-    cases = []
-    for spec in load_specs(config.specs_dir, config.specs):
-        cases += example_cases(spec)
-        cases += draw_cases(spec, config.cases_per_spec(), seed=config.seed)
-    return cases
+def build_cases(config: RunConfig, jobs: int = 1) -> list[Case]:
+    """The spec examples, then generated cases, for every selected spec version; the versions
+    are drawn ``jobs`` at a time in separate processes (each draw depends only on its spec and
+    the seed, so the cases are the same however many)."""
+    specs = load_specs(config.specs_dir, config.specs)
+    args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
+    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40:  # below that, starting processes costs more
+        context = multiprocessing.get_context("forkserver")
+        with concurrent.futures.ProcessPoolExecutor(min(jobs, len(specs)), mp_context=context) as pool:
+            drawn = list(pool.map(_draw_spec, args))
+    else:
+        drawn = [_draw_spec(a) for a in args]
+    return [Case.from_json(json.loads(line)) for lines in drawn for line in lines]
+
+
+def _draw_spec(args) -> list[str]:
+    specs_dir, spec_id, n, seed = args
+    spec = get_spec(spec_id, specs_dir)
+    return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
 
 
 def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -> dict:
@@ -141,13 +158,19 @@ class Run:
     """One run directory. ``prepare`` writes or reloads the cases; ``plan`` asks each runtime's
     worker what it can run; ``execute`` runs it."""
 
-    def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False):
+    def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False,
+                 jobs: int | None = None):
         self.dir = Path(out_dir)
+        self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
         self.results_path = self.dir / "results.jsonl"
         self.cases_path = self.dir / "cases.jsonl"
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
         self.workers: dict[str, Worker] = {}
+        self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
+        self._lane_workers: set[Worker] = set()
+        self._stats_lock = threading.Lock()
+        self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
         self.resume = resume
         if self.dir.exists() and not self.dir.is_dir():
             raise PadconfError(f"{self.dir}: not a directory")
@@ -198,7 +221,9 @@ class Run:
                 self.run_json.write_text(json.dumps(asdict(self.config), indent=2))
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
-        cases = build_cases(self.config)
+        started = time.monotonic()
+        cases = build_cases(self.config, self.jobs)
+        self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
         _write_atomically(self.cases_path, "".join(json.dumps(c.to_json()) + "\n" for c in cases))
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
@@ -210,6 +235,7 @@ class Run:
         done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)}
         order = sorted(cases, key=lambda c: (c.spec, c.mode, c.dtype, c.data.ndim, c.constant_value is None,
                                              c.axes is None, c.pads_type, c.axes_type))
+        self._case_rank = {c.id: i for i, c in enumerate(order)}
         pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches = []
         for name in self.config.runtimes:
@@ -237,32 +263,100 @@ class Run:
             raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
         return batches
 
-    def execute(self, plan, progress=None) -> None:
+    def execute(self, plan, progress=None, jobs: int | None = None) -> None:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
-        One worker at a time: the plan is grouped by runtime, and a runtime's worker is closed
-        when its last batch is done."""
-        last = {name: i for i, (name, _, _) in enumerate(plan)}
+        ``jobs`` lanes (default: one per core) share the batches of every runtime, batch i
+        going to lane i mod jobs; a lane runs its batches in plan order, one worker alive at a
+        time, so each lane shows a runtime the same sequence of cases in every run. Once all
+        is done, results.jsonl is rewritten in plan order: the same run gives the same file,
+        however the lanes interleaved."""
+        jobs = max(1, min(jobs or self.jobs, len(plan)))
+        lock = threading.Lock()
+        failures: list[BaseException] = []
+
+        def lane(k: int):
+            try:
+                self._run_lane(k, plan[k::jobs], out, lock, progress)
+            except WorkerClosed:
+                pass
+            except BaseException as exc:  # re-raised in the main thread
+                failures.append(exc)
+                self.close()  # stop the other lanes too
+
+        lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs)]
         try:
             with self.results_path.open("a", encoding="utf-8") as out:
-                for i, (name, placement, batch) in enumerate(plan):
-                    worker = self.workers[name]
-                    for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                        out.write(json.dumps(result_row(name, placement, case, outcome, status)) + "\n")
-                        out.flush()
-                        if progress:
-                            progress(name)
-                    if last[name] == i:
-                        self._retire(name)
+                try:
+                    for thread in lanes:
+                        thread.start()
+                    for thread in lanes:
+                        while thread.is_alive():
+                            thread.join(0.2)  # short waits: Ctrl-C and SIGTERM reach the main thread
+                finally:
+                    self.close()  # on an interrupt: the lanes stop at their next answer
+                    for thread in lanes:
+                        if thread.ident is not None:
+                            thread.join(10)
+            if failures:
+                raise failures[0]
+            self._sort_results()
         finally:
-            self.close()
+            self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+            (self.dir / "stats.json").write_text(json.dumps(self.stats, indent=2))
 
-    def _retire(self, name: str) -> None:
-        worker = self.workers.pop(name, None)
-        if worker is not None:
+    def _run_lane(self, k: int, batches, out, lock, progress) -> None:
+        worker = None
+        try:
+            for name, placement, batch in batches:
+                if worker is None or worker.adapter != name:
+                    self._retire(worker)
+                    with lock:  # lane 0 takes the worker that answered describe; others start their own
+                        worker = self.workers.pop(name, None) if k == 0 else None
+                        if worker is None:
+                            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+                        self._lane_workers.add(worker)
+                figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
+                started = time.monotonic()
+                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
+                    line = json.dumps(result_row(name, placement, case, outcome, status)) + "\n"
+                    with lock:
+                        out.write(line)
+                        out.flush()
+                        figures["results"] += 1
+                    if progress:
+                        progress(name)
+                with lock:
+                    figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
+        finally:
+            self._retire(worker)
+
+    def _sort_results(self) -> None:
+        """results.jsonl in plan order: runtime as configured, placement, case order."""
+        if not self._case_rank:
+            return
+        rows = self.results_path.read_text(encoding="utf-8").splitlines(keepends=True)
+        runtimes = {name: i for i, name in enumerate(self.config.runtimes)}
+
+        def key(line):
+            row = json.loads(line)
+            return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != "inputs",
+                    row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
+        _write_atomically(self.results_path, "".join(sorted(rows, key=key)))
+
+    def _retire(self, worker: Worker | None) -> None:
+        if worker is None:
+            return
+        worker.close()
+        with self._stats_lock:
+            self._lane_workers.discard(worker)
             if worker.restarts:
-                self.notes.append(f"{name}: worker restarted {worker.restarts} times")
-            worker.close()
+                self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
+            figures = self.stats["runtimes"].setdefault(worker.adapter, {"results": 0, "seconds": 0.0})
+            figures["restarts"] = figures.get("restarts", 0) + worker.restarts
+            figures["hang_wait_seconds"] = round(figures.get("hang_wait_seconds", 0) + worker.hang_wait, 2)
 
     def close(self) -> None:
-        for name in list(self.workers):
-            self._retire(name)
+        """End every worker: those that answered describe and those the lanes run."""
+        for worker in list(self.workers.values()) + list(self._lane_workers):
+            worker.close()
+        self.workers.clear()

@@ -120,6 +120,10 @@ def close_all() -> None:
         worker.close()
 
 
+class WorkerClosed(PadconfError):
+    """The worker was closed (padconf is ending) while a case was being run."""
+
+
 class _Process:
     """One worker process (under its reaper), its two pipes and its two log files."""
 
@@ -236,7 +240,9 @@ class Worker:
         self.adapter, self.memory_mb, self.timeout, self.start_timeout = adapter, memory_mb, timeout, start_timeout
         self.proc: _Process | None = None
         self._spare: _Process | None = None  # a process already importing the runtime, to replace a dead one at once
+        self._closed = False
         self.restarts = 0
+        self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
         self.unavailable: str | None = None
         _LIVE.add(self)
 
@@ -274,6 +280,7 @@ class Worker:
                     "placements": [], "supports": []}
 
     def close(self) -> None:
+        self._closed = True
         for proc in (self.proc, self._spare):
             if proc:
                 proc.kill()
@@ -293,11 +300,16 @@ class Worker:
                 outcome, status = retry, retry_status
             yield outcome, status
 
+    def _check_open(self) -> None:
+        if self._closed:  # closed from another thread: what its process "answered" since is not its own
+            raise WorkerClosed(f"worker for {self.adapter} closed")
+
     def _raw(self, cases: list[Case], placement: str):
         """``(outcome, status, fresh)`` per case; ``fresh`` is true when the case was the first
         one its worker process ran."""
         pending = list(cases)
         while pending:
+            self._check_open()
             if self.proc is None or not self.proc.alive:
                 if self.proc is not None:
                     self.restarts += 1
@@ -307,6 +319,7 @@ class Worker:
             payload = json.dumps({"op": "run", "placement": placement,
                                   "cases": [c.inputs_json() for c in pending]}) + "\n"
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
+            self._check_open()
             if sent != "ok":  # a worker that stops reading its input is hung or dead
                 pending.pop(0)
                 if sent == "timeout":
@@ -316,11 +329,14 @@ class Worker:
                     yield Outcome(error=proc.death()), "crash", proc.served == 0
                 continue
             while pending:
-                line = proc.readline(time.monotonic() + self.timeout)
+                asked = time.monotonic()
+                line = proc.readline(asked + self.timeout)
+                self._check_open()
                 pending.pop(0)
                 fresh = proc.served == 0
                 proc.served += 1
                 if line == "timeout":  # alive but silent: a hang
+                    self.hang_wait += time.monotonic() - asked
                     proc.kill()
                     yield Outcome(error=f"no answer within {self.timeout:g} s"), "timeout", fresh
                     break  # restart and resend the rest

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from padconf.cases import Case, dumps, loads
-from padconf.dtypes import ALL_DTYPES, bit_equal, is_float_like, numpy_dtype
+from padconf.dtypes import ALL_DTYPES, bit_equal, decode_array, numpy_dtype
 from padconf.errors import CaseError
 from padconf.strategies import arrays
 
@@ -21,6 +21,7 @@ def test_round_trip_every_dtype(dtype, data):
                 constant_value=value, axes=None, expected=arr, candidates={"x=y": arr, "x=z": None})
     back = loads(dumps(case))
     assert back.same_inputs(case) and back.id == case.id
+    assert back.with_().id == case.id  # recomputed from the decoded inputs, not the recorded id
     assert back.data.dtype == numpy_dtype(dtype)
     for a, b in ((case.data, back.data), (case.constant_value, back.constant_value),
                  (case.expected, back.expected), (case.candidates["x=y"], back.candidates["x=y"])):
@@ -63,8 +64,16 @@ def test_malformed_case_is_one_line_error(text, problem):
     assert "\n" not in str(info.value)
 
 
-def test_float_kinds_travel_as_bits():
+def test_arrays_travel_as_raw_bytes_and_older_forms_still_load():
     for dtype in ALL_DTYPES:
         doc = json.loads(dumps(Case(spec="s", data=np.zeros(1, numpy_dtype(dtype)) if dtype != "string"
                                     else np.array([""], object), pads=[0, 0])))
-        assert ("bits" in doc["data"]) == is_float_like(dtype)
+        assert ("b64" in doc["data"]) == (dtype != "string") and doc["data"]["dtype"] == dtype
+    big = np.resize(np.arange(256, dtype=np.float64), (300, 300))  # 720 KB of a repeated run
+    doc = json.loads(dumps(Case(spec="s", data=big, pads=[0, 0, 0, 0])))
+    assert "z64" in doc["data"] and len(doc["data"]["z64"]) < 20_000 and doc["data"]["shape"] == [300, 300]
+    assert bit_equal(loads(json.dumps(doc)).data, big)
+    # the forms padconf 0.1 wrote: float bit patterns and integer values
+    old_float = decode_array({"dtype": "float", "shape": [2], "bits": [0x7FC00001, 0x80000000]})
+    assert old_float.view(np.uint32).tolist() == [0x7FC00001, 0x80000000]
+    assert decode_array({"dtype": "int64", "shape": [2], "values": [2**40 + 5, -1]}).tolist() == [2**40 + 5, -1]

@@ -18,6 +18,7 @@ import pytest
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
+from padconf.dtypes import decode_array, encode_array
 from padconf.runner import RESULT_KEYS, read_jsonl, set_torn_line_aside
 from padconf.verdicts import judge
 from padconf.worker import Worker
@@ -105,7 +106,9 @@ def test_no_process_outlives_padconf_even_one_that_left_the_process_group(tmp_pa
     assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-2",
                  "--max-examples", "0", "--out", str(run_dir)]) == 0
     doc = json.loads((run_dir / "cases.jsonl").read_text().splitlines()[0])
-    doc["data"]["bits"][0] = int(np.float32(666).view(np.uint32))
+    data = decode_array(doc["data"])
+    data.reshape(-1)[0] = 666
+    doc["data"] = encode_array(data, "float")
     (run_dir / "cases.jsonl").write_text(json.dumps(doc) + "\n")
     (run_dir / "results.jsonl").unlink()
     run_json = json.loads((run_dir / "run.json").read_text())
