@@ -121,8 +121,10 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[Case]:
     the seed, so the cases are the same however many)."""
     specs = load_specs(config.specs_dir, config.specs)
     args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
-    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40:  # below that, starting processes costs more
-        context = multiprocessing.get_context("forkserver")
+    # Forked, so no __main__ is imported again; only while this process has one thread, which
+    # is what makes a fork safe. Below 40 cases a spec, starting processes costs more than it saves.
+    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40 and threading.active_count() == 1:
+        context = multiprocessing.get_context("fork")
         with concurrent.futures.ProcessPoolExecutor(min(jobs, len(specs)), mp_context=context) as pool:
             drawn = list(pool.map(_draw_spec, args))
     else:
