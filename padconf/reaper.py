@@ -27,7 +27,7 @@ PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
 
-def _prctl(option: int, value: int) -> None:
+def prctl(option: int, value: int) -> None:
     ctypes.CDLL(None, use_errno=True).prctl(option, value, 0, 0, 0)
 
 
@@ -84,8 +84,8 @@ def _end(status: int) -> None:
 def main(argv: list[str]) -> None:
     parent = os.getppid()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crashing runtime is evidence, not a core file
-    _prctl(PR_SET_CHILD_SUBREAPER, 1)
-    _prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    prctl(PR_SET_CHILD_SUBREAPER, 1)
+    prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     me = os.getpid()
 
     def stop(signum, frame):
@@ -98,7 +98,7 @@ def main(argv: list[str]) -> None:
         os._exit(1)
     child = os.fork()
     if child == 0:
-        _prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
             signal.signal(sig, signal.SIG_DFL)
         try:

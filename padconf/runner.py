@@ -30,7 +30,7 @@ from .strategies import PROFILES, draw_cases
 from .verdicts import judge
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
 
-BATCH_SIZE = 256
+BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
 
 
@@ -146,6 +146,7 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
         "kind": case.kind, "reason": case.reason, "verdict": v.verdict, "detail": v.detail,
         "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
+        "seconds": outcome.seconds,
         "case_id": case.id, "origin": case.origin, "tags": case.tags,
     }
 

@@ -1,18 +1,25 @@
 """Runtimes run in worker subprocesses, so that a segfault, an abort, a runaway allocation, a hang
 or a runtime that writes all over stdout costs one case (verdict crash / timeout), not the run.
 
-Each worker runs under ``padconf.reaper`` (nothing it forks outlives padconf, even after
-kill -9), in its own session, with an address-space cap. Its stdin is /dev/null and its stdout
-and stderr go to log files: they belong to the runtime, and what it prints during a case is
-kept as that case's evidence. padconf talks to the worker over two pipes of its own, JSON lines:
+Each runtime gets a *zygote*: a process under ``padconf.reaper`` (nothing it or its children
+start outlives padconf, even after kill -9) that imports the adapter and its runtime once, and
+then forks a fresh worker in milliseconds whenever one is needed (at the start, and after every
+crash or hang: a restart used to cost a second of imports). The zygote itself runs no case, so
+every worker starts clean. A worker runs in its own process group, with an address-space cap;
+its stdin is /dev/null and its stdout and stderr go to log files: they belong to the runtime,
+and what it prints during a case is kept as that case's evidence.
 
-- the worker first says ``{"ready": true, "unavailable": null | why}``, after importing the
+padconf talks to the zygote over a socket (JSON messages; a fork request carries the new
+worker's pipes and logs as file descriptors) and to a worker over two pipes of its own, JSON lines:
+
+- the zygote first says ``{"ready": true, "unavailable": null | why}``, after importing the
   adapter and its runtime (a module:Class that fails to import is "unavailable", not a crash);
-- ``{"op": "describe", "pairs": [[spec, dtype], ...]}`` -> ``{"version", "placements",
-  "supports": [null | why, ...]}``: the parent never imports an adapter itself;
-- ``{"op": "run", "placement": p, "cases": [case inputs, ...]}`` -> one line per case as it
-  finishes, so that when the worker dies the parent knows which case killed it, restarts it
-  and resends the rest.
+  ``{"op": "describe", "pairs": [[spec, dtype], ...]}`` -> ``{"version", "placements",
+  "supports": [null | why, ...]}`` (the parent never imports an adapter itself);
+  ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
+- a worker says ``{"ready": true}``, then answers ``{"op": "run", "placement": p, "cases":
+  [case inputs, ...]}`` with one line per case as it finishes, so that when it dies the parent
+  knows which case killed it, forks a new one and resends the rest.
 """
 from __future__ import annotations
 
@@ -22,6 +29,7 @@ import os
 import resource
 import select
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -32,6 +40,7 @@ from .adapters import Outcome, get_adapter
 from .cases import Case
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import PadconfError
+from .reaper import PR_SET_PDEATHSIG, prctl
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
@@ -61,30 +70,19 @@ def _marks() -> tuple[int, int]:
     return os.fstat(1).st_size, os.fstat(2).st_size
 
 
-def _serve(adapter_name: str, memory_mb: int, requests, replies) -> None:
-    cap = memory_mb * 2**20
-    resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-
+def _serve(adapter, memory_mb: int, requests, replies) -> None:
+    """A worker: run the cases it is sent, one answer line per case."""
     def send(doc):
         replies.write(json.dumps(doc) + "\n")
         replies.flush()
 
-    try:
-        adapter = get_adapter(adapter_name)
-        why = adapter.available()  # imports the runtime now, so that a spare worker is warm when "ready"
-    except Exception as exc:  # the adapter module itself does not load
-        adapter, why = None, f"cannot load adapter {adapter_name}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-    send({"ready": True, "unavailable": why})
+    send({"ready": True})
     for line in requests:
         request = json.loads(line)
-        if request["op"] == "describe":
-            send({"version": adapter.version() if adapter else None,
-                  "placements": list(adapter.placements) if adapter else [],
-                  "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
-            continue
         for doc in request["cases"]:
             case = Case.from_json(doc)
             marks = _marks()
+            started = time.perf_counter()
             try:
                 outcome = adapter.run(case, request["placement"])
             except MemoryError:
@@ -93,7 +91,60 @@ def _serve(adapter_name: str, memory_mb: int, requests, replies) -> None:
             except Exception as exc:  # an adapter bug is reported, not fatal
                 outcome = Outcome(error=f"adapter raised {type(exc).__name__}: {exc}")
             send({"status": "ok", "error": outcome.error, "not_implemented": outcome.not_implemented,
-                  "output": _encode_output(outcome), "printed": _printed_since(marks)})
+                  "output": _encode_output(outcome), "printed": _printed_since(marks),
+                  "seconds": round(time.perf_counter() - started, 4)})
+
+
+def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
+    """Import the adapter and its runtime once, answer what it supports, fork workers."""
+    def send(doc):
+        control.send(json.dumps(doc).encode())
+
+    try:
+        adapter = get_adapter(adapter_name)
+        why = adapter.available()  # imports the runtime, so that every fork has it already
+    except Exception as exc:  # the adapter module itself does not load
+        adapter, why = None, f"cannot load adapter {adapter_name}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    send({"ready": True, "unavailable": why})
+    while True:
+        data, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
+        if not data:  # padconf is gone
+            return
+        request = json.loads(data)
+        if request["op"] == "describe":
+            send({"version": adapter.version() if adapter else None,
+                  "placements": list(adapter.placements) if adapter else [],
+                  "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
+        elif request["op"] == "fork":
+            sys.stdout.flush(), sys.stderr.flush()
+            pid = os.fork()
+            if pid == 0:
+                control.close()
+                _worker(adapter_name, memory_mb, *fds)
+            for fd in fds:
+                os.close(fd)
+            send({"pid": pid})
+        elif request["op"] == "wait":
+            try:
+                status = os.waitpid(request["pid"], 0)[1]
+            except ChildProcessError:
+                status = None
+            send({"status": status})
+
+
+def _worker(adapter_name: str, memory_mb: int, requests: int, replies: int, stdout: int, stderr: int) -> None:
+    """The forked worker: its own process group, dies with the zygote, serves until told to end."""
+    try:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.setpgid(0, 0)
+        os.dup2(stdout, 1), os.dup2(stderr, 2)
+        os.close(stdout), os.close(stderr)
+        cap = memory_mb * 2**20
+        resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
+        with os.fdopen(requests, "r", encoding="utf-8") as reqs, os.fdopen(replies, "w", encoding="utf-8") as reps:
+            _serve(get_adapter(adapter_name), memory_mb, reqs, reps)
+    finally:
+        os._exit(0)
 
 
 def _encode_output(outcome: Outcome):
@@ -124,26 +175,103 @@ class WorkerClosed(PadconfError):
     """The worker was closed (padconf is ending) while a case was being run."""
 
 
-class _Process:
-    """One worker process (under its reaper), its two pipes and its two log files."""
+def _exit_text(status: int | None) -> str:
+    if status is None:
+        return "ended (its exit status is lost)"
+    if os.WIFSIGNALED(status):
+        return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
+    return f"exited with code {os.WEXITSTATUS(status)}"
 
-    def __init__(self, adapter: str, memory_mb: int):
+
+def _last_words(*logs) -> str:
+    """The last line a process wrote to the first of ``logs`` that holds one."""
+    for log in logs:
+        log.seek(max(0, os.fstat(log.fileno()).st_size - 4096))
+        tail = [ln for ln in log.read().decode(errors="replace").splitlines() if ln.strip()][-1:]
+        if tail:
+            return f"; last words: {tail[0][:300]}"
+    return ""
+
+
+class _Zygote:
+    """The process that imports a runtime once and forks its workers (under a reaper)."""
+
+    def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
+        self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.log = tempfile.TemporaryFile(mode="a+b")
+        command = [sys.executable, "-m", "padconf.reaper", sys.executable, "-m", "padconf.worker",
+                   adapter, str(memory_mb), str(theirs.fileno())]
+        try:
+            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                         pass_fds=(theirs.fileno(),), start_new_session=True)
+        finally:
+            theirs.close()
+        self.exited = os.pidfd_open(self.proc.pid)
+        self.ready = self.ask(None, timeout=start_timeout, doing="starting")
+
+    def ask(self, request: dict | None, fds=(), timeout: float = START_TIMEOUT_S, doing: str = "answering") -> dict:
+        """Send ``request`` (with ``fds``), return the answer; PadconfError if it dies or hangs."""
+        if request is not None:
+            try:
+                socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
+            except OSError:
+                pass  # it is gone: said below
+        ready = select.select([self.sock, self.exited], [], [], timeout)[0]
+        data = self.sock.recv(1 << 20) if self.sock in ready else b""
+        if data:
+            return json.loads(data)
+        if not ready:
+            self.close()
+            raise PadconfError(f"no answer within {timeout:g} s of {doing}")
+        self.close()
+        raise PadconfError(f"{_exit_text(self._status())}{_last_words(self.log)}")
+
+    def _status(self) -> int | None:
+        self.proc.wait()
+        code = self.proc.returncode  # the reaper ends the way the zygote did
+        return (code & 0xFF) << 8 if code >= 0 else -code
+
+    @property
+    def alive(self) -> bool:
+        return self.proc.poll() is None
+
+    def close(self) -> None:
+        """End the zygote, its workers and anything they started: the reaper kills them all."""
+        if self.proc.poll() is None:
+            try:
+                self.proc.send_signal(signal.SIGTERM)
+                self.proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+        for closing in (self.sock.close, lambda: os.close(self.exited)):
+            try:
+                closing()
+            except OSError:
+                pass
+
+
+class _Process:
+    """One forked worker, its two pipes and its two log files."""
+
+    def __init__(self, zygote: _Zygote, start_timeout: float):
+        self.zygote = zygote
         req_read, self.req = os.pipe()
         self.rep, rep_write = os.pipe()
         self.stdout_log = tempfile.TemporaryFile(mode="a+b")  # appending: the worker may truncate
         self.stderr_log = tempfile.TemporaryFile(mode="a+b")
-        command = [sys.executable, "-m", "padconf.reaper", sys.executable, "-m", "padconf.worker",
-                   adapter, str(memory_mb), str(req_read), str(rep_write)]
         try:
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.stdout_log,
-                                         stderr=self.stderr_log, pass_fds=(req_read, rep_write),
-                                         start_new_session=True)
+            self.pid = zygote.ask({"op": "fork"}, fds=(req_read, rep_write, self.stdout_log.fileno(),
+                                                        self.stderr_log.fileno()), doing="forking a worker")["pid"]
         finally:
             os.close(req_read), os.close(rep_write)
         os.set_blocking(self.req, False)
-        self.exited = os.pidfd_open(self.proc.pid)  # readable once the reaper (so the worker) is gone
+        self.exited = os.pidfd_open(self.pid)  # readable once the worker is gone
+        self.status: int | None = None
         self.buffer = b""
         self.served = 0  # cases this process has answered
+        if self.readline(time.monotonic() + start_timeout) != b'{"ready": true}':
+            raise PadconfError(f"a new worker did not start: {self.death()}")
 
     def readline(self, deadline: float) -> bytes | str:
         """One line from the worker, or "crash" when it is gone, "timeout" at the deadline."""
@@ -189,102 +317,86 @@ class _Process:
 
     def death(self) -> str:
         """Why the worker is gone: its signal or exit code, and the last line it printed."""
-        try:
-            self.proc.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            pass
+        select.select([self.exited], [], [], 5)  # it may still be on its way out
         self.kill()
-        code = self.proc.returncode
-        how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exited with code {code}"
-        tail = []
-        for log in (self.stderr_log, self.stdout_log):
-            log.seek(max(0, os.fstat(log.fileno()).st_size - 4096))
-            tail = tail or [ln for ln in log.read().decode(errors="replace").splitlines() if ln.strip()][-1:]
-        return how + (f"; last words: {tail[0][:300]}" if tail else "")
+        return _exit_text(self.status) + _last_words(self.stderr_log, self.stdout_log)
 
     def kill(self) -> None:
-        """End the worker and everything it started, escaped or not, and reap it. The reaper
-        does the killing (it finds what left the process group); SIGKILL to the group is
-        the fallback should it not answer."""
-        if self.proc.returncode is None:
-            try:
-                os.kill(self.proc.pid, signal.SIGTERM)
-                self.proc.wait(timeout=5)
-            except ProcessLookupError:
-                pass
-            except subprocess.TimeoutExpired:
+        """End the worker and its process group, and have the zygote reap it. (A child that
+        left the group is ended with the zygote, by its reaper.)"""
+        if self.req == -1:
+            return
+        for end in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
+            try:  # the group, and the worker itself should it not have made its group yet
+                end()
+            except (ProcessLookupError, PermissionError):
                 pass
         try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
-        self.proc.wait()
+            self.status = self.zygote.ask({"op": "wait", "pid": self.pid}, doing="reaping a worker")["status"]
+        except PadconfError:
+            self.status = None
         for fd in (self.req, self.rep, self.exited):
-            try:
-                os.close(fd)
-            except OSError:
-                pass
+            os.close(fd)
         self.req = self.rep = self.exited = -1  # the logs stay readable for death()
 
     @property
     def alive(self) -> bool:
-        return self.proc.poll() is None and self.req != -1
+        return self.req != -1 and not select.select([self.exited], [], [], 0)[0]
 
 
 class Worker:
-    """One adapter in a subprocess; ``describe`` says what it can run, ``run`` yields
+    """One adapter in worker subprocesses; ``describe`` says what it can run, ``run`` yields
     ``(outcome, status)`` per case, in order."""
 
     def __init__(self, adapter: str, memory_mb: int = DEFAULT_MEMORY_MB, timeout: float = DEFAULT_TIMEOUT_S,
                  start_timeout: float = START_TIMEOUT_S):
         self.adapter, self.memory_mb, self.timeout, self.start_timeout = adapter, memory_mb, timeout, start_timeout
+        self.zygote: _Zygote | None = None
         self.proc: _Process | None = None
-        self._spare: _Process | None = None  # a process already importing the runtime, to replace a dead one at once
         self._closed = False
         self.restarts = 0
         self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
-        self.unavailable: str | None = None
         _LIVE.add(self)
 
+    def _zygote(self) -> _Zygote:
+        """The runtime's zygote, started if need be; PadconfError "runtime X unavailable: why"."""
+        if self.zygote is None or not self.zygote.alive:
+            try:
+                self.zygote = _Zygote(self.adapter, self.memory_mb, self.start_timeout)
+            except PadconfError as exc:
+                raise PadconfError(f"runtime {self.adapter} unavailable: {exc}") from None
+        why = self.zygote.ready["unavailable"]
+        if why:
+            raise PadconfError(f"runtime {self.adapter} unavailable: {why}")
+        return self.zygote
+
     def start(self) -> None:
-        """A ready worker process, or PadconfError when the worker does not start at all."""
-        self.proc, self._spare = self._spare or _Process(self.adapter, self.memory_mb), None
-        line = self.proc.readline(time.monotonic() + self.start_timeout)
-        if isinstance(line, str):
-            why = self.proc.death() if line == "crash" else f"no answer within {self.start_timeout:g} s of starting"
-            self.proc.kill()
-            raise PadconfError(f"runtime {self.adapter} unavailable: its worker {why}")
-        self.unavailable = json.loads(line)["unavailable"]
-        if self.restarts:  # this runtime has died once: keep a replacement warming up
-            self._spare = _Process(self.adapter, self.memory_mb)
+        """A fresh worker process, forked from the zygote."""
+        try:
+            self.proc = _Process(self._zygote(), self.start_timeout)
+        except PadconfError as exc:
+            if str(exc).startswith(f"runtime {self.adapter} unavailable"):
+                raise
+            raise PadconfError(f"runtime {self.adapter}: {exc}") from None
 
     def describe(self, pairs: list[tuple[str, str]]) -> dict:
-        """``{"unavailable", "version", "placements", "supports"}``, asked of the worker: a plugin
+        """``{"unavailable", "version", "placements", "supports"}``, asked of the zygote: a plugin
         that segfaults or hangs while loading or answering is "unavailable", never padconf's end."""
         try:
-            if self.proc is None or not self.proc.alive:
-                self.start()
-            if self.unavailable:
-                return {"unavailable": self.unavailable, "version": None, "placements": [], "supports": []}
-            request = json.dumps({"op": "describe", "pairs": [list(p) for p in pairs]}).encode() + b"\n"
-            deadline = time.monotonic() + self.start_timeout
-            line = self.proc.send(request, deadline)
-            line = self.proc.readline(deadline) if line == "ok" else line
-            if isinstance(line, str):
-                why = self.proc.death() if line == "crash" else f"no answer within {self.start_timeout:g} s"
-                self.proc.kill()
-                raise PadconfError(f"runtime {self.adapter} unavailable: describing itself, its worker {why}")
-            return {"unavailable": None, **json.loads(line)}
+            answer = self._zygote().ask({"op": "describe", "pairs": [list(p) for p in pairs]},
+                                        timeout=self.start_timeout, doing="describing itself")
+            return {"unavailable": None, **answer}
         except PadconfError as exc:
-            return {"unavailable": str(exc).split("unavailable: ", 1)[-1], "version": None,
-                    "placements": [], "supports": []}
+            why = str(exc).split(" unavailable: ", 1)[-1]
+            return {"unavailable": why, "version": None, "placements": [], "supports": []}
 
     def close(self) -> None:
         self._closed = True
-        for proc in (self.proc, self._spare):
-            if proc:
-                proc.kill()
-        self.proc = self._spare = None
+        if self.proc:
+            self.proc.kill()
+        if self.zygote:
+            self.zygote.close()
+        self.proc = self.zygote = None
         _LIVE.discard(self)
 
     def run(self, cases: list[Case], placement: str):
@@ -349,16 +461,15 @@ class Worker:
                     yield Outcome(error=reply["error"]), reply["status"], fresh
                     break
                 output = None if reply["output"] is None else decode_array(reply["output"])
-                yield Outcome(output, reply["error"], reply["not_implemented"], printed=reply["printed"]), "ok", fresh
+                yield Outcome(output, reply["error"], reply["not_implemented"], printed=reply["printed"],
+                              seconds=reply["seconds"]), "ok", fresh
 
 
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    adapter, memory_mb, req_fd, rep_fd = argv[0], int(argv[1]), int(argv[2]), int(argv[3])
-    for fd in (req_fd, rep_fd):  # padconf's channel: not for what the runtime execs
-        os.set_inheritable(fd, False)
-    with os.fdopen(req_fd, "r", encoding="utf-8") as requests, os.fdopen(rep_fd, "w", encoding="utf-8") as replies:
-        _serve(adapter, memory_mb, requests, replies)
+    adapter, memory_mb, control = argv[0], int(argv[1]), int(argv[2])
+    os.set_inheritable(control, False)  # padconf's channel: not for what the runtime execs
+    _zygote(adapter, memory_mb, socket.socket(fileno=control))
 
 
 if __name__ == "__main__":

@@ -26,6 +26,7 @@ class Outcome:
     not_implemented: bool = False  # the runtime says it has no kernel for this dtype / version
     note: str | None = None  # what padconf saw besides the outcome (e.g. a crash it retried)
     printed: dict | None = None  # what the runtime wrote to stdout / stderr during the case
+    seconds: float | None = None  # how long the runtime took (model build included)
 
 
 def error_text(exc: BaseException) -> str:
