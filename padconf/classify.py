@@ -14,7 +14,7 @@ import numpy as np
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .dtypes import bit_equal
 from .errors import PadError
-from .reference import INTERPRETATIONS, pad
+from .reference import pad
 from .specs import Spec, get_spec
 
 def rule_violation(case: Case, spec: Spec) -> str | None:
@@ -37,29 +37,12 @@ def rule_violation(case: Case, spec: Spec) -> str | None:
     return None
 
 
-def reference_call(case: Case, spec: Spec, readings: dict[str, str]) -> np.ndarray:
-    """The reference output of ``case`` under ``readings`` (ambiguity -> candidate); PadError
-    when that reading rejects it."""
-    pads = list(case.pads)
-    if readings.get("negative_paddings") == "reject" and any(p < 0 for p in pads):
-        raise PadError("negative paddings")
-    if readings.get("pad_value_in_non_constant_mode") == "reject" and case.constant_value is not None \
-            and case.mode != "constant":
-        raise PadError("pad_value given with a non-constant mode")
-    if readings.get("paddings_layout") == "per_axis_pairs":
-        pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
-    kwargs = {name: value for name, value in readings.items() if name in INTERPRETATIONS}
-    return pad(case.data, pads, case.mode, _as_given(case, spec), case.axes, **kwargs)
-
-
-def _as_given(case: Case, spec: Spec):
-    """The constant value as the operator receives it: Pad-1/2 take it in a float attribute,
-    a 32-bit float whatever T is, so a double value arrives rounded to float32."""
-    entry = spec.signature.get("constant_value", {})
-    if case.constant_value is None or entry.get("attribute_type") != "float" or case.dtype == "string":
-        return case.constant_value
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(case.constant_value).astype(np.float32).astype(case.data.dtype)
+def reference_call(case: Case, spec: Spec, interpretations: dict[str, str]) -> np.ndarray:
+    """The reference output of ``case`` under ``interpretations`` (ambiguity -> interpretation);
+    PadError when they reject it."""
+    return pad(case.data, case.pads, case.mode, case.constant_value, case.axes,
+               float32_constant=spec.signature.get("constant_value", {}).get("attribute_type") == "float",
+               **interpretations)
 
 
 def base_readings(spec: Spec) -> dict[str, str]:

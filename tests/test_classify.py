@@ -4,6 +4,8 @@ import numpy as np
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.classify import classify
 from padconf.dtypes import as_array, scalar
+from padconf.reference import INTERPRETATIONS, pad
+from padconf.specs import load_specs
 
 X32 = np.array([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], np.float32)
 X34 = np.arange(1, 13, dtype=np.int32).reshape(3, 4)
@@ -11,6 +13,18 @@ X34 = np.arange(1, 13, dtype=np.int32).reshape(3, 4)
 
 def case(spec, data=X32, pads=(0, 2, 0, 0), mode="constant", **kw):
     return classify(Case(spec=spec, data=data, pads=list(pads), mode=mode, **kw))
+
+
+def test_every_ambiguity_of_every_spec_is_a_reference_interpretation():
+    """classify only asks the reference: each ambiguity a spec lists must be a keyword of
+    reference.pad with exactly the interpretations the spec names, each of them accepted."""
+    listed = {a.name: a for spec in load_specs() for a in spec.ambiguities.values()}
+    assert listed
+    for name, ambiguity in listed.items():
+        assert name in INTERPRETATIONS, name
+        assert ambiguity.candidates == INTERPRETATIONS[name], name
+        for interpretation in ambiguity.candidates:
+            assert pad(X34, [0, 0, 0, 0], **{name: interpretation}).shape == (3, 4)
 
 
 class TestMustReject:
@@ -116,9 +130,9 @@ class TestAmbiguous:
         assert got.candidates["paddings_layout=per_axis_pairs"].shape == (3, 4)
         assert got.candidates["paddings_layout=begins_then_ends"].shape == (5, 2)
 
-    def test_pad_1_negative_paddings(self):
+    def test_pad_1_negative_pads(self):
         got = case("onnx/Pad-1", X32, [0, -1, 0, 0])
-        assert got.kind == AMBIGUOUS and "negative_paddings" in got.reason
+        assert got.kind == AMBIGUOUS and "negative_pads" in got.reason
 
     def test_openvino_pad_value_with_edge(self):
         got = case("openvino/Pad-12", X34, [0, 1, 0, 0], "edge", constant_value=scalar(5, "int32"))
