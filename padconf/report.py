@@ -50,7 +50,7 @@ def failures(rows: list[dict]) -> list[dict]:
 
 
 def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
-    """(ambiguity, runtime) -> how often the runtime matched each candidate (or none)."""
+    """(ambiguity, runtime) -> how often the runtime matched each interpretation (or none)."""
     picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row in rows:
         if row["verdict"] != AMBIGUOUS_VERDICT:

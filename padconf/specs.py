@@ -15,6 +15,7 @@ import jsonschema
 import yaml
 
 from .errors import SpecError
+from .reference import INTERPRETATIONS
 
 # The spec files ship inside the package (the repository's top-level specs/ is a link to them);
 # PADCONF_SPECS or --specs-dir points padconf at another folder.
@@ -26,7 +27,7 @@ SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
 class Ambiguity:
     name: str
     text: str
-    candidates: tuple[str, ...]
+    interpretations: tuple[str, ...]  # the spec file's `candidates`
     default: str
 
 
@@ -79,10 +80,25 @@ def _key_path(parts) -> str:
     return out or "(top level)"
 
 
+def schema() -> dict:
+    """spec_schema.json with the ambiguity names and their interpretations filled in from
+    reference.INTERPRETATIONS, so that the schema cannot list a name the reference lacks."""
+    doc = json.loads(SCHEMA_PATH.read_text())
+    ambiguity, example = doc["$defs"]["ambiguity"], doc["$defs"]["example"]
+    ambiguity["properties"]["name"]["enum"] = list(INTERPRETATIONS)
+    ambiguity["allOf"] = [
+        {"if": {"properties": {"name": {"const": name}}, "required": ["name"]},
+         "then": {"properties": {"candidates": {"items": {"enum": list(values)}},
+                                 "default": {"enum": list(values)}}}}
+        for name, values in INTERPRETATIONS.items()]
+    example["properties"]["interpretation"]["properties"] = {
+        name: {"enum": list(values)} for name, values in INTERPRETATIONS.items()}
+    return doc
+
+
 @lru_cache(maxsize=1)
 def _validator():
-    schema = json.loads(SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(schema())
 
 
 def _read_yaml(path: Path) -> dict:

@@ -187,7 +187,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
     pads = begins + ends
     if wrong == "pads_length":
         pads = pads + [draw(st.integers(0, 2))] if draw(st.booleans()) or not pads else pads[:-1]
-    grown = list(shape)  # an upper bound of the output shape, whatever reading of repeated axes
+    grown = list(shape)  # an upper bound of the output shape, whatever interpretation of repeated axes
     for t, b, e in zip(targets, begins, ends):
         if rank:
             grown[t] += max(b, 0) + max(e, 0)
@@ -298,7 +298,7 @@ def edge_classes(case: Case, spec: Spec) -> list[str]:
     if case.mode not in spec.modes:
         tags.append("mode-not-allowed")
     out = case.expected if case.expected is not None else next(
-        (c for c in case.candidates.values() if c is not None), None)
+        (c for c in case.interpretations.values() if c is not None), None)
     if out is not None and out.size >= LARGE_OUTPUT:
         tags.append("large-output")
     return sorted(set(tags))

@@ -22,8 +22,8 @@ def test_every_ambiguity_of_every_spec_is_a_reference_interpretation():
     assert listed
     for name, ambiguity in listed.items():
         assert name in INTERPRETATIONS, name
-        assert ambiguity.candidates == INTERPRETATIONS[name], name
-        for interpretation in ambiguity.candidates:
+        assert ambiguity.interpretations == INTERPRETATIONS[name], name
+        for interpretation in ambiguity.interpretations:
             assert pad(X34, [0, 0, 0, 0], **{name: interpretation}).shape == (3, 4)
 
 
@@ -95,13 +95,13 @@ class TestAmbiguous:
     def test_reflect_pad_equal_to_dim_is_example_2(self):
         got = case("onnx/Pad-18", X32, [0, 2, 0, 0], "reflect")
         assert got.kind == AMBIGUOUS and got.reason == "mirror_beyond_dim"
-        assert got.candidates["mirror_beyond_dim=reject"] is None
-        assert np.array_equal(got.candidates["mirror_beyond_dim=iterate"][:, :2], X32)
+        assert got.interpretations["mirror_beyond_dim=reject"] is None
+        assert np.array_equal(got.interpretations["mirror_beyond_dim=iterate"][:, :2], X32)
 
     def test_mixed_sign_reflect_onnx(self):
         got = case("onnx/Pad-18", X34, [2, -1, -1, 3], "reflect")
         assert got.kind == AMBIGUOUS and "mixed_sign_pads" in got.reason
-        outs = [v for v in got.candidates.values() if v is not None]
+        outs = [v for v in got.interpretations.values() if v is not None]
         assert len({o.tobytes() for o in outs}) == 2
 
     def test_mixed_sign_constant_is_not_ambiguous(self):
@@ -110,7 +110,7 @@ class TestAmbiguous:
     def test_repeated_axes(self):  # "Behavior is undefined if an axis is repeated."
         got = case("onnx/Pad-18", X32, [1, 2, 0, 0], axes=[0, 0])
         assert got.kind == AMBIGUOUS and got.reason == "repeated_axes"
-        assert set(got.candidates) == {"repeated_axes=reject", "repeated_axes=last_wins", "repeated_axes=accumulate"}
+        assert set(got.interpretations) == {"repeated_axes=reject", "repeated_axes=last_wins", "repeated_axes=accumulate"}
 
     def test_repeated_axes_with_same_pads_still_differs_from_reject(self):
         got = case("onnx/Pad-18", X32, [0, 0, 0, 0], axes=[1, 1])
@@ -127,8 +127,8 @@ class TestAmbiguous:
     def test_pad_1_paddings_layout(self):
         got = case("onnx/Pad-1", X32, [0, 0, 2, 0])
         assert got.kind == AMBIGUOUS and got.reason == "paddings_layout"
-        assert got.candidates["paddings_layout=per_axis_pairs"].shape == (3, 4)
-        assert got.candidates["paddings_layout=begins_then_ends"].shape == (5, 2)
+        assert got.interpretations["paddings_layout=per_axis_pairs"].shape == (3, 4)
+        assert got.interpretations["paddings_layout=begins_then_ends"].shape == (5, 2)
 
     def test_pad_1_negative_pads(self):
         got = case("onnx/Pad-1", X32, [0, -1, 0, 0])

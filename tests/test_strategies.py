@@ -75,8 +75,8 @@ def test_classification_agrees_with_the_rules(spec_id, drawn):
         if case.kind == DEFINED:
             assert case.expected is not None and case.expected.dtype == case.data.dtype
         if case.kind == AMBIGUOUS:
-            assert len(case.candidates) >= 2
-            assert all(name.split("=")[0] in spec.ambiguities for key in case.candidates for name in key.split(","))
+            assert len(case.interpretations) >= 2
+            assert all(name.split("=")[0] in spec.ambiguities for key in case.interpretations for name in key.split(","))
 
 
 @pytest.mark.parametrize("kind", [DEFINED, MUST_REJECT, AMBIGUOUS])
