@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -156,9 +157,30 @@ def _check_examples(path: Path, doc: dict) -> None:
             raise SpecError(f"{_display(path)}: ambiguities[{i}].default: {amb['default']!r} is not a candidate")
 
 
+_SPEC_ID = re.compile(r"([a-z]+)/Pad-([0-9]+)")
+
+
+def parse_spec_id(spec_id: str) -> tuple[str, int]:
+    """``"onnx/Pad-19"`` -> ``("onnx", 19)``."""
+    match = _SPEC_ID.fullmatch(spec_id)
+    if not match:
+        raise SpecError(f"spec id {spec_id!r} is not <domain>/Pad-<version>")
+    return match[1], int(match[2])
+
+
+def spec_sort_key(spec_id: str) -> tuple[str, int]:
+    """Domain, then version as a number (Pad-2 before Pad-11). An id that does not parse sorts
+    first: it is a misnamed file, which load_spec reports."""
+    try:
+        return parse_spec_id(spec_id)
+    except SpecError:
+        return "", 0
+
+
 def spec_paths(specs_dir: Path | None = None) -> list[Path]:
     specs_dir = Path(specs_dir or SPECS_DIR)
-    return sorted(specs_dir.glob("*/*.yaml"), key=lambda p: (p.parent.name, int(p.stem.split("-")[-1]) if p.stem.split("-")[-1].isdigit() else 0))
+    return sorted(specs_dir.glob("*/*.yaml"),
+                  key=lambda p: spec_sort_key(p.relative_to(specs_dir).with_suffix("").as_posix()))
 
 
 def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:

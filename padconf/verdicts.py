@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .adapters import Outcome
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .dtypes import bit_equal
+from .outcome import Outcome
 
 PASS, MISMATCH = "pass", "mismatch"
 WRONGLY_REJECTED, WRONGLY_ACCEPTED = "wrongly-rejected", "wrongly-accepted"

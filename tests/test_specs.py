@@ -10,7 +10,7 @@ from padconf.cli import main
 from padconf.errors import SpecError
 from padconf.examples import check_example
 from padconf.reference import INTERPRETATIONS
-from padconf.specs import SPECS_DIR, _validator, load_spec, load_specs
+from padconf.specs import SPECS_DIR, _validator, load_spec, load_specs, parse_spec_id, spec_sort_key
 
 SPECS = load_specs()
 EXPECTED_IDS = {f"onnx/Pad-{v}" for v in (1, 2, 11, 13, 18, 19, 21, 23, 24, 25)} | {"openvino/Pad-1", "openvino/Pad-12"}
@@ -118,3 +118,12 @@ def test_format_md_table_is_interpretations():
         name, _, interpretations = [cell.strip() for cell in row.strip("|").split(" | ")]
         documented[name.strip("`")] = tuple(re.findall(r"`([a-z_]+)`", interpretations))
     assert documented == INTERPRETATIONS
+
+
+def test_spec_ids_parse_as_the_files_say():
+    for spec in SPECS:
+        assert parse_spec_id(spec.id) == (spec.domain, spec.version)
+    assert sorted(["onnx/Pad-11", "openvino/Pad-1", "onnx/Pad-2"], key=spec_sort_key) == \
+        ["onnx/Pad-2", "onnx/Pad-11", "openvino/Pad-1"]
+    with pytest.raises(SpecError, match="not <domain>/Pad-<version>"):
+        parse_spec_id("onnx/Pad19")

@@ -8,9 +8,10 @@ import re
 
 import numpy as np
 
-from . import Adapter, Outcome, error_text, spec_domain_version
+from . import Adapter, Outcome, error_text
 from ..cases import Case
 from ..dtypes import numpy_dtype
+from ..specs import parse_spec_id
 
 # Compiled models kept. Each holds threads and buffers: hundreds of them exhaust a worker's
 # address-space cap ("Resource temporarily unavailable" on thread creation).
@@ -89,7 +90,7 @@ class OpenVinoAdapter(Adapter):
         self._core = None
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
-        domain, version = spec_domain_version(spec_id)
+        domain, version = parse_spec_id(spec_id)
         if domain != "openvino" or version not in (1, 12):
             return f"{self.name} builds openvino/Pad-1 and openvino/Pad-12 only, not {spec_id}"
         if dtype not in OV_TYPES:
@@ -119,7 +120,7 @@ class OpenVinoAdapter(Adapter):
         import openvino as ov
         import openvino.opset1 as opset1
         import openvino.opset12 as opset12
-        ops = opset1 if spec_domain_version(case.spec)[1] == 1 else opset12
+        ops = opset1 if parse_spec_id(case.spec)[1] == 1 else opset12
         # Static rank, dynamic dims: one compiled model serves every shape of that rank.
         data = ops.parameter(ov.PartialShape([-1] * case.data.ndim), ov_type(case.dtype), name="data")
         params, args = [data], []
