@@ -12,7 +12,7 @@ ORDER = [
     "reference",  # imports nothing of padconf but errors and dtypes; specs takes INTERPRETATIONS from it
     "specs", "cases", "classify", "examples", "strategies",
     "onnx_model", "outcome",
-    "adapters", "adapters.onnxruntime", "adapters.onnx_reference",
+    "adapters", "adapters.openvino_tensors", "adapters.onnxruntime", "adapters.onnx_reference",
     "adapters.openvino", "adapters.openvino_onnx",
     "worker", "verdicts", "runner", "report", "cli",
 ]

@@ -9,12 +9,19 @@ says, in one line, why a runtime is missing.
 from __future__ import annotations
 
 import importlib
+import re
 
 from ..cases import Case
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
 
 PLACEMENTS = ("inputs", "initializers")  # pads/value/axes fed at run time, or baked in the model
+
+
+def failure(text: str, not_implemented: re.Pattern) -> Outcome:
+    """A refusal with the runtime's ``text``; ``not_implemented`` is the adapter's pattern for
+    texts that say the runtime lacks a kernel rather than refuses the case."""
+    return Outcome(error=text, not_implemented=bool(not_implemented.search(text)))
 
 
 class Adapter:
