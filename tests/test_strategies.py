@@ -119,3 +119,15 @@ def test_same_seed_same_cases():
     a = [c.id for c in draw_cases(spec, 20, seed=7)]
     assert a == [c.id for c in draw_cases(spec, 20, seed=7)]
     assert a != [c.id for c in draw_cases(spec, 20, seed=8)]
+
+
+def test_importing_strategies_registers_no_profile():
+    """Profiles are registered by register_profiles() (tests/conftest.py), not as a side
+    effect of an import. A fresh interpreter, since this one has them registered."""
+    import subprocess
+    import sys
+    code = ("import padconf.strategies as s; from hypothesis import settings\n"
+            "try:\n    settings.get_profile('thorough')\nexcept Exception:\n    print('absent')\n"
+            "s.register_profiles(); print(settings.get_profile('thorough').max_examples)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out == ["absent", str(PROFILES["thorough"]["max_examples"])]
