@@ -21,7 +21,7 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
   (OpenVINO's ``max(..., 0)``).
 - ``repeated_axes``: ``reject`` (default), ``last_wins`` or ``accumulate``.
 - ``negative_pads``: ``crop`` (default: every version that speaks of negative pads crops) or
-  ``reject`` (ONNX Pad-1 and OpenVINO Pad-1 speak only of counts).
+  ``reject`` (ONNX Pad-1 speaks only of counts, OpenVINO Pad-1 of a "non-negative" type).
 - ``pad_value_in_non_constant_mode``: a constant value given with another mode. ``ignore``
   (default) or ``reject``.
 - ``paddings_layout``: ``begins_then_ends`` (default: ONNX's layout above) or
