@@ -24,7 +24,8 @@ class Case:
     ``constant_value`` is a 0-d array of the data's dtype, or None when the input is omitted.
     Classification: ``kind`` is one of KINDS; ``expected`` is the output for a defined case;
     ``reason`` is the rule a must-reject case breaks or the ambiguity an ambiguous case hits;
-    ``candidates`` maps each interpretation of that ambiguity to its output (None: it rejects).
+    ``interpretations`` maps each interpretation of that ambiguity to its output (None: it
+    rejects); the JSON key is ``candidates``, as in the run directories' cases.jsonl.
     """
 
     spec: str
@@ -38,7 +39,7 @@ class Case:
     kind: str = DEFINED
     expected: np.ndarray | None = None
     reason: str | None = None
-    candidates: dict[str, np.ndarray | None] = field(default_factory=dict)
+    interpretations: dict[str, np.ndarray | None] = field(default_factory=dict)
     origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
     tags: list[str] = field(default_factory=list)  # edge classes this case exercises
 
@@ -78,7 +79,7 @@ class Case:
             expected=None if self.expected is None else encode_array(self.expected, self.dtype),
             reason=self.reason,
             candidates={k: None if v is None else encode_array(v, self.dtype)
-                        for k, v in self.candidates.items()},
+                        for k, v in self.interpretations.items()},
             origin=self.origin,
             tags=list(self.tags),
         )
@@ -100,7 +101,7 @@ class Case:
                 kind=doc.get("kind", DEFINED),
                 expected=dec(doc.get("expected")),
                 reason=doc.get("reason"),
-                candidates={k: dec(v) for k, v in (doc.get("candidates") or {}).items()},
+                interpretations={k: dec(v) for k, v in (doc.get("candidates") or {}).items()},
                 origin=doc.get("origin", "generated"),
                 tags=list(doc.get("tags", [])),
             )

@@ -1,9 +1,9 @@
 """What a spec version says of a case: defined (one expected output), must-reject (the rule it
-breaks) or ambiguous (the undefined point it hits, and every candidate output).
+breaks) or ambiguous (the undefined point it hits, and its output under every interpretation).
 
 Ambiguities are found by asking the reference, not by a second copy of its logic: the case is
-padded under the spec's default interpretations, then once per other candidate of each
-ambiguity the spec lists; an ambiguity whose candidates change the outcome is hit.
+padded under the spec's default interpretations, then once per other interpretation of each
+ambiguity the spec lists; an ambiguity whose interpretations change the outcome is hit.
 """
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import numpy as np
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .dtypes import bit_equal
 from .errors import PadError
-from .reference import INTERPRETATIONS, pad
+from .reference import pad
 from .specs import Spec, get_spec
 
 def rule_violation(case: Case, spec: Spec) -> str | None:
@@ -37,47 +37,29 @@ def rule_violation(case: Case, spec: Spec) -> str | None:
     return None
 
 
-def reference_call(case: Case, spec: Spec, readings: dict[str, str]) -> np.ndarray:
-    """The reference output of ``case`` under ``readings`` (ambiguity -> candidate); PadError
-    when that reading rejects it."""
-    pads = list(case.pads)
-    if readings.get("negative_paddings") == "reject" and any(p < 0 for p in pads):
-        raise PadError("negative paddings")
-    if readings.get("pad_value_in_non_constant_mode") == "reject" and case.constant_value is not None \
-            and case.mode != "constant":
-        raise PadError("pad_value given with a non-constant mode")
-    if readings.get("paddings_layout") == "per_axis_pairs":
-        pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
-    kwargs = {name: value for name, value in readings.items() if name in INTERPRETATIONS}
-    return pad(case.data, pads, case.mode, _as_given(case, spec), case.axes, **kwargs)
+def reference_call(case: Case, spec: Spec, interpretations: dict[str, str]) -> np.ndarray:
+    """The reference output of ``case`` under ``interpretations`` (ambiguity -> interpretation);
+    PadError when they reject it."""
+    return pad(case.data, case.pads, case.mode, case.constant_value, case.axes,
+               float32_constant=spec.signature.get("constant_value", {}).get("attribute_type") == "float",
+               **interpretations)
 
 
-def _as_given(case: Case, spec: Spec):
-    """The constant value as the operator receives it: Pad-1/2 take it in a float attribute,
-    a 32-bit float whatever T is, so a double value arrives rounded to float32."""
-    entry = spec.signature.get("constant_value", {})
-    if case.constant_value is None or entry.get("attribute_type") != "float" or case.dtype == "string":
-        return case.constant_value
-    with np.errstate(over="ignore", invalid="ignore"):
-        return np.asarray(case.constant_value).astype(np.float32).astype(case.data.dtype)
-
-
-def base_readings(spec: Spec) -> dict[str, str]:
+def base_interpretations(spec: Spec) -> dict[str, str]:
     """The interpretations a spec's rules fix, then its ambiguities' defaults."""
-    readings = {}
+    fixed = {}
     if spec.rule("crop_beyond_dim") == "clamp_to_zero":
-        readings["crop_beyond_dim"] = "clamp_to_zero"
+        fixed["crop_beyond_dim"] = "clamp_to_zero"
     if spec.rule("mixed_sign") == "original_coordinates":
-        readings["mixed_sign_pads"] = "original_coordinates"
+        fixed["mixed_sign_pads"] = "original_coordinates"
     if spec.rule("mirror_bounds") not in (None, "unstated"):
-        readings["mirror_beyond_dim"] = "reject"
-    readings.update({a.name: a.default for a in spec.ambiguities.values()})
-    return readings
+        fixed["mirror_beyond_dim"] = "reject"
+    return {**fixed, **{a.name: a.default for a in spec.ambiguities.values()}}
 
 
-def _outcome(case, spec, readings):
+def _outcome(case, spec, interpretations):
     try:
-        return reference_call(case, spec, readings)
+        return reference_call(case, spec, interpretations)
     except PadError as exc:
         return exc
 
@@ -89,25 +71,24 @@ def _same(a, b) -> bool:
 
 
 def classify(case: Case, spec: Spec | None = None) -> Case:
-    """``case`` with kind, expected, reason and candidates filled in from its spec."""
+    """``case`` with kind, expected, reason and interpretations filled in from its spec."""
     spec = spec or get_spec(case.spec)
     broken = rule_violation(case, spec)
     if broken:
-        return case.with_(kind=MUST_REJECT, reason=broken, expected=None, candidates={})
-    base = base_readings(spec)
+        return case.with_(kind=MUST_REJECT, reason=broken, expected=None, interpretations={})
+    base = base_interpretations(spec)
     default = _outcome(case, spec, base)
     hit = [a for a in spec.ambiguities.values()
-           if any(not _same(default, _outcome(case, spec, {**base, a.name: c}))
-                  for c in a.candidates if c != base[a.name])]
+           if any(not _same(default, _outcome(case, spec, {**base, a.name: i}))
+                  for i in a.interpretations if i != base[a.name])]
     if not hit:
         if isinstance(default, PadError):
-            return case.with_(kind=MUST_REJECT, reason=str(default), expected=None, candidates={})
-        return case.with_(kind=DEFINED, expected=default, reason=None, candidates={})
-    candidates = {}
-    for combo in itertools.product(*[a.candidates for a in hit]):
-        readings = {**base, **{a.name: c for a, c in zip(hit, combo)}}
-        out = _outcome(case, spec, readings)
-        key = ",".join(f"{a.name}={c}" for a, c in zip(hit, combo))
-        candidates[key] = None if isinstance(out, PadError) else out
+            return case.with_(kind=MUST_REJECT, reason=str(default), expected=None, interpretations={})
+        return case.with_(kind=DEFINED, expected=default, reason=None, interpretations={})
+    outputs = {}
+    for combo in itertools.product(*[a.interpretations for a in hit]):
+        out = _outcome(case, spec, {**base, **{a.name: i for a, i in zip(hit, combo)}})
+        key = ",".join(f"{a.name}={i}" for a, i in zip(hit, combo))
+        outputs[key] = None if isinstance(out, PadError) else out
     return case.with_(kind=AMBIGUOUS, expected=None, reason=",".join(a.name for a in hit),
-                      candidates=candidates)
+                      interpretations=outputs)

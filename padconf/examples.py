@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cases import DEFINED, Case
-from .classify import base_readings, classify, reference_call
+from .classify import base_interpretations, classify, reference_call
 from .dtypes import as_array, bit_equal, numpy_dtype, scalar
 from .errors import PadError
 from .specs import Spec
@@ -67,12 +67,12 @@ class ExampleCheck:
 def check_example(spec: Spec, ex: dict) -> ExampleCheck:
     """Run one example through the reference, under the interpretation the example implies."""
     case = example_inputs(spec, ex)
-    readings = {**base_readings(spec), **ex.get("interpretation", {})}
+    interpretations = {**base_interpretations(spec), **ex.get("interpretation", {})}
     notes = [f"{k}={v}" for k, v in ex.get("interpretation", {}).items()]
     if "erratum" in ex:
         notes.append(f"erratum: {ex['erratum']['kind']}")
     try:
-        got = reference_call(case, spec, readings)
+        got = reference_call(case, spec, interpretations)
     except PadError as exc:
         return ExampleCheck(spec.id, ex["name"], False, f"reference refused: {exc}")
     printed = printed_output(ex)

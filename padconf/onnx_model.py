@@ -11,9 +11,9 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from .adapters import spec_domain_version
 from .cases import Case
 from .dtypes import dtype_name, numpy_dtype, onnx_type
+from .specs import parse_spec_id
 
 OUTPUT_NAME = "output"
 
@@ -23,7 +23,7 @@ _TYPE_IR = {"float8e4m3fn": 9, "float8e4m3fnuz": 9, "float8e5m2": 9, "float8e5m2
 
 
 def opset_version(case: Case) -> int:
-    domain, version = spec_domain_version(case.spec)
+    domain, version = parse_spec_id(case.spec)
     if domain != "onnx":
         raise ValueError(f"{case.spec} is not an ONNX spec")
     return version

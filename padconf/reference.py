@@ -20,6 +20,15 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
 - ``crop_beyond_dim``: begin + dim + end < 0. ``reject`` (default) or ``clamp_to_zero``
   (OpenVINO's ``max(..., 0)``).
 - ``repeated_axes``: ``reject`` (default), ``last_wins`` or ``accumulate``.
+- ``negative_pads``: ``crop`` (default: every version that speaks of negative pads crops) or
+  ``reject`` (ONNX Pad-1 speaks only of counts, OpenVINO Pad-1 of a "non-negative" type).
+- ``pad_value_in_non_constant_mode``: a constant value given with another mode. ``ignore``
+  (default) or ``reject``.
+- ``paddings_layout``: ``begins_then_ends`` (default: ONNX's layout above) or
+  ``per_axis_pairs`` ``[x1_begin, x1_end, x2_begin, x2_end, ...]`` (ONNX Pad-1's example).
+
+``float32_constant=True`` says the constant reaches the operator through a 32-bit float
+attribute (ONNX Pad-1/2's ``value``), so it is rounded to float32 before taking the data's dtype.
 
 Every refusal is a ``PadError`` with a one-line reason.
 """
@@ -39,26 +48,37 @@ INTERPRETATIONS: dict[str, tuple[str, ...]] = {
     "empty_axis_nonconstant": ("reject", "constant_fill"),
     "crop_beyond_dim": ("reject", "clamp_to_zero"),
     "repeated_axes": ("reject", "last_wins", "accumulate"),
+    "negative_pads": ("crop", "reject"),
+    "pad_value_in_non_constant_mode": ("ignore", "reject"),
+    "paddings_layout": ("begins_then_ends", "per_axis_pairs"),
 }
-DEFAULTS = {name: choices[0] for name, choices in INTERPRETATIONS.items()}
+DEFAULTS = {name: values[0] for name, values in INTERPRETATIONS.items()}
 # Refuse before allocating more output elements than this (2**27 = 134M, 0.5 GB of float32).
 MAX_ELEMENTS = 2**27
 
 
 def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
-        max_elements=MAX_ELEMENTS, **interpretations) -> np.ndarray:
-    choice = _interpretations(interpretations)
+        max_elements=MAX_ELEMENTS, float32_constant=False, **interpretations) -> np.ndarray:
+    chosen = _interpretations(interpretations)
     data = np.asarray(data)
     if mode not in MODES:
         raise PadError(f"mode {mode!r} is not one of {', '.join(MODES)}")
-    widths = _pad_widths(data.ndim, [int(p) for p in np.asarray(pads).reshape(-1)], axes, choice)
-    fill = _constant(data, constant_value)
+    pads = [int(p) for p in np.asarray(pads).reshape(-1)]
+    if chosen["negative_pads"] == "reject" and any(p < 0 for p in pads):
+        raise PadError(f"pads {pads} hold a negative value")
+    if chosen["pad_value_in_non_constant_mode"] == "reject" and constant_value is not None \
+            and mode != "constant":
+        raise PadError(f"a constant value is given with mode {mode!r}")
+    if chosen["paddings_layout"] == "per_axis_pairs":
+        pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
+    widths = _pad_widths(data.ndim, pads, axes, chosen)
+    fill = _constant(data, constant_value, float32_constant)
 
     shape = []
     for n, (b, e) in zip(data.shape, widths):
         size = n + b + e
         if size < 0:
-            if choice["crop_beyond_dim"] == "reject":
+            if chosen["crop_beyond_dim"] == "reject":
                 raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds")
             size = 0
         shape.append(size)
@@ -68,9 +88,9 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     out = np.empty(shape, dtype=data.dtype)
     if out.size == 0:
         return out
-    axes_plan = [_AxisPlan(n, b, e, size, mode, choice) for n, (b, e), size in zip(data.shape, widths, shape)]
+    axes_plan = [_AxisPlan(n, b, e, size, mode, chosen) for n, (b, e), size in zip(data.shape, widths, shape)]
     if any(plan.empty_source for plan in axes_plan):
-        if choice["empty_axis_nonconstant"] == "reject":
+        if chosen["empty_axis_nonconstant"] == "reject":
             raise PadError(f"mode {mode!r} has no elements to take its padding from on an empty axis")
         out[...] = default_constant(dtype_name(data.dtype))
         return out
@@ -100,7 +120,7 @@ def _interpretations(given: dict) -> dict:
     return {**DEFAULTS, **given}
 
 
-def _pad_widths(rank: int, pads: list[int], axes, choice) -> list[tuple[int, int]]:
+def _pad_widths(rank: int, pads: list[int], axes, chosen) -> list[tuple[int, int]]:
     """(begin, end) for every axis of the data."""
     if axes is None:
         axes = list(range(rank))
@@ -115,16 +135,16 @@ def _pad_widths(rank: int, pads: list[int], axes, choice) -> list[tuple[int, int
         axis %= rank
         b, e = pads[i], pads[len(axes) + i]
         if axis in seen:
-            if choice["repeated_axes"] == "reject":
+            if chosen["repeated_axes"] == "reject":
                 raise PadError(f"axis {axis} is repeated in axes {axes}")
-            if choice["repeated_axes"] == "accumulate":
+            if chosen["repeated_axes"] == "accumulate":
                 b, e = b + widths[axis][0], e + widths[axis][1]
         seen.add(axis)
         widths[axis] = (b, e)
     return widths
 
 
-def _constant(data: np.ndarray, value):
+def _constant(data: np.ndarray, value, float32_constant: bool):
     name = dtype_name(data.dtype)
     if value is None:
         return default_constant(name)
@@ -135,6 +155,9 @@ def _constant(data: np.ndarray, value):
         if not isinstance(value.reshape(-1)[0], str):
             raise PadError(f"constant_value {value.reshape(-1)[0]!r} is not a string for string data")
         return value.reshape(-1)[0]
+    if float32_constant:  # overflow to inf is what the attribute does, not an error
+        with np.errstate(over="ignore", invalid="ignore"):
+            value = value.astype(np.float32).astype(data.dtype)
     try:
         return value.reshape(()).astype(data.dtype)
     except (TypeError, ValueError) as exc:
@@ -145,9 +168,9 @@ class _AxisPlan:
     """One axis: which input elements survive the crop, where they land in the output, and
     where each border element of the output takes its value from."""
 
-    def __init__(self, n, begin, end, size, mode, choice):
+    def __init__(self, n, begin, end, size, mode, chosen):
         self.n, self.begin, self.end, self.size, self.mode = n, begin, end, size, mode
-        self.crop_first = begin * end < 0 and choice["mixed_sign_pads"] == "crop_first"
+        self.crop_first = begin * end < 0 and chosen["mixed_sign_pads"] == "crop_first"
         # the input range [lo, hi) that the crop keeps, and where it starts in the output
         self.lo, hi = max(-begin, 0), n - max(-end, 0)
         self.kept = max(hi - self.lo, 0)
@@ -160,7 +183,7 @@ class _AxisPlan:
         self.empty_source = mode != "constant" and needs_values and self.mirror_len == 0
         if mode in ("reflect", "symmetric") and needs_values and not self.empty_source:
             reach = self.mirror_len - (mode == "reflect")
-            if max(begin, end) > reach and choice["mirror_beyond_dim"] == "reject":
+            if max(begin, end) > reach and chosen["mirror_beyond_dim"] == "reject":
                 raise PadError(f"{mode} pad {max(begin, end)} exceeds what the dimension "
                                f"{self.mirror_len} can mirror ({reach})")
         self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or all(

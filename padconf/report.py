@@ -8,6 +8,7 @@ from collections import Counter, defaultdict
 
 from rich.table import Table
 
+from .specs import spec_sort_key
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, PASS, VERDICTS
 
 
@@ -50,7 +51,7 @@ def failures(rows: list[dict]) -> list[dict]:
 
 
 def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
-    """(ambiguity, runtime) -> how often the runtime matched each candidate (or none)."""
+    """(ambiguity, runtime) -> how often the runtime matched each interpretation (or none)."""
     picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row in rows:
         if row["verdict"] != AMBIGUOUS_VERDICT:
@@ -125,7 +126,7 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (cases) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
         out.append(f"| {reason} | {runtime} | " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()) + " |")
-    specs = sorted({row["spec"] for row in cases_rows}, key=lambda s: (s.split("/")[0], int(s.split("-")[-1])))
+    specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
     out += ["", "## Edge classes drawn (cases per spec version)", "",
             "| edge class | " + " | ".join(specs) + " |", "|---|" + "---:|" * len(specs)]
     for tag, per_spec in edge_class_counts(cases_rows).items():

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -16,6 +17,7 @@ import yaml
 
 from .dtypes import as_array
 from .errors import SpecError
+from .reference import INTERPRETATIONS
 
 # The spec files ship inside the package (the repository's top-level specs/ is a link to them);
 # PADCONF_SPECS or --specs-dir points padconf at another folder.
@@ -27,7 +29,7 @@ SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
 class Ambiguity:
     name: str
     text: str
-    candidates: tuple[str, ...]
+    interpretations: tuple[str, ...]  # the spec file's `candidates`
     default: str
 
 
@@ -80,10 +82,25 @@ def _key_path(parts) -> str:
     return out or "(top level)"
 
 
+def schema() -> dict:
+    """spec_schema.json with the ambiguity names and their interpretations filled in from
+    reference.INTERPRETATIONS, so that the schema cannot list a name the reference lacks."""
+    doc = json.loads(SCHEMA_PATH.read_text())
+    ambiguity, example = doc["$defs"]["ambiguity"], doc["$defs"]["example"]
+    ambiguity["properties"]["name"]["enum"] = list(INTERPRETATIONS)
+    ambiguity["allOf"] = [
+        {"if": {"properties": {"name": {"const": name}}, "required": ["name"]},
+         "then": {"properties": {"candidates": {"items": {"enum": list(values)}},
+                                 "default": {"enum": list(values)}}}}
+        for name, values in INTERPRETATIONS.items()]
+    example["properties"]["interpretation"]["properties"] = {
+        name: {"enum": list(values)} for name, values in INTERPRETATIONS.items()}
+    return doc
+
+
 @lru_cache(maxsize=1)
 def _validator():
-    schema = json.loads(SCHEMA_PATH.read_text())
-    return jsonschema.Draft202012Validator(schema)
+    return jsonschema.Draft202012Validator(schema())
 
 
 MAX_SPEC_BYTES = 1 << 20  # the largest real spec file is ~20 KB
@@ -181,13 +198,34 @@ def _check_examples(path: Path, doc: dict) -> None:
             raise SpecError(f"{_display(path)}: ambiguities[{i}].default: {amb['default']!r} is not a candidate")
 
 
+_SPEC_ID = re.compile(r"([a-z]+)/Pad-([0-9]+)")
+
+
+def parse_spec_id(spec_id: str) -> tuple[str, int]:
+    """``"onnx/Pad-19"`` -> ``("onnx", 19)``."""
+    match = _SPEC_ID.fullmatch(spec_id)
+    if not match:
+        raise SpecError(f"spec id {spec_id!r} is not <domain>/Pad-<version>")
+    return match[1], int(match[2])
+
+
+def spec_sort_key(spec_id: str) -> tuple[str, int]:
+    """Domain, then version as a number (Pad-2 before Pad-11). An id that does not parse sorts
+    first: it is a misnamed file, which load_spec reports."""
+    try:
+        return parse_spec_id(spec_id)
+    except SpecError:
+        return "", 0
+
+
 def spec_paths(specs_dir: Path | None = None) -> list[Path]:
     """The spec files of ``specs_dir``, ordered by domain then version. A folder that does not
     exist or holds no spec file is a SpecError: padconf never runs on an empty suite."""
     specs_dir = Path(specs_dir or SPECS_DIR)
     if not specs_dir.is_dir():
         raise SpecError(f"{specs_dir}: no such spec folder")
-    paths = sorted(specs_dir.glob("*/*.yaml"), key=lambda p: (p.parent.name, int(p.stem.split("-")[-1]) if p.stem.split("-")[-1].isdigit() else 0))
+    paths = sorted(specs_dir.glob("*/*.yaml"),
+                   key=lambda p: spec_sort_key(p.relative_to(specs_dir).with_suffix("").as_posix()))
     if not paths:
         raise SpecError(f"{specs_dir}: holds no spec file (expected <domain>/Pad-<version>.yaml)")
     return paths

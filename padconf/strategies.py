@@ -40,9 +40,14 @@ PROFILES = {  # cases drawn per spec version by `padconf run --profile NAME`, an
     "default": dict(max_examples=250, derandomize=False),
     "thorough": dict(max_examples=2500, derandomize=False),
 }
-for _name, _opts in PROFILES.items():
-    settings.register_profile(_name, deadline=None, print_blob=True,
-                              suppress_health_check=list(HealthCheck), **_opts)
+
+
+def register_profiles() -> None:
+    """Make PROFILES Hypothesis settings profiles, for tests run with HYPOTHESIS_PROFILE or
+    --hypothesis-profile (padconf run reads only their max_examples)."""
+    for name, opts in PROFILES.items():
+        settings.register_profile(name, deadline=None, print_blob=True,
+                                  suppress_health_check=list(HealthCheck), **opts)
 
 # ---------------------------------------------------------------- values
 
@@ -142,7 +147,32 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == MUST_REJECT
                                      else choices))
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
+    # The draws happen in this order; changing it changes every seed's cases.
+    dtype, mode = _dtype_and_mode(draw, spec, focus, wrong)
+    shape, empty_axis = _shape(draw, focus)
+    axes = _axes_for(draw, spec, len(shape), focus, wrong)
+    pads = _pads(draw, spec, shape, axes, focus, wrong, empty_axis)
+    fits = [t for t in spec.pads_index_types  # a type that holds the pads (no negative uint8)
+            if all(np.iinfo(t).min <= p <= np.iinfo(t).max for p in pads)] or ["int64"]
+    pads_type = draw(st.sampled_from([t for t in INDEX_TYPES if t not in spec.pads_index_types])) \
+        if wrong == "pads_type" else draw(st.sampled_from(fits))
+    axes_type = draw(st.sampled_from(spec.axes_index_types)) if spec.has_axes else "int64"
+    constant_value = _constant(draw, spec, dtype, focus)
+    data = draw(arrays(dtype, shape))
 
+    case = classify(Case(spec=spec.id, data=data, pads=pads, mode=mode, constant_value=constant_value,
+                         axes=axes, pads_type=pads_type, axes_type=axes_type, origin="hypothesis"), spec)
+    if kind != "any":
+        assume(case.kind == kind)
+    case.tags = edge_classes(case, spec)
+    for tag in case.tags:
+        event(tag)
+    return case
+
+
+def _dtype_and_mode(draw, spec: Spec, focus: str, wrong: str | None) -> tuple[str, str]:
+    """One of the version's dtypes and modes (one it lacks when that is the rule to break),
+    from the pool the focus stresses."""
     dtype_pool = {
         "notable-dtype": [d for d in NOTABLE_DTYPES if d in spec.dtypes],
         "special-floats": [d for d in spec.dtypes if is_float_like(d)],
@@ -154,7 +184,12 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         "empty-axis": [m for m in spec.modes if m != "constant"],
     }.get(focus) or list(spec.modes)
     mode = draw(st.sampled_from([m for m in MODES if m not in spec.modes] if wrong == "mode" else mode_pool))
+    return dtype, mode
 
+
+def _shape(draw, focus: str) -> tuple[tuple[int, ...], int | None]:
+    """The data's shape, and the axis made empty when the focus is empty axes (else None)."""
+    empty_axis = None
     if focus == "large":  # an output big enough to cross runtimes' block sizes: >= 91*91 elements
         shape = (draw(st.integers(91, 128)), draw(st.integers(91, 128))) if draw(st.booleans()) \
             else tuple(draw(st.integers(21, 32)) for _ in range(3))
@@ -167,19 +202,28 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
             shape[empty_axis] = 0
         shape = tuple(shape)
     assume(math.prod(shape) <= (MAX_OUTPUT_ELEMENTS // 3 if focus == "large" else 4096))
-    rank = len(shape)
+    return shape, empty_axis
 
-    axes = None
+
+def _axes_for(draw, spec: Spec, rank: int, focus: str, wrong: str | None) -> list[int] | None:
+    """The axes input: None (all axes), or a list (out of range when that is the rule to break)."""
     if wrong == "axes_range":
-        axes = _axes(draw, rank, out_of_range=True)
-    elif wrong == "axes_absent" or (spec.has_axes and rank and draw(st.booleans() if focus != "axes" else st.just(True))):
-        axes = _axes(draw, rank, out_of_range=False)
+        return _axes(draw, rank, out_of_range=True)
+    if wrong == "axes_absent" or (spec.has_axes and rank and draw(st.booleans() if focus != "axes" else st.just(True))):
+        return _axes(draw, rank, out_of_range=False)
+    return None
+
+
+def _pads(draw, spec: Spec, shape, axes, focus: str, wrong: str | None, empty_axis: int | None) -> list[int]:
+    """Pads in ONNX's layout, each relative to its axis's dimension; signs and sizes as the
+    focus asks, negative only where the version allows it or that is the rule to break."""
+    rank = len(shape)
     targets = list(range(rank)) if axes is None else [a % rank if rank and -rank <= a < rank else 0 for a in axes]
     signs = (1, -1) if focus == "mixed-sign" and draw(st.booleans()) else (-1, 1) if focus == "mixed-sign" else (0, 0)
     mirror = focus == "mirror-beyond"
     begins = [draw(_pad_amount(shape[t] if rank else 0, signs[0], mirror)) for t in targets]
     ends = [draw(_pad_amount(shape[t] if rank else 0, signs[1], mirror)) for t in targets]
-    if focus == "empty-axis" and rank and draw(st.booleans()):  # leave the empty axis unpadded
+    if empty_axis is not None and draw(st.booleans()):  # leave the empty axis unpadded
         begins = [0 if t == empty_axis else b for t, b in zip(targets, begins)]
         ends = [0 if t == empty_axis else e for t, e in zip(targets, ends)]
     if spec.rule("negative_pads") == "forbidden" and wrong != "negative_pads":
@@ -187,33 +231,22 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
     pads = begins + ends
     if wrong == "pads_length":
         pads = pads + [draw(st.integers(0, 2))] if draw(st.booleans()) or not pads else pads[:-1]
-    grown = list(shape)  # an upper bound of the output shape, whatever reading of repeated axes
+    grown = list(shape)  # an upper bound of the output shape, whatever interpretation of repeated axes
     for t, b, e in zip(targets, begins, ends):
         if rank:
             grown[t] += max(b, 0) + max(e, 0)
     assume(math.prod(grown) <= MAX_OUTPUT_ELEMENTS)
+    return pads
 
-    fits = [t for t in spec.pads_index_types  # a type that holds the pads (no negative uint8)
-            if all(np.iinfo(t).min <= p <= np.iinfo(t).max for p in pads)] or ["int64"]
-    pads_type = draw(st.sampled_from([t for t in INDEX_TYPES if t not in spec.pads_index_types])) \
-        if wrong == "pads_type" else draw(st.sampled_from(fits))
-    axes_type = draw(st.sampled_from(spec.axes_index_types)) if spec.has_axes else "int64"
 
-    constant_value = None
+def _constant(draw, spec: Spec, dtype: str, focus: str):
+    """The constant value as a 0-d array, or None (omitted) half the time; always a special
+    value when the focus is special values."""
     special = focus in ("special-floats", "strings")
     if "constant_value" in spec.signature and (special or draw(st.booleans())):
         values = st.sampled_from(special_values(dtype)[:3]) if special else elements(dtype)
-        constant_value = scalar(draw(values), dtype)
-    data = draw(arrays(dtype, shape))
-
-    case = classify(Case(spec=spec.id, data=data, pads=pads, mode=mode, constant_value=constant_value,
-                         axes=axes, pads_type=pads_type, axes_type=axes_type, origin="hypothesis"), spec)
-    if kind != "any":
-        assume(case.kind == kind)
-    case.tags = edge_classes(case, spec)
-    for tag in case.tags:
-        event(tag)
-    return case
+        return scalar(draw(values), dtype)
+    return None
 
 
 def _violations(spec: Spec) -> list[str]:
@@ -243,38 +276,60 @@ def _axes(draw, rank: int, out_of_range: bool) -> list[int]:
 
 def edge_classes(case: Case, spec: Spec) -> list[str]:
     """The named edge classes ``case`` exercises (the vocabulary of coverage reports)."""
-    tags = [f"kind:{case.kind}", f"rank-{case.data.ndim}"]
+    tags = _pads_tags(case) + _shape_tags(case) + _value_tags(case) + _axes_tags(case)
+    tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"]
+    tags += ["dtype-not-allowed"] * (case.dtype not in spec.dtypes) + ["mode-not-allowed"] * (case.mode not in spec.modes)
+    return sorted(set(tags))
+
+
+def _pads_tags(case: Case) -> list[str]:
+    """Pads against their axis: wrong length, negative, mixed signs, crops to and beyond zero,
+    mirror pads at and beyond the dimension, non-constant modes on an empty axis."""
     rank, shape = case.data.ndim, case.data.shape
     axes = list(range(rank)) if case.axes is None else case.axes
     n_axes = len(axes)
     if len(case.pads) != 2 * n_axes:
-        tags.append("pads-wrong-length")
-    else:
-        for i, axis in enumerate(axes):
-            if not rank or not -rank <= axis < rank:
+        return ["pads-wrong-length"]
+    tags = []
+    for i, axis in enumerate(axes):
+        if not rank or not -rank <= axis < rank:
+            continue
+        n, b, e = shape[axis], case.pads[i], case.pads[n_axes + i]
+        if b < 0 or e < 0:
+            tags.append("negative-pads")
+        if b * e < 0:
+            tags.append("mixed-sign-pads")
+        if n + b + e == 0 and (b < 0 or e < 0):
+            tags.append("crop-to-zero")
+        if n + b + e < 0:
+            tags.append("crop-beyond-dim")
+        for p in (b, e):
+            if p <= 0:
                 continue
-            n, b, e = shape[axis], case.pads[i], case.pads[n_axes + i]
-            if b < 0 or e < 0:
-                tags.append("negative-pads")
-            if b * e < 0:
-                tags.append("mixed-sign-pads")
-            if n + b + e == 0 and (b < 0 or e < 0):
-                tags.append("crop-to-zero")
-            if n + b + e < 0:
-                tags.append("crop-beyond-dim")
-            for p in (b, e):
-                if p <= 0:
-                    continue
-                if case.mode == "reflect" and n:
-                    tags += ["reflect-pad=dim-1"] * (p == n - 1) + ["reflect-pad=dim"] * (p == n) \
-                        + ["reflect-pad>dim"] * (p > n) + ["reflect-pad-multiple-of-dim"] * (p % n == 0 and p >= 2 * n)
-                if case.mode == "symmetric" and p == n:
-                    tags.append("symmetric-pad=dim")
-                if case.mode == "wrap" and p > n > 0:
-                    tags.append("wrap-pad>dim")
-            if n == 0 and case.mode != "constant":
-                tags.append("nonconstant-on-empty-axis-" + ("padded" if b > 0 or e > 0 else "unpadded"))
-    tags += [f"zero-size-dim-at-{i}" for i, n in enumerate(shape) if n == 0]
+            if case.mode == "reflect" and n:
+                tags += ["reflect-pad=dim-1"] * (p == n - 1) + ["reflect-pad=dim"] * (p == n) \
+                    + ["reflect-pad>dim"] * (p > n) + ["reflect-pad-multiple-of-dim"] * (p % n == 0 and p >= 2 * n)
+            if case.mode == "symmetric" and p == n:
+                tags.append("symmetric-pad=dim")
+            if case.mode == "wrap" and p > n > 0:
+                tags.append("wrap-pad>dim")
+        if n == 0 and case.mode != "constant":
+            tags.append("nonconstant-on-empty-axis-" + ("padded" if b > 0 or e > 0 else "unpadded"))
+    return tags
+
+
+def _shape_tags(case: Case) -> list[str]:
+    """Rank, empty dimensions, and an output past the large-output size."""
+    tags = [f"rank-{case.data.ndim}"] + [f"zero-size-dim-at-{i}" for i, n in enumerate(case.data.shape) if n == 0]
+    out = case.expected if case.expected is not None else next(
+        (c for c in case.interpretations.values() if c is not None), None)
+    return tags + ["large-output"] * (out is not None and out.size >= LARGE_OUTPUT)
+
+
+def _value_tags(case: Case) -> list[str]:
+    """Notable element values in data and constant (strings, bool, complex, float specials),
+    and whether the constant is given."""
+    tags = []
     if case.data.dtype == object:
         strings = case.data.reshape(-1).tolist()
         tags += ["string-empty"] * any(s == "" for s in strings) \
@@ -286,22 +341,18 @@ def edge_classes(case: Case, spec: Spec) -> list[str]:
         if arr is not None and is_float_like(case.dtype) and arr.size:
             tags += [f"{name}-in-{where}" for name in _float_specials(arr)]
     tags.append("constant-value-given" if case.constant_value is not None else "constant-value-omitted")
-    if case.axes is not None:
-        tags.append("axes-given")
-        tags += ["axes-empty"] * (not case.axes) + ["axes-negative"] * any(a < 0 for a in case.axes) \
-            + ["axes-out-of-range"] * any(not -rank <= a < rank for a in case.axes) \
-            + ["axes-duplicated"] * (len({a % rank for a in case.axes if rank}) < len(case.axes)) \
-            + ["axes-unordered"] * (case.axes != sorted(case.axes))
-    tags.append(f"pads-{case.pads_type}")
-    if case.dtype not in spec.dtypes:
-        tags.append("dtype-not-allowed")
-    if case.mode not in spec.modes:
-        tags.append("mode-not-allowed")
-    out = case.expected if case.expected is not None else next(
-        (c for c in case.candidates.values() if c is not None), None)
-    if out is not None and out.size >= LARGE_OUTPUT:
-        tags.append("large-output")
-    return sorted(set(tags))
+    return tags
+
+
+def _axes_tags(case: Case) -> list[str]:
+    """How the axes input is given: empty, negative, out of range, repeated, unordered."""
+    if case.axes is None:
+        return []
+    rank = case.data.ndim
+    return ["axes-given"] + ["axes-empty"] * (not case.axes) + ["axes-negative"] * any(a < 0 for a in case.axes) \
+        + ["axes-out-of-range"] * any(not -rank <= a < rank for a in case.axes) \
+        + ["axes-duplicated"] * (len({a % rank for a in case.axes if rank}) < len(case.axes)) \
+        + ["axes-unordered"] * (case.axes != sorted(case.axes))
 
 
 def _float_specials(arr: np.ndarray) -> list[str]:

@@ -5,9 +5,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .adapters import Outcome
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .dtypes import bit_equal
+from .outcome import Outcome
 
 PASS, MISMATCH = "pass", "mismatch"
 WRONGLY_REJECTED, WRONGLY_ACCEPTED = "wrongly-rejected", "wrongly-accepted"
@@ -19,8 +19,8 @@ FAILURES = (MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH
 @dataclass
 class Verdict:
     verdict: str
-    detail: str | None = None  # what differs, or which ambiguity candidate the runtime matched
-    matched: list[str] | None = None  # ambiguous cases: the candidates the outcome equals
+    detail: str | None = None  # what differs, or which interpretation the runtime matched
+    matched: list[str] | None = None  # ambiguous cases: the interpretations the outcome equals
 
 
 def _difference(expected, got) -> str:
@@ -52,8 +52,8 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
             return Verdict(PASS)
         return Verdict(MISMATCH, _difference(case.expected, outcome.output))
     assert case.kind == AMBIGUOUS
-    matched = [name for name, out in case.candidates.items()
+    matched = [name for name, out in case.interpretations.items()
                if (out is None and rejected) or (out is not None and not rejected and bit_equal(out, outcome.output))]
-    other = "rejected it, which no candidate does" if rejected else "returned an output no candidate gives"
+    other = "rejected it, which no interpretation does" if rejected else "returned an output no interpretation gives"
     detail = f"{case.reason}: " + (f"matched {' | '.join(matched)}" if matched else other)
     return Verdict(AMBIGUOUS_VERDICT, detail, matched)

@@ -4,6 +4,7 @@ import os
 
 from hypothesis import settings
 
-import padconf.strategies  # noqa: F401  (registers the profiles)
+from padconf.strategies import register_profiles
 
+register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))

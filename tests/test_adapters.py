@@ -124,3 +124,27 @@ def test_missing_runtime_gives_one_line_reason(monkeypatch, name, module):
     case, _ = CASES["openvino12_negative" if name == "openvino" else "float_constant_value"]
     outcome = adapter.run(case)
     assert outcome.output is None and outcome.error
+
+
+def test_failure_tells_not_implemented_by_each_adapters_own_pattern():
+    from padconf.adapters import failure
+    from padconf.adapters.onnxruntime import _NOT_IMPLEMENTED as ORT
+    from padconf.adapters.openvino_tensors import NOT_IMPLEMENTED as OV
+    text = "Could not find an implementation for Pad(19) node with name ''"  # ORT's words
+    assert failure(text, ORT) == Outcome(error=text, not_implemented=True)
+    assert failure(text, OV) == Outcome(error=text, not_implemented=False)
+    assert failure("Unidentified data type u2", OV).not_implemented
+
+
+def test_adapters_share_code_through_the_base_and_openvino_tensors_only():
+    """One adapter module never imports another (the ONNX-frontend adapter once took its
+    tensor codec from the native OpenVINO adapter)."""
+    import ast
+    from pathlib import Path
+    adapter_modules = {spec.split(":")[0].rsplit(".", 1)[1] for spec in REGISTRY.values()}
+    folder = Path(__import__("padconf.adapters").adapters.__file__).parent
+    for name in adapter_modules:
+        tree = ast.parse((folder / f"{name}.py").read_text())
+        siblings = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
+                    and node.level == 1 and node.module}
+        assert not siblings & adapter_modules, f"{name} imports {siblings & adapter_modules}"

@@ -18,15 +18,15 @@ def test_round_trip_every_dtype(dtype, data):
     arr = data.draw(arrays(dtype, data.draw(st.sampled_from([(), (0,), (3,), (2, 3)]))))
     value = data.draw(arrays(dtype, ()))
     case = Case(spec="onnx/Pad-25", data=arr, pads=[1] * (2 * arr.ndim), mode="edge",
-                constant_value=value, axes=None, expected=arr, candidates={"x=y": arr, "x=z": None})
+                constant_value=value, axes=None, expected=arr, interpretations={"x=y": arr, "x=z": None})
     back = loads(dumps(case))
     assert back.same_inputs(case) and back.id == case.id
     assert back.with_().id == case.id  # recomputed from the decoded inputs, not the recorded id
     assert back.data.dtype == numpy_dtype(dtype)
     for a, b in ((case.data, back.data), (case.constant_value, back.constant_value),
-                 (case.expected, back.expected), (case.candidates["x=y"], back.candidates["x=y"])):
+                 (case.expected, back.expected), (case.interpretations["x=y"], back.interpretations["x=y"])):
         assert _identical_bits(a, b)
-    assert back.candidates["x=z"] is None
+    assert back.interpretations["x=z"] is None
 
 
 def _identical_bits(a, b):

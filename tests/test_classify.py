@@ -4,6 +4,10 @@ import numpy as np
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.classify import classify
 from padconf.dtypes import as_array, scalar
+from padconf.reference import INTERPRETATIONS, pad
+from padconf.specs import Spec, load_specs
+
+SPECS = {s.id: s for s in load_specs()}
 
 X32 = np.array([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], np.float32)
 X34 = np.arange(1, 13, dtype=np.int32).reshape(3, 4)
@@ -11,6 +15,18 @@ X34 = np.arange(1, 13, dtype=np.int32).reshape(3, 4)
 
 def case(spec, data=X32, pads=(0, 2, 0, 0), mode="constant", **kw):
     return classify(Case(spec=spec, data=data, pads=list(pads), mode=mode, **kw))
+
+
+def test_every_ambiguity_of_every_spec_is_a_reference_interpretation():
+    """classify only asks the reference: each ambiguity a spec lists must be a keyword of
+    reference.pad with exactly the interpretations the spec names, each of them accepted."""
+    listed = {a.name: a for spec in SPECS.values() for a in spec.ambiguities.values()}
+    assert listed
+    for name, ambiguity in listed.items():
+        assert name in INTERPRETATIONS, name
+        assert ambiguity.interpretations == INTERPRETATIONS[name], name
+        for interpretation in ambiguity.interpretations:
+            assert pad(X34, [0, 0, 0, 0], **{name: interpretation}).shape == (3, 4)
 
 
 class TestMustReject:
@@ -50,9 +66,11 @@ class TestMustReject:
         assert case("openvino/Pad-12", X34, [0, 4, 0, 0], "symmetric").kind == DEFINED
         assert case("openvino/Pad-12", X34, [0, 5, 0, 0], "symmetric").kind == MUST_REJECT
 
-    def test_openvino_pad_1_has_no_negative_pads(self):
-        assert case("openvino/Pad-1", X34, [-1, 0, 0, 0]).kind == MUST_REJECT
-        assert case("openvino/Pad-12", X34, [-1, 0, 0, 0]).kind == DEFINED
+    def test_forbidden_negative_pads_are_must_reject(self):  # the format's `negative_pads: forbidden`
+        spec = SPECS["openvino/Pad-1"]
+        doc = {**spec.doc, "rules": {**spec.doc["rules"], "negative_pads": {"value": "forbidden", "text": "x"}}}
+        got = classify(Case(spec=spec.id, data=X34, pads=[-1, 0, 0, 0]), Spec(spec.id, spec.path, doc))
+        assert got.kind == MUST_REJECT and "negative" in got.reason
 
 
 class TestDefined:
@@ -81,13 +99,13 @@ class TestAmbiguous:
     def test_reflect_pad_equal_to_dim_is_example_2(self):
         got = case("onnx/Pad-18", X32, [0, 2, 0, 0], "reflect")
         assert got.kind == AMBIGUOUS and got.reason == "mirror_beyond_dim"
-        assert got.candidates["mirror_beyond_dim=reject"] is None
-        assert np.array_equal(got.candidates["mirror_beyond_dim=iterate"][:, :2], X32)
+        assert got.interpretations["mirror_beyond_dim=reject"] is None
+        assert np.array_equal(got.interpretations["mirror_beyond_dim=iterate"][:, :2], X32)
 
     def test_mixed_sign_reflect_onnx(self):
         got = case("onnx/Pad-18", X34, [2, -1, -1, 3], "reflect")
         assert got.kind == AMBIGUOUS and "mixed_sign_pads" in got.reason
-        outs = [v for v in got.candidates.values() if v is not None]
+        outs = [v for v in got.interpretations.values() if v is not None]
         assert len({o.tobytes() for o in outs}) == 2
 
     def test_mixed_sign_constant_is_not_ambiguous(self):
@@ -96,7 +114,7 @@ class TestAmbiguous:
     def test_repeated_axes(self):  # "Behavior is undefined if an axis is repeated."
         got = case("onnx/Pad-18", X32, [1, 2, 0, 0], axes=[0, 0])
         assert got.kind == AMBIGUOUS and got.reason == "repeated_axes"
-        assert set(got.candidates) == {"repeated_axes=reject", "repeated_axes=last_wins", "repeated_axes=accumulate"}
+        assert set(got.interpretations) == {"repeated_axes=reject", "repeated_axes=last_wins", "repeated_axes=accumulate"}
 
     def test_repeated_axes_with_same_pads_still_differs_from_reject(self):
         got = case("onnx/Pad-18", X32, [0, 0, 0, 0], axes=[1, 1])
@@ -113,12 +131,22 @@ class TestAmbiguous:
     def test_pad_1_paddings_layout(self):
         got = case("onnx/Pad-1", X32, [0, 0, 2, 0])
         assert got.kind == AMBIGUOUS and got.reason == "paddings_layout"
-        assert got.candidates["paddings_layout=per_axis_pairs"].shape == (3, 4)
-        assert got.candidates["paddings_layout=begins_then_ends"].shape == (5, 2)
+        assert got.interpretations["paddings_layout=per_axis_pairs"].shape == (3, 4)
+        assert got.interpretations["paddings_layout=begins_then_ends"].shape == (5, 2)
 
-    def test_pad_1_negative_paddings(self):
+    def test_pad_1_negative_pads(self):
         got = case("onnx/Pad-1", X32, [0, -1, 0, 0])
-        assert got.kind == AMBIGUOUS and "negative_paddings" in got.reason
+        assert got.kind == AMBIGUOUS and "negative_pads" in got.reason
+
+    def test_openvino_pad_1_negative_pads(self):
+        # "T_INT: any non-negative integer type." may constrain the pads' type, not their values;
+        # OpenVINO's reference tests (op_reference/pad.cpp) expect Pad-1 to crop as Pad-12 does,
+        # so a negative pad is an undefined point of Pad-1, not a must-reject case.
+        got = case("openvino/Pad-1", X34, [-1, 0, 0, 0])
+        assert got.kind == AMBIGUOUS and got.reason == "negative_pads"
+        assert got.interpretations["negative_pads=reject"] is None
+        assert got.interpretations["negative_pads=crop"].tolist() == X34[1:].tolist()
+        assert case("openvino/Pad-12", X34, [-1, 0, 0, 0]).kind == DEFINED
 
     def test_openvino_pad_value_with_edge(self):
         got = case("openvino/Pad-12", X34, [0, 1, 0, 0], "edge", constant_value=scalar(5, "int32"))

@@ -145,6 +145,33 @@ class TestAxes:
         assert pad(X34, [1, 2, 0, 0], axes=[0, 0], repeated_axes="accumulate").shape == (6, 4)
 
 
+class TestSpecSpecificInterpretations:
+    """The undefined points of single versions (ONNX Pad-1/2, OpenVINO) live here too, so that
+    classification only ever asks the reference."""
+
+    def test_negative_pads(self):
+        assert pad(X34, [-1, 0, 0, 0]).shape == (2, 4)
+        with pytest.raises(PadError, match="negative"):
+            pad(X34, [-1, 0, 0, 0], negative_pads="reject")
+        assert pad(X34, [1, 0, 0, 0], negative_pads="reject").shape == (4, 4)
+
+    def test_pad_value_in_non_constant_mode(self):
+        value = np.int64(9)
+        assert pad(X34, [0, 1, 0, 0], "edge", value).tolist() == pad(X34, [0, 1, 0, 0], "edge").tolist()
+        with pytest.raises(PadError, match="constant value"):
+            pad(X34, [0, 1, 0, 0], "edge", value, pad_value_in_non_constant_mode="reject")
+        assert pad(X34, [0, 1, 0, 0], "constant", value, pad_value_in_non_constant_mode="reject")[0, 0] == 9
+
+    def test_paddings_layout(self):  # ONNX Pad-1's example: [0, 0, 2, 0] as per-axis pairs
+        assert pad(X34, [0, 0, 2, 0]).shape == (5, 4)
+        assert pad(X34, [0, 0, 2, 0], paddings_layout="per_axis_pairs").shape == (3, 6)
+
+    def test_float32_constant_rounds_a_double_value(self):
+        got = pad(np.array([1.0]), [1, 0], "constant", np.float64(0.1), float32_constant=True)
+        assert got[0] == np.float64(np.float32(0.1)) != 0.1
+        assert pad(np.array([1.0]), [1, 0], "constant", np.float64(0.1))[0] == 0.1
+
+
 class TestInvalidInput:
     @pytest.mark.parametrize("pads", [[1], [1, 2, 3]])
     def test_wrong_pads_length(self, pads):

@@ -7,6 +7,7 @@ import sys
 import time
 from collections import Counter
 
+from padconf.cases import Case
 from padconf.cli import main
 from padconf.runner import read_jsonl
 
@@ -17,7 +18,15 @@ def rows_of(out):
     return read_jsonl(out / "results.jsonl")
 
 
-def test_run_writes_results_and_summary(tmp_path, capsys):
+def md_table(summary: str, heading: str) -> list[dict]:
+    """The rows of the table under ``## heading`` in summary.md, as {column: cell}."""
+    lines = summary.split(f"## {heading}\n", 1)[1].split("\n## ", 1)[0].strip().splitlines()
+    lines = [line for line in lines if line.startswith("|")]
+    cells = [[c.strip() for c in line.strip("|").split(" | ")] for line in lines]
+    return [dict(zip(cells[0], row)) for row in cells[2:]]
+
+
+def test_run_writes_results_and_summary(tmp_path):
     out = tmp_path / "run"
     code = main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19",
                  "--spec", "openvino/Pad-12", "--max-examples", "15", "--out", str(out)])
@@ -32,11 +41,23 @@ def test_run_writes_results_and_summary(tmp_path, capsys):
     assert verdicts["pass"] > 0 and verdicts["mismatch"] == 0
     assert all(r["verdict"] == "pass" for r in rows if r["origin"].startswith("example:"))
     summary = (out / "summary.md").read_text()
-    assert "## Conformance matrix" in summary and "openvino/Pad-12" in summary
-    assert "## Edge classes drawn" in summary
+    # every cell of the matrix is the count results.jsonl holds, and nothing else is in it
+    counted = Counter((r["runtime"], r["spec"], r["mode"], r["verdict"]) for r in rows)
+    shown = Counter()
+    for row in md_table(summary, "Conformance matrix"):
+        for verdict in set(row) - {"runtime", "spec", "mode"}:
+            if row[verdict]:
+                shown[(row["runtime"], row["spec"], row["mode"], verdict)] = int(row[verdict])
+    assert shown == counted
+    # the edge-class table counts the tags of cases.jsonl per spec version
+    tagged = Counter((tag, c["spec"]) for c in cases for tag in c["tags"])
+    shown = Counter()
+    for row in md_table(summary, "Edge classes drawn (cases per spec version)"):
+        shown.update({(row["edge class"], spec): int(n) for spec, n in row.items() if spec != "edge class" and n})
+    assert shown == tagged
 
 
-def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path, capsys):
+def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
     out = tmp_path / "run"
     cases = tmp_path / "run" / "cases.jsonl"
     # plant: every case whose data starts with 666 gets flipped output
@@ -54,7 +75,12 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path, capsys)
     assert main(["run", "--resume", "--out", str(out)]) == 0
     rows = rows_of(out)
     assert {r["verdict"] for r in rows} == {"mismatch"}
-    assert "Distinct failures" in capsys.readouterr().out
+    # one distinct failure: the planted case, in both placements
+    (failure,) = md_table((out / "summary.md").read_text(), "Distinct failures")
+    assert (failure["runtime"], failure["verdict"], failure["n"]) == (rows[0]["runtime"], "mismatch", "2")
+    planted = Case.from_json(doc).id
+    assert {r["case_id"] for r in rows} == {planted}
+    assert f"id={planted}" in failure["example"] and failure["what"].startswith("values differ first at")
 
 
 def test_resume_after_a_killed_run_loses_nothing(tmp_path):

@@ -1,5 +1,6 @@
 """The spec files: they load, their worked examples match the reference, and a broken file is
 reported in one line naming file, key path and problem."""
+import re
 import shutil
 from pathlib import Path
 
@@ -8,7 +9,8 @@ import pytest
 from padconf.cli import main
 from padconf.errors import SpecError
 from padconf.examples import check_example
-from padconf.specs import SPECS_DIR, load_spec, load_specs
+from padconf.reference import INTERPRETATIONS
+from padconf.specs import SPECS_DIR, _validator, load_spec, load_specs, parse_spec_id, spec_sort_key
 
 SPECS = load_specs()
 EXPECTED_IDS = {f"onnx/Pad-{v}" for v in (1, 2, 11, 13, 18, 19, 21, 23, 24, 25)} | {"openvino/Pad-1", "openvino/Pad-12"}
@@ -83,3 +85,45 @@ def test_cli_exit_codes(spec_copy, capsys):
     err = capsys.readouterr().err
     assert "onnx/Pad-13.yaml: domain: 'tensorflow' is not one of" in err and "Traceback" not in err
     assert main(["check", "--no-such-flag"]) == 2
+
+
+def test_schema_takes_ambiguity_names_from_the_reference(spec_copy, monkeypatch):
+    """The schema's enums are INTERPRETATIONS: a name added there is accepted at once, and
+    a name or interpretation not there is refused in one line."""
+    monkeypatch.setitem(INTERPRETATIONS, "brand_new_point", ("one_way", "another_way"))
+    _validator.cache_clear()
+    try:
+        new = "  - name: brand_new_point\n    text: \"x\"\n    candidates: [one_way, another_way]\n" \
+              "    default: one_way\n  - name: repeated_axes"
+        load_spec(_break(spec_copy, "onnx/Pad-18.yaml", "  - name: repeated_axes", new), spec_copy)
+        _break(spec_copy, "onnx/Pad-19.yaml", "  - name: repeated_axes", "  - name: repeated_axis")
+        with pytest.raises(SpecError, match=r"Pad-19.yaml: ambiguities\[0\].name: 'repeated_axis' is not one of"):
+            load_spec(spec_copy / "onnx/Pad-19.yaml", spec_copy)
+        _break(spec_copy, "onnx/Pad-11.yaml", "[reject, clamp_to_zero]", "[reject, clamp]")
+        with pytest.raises(SpecError, match=r"candidates\[1\]: 'clamp' is not one of \['reject', 'clamp_to_zero'\]"):
+            load_spec(spec_copy / "onnx/Pad-11.yaml", spec_copy)
+    finally:
+        monkeypatch.undo()
+        _validator.cache_clear()
+
+
+def test_format_md_table_is_interpretations():
+    """FORMAT.md's table of ambiguities: every name of INTERPRETATIONS, with exactly its
+    interpretations in order, and nothing else."""
+    text = (SPECS_DIR / "FORMAT.md").read_text()
+    table = text.split("## Ambiguity names and their interpretations")[1]
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    documented = {}
+    for row in rows:
+        name, _, interpretations = [cell.strip() for cell in row.strip("|").split(" | ")]
+        documented[name.strip("`")] = tuple(re.findall(r"`([a-z_]+)`", interpretations))
+    assert documented == INTERPRETATIONS
+
+
+def test_spec_ids_parse_as_the_files_say():
+    for spec in SPECS:
+        assert parse_spec_id(spec.id) == (spec.domain, spec.version)
+    assert sorted(["onnx/Pad-11", "openvino/Pad-1", "onnx/Pad-2"], key=spec_sort_key) == \
+        ["onnx/Pad-2", "onnx/Pad-11", "openvino/Pad-1"]
+    with pytest.raises(SpecError, match="not <domain>/Pad-<version>"):
+        parse_spec_id("onnx/Pad19")

@@ -37,9 +37,9 @@ def test_must_reject():
     assert got.verdict == "wrongly-accepted" and "int32" in got.detail
 
 
-def test_ambiguous_records_the_candidate_matched():
+def test_ambiguous_records_the_interpretation_matched():
     c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")  # [2,1,0,1] or [0,1,0,1]
-    crop_first, original = c.candidates["mixed_sign_pads=crop_first"], c.candidates["mixed_sign_pads=original_coordinates"]
+    crop_first, original = c.interpretations["mixed_sign_pads=crop_first"], c.interpretations["mixed_sign_pads=original_coordinates"]
     assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first"]
     assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates"]
     rejected = judge(c, Outcome(error="no"))

@@ -10,28 +10,19 @@ from __future__ import annotations
 
 import importlib
 import importlib.metadata
-from dataclasses import dataclass
-
-import numpy as np
+import re
 
 from ..cases import Case
+from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
+from ..specs import parse_spec_id
 
 PLACEMENTS = ("inputs", "initializers")  # pads/value/axes fed at run time, or baked in the model
 
 
-@dataclass
-class Outcome:
-    output: np.ndarray | None = None
-    error: str | None = None  # the runtime's own text when it refused the case
-    not_implemented: bool = False  # the runtime says it has no kernel for this dtype / version
-    note: str | None = None  # what padconf saw besides the outcome (e.g. a crash it retried)
-    printed: dict | None = None  # what the runtime wrote to stdout / stderr during the case
-    seconds: float | None = None  # how long the runtime took (model build included)
-
-
-def error_text(exc: BaseException) -> str:
-    """A runtime's exception as one line."""
-    return " ".join(str(exc).split())[:1000] or type(exc).__name__
+def failure(text: str, not_implemented: re.Pattern) -> Outcome:
+    """A refusal with the runtime's ``text``; ``not_implemented`` is the adapter's pattern for
+    texts that say the runtime lacks a kernel rather than refuses the case."""
+    return Outcome(error=text, not_implemented=bool(not_implemented.search(text)))
 
 
 class Adapter:
@@ -95,14 +86,8 @@ def get_adapter(name: str) -> Adapter:
     return getattr(importlib.import_module(module), cls)()
 
 
-def spec_domain_version(spec_id: str) -> tuple[str, int]:
-    """``"onnx/Pad-19"`` -> ``("onnx", 19)``."""
-    domain, op = spec_id.split("/")
-    return domain, int(op.split("-")[1])
-
-
 def onnx_only(adapter: Adapter, spec_id: str) -> str | None:
     """Why ``adapter``, which runs ONNX models, cannot run a non-ONNX spec (None if it can)."""
-    if spec_domain_version(spec_id)[0] != "onnx":
+    if parse_spec_id(spec_id)[0] != "onnx":
         return f"{adapter.name} runs ONNX models only, not {spec_id}"
     return None

@@ -6,7 +6,7 @@ import re
 
 import numpy as np
 
-from . import Adapter, Outcome, error_text, onnx_only
+from . import Adapter, Outcome, error_text, failure, onnx_only
 from ..cases import Case
 from ..dtypes import dtype_name, onnx_type
 
@@ -72,7 +72,7 @@ class OnnxRuntimeAdapter(Adapter):
                 self._quiet.log_severity_level = 4
             session = self._session(case, placement)
             if isinstance(session, str):
-                return _failure(session)
+                return failure(session, _NOT_IMPLEMENTED)
             inputs = feeds(case, placement)
             if all(_native(a) for a in inputs.values()):
                 return Outcome(output=session.run(None, inputs, self._quiet)[0])
@@ -82,8 +82,4 @@ class OnnxRuntimeAdapter(Adapter):
             out = session.run_with_ort_values(None, values, self._quiet)[0]
             return Outcome(output=_from_ortvalue(out, onnx_type(case.dtype)))
         except Exception as exc:
-            return _failure(error_text(exc))
-
-
-def _failure(text: str) -> Outcome:
-    return Outcome(error=text, not_implemented=bool(_NOT_IMPLEMENTED.search(text)))
+            return failure(error_text(exc), _NOT_IMPLEMENTED)

@@ -1,8 +1,8 @@
 """The ONNX model padconf.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from . import Adapter, Outcome, error_text, onnx_only
-from .openvino import COMPILE_CONFIG, OV_CACHE_SIZE, OV_TYPES, failure, from_tensor, to_tensor
+from . import Adapter, Outcome, error_text, failure, onnx_only
+from .openvino_tensors import COMPILE_CONFIG, NOT_IMPLEMENTED, OV_CACHE_SIZE, OV_TYPES, from_tensor, to_tensor
 from ..cases import Case
 
 
@@ -39,7 +39,7 @@ class OpenVinoOnnxAdapter(Adapter):
             from ..onnx_model import feeds, model_signature
             model = self.cached(model_signature(case, placement), lambda: self._compile(case, placement))
             if isinstance(model, str):
-                return failure(model)
+                return failure(model, NOT_IMPLEMENTED)
             _, request, names = model
             inputs = feeds(case, placement)
             types = {"pads": case.pads_type, "axes": case.axes_type}
@@ -47,4 +47,4 @@ class OpenVinoOnnxAdapter(Adapter):
             request.infer([to_tensor(inputs[n], types.get(n, case.dtype)) for n in names])
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:
-            return failure(error_text(exc))
+            return failure(error_text(exc), NOT_IMPLEMENTED)
