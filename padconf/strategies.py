@@ -13,8 +13,10 @@ beyond zero), because that is where runtimes disagree.
 """
 from __future__ import annotations
 
+import contextlib
 import math
 
+import hypothesis.internal.conjecture.providers
 import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, Phase, assume, event, given, settings
@@ -379,20 +381,42 @@ def _float_specials(arr: np.ndarray) -> list[str]:
 
 def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any") -> list[Case]:
     """Up to ``max_examples`` distinct cases, the budget shared equally among ``foci(spec)`` so that
-    every edge class turns up; the same cases for the same seed and spec files."""
+    every edge class turns up; the same cases for the same seed and spec files, whatever else
+    the process has imported."""
     found: dict[str, Case] = {}
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != MUST_REJECT]
-    for i, focus in enumerate(chosen):
-        share = max_examples // len(chosen) + (i < max_examples % len(chosen))
-        if not share:
-            continue
+    with _only_hypothesis_constants():
+        for i, focus in enumerate(chosen):
+            share = max_examples // len(chosen) + (i < max_examples % len(chosen))
+            if not share:
+                continue
 
-        @settings(max_examples=share, database=None, deadline=None, derandomize=False,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
-        @hseed(seed * 1000 + i)
-        @given(cases(spec, kind, focus))
-        def collect(case):
-            found.setdefault(case.id, case)
+            @settings(max_examples=share, database=None, deadline=None, derandomize=False,
+                      phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+            @hseed(seed * 1000 + i)
+            @given(cases(spec, kind, focus))
+            def collect(case):
+                found.setdefault(case.id, case)
 
-        collect()
+            collect()
     return list(found.values())
+
+
+@contextlib.contextmanager
+def _only_hypothesis_constants():
+    """Hypothesis also draws literals it finds in the source of local modules already imported,
+    so the same seed would draw other cases after an edit to any padconf module, or after one
+    more import (``padconf run`` and pytest drew different cases). Drawing from Hypothesis's
+    own constants alone keeps a seed's cases fixed."""
+    providers = hypothesis.internal.conjecture.providers
+    if not hasattr(providers, "_get_local_constants"):  # a Hypothesis without the feature
+        yield
+        return
+    original = providers._get_local_constants
+    providers._get_local_constants = providers.Constants
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._get_local_constants = original
+        providers.CONSTANTS_CACHE.cache.clear()
