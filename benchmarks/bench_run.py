@@ -3,7 +3,11 @@ results, seconds, worker restarts and seconds spent waiting on hangs; seconds dr
 padconf's own peak RSS and the size of the run directory. Targets (2 cores): default < 120 s,
 ci < 25 s, peak RSS < 300 MB, run directory < 30 MB.
 
-Run: python benchmarks/bench_run.py [--profile ci default] [--jobs N] [--seed 0]
+With --compare PROFILE it instead runs PROFILE serially twice and once in parallel (same seed)
+and counts, per runtime, the verdicts that differ: 0 for the runtimes that answer each case
+alike whatever ran before; OpenVINO's failures depend on what ran before in its process.
+
+Run: python benchmarks/bench_run.py [--profile ci default] [--jobs N] [--seed 0] [--compare ci]
 """
 from __future__ import annotations
 
@@ -32,12 +36,34 @@ def run(profile: str, jobs: int | None, seed: int) -> dict:
     return {"profile": profile, "wall": wall, "results": results, "size_mb": size / 2**20, "dir": out, **stats}
 
 
+def verdicts(out: Path) -> dict:
+    rows = (json.loads(line) for line in (out / "results.jsonl").open())
+    return {(r["runtime"], r["placement"], r["case_id"]): r["verdict"] for r in rows}
+
+
+def compare(profile: str, seed: int) -> None:
+    serial = [run(profile, 1, seed) for _ in range(2)]
+    parallel = run(profile, 2, seed)
+    first = verdicts(serial[0]["dir"])
+    print(f"| {profile} | runtime | results | serial vs serial differ | serial vs parallel differ |")
+    print("|---|---|---:|---:|---:|")
+    others = {"serial": verdicts(serial[1]["dir"]), "parallel": verdicts(parallel["dir"])}
+    for runtime in sorted({k[0] for k in first}):
+        keys = [k for k in first if k[0] == runtime]
+        differ = {name: sum(first[k] != other.get(k) for k in keys) for name, other in others.items()}
+        print(f"| | {runtime} | {len(keys)} | {differ['serial']} | {differ['parallel']} |")
+    print(f"wall s: serial {serial[0]['wall']:.1f}, {serial[1]['wall']:.1f}; parallel {parallel['wall']:.1f}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--profile", nargs="+", default=["ci", "default"])
     parser.add_argument("--jobs", type=int, default=None, help="lanes (default: one per core)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--compare", metavar="PROFILE", help="serial twice and parallel once: verdicts that differ")
     args = parser.parse_args()
+    if args.compare:
+        return compare(args.compare, args.seed)
     print("| profile | wall s | target s | results | results/s | drawing s | peak RSS MB | run dir MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|")
     figures = [run(p, args.jobs, args.seed) for p in args.profile]
@@ -45,12 +71,12 @@ def main() -> None:
         print(f"| {f['profile']} | {f['wall']:.1f} | {TARGETS.get(f['profile'], '')} | {f['results']} | "
               f"{f['results'] / f['wall']:.0f} | {f['draw_seconds']:.1f} | {f['peak_rss_mb']:.0f} | {f['size_mb']:.1f} |")
     print()
-    print("| profile | runtime | results | seconds | worker restarts | waiting on hangs s |")
-    print("|---|---|---:|---:|---:|---:|")
+    print("| profile | runtime | results | lane seconds | worker restarts | recycled | waiting on hangs s |")
+    print("|---|---|---:|---:|---:|---:|---:|")
     for f in figures:
         for name, r in f["runtimes"].items():
             print(f"| {f['profile']} | {name} | {r['results']} | {r['seconds']:.1f} | {r.get('restarts', 0)} | "
-                  f"{r.get('hang_wait_seconds', 0):.1f} |")
+                  f"{r.get('recycles', 0)} | {r.get('hang_wait_seconds', 0):.1f} |")
     print()
     for f in figures:
         print(f"{f['profile']}: {f['dir']}")

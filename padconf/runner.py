@@ -356,6 +356,7 @@ class Run:
                 self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
             figures = self.stats["runtimes"].setdefault(worker.adapter, {"results": 0, "seconds": 0.0})
             figures["restarts"] = figures.get("restarts", 0) + worker.restarts
+            figures["recycles"] = figures.get("recycles", 0) + worker.recycles
             figures["hang_wait_seconds"] = round(figures.get("hang_wait_seconds", 0) + worker.hang_wait, 2)
 
     def close(self) -> None:

@@ -175,6 +175,18 @@ class WorkerClosed(PadconfError):
     """The worker was closed (padconf is ending) while a case was being run."""
 
 
+def _impossible(case: Case, output) -> bool:
+    """An output no reading of the spec gives, of the kind runtimes return after writing out of
+    bounds: a rank other than the data's, or an empty tensor where the spec has none (OpenVINO's
+    (0, 0) answer to reflect pads beyond the dimension, after which it dies on a later case)."""
+    if output is None:
+        return False
+    if output.ndim != case.data.ndim:
+        return True
+    allowed = [case.expected] if case.expected is not None else [c for c in case.interpretations.values() if c is not None]
+    return output.size == 0 < case.data.size and not any(a.size == 0 for a in allowed)
+
+
 def _exit_text(status: int | None) -> str:
     if status is None:
         return "ended (its exit status is lost)"
@@ -354,7 +366,8 @@ class Worker:
         self.zygote: _Zygote | None = None
         self.proc: _Process | None = None
         self._closed = False
-        self.restarts = 0
+        self.restarts = 0  # workers that died or hung
+        self.recycles = 0  # workers ended after an impossible output, before their next case
         self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
         _LIVE.add(self)
 
@@ -410,6 +423,10 @@ class Worker:
                     retry.note = f"{status} when run after other cases ({outcome.error}); alone: " \
                                  + ("it ran" if retry_status == "ok" else retry_status)
                 outcome, status = retry, retry_status
+            if status == "ok" and _impossible(case, outcome.output) and self.proc is not None:
+                self.proc.kill()  # a runtime that returns this has often corrupted its memory:
+                self.proc = None  # the next case gets a fresh worker, not its heap
+                self.recycles += 1
             yield outcome, status
 
     def _check_open(self) -> None:
@@ -441,6 +458,8 @@ class Worker:
                     yield Outcome(error=proc.death()), "crash", proc.served == 0
                 continue
             while pending:
+                if not proc.alive:  # recycled: the rest goes to a fresh worker
+                    break
                 asked = time.monotonic()
                 line = proc.readline(asked + self.timeout)
                 self._check_open()

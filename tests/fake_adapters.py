@@ -157,3 +157,25 @@ class PoisonThenHangAdapter(PoisonAdapter):
         if not PoisonAdapter.poisoned and case.data.size and case.data.reshape(-1)[0] == 777:
             time.sleep(3600)
         return super().run(case, placement)
+
+
+class CorruptingAdapter(CorrectAdapter):
+    """On the trigger returns an impossible (0, 0) output and corrupts itself, as OpenVINO does
+    for reflect pads beyond the dimension; the next three cases in the same process then get
+    wrong values, a hang and a segfault."""
+
+    after = None
+
+    def misbehave(self, case):
+        CorruptingAdapter.after = ["wrong values", "hang", "segfault"]
+        return Outcome(np.empty((0, 0), case.data.dtype))
+
+    def run(self, case, placement="inputs"):
+        if CorruptingAdapter.after:
+            what = CorruptingAdapter.after.pop(0)
+            if what == "hang":
+                time.sleep(3600)
+            if what == "segfault":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            return Outcome(np.flip(pad(case.data, case.pads, case.mode, case.constant_value, case.axes)).copy())
+        return super().run(case, placement)

@@ -82,3 +82,19 @@ def test_a_case_retried_alone_gets_its_own_verdict_even_when_it_is_not_a_pass():
         worker.close()
     assert [judge(c, o, s).verdict for c, (o, s) in zip(cases, outcomes)] == ["pass", "pass", "timeout", "pass"]
     assert outcomes[2][0].note.startswith("crash when run after other cases") and outcomes[2][0].note.endswith("alone: timeout")
+
+
+def test_a_worker_that_returned_an_impossible_output_does_not_run_the_next_case():
+    # the planted runtime corrupts itself on 666 and would then give wrong values, hang and
+    # segfault on the next three cases: a fresh worker runs them, so each gets its true verdict
+    cases = [classify(Case(spec="onnx/Pad-18", data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
+             for v in (1, 666, 4, 5, 6, 7)]
+    worker = Worker("tests.fake_adapters:CorruptingAdapter", timeout=2)
+    try:
+        outcomes = list(worker.run(cases, "inputs"))
+    finally:
+        worker.close()
+    verdicts = [judge(c, o, s) for c, (o, s) in zip(cases, outcomes)]
+    assert [v.verdict for v in verdicts] == ["pass", "mismatch", "pass", "pass", "pass", "pass"]
+    assert verdicts[1].detail == "shape [0, 0] instead of [5]"
+    assert worker.recycles == 1 and worker.restarts == 0
