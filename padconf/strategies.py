@@ -95,18 +95,29 @@ def elements(dtype: str):
     return st.one_of(st.sampled_from(special_values(dtype)), ordinary)
 
 
+DRAWN_ELEMENTS = 24  # elements Hypothesis draws one by one; larger arrays arrange these
+
+
 def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
-    kinds have no Hypothesis element strategy); past 256 elements a drawn run of up to 256 is
-    repeated, which keeps large arrays cheap to draw and to shrink."""
+    kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
+    least once, so a drawn NaN or empty string is in the array) are spread over the array in a
+    random order from a drawn seed: drawing each of up to 100,000 elements took most of the
+    time of drawing cases, and a repeated run would hide index errors of its period."""
     size = math.prod(shape)
-    drawn = min(size, 256)
+    drawn = min(size, DRAWN_ELEMENTS)
 
-    def build(vals):
-        arr = as_array(vals, dtype).reshape(drawn)
-        return np.resize(arr, size).reshape(shape) if size else arr[:0].reshape(shape)
+    def build(args):
+        vals, seed = args
+        pool = as_array(vals, dtype).reshape(drawn)
+        if size <= drawn:
+            return pool.reshape(shape)
+        rng = np.random.default_rng(seed)
+        where = rng.permutation(np.concatenate([np.arange(drawn), rng.integers(0, drawn, size - drawn)]))
+        return pool[where].reshape(shape)
 
-    return st.lists(elements(dtype), min_size=drawn, max_size=drawn).map(build)
+    return st.tuples(st.lists(elements(dtype), min_size=drawn, max_size=drawn),
+                     st.integers(0, 2**32 - 1) if size > drawn else st.just(0)).map(build)
 
 
 # ---------------------------------------------------------------- pads and axes
