@@ -458,7 +458,7 @@ class Worker:
                     yield Outcome(error=proc.death()), "crash", proc.served == 0
                 continue
             while pending:
-                if not proc.alive:  # recycled: the rest goes to a fresh worker
+                if proc is not self.proc:  # recycled by run(): the rest goes to a fresh worker
                     break
                 asked = time.monotonic()
                 line = proc.readline(asked + self.timeout)
