@@ -55,11 +55,13 @@ def cmd_run(args) -> int:
         run = Run(args.out, resume=True)
     else:
         config = RunConfig(specs=args.spec, profile=args.profile, max_examples=args.max_examples,
-                           seed=args.seed, timeout=args.timeout, memory_mb=args.memory_mb)
+                           seed=args.seed, timeout=args.timeout, memory_mb=args.memory_mb,
+                           cases_dir=args.cases)
         if args.runtime:
             config.runtimes = args.runtime
         run = Run(args.out, config)
-    console.print(f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}")
+    console.print(f"padconf run: reading cases from {run.config.cases_dir} into {run.dir}" if run.config.cases_dir
+                  else f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}")
     cases = run.prepare()
     plan = run.plan(cases)
     total = sum(len(batch) for _, _, batch in plan)
@@ -75,6 +77,19 @@ def cmd_run(args) -> int:
         console.print(f"note: {note}")
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
     console.print(f"{len(rows)} results in {run.results_path}; summary in {run.dir / 'summary.md'}")
+    return 0
+
+
+def cmd_generate(args) -> int:
+    import time
+
+    from .onnx_testdata import generate
+    from .specs import load_specs
+
+    start = time.monotonic()
+    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
+    console.print(f"{len(entries)} cases written to {args.out} in {time.monotonic() - start:.1f} s; "
+                  f"coverage and how to run them: {args.out}/README.md")
     return 0
 
 
@@ -96,7 +111,16 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds a runtime may take on one case")
     run.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB, help="address-space cap of each worker")
+    run.add_argument("--cases", default=None, metavar="DIR",
+                     help="run the test directories in DIR (padconf generate's or onnx's node-test layout) instead of drawing cases")
     run.set_defaults(func=cmd_run)
+    gen = sub.add_parser("generate", help="write the suite as ONNX backend test data (and OpenVINO IR)")
+    gen.add_argument("--out", default="generated", help="output directory (default: generated)")
+    gen.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--per-combo", type=int, default=1,
+                     help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
+    gen.set_defaults(func=cmd_generate)
     return parser
 
 

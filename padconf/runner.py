@@ -33,6 +33,7 @@ class RunConfig:
     seed: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
+    cases_dir: str | None = None  # read the cases from test directories (onnx_testdata's layout)
 
     def cases_per_spec(self) -> int:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
@@ -58,7 +59,15 @@ def read_jsonl(path: Path) -> list[dict]:
 
 
 def build_cases(config: RunConfig) -> list[Case]:
-    """The spec examples, then generated cases, for every selected spec version."""
+    """The spec examples, then generated cases, for every selected spec version; or the cases
+    of ``config.cases_dir``, classified by the reference."""
+    if config.cases_dir is not None:
+        from .onnx_testdata import read_cases
+        selected = {s.id for s in load_specs(ids=config.specs)}
+        cases = [c for c in read_cases(config.cases_dir, load_specs()) if c.spec in selected]
+        if not cases:
+            raise CaseError(f"{config.cases_dir}: no case of the selected spec versions")
+        return cases
     cases = []
     for spec in load_specs(ids=config.specs):
         cases += example_cases(spec)
