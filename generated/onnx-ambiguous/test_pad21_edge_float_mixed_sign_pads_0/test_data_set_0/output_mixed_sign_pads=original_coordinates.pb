@@ -1,0 +1,1 @@
+BoutputJPÃõÊÁffæ¾ffæ¾ffæ¾ÃõÊÁffæ¾ffæ¾ffæ¾ÃõÊÁffæ¾ffæ¾ffæ¾ÃõÊÁffæ¾ffæ¾ffæ¾ÃõÊÁffæ¾ffæ¾ffæ¾

@@ -1,0 +1,1 @@
+2ybbaabaaaabaababbbaabaababbabbbaaabbaaabaabbabbbbbbbabbbabbaabbbabbabbbbbbaabbabaaabaabbbaaaaaabbaaabbaabbbabbaaabbabbaaabBconstant_value
