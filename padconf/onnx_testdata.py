@@ -38,6 +38,8 @@ import numpy as np
 import onnx
 import yaml
 from google.protobuf.message import DecodeError
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import seed as hseed
 from onnx import helper, numpy_helper
 
 from .adapters import spec_domain_version
@@ -48,10 +50,11 @@ from .errors import CaseError, PadconfError
 from .examples import example_inputs
 from .onnx_model import build_model, feeds
 from .specs import Spec
-from .strategies import draw_cases, edge_classes
+from .strategies import cases, edge_classes, foci
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 DRAW_BUDGET = 250  # drawn cases per spec version, as `padconf run`'s default profile
+FOCUS_SHARE = {"large": 4}
 SMALL = 1024  # elements (input + largest output): beyond its edge classes, the suite keeps small cases
 KIND_DIRS = {
     "onnx": {DEFINED: "onnx", MUST_REJECT: "onnx-invalid", AMBIGUOUS: "onnx-ambiguous"},
@@ -207,6 +210,26 @@ def _buildable(entry: Entry) -> bool:
     return True
 
 
+def _draw(spec: Spec, seed: int) -> list[Case]:
+    """strategies.draw_cases with the same per-focus seeds, except that the "large" focus (the
+    slowest to draw and classify; one large case per version is all the suite keeps) gets a
+    share of FOCUS_SHARE["large"]."""
+    found: dict[str, Case] = {}
+    chosen = foci(spec)
+    for i, focus in enumerate(chosen):
+        share = FOCUS_SHARE.get(focus, DRAW_BUDGET // len(chosen) + (i < DRAW_BUDGET % len(chosen)))
+
+        @settings(max_examples=share, database=None, deadline=None, derandomize=False,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))
+        @hseed(seed * 1000 + i)
+        @given(cases(spec, "any", focus))
+        def collect(case):
+            found.setdefault(case.id, case)
+
+        collect()
+    return list(found.values())
+
+
 @contextmanager
 def _no_local_constants():
     """Hypothesis (6.1xx) mixes the literals of every loaded non-library module into its draws,
@@ -238,7 +261,7 @@ def spec_entries(spec: Spec, seed: int = 0, per_combo: int = 1) -> list[Entry]:
         cases.append(case)
     cases += [combo_case(spec, mode, dtype) for mode in spec.modes for dtype in spec.dtypes]
     with _no_local_constants():
-        pool = draw_cases(spec, DRAW_BUDGET, seed=seed)
+        pool = _draw(spec, seed)
     # only what a model can hold: OpenVINO's IR has no axes, no "wrap", no unequal pads halves
     cases += select([c for c in pool if _buildable(Entry(c, _placement(c, spec)))], per_combo)
     entries, seen = [], set()
@@ -829,13 +852,14 @@ def case_dirs(path: Path | str) -> list[Path]:
     return found
 
 
-def read_case_dir(where: Path | str, specs: list[Spec]) -> tuple[Case, str]:
-    """The case one test directory holds, classified by its spec, and its placement."""
+def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None) -> tuple[Case, str]:
+    """The case one test directory holds, classified by its spec, and its placement. Its origin
+    is ``testdata:<the directory, relative to root>``."""
     where = Path(where)
     case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs)
     spec = next(s for s in specs if s.id == case.spec)
     case = classify(case, spec)
-    case.origin = f"testdata:{where.name}"
+    case.origin = f"testdata:{where.relative_to(root).as_posix() if root and where != Path(root) else where.name}"
     case.tags = edge_classes(case, spec)
     return case, placement
 
@@ -845,7 +869,7 @@ def read_cases(path: Path | str, specs: list[Spec]) -> list[Case]:
     is one case), classified with padconf's reference."""
     out: dict[str, Case] = {}
     for where in case_dirs(path):
-        case, _ = read_case_dir(where, specs)
+        case, _ = read_case_dir(where, specs, root=path)
         out.setdefault(case.id, case)
     return list(out.values())
 
@@ -854,13 +878,18 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
     """onnx's own node tests of ``op_type`` written in onnx's layout, from the installed onnx's
     case definitions (onnx.backend.test.case.node; the wheel ships no data/node folder), the way
     onnx's ``backend-test-tools generate-data`` writes them."""
+    import importlib
     import warnings
 
     from onnx.backend.test.case import node as node_cases
     out, written = Path(out), []
-    with warnings.catch_warnings():  # collecting imports every op's cases; some overflow on purpose
+    with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        collected = node_cases.collect_testcases(op_type)
+        try:  # importing an op's case module runs its exports (seeded), which register its cases
+            importlib.import_module(f"onnx.backend.test.case.node.{op_type.lower()}")
+            collected = list(node_cases._NodeTestCases)
+        except (ImportError, AttributeError):  # another layout: collect every op's cases
+            collected = node_cases.collect_testcases(op_type)
     for case in collected:
         if case.model is None or [n.op_type for n in case.model.graph.node] != [op_type]:
             continue

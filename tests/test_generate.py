@@ -21,7 +21,7 @@ import pytest
 import yaml
 from onnx import numpy_helper
 
-from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT
+from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
 from padconf.onnx_testdata import (ALL_KIND_DIRS, case_dirs, export_onnx_node_tests, read_case_dir,
@@ -106,23 +106,45 @@ def _load(path: Path, dtype: str) -> np.ndarray:
     return arr if arr.dtype == numpy_dtype(dtype) else arr.view(numpy_dtype(dtype))  # bf16 kept as bits
 
 
-def test_reading_back_gives_the_same_case_and_the_reference_reproduces_every_output():
+@pytest.fixture(scope="module")
+def replay(tmp_path_factory):
+    """`padconf run --cases generated` with onnxruntime and a runtime that is padconf's reference
+    itself: every test directory read back and classified; origin -> (case, result rows)."""
+    out = tmp_path_factory.mktemp("replay")
+    assert main(["run", "--cases", str(GENERATED), "--runtime", FAKE + "CorrectAdapter", "--runtime", "onnxruntime",
+                 "--out", str(out)]) == 0
+    results = defaultdict(list)
+    for row in read_jsonl(out / "results.jsonl"):
+        results[row["case_id"]].append(row)
+    return {c["origin"].removeprefix("testdata:"): (Case.from_json(c), results[c["id"]])
+            for c in read_jsonl(out / "cases.jsonl")}
+
+
+def test_run_cases_reads_every_directory_back_as_the_case_written(replay):
+    assert set(replay) == set(ROWS)  # one case per directory: no two directories hold the same case
+    for d, (case, results) in replay.items():
+        row = ROWS[d]
+        assert case.id == row["case_id"] and case.kind == row["kind"], d
+        fake = [r for r in results if r["runtime"] != "onnxruntime"]
+        assert sorted(r["placement"] for r in fake) == ["initializers", "inputs"]
+        if case.kind == DEFINED:  # the planted runtime is padconf's reference (it cannot cast every kind)
+            assert all(r["verdict"] in ("pass", "wrongly-rejected") for r in fake), (d, results)
+    placements = {d: read_case_dir(GENERATED / d, SPECS)[1] for d in list(ROWS)[::25]}
+    assert placements == {d: ROWS[d]["placement"] for d in placements}
+
+
+def test_the_reference_reproduces_every_expected_output(replay):
     seen = Counter()
-    for where in case_dirs(GENERATED):
-        d = where.relative_to(GENERATED).as_posix()
-        row = ROWS.get(d)
-        assert row is not None, f"{d} is not in MANIFEST.yaml"
-        case, placement = read_case_dir(where, SPECS)
-        assert case.id == row["case_id"] and case.kind == row["kind"] and placement == row["placement"], d
+    for d, (case, _) in replay.items():
+        where = GENERATED / d
         onnx_dir = d.startswith("onnx")
         outputs = where / "test_data_set_0" if onnx_dir else where
-        ext = ".pb" if onnx_dir else ".npy"
         if case.kind == DEFINED:
-            got = _load(outputs / f"output_0{ext}", case.dtype)
+            got = _load(outputs / ("output_0.pb" if onnx_dir else "output_0.npy"), case.dtype)
             assert bit_equal(got, case.expected), d
         elif case.kind == AMBIGUOUS:
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
-            assert expect["ambiguity"] == case.reason == row["ambiguity"]
+            assert expect["ambiguity"] == case.reason == ROWS[d]["ambiguity"]
             assert set(expect["candidates"]) == set(case.candidates)
             for key, out in case.candidates.items():
                 if out is None:
@@ -227,9 +249,14 @@ def padconf_verdicts(cases_dir: Path, out: Path) -> dict[str, str]:
     return verdicts
 
 
-def test_onnx_backend_runner_with_onnxruntime_agrees_with_padconf_verdicts(tmp_path):
+def test_onnx_backend_runner_with_onnxruntime_agrees_with_padconf_verdicts(replay):
     runner = onnx_runner_outcomes(GENERATED, "onnx")
-    verdicts = padconf_verdicts(GENERATED / "onnx", tmp_path / "run")
+    verdicts = {}
+    for d, (case, results) in replay.items():
+        if d.startswith("onnx/"):
+            placement = {"attributes": "inputs"}.get(ROWS[d]["placement"], ROWS[d]["placement"])
+            verdicts[d.removeprefix("onnx/")] = next((r["verdict"] for r in results if r["runtime"] == "onnxruntime"
+                                                      and r["placement"] == placement), "not-run")
     assert set(runner) == set(verdicts)
     relation = Counter()
     for name, outcome in runner.items():
@@ -253,27 +280,17 @@ def test_onnx_backend_runner_with_onnxruntime_agrees_with_padconf_verdicts(tmp_p
 
 
 def test_padconf_passes_onnx_s_own_pad_tests_wherever_onnxruntime_passes_them(tmp_path):
-    written = export_onnx_node_tests(tmp_path / "data" / "node", "Pad")
+    written = export_onnx_node_tests(tmp_path / "data" / "onnx-node", "Pad")  # kind "node" means onnx's own
     assert {p.name for p in written} >= {"test_constant_pad", "test_edge_pad", "test_reflect_pad", "test_wrap_pad",
                                          "test_constant_pad_axes", "test_constant_pad_negative_axes"}
-    runner = onnx_runner_outcomes(tmp_path / "data", "node")
-    verdicts = padconf_verdicts(tmp_path / "data" / "node", tmp_path / "run")
+    runner = onnx_runner_outcomes(tmp_path / "data", "onnx-node")
+    verdicts = padconf_verdicts(tmp_path / "data" / "onnx-node", tmp_path / "run")
     passed = [name for name, outcome in runner.items() if outcome == "pass"]
     assert passed
     assert {name: verdicts[name] for name in passed} == {name: "pass" for name in passed}
 
 
 # ---------------------------------------------------------------- replay and errors
-
-
-def test_run_cases_reads_the_whole_suite(tmp_path):
-    out = tmp_path / "run"
-    assert main(["run", "--cases", str(GENERATED), "--runtime", FAKE + "CorrectAdapter", "--out", str(out)]) == 0
-    cases = read_jsonl(out / "cases.jsonl")
-    assert len(cases) == len({row["case_id"] for row in ROWS.values()})
-    assert Counter(c["kind"] for c in cases) == Counter(
-        row["kind"] for row in {r["case_id"]: r for r in ROWS.values()}.values())
-    assert len(read_jsonl(out / "results.jsonl")) == 2 * len(cases)
 
 
 def test_openvino_cases_run_with_nothing_but_openvino_and_numpy():
@@ -308,7 +325,8 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys, argv, message):
 
 
 def test_no_case_of_the_selected_specs_is_an_error(tmp_path, capsys):
-    code = main(["run", "--cases", str(GENERATED / "openvino"), "--spec", "onnx/Pad-19", "--out", str(tmp_path)])
+    one = sorted((GENERATED / "openvino").glob("test_*"))[0]
+    code = main(["run", "--cases", str(one), "--spec", "onnx/Pad-19", "--out", str(tmp_path)])
     assert code == 2 and "no case of the selected spec versions" in capsys.readouterr().err
 
 
