@@ -579,6 +579,26 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
             total = [cov[s.id][m] for m in cov[s.id]]
             lines.append(f"| {s.id} | " + " | ".join(cells) + f" | {sum(g for g, _ in total)}/{sum(a for _, a in total)} |")
         lines += ["", f"**{got}/{allowed} {title}** (version x mode x dtype) combinations have a defined case.", ""]
+    lines += ["## Placements (defined cases per version)", "",
+              "How pads / constant value / axes reach the model: `inputs` (graph inputs fed from "
+              "`input_<i>.pb`), `initializers` (baked in), `attributes` (Pad-1/2). A case whose "
+              "initializer model onnx's own checker refuses is fed instead: int32 `axes` initializers "
+              "(onnx's shape inference: \"ParseData type mismatch for tensor: axes\") and repeated axes "
+              "(\"Axis 0 is referred to more than once\"); `padconf run` still tries both placements.", "",
+              "| version | placement | cases | with constant value | with axes |", "|---|---|---:|---:|---:|"]
+    per_placement: dict[tuple, Counter] = defaultdict(Counter)
+    for e in entries:
+        if e.case.kind == DEFINED:
+            counts = per_placement[e.case.spec, e.placement]
+            counts["cases"] += 1
+            counts["value"] += e.case.constant_value is not None
+            counts["axes"] += e.case.axes is not None
+    for s in specs:
+        for placement in ("inputs", "initializers", "attributes"):
+            c = per_placement.get((s.id, placement))
+            if c:
+                lines.append(f"| {s.id} | {placement} | {c['cases']} | {c['value']} | {c['axes']} |")
+    lines.append("")
     tag_counts: dict[str, Counter] = defaultdict(Counter)
     for e in entries:
         for t in e.case.tags:
@@ -629,7 +649,16 @@ stored as their uint16 bit patterns (numpy has no bfloat16); the Parameter's ele
 `pad_value_default` (OpenVINO's own default).
 
 **padconf** reads any directory in this layout back (its own or onnx's node tests) and judges
-the runtimes on it: `python -m padconf.cli run --cases generated`.
+the runtimes on it: `python -m padconf.cli run --cases generated`. A directory's model gives the
+spec version (ONNX: the Pad version in force at its opset; OpenVINO: the Pad op's opset) and
+the inputs; padconf's reference classifies the case again. onnx's own Pad node tests are not
+in the onnx wheel (no `onnx/backend/test/data/node/`); write them from the installed onnx's
+case definitions and replay them:
+
+```
+python -c "from padconf.onnx_testdata import export_onnx_node_tests as e; e('onnx-pad-tests')"
+python -m padconf.cli run --cases onnx-pad-tests --runtime onnxruntime
+```
 """
 
 OPENVINO_RUNNER = '''"""Run generated/openvino/test_*/ with nothing but openvino and numpy.
