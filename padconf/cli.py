@@ -60,7 +60,7 @@ def cmd_run(args) -> int:
         if args.runtime:
             config.runtimes = args.runtime
         run = Run(args.out, config)
-    console.print(f"padconf run: reading cases from {run.config.cases_dir} into {run.dir}" if run.config.cases_dir
+    console.print(f"padconf run: reading cases from {' '.join([run.config.cases_dir] if isinstance(run.config.cases_dir, str) else run.config.cases_dir)} into {run.dir}" if run.config.cases_dir
                   else f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}")
     cases = run.prepare()
     plan = run.plan(cases)
@@ -111,8 +111,8 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
     run.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S, help="seconds a runtime may take on one case")
     run.add_argument("--memory-mb", type=int, default=DEFAULT_MEMORY_MB, help="address-space cap of each worker")
-    run.add_argument("--cases", default=None, metavar="DIR",
-                     help="run the test directories in DIR (padconf generate's or onnx's node-test layout) instead of drawing cases")
+    run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
+                     help="run the test directories at or below DIR ... (padconf generate's or onnx's node-test layout) instead of drawing cases")
     run.set_defaults(func=cmd_run)
     gen = sub.add_parser("generate", help="write the suite as ONNX backend test data (and OpenVINO IR)")
     gen.add_argument("--out", default="generated", help="output directory (default: generated)")

@@ -761,7 +761,7 @@ def _onnx_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
         raise CaseError(f"{where / 'model.onnx'}: malformed model: {' '.join(str(exc).split())}") from None
     graph = model.graph
     if len(graph.node) != 1 or graph.node[0].op_type != "Pad" or graph.node[0].domain not in ("", "ai.onnx"):
-        raise CaseError(f"{where}: not a one-node Pad model ({', '.join(n.op_type for n in graph.node)})")
+        raise NotPadModel(f"{where}: not a one-node Pad model ({', '.join(n.op_type for n in graph.node)})")
     node = graph.node[0]
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None:
@@ -829,7 +829,7 @@ def _openvino_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
         raise CaseError(f"{where / 'model.xml'}: malformed IR: {' '.join(str(exc).split())[:200]}") from None
     pads_ops = [op for op in model.get_ordered_ops() if op.get_type_name() == "Pad"]
     if len(pads_ops) != 1:
-        raise CaseError(f"{where}: not a one-Pad OpenVINO model")
+        raise NotPadModel(f"{where}: not a one-Pad OpenVINO model")
     pad = pads_ops[0]
     version = int(pad.get_type_info().version_id.removeprefix("opset"))
     spec = _spec_for("openvino", version, specs, where)
@@ -893,13 +893,28 @@ def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None 
     return case, placement
 
 
-def read_cases(path: Path | str, specs: list[Spec]) -> list[Case]:
-    """Every case below ``path`` (one per distinct input set: the same case in both placements
-    is one case), classified with padconf's reference."""
+class NotPadModel(CaseError):
+    """A well-formed test directory whose model is not one Pad node (read_cases skips it)."""
+
+
+def read_cases(paths, specs: list[Spec]) -> list[Case]:
+    """Every case at or below ``paths`` (a directory or a list of them: e.g. a shell glob of
+    onnx's test_*pad* directories), one per distinct input set (the same case in both
+    placements is one case), classified with padconf's reference. Models other than one Pad
+    node are skipped; none left is an error."""
     out: dict[str, Case] = {}
-    for where in case_dirs(path):
-        case, _ = read_case_dir(where, specs, root=path)
-        out.setdefault(case.id, case)
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    skipped = 0
+    for path in paths:
+        for where in case_dirs(path):
+            try:
+                case, _ = read_case_dir(where, specs, root=path)
+            except NotPadModel:
+                skipped += 1
+                continue
+            out.setdefault(case.id, case)
+    if not out:
+        raise CaseError(f"{', '.join(map(str, paths))}: no one-node Pad model among {skipped} test directories")
     return list(out.values())
 
 

@@ -33,7 +33,7 @@ class RunConfig:
     seed: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
-    cases_dir: str | None = None  # read the cases from test directories (onnx_testdata's layout)
+    cases_dir: str | list[str] | None = None  # read the cases from test directories (onnx_testdata's layout)
 
     def cases_per_spec(self) -> int:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
@@ -66,7 +66,7 @@ def build_cases(config: RunConfig) -> list[Case]:
         selected = {s.id for s in load_specs(ids=config.specs)}
         cases = [c for c in read_cases(config.cases_dir, load_specs()) if c.spec in selected]
         if not cases:
-            raise CaseError(f"{config.cases_dir}: no case of the selected spec versions")
+            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(sorted(selected))})")
         return cases
     cases = []
     for spec in load_specs(ids=config.specs):

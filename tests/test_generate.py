@@ -8,6 +8,7 @@ before the first test of this file, on the machine's other core, and is compared
 """
 import io
 import json
+import shutil
 import subprocess
 import sys
 import unittest
@@ -237,13 +238,13 @@ def onnx_runner_outcomes(data_dir: Path, kind: str) -> dict[str, str]:
     return outcome
 
 
-def padconf_verdicts(cases_dir: Path, out: Path) -> dict[str, str]:
-    """`padconf run --cases cases_dir --runtime onnxruntime`; test dir name -> the verdict of the
+def padconf_verdicts(test_dirs: list[Path], out: Path) -> dict[str, str]:
+    """`padconf run --cases DIR ... --runtime onnxruntime`; test dir name -> the verdict of the
     placement that directory's model has."""
-    assert main(["run", "--cases", str(cases_dir), "--runtime", "onnxruntime", "--out", str(out)]) == 0
+    assert main(["run", "--cases", *map(str, test_dirs), "--runtime", "onnxruntime", "--out", str(out)]) == 0
     rows = {(r["case_id"], r["placement"]): r["verdict"] for r in read_jsonl(out / "results.jsonl")}
     verdicts = {}
-    for where in case_dirs(cases_dir):
+    for where in test_dirs:
         case, placement = read_case_dir(where, SPECS)
         verdicts[where.name] = rows.get((case.id, "inputs" if placement == "attributes" else placement), "not-run")
     return verdicts
@@ -280,11 +281,18 @@ def test_onnx_backend_runner_with_onnxruntime_agrees_with_padconf_verdicts(repla
 
 
 def test_padconf_passes_onnx_s_own_pad_tests_wherever_onnxruntime_passes_them(tmp_path):
-    written = export_onnx_node_tests(tmp_path / "data" / "onnx-node", "Pad")  # kind "node" means onnx's own
+    """onnx's Pad node tests (the onnx wheel has no data/node/: written from its case module) and
+    the one Pad test its wheel ships (pytorch-operator/test_operator_pad, opset 6, reflect), given
+    to --cases as a shell glob of test directories would be."""
+    node = tmp_path / "data" / "onnx-node"  # not kind "node": to onnx's loader that means its own case modules
+    written = export_onnx_node_tests(node, "Pad")
     assert {p.name for p in written} >= {"test_constant_pad", "test_edge_pad", "test_reflect_pad", "test_wrap_pad",
                                          "test_constant_pad_axes", "test_constant_pad_negative_axes"}
+    shipped = Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-operator" / "test_operator_pad"
+    if shipped.is_dir():
+        shutil.copytree(shipped, node / shipped.name)
     runner = onnx_runner_outcomes(tmp_path / "data", "onnx-node")
-    verdicts = padconf_verdicts(tmp_path / "data" / "onnx-node", tmp_path / "run")
+    verdicts = padconf_verdicts(sorted(node.glob("test_*pad*")), tmp_path / "run")
     passed = [name for name, outcome in runner.items() if outcome == "pass"]
     assert passed
     assert {name: verdicts[name] for name in passed} == {name: "pass" for name in passed}
@@ -322,6 +330,14 @@ def test_bad_arguments_are_one_line_errors(tmp_path, capsys, argv, message):
     code = main(argv + ["--out", str(tmp_path / "out")])
     err = capsys.readouterr().err
     assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_models_other_than_one_pad_node_are_skipped_and_none_left_is_an_error(tmp_path, capsys):
+    onnx_dir = Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-operator"
+    others = sorted(p for p in onnx_dir.glob("test_operator_*") if p.name != "test_operator_pad")[:3]
+    assert others
+    code = main(["run", "--cases", *map(str, others), "--out", str(tmp_path)])
+    assert code == 2 and "no one-node Pad model among 3 test directories" in capsys.readouterr().err
 
 
 def test_no_case_of_the_selected_specs_is_an_error(tmp_path, capsys):
