@@ -635,11 +635,12 @@ unittest.TextTestRunner(verbosity=1).run(runner.test_suite)
 through padconf, with its verdicts: bit-exact floats, where onnx's runner allows rtol 1e-3.)
 
 **onnxruntime's `onnx_test_runner`** reads the same layout: `onnx_test_runner -e cpu generated/onnx`.
-The binary is not in the `onnxruntime` pip wheel: it is built with onnxruntime from source
-(`./build.sh --config Release`, then `build/Linux/Release/onnx_test_runner`) and ships in the
-release archives of github.com/microsoft/onnxruntime (`onnxruntime-linux-x64-<version>.tgz`
-has it under `bin/` in some releases). Point it at `generated/onnx` only: `onnx-invalid/` and
-`onnx-ambiguous/` have no single `output_0.pb` on purpose.
+The binary is not in the `onnxruntime` pip wheel (it has no `onnx_test_runner`): it is the C++
+program in onnxruntime's source tree (`onnxruntime/test/onnx/`, usage in its `README.txt`),
+built with onnxruntime from source (`./build.sh --config Release` leaves it in
+`build/Linux/Release/`). Point it at `generated/onnx` only: `onnx-invalid/` and
+`onnx-ambiguous/` have no single `output_0.pb` on purpose (and onnx's own checker refuses many
+models of `onnx-invalid/`: they break the spec).
 
 **OpenVINO** (nothing but openvino and numpy): `python generated/openvino/run_openvino.py
 generated/openvino` reads each `model.xml`, feeds `input_<i>.npy` in Parameter order and
