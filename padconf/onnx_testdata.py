@@ -667,18 +667,21 @@ OPENVINO_RUNNER = '''"""Run generated/openvino/test_*/ with nothing but openvino
 usage: python run_openvino.py DIR [DIR ...]   (a test_* directory or a folder of them)
 Each test: read model.xml, feed input_<i>.npy in Parameter order, compare the output with
 output_0.npy bit for bit (any NaN equals any NaN). bf16 tensors are stored as uint16 bits.
+The tests run in a child process; when OpenVINO kills it (it corrupts its heap on some pads),
+that test is reported as CRASH and a new child goes on with the next one.
 Exit 0 when every test passed, 1 otherwise.
 """
 import glob
 import os
+import subprocess
 import sys
 
 import numpy as np
-import openvino as ov
 
 
 def tensor(arr, element_type):
     """An ov.Tensor of the array's bytes, with the Parameter's element type (bf16 from uint16)."""
+    import openvino as ov
     raw = np.frombuffer(arr.tobytes(), dtype=np.uint8).copy()
     return ov.Tensor(raw, ov.Shape(list(arr.shape)), element_type)
 
@@ -709,20 +712,38 @@ def run(test_dir, core):
     return same(got.reshape(tuple(out.shape)), expected)
 
 
-def main(argv):
-    dirs = []
-    for arg in argv:
-        dirs += [arg] if os.path.exists(os.path.join(arg, "model.xml")) else sorted(glob.glob(os.path.join(arg, "test_*")))
-    core, failed = ov.Core(), 0
+def child(dirs):
+    import openvino as ov
+    core = ov.Core()
     for d in dirs:
         try:
             ok, why = run(d, core), "output differs"
         except Exception as exc:  # the runtime refused the model or the inputs
             ok, why = False, " ".join(str(exc).split())[:200]
-        failed += not ok
-        print(("PASS " if ok else "FAIL ") + os.path.basename(d) + ("" if ok else ": " + why))
-    print(f"{len(dirs) - failed} passed, {failed} failed of {len(dirs)}")
-    return 1 if failed or not dirs else 0
+        print(("PASS " if ok else "FAIL ") + os.path.basename(d) + ("" if ok else ": " + why), flush=True)
+
+
+def main(argv):
+    if argv[:1] == ["--child"]:
+        return child(argv[1:])
+    dirs = []
+    for arg in argv:
+        dirs += [arg] if os.path.exists(os.path.join(arg, "model.xml")) else sorted(glob.glob(os.path.join(arg, "test_*")))
+    lines = []
+    while dirs:
+        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *dirs],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        done = [line for line in proc.stdout.splitlines() if line.startswith(("PASS ", "FAIL "))]
+        if done:
+            print("\\n".join(done), flush=True)
+        lines += done
+        if len(done) < len(dirs):  # the child died on the next test
+            lines.append(f"CRASH {os.path.basename(dirs[len(done)])}: exit status {proc.returncode}")
+            print(lines[-1], flush=True)
+        dirs = dirs[len(done) + 1:]
+    passed = sum(line.startswith("PASS") for line in lines)
+    print(f"{passed} passed, {len(lines) - passed} failed of {len(lines)}")
+    return 1 if passed < len(lines) or not lines else 0
 
 
 if __name__ == "__main__":
