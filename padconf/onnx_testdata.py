@@ -50,7 +50,8 @@ from .errors import CaseError, PadconfError
 from .examples import example_inputs
 from .onnx_model import build_model, feeds
 from .specs import Spec
-from .strategies import cases, edge_classes, foci
+from .strategies import cases as case_strategy
+from .strategies import edge_classes, foci
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 DRAW_BUDGET = 250  # drawn cases per spec version, as `padconf run`'s default profile
@@ -222,7 +223,7 @@ def _draw(spec: Spec, seed: int) -> list[Case]:
         @settings(max_examples=share, database=None, deadline=None, derandomize=False,
                   phases=[Phase.generate], suppress_health_check=list(HealthCheck))
         @hseed(seed * 1000 + i)
-        @given(cases(spec, "any", focus))
+        @given(case_strategy(spec, "any", focus))
         def collect(case):
             found.setdefault(case.id, case)
 

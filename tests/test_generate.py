@@ -25,8 +25,7 @@ from onnx import numpy_helper
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
-from padconf.onnx_testdata import (ALL_KIND_DIRS, case_dirs, export_onnx_node_tests, read_case_dir,
-                                   rule_of)
+from padconf.onnx_testdata import ALL_KIND_DIRS, export_onnx_node_tests, read_case_dir, rule_of
 from padconf.runner import read_jsonl
 from padconf.specs import load_specs
 
