@@ -551,6 +551,9 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
              f"| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, `input_<i>.npy`, `output_0.npy` | {kinds['openvino', DEFINED]} |",
              f"| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | {kinds['openvino', MUST_REJECT]} |",
              f"| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, `expect.json` | {kinds['openvino', AMBIGUOUS]} |",
+             "", "An ambiguous case's `expect.json` maps each interpretation (`name=candidate`, several joined "
+             "by commas when the case hits more than one undefined point) to its output file, or to `null` "
+             "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
              "", "`MANIFEST.yaml` lists every case: directory, spec id, mode, dtype, kind, placement of "
              "pads / constant value / axes (`inputs`: fed at run time; `initializers`: baked into the "
              "model; `attributes`: Pad-1/2), edge-class tags, and the rule or ambiguity.", "",
