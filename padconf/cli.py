@@ -53,7 +53,7 @@ def cmd_check(args) -> int:
     return 1 if bad else 0
 
 
-RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "memory_mb")
+RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "memory_mb", "cases")
 
 
 def _run_config(args):
@@ -62,7 +62,10 @@ def _run_config(args):
     from .runner import Run, RunConfig
 
     given = {name: getattr(args, name) for name in RUN_OPTIONS if getattr(args, name) is not None}
-    given = {("runtimes" if k == "runtime" else "specs" if k == "spec" else k): v for k, v in given.items()}
+    renamed = {"runtime": "runtimes", "spec": "specs", "cases": "cases_dir"}
+    given = {renamed.get(k, k): v for k, v in given.items()}
+    if "cases_dir" in given:
+        given["cases_dir"] = [str(Path(d).resolve()) for d in given["cases_dir"]]
     if args.specs_dir is not None:
         given["specs_dir"] = str(Path(args.specs_dir).resolve())
     if args.resume:
@@ -83,7 +86,8 @@ def cmd_run(args) -> int:
     from .runner import read_jsonl
 
     run = _run_config(args)
-    console.print(f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}")
+    console.print(f"padconf run: reading cases from {' '.join(run.config.cases_dir)} into {run.dir}" if run.config.cases_dir
+                  else f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}", soft_wrap=True)
     cases = run.prepare()
     plan = run.plan(cases)
     total = sum(len(batch) for _, _, batch in plan)
@@ -101,6 +105,19 @@ def cmd_run(args) -> int:
         console.print(f"note: {note}")
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
     console.print(f"{len(rows)} results in {run.results_path}; summary in {run.dir / 'summary.md'}")
+    return 0
+
+
+def cmd_generate(args) -> int:
+    import time
+
+    from .onnx_testdata import generate
+    from .specs import load_specs
+
+    start = time.monotonic()
+    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
+    console.print(f"{len(entries)} cases written to {args.out} in {time.monotonic() - start:.1f} s; "
+                  f"coverage and how to run them: {args.out}/README.md")
     return 0
 
 
@@ -167,7 +184,17 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
     run.add_argument("--memory-mb", type=_count(64), default=None,
                      help=f"address-space cap of each worker (default: {DEFAULT_MEMORY_MB})")
+    run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
+                     help="run the test directories at or below DIR ... (padconf generate's or onnx's "
+                          "node-test layout) instead of drawing cases")
     run.set_defaults(func=cmd_run)
+    gen = sub.add_parser("generate", help="write the suite as ONNX backend test data (and OpenVINO IR)")
+    gen.add_argument("--out", default="generated", help="output directory (default: generated)")
+    gen.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")
+    gen.add_argument("--seed", type=int, default=0)
+    gen.add_argument("--per-combo", type=int, default=1,
+                     help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
+    gen.set_defaults(func=cmd_generate)
     return parser
 
 

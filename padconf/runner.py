@@ -44,6 +44,7 @@ class RunConfig:
     seed: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
+    cases_dir: list[str] | None = None  # read the cases from test directories (onnx_testdata's layout)
 
     def __post_init__(self):
         problems = []
@@ -118,8 +119,16 @@ def set_torn_line_aside(path: Path) -> bool:
 def build_cases(config: RunConfig, jobs: int = 1) -> list[Case]:
     """The spec examples, then generated cases, for every selected spec version; the versions
     are drawn ``jobs`` at a time in separate processes (each draw depends only on its spec and
-    the seed, so the cases are the same however many)."""
+    the seed, so the cases are the same however many). Or the cases of ``config.cases_dir``,
+    classified by the reference."""
     specs = load_specs(config.specs_dir, config.specs)
+    if config.cases_dir is not None:
+        from .onnx_testdata import read_cases
+        selected = {s.id for s in specs}
+        cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
+        if not cases:
+            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(sorted(selected))})")
+        return cases
     args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
     # Forked, so no __main__ is imported again; only while this process has one thread, which
     # is what makes a fork safe. Below 40 cases a spec, starting processes costs more than it saves.

@@ -390,15 +390,16 @@ def _float_specials(arr: np.ndarray) -> list[str]:
 # ---------------------------------------------------------------- outside a test
 
 
-def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any") -> list[Case]:
+def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
+               shares: dict[str, int] | None = None) -> list[Case]:
     """Up to ``max_examples`` distinct cases, the budget shared equally among ``foci(spec)`` so that
-    every edge class turns up; the same cases for the same seed and spec files, whatever else
-    the process has imported."""
+    every edge class turns up (``shares`` sets some foci's budget instead); the same cases for
+    the same seed and spec files, whatever else the process has imported."""
     found: dict[str, Case] = {}
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != MUST_REJECT]
     with _only_hypothesis_constants():
         for i, focus in enumerate(chosen):
-            share = max_examples // len(chosen) + (i < max_examples % len(chosen))
+            share = (shares or {}).get(focus, max_examples // len(chosen) + (i < max_examples % len(chosen)))
             if not share:
                 continue
 

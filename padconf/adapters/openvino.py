@@ -9,6 +9,53 @@ from ..cases import Case
 from ..dtypes import numpy_dtype
 from ..specs import parse_spec_id
 
+
+def split_pads(case: Case) -> dict[str, np.ndarray]:
+    """ONNX-layout pads -> the inputs OpenVINO's Pad takes, in feed order."""
+    if len(case.pads) % 2:
+        raise ValueError(f"{len(case.pads)} pads do not split into pads_begin and pads_end")
+    pads = np.array(case.pads, dtype=numpy_dtype(case.pads_type))
+    out = {"pads_begin": pads[:len(pads) // 2], "pads_end": pads[len(pads) // 2:]}
+    if case.constant_value is not None:
+        out["pad_value"] = np.asarray(case.constant_value)
+    return out
+
+
+def native_model(case: Case, placement: str = "inputs", default_pad_value: bool = False):
+    """OpenVINO's own Pad (opset1 or opset12, from the case's spec) as an ov.Model: data, then
+    pads_begin / pads_end / pad_value as Parameters ("inputs") or Constants ("initializers").
+    Every node gets a fixed friendly name, so a saved IR does not depend on OpenVINO's global
+    node counters. ``default_pad_value``: spell an omitted pad_value as the zero Constant
+    "pad_value_default" (the serializer would otherwise add an anonymous one)."""
+    import openvino as ov
+    import openvino.opset1 as opset1
+    import openvino.opset12 as opset12
+    ops = opset1 if parse_spec_id(case.spec)[1] == 1 else opset12
+    # Static rank, dynamic dims: one compiled model serves every shape of that rank.
+    data = ops.parameter(ov.PartialShape([-1] * case.data.ndim), ov_type(case.dtype), name="data")
+    params, args = [data], []
+    for name, arr in split_pads(case).items():
+        dtype = case.dtype if name == "pad_value" else case.pads_type
+        if placement == "initializers":
+            # Copy: a Constant sharing the Tensor's memory does not keep that memory alive.
+            args.append(ov.op.Constant(to_tensor(arr, dtype), shared_memory=False))
+            args[-1].set_friendly_name(name)
+        else:
+            shape = [-1] * arr.ndim  # any pads length reuses the model
+            params.append(ops.parameter(ov.PartialShape(shape), ov_type(dtype), name=name))
+            args.append(params[-1])
+    if default_pad_value and case.constant_value is None:
+        zero = np.zeros((), dtype=numpy_dtype(case.dtype))
+        args.append(ov.op.Constant(to_tensor(zero, case.dtype), shared_memory=False))
+        args[-1].set_friendly_name("pad_value_default")
+    node = ops.pad(data, args[0], args[1], case.mode, *args[2:])
+    node.set_friendly_name("pad")
+    node.output(0).get_tensor().set_names({"output"})
+    model = ov.Model([node], params, "pad")
+    model.get_results()[0].set_friendly_name("output")
+    return model
+
+
 class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
     cache_size = OV_CACHE_SIZE
@@ -25,16 +72,7 @@ class OpenVinoAdapter(Adapter):
             return f"OpenVINO has no element type for {dtype}"
         return None
 
-    @staticmethod
-    def _split(case: Case) -> dict[str, np.ndarray]:
-        """ONNX-layout pads -> the inputs OpenVINO's Pad takes, in feed order."""
-        if len(case.pads) % 2:
-            raise ValueError(f"{len(case.pads)} pads do not split into pads_begin and pads_end")
-        pads = np.array(case.pads, dtype=numpy_dtype(case.pads_type))
-        out = {"pads_begin": pads[:len(pads) // 2], "pads_end": pads[len(pads) // 2:]}
-        if case.constant_value is not None:
-            out["pad_value"] = np.asarray(case.constant_value)
-        return out
+    _split = staticmethod(split_pads)
 
     def _signature(self, case: Case, placement: str) -> tuple:
         key = (case.spec, case.mode, case.dtype, case.data.ndim, placement, case.pads_type,
@@ -46,25 +84,9 @@ class OpenVinoAdapter(Adapter):
 
     def _build(self, case: Case, placement: str):
         import openvino as ov
-        import openvino.opset1 as opset1
-        import openvino.opset12 as opset12
-        ops = opset1 if parse_spec_id(case.spec)[1] == 1 else opset12
-        # Static rank, dynamic dims: one compiled model serves every shape of that rank.
-        data = ops.parameter(ov.PartialShape([-1] * case.data.ndim), ov_type(case.dtype), name="data")
-        params, args = [data], []
-        for name, arr in self._split(case).items():
-            dtype = case.dtype if name == "pad_value" else case.pads_type
-            if placement == "initializers":
-                # Copy: a Constant sharing the Tensor's memory does not keep that memory alive.
-                args.append(ov.op.Constant(to_tensor(arr, dtype), shared_memory=False))
-            else:
-                shape = [-1] * arr.ndim  # any pads length reuses the model
-                params.append(ops.parameter(ov.PartialShape(shape), ov_type(dtype), name=name))
-                args.append(params[-1])
-        node = ops.pad(data, args[0], args[1], case.mode, *args[2:])
         if self._core is None:
             self._core = ov.Core()
-        compiled = self._core.compile_model(ov.Model([node], params, "pad"), "CPU", COMPILE_CONFIG)
+        compiled = self._core.compile_model(native_model(case, placement), "CPU", COMPILE_CONFIG)
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:

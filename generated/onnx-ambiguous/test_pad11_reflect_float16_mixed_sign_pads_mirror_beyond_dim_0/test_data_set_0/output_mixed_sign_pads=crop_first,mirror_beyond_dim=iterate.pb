@@ -1,0 +1,2 @@
+
+BoutputJ„Q„Q„Q„Q„Q„Q

@@ -1,0 +1,2 @@
+
+BoutputJV„QV„QV„Q

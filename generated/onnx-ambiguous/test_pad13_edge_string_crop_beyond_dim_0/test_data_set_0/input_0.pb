@@ -1,0 +1,2 @@
+2�abababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababababab2bxzx2zbac2a2bbya2
+äßé🙂Bdata

@@ -1,0 +1,1 @@
+2äß漢字🙂Bconstant_value

@@ -1,0 +1,1 @@
+BdataJ¼wwqxwxqx€‡‡xˆppw‡ˆxxxxw‡‡ˆwwxxxxˆwxww‡wwxxxqˆ‡xq‡ˆ‡‡wqxxww‡wˆ‡‡‡‡wwx‡x‡wqxwwxˆ‡wˆx‡‡xwxw‡‡ˆ€wˆ‡‡pw‡xˆwwˆ‡‡wxx‡x‡w‡‡ˆˆ‡wpˆˆwwxx€xxw‡w‡x‡‡wxwx‡ˆwwxwwx‡ˆw‡xwxxˆˆ

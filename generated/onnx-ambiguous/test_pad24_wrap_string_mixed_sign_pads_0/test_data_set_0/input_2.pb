@@ -1,0 +1,1 @@
+2🙂Bconstant_value

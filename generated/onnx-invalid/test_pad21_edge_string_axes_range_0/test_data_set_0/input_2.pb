@@ -1,0 +1,1 @@
+2xcyzBconstant_value

@@ -1,0 +1,1 @@
+2a2bc2def2g2hi2jklBdata

@@ -1,0 +1,1 @@
+2bcBconstant_value

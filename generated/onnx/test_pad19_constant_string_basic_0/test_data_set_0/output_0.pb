@@ -1,0 +1,1 @@
+2bc2bc2bc2bc2bc2bc2bc2a2bc2def2bc2bc2bc2g2hi2jkl2bc2bc2bc2bc2bc2bc2bc2bcBoutput

@@ -1,0 +1,1 @@
+BoutputJJHJLJH@8@D@8JHJLJH@8@D@8

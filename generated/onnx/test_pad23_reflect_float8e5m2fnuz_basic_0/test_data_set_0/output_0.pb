@@ -1,0 +1,1 @@
+BoutputJEDEFED@<@B@<EDEFED@<@B@<

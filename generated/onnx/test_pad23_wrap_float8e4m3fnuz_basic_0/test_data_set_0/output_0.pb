@@ -1,0 +1,1 @@
+BoutputJLHJLHJD8@D8@LHJLHJD8@D8@

@@ -1,0 +1,1 @@
+2a2a2bc2def2def2def2a2a2bc2def2def2def2g2g2hi2jkl2jkl2jkl2g2g2hi2jkl2jkl2jklBoutput

@@ -1,0 +1,1 @@
+BoutputJFeT2!FeT2!

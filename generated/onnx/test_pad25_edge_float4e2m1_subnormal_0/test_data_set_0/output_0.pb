@@ -1,0 +1,1 @@
+BoutputJ2323DefDef

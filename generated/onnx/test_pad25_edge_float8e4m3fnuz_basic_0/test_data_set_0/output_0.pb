@@ -1,0 +1,1 @@
+BoutputJ88@DDD88@DDDHHJLLLHHJLLL

@@ -1,0 +1,1 @@
+BoutputJEeE2EeE2
