@@ -4,7 +4,7 @@ mid-line as a power loss leaves it, and resumed each time. Prints what
 padconf guarantees (docs/reliability.md): kills survived, results lost, duplicated,
 misattributed, processes left behind; every figure but the first must be 0.
 
-Run from the repository root: python benchmarks/bench_faults.py [--kills 20] [--cases 150] [--seed 0]
+Run from the repository root: python benchmarks/bench_faults.py [--kills 25] [--cases 300] [--seed 0]
 """
 from __future__ import annotations
 
@@ -51,6 +51,7 @@ class ChaosAdapter(Adapter):
     poisoned = False
 
     def run(self, case, placement="inputs"):
+        time.sleep(0.04)  # a runtime's pace, so that the random kills land mid-run
         if ChaosAdapter.poisoned:
             os.kill(os.getpid(), signal.SIGSEGV)
         what = action(case.inputs_json())
@@ -98,8 +99,8 @@ def leftovers() -> list[int]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--kills", type=int, default=20)
-    parser.add_argument("--cases", type=int, default=150, help="generated cases (onnx/Pad-19)")
+    parser.add_argument("--kills", type=int, default=25)
+    parser.add_argument("--cases", type=int, default=300, help="generated cases (onnx/Pad-19)")
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
@@ -115,7 +116,7 @@ def main() -> None:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if kills < args.kills:
             try:
-                proc.wait(timeout=rng.uniform(0.5, 4.0))
+                proc.wait(timeout=rng.uniform(0.3, 2.5))
             except subprocess.TimeoutExpired:
                 how = rng.choice([signal.SIGKILL, signal.SIGTERM])
                 proc.send_signal(how)

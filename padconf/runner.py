@@ -228,8 +228,9 @@ class Run:
         else:
             try:
                 self.dir.mkdir(parents=True, exist_ok=True)
-                for stale in (self.results_path, self.cases_path, self.dir / "summary.md"):
-                    stale.unlink(missing_ok=True)
+                for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
+                              "summary.md", "stats.json"):  # --force: nothing of the run replaced stays
+                    (self.dir / stale).unlink(missing_ok=True)
                 self.run_json.write_text(json.dumps(asdict(self.config), indent=2))
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None

@@ -100,7 +100,10 @@ def test_resume_after_a_killed_run_loses_nothing(tmp_path):
     after = rows_of(out)
     keys = Counter((r["runtime"], r["placement"], r["case_id"]) for r in after)
     assert len(keys) == 2 * len(cases) and max(keys.values()) == 1
-    assert after[:len(before)] == before
+    # results are rewritten in plan order at the end, so compare as sets: every row
+    # written before the kill is still there, unchanged
+    canonical = lambda rows: Counter(json.dumps(r, sort_keys=True) for r in rows)
+    assert not canonical(before) - canonical(after)
 
 
 def test_truncated_last_line_is_dropped_but_a_broken_middle_line_is_an_error(tmp_path):
