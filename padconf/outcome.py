@@ -14,6 +14,7 @@ class Outcome:
     note: str | None = None  # what padconf saw besides the outcome (e.g. a crash it retried)
     printed: dict | None = None  # what the runtime wrote to stdout / stderr during the case
     seconds: float | None = None  # how long the runtime took (model build included)
+    skipped: str | None = None  # why the adapter could not put the case to the runtime at all
 
 
 def error_text(exc: BaseException) -> str:

@@ -25,7 +25,8 @@ from .adapters import REGISTRY
 from .cases import Case
 from .errors import CaseError, PadconfError
 from .examples import example_cases
-from .specs import get_spec, load_specs
+from .outcome import Outcome
+from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .verdicts import judge
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
@@ -250,7 +251,7 @@ class Run:
                                              c.axes is None, c.pads_type, c.axes_type))
         self._case_rank = {c.id: i for i, c in enumerate(order)}
         pairs = sorted({(c.spec, c.dtype) for c in cases})
-        batches = []
+        batches, skipped = [], []
         for name in self.config.runtimes:
             worker = Worker(name, self.config.memory_mb, self.config.timeout)
             about = worker.describe(pairs)
@@ -260,20 +261,23 @@ class Run:
                 continue
             self.workers[name] = worker
             why_not = dict(zip(pairs, about["supports"]))
-            supported, unsupported = [], Counter()
-            for case in order:
-                why = why_not[(case.spec, case.dtype)]
-                if why:
-                    unsupported[why] += 1
-                else:
-                    supported.append(case)
-            self.notes += [f"{name}: {n} cases not run: {why}" for why, n in unsupported.items()]
+            mine = [c for c in order if parse_spec_id(c.spec)[0] in about["domains"]]
+            if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
+                self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "
+                                  f"(it runs {', '.join(about['domains'])})")
+            unsupported = Counter(why_not[(c.spec, c.dtype)] for c in mine if why_not[(c.spec, c.dtype)])
+            self.notes += [f"{name}: {n} cases skipped: {why}" for why, n in unsupported.items()]
             for placement in about["placements"]:
-                todo = [c for c in supported if (name, placement, c.id) not in done]
+                todo = [c for c in mine if (name, placement, c.id) not in done]
+                skipped += [(name, placement, c, why_not[(c.spec, c.dtype)]) for c in todo if why_not[(c.spec, c.dtype)]]
+                todo = [c for c in todo if not why_not[(c.spec, c.dtype)]]
                 batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
         if not batches and not done:
             self.close()
             raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
+        with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
+            for name, placement, case, why in skipped:
+                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok")) + "\n")
         return batches
 
     def execute(self, plan, progress=None, jobs: int | None = None) -> None:

@@ -12,7 +12,9 @@ from .outcome import Outcome
 PASS, MISMATCH = "pass", "mismatch"
 WRONGLY_REJECTED, WRONGLY_ACCEPTED = "wrongly-rejected", "wrongly-accepted"
 NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT = "not-implemented", "crash", "timeout", "ambiguous"
-VERDICTS = (PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT)
+SKIPPED = "skipped"  # the adapter cannot express the case (the runtime's API lacks a way to feed it)
+VERDICTS = (PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT,
+            SKIPPED)
 FAILURES = (MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT)
 
 
@@ -40,6 +42,8 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     """``status`` is the worker's: "ok", "crash" or "timeout"."""
     if status in (CRASH, TIMEOUT):
         return Verdict(status, outcome.error)
+    if outcome.skipped:
+        return Verdict(SKIPPED, outcome.skipped)
     rejected = outcome.output is None
     if case.kind == MUST_REJECT:
         return Verdict(PASS) if rejected else Verdict(WRONGLY_ACCEPTED, f"accepted although: {case.reason}")

@@ -14,7 +14,7 @@ worker's pipes and logs as file descriptors) and to a worker over two pipes of i
 
 - the zygote first says ``{"ready": true, "unavailable": null | why}``, after importing the
   adapter and its runtime (a module:Class that fails to import is "unavailable", not a crash);
-  ``{"op": "describe", "pairs": [[spec, dtype], ...]}`` -> ``{"version", "placements",
+  ``{"op": "describe", "pairs": [[spec, dtype], ...]}`` -> ``{"version", "placements", "domains",
   "supports": [null | why, ...]}`` (the parent never imports an adapter itself);
   ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
 - a worker says ``{"ready": true}``, then answers ``{"op": "run", "placement": p, "cases":
@@ -114,6 +114,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
         if request["op"] == "describe":
             send({"version": adapter.version() if adapter else None,
                   "placements": list(adapter.placements) if adapter else [],
+                  "domains": list(adapter.domains) if adapter else [],
                   "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
         elif request["op"] == "fork":
             sys.stdout.flush(), sys.stderr.flush()
@@ -401,7 +402,7 @@ class Worker:
             return {"unavailable": None, **answer}
         except PadconfError as exc:
             why = str(exc).split(" unavailable: ", 1)[-1]
-            return {"unavailable": why, "version": None, "placements": [], "supports": []}
+            return {"unavailable": why, "version": None, "placements": [], "domains": [], "supports": []}
 
     def close(self) -> None:
         self._closed = True

@@ -17,6 +17,7 @@ TRIGGER = 666
 
 class CorrectAdapter(Adapter):
     name = "fake-correct"
+    domains = ("onnx", "openvino")
 
     def run(self, case, placement="inputs"):
         if self.triggered(case):

@@ -141,3 +141,29 @@ def test_a_parallel_run_gives_the_serial_run_row_for_row(tmp_path):
                      "--max-examples", "30", "--jobs", jobs, "--out", str(out)]) == 0
         runs[jobs] = [{k: v for k, v in row.items() if k != "seconds"} for row in rows_of(out)]
     assert len(runs["1"]) > 100 and runs["1"] == runs["2"]
+
+
+def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reason(tmp_path):
+    import numpy as np
+
+    from padconf.classify import classify
+    from padconf.runner import Run, RunConfig
+    from padconf.verdicts import NOT_IMPLEMENTED, SKIPPED
+
+    complex_case = classify(Case("onnx/Pad-21", np.array([1 + 2j, 3j], np.complex64), [1, 0]))
+    float_case = classify(Case("onnx/Pad-21", np.array([1.0, 2.0], np.float32), [1, 0]))
+    native_case = classify(Case("openvino/Pad-12", np.array([1.0, 2.0], np.float32), [1, 0]))
+    run = Run(tmp_path / "run", RunConfig(runtimes=["openvino-onnx", "onnxruntime"]))
+    run.dir.mkdir()
+    run.execute(run.plan([complex_case, float_case, native_case]))
+    got = {(r["runtime"], r["placement"], r["dtype"]): r for r in rows_of(tmp_path / "run")}
+    # OpenVINO has no complex element type: a row per placement, verdict skipped, with why
+    for placement in ("inputs", "initializers"):
+        row = got[("openvino-onnx", placement, "complex64")]
+        assert row["verdict"] == SKIPPED and "no element type for complex64" in row["detail"]
+    # onnxruntime's Python API cannot feed complex, but loading the model says there is no kernel
+    assert got[("onnxruntime", "inputs", "complex64")]["verdict"] == NOT_IMPLEMENTED
+    # the OpenVINO-native case is no ONNX runtime's case: no row, one note
+    assert not any(r["spec"] == "openvino/Pad-12" for r in got.values())
+    assert any("1 cases of spec families it does not run" in n for n in run.notes)
+    assert len(got) == 2 * 2 * 2

@@ -1,7 +1,8 @@
 """Runtimes behind one small interface.
 
-An adapter says whether it can express a spec version and dtype (``supports``: None, or why
-not) and runs a case (``run``: an Outcome holding the output array or the runtime's error
+An adapter runs the spec families in ``domains`` (cases of others are not its cases at all),
+says whether it can express a spec version and dtype of those (``supports``: None, or why not;
+such cases are recorded as skipped) and runs a case (``run``: an Outcome holding the output array or the runtime's error
 text). Adapters cache compiled models by signature so that cases differing only in values
 reuse one session. They never import their runtime at module import time: ``available()``
 says, in one line, why a runtime is missing.
@@ -27,6 +28,7 @@ def failure(text: str, not_implemented: re.Pattern) -> Outcome:
 
 class Adapter:
     name: str = ""
+    domains: tuple[str, ...] = ("onnx",)  # spec families (the part of a spec id before "/") it runs
     placements: tuple[str, ...] = PLACEMENTS
     module: str = ""  # what available() imports (nothing for padconf's own fakes)
     package: str = ""  # the distribution whose version ``version()`` reports
@@ -64,7 +66,10 @@ class Adapter:
         return self._models[key]
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
-        """None when this adapter can express cases of ``spec_id`` with ``dtype``, else why not."""
+        """None when this adapter can express cases of ``spec_id`` with ``dtype``, else why not.
+        Subclasses narrowing it call this first."""
+        if parse_spec_id(spec_id)[0] not in self.domains:
+            return f"{self.name} runs {' and '.join(self.domains)} specs only, not {spec_id}"
         return None
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
@@ -85,9 +90,3 @@ def get_adapter(name: str) -> Adapter:
     module, cls = (REGISTRY.get(name) or name).split(":")
     return getattr(importlib.import_module(module), cls)()
 
-
-def onnx_only(adapter: Adapter, spec_id: str) -> str | None:
-    """Why ``adapter``, which runs ONNX models, cannot run a non-ONNX spec (None if it can)."""
-    if parse_spec_id(spec_id)[0] != "onnx":
-        return f"{adapter.name} runs ONNX models only, not {spec_id}"
-    return None

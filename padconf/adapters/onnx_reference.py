@@ -1,7 +1,7 @@
 """onnx.reference.ReferenceEvaluator, ONNX's own Python implementation, on the same model."""
 from __future__ import annotations
 
-from . import Adapter, Outcome, error_text, onnx_only
+from . import Adapter, Outcome, error_text
 from ..cases import Case
 
 
@@ -9,9 +9,6 @@ class OnnxReferenceAdapter(Adapter):
     name, module = "onnx-reference", "onnx.reference"
     package = "onnx"
     placements = ("inputs",)  # no compilation step, so baking values in would show nothing new
-
-    def supports(self, spec_id: str, dtype: str) -> str | None:
-        return onnx_only(self, spec_id)
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:

@@ -58,6 +58,7 @@ def native_model(case: Case, placement: str = "inputs", default_pad_value: bool 
 
 class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
+    domains = ("openvino",)
     cache_size = OV_CACHE_SIZE
 
     def __init__(self):
@@ -65,8 +66,9 @@ class OpenVinoAdapter(Adapter):
         self._core = None
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
-        domain, version = parse_spec_id(spec_id)
-        if domain != "openvino" or version not in (1, 12):
+        if super().supports(spec_id, dtype):
+            return super().supports(spec_id, dtype)
+        if parse_spec_id(spec_id)[1] not in (1, 12):
             return f"{self.name} builds openvino/Pad-1 and openvino/Pad-12 only, not {spec_id}"
         if dtype not in OV_TYPES:
             return f"OpenVINO has no element type for {dtype}"

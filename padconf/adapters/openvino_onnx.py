@@ -1,7 +1,7 @@
 """The ONNX model padconf.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from . import Adapter, Outcome, error_text, failure, onnx_only
+from . import Adapter, Outcome, error_text, failure
 from .openvino_tensors import COMPILE_CONFIG, NOT_IMPLEMENTED, OV_CACHE_SIZE, OV_TYPES, from_tensor, to_tensor
 from ..cases import Case
 
@@ -16,8 +16,8 @@ class OpenVinoOnnxAdapter(Adapter):
         self._core = None
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
-        if onnx_only(self, spec_id):
-            return onnx_only(self, spec_id)
+        if super().supports(spec_id, dtype):
+            return super().supports(spec_id, dtype)
         if dtype not in OV_TYPES:
             return f"OpenVINO has no element type for {dtype}"
         return None
