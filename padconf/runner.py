@@ -23,12 +23,13 @@ from pathlib import Path
 
 from .adapters import REGISTRY
 from .cases import Case
+from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .outcome import Outcome
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
-from .verdicts import judge
+from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, WRONGLY_ACCEPTED, judge
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -148,6 +149,18 @@ def _draw_spec(args) -> list[str]:
     return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
 
 
+def _evidence(verdict, outcome) -> dict | None:
+    """The runtime's output where it is what the verdict is about (a wrong or unexpected answer),
+    so that a report can show it; None otherwise (a pass is the case's expected output)."""
+    if outcome.output is None or not (verdict.verdict in (MISMATCH, WRONGLY_ACCEPTED)
+                                      or (verdict.verdict == AMBIGUOUS_VERDICT and not verdict.matched)):
+        return None
+    try:
+        return encode_array(outcome.output, dtype_name(outcome.output.dtype))
+    except CaseError:  # a dtype padconf has no name for
+        return None
+
+
 def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -> dict:
     v = judge(case, outcome, status)
     return {
@@ -156,7 +169,7 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
         "kind": case.kind, "reason": case.reason, "verdict": v.verdict, "detail": v.detail,
         "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
-        "seconds": outcome.seconds,
+        "seconds": outcome.seconds, "output": _evidence(v, outcome),
         "case_id": case.id, "origin": case.origin, "tags": case.tags,
     }
 
