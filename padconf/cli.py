@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import PadconfError
+from .verdicts import FAILURES
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
 
 console = Console()
@@ -108,6 +109,87 @@ def cmd_run(args) -> int:
     return 0
 
 
+def _gate_config(args):
+    from .gate import GateConfig, parse_shard
+
+    return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
+                      specs_dir=None if args.specs_dir is None else str(Path(args.specs_dir).resolve()),
+                      shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
+                      example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb)
+
+
+def _work_dir(args, use: str) -> Path:
+    return Path(args.work or f".padconf/{use}/{args.runtime.replace(':', '_').replace('/', '_')}")
+
+
+def _progress(out: Console):
+    """A progress bar on ``out`` when it is a terminal; the callback advances it."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+    return Progress(*columns, console=out, disable=not out.is_terminal)
+
+
+def cmd_gate(args) -> int:
+    from .baseline import load_baseline
+    from .gate import gate, gathered_rows, judge_rows, junit_xml, problem_lines
+    from .specs import load_specs
+
+    entries = load_baseline(args.baseline)
+    if args.results:
+        rows, covered = gathered_rows(args.results, args.runtime)
+        judgement = judge_rows(rows, entries, args.runtime, covered, {s.id for s in load_specs(args.specs_dir)})
+    else:
+        with _progress(console) as bar:
+            task = bar.add_task(f"gate {args.runtime}", total=None)
+            judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"),
+                             progress=lambda name: bar.update(task, advance=1))
+    counts = ", ".join(f"{n} {v}" for v, n in judgement.counts.most_common())
+    console.print(f"gate {args.runtime}: {len(judgement.rows)} results ({counts}); {len(judgement.known)} known "
+                  f"failures forgiven by {args.baseline}", soft_wrap=True)
+    for line in problem_lines(judgement):
+        console.print(line, soft_wrap=True, markup=False, highlight=False)
+    if judgement.unjudged:
+        console.print(f"{len(judgement.unjudged)} baseline signature entries not judged here (this is part of the "
+                      "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
+    if args.junit:
+        Path(args.junit).write_text(junit_xml(judgement), encoding="utf-8")
+    verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
+               if judgement.exit_code else "passed: nothing new")
+    console.print(f"gate {args.runtime}: {verdict}", soft_wrap=True)
+    return judgement.exit_code
+
+
+def cmd_baseline(args) -> int:
+    from .baseline import baseline_entries, dump_baseline, forgiving, parse_baseline
+    from .gate import gate_run
+    from .runner import read_jsonl
+
+    err = Console(stderr=True)  # stdout may be the baseline itself
+    with _progress(err) as bar:
+        task = bar.add_task(f"baseline {args.runtime}", total=None)
+        run, cases = gate_run(_gate_config(args), _work_dir(args, "baseline"),
+                              progress=lambda name: bar.update(task, advance=1))
+    rows = read_jsonl(run.results_path)
+    entries = baseline_entries(rows, by_case=args.by_case)
+    failing = [r for r in rows if r["verdict"] in FAILURES]
+    header = (f"padconf baseline: {_version_text()}\n{args.runtime} over {len(cases)} cases "
+              f"(seed {args.seed}, explore {args.explore}): {len(rows)} results, {len(failing)} failures in "
+              f"{len(entries)} entries.\nReview each entry: say why in `why`, add `link` to the upstream report.")
+    text = dump_baseline(entries, header)
+    reread = parse_baseline(text, "the baseline just written")
+    missed = [r for r in failing if forgiving(reread, r) is None]
+    if missed:  # a signature that does not match its own failures would gate nothing
+        raise PadconfError(f"internal: the baseline written does not forgive {missed[0]['case_id']}")
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    err.print(f"{len(entries)} entries covering {len(failing)} failures of {len(rows)} results"
+              + ("" if args.out in (None, "-") else f" written to {args.out}"), soft_wrap=True)
+    return 0
+
+
 def cmd_generate(args) -> int:
     import time
 
@@ -188,6 +270,32 @@ def build_parser() -> argparse.ArgumentParser:
                      help="run the test directories at or below DIR ... (padconf generate's or onnx's "
                           "node-test layout) instead of drawing cases")
     run.set_defaults(func=cmd_run)
+    for name, about in (("gate", "fail on what is new against a baseline (CI)"),
+                        ("baseline", "write a runtime's failures today as a baseline")):
+        p = sub.add_parser(name, help=about)
+        p.add_argument("--runtime", required=True, help="adapter name or module:Class")
+        p.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (default: all)")
+        p.add_argument("--seed", type=int, default=0, help="the suite's and exploration's seed (default: 0)")
+        p.add_argument("--explore", type=_count(0), default=0, metavar="N",
+                       help="also N freshly drawn cases per version (default: 0)")
+        p.add_argument("--work", default=None, metavar="DIR",
+                       help=f"the run directory (default: .padconf/{name}/RUNTIME)")
+        p.add_argument("--timeout", type=_positive_seconds, default=None)
+        p.add_argument("--memory-mb", type=_count(64), default=None)
+        if name == "gate":
+            p.add_argument("--baseline", required=True, help="the baseline YAML (padconf baseline writes one)")
+            p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
+            p.add_argument("--shard", default=None, metavar="I/N", help="run part I of N (disjoint, complete)")
+            p.add_argument("--example-db", default=None, metavar="DIR|module:attr",
+                           help="where --explore keeps failing cases (default: .padconf/examples; none: nowhere)")
+            p.add_argument("--results", nargs="+", metavar="DIR", default=None,
+                           help="judge these gate run directories (e.g. every shard's) instead of running")
+            p.set_defaults(func=cmd_gate)
+        else:
+            p.add_argument("--out", default=None, help="the baseline file (default: stdout)")
+            p.add_argument("--by-case", action="store_true",
+                           help="one entry per failing case instead of one per failure signature")
+            p.set_defaults(func=cmd_baseline)
     gen = sub.add_parser("generate", help="write the suite as ONNX backend test data (and OpenVINO IR)")
     gen.add_argument("--out", default="generated", help="output directory (default: generated)")
     gen.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")

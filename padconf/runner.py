@@ -222,10 +222,10 @@ class Run:
         except (json.JSONDecodeError, UnicodeDecodeError, TypeError, PadconfError) as exc:
             raise CaseError(f"{self.run_json}: malformed: {exc}") from None
 
-    def prepare(self) -> list[Case]:
+    def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
         cases.jsonl that is missing, torn or short of run.json's count is drawn again: the
-        same config draws the same cases."""
+        same config draws the same cases. ``cases``, when given, are the new run's instead."""
         if self.resume:
             if set_torn_line_aside(self.results_path):
                 self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
@@ -249,7 +249,7 @@ class Run:
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         started = time.monotonic()
-        cases = build_cases(self.config, self.jobs)
+        cases = cases if cases is not None and not self.resume else build_cases(self.config, self.jobs)
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
         _write_atomically(self.cases_path, "".join(json.dumps(c.to_json()) + "\n" for c in cases))
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))

@@ -180,3 +180,46 @@ class CorruptingAdapter(CorrectAdapter):
                 os.kill(os.getpid(), signal.SIGSEGV)
             return Outcome(np.flip(pad(case.data, case.pads, case.mode, case.constant_value, case.axes)).copy())
         return super().run(case, placement)
+
+
+class ConformingAdapter(CorrectAdapter):
+    """Also refuses what the spec makes an error (CorrectAdapter computes whatever it can), and
+    has no trigger: a runtime that conforms."""
+
+    @staticmethod
+    def triggered(case):
+        return False
+
+    def run(self, case, placement="inputs"):
+        from padconf.classify import rule_violation
+        from padconf.specs import get_spec
+        broken = rule_violation(case, get_spec(case.spec))  # the worker sends inputs, not the verdict
+        return Outcome(error=f"refused: {broken}") if broken else super().run(case, placement)
+
+
+class ConformingWrongValuesAdapter(ConformingAdapter, WrongValuesAdapter):
+    triggered = staticmethod(CorrectAdapter.triggered)
+
+
+class _OnExample(ConformingAdapter):
+    """Misbehaves on the inputs of one worked example of the spec documents, which every suite
+    holds (the worker sends a case's inputs, not its origin)."""
+    example = "example_3_edge"
+
+    def triggered(self, case):
+        from padconf.examples import example_inputs
+        from padconf.specs import get_spec
+        spec = get_spec(case.spec)
+        return any(ex["name"] == self.example and example_inputs(spec, ex).same_inputs(case) for ex in spec.examples)
+
+
+class WrongOnExampleAdapter(_OnExample, WrongValuesAdapter):
+    pass
+
+
+class CrashOnExampleAdapter(_OnExample, SegfaultAdapter):
+    pass
+
+
+class HangOnExampleAdapter(_OnExample, HangAdapter):
+    pass

@@ -1,0 +1,168 @@
+"""A baseline: a runtime's known failures, as YAML, which the gate forgives.
+
+A file is a list of entries. An entry names the runtime (a regular expression), the verdict
+it forgives and why (one line), and either one case (``case``: a case id) or a failure
+signature: regular expressions over the row's ``spec``, ``mode``, ``dtype``, ``placement`` and
+``origin`` (each must match whole) and ``error``, searched in the runtime's error text (or a
+mismatch's description). ``link`` points at the upstream report. Example::
+
+    - runtime: onnxruntime
+      verdict: not-implemented
+      dtype: bfloat16
+      error: Could not find an implementation for Pad
+      why: no bfloat16 Pad kernel on the CPU provider
+      link: https://github.com/microsoft/onnxruntime/issues/...
+
+A case-id entry is judged wherever its case ran; a signature entry covers every case it
+matches, the ones a run draws tomorrow included.
+"""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .errors import CaseError
+from .signature import escape, failure_pattern
+from .verdicts import FAILURES
+
+PATTERN_KEYS = ("runtime", "spec", "mode", "dtype", "placement", "origin")  # whole-match over the row's field
+KEYS = PATTERN_KEYS + ("verdict", "case", "error", "why", "link")
+
+
+@dataclass(frozen=True)
+class Entry:
+    runtime: str
+    verdict: str
+    why: str
+    case: str | None = None
+    spec: str | None = None
+    mode: str | None = None
+    dtype: str | None = None
+    placement: str | None = None
+    origin: str | None = None
+    error: str | None = None
+    link: str | None = None
+    where: str = field(default="", compare=False)  # file:line, for messages
+
+    def in_scope(self, row: dict) -> bool:
+        """The row is one this entry speaks of (whatever its verdict)."""
+        if self.case is not None and row["case_id"] != self.case:
+            return False
+        return all(getattr(self, k) is None or re.fullmatch(getattr(self, k), str(row.get(k)))
+                   for k in PATTERN_KEYS)
+
+    def speaks_of(self, spec_id: str) -> bool:
+        return self.spec is None or re.fullmatch(self.spec, spec_id) is not None
+
+    def matches(self, row: dict) -> bool:
+        """The row is the failure this entry forgives."""
+        return (row["verdict"] == self.verdict and self.in_scope(row)
+                and (self.error is None or re.search(self.error, row.get("error") or row.get("detail") or "") is not None))
+
+    def describe(self) -> str:
+        return f"{self.where}: {self.runtime} {self.verdict} ({self.case or 'signature'}): {self.why}"
+
+
+def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
+    """Entries of a baseline document; anything malformed is one CaseError naming ``where``
+    and the line."""
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = f":{mark.line + 1}" if mark else ""
+        raise CaseError(f"{where}{line}: not valid YAML: {getattr(exc, 'problem', None) or exc}") from None
+    if root is None:
+        return []
+    if not isinstance(root, yaml.SequenceNode):
+        raise CaseError(f"{where}:{root.start_mark.line + 1}: a baseline is a list of entries")
+    entries = []
+    for node in root.value:
+        at = f"{where}:{node.start_mark.line + 1}"
+        if not isinstance(node, yaml.MappingNode):
+            raise CaseError(f"{at}: an entry is a mapping (runtime, verdict, why, and case or a signature)")
+        doc = yaml.safe_load(yaml.serialize(node))
+        unknown = sorted(k for k in doc if k not in KEYS)
+        if unknown:
+            raise CaseError(f"{at}: unknown key {unknown[0]!r}; an entry has {', '.join(KEYS)}")
+        missing = [k for k in ("runtime", "verdict", "why") if not doc.get(k)]
+        if missing:
+            raise CaseError(f"{at}: the entry lacks {missing[0]!r}")
+        bad = [k for k, v in doc.items() if v is not None and not isinstance(v, str)]
+        if bad:
+            raise CaseError(f"{at}: {bad[0]!r} must be text, got {type(doc[bad[0]]).__name__}")
+        if doc["verdict"] not in FAILURES:
+            raise CaseError(f"{at}: verdict {doc['verdict']!r} is not a failure ({', '.join(FAILURES)})")
+        for key in PATTERN_KEYS + ("error",):
+            try:
+                re.compile(doc.get(key) or "")
+            except re.error as exc:
+                raise CaseError(f"{at}: {key}: not a regular expression: {exc}") from None
+        entries.append(Entry(**{k: " ".join(v.split()) if k == "why" else v for k, v in doc.items()}, where=at))
+    return entries
+
+
+def load_baseline(path: Path | str) -> list[Entry]:
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaseError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise CaseError(f"{path}: cannot read the baseline: {exc.strerror}") from None
+    return parse_baseline(text, str(path))
+
+
+def forgiving(entries: list[Entry], row: dict) -> Entry | None:
+    """The first entry that forgives ``row``'s failure, if any."""
+    return next((e for e in entries if e.matches(row)), None)
+
+
+def _alternatives(values) -> str:
+    values = sorted(set(values))
+    return escape(values[0]) if len(values) == 1 else "(" + "|".join(map(escape, values)) + ")"
+
+
+def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
+    """Entries (as plain mappings, ready for YAML) forgiving every failure in ``rows``: one per
+    failing case with ``by_case``, else one signature per runtime, verdict and failure class,
+    narrowed to the versions, modes and dtypes it was seen on."""
+    failing = [r for r in rows if r["verdict"] in FAILURES]
+    if by_case:
+        groups = defaultdict(list)
+        for r in failing:
+            groups[(r["runtime"], r["case_id"], r["verdict"])].append(r)
+        return [{"runtime": escape(runtime), "case": case, "verdict": verdict,
+                 "why": _why(group[0], len(group))} for (runtime, case, verdict), group in groups.items()]
+    groups = defaultdict(list)
+    for r in failing:
+        groups[(r["runtime"], r["verdict"], failure_pattern(r))].append(r)
+    entries = []
+    for (runtime, verdict, pattern), group in groups.items():
+        entry = {"runtime": escape(runtime), "verdict": verdict,
+                 "spec": _alternatives(r["spec"] for r in group), "mode": _alternatives(r["mode"] for r in group),
+                 "dtype": _alternatives(r["dtype"] for r in group)}
+        failed_in = {r["placement"] for r in group}
+        ids = {r["case_id"] for r in group}
+        if failed_in < {r["placement"] for r in rows if r["runtime"] == runtime and r["case_id"] in ids}:
+            entry["placement"] = _alternatives(failed_in)  # the same cases pass in another placement
+        if pattern != "^":
+            entry["error"] = pattern
+        entry["why"] = _why(group[0], len(group))
+        entries.append(entry)
+    return entries
+
+
+def _why(row: dict, count: int) -> str:
+    """A first reason, for a person to review: what went wrong, where first seen."""
+    what = (row.get("error") or row.get("detail") or row["verdict"]).splitlines()[0][:120]
+    return f"{count} result{'s' * (count != 1)}; e.g. {row['case_id']}: {what}"
+
+
+def dump_baseline(entries: list[dict], header: str) -> str:
+    body = yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=100) if entries else "[]\n"
+    return "".join(f"# {line}\n" for line in header.splitlines()) + body

@@ -1,0 +1,49 @@
+"""What makes two failures the same: the runtime's error text (or, for a mismatch, the kind of
+difference) with its particulars blanked: paths, bracketed shapes and lists, numbers. One
+tokenisation, two renderings: a class text people read (``<..>``, ``N``) and a regular
+expression a baseline entry can hold, which matches every text of that class."""
+from __future__ import annotations
+
+import re
+
+from .verdicts import MISMATCH
+
+# a bracketed group is a particular when it holds a number (a shape, a list, "Pad(19)"), not
+# when it is a word such as "[ONNXRuntimeError]"
+_PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)|(?P<group>\{[^}]*\d[^}]*\}|\[[^\]]*\d[^\]]*\]|\([^)]*\d[^)]*\))"
+                          r"|(?P<number>-?\d+(?:\.\d+)?)")
+_SHOWN = {"path": "<path>", "group": "<..>", "number": "N"}
+_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?"}
+MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
+
+
+def _text(row: dict) -> str:
+    """The first line of what the row says went wrong; for a mismatch only its kind
+    ("values differ first at [..]", "shape [..] instead of [..]"), not the values."""
+    text = row.get("error") or row.get("detail") or ""
+    if row["verdict"] == MISMATCH:
+        text = (row.get("detail") or "").split(":")[0]
+    return text.splitlines()[0][:MAX_CHARS] if text else ""
+
+
+def _render(text: str, kinds: dict, literal) -> str:
+    out, at = [], 0
+    for m in _PARTICULARS.finditer(text):
+        out += [literal(text[at:m.start()]), kinds[m.lastgroup]]
+        at = m.end()
+    return "".join(out + [literal(text[at:])])
+
+
+def escape(text: str) -> str:
+    """``re.escape`` that leaves spaces, dashes and quotes alone, for patterns people read."""
+    return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
+
+
+def failure_class(row: dict) -> str:
+    return _render(_text(row), _SHOWN, str) or "(no text)"
+
+
+def failure_pattern(row: dict) -> str:
+    """A regular expression (for ``re.search``) matching the start of the error text of every
+    failure of ``row``'s class."""
+    return "^" + _render(_text(row), _PATTERN, escape)
