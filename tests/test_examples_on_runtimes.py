@@ -5,58 +5,47 @@ import re
 from pathlib import Path
 
 import pytest
-import yaml
 
 from padconf.adapters import REGISTRY, get_adapter
+from padconf.baseline import load_baseline
 from padconf.examples import example_cases
+from padconf.gate import judge_rows, problem_lines
+from padconf.runner import result_row
 from padconf.specs import load_specs
-from padconf.verdicts import PASS, judge
 from padconf.worker import Worker
 
-KNOWN = yaml.safe_load((Path(__file__).with_name("known_discrepancies.yaml")).read_text())
-CASES = [case for spec in load_specs() for case in example_cases(spec)]
-
-
-def expected_verdict(runtime: str, key: str) -> tuple[str, str | None]:
-    for entry in KNOWN:
-        if re.fullmatch(entry["runtime"], runtime) and re.match(entry["match"], key):
-            return entry["verdict"], entry["why"]
-    return PASS, None
+BASELINE = Path(__file__).with_name("known_discrepancies.yaml")
+SPECS = load_specs()
+CASES = [case for spec in SPECS for case in example_cases(spec)]
 
 
 @pytest.fixture(scope="module", params=sorted(REGISTRY))
-def runtime_verdicts(request):
+def runtime_rows(request):
     name = request.param
     adapter = get_adapter(name)
     if adapter.available():
         pytest.skip(adapter.available())
     worker = Worker(name)
-    verdicts = {}
+    rows = []
     try:
         for placement in adapter.placements:
             batch = [c for c in CASES if adapter.supports(c.spec, c.dtype) is None]
             for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                key = f"{case.spec}:{case.origin.split(':', 1)[1]}:{placement}"
-                verdicts[key] = judge(case, outcome, status)
+                rows.append(result_row(name, placement, case, outcome, status))
     finally:
         worker.close()
-    return name, verdicts
+    return name, rows
 
 
-def test_examples_pass_or_are_known_discrepancies(runtime_verdicts):
-    name, verdicts = runtime_verdicts
-    assert verdicts, f"{name} ran no example"
-    problems = []
-    for key, got in sorted(verdicts.items()):
-        want, why = expected_verdict(name, key)
-        if got.verdict != want:
-            problems.append(f"{name} {key}: {got.verdict} ({(got.detail or '')[:120]}), expected {want}"
-                            + (f" [known: {why[:60]}...]" if why else ""))
-    assert not problems, "\n".join(problems)
+def test_examples_pass_or_are_known_discrepancies(runtime_rows):
+    """padconf gates itself with the gate's own judgement: a new failure or a fixed entry fails."""
+    name, rows = runtime_rows
+    ids = {s.id for s in SPECS}
+    judgement = judge_rows(rows, load_baseline(BASELINE), name, ids, ids)
+    assert not judgement.new and not judgement.fixed, "\n".join(problem_lines(judgement))
 
 
 def test_every_known_discrepancy_names_real_examples():
-    keys = {f"{c.spec}:{c.origin.split(':', 1)[1]}:" for c in CASES}
-    for entry in KNOWN:
-        assert any(re.match(entry["match"], k) for k in keys), entry["match"]
-        assert entry["why"].strip() and entry["verdict"] != PASS
+    origins = {(c.spec, c.origin) for c in CASES}
+    for entry in load_baseline(BASELINE):
+        assert any(entry.speaks_of(spec) and re.fullmatch(entry.origin, origin) for spec, origin in origins), entry.where
