@@ -14,7 +14,7 @@ ORDER = [
     "onnx_model", "outcome",
     "adapters", "adapters.openvino_tensors", "adapters.onnxruntime", "adapters.onnx_reference",
     "adapters.openvino", "adapters.openvino_onnx",
-    "worker", "verdicts", "onnx_testdata", "runner", "report", "cli",
+    "worker", "verdicts", "onnx_testdata", "runner", "report", "report_html", "cli",
 ]
 
 
