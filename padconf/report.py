@@ -228,7 +228,23 @@ def cell_findings(rows: list[dict]) -> dict[tuple[str, str, str], dict]:
     by_cell: dict[tuple, list[dict]] = defaultdict(list)
     for row in rows:
         by_cell[(row["runtime"], row["spec"], row["mode"])].append(row)
-    return {key: {"failures": failures(cell), "picks": interpretations(cell)} for key, cell in sorted(by_cell.items())}
+    return {key: {"failures": failures(cell), "picks": interpretations(cell), "unmatched": unmatched(cell)}
+            for key, cell in sorted(by_cell.items())}
+
+
+def unmatched(rows: list[dict]) -> list[dict]:
+    """Answers to an undefined point that no interpretation gives, grouped like failures (one
+    per runtime and ambiguity, with an example): not a failure, but worth a look."""
+    groups: dict[tuple, dict] = {}
+    for row in rows:
+        if row["verdict"] == AMBIGUOUS_VERDICT and not row["matched"]:
+            group = groups.setdefault((row["runtime"], row["reason"]), {
+                "runtime": row["runtime"], "verdict": AMBIGUOUS_VERDICT, "count": 0, "dtypes": set(), "specs": set(),
+                "class": f"{row['reason']}: an answer no interpretation gives", "example": row})
+            group["count"] += 1
+            group["dtypes"].add(row["dtype"])
+            group["specs"].add(row["spec"])
+    return sorted(groups.values(), key=lambda g: (g["runtime"], g["class"]))
 
 
 def _spec(spec_id: str, specs_dir) -> Spec | None:
@@ -250,7 +266,8 @@ def rule_quotes(row: dict, specs_dir=None) -> list[dict]:
     if row["kind"] == MUST_REJECT:
         return [rule_text(spec, rule_of(row["reason"]))]
     if row["kind"] == AMBIGUOUS:
-        return [rule_text(spec, name) for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
+        return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
+                for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
     detail = row.get("detail") or ""
     if row["verdict"] == MISMATCH:
         rule = "output_shape" if detail.startswith("shape") else "dtypes" if detail.startswith("dtype") else "pads_layout"
@@ -302,9 +319,12 @@ def short_markdown(rows: list[dict], html_name: str | None = None, top: int = 10
         out.append(f"| {runtime} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
     if found:
         shown = sorted(found, key=lambda g: -g["count"])[:top]
-        out += ["", f"Distinct failures ({len(shown)} most frequent of {len(found)}):", "",
-                "| runtime | verdict | n | what |", "|---|---|---:|---|"]
-        out += [f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_short(_md(_what(g)), 160)} |" for g in shown]
+        out += ["", f"Distinct failures ({len(shown)} most frequent of {len(found)}):" if len(shown) < len(found)
+                else f"Distinct failures ({len(found)}):", "", "| runtime | verdict | n | what |", "|---|---|---:|---|"]
+        # a PR comment renders HTML: a runtime's "<axes>" would vanish as an unknown tag
+        out += [f"| {g['runtime']} | {g['verdict']} | {g['count']} | "
+                + _short(_md(_what(g)), 160).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + " |"
+                for g in shown]
     if picks:
         out += ["", f"Where the spec is silent: {len({reason for reason, _ in picks})} undefined points hit, "
                     f"{sum(sum(c.values()) for c in picks.values())} results; see the full report."]

@@ -17,7 +17,7 @@ from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
     "pass": "#2f9e44", "mismatch": "#e03131", "wrongly-rejected": "#f76707", "wrongly-accepted": "#a61e4d",
-    "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#845ef7", "ambiguous": "#f0b400",
+    "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "ambiguous": "#f0b400",
     "skipped": "#adb5bd",
 }
 ARRAY_ELEMENTS = 100  # arrays up to this size are printed whole; larger ones abridged
@@ -147,9 +147,11 @@ def _panel(run: RunData, cell, found, key) -> str:
     runtime, spec, mode = cell
     n_fail = sum(g["count"] for g in found["failures"])
     out = [f"<div class=panel id='panel-{key}' data-cell='{key}'><h3>{escape(runtime)} · {escape(spec)} · "
-           f"{escape(mode)}</h3><p class=meta>{n_fail} failing results in {len(found['failures'])} distinct "
-           "failures (one example each)</p>"]
+           f"{escape(mode)}</h3><p class=meta>" + (f"{n_fail} failing results in {len(found['failures'])} distinct "
+                                                 "failures (one example each)" if n_fail else "no failure") + "</p>"]
     for group in found["failures"]:
+        out.append(_failure(run, group))
+    for group in found["unmatched"]:
         out.append(_failure(run, group))
     if found["picks"]:
         out.append("<p class=caption>Where the spec is silent, this runtime matched:</p><ul class=picks>"
@@ -189,7 +191,7 @@ def _failure(run: RunData, group) -> str:
     for quote in ev["rules"]:
         if quote.get("text"):
             out.append(f"<blockquote class=rule><div class=caption>{escape(row['spec'])}: "
-                       f"{escape(quote['spec_key'] or '')}</div>“{escape(quote['text'])}”"
+                       f"{escape(quote['spec_key'] or '')}</div>{escape(quote['text'])}"
                        + (f"<div class=meta>{escape(quote['note'])}</div>" if quote.get("note") else "")
                        + "</blockquote>")
         elif quote.get("note"):
@@ -220,7 +222,7 @@ def _ambiguity_table(rows, runtimes, specs_dir) -> str:
            "(cases)</p><table id=ambiguities><tr><th>undefined point</th>"
            + "".join(f"<th>{escape(rt)}</th>" for rt in runtimes) + "</tr>"]
     for reason in sorted({reason for reason, _ in picks}):
-        quotes = "".join(f"<blockquote>“{escape(text)}” <span class=meta>({escape(', '.join(specs))})</span>"
+        quotes = "".join(f"<blockquote>{escape(text)} <span class=meta>({escape(', '.join(specs))})</span>"
                          "</blockquote>" for name in reason.split(",") for text, specs in texts.get(name, []))
         out.append(f"<tr><td><b>{escape(reason)}</b>{quotes}</td>")
         for rt in runtimes:
