@@ -263,9 +263,9 @@ def rule_quotes(row: dict, specs_dir=None) -> list[dict]:
     spec = _spec(row["spec"], specs_dir)
     if spec is None:
         return [{"spec_key": None, "text": None, "note": f"spec file of {row['spec']} not found"}]
-    if row["kind"] == MUST_REJECT:
+    if row.get("kind") == MUST_REJECT:
         return [rule_text(spec, rule_of(row["reason"]))]
-    if row["kind"] == AMBIGUOUS:
+    if row.get("kind") == AMBIGUOUS:
         return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
                 for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
     detail = row.get("detail") or ""
