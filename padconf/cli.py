@@ -203,6 +203,20 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def cmd_report(args) -> int:
+    from . import report
+    from .report_html import render
+
+    run = report.load_run(args.run_dir)
+    html_path = Path(args.html)
+    html_path.write_text(render(run), encoding="utf-8")
+    if args.md:
+        Path(args.md).write_text(report.short_markdown(run.rows, html_path.name), encoding="utf-8")
+    console.print(f"report on {len(run.rows)} results of {run.dir}: {html_path}" + (f", {args.md}" if args.md else ""),
+                  soft_wrap=True)
+    return 0
+
+
 def _version_text() -> str:
     """padconf's version and that of every runtime package padconf found, without importing any."""
     from importlib.metadata import PackageNotFoundError, version
@@ -303,6 +317,12 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--per-combo", type=int, default=1,
                      help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
     gen.set_defaults(func=cmd_generate)
+    rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
+    rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
+    rep.add_argument("--html", required=True, metavar="FILE",
+                     help="the HTML page: matrix, every distinct failure with its arrays, spec rules quoted")
+    rep.add_argument("--md", default=None, metavar="FILE", help="also a short markdown summary for a PR comment")
+    rep.set_defaults(func=cmd_report)
     return parser
 
 

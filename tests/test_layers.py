@@ -14,7 +14,8 @@ ORDER = [
     "onnx_model", "outcome",
     "adapters", "adapters.openvino_tensors", "adapters.onnxruntime", "adapters.onnx_reference",
     "adapters.openvino", "adapters.openvino_onnx",
-    "worker", "verdicts", "onnx_testdata", "runner", "report", "cli",
+    "worker", "verdicts", "signature", "onnx_testdata", "runner", "report", "report_html",
+    "baseline", "gate", "cli",
 ]
 
 

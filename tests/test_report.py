@@ -1,0 +1,378 @@
+"""`padconf report`: the HTML page (checked as text and rendered in headless Chromium), the short
+markdown, bad run directories, and terminal tables that stay whole in an 80-column CI log."""
+import base64
+import io
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import time
+from collections import Counter
+from html import escape
+from html.parser import HTMLParser
+
+import numpy as np
+import pytest
+from rich.console import Console
+
+from padconf import report
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.cli import main
+from padconf.outcome import Outcome
+from padconf.report_html import render
+from padconf.runner import read_jsonl, result_row
+from padconf.specs import get_spec
+from padconf.verdicts import FAILURES, VERDICTS
+
+EVIL = "Pad <axes> & \"x\" <script>alert(1)</script>"  # a runtime's error text, to be shown as text
+
+
+def _defined(first: float) -> Case:
+    return classify(Case("onnx/Pad-19", np.array([first, 2, 3], np.float32), [1, 1]))
+
+
+def planted_rows() -> tuple[list[Case], list[dict]]:
+    """Cases and result rows holding every verdict: runtime 'alpha' gets each failure kind,
+    'beta' passes or picks an interpretation. Built with classify and result_row, as a run would."""
+    must_reject = classify(Case("onnx/Pad-2", np.array([1, 2, 3], np.int32), [1, 1]))  # int32 not in Pad-2's types
+    crop = classify(Case("onnx/Pad-11", np.array([1, 2], np.float32), [-3, 0]))  # crop_beyond_dim: undefined
+    cases = [_defined(i) for i in range(1, 8)] + [must_reject, crop]
+    assert [c.kind for c in cases[-2:]] == ["must-reject", "ambiguous"]
+    d = cases
+    wrong = np.array([9, 9, 9, 9, 9], np.float32)
+    planted = [  # (runtime, case, outcome, worker status)
+        ("alpha", d[0], Outcome(d[0].expected), "ok"),
+        ("alpha", d[1], Outcome(wrong), "ok"),
+        ("alpha", d[2], Outcome(error=EVIL), "ok"),
+        ("alpha", d[3], Outcome(error="no kernel for Pad(19) float", not_implemented=True), "ok"),
+        ("alpha", d[4], Outcome(error="worker died: SIGSEGV"), "crash"),
+        ("alpha", d[5], Outcome(error="no answer within 1 s"), "timeout"),
+        ("alpha", d[6], Outcome(skipped="cannot feed this case"), "ok"),
+        ("alpha", must_reject, Outcome(np.array([0, 1, 2, 3, 0], np.int32)), "ok"),
+        ("alpha", crop, Outcome(np.array([7], np.float32)), "ok"),  # no interpretation gives it
+        ("beta", d[1], Outcome(d[1].expected), "ok"),
+        ("beta", must_reject, Outcome(error="type int32 not allowed"), "ok"),
+        ("beta", crop, Outcome(error="cannot crop 3 of 2"), "ok"),
+    ]
+    rows = [result_row(rt, "inputs", case, outcome, status) for rt, case, outcome, status in planted]
+    assert {r["verdict"] for r in rows} == set(VERDICTS)
+    return cases, rows
+
+
+def write_run(path, cases, rows):
+    path.mkdir(parents=True, exist_ok=True)
+    (path / "run.json").write_text(json.dumps({"runtimes": ["alpha", "beta"], "specs_dir": None}))
+    (path / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
+    (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    return write_run(tmp_path / "run", *planted_rows())
+
+
+class Cells(HTMLParser):
+    """The matrix cells of the page: (runtime, spec, mode) -> {verdict: count shown}."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells, self.cell, self.verdict = {}, None, None
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "td" and "cell" in (a.get("class") or "").split():
+            self.cell = (a["data-runtime"], a["data-spec"], a["data-mode"])
+            self.cells[self.cell] = Counter()
+        elif tag == "span" and self.cell and a.get("data-verdict"):
+            self.verdict = a["data-verdict"]
+
+    def handle_data(self, data):
+        if self.verdict:
+            self.cells[self.cell][self.verdict] += int(data)
+            self.verdict = None
+
+    def handle_endtag(self, tag):
+        if tag == "td":
+            self.cell = None
+
+
+def counted(rows) -> dict:
+    out = {}
+    for r in rows:
+        out.setdefault((r["runtime"], r["spec"], r["mode"]), Counter())[r["verdict"]] += 1
+    return out
+
+
+def test_html_matrix_shows_the_counts_of_results_jsonl(run_dir, tmp_path):
+    assert main(["report", str(run_dir), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
+    page = (tmp_path / "r.html").read_text()
+    parser = Cells()
+    parser.feed(page)
+    assert parser.cells == counted(read_jsonl(run_dir / "results.jsonl"))
+
+
+def test_html_is_self_contained_and_escapes_runtime_texts(run_dir):
+    page = render(report.load_run(run_dir))
+    assert not re.search(r"(?i)(https?:|//[a-z]|src=|<link|@import|url\()", page)
+    assert "<script>alert" not in page and "Pad &lt;axes&gt; &amp; &quot;x&quot;" in page
+    assert page.count("<script>") == 1  # the page's own
+
+
+def test_html_cell_shows_arrays_error_and_rule(run_dir):
+    page = render(report.load_run(run_dir))
+    panel = page.split("id='panel-alpha--onnx-Pad-19--constant'", 1)[1].split("<div class=panel", 1)[0]
+    for verdict in set(FAILURES) - {"wrongly-accepted"}:  # that one is in the Pad-2 cell
+        assert f"data-verdict='{verdict}'" in panel
+    assert "[9., 9., 9., 9., 9.]" in panel and "[0., 2., 2., 3., 0.]" in panel  # actual, expected
+    assert "no kernel for Pad(19) float" in panel
+    assert "T in (" in panel  # not-implemented: the type list quoted
+    rejected = page.split("id='panel-alpha--onnx-Pad-2--constant'", 1)[1].split("<div class=panel", 1)[0]
+    assert "wrongly-accepted" in rejected and "dtype int32 is not in this version" in rejected
+    odd = page.split("id='panel-alpha--onnx-Pad-11--constant'", 1)[1].split("<div class=panel", 1)[0]
+    assert "actual (alpha): float shape [1]" in odd and "[7.]" in odd  # an answer no interpretation gives
+    assert "expected under crop_beyond_dim=reject: rejected" in odd
+    assert "expected under crop_beyond_dim=clamp_to_zero: float shape [0]" in odd
+    assert "ambiguities.crop_beyond_dim" in odd  # the undefined point quoted, not the rule of that name
+    silent = page.split("id=ambiguities", 1)[1]
+    assert "crop_beyond_dim=reject (1)" in silent and "(another output) (1)" in silent
+    assert escape(get_spec("onnx/Pad-11").ambiguities["crop_beyond_dim"].text) in silent  # the spec's words
+
+
+def test_large_arrays_are_abridged_and_say_their_size(tmp_path):
+    big = classify(Case("onnx/Pad-19", np.arange(600, dtype=np.float32).reshape(20, 30), [1, 1, 1, 1]))
+    row = result_row("alpha", "inputs", big, Outcome(np.zeros((22, 32), np.float32)), "ok")
+    page = render(report.load_run(write_run(tmp_path / "run", [big], [row])))
+    assert "600 elements, abridged" in page and "704 elements, abridged" in page and "..." in page
+    assert len(page) < 60_000
+
+
+def test_short_markdown_fits_a_pr_comment(run_dir, tmp_path):
+    assert main(["report", str(run_dir), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
+    md = (tmp_path / "r.md").read_text()
+    rows = read_jsonl(run_dir / "results.jsonl")
+    assert len(md.splitlines()) <= 40 and "r.html" in md and "http" not in md
+    first_table = md.split("\n\n")[1].splitlines()  # totals per runtime and verdict
+    header, _, *body = [[c.strip() for c in line.strip("|").split(" | ")] for line in first_table]
+    shown = {(row[0], verdict): int(n) for row in body for verdict, n in zip(header[1:], row[1:]) if n}
+    assert shown == Counter((r["runtime"], r["verdict"]) for r in rows)
+    assert "| alpha | wrongly-rejected | 1 | Pad &lt;axes&gt; &amp; " in md and "<script>" not in md
+
+
+def test_short_markdown_keeps_the_top_failures_only():
+    rows = [{"runtime": "rt", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
+             "error": f"error kind {chr(65 + i % 26)}{chr(65 + i // 26)}", "detail": None, "origin": "generated",
+             "case_id": str(i), "reason": None, "matched": None} for i in range(300)]
+    md = report.short_markdown(rows, "report.html")
+    assert len(md.splitlines()) <= 40 and "10 most frequent of 300" in md
+
+
+@pytest.mark.parametrize("problem,words", [
+    ("missing", "no such run directory"), ("no results", "no results.jsonl"),
+    ("empty", "holds no result"), ("malformed", "results.jsonl:2: malformed JSON line"),
+    ("lacks keys", "results.jsonl:1: row lacks"),
+])
+def test_a_bad_run_directory_is_one_line_error(run_dir, tmp_path, capsys, problem, words):
+    results = run_dir / "results.jsonl"
+    if problem == "missing":
+        shutil.rmtree(run_dir)
+    elif problem == "no results":
+        results.unlink()
+    elif problem == "empty":
+        results.write_text("")
+    elif problem == "malformed":
+        results.write_text(results.read_text().splitlines()[0] + "\n{not json\n")
+    elif problem == "lacks keys":
+        results.write_text('{"runtime": "x"}\n')
+    code = main(["report", str(run_dir), "--html", str(tmp_path / "r.html")])
+    err = capsys.readouterr().err
+    assert code == 2 and words in err and len(err.strip().splitlines()) == 1 and err.startswith("padconf: "), err
+    assert not (tmp_path / "r.html").exists()
+
+
+def test_terminal_tables_cut_no_name_at_80_columns():
+    _, rows = planted_rows()
+    long_rows = [{**r, "runtime": "openvino-onnx" if r["runtime"] == "alpha" else "onnx-reference",
+                  "spec": "openvino/Pad-12"} for r in rows]
+    for width in (80, 200):
+        out = io.StringIO()
+        console = Console(file=out, width=width, color_system=None)
+        for table in report.terminal_tables(long_rows):
+            console.print(table)
+        text = out.getvalue()
+        assert "…" not in text
+        for name in ("openvino-onnx", "onnx-reference", "openvino/Pad-12", "wrongly-rejected"):
+            assert name in text, (width, name)
+    assert max(len(line) for line in text.splitlines()) > 80  # at 200 the matrix has a column per verdict
+
+
+def test_padconf_run_output_in_a_ci_log_keeps_names_whole(tmp_path):
+    env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
+    proc = subprocess.run([sys.executable, "-m", "padconf.cli", "run", "--runtime", "onnx-reference",
+                           "tests.fake_adapters:WrongValuesAdapter", "--spec", "onnx/Pad-11", "--max-examples", "4",
+                           "--out", str(tmp_path / "run")], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "…" not in proc.stdout and "onnx-reference" in proc.stdout
+    tables = [line for line in proc.stdout.splitlines() if line[:1] in "┏┃┡│└"]
+    assert tables and max(len(line) for line in tables) <= 80
+
+
+# ---------------------------------------------------------------- headless Chromium
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    exe = shutil.which("chromium")
+    if exe is None and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        done = subprocess.run("apt-get update -qq && apt-get install -y -qq chromium", shell=True, env=env,
+                              capture_output=True, text=True, timeout=1200)
+        exe = shutil.which("chromium")
+        why = (done.stderr.strip().splitlines() or ["?"])[-1]
+    else:
+        why = "not root, or no apt-get"
+    if exe is None:
+        pytest.skip(f"headless Chromium: Debian's chromium package is not installed and could not be ({why})")
+    return exe
+
+
+class Browser:
+    """Headless Chromium driven over --remote-debugging-pipe (CDP: NUL-separated JSON on fds 3/4)."""
+
+    def __init__(self, exe, profile):
+        to_child, self.write_fd = os.pipe()
+        self.read_fd, from_child = os.pipe()
+
+        def pipes_at_3_and_4():
+            os.dup2(to_child, 3)
+            os.dup2(from_child, 4)
+        self.proc = subprocess.Popen(
+            [exe, "--headless", "--no-sandbox", "--disable-gpu", "--remote-debugging-pipe", "--no-first-run",
+             "--window-size=1400,1000", f"--user-data-dir={profile}", "about:blank"],
+            preexec_fn=pipes_at_3_and_4, close_fds=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        os.close(to_child)
+        os.close(from_child)
+        self.buffer, self.events, self.next_id = b"", [], 0
+        target = self.call("Target.createTarget", url="about:blank")["targetId"]
+        self.session = self.call("Target.attachToTarget", targetId=target, flatten=True)["sessionId"]
+        self.call("Page.enable", session=True)
+        self.call("Emulation.setDeviceMetricsOverride", session=True, width=1400, height=1000,
+                  deviceScaleFactor=1, mobile=False)
+
+    def _read(self, deadline) -> dict:
+        while b"\0" not in self.buffer:
+            if not select.select([self.read_fd], [], [], max(0, deadline - time.monotonic()))[0]:
+                raise TimeoutError("Chromium did not answer")
+            chunk = os.read(self.read_fd, 1 << 20)
+            if not chunk:
+                raise EOFError("Chromium closed its pipe")
+            self.buffer += chunk
+        message, self.buffer = self.buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def call(self, method, session=False, **params):
+        self.next_id += 1
+        message = {"id": self.next_id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self.session
+        os.write(self.write_fd, json.dumps(message).encode() + b"\0")
+        deadline = time.monotonic() + 60
+        while True:
+            reply = self._read(deadline)
+            if reply.get("id") == self.next_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+            self.events.append(reply)
+
+    def wait_for(self, event):
+        deadline = time.monotonic() + 60
+        while not any(e.get("method") == event for e in self.events):
+            self.events.append(self._read(deadline))
+        self.events = [e for e in self.events if e.get("method") != event]
+
+    def goto(self, url):
+        self.events.clear()
+        self.call("Page.navigate", session=True, url=url)
+        self.wait_for("Page.loadEventFired")
+
+    def js(self, expression):
+        result = self.call("Runtime.evaluate", session=True, expression=expression, returnByValue=True)
+        assert "exceptionDetails" not in result, result["exceptionDetails"]
+        return result["result"].get("value")
+
+    def screenshot(self, path):
+        path.write_bytes(base64.b64decode(self.call("Page.captureScreenshot", session=True, format="png")["data"]))
+
+    def close(self):
+        try:
+            self.call("Browser.close")
+        except (EOFError, TimeoutError, OSError):
+            pass
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        os.close(self.write_fd)
+        os.close(self.read_fd)
+
+
+MATRIX_SHOWN = """(() => {
+  const t = document.getElementById('conformance').getBoundingClientRect();
+  const cells = {};
+  for (const td of document.querySelectorAll('td.cell')) {
+    const r = td.getBoundingClientRect();
+    const counts = {};
+    for (const n of td.querySelectorAll('span.n')) counts[n.dataset.verdict] = Number(n.textContent);
+    cells[[td.dataset.runtime, td.dataset.spec, td.dataset.mode].join('|')] = {counts, visible: r.width > 0 && r.height > 0};
+  }
+  return {width: t.width, height: t.height, cells};
+})()"""
+
+OPEN_PANEL = """(() => {
+  const open = [...document.querySelectorAll('.panel')].filter(p => getComputedStyle(p).display !== 'none');
+  return open.map(p => ({cell: p.dataset.cell, height: p.getBoundingClientRect().height, text: p.innerText,
+                         verdicts: [...p.querySelectorAll('.failure')].map(f => f.dataset.verdict)}));
+})()"""
+
+
+def test_html_report_in_chromium_with_every_verdict_kind(chromium, run_dir, tmp_path):
+    page = tmp_path / "report.html"
+    assert main(["report", str(run_dir), "--html", str(page)]) == 0
+    browser = Browser(chromium, tmp_path / "profile")
+    try:
+        browser.goto(page.as_uri())
+        shown = browser.js(MATRIX_SHOWN)
+        assert shown["width"] > 300 and shown["height"] > 50
+        rows = read_jsonl(run_dir / "results.jsonl")
+        assert {k: Counter(v["counts"]) for k, v in shown["cells"].items()} == \
+            {"|".join(k): c for k, c in counted(rows).items()}
+        assert all(v["visible"] for v in shown["cells"].values())
+        assert browser.js(OPEN_PANEL) == []  # nothing open before a click
+        # a click on the failing cell opens its cases
+        browser.js("document.querySelector(\"td[data-runtime='alpha'][data-spec='onnx/Pad-19'] a\").click()")
+        (opened,) = browser.js(OPEN_PANEL)
+        assert opened["cell"] == "alpha--onnx-Pad-19--constant" and opened["height"] > 200
+        assert set(opened["verdicts"]) == set(FAILURES) - {"wrongly-accepted"}
+        assert EVIL in opened["text"]  # shown as text, not run as markup
+        assert "expected: float shape [5]" in opened["text"] and "actual (alpha): float shape [5]" in opened["text"]
+        assert browser.js("document.querySelector('td.cell.selected').dataset.cell") == opened["cell"]
+        screenshot = tmp_path / "report.png"
+        browser.screenshot(screenshot)
+        assert screenshot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and screenshot.stat().st_size > 20_000
+        if os.environ.get("PADCONF_SCREENSHOT"):  # to look at it: PADCONF_SCREENSHOT=/tmp/report.png
+            shutil.copy(screenshot, os.environ["PADCONF_SCREENSHOT"])
+        # a link to a cell opens it on load; another cell's link switches to it
+        browser.goto(page.as_uri() + "?linked#cell=alpha--onnx-Pad-2--constant")  # a new load, not a jump
+        (opened,) = browser.js(OPEN_PANEL)
+        assert opened["verdicts"] == ["wrongly-accepted"] and "dtype int32 is not in this version" in opened["text"]
+        browser.js("document.querySelector(\"td[data-runtime='beta'][data-spec='onnx/Pad-11'] a\").click()")
+        (opened,) = browser.js(OPEN_PANEL)
+        assert opened["cell"] == "beta--onnx-Pad-11--constant" and "crop_beyond_dim=reject (1)" in opened["text"]
+    finally:
+        browser.close()
