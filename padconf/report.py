@@ -16,21 +16,9 @@ from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .runner import RESULT_KEYS, read_jsonl
+from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, VERDICTS
-
-
-def error_class(row: dict) -> str:
-    """What makes two failures 'the same': the error text with numbers, names and shapes
-    blanked, or the kind of difference for a mismatch."""
-    text = row.get("error") or row.get("detail") or ""
-    if row["verdict"] == "mismatch":
-        text = (row.get("detail") or "").split(":")[0]
-    text = text.splitlines()[0] if text else ""
-    text = re.sub(r"/[\w./-]+", "<path>", text)
-    text = re.sub(r"\{[^}]*\}|\[[^\]]*\]|\([^)]*\)", "<..>", text)
-    text = re.sub(r"-?\d+(\.\d+)?", "N", text)
-    return text[:160] or "(no text)"
 
 
 def matrix(rows: list[dict]) -> dict[tuple[str, str, str], Counter]:
@@ -47,7 +35,7 @@ def failures(rows: list[dict]) -> list[dict]:
     for row in rows:
         if row["verdict"] not in FAILURES:
             continue
-        key = (row["runtime"], row["verdict"], error_class(row))
+        key = (row["runtime"], row["verdict"], failure_class(row))
         group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2],
                                         "count": 0, "dtypes": set(), "specs": set(), "example": row})
         group["count"] += 1
