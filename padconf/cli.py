@@ -149,6 +149,8 @@ def cmd_gate(args) -> int:
                   f"failures forgiven by {args.baseline}", soft_wrap=True)
     for line in problem_lines(judgement):
         console.print(line, soft_wrap=True, markup=False, highlight=False)
+    for line in judgement.flaky:
+        console.print(f"flaky (not failing the gate): {line}", soft_wrap=True, markup=False, highlight=False)
     if judgement.unjudged:
         console.print(f"{len(judgement.unjudged)} baseline signature entries not judged here (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)

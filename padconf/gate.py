@@ -24,11 +24,14 @@ from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
 from .onnx_testdata import suite_entries
-from .runner import Run, RunConfig, read_jsonl
+from .runner import Run, RunConfig, read_jsonl, result_row
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
 from .verdicts import FAILURES, SKIPPED
+from .worker import Worker
 
+CONFIRMATIONS = 2  # reruns, each alone in a fresh worker, before a result may fail the gate
+MAX_RECHECKS = 40  # results of a fixed-looking entry rerun to see whether its failure comes back
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
 DEFAULT_DATABASE = ".padconf/examples"
 
@@ -134,6 +137,7 @@ class Judgement:
     new: list[dict] = field(default_factory=list)  # failures no entry forgives
     known: list[tuple[dict, Entry]] = field(default_factory=list)
     fixed: list[tuple[Entry, str]] = field(default_factory=list)  # entry, why it counts as fixed
+    flaky: list[str] = field(default_factory=list)  # what the confirming reruns did not reproduce
     unjudged: list[Entry] = field(default_factory=list)  # entries this selection cannot judge
 
     @property
@@ -176,6 +180,34 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
         else:
             judgement.unjudged.append(entry)
     return judgement
+
+
+def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worker: Worker) -> None:
+    """Rerun what would fail the gate, each case alone in a fresh worker process, CONFIRMATIONS
+    times. A new failure that does not recur every time, or a fixed-looking entry whose failure
+    comes back, is moved to ``flaky``: reported, not failing the gate. (OpenVINO corrupts its
+    heap on some cases and then answers the same case differently from run to run.)"""
+    by_id = {c.id: c for c in cases}
+
+    def again(row):
+        case = by_id[row["case_id"]]
+        return [result_row(judgement.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
+                for _ in range(CONFIRMATIONS)]
+
+    for row in list(judgement.new):
+        reruns = again(row)
+        if not all(r["verdict"] in FAILURES and not any(e.matches(r) for e in entries) for r in reruns):
+            judgement.new.remove(row)
+            judgement.flaky.append(f"{row['case_id']} [{row['placement']}]: {row['verdict']} in the run, "
+                                   f"{', '.join(r['verdict'] for r in reruns)} alone")
+    for entry, why in list(judgement.fixed):
+        for row in [r for r in judgement.rows if entry.in_scope(r)][:MAX_RECHECKS]:
+            back = next((r for r in again(row) if entry.matches(r)), None)
+            if back:
+                judgement.fixed.remove((entry, why))
+                judgement.flaky.append(f"{entry.where} still fails: {row['case_id']} [{row['placement']}] gave "
+                                       f"{row['verdict']} in the run, {back['verdict']} alone")
+                break
 
 
 def _verdicts(rows) -> str:
@@ -248,9 +280,19 @@ def gate(config: GateConfig, entries: list[Entry], out_dir: Path, jobs: int | No
     every = {s.id for s in load_specs(config.specs_dir)}
     covered = set() if config.shard else {s.id for s in load_specs(config.specs_dir, config.specs)}
     judgement = judge_rows(rows, entries, config.runtime, covered, every)
+    if judgement.new or judgement.fixed:
+        worker = Worker(config.runtime, **_worker_limits(config))
+        try:
+            confirm(judgement, entries, cases, worker)
+        finally:
+            worker.close()
     if db is not None:
         remember(db, rows, cases, judgement.new)
     return judgement
+
+
+def _worker_limits(config: GateConfig) -> dict:
+    return {k: v for k, v in (("timeout", config.timeout), ("memory_mb", config.memory_mb)) if v}
 
 
 def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None, progress=None) -> tuple[Run, list[Case]]:
@@ -260,8 +302,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
     run_config = RunConfig(runtimes=[config.runtime], specs=config.specs, specs_dir=config.specs_dir,
-                           seed=config.seed, max_examples=config.explore,
-                           **{k: v for k, v in (("timeout", config.timeout), ("memory_mb", config.memory_mb)) if v})
+                           seed=config.seed, max_examples=config.explore, **_worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
     cases = [c for c in gate_cases(specs, config.seed, config.explore, db) if in_shard(c.id, config.shard)]
     if not cases:

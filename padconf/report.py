@@ -5,7 +5,6 @@ the short PR-comment markdown here, and as a self-contained HTML page by report_
 from __future__ import annotations
 
 import json
-import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path

@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import re
 
-from .verdicts import MISMATCH
+from .verdicts import CRASH, MISMATCH
 
 # a bracketed group is a particular when it holds a number (a shape, a list, "Pad(19)"), not
 # when it is a word such as "[ONNXRuntimeError]"
+# A heap-corrupting runtime dies by SIGSEGV or SIGABRT on the same case, as the heap lies: the
+# signal is a particular too.
 _PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)|(?P<group>\{[^}]*\d[^}]*\}|\[[^\]]*\d[^\]]*\]|\([^)]*\d[^)]*\))"
-                          r"|(?P<number>-?\d+(?:\.\d+)?)")
-_SHOWN = {"path": "<path>", "group": "<..>", "number": "N"}
-_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?"}
+                          r"|(?P<number>-?\d+(?:\.\d+)?)|(?P<signal>SIG[A-Z]+)")
+_SHOWN = {"path": "<path>", "group": "<..>", "number": "N", "signal": "SIG*"}
+_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?", "signal": "SIG[A-Z]+"}
 MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
 
 
@@ -23,6 +25,8 @@ def _text(row: dict) -> str:
     text = row.get("error") or row.get("detail") or ""
     if row["verdict"] == MISMATCH:
         text = (row.get("detail") or "").split(":")[0]
+    elif row["verdict"] == CRASH:  # glibc's last words name whichever check the heap tripped first
+        text = text.split("; last words:")[0]
     return text.splitlines()[0][:MAX_CHARS] if text else ""
 
 

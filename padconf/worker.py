@@ -425,10 +425,21 @@ class Worker:
                                  + ("it ran" if retry_status == "ok" else retry_status)
                 outcome, status = retry, retry_status
             if status == "ok" and _impossible(case, outcome.output) and self.proc is not None:
-                self.proc.kill()  # a runtime that returns this has often corrupted its memory:
-                self.proc = None  # the next case gets a fresh worker, not its heap
-                self.recycles += 1
+                self._retire_process()  # a runtime that returns this has often corrupted its memory:
+                self.recycles += 1  # the next case gets a fresh worker, not its heap
             yield outcome, status
+
+    def run_alone(self, case: Case, placement: str) -> tuple[Outcome, str]:
+        """``(outcome, status)`` of ``case`` in a worker process of its own, ended after it."""
+        self._retire_process()  # nothing ran there before it
+        (outcome, status, _), = self._raw([case], placement)
+        self._retire_process()  # nothing runs on its heap after it
+        return outcome, status
+
+    def _retire_process(self) -> None:
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc = None
 
     def _check_open(self) -> None:
         if self._closed:  # closed from another thread: what its process "answered" since is not its own

@@ -223,3 +223,18 @@ class CrashOnExampleAdapter(_OnExample, SegfaultAdapter):
 
 class HangOnExampleAdapter(_OnExample, HangAdapter):
     pass
+
+
+class FlakyOnExampleAdapter(_OnExample, SegfaultAdapter):
+    """Crashes on the example the first two times anyone runs it (the run, and the run's retry
+    alone), then not: a counter in the file PADCONF_FLAKY_COUNTER, shared by every worker."""
+
+    def misbehave(self, case):
+        path = os.environ["PADCONF_FLAKY_COUNTER"]
+        with open(path, "a+") as f:
+            f.write("x")
+            f.seek(0)
+            count = len(f.read())
+        if count <= 2:
+            super().misbehave(case)
+        return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
