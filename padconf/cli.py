@@ -164,19 +164,17 @@ def cmd_gate(args) -> int:
 
 def cmd_baseline(args) -> int:
     from .baseline import baseline_entries, dump_baseline, forgiving, parse_baseline
-    from .gate import gate_run
-    from .runner import read_jsonl
+    from .gate import baseline_rows
 
     err = Console(stderr=True)  # stdout may be the baseline itself
     with _progress(err) as bar:
         task = bar.add_task(f"baseline {args.runtime}", total=None)
-        run, cases = gate_run(_gate_config(args), _work_dir(args, "baseline"),
-                              progress=lambda name: bar.update(task, advance=1))
-    rows = read_jsonl(run.results_path)
+        rows, case_count = baseline_rows(_gate_config(args), _work_dir(args, "baseline"),
+                                         progress=lambda name: bar.update(task, advance=1))
     entries = baseline_entries(rows, by_case=args.by_case)
     failing = [r for r in rows if r["verdict"] in FAILURES]
-    header = (f"padconf baseline: {_version_text()}\n{args.runtime} over {len(cases)} cases "
-              f"(seed {args.seed}, explore {args.explore}): {len(rows)} results, {len(failing)} failures in "
+    header = (f"padconf baseline: {_version_text()}\n{args.runtime} over {case_count} cases "
+              f"(seed {args.seed}, explore {args.explore}; suspicious results rerun alone): {len(failing)} failures in "
               f"{len(entries)} entries.\nReview each entry: say why in `why`, add `link` to the upstream report.")
     text = dump_baseline(entries, header)
     reread = parse_baseline(text, "the baseline just written")
@@ -187,7 +185,7 @@ def cmd_baseline(args) -> int:
         sys.stdout.write(text)
     else:
         Path(args.out).write_text(text, encoding="utf-8")
-    err.print(f"{len(entries)} entries covering {len(failing)} failures of {len(rows)} results"
+    err.print(f"{len(entries)} entries covering {len(failing)} failures (the run's and its reruns alone)"
               + ("" if args.out in (None, "-") else f" written to {args.out}"), soft_wrap=True)
     return 0
 

@@ -27,7 +27,7 @@ from .onnx_testdata import suite_entries
 from .runner import Run, RunConfig, read_jsonl, result_row
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
-from .verdicts import FAILURES, SKIPPED
+from .verdicts import AMBIGUOUS_VERDICT, FAILURES, SKIPPED
 from .worker import Worker
 
 CONFIRMATIONS = 2  # reruns, each alone in a fresh worker, before a result may fail the gate
@@ -208,6 +208,32 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
                 judgement.flaky.append(f"{entry.where} still fails: {row['case_id']} [{row['placement']}] gave "
                                        f"{row['verdict']} in the run, {back['verdict']} alone")
                 break
+
+
+def suspicious(row: dict) -> bool:
+    """A failure, or an answer to an undefined point that no interpretation gives: what a
+    runtime with a corrupted heap may do differently when the case runs alone."""
+    return row["verdict"] in FAILURES or (row["verdict"] == AMBIGUOUS_VERDICT and not row.get("matched")
+                                          and row.get("error") is None)
+
+
+def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None, progress=None) -> tuple[list[dict], int]:
+    """The rows a baseline is written from: the gate's run, plus CONFIRMATIONS reruns alone of
+    every suspicious row, so that a failure the case shows alone (a crash where the run saw
+    garbage) is known too; and the number of cases."""
+    run, cases = gate_run(config, out_dir, None, jobs, progress)
+    rows = read_jsonl(run.results_path)
+    by_id = {c.id: c for c in cases}
+    worker = Worker(config.runtime, **_worker_limits(config))
+    reruns = []
+    try:
+        for row in filter(suspicious, rows):
+            case = by_id[row["case_id"]]
+            reruns += [result_row(config.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
+                       for _ in range(CONFIRMATIONS)]
+    finally:
+        worker.close()
+    return rows + [r for r in reruns if r["verdict"] in FAILURES], len(cases)
 
 
 def _verdicts(rows) -> str:

@@ -238,3 +238,18 @@ class FlakyOnExampleAdapter(_OnExample, SegfaultAdapter):
         if count <= 2:
             super().misbehave(case)
         return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+
+
+class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
+    """On the example: garbage when the worker ran other cases first, a crash when it runs
+    alone, as a runtime that corrupts its heap does."""
+    served = 0  # cases this worker process has run
+
+    def run(self, case, placement="inputs"):
+        GarbageOrCrashOnExampleAdapter.served += 1
+        return super().run(case, placement)
+
+    def misbehave(self, case):
+        if GarbageOrCrashOnExampleAdapter.served == 1:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().misbehave(case)

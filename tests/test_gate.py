@@ -67,6 +67,17 @@ def test_a_failure_that_does_not_recur_alone_is_flaky_not_new(tmp_path, capsys, 
     assert any(r["verdict"] == "crash" for r in rows)  # the run's own record keeps what happened
 
 
+def test_a_baseline_knows_what_a_case_does_alone_and_the_gate_passes_on_either(tmp_path, capsys):
+    runtime = FAKE + "GarbageOrCrashOnExampleAdapter"
+    out = tmp_path / "b.yaml"
+    assert main(["baseline", "--runtime", runtime, "--out", str(out), "--work", str(tmp_path / "b"), *SPEC]) == 0
+    assert {e["verdict"] for e in yaml.safe_load(out.read_text())} == {"mismatch", "crash"}
+    assert gate(tmp_path, runtime, out.read_text()) == 0
+    # the run saw garbage, so the crash entry looked fixed until its case was rerun alone
+    assert re.search(r"flaky \(not failing the gate\): \S+\.yaml:\d+ still fails: .* mismatch in the run, crash alone",
+                     capsys.readouterr().out)
+
+
 def test_an_entry_that_no_longer_fails_fails_the_gate_as_fixed(tmp_path, capsys):
     listed = ("- runtime: .*\n  verdict: mismatch\n  spec: onnx/Pad-19\n  origin: example:example_3_edge\n"
               "  why: planted\n")
