@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from padconf.adapters import REGISTRY, get_adapter
+from padconf.adapters import get_adapter, registry
 from padconf.runner import BATCH_SIZE
 from padconf.cases import Case
 from padconf.classify import classify
@@ -54,7 +54,7 @@ def main():
     parser.add_argument("--uncached", type=int, default=300)
     args = parser.parse_args()
     print(f"{'adapter':<16} {'isolated+cached':>16} {'1 model/case':>13} {'ratio':>6}   (cases/s)")
-    for name in REGISTRY:
+    for name in registry():
         adapter = get_adapter(name)
         if adapter.available():
             print(f"{name:<16} skipped: {adapter.available()}")

@@ -35,6 +35,33 @@ def cmd_specs(args) -> int:
     return 0
 
 
+def cmd_runtimes(args) -> int:
+    from .runtimes import describe_runtimes
+    from .specs import load_specs
+
+    specs = load_specs(args.specs_dir)
+    infos = describe_runtimes(specs)
+    if not infos:
+        raise PadconfError("no adapter is registered in the padconf.adapters entry-point group: is padconf installed?")
+    table = Table(title="Registered runtimes (entry points padconf.adapters)")
+    for col in ("name", "version", "available here", "placements", "module:Class"):
+        table.add_column(col, overflow="fold")
+    for info in infos:
+        table.add_row(info.name, info.version or "-", "yes" if not info.unavailable else f"no: {info.unavailable}",
+                      " ".join(info.placements) or "-", info.target)
+    console.print(table)
+    dtypes = Table(title="dtypes each runtime can be given, of those each spec allows")
+    dtypes.add_column("spec", no_wrap=True)
+    for info in infos:
+        dtypes.add_column(info.name, overflow="fold")
+    for spec in specs:
+        dtypes.add_row(spec.id, *[info.dtypes_line(spec) for info in infos])
+    console.print(dtypes)
+    usable = sum(not i.unavailable for i in infos)
+    console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
+    return 0
+
+
 def cmd_check(args) -> int:
     from .examples import check_all
     from .specs import load_specs
@@ -261,6 +288,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="folder of spec YAML files (default: the spec files shipped with padconf)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
+    sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
+                   ).set_defaults(func=cmd_runtimes)
     check = sub.add_parser("check", help="run every worked example through the reference")
     check.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (repeatable)")
     check.set_defaults(func=cmd_check)

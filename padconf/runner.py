@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .adapters import REGISTRY
+from .adapters import registry
 from .cases import Case
 from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
@@ -38,7 +38,7 @@ RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads",
 
 @dataclass
 class RunConfig:
-    runtimes: list[str] = field(default_factory=lambda: list(REGISTRY))
+    runtimes: list[str] = field(default_factory=lambda: list(registry()))
     specs: list[str] | None = None
     specs_dir: str | None = None  # None: the spec files shipped with padconf
     profile: str = "default"
@@ -53,9 +53,9 @@ class RunConfig:
         if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
             problems.append(f"runtimes must name at least one runtime, got {self.runtimes!r}")
         else:
-            unknown = [r for r in self.runtimes if r not in REGISTRY and ":" not in r]
+            unknown = [r for r in self.runtimes if r not in registry() and ":" not in r]
             if unknown:
-                problems.append(f"unknown runtime {unknown[0]!r}; known: {', '.join(REGISTRY)} (or module:Class)")
+                problems.append(f"unknown runtime {unknown[0]!r}; registered: {', '.join(registry())} (or module:Class)")
         if self.profile not in PROFILES:
             problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):

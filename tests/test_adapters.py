@@ -9,14 +9,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from padconf.adapters import PLACEMENTS, REGISTRY, Outcome, get_adapter
+from padconf.adapters import PLACEMENTS, Outcome, get_adapter, registry
 from padconf.cases import Case
 from padconf.dtypes import bit_equal
 
 _ADAPTERS = {}
 
 
-@pytest.fixture(params=sorted(REGISTRY))
+@pytest.fixture(params=sorted(registry()))
 def adapter(request):
     name = request.param
     if name not in _ADAPTERS:  # one instance per run, so cached sessions are reused across tests
@@ -141,7 +141,7 @@ def test_adapters_share_code_through_the_base_and_openvino_tensors_only():
     tensor codec from the native OpenVINO adapter)."""
     import ast
     from pathlib import Path
-    adapter_modules = {spec.split(":")[0].rsplit(".", 1)[1] for spec in REGISTRY.values()}
+    adapter_modules = {spec.split(":")[0].rsplit(".", 1)[1] for spec in registry().values()}
     folder = Path(__import__("padconf.adapters").adapters.__file__).parent
     for name in adapter_modules:
         tree = ast.parse((folder / f"{name}.py").read_text())

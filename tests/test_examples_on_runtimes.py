@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from padconf.adapters import REGISTRY, get_adapter
+from padconf.adapters import get_adapter, registry
 from padconf.baseline import load_baseline
 from padconf.examples import example_cases
 from padconf.gate import judge_rows, problem_lines
@@ -19,7 +19,7 @@ SPECS = load_specs()
 CASES = [case for spec in SPECS for case in example_cases(spec)]
 
 
-@pytest.fixture(scope="module", params=sorted(REGISTRY))
+@pytest.fixture(scope="module", params=sorted(registry()))
 def runtime_rows(request):
     name = request.param
     adapter = get_adapter(name)

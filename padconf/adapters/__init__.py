@@ -9,11 +9,13 @@ says, in one line, why a runtime is missing.
 """
 from __future__ import annotations
 
+import functools
 import importlib
 import importlib.metadata
 import re
 
 from ..cases import Case
+from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
 
@@ -76,17 +78,24 @@ class Adapter:
         raise NotImplementedError
 
 
-# name -> "module:Class"; modules are imported only when asked for.
-REGISTRY = {
-    "onnxruntime": "padconf.adapters.onnxruntime:OnnxRuntimeAdapter",
-    "openvino-onnx": "padconf.adapters.openvino_onnx:OpenVinoOnnxAdapter",
-    "openvino": "padconf.adapters.openvino:OpenVinoAdapter",
-    "onnx-reference": "padconf.adapters.onnx_reference:OnnxReferenceAdapter",
-}
+ENTRY_POINT_GROUP = "padconf.adapters"  # name = "module:Class"; padconf's own four register here too
+
+
+@functools.cache
+def registry() -> dict[str, str]:
+    """name -> "module:Class" of every adapter installed in the entry-point group, by name.
+    Nothing is imported: a plugin that fails to load shows when it is used (in a worker)."""
+    found: dict[str, str] = {}
+    for ep in sorted(importlib.metadata.entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        found.setdefault(ep.name, ep.value)
+    return found
 
 
 def get_adapter(name: str) -> Adapter:
     """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``."""
-    module, cls = (REGISTRY.get(name) or name).split(":")
+    spelled = registry().get(name) or name
+    if ":" not in spelled:
+        raise PadconfError(f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)")
+    module, cls = spelled.split(":")
     return getattr(importlib.import_module(module), cls)()
 
