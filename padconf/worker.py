@@ -197,12 +197,16 @@ def _exit_text(status: int | None) -> str:
 
 
 def _last_words(*logs) -> str:
-    """The last line a process wrote to the first of ``logs`` that holds one."""
+    """The last line a process wrote to the first of ``logs`` that holds one; for a Rust panic
+    (tract), the panic and its message, since a backtrace and "aborting" follow them (and, across
+    an FFI boundary, a second panic that only says it cannot unwind)."""
     for log in logs:
-        log.seek(max(0, os.fstat(log.fileno()).st_size - 4096))
-        tail = [ln for ln in log.read().decode(errors="replace").splitlines() if ln.strip()][-1:]
-        if tail:
-            return f"; last words: {tail[0][:300]}"
+        log.seek(max(0, os.fstat(log.fileno()).st_size - 65536))
+        lines = [ln.strip() for ln in log.read().decode(errors="replace").splitlines() if ln.strip()]
+        panics = [i for i, ln in enumerate(lines) if " panicked at " in ln
+                  and lines[i + 1:i + 2] != ["panic in a function that cannot unwind"]]
+        if lines:
+            return f"; last words: {(' '.join(lines[panics[-1]:panics[-1] + 2]) if panics else lines[-1])[:300]}"
     return ""
 
 

@@ -13,7 +13,7 @@ ORDER = [
     "specs", "cases", "classify", "examples", "strategies",
     "onnx_model", "outcome",
     "adapters", "adapters.openvino_tensors", "adapters.onnxruntime", "adapters.onnx_reference",
-    "adapters.openvino", "adapters.openvino_onnx",
+    "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
     "worker", "verdicts", "signature", "onnx_testdata", "runner", "report", "report_html",
     "baseline", "gate", "runtimes", "cli",
 ]

@@ -1,0 +1,62 @@
+"""tract (Sonos' Rust inference engine), its ONNX front end, on the model padconf.onnx_model
+builds. A Rust panic aborts the whole process (e.g. on negative pads): the worker isolation
+turns it into a crash verdict, and the panic's message arrives on stderr as its last words."""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+from . import Adapter, Outcome, error_text, failure
+from ..cases import Case
+
+# tract says so when its ONNX loader has no type for a dtype, or no kernel for an op variant.
+_NOT_IMPLEMENTED = re.compile(r"Unknown DatumType|unknown ONNX TensorProto.DataType|not implemented|unimplemented"
+                              r"|unsupported", re.I)
+
+
+def _failure(text: str) -> Outcome:
+    """tract appends a Rust stack backtrace to every error: the message chain is what says why."""
+    return failure(text.split(" Stack backtrace:")[0], _NOT_IMPLEMENTED)
+
+
+class TractAdapter(Adapter):
+    name = module = package = "tract"
+    # tract's ONNX Pad takes pads, constant_value and axes as constants only ("Expect padding to
+    # be constant", "Axes must be a constant"): there is no run-time-fed placement to test
+    placements = ("initializers",)
+
+    def __init__(self):
+        super().__init__()
+        self._dir = None  # tract loads models from files only
+
+    def supports(self, spec_id: str, dtype: str) -> str | None:
+        if dtype == "string":  # tract's numpy conversion has no object arrays
+            return "tract's Python API takes numeric arrays only, not strings"
+        return super().supports(spec_id, dtype)
+
+    def _runnable(self, case: Case, placement: str):
+        import tract
+        from ..onnx_model import build_model, model_signature
+
+        def build():
+            if self._dir is None:
+                self._dir = tempfile.mkdtemp(prefix="padconf-tract-")
+            path = os.path.join(self._dir, f"{len(self._models)}.onnx")
+            with open(path, "wb") as f:
+                f.write(build_model(case, placement).SerializeToString())
+            try:
+                return tract.onnx().load(path).into_model().into_runnable()
+            finally:
+                os.unlink(path)
+        return self.cached(model_signature(case, placement), build)
+
+    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+        try:
+            from ..onnx_model import feeds
+            runnable = self._runnable(case, placement)
+            if isinstance(runnable, str):
+                return _failure(runnable)
+            return Outcome(output=runnable.run(list(feeds(case, placement).values()))[0].to_numpy())
+        except Exception as exc:
+            return _failure(error_text(exc))
