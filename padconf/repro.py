@@ -78,7 +78,8 @@ def _versions(runtime: str, runtime_version: str | None) -> list[str]:
             return package_version(package)
         except PackageNotFoundError:
             return "not installed"
-    lines = [f"- runtime: {runtime} {runtime_version or of(PACKAGES.get(runtime, runtime))}"]
+    lines = [f"- runtime: {runtime} {runtime_version or of(PACKAGES[runtime])}" if runtime in PACKAGES else
+             f"- runtime: {runtime} (a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
     lines += [f"- {p}: {of(p)}" for p in ("onnx", "numpy") if p != PACKAGES.get(runtime)]
     lines += [f"- Python: {platform.python_version()}", f"- OS: {platform.platform()}",
               f"- found and minimised by padconf {of('padconf')}"]
@@ -185,6 +186,13 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"] if case.axes is not None else [])
         quotes = [q for q in (rule_text(spec, r) for r in rules) if q.get("text")]
+    if case.kind == DEFINED:  # and the sentence that says what the mode computes
+        from .specs import get_spec
+        spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        mode_rule = next((key for key, rule in spec.doc.get("rules", {}).items()
+                          if f"`{case.mode}`" in str(rule.get("text", ""))), None)
+        if mode_rule and all(q.get("spec_key") != f"rules.{mode_rule}" for q in quotes):
+            quotes = quotes + [{"spec_key": f"rules.{mode_rule}", "text": spec.doc["rules"][mode_rule]["text"]}]
     for quote in quotes:
         if quote.get("text"):
             out += [f"`{quote['spec_key']}`:", "", *[f"> {line}" for line in quote["text"].splitlines()], ""]
@@ -255,9 +263,11 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
             lines += [f"({row['detail']})", ""]
     if row.get("error"):
         lines += ["The runtime's error:", "", "```", row["error"].strip(), "```", ""]
+    needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
     lines += ["## Reproduce", "",
-              "Standalone: the files next to this report and `pip install numpy "
-              + f"{PACKAGES.get(runtime, runtime)}{' ml_dtypes' if case.data.dtype.isbuiltin == 2 else ''}` only.", "",
+              f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
+              if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
+              "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` runs the model on a runtime instead.", "",
               "```", "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed", "```", "",
               "## Environment", "", *_versions(runtime, runtime_version), "",
               f"Minimised by `padconf minimize` from case `{shrunk.original.case.id}` "
