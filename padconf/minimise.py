@@ -29,11 +29,12 @@ from .report import failures, load_run
 from .runner import result_row
 from .signature import failure_class
 from .specs import get_spec
-from .verdicts import FAILURES, TIMEOUT
+from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
 SIMPLER_DTYPES = ("float", "int64", "int32", "uint8")  # tried in this order, where the failure still shows
+UNJUDGED = (NOT_IMPLEMENTED, CRASH, TIMEOUT)  # verdicts that do not compare with the spec's answer
 ELEMENTWISE_UP_TO = 64  # elements: beyond this, values are simplified in blocks only
 
 
@@ -283,7 +284,10 @@ def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, prog
             got = judge.attempt(candidate, placement, deadline, shorten)
         except (PadconfError, ValueError, TypeError, OverflowError):  # a candidate the reference cannot take
             return None
-        return got if failure_key(got.row) == key else None
+        found = failure_key(got.row)
+        # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
+        # hang) may move from an undefined or invalid input to a defined one: a stronger report.
+        return got if found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED) else None
 
     improved = True
     while improved and time.monotonic() < deadline:
