@@ -244,6 +244,29 @@ def cmd_report(args) -> int:
     return 0
 
 
+def cmd_minimize(args) -> int:
+    import time
+
+    from .minimise import minimize
+
+    err = Console(stderr=True)
+    live = err.is_terminal
+
+    def progress(text, end=False):  # one line rewritten in place on a terminal; finished lines only in a log
+        if live:
+            err.file.write("\r\033[K" + text[:err.width - 1] + ("\n" if end else ""))
+            err.file.flush()
+        elif end:
+            print(text, file=sys.stderr, flush=True)
+
+    started = time.monotonic()
+    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress)
+    bundles = [s for s in done if s.get("dir")]
+    console.print(f"{len(bundles)} bundles of {len(done)} failures in {args.out} "
+                  f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
+    return 0
+
+
 def _version_text() -> str:
     """padconf's version and that of every runtime package padconf found, without importing any."""
     from importlib.metadata import PackageNotFoundError, version
@@ -352,6 +375,15 @@ def build_parser() -> argparse.ArgumentParser:
                      help="the HTML page: matrix, every distinct failure with its arrays, spec rules quoted")
     rep.add_argument("--md", default=None, metavar="FILE", help="also a short markdown summary for a PR comment")
     rep.set_defaults(func=cmd_report)
+    mini = sub.add_parser("minimize", help="shrink failing cases and write reproducers ready to file upstream")
+    mini.add_argument("target", metavar="TARGET",
+                      help="a case file (a line of cases.jsonl), RUN_DIR:<case id>, or RUN_DIR (every distinct failure)")
+    mini.add_argument("--runtime", required=True, help="adapter name or module:Class")
+    mini.add_argument("--out", default="padconf-minimized", metavar="DIR",
+                      help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
+    mini.add_argument("--time-limit", type=_positive_seconds, default=60.0, metavar="S",
+                      help="seconds of shrinking per failure (default: 60)")
+    mini.set_defaults(func=cmd_minimize)
     return parser
 
 

@@ -253,3 +253,56 @@ class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
         if GarbageOrCrashOnExampleAdapter.served == 1:
             os.kill(os.getpid(), signal.SIGSEGV)
         return super().misbehave(case)
+
+
+# ---------------------------------------------------------------- planted bugs for `padconf minimize`
+
+
+def _off_by_one(case):
+    """A reflect pad equal to its dimension - 1 (the largest the spec allows) on some axis."""
+    n = case.data.ndim
+    if case.mode != "reflect" or case.axes is not None or len(case.pads) != 2 * n:
+        return False
+    return any(case.data.shape[i] >= 2 and case.data.shape[i] - 1 in (case.pads[i], case.pads[n + i]) for i in range(n))
+
+
+class ReflectOffByOneAdapter(ConformingAdapter):
+    """Mirrors one element too far (symmetric, not reflect) when a reflect pad equals dim - 1."""
+
+    def run(self, case, placement="inputs"):
+        if _off_by_one(case):
+            return Outcome(pad(case.data, case.pads, "symmetric", None, None))
+        return super().run(case, placement)
+
+
+class NanConstantAdapter(ConformingAdapter):
+    """Pads with 0 where the constant value is NaN."""
+
+    def run(self, case, placement="inputs"):
+        value = case.constant_value
+        if case.mode == "constant" and value is not None and value.dtype.kind == "f" and np.isnan(value).any():
+            return super().run(case.with_(constant_value=np.zeros_like(value)), placement)
+        return super().run(case, placement)
+
+
+class EmptyAxisCrashAdapter(ConformingAdapter):
+    """Segfaults on data with an axis of size 0."""
+
+    def run(self, case, placement="inputs"):
+        if 0 in case.data.shape:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().run(case, placement)
+
+
+class CrashEveryOtherAdapter(ReflectOffByOneAdapter):
+    """ReflectOffByOneAdapter that segfaults on every second call of any of its worker processes
+    (a counter in the file PADCONF_CALL_COUNTER)."""
+
+    def run(self, case, placement="inputs"):
+        with open(os.environ["PADCONF_CALL_COUNTER"], "a+") as f:
+            f.write("x")
+            f.seek(0)
+            calls = len(f.read())
+        if calls % 2 == 0:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().run(case, placement)

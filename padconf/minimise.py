@@ -1,0 +1,447 @@
+"""`padconf minimize`: shrink a failing case to its smallest form while the same failure
+persists, and write a bundle ready to file upstream (padconf.repro writes it).
+
+"The same failure": the same verdict and failure class (padconf.signature.failure_class: the
+error text with its numbers masked, or for a mismatch the kind of difference), and the reference
+still classifies the case alike (its kind, and the rule or ambiguity with numbers masked).
+Shrinking is a small deterministic greedy pass in the manner of delta debugging: every
+simplification below is tried in turn and kept when the failure persists, round after round
+until none helps or the time limit is reached. Each attempt runs alone in a fresh worker process
+(Worker.run_alone), so a runtime that corrupted its heap on one attempt cannot confuse the next.
+"""
+from __future__ import annotations
+
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from .adapters import REGISTRY
+from .cases import AMBIGUOUS, DEFINED, Case
+from .classify import classify
+from .dtypes import as_array, bit_equal, is_float_like, scalar
+from .errors import CaseError, PadconfError
+from .outcome import Outcome
+from .report import failures, load_run
+from .runner import result_row
+from .signature import failure_class
+from .specs import get_spec
+from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT
+from .worker import DEFAULT_TIMEOUT_S, Worker
+
+DEFAULT_TIME_LIMIT_S = 60.0
+SIMPLER_DTYPES = ("float", "int64", "int32", "uint8")  # tried in this order, where the failure still shows
+UNJUDGED = (NOT_IMPLEMENTED, CRASH, TIMEOUT)  # verdicts that do not compare with the spec's answer
+ELEMENTWISE_UP_TO = 64  # elements: beyond this, values are simplified in blocks only
+
+
+def failure_key(row: dict) -> tuple:
+    """What must stay the same while shrinking."""
+    reason = row.get("reason")
+    masked = None if reason is None else failure_class({"verdict": "", "error": reason})
+    return row["verdict"], failure_class(row), row["kind"], masked
+
+
+@dataclass
+class Attempt:
+    case: Case  # classified
+    row: dict  # result_row's
+    outcome: Outcome
+
+
+@dataclass
+class Shrunk:
+    original: Attempt
+    final: Attempt
+    tries: int
+    seconds: float
+    out_of_time: bool
+
+
+@dataclass
+class Job:
+    """One failure to minimise: a case, the placement it failed in (None: find one), and what
+    the run recorded of it."""
+    case: Case
+    placement: str | None = None
+    recorded: dict | None = None
+    run_rows: list[dict] = field(default_factory=list)  # every runtime's rows of the run, for context
+    specs_dir: str | None = None
+
+    @property
+    def example(self) -> dict | None:
+        """The spec document's worked example the case is, when its print fixes a reading of
+        an undefined point (``interpretation``): shrunk cases are judged by that reading too."""
+        name = self.case.origin.removeprefix("example:")
+        if self.case.kind != DEFINED or name == self.case.origin:
+            return None
+        spec = get_spec(self.case.spec, Path(self.specs_dir) if self.specs_dir else None)
+        return next((ex for ex in spec.examples if ex["name"] == name and ex.get("interpretation")), None)
+
+
+# ---------------------------------------------------------------- running one attempt
+
+
+class Judge:
+    """Runs cases on one runtime, each alone in a fresh worker process, and judges them."""
+
+    def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None):
+        self.worker, self.runtime, self.specs_dir = worker, runtime, specs_dir
+        self.fixed = fixed or {}  # ambiguity -> the reading a worked example of the document prints
+        self.base_timeout = worker.timeout
+        self.tries = 0
+
+    def attempt(self, case: Case, placement: str, deadline: float | None = None, shorten: bool = False) -> Attempt:
+        case = classify(case, get_spec(case.spec, Path(self.specs_dir) if self.specs_dir else None))
+        names = (case.reason or "").split(",")
+        if case.kind == AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
+            case = case.with_(kind=DEFINED, reason=None, interpretations={},
+                              expected=case.interpretations[",".join(f"{n}={self.fixed[n]}" for n in names)])
+        if shorten and deadline is not None:  # a hang must not outlast the time limit
+            self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
+        self.tries += 1
+        outcome, status = self.worker.run_alone(case, placement)
+        self.worker.timeout = self.base_timeout
+        return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
+
+
+# ---------------------------------------------------------------- simplifications
+
+
+def _small_values(shape, dtype: str) -> np.ndarray:
+    """1, 2, 3 ... in the dtype (strings "a", "b" ...; bools alternating): distinct where the
+    dtype allows, so that a wrong index shows in the output."""
+    n = int(np.prod(shape, dtype=np.int64))
+    if dtype == "string":
+        return np.array([chr(ord("a") + i % 26) for i in range(n)], dtype=object).reshape(shape)
+    if dtype == "bool":
+        return (np.arange(n) % 2 == 0).reshape(shape)
+    return as_array(np.arange(1, n + 1).reshape(shape), dtype)
+
+
+def _axis_pad_slots(case: Case, axis: int) -> list[int]:
+    """The indices into pads of ``axis``'s begin and end pads (none when pads are malformed)."""
+    n = case.data.ndim
+    if case.axes is None:
+        return [axis, n + axis] if len(case.pads) == 2 * n else []
+    k = len(case.axes)
+    if len(case.pads) != 2 * k:
+        return []
+    return [s for j, a in enumerate(case.axes) if -n <= a < n and a % n == axis for s in (j, k + j)]
+
+
+def _without_axis(case: Case, i: int) -> Case:
+    n = case.data.ndim
+    shape = case.data.shape[:i] + case.data.shape[i + 1:]
+    data = np.take(case.data, 0, axis=i) if case.data.shape[i] else _small_values(shape, case.dtype)
+    pads, axes = list(case.pads), case.axes
+    if case.axes is None and len(pads) == 2 * n:
+        pads = pads[:i] + pads[i + 1:n] + pads[n:n + i] + pads[n + i + 1:]
+    elif case.axes is not None and len(pads) == 2 * len(case.axes):
+        k, kept = len(case.axes), []
+        for j, a in enumerate(case.axes):
+            if not -n <= a < n:
+                kept.append((j, a))  # out of range: a broken rule the failure may be about
+            elif a % n != i:
+                r = a % n - (a % n > i)
+                kept.append((j, r if a >= 0 else r - (n - 1)))
+        pads = [pads[j] for j, _ in kept] + [pads[k + j] for j, _ in kept]
+        axes = [a for _, a in kept]
+    return case.with_(data=np.ascontiguousarray(data), pads=pads, axes=axes)
+
+
+def fewer_dims(case: Case):
+    for i in range(case.data.ndim):
+        yield _without_axis(case, i)
+
+
+def smaller_dims(case: Case):
+    """Each dimension cut to 1, 2, half, one less (its first slices); also with that axis's pads
+    shrunk by as much, which keeps a pad's distance to the dimension (pad == dim - 1 ...)."""
+    for i, size in enumerate(case.data.shape):
+        for n in sorted({1, 2, size // 2, size - 1} - {0}):
+            if n >= size:
+                continue
+            data = np.ascontiguousarray(case.data[(slice(None),) * i + (slice(0, n),)])
+            yield case.with_(data=data)
+            pads = list(case.pads)
+            for s in _axis_pad_slots(case, i):
+                pads[s] = int(np.sign(pads[s])) * max(abs(pads[s]) - (size - n), 0)
+            if pads != case.pads:
+                yield case.with_(data=data, pads=pads)
+
+
+def _toward_zero(p: int) -> list[int]:
+    s = 1 if p > 0 else -1
+    return sorted({0, s, s * (abs(p) // 2), p - s} - {p}, key=abs)
+
+
+def smaller_pads(case: Case):
+    if any(case.pads):
+        yield case.with_(pads=[0] * len(case.pads))
+        yield case.with_(pads=[int(np.sign(p)) * (abs(p) // 2) for p in case.pads])
+    for j, p in enumerate(case.pads):
+        for q in _toward_zero(p) if p else []:
+            yield case.with_(pads=case.pads[:j] + [q] + case.pads[j + 1:])
+
+
+def fewer_axes(case: Case):
+    if case.axes is None:
+        return
+    n, k = case.data.ndim, len(case.axes)
+    if len(case.pads) == 2 * k:
+        normal = [a % n for a in case.axes if -n <= a < n]
+        if len(normal) == k and len(set(normal)) == k:  # no axes input at all, the same pads
+            full = [0] * (2 * n)
+            for j, a in enumerate(normal):
+                full[a], full[n + a] = case.pads[j], case.pads[k + j]
+            yield case.with_(axes=None, pads=full)
+        for j in range(k):
+            yield case.with_(axes=case.axes[:j] + case.axes[j + 1:],
+                             pads=case.pads[:j] + case.pads[j + 1:k] + case.pads[k:k + j] + case.pads[k + j + 1:])
+    if n and any(a < 0 for a in case.axes):
+        yield case.with_(axes=[a % n if -n <= a < 0 else a for a in case.axes])
+
+
+def simpler_values(case: Case):
+    """Blocks of elements, then single ones, replaced by small integers; a float element that
+    must stay special (NaN, inf) stays, a finite one is also tried truncated."""
+    flat, size = case.data.reshape(-1), case.data.size
+    target = _small_values(case.data.shape, case.dtype).reshape(-1)
+    smallest = 1 if size <= ELEMENTWISE_UP_TO else max(1, size // 16)
+    block = size
+    while block >= smallest and size:
+        for start in range(0, size, block):
+            if not bit_equal(flat[start:start + block], target[start:start + block]):
+                new = flat.copy()
+                new[start:start + block] = target[start:start + block]
+                yield case.with_(data=new.reshape(case.data.shape))
+        block //= 2
+    if is_float_like(case.dtype) and size <= ELEMENTWISE_UP_TO and np.dtype(case.data.dtype).kind != "c":
+        with np.errstate(invalid="ignore", over="ignore"):
+            wide = flat.astype(np.float64)
+        for i, v in enumerate(wide):
+            if np.isfinite(v) and v != np.trunc(v):
+                new = flat.copy()
+                new[i] = scalar(np.trunc(v), case.dtype)
+                yield case.with_(data=new.reshape(case.data.shape))
+
+
+def simpler_constant(case: Case):
+    value = case.constant_value
+    if value is None:
+        return
+    yield case.with_(constant_value=None)
+    if np.ndim(value):
+        yield case.with_(constant_value=value.reshape(()))
+    if case.dtype == "string":
+        yield case.with_(constant_value=scalar("", "string"))
+        return
+    for v in (0, 1):
+        yield case.with_(constant_value=scalar(v, case.dtype).reshape(np.shape(value)))
+
+
+def simpler_types(case: Case):
+    if case.pads_type != "int64":
+        yield case.with_(pads_type="int64")
+    if case.axes is not None and case.axes_type != "int64":
+        yield case.with_(axes_type="int64")
+    if case.dtype == "string":
+        return
+    rank = SIMPLER_DTYPES.index(case.dtype) if case.dtype in SIMPLER_DTYPES else len(SIMPLER_DTYPES)
+    value = case.constant_value
+    with np.errstate(invalid="ignore", over="ignore"):
+        values = case.data.astype(np.complex128).real
+        simpler = [case.with_(data=as_array(values, dtype), constant_value=None if value is None
+                              else as_array(value.astype(np.complex128).real, dtype))
+                   for dtype in SIMPLER_DTYPES[:rank]]  # only simpler ones: greedy acceptance must not cycle
+    yield from simpler
+
+
+PASSES = (fewer_dims, smaller_pads, smaller_dims, fewer_axes, simpler_values, simpler_constant, simpler_types)
+
+
+def size_text(case: Case) -> str:
+    return f"shape {list(case.data.shape)} ({case.data.size} elements), pads {case.pads}" \
+           + (f", axes {case.axes}" if case.axes is not None else "")
+
+
+def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, progress=None) -> Shrunk:
+    """The smallest case found within ``time_limit`` seconds that fails as ``start`` does."""
+    began = time.monotonic()
+    deadline, key = began + time_limit, failure_key(start.row)
+    shorten = start.row["verdict"] != TIMEOUT  # only a hang is allowed the full timeout
+    best, tried, tries = start, {start.case.id}, judge.tries
+
+    def same_failure(candidate: Case) -> Attempt | None:
+        if candidate.id in tried or time.monotonic() >= deadline:
+            return None
+        tried.add(candidate.id)
+        try:
+            got = judge.attempt(candidate, placement, deadline, shorten)
+        except (PadconfError, ValueError, TypeError, OverflowError):  # a candidate the reference cannot take
+            return None
+        found = failure_key(got.row)
+        # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
+        # hang) may move from an undefined or invalid input to a defined one: a stronger report.
+        return got if found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED) else None
+
+    improved = True
+    while improved and time.monotonic() < deadline:
+        improved = False
+        for simplify in PASSES:
+            while time.monotonic() < deadline:
+                found = next((a for a in map(same_failure, simplify(best.case)) if a), None)
+                if found is None:
+                    break
+                best, improved = found, True
+                if progress:
+                    progress(f"{time.monotonic() - began:4.1f} s, {judge.tries - tries} tries: {size_text(best.case)}")
+    seconds = time.monotonic() - began
+    return Shrunk(start, best, judge.tries - tries, seconds, seconds >= time_limit)
+
+
+# ---------------------------------------------------------------- targets
+
+
+def _case_from_file(path: Path) -> Case:
+    try:
+        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
+    except UnicodeDecodeError:
+        raise CaseError(f"{path}: not UTF-8 text") from None
+    if not lines:
+        raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
+    try:
+        doc = json.loads(lines[0])
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"{path}: not a cases.jsonl line: {exc.msg}") from None
+    if not isinstance(doc, dict):
+        raise CaseError(f"{path}: not a cases.jsonl line (a JSON object)")
+    try:
+        return Case.from_json(doc)
+    except CaseError as exc:
+        raise CaseError(f"{path}: {exc}") from None
+
+
+def _split_run_case(target: str) -> tuple[Path, str] | None:
+    """``RUN_DIR:<case id>`` (case ids hold colons too): the longest prefix that is a directory."""
+    for m in reversed(list(re.finditer(":", target))):
+        if Path(target[:m.start()]).is_dir():
+            return Path(target[:m.start()]), target[m.end():]
+    return None
+
+
+def _failing_first(rows: list[dict]) -> dict | None:
+    return next((r for r in rows if r["verdict"] in FAILURES), rows[0] if rows else None)
+
+
+def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
+    """("case" | "run", jobs): what TARGET names, as jobs for ``runtime``."""
+    path = Path(target)
+    if path.is_dir() and (path / "results.jsonl").exists():
+        run = load_run(path)
+        mine = [r for r in run.rows if r["runtime"] == runtime]
+        if not mine:
+            raise PadconfError(f"{path}: no result of runtime {runtime} (it has {', '.join(sorted({r['runtime'] for r in run.rows}))})")
+        found = failures(mine)
+        if not found:
+            raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimise")
+        jobs = []
+        for group in found:
+            row = group["example"]
+            doc = run.cases.get(row["case_id"])
+            if doc is None:
+                raise CaseError(f"{path}: case {row['case_id']} is in results.jsonl but not in cases.jsonl")
+            jobs.append(Job(Case.from_json(doc), row["placement"], row, run.rows, run.specs_dir))
+        return "run", jobs
+    if path.is_dir():
+        if (path / "model.onnx").is_file():
+            raise PadconfError(f"{path}: a model directory; minimising a user's model is not supported yet")
+        raise PadconfError(f"{path}: neither a run directory (results.jsonl) nor a case file")
+    if path.is_file():
+        return "case", [Job(_case_from_file(path))]
+    split = _split_run_case(target)
+    if split is None:
+        raise PadconfError(f"{target}: no such file or run directory (TARGET: a case file, RUN_DIR, or RUN_DIR:<case id>)")
+    run_dir, case_id = split
+    run = load_run(run_dir)
+    doc = run.cases.get(case_id)
+    if doc is None:
+        raise CaseError(f"{run_dir}: no case {case_id!r} in cases.jsonl")
+    recorded = _failing_first([r for r in run.rows if r["case_id"] == case_id and r["runtime"] == runtime])
+    return "case", [Job(Case.from_json(doc), recorded and recorded["placement"], recorded, run.rows, run.specs_dir)]
+
+
+def reproduce(judge: Judge, job: Job, placements: list[str]) -> tuple[Attempt, str]:
+    """The job's case run alone (in its recorded placement, or in the first that fails);
+    CaseError when it does not fail at all."""
+    tried = []
+    for placement in [job.placement] if job.placement else placements:
+        got = judge.attempt(job.case, placement)
+        if got.row["verdict"] in FAILURES:
+            return got, placement
+        tried.append(f"{got.row['verdict']} [{placement}]")
+    raise CaseError(f"case {job.case.id} does not fail on {judge.runtime} when run alone ({', '.join(tried)})")
+
+
+def short_name(case: Case) -> str:
+    domain, version = case.spec.split("/Pad-")
+    return f"{'ov-' if domain == 'openvino' else ''}pad{version}-{case.mode}-{case.dtype}"
+
+
+def _safe(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", text).strip("_")
+
+
+def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S,
+             progress=None, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict]:
+    """Minimise what TARGET names on ``runtime`` into ``out``; one summary dict per failure
+    ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
+    from .repro import index_markdown, write_bundle
+
+    if runtime not in REGISTRY and ":" not in runtime:
+        raise PadconfError(f"unknown runtime {runtime!r}; known: {', '.join(REGISTRY)} (or module:Class)")
+    out = Path(out)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise PadconfError(f"--out {out}: exists and is not an empty directory")
+    out.mkdir(parents=True, exist_ok=True)
+    kind, jobs = resolve(target, runtime)
+    worker = Worker(runtime, timeout=timeout)
+    summaries = []
+    try:
+        about = worker.describe(sorted({(j.case.spec, j.case.dtype) for j in jobs}))
+        if about["unavailable"]:
+            raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
+        for n, job in enumerate(jobs, 1):
+            example = job.example
+            judge = Judge(worker, runtime, job.specs_dir, example and example["interpretation"])
+            label = f"{n}/{len(jobs)}" if kind == "run" else job.case.id
+            try:
+                start, placement = reproduce(judge, job, about["placements"])
+            except CaseError as exc:
+                if kind == "case":
+                    raise
+                summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": str(exc)})
+                _say(progress, f"minimize {label}: skipped: {exc}", end=True)
+                continue
+            say = (lambda text, label=label: _say(progress, f"minimize {label} {start.row['verdict']}: {text}"))
+            say(f"start: {size_text(start.case)}")
+            shrunk = shrink(judge, start, placement, time_limit, say)
+            where = out if kind == "case" else out / f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-{short_name(shrunk.final.case)}"
+            title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
+            _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
+                           f"{shrunk.tries} tries) -> {where}", end=True)
+            summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded})
+    finally:
+        worker.close()
+    if kind == "run":
+        (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
+    return summaries
+
+
+def _say(progress, text: str, end: bool = False) -> None:
+    if progress:
+        progress(text, end)

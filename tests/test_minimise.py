@@ -1,0 +1,174 @@
+"""`padconf minimize`: planted bugs shrink to their known minimal case, the bundle's repro.py
+exits 1 on a real runtime's real bug and 0 where the runtime is right, a runtime that crashes
+on every other attempt stays within the time limit, and bad input is one line, exit 2."""
+import json
+import re
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.cli import main
+from padconf.examples import example_cases
+from padconf.minimise import Attempt, Shrunk, failure_key, fewer_axes, smaller_dims
+from padconf.outcome import Outcome
+from padconf.repro import write_bundle
+from padconf.runner import result_row
+from padconf.specs import get_spec
+
+FAKE = "tests.fake_adapters:"
+SPEC = get_spec("onnx/Pad-19")
+
+
+def case_file(tmp_path, case: Case):
+    path = tmp_path / "case.jsonl"
+    case = case if case.expected is not None else classify(case, SPEC)  # a worked example keeps its printed output
+    path.write_text(json.dumps(case.to_json()) + "\n")
+    return str(path)
+
+
+def minimize(tmp_path, target, runtime, *extra):
+    out = tmp_path / "out"
+    return main(["minimize", target, "--runtime", runtime, "--out", str(out), *extra]), out
+
+
+def bundle_inputs(where):
+    return np.load(where / "data.npy"), np.load(where / "pads.npy").tolist()
+
+
+def large_reflect_case():
+    """60 x 7 x 6 random floats; the pad of 6 on the axis of 7 is the planted trigger."""
+    data = np.random.default_rng(1).standard_normal((60, 7, 6)).astype(np.float32)
+    return Case(spec=SPEC.id, data=data, pads=[1, 6, 2, 0, 3, 1], mode="reflect")
+
+
+def test_a_large_random_case_shrinks_to_the_smallest_that_trips_the_planted_bug(tmp_path, capsys):
+    code, out = minimize(tmp_path, case_file(tmp_path, large_reflect_case()), FAKE + "ReflectOffByOneAdapter",
+                         "--time-limit", "30")
+    assert code == 0
+    data, pads = bundle_inputs(out)
+    assert data.shape == (2,) and sorted(pads) == [0, 1]  # pad == dim - 1 = 1 on one axis of two elements
+    assert data.tolist() == [1.0, 2.0] and data.dtype == np.float32  # small distinct values, float kept
+    report = (out / "REPORT.md").read_text()
+    assert report.startswith("# tests.fake_adapters:ReflectOffByOneAdapter: ONNX Pad-19 reflect float, shape [2], ")
+    assert "returns wrong values: values differ first at" in report
+    assert "shape [60, 7, 6], 2520 elements" in report
+    assert np.load(out / "expected.npy").tolist() in ([1.0, 2.0, 1.0], [2.0, 1.0, 2.0])
+
+
+def test_a_nan_constant_stays_nan_while_everything_else_shrinks(tmp_path):
+    data = np.random.default_rng(2).standard_normal((4, 5)).astype(np.float32)
+    case = Case(spec=SPEC.id, data=data, pads=[2, 3, 1, 4], mode="constant", constant_value=np.array(np.nan, np.float32))
+    code, out = minimize(tmp_path, case_file(tmp_path, case), FAKE + "NanConstantAdapter", "--time-limit", "30")
+    assert code == 0
+    data, pads = bundle_inputs(out)
+    assert data.shape == (1,) and sorted(pads) == [0, 1]
+    assert np.isnan(np.load(out / "constant_value.npy"))  # without the NaN the bug is gone
+    assert np.isnan(np.load(out / "expected.npy")).sum() == 1
+
+
+def test_a_crash_on_an_empty_axis_keeps_the_empty_axis_and_nothing_else(tmp_path):
+    case = Case(spec=SPEC.id, data=np.zeros((3, 0, 4), np.int32), pads=[1, 0, 2, 0, 0, 3], mode="constant")
+    code, out = minimize(tmp_path, case_file(tmp_path, case), FAKE + "EmptyAxisCrashAdapter", "--time-limit", "30")
+    assert code == 0
+    data, pads = bundle_inputs(out)
+    assert data.shape == (0,) and pads == [0, 0]
+    assert "crashes the process (killed by SIGSEGV" in (out / "REPORT.md").read_text()
+
+
+def test_a_runtime_crashing_on_every_other_attempt_still_finishes_in_time(tmp_path, monkeypatch):
+    monkeypatch.setenv("PADCONF_CALL_COUNTER", str(tmp_path / "counter"))
+    started = time.monotonic()
+    code, out = minimize(tmp_path, case_file(tmp_path, large_reflect_case()), FAKE + "CrashEveryOtherAdapter",
+                         "--time-limit", "1")
+    assert code == 0 and time.monotonic() - started < 1 + 5  # the limit, plus starting and writing the bundle
+    report = (out / "REPORT.md").read_text()
+    assert report.count("returns wrong values") == 1 and "(stopped at the time limit)" in report
+    assert len((tmp_path / "counter").read_text()) > 4  # it did run, crashes and all
+
+
+# ---------------------------------------------------------------- real runtime: repro.py
+
+
+def example_2_reflect():
+    return next(c for c in example_cases(SPEC) if c.origin == "example:example_2_reflect")
+
+
+def run_repro(where, *args):
+    proc = subprocess.run([sys.executable, str(where / "repro.py"), *args], capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout
+
+
+def test_onnxruntime_refusing_reflect_example_2_gives_a_repro_that_exits_1_and_0_where_right(tmp_path):
+    pytest.importorskip("onnxruntime")
+    code, out = minimize(tmp_path, case_file(tmp_path, example_2_reflect()), "onnxruntime", "--time-limit", "20")
+    assert code == 0
+    data, pads = bundle_inputs(out)
+    assert data.shape == (2,) and sorted(pads) == [0, 2]  # a reflect pad equal to the dimension
+    report = (out / "REPORT.md").read_text()
+    assert re.match(r"# onnxruntime: ONNX Pad-19 reflect float, shape \[2\], pads \[\d, \d\]: rejects an input the "
+                    r"spec defines: Pad reflect: pre-pad", report)
+    assert "settles it as `iterate`" in report and "> 2) `reflect` - pads with the reflection" in report
+    assert "- runtime: onnxruntime 1." in report and "- Python: 3." in report
+    assert "import padconf" not in (out / "repro.py").read_text() and "from padconf" not in (out / "repro.py").read_text()
+    rc, printed = run_repro(out)
+    assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
+    assert "expected: [1., 2., 1., 2.]" in printed or "expected: [2., 1., 2., 1.]" in printed
+    rc, printed = run_repro(out, "--runtime", "onnx-reference")  # a runtime that follows the document
+    assert rc == 0 and "OK: the output is the expected one" in printed
+
+
+def test_a_repro_of_a_case_the_runtime_gets_right_exits_0(tmp_path):
+    pytest.importorskip("onnxruntime")
+    case = classify(Case(spec=SPEC.id, data=np.array([[1, 2], [3, 4]], np.float32), pads=[0, 1, 0, 0],
+                         mode="constant", constant_value=np.array(7, np.float32)), SPEC)
+    row = result_row("onnxruntime", "inputs", case, Outcome(case.expected), "ok")
+    attempt = Attempt(case, row, Outcome(case.expected))
+    write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnxruntime", None,
+                 type("Job", (), {"example": None, "specs_dir": None, "run_rows": [], "recorded": None, "case": case}))
+    rc, printed = run_repro(tmp_path / "b")
+    assert rc == 0 and "expected: [[7., 1., 2.],\n [7., 3., 4.]]" in printed and "OK:" in printed
+
+
+# ---------------------------------------------------------------- pieces and bad input
+
+
+def test_a_dimension_shrinks_together_with_its_pads_and_axes_go_when_they_can():
+    case = Case(spec=SPEC.id, data=np.zeros((5,), np.float32), pads=[4, 0], mode="reflect")
+    assert any(c.data.shape == (2,) and c.pads == [1, 0] for c in smaller_dims(case))
+    with_axes = Case(spec=SPEC.id, data=np.zeros((2, 3), np.float32), pads=[1, 2], axes=[-1])
+    assert [(c.axes, c.pads) for c in fewer_axes(with_axes)] == [(None, [0, 1, 0, 2]), ([], []), ([1], [1, 2])]
+
+
+def test_the_failure_key_masks_numbers_but_not_the_kind_of_failure():
+    row = {"verdict": "wrongly-rejected", "error": "pre-pad (4) exceeds maximum allowed (3)", "kind": "defined",
+           "reason": None}
+    assert failure_key(row) == failure_key({**row, "error": "pre-pad (2) exceeds maximum allowed (1)"})
+    assert failure_key(row) != failure_key({**row, "kind": "ambiguous", "reason": "mirror_beyond_dim"})
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    out = tmp_path_factory.mktemp("run") / "r"
+    assert main(["run", "--runtime", FAKE + "ConformingAdapter", "--spec", "onnx/Pad-19", "--max-examples", "0",
+                 "--out", str(out), "--jobs", "1"]) == 0
+    return out
+
+
+@pytest.mark.parametrize("target, runtime, message", [
+    ("{tmp}/missing.jsonl", "ConformingAdapter", r"missing\.jsonl: no such file or run directory"),
+    ("{run}:onnx/Pad-19:reflect:float:nosuchcase", "ConformingAdapter", r"no case 'onnx/Pad-19:reflect:float:nosuchcase'"),
+    ("{run}", "ConformingAdapter", r"ConformingAdapter has no failure in this run"),
+    ("{case}", "ConformingAdapter", r"case onnx/Pad-19:reflect:float:\w+ does not fail on .* alone \(pass \[inputs\], "),
+    ("{case}", "nosuchruntime", r"unknown runtime 'nosuchruntime'"),
+])
+def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, runtime, message):
+    case = case_file(tmp_path, Case(spec=SPEC.id, data=np.ones((2, 2), np.float32), pads=[0, 1, 0, 0], mode="reflect"))
+    target = target.format(tmp=tmp_path, run=run_dir, case=case)
+    code, _ = minimize(tmp_path, target, runtime if ":" in runtime or runtime == "nosuchruntime" else FAKE + runtime)
+    err = capsys.readouterr().err
+    assert code == 2 and len(err.strip().splitlines()) == 1 and re.search(message, err), err
