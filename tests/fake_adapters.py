@@ -253,3 +253,13 @@ class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
         if GarbageOrCrashOnExampleAdapter.served == 1:
             os.kill(os.getpid(), signal.SIGSEGV)
         return super().misbehave(case)
+
+
+class FoldingBugAdapter(ConformingAdapter):
+    """Right in every placement but one: its "compile-time folding" gets edge mode wrong."""
+
+    def run(self, case, placement="inputs"):
+        outcome = super().run(case, placement)
+        if placement == "folded" and case.mode == "edge" and outcome.output is not None and outcome.output.size > 1:
+            return Outcome(np.flip(outcome.output).copy())
+        return outcome
