@@ -59,8 +59,10 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
     version = opset_version(case)
     elem = onnx_type(case.dtype)
     rank = case.data.ndim
-    inputs = [helper.make_tensor_value_info("data", elem, [f"d{i}" for i in range(rank)])]
-    initializers = []
+    if placement == "folded":  # every input constant: the runtime may evaluate Pad while compiling
+        inputs, initializers = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
+    else:
+        inputs, initializers = [helper.make_tensor_value_info("data", elem, [f"d{i}" for i in range(rank)])], []
     if version <= 2:
         if case.axes is not None:
             raise ValueError(f"{case.spec} has no axes")
@@ -78,7 +80,7 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
         while node_inputs[-1] == "":
             node_inputs.pop()
         for name, arr in arrays.items():
-            if placement == "initializers":
+            if placement in ("initializers", "folded"):
                 initializers.append(numpy_helper.from_array(arr, name))
             else:  # symbolic dims so that pads/axes of any length reuse the session
                 shape = [f"{name}_{i}" for i in range(arr.ndim)]
@@ -109,14 +111,18 @@ def model_signature(case: Case, placement: str = "inputs") -> tuple:
     key = (case.spec, case.mode, case.dtype, case.data.ndim, placement,
            case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,
            None if case.constant_value is None else np.ndim(case.constant_value))
-    if placement == "initializers" or version <= 2:
+    if placement in ("initializers", "folded") or version <= 2:
         key += (tuple(int(p) for p in case.pads), _value_key(case.constant_value),
                 None if case.axes is None else tuple(int(a) for a in case.axes))
+    if placement == "folded":
+        key += (_value_key(case.data),)
     return key
 
 
 def feeds(case: Case, placement: str = "inputs") -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
+    if placement == "folded":
+        return {}
     out = {"data": case.data}
     if placement == "inputs" and opset_version(case) > 2:
         out.update(_arrays(case))

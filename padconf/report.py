@@ -17,7 +17,7 @@ from .errors import CaseError, PadconfError, SpecError
 from .runner import RESULT_KEYS, read_jsonl
 from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
-from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, VERDICTS
+from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, VERDICTS
 
 
 def matrix(rows: list[dict]) -> dict[tuple[str, str, str], Counter]:
@@ -43,6 +43,42 @@ def failures(rows: list[dict]) -> list[dict]:
         group["dtypes"].add(row["dtype"])
         group["specs"].add(row["spec"])
     return sorted(groups.values(), key=lambda g: (g["runtime"], g["verdict"], -g["count"]))
+
+
+PLACEMENT_DEPENDENT = "placement-dependent"
+
+
+def _answer(row: dict) -> tuple:
+    """What a runtime answered, as far as a row tells: verdict, interpretations matched, the
+    class of its failure, and its output where the row keeps it."""
+    return (row["verdict"], tuple(row.get("matched") or ()),
+            failure_class(row) if row["verdict"] in FAILURES else None, json.dumps(row.get("output")))
+
+
+def placement_dependent(rows: list[dict]) -> list[dict]:
+    """Cases one runtime answers differently in two placements (its kernel against its folding
+    path, say), even where one answer is right: a user's model can take either path. Grouped
+    like ``failures``, one group per runtime and pattern of verdicts."""
+    by_case: dict[tuple, dict] = defaultdict(dict)
+    for row in rows:
+        if row["verdict"] != SKIPPED:
+            by_case[(row["runtime"], row["case_id"])][row["placement"]] = row
+    groups: dict[tuple, dict] = {}
+    for (runtime, _), placed in sorted(by_case.items()):
+        if len({_answer(r) for r in placed.values()}) < 2:
+            continue
+        verdicts = [placed[p]["verdict"] for p in sorted(placed)]
+        pattern = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
+        if len(set(verdicts)) == 1:
+            pattern += " (different answers)"
+        example = next(r for r in placed.values() if r["verdict"] != PASS)
+        group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
+                                                       "class": pattern, "count": 0, "dtypes": set(),
+                                                       "specs": set(), "example": example})
+        group["count"] += 1
+        group["dtypes"].add(example["dtype"])
+        group["specs"].add(example["spec"])
+    return sorted(groups.values(), key=lambda g: (g["runtime"], -g["count"]))
 
 
 def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
@@ -112,7 +148,7 @@ def terminal_tables(rows: list[dict]) -> list:
     f = Table(title="Distinct failures (one example each)")
     for col in ("runtime", "verdict", "n", "what", "example"):
         f.add_column(col, overflow="fold")
-    for g in failures(rows):
+    for g in failures(rows) + placement_dependent(rows):
         f.add_row(g["runtime"], g["verdict"], str(g["count"]), _what(g), _example(g["example"]))
     a = Table(title="Where the spec is silent: which interpretation each runtime matched")
     for col in ("ambiguity", "runtime", "matched (cases)"):
@@ -145,7 +181,7 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     for (runtime, spec, mode), counts in matrix(rows).items():
         out.append(f"| {runtime} | {spec} | {mode} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
     out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
-    for g in failures(rows):
+    for g in failures(rows) + placement_dependent(rows):
         out.append(f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_md(_what(g))} | {_md(_example(g['example']))} |")
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (cases) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():

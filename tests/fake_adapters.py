@@ -306,3 +306,13 @@ class CrashEveryOtherAdapter(ReflectOffByOneAdapter):
         if calls % 2 == 0:
             os.kill(os.getpid(), signal.SIGSEGV)
         return super().run(case, placement)
+
+
+class FoldingBugAdapter(ConformingAdapter):
+    """Right in every placement but one: its "compile-time folding" gets edge mode wrong."""
+
+    def run(self, case, placement="inputs"):
+        outcome = super().run(case, placement)
+        if placement == "folded" and case.mode == "edge" and outcome.output is not None and outcome.output.size > 1:
+            return Outcome(np.flip(outcome.output).copy())
+        return outcome

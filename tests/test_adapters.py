@@ -62,10 +62,13 @@ CASES = {
         f32([[7, 7, 7, 7, 7], [1, 2, 3, 7, 7], [5, 6, 7, 7, 7]])),
 }
 
-# Runtime deviations seen with the versions this suite was written against; strict, so a fix shows.
+# Runtime deviations seen with the versions this suite was written against, by adapter, case and
+# placement (None: every placement); strict, so a fix shows.
 KNOWN = {
-    ("onnx-reference", "string_default_pad13"):
+    ("onnx-reference", "string_default_pad13", None):
         "onnx.reference pads a string tensor with 0 (np.pad's default), not ''",
+    ("openvino-onnx", "int4_constant", "folded"):
+        "OpenVINO's constant folding pads int4 with 0, not the constant_value -1 (its kernel uses -1)",
 }
 
 
@@ -78,8 +81,9 @@ def test_hand_made_case(adapter, name, placement, request):
         pytest.skip(why)
     if placement not in adapter.placements:
         pytest.skip(f"{adapter.name} has no {placement} placement")
-    if (adapter.name, name) in KNOWN:
-        request.applymarker(pytest.mark.xfail(strict=True, reason=KNOWN[adapter.name, name]))
+    known = KNOWN.get((adapter.name, name, None)) or KNOWN.get((adapter.name, name, placement))
+    if known:
+        request.applymarker(pytest.mark.xfail(strict=True, reason=known))
     outcome = adapter.run(case, placement)
     if outcome.not_implemented:
         pytest.skip(f"{adapter.name}: {outcome.error}")
@@ -148,3 +152,38 @@ def test_adapters_share_code_through_the_base_and_openvino_tensors_only():
         siblings = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)
                     and node.level == 1 and node.module}
         assert not siblings & adapter_modules, f"{name} imports {siblings & adapter_modules}"
+
+
+@pytest.mark.parametrize("mode", ["constant", "edge", "reflect"])
+def test_the_folded_placement_is_evaluated_while_compiling(mode):
+    """Every input constant: onnxruntime's optimizer and OpenVINO's ConstantFolding evaluate
+    the Pad, so the model that runs has no Pad left (what `folded` is there to test)."""
+    import tempfile
+
+    import onnx
+    import onnxruntime as ort
+    import openvino as ov
+
+    from padconf.adapters.openvino import native_model
+    from padconf.onnx_model import build_model
+
+    data = np.arange(6, dtype=np.float32).reshape(3, 2)
+    onnx_case, ov_case = Case("onnx/Pad-19", data, [0, 1, 0, 1], mode), Case("openvino/Pad-12", data, [0, 1, 0, 1], mode)
+
+    def ort_ops(placement):
+        options = ort.SessionOptions()
+        options.log_severity_level = 4
+        options.optimized_model_filepath = tempfile.mktemp(suffix=".onnx")
+        ort.InferenceSession(build_model(onnx_case, placement).SerializeToString(), options,
+                             providers=["CPUExecutionProvider"])
+        return [n.op_type for n in onnx.load(options.optimized_model_filepath).graph.node]
+
+    def ov_ops(model):
+        compiled = ov.Core().compile_model(model, "CPU")
+        return [op.get_rt_info()["layerType"].astype(str) for op in compiled.get_runtime_model().get_ordered_ops()]
+
+    core = ov.Core()
+    assert "Pad" in ort_ops("initializers") and ort_ops("folded") == []
+    read = lambda placement: core.read_model(build_model(onnx_case, placement).SerializeToString(), b"")  # noqa: E731
+    assert "Pad" in ov_ops(read("initializers")) and "Pad" not in ov_ops(read("folded"))
+    assert "Pad" in ov_ops(native_model(ov_case, "initializers")) and "Pad" not in ov_ops(native_model(ov_case, "folded"))

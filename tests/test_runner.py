@@ -167,3 +167,20 @@ def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reaso
     assert not any(r["spec"] == "openvino/Pad-12" for r in got.values())
     assert any("1 cases of spec families it does not run" in n for n in run.notes)
     assert len(got) == 2 * 2 * 2
+
+
+def test_a_case_answered_differently_by_placement_is_a_distinct_failure(tmp_path):
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", FAKE + "FoldingBugAdapter", "--spec", "onnx/Pad-19", "--max-examples", "30",
+                 "--out", str(out)]) == 0
+    rows = rows_of(out)
+    assert {r["placement"] for r in rows} == {"inputs", "initializers", "folded"}
+    by_case = {}
+    for r in rows:
+        by_case.setdefault(r["case_id"], {})[r["placement"]] = (r["verdict"], json.dumps(r["output"]))
+    differing = [c for c, answers in by_case.items() if len(set(answers.values())) > 1]
+    assert differing  # the planted folding bug shows on some edge cases
+    shown = [row for row in md_table((out / "summary.md").read_text(), "Distinct failures")
+             if row["verdict"] == "placement-dependent"]
+    assert sum(int(row["n"]) for row in shown) == len(differing)
+    assert all("folded: mismatch" in row["what"] and "inputs: pass" in row["what"] for row in shown)

@@ -19,7 +19,9 @@ from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
 
-PLACEMENTS = ("inputs", "initializers")  # pads/value/axes fed at run time, or baked in the model
+# pads/value/axes fed at run time; or baked in the model; or data baked in too, so that every input
+# of the Pad is constant and the runtime may evaluate it while compiling (its folding path)
+PLACEMENTS = ("inputs", "initializers", "folded")
 
 
 def failure(text: str, not_implemented: re.Pattern) -> Outcome:

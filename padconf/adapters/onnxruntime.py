@@ -75,7 +75,7 @@ class OnnxRuntimeAdapter(Adapter):
                 return Outcome(skipped=f"the model loads, but onnxruntime's Python API has no {case.dtype} "
                                        "tensor to feed or fetch")
             inputs = feeds(case, placement)
-            if all(_native(a) for a in inputs.values()):
+            if _native(case.data) and all(_native(a) for a in inputs.values()):  # data: the output's dtype
                 return Outcome(output=session.run(None, inputs, self._quiet)[0])
             # Not np.ascontiguousarray: it turns a 0-d constant_value into shape (1,).
             values = {k: ort.OrtValue.ortvalue_from_numpy(np.asarray(a, order="C")) if _native(a)

@@ -31,12 +31,17 @@ def native_model(case: Case, placement: str = "inputs", default_pad_value: bool 
     import openvino.opset1 as opset1
     import openvino.opset12 as opset12
     ops = opset1 if parse_spec_id(case.spec)[1] == 1 else opset12
-    # Static rank, dynamic dims: one compiled model serves every shape of that rank.
-    data = ops.parameter(ov.PartialShape([-1] * case.data.ndim), ov_type(case.dtype), name="data")
-    params, args = [data], []
+    if placement == "folded":  # every input a Constant: compiling may evaluate the Pad (ConstantFolding)
+        data = ov.op.Constant(to_tensor(case.data, case.dtype), shared_memory=False)
+        data.set_friendly_name("data")
+        params = []
+    else:  # static rank, dynamic dims: one compiled model serves every shape of that rank
+        data = ops.parameter(ov.PartialShape([-1] * case.data.ndim), ov_type(case.dtype), name="data")
+        params = [data]
+    args = []
     for name, arr in split_pads(case).items():
         dtype = case.dtype if name == "pad_value" else case.pads_type
-        if placement == "initializers":
+        if placement in ("initializers", "folded"):
             # Copy: a Constant sharing the Tensor's memory does not keep that memory alive.
             args.append(ov.op.Constant(to_tensor(arr, dtype), shared_memory=False))
             args[-1].set_friendly_name(name)
@@ -79,9 +84,10 @@ class OpenVinoAdapter(Adapter):
     def _signature(self, case: Case, placement: str) -> tuple:
         key = (case.spec, case.mode, case.dtype, case.data.ndim, placement, case.pads_type,
                None if case.constant_value is None else np.ndim(case.constant_value))
-        if placement == "initializers":  # the values are baked in
+        if placement in ("initializers", "folded"):  # the values are baked in
+            baked = {**self._split(case), **({"data": case.data} if placement == "folded" else {})}
             key += tuple((k, v.shape, v.tobytes() if v.dtype != object else tuple(v.ravel().tolist()))
-                         for k, v in self._split(case).items())
+                         for k, v in baked.items())
         return key
 
     def _build(self, case: Case, placement: str):
@@ -99,7 +105,7 @@ class OpenVinoAdapter(Adapter):
             if isinstance(model, str):
                 return failure(model, NOT_IMPLEMENTED)
             _, request = model
-            inputs = {"data": case.data}
+            inputs = {} if placement == "folded" else {"data": case.data}
             if placement == "inputs":
                 inputs.update(self._split(case))
             # Positional, in Parameter order (data, pads_begin, pads_end, pad_value).
