@@ -7,6 +7,7 @@ import sys
 import time
 from collections import Counter
 
+from padconf.adapters import PLACEMENTS
 from padconf.cases import Case
 from padconf.cli import main
 from padconf.runner import read_jsonl
@@ -33,7 +34,7 @@ def test_run_writes_results_and_summary(tmp_path):
     assert code == 0
     rows = rows_of(out)
     cases = read_jsonl(out / "cases.jsonl")
-    assert len(rows) == 2 * len(cases)  # both placements
+    assert len(rows) == len(PLACEMENTS) * len(cases)  # every placement
     for key in ("runtime", "spec", "mode", "dtype", "shape", "pads", "axes", "verdict", "error", "case_id"):
         assert key in rows[0]
     verdicts = Counter(r["verdict"] for r in rows)
@@ -75,9 +76,9 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
     assert main(["run", "--resume", "--out", str(out)]) == 0
     rows = rows_of(out)
     assert {r["verdict"] for r in rows} == {"mismatch"}
-    # one distinct failure: the planted case, in both placements
+    # one distinct failure: the planted case, in every placement
     (failure,) = md_table((out / "summary.md").read_text(), "Distinct failures")
-    assert (failure["runtime"], failure["verdict"], failure["n"]) == (rows[0]["runtime"], "mismatch", "2")
+    assert (failure["runtime"], failure["verdict"], failure["n"]) == (rows[0]["runtime"], "mismatch", str(len(PLACEMENTS)))
     planted = Case.from_json(doc).id
     assert {r["case_id"] for r in rows} == {planted}
     assert f"id={planted}" in failure["example"] and failure["what"].startswith("values differ first at")
@@ -95,11 +96,11 @@ def test_resume_after_a_killed_run_loses_nothing(tmp_path):
     proc.wait()
     before = rows_of(out)
     cases = read_jsonl(out / "cases.jsonl")
-    assert 10 <= len(before) < 2 * len(cases)
+    assert 10 <= len(before) < len(PLACEMENTS) * len(cases)
     assert main(["run", "--resume", "--out", str(out)]) == 0
     after = rows_of(out)
     keys = Counter((r["runtime"], r["placement"], r["case_id"]) for r in after)
-    assert len(keys) == 2 * len(cases) and max(keys.values()) == 1
+    assert len(keys) == len(PLACEMENTS) * len(cases) and max(keys.values()) == 1
     # results are rewritten in plan order at the end, so compare as sets: every row
     # written before the kill is still there, unchanged
     canonical = lambda rows: Counter(json.dumps(r, sort_keys=True) for r in rows)
@@ -158,7 +159,7 @@ def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reaso
     run.execute(run.plan([complex_case, float_case, native_case]))
     got = {(r["runtime"], r["placement"], r["dtype"]): r for r in rows_of(tmp_path / "run")}
     # OpenVINO has no complex element type: a row per placement, verdict skipped, with why
-    for placement in ("inputs", "initializers"):
+    for placement in PLACEMENTS:
         row = got[("openvino-onnx", placement, "complex64")]
         assert row["verdict"] == SKIPPED and "no element type for complex64" in row["detail"]
     # onnxruntime's Python API cannot feed complex, but loading the model says there is no kernel
@@ -166,7 +167,7 @@ def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reaso
     # the OpenVINO-native case is no ONNX runtime's case: no row, one note
     assert not any(r["spec"] == "openvino/Pad-12" for r in got.values())
     assert any("1 cases of spec families it does not run" in n for n in run.notes)
-    assert len(got) == 2 * 2 * 2
+    assert len(got) == 2 * len(PLACEMENTS) * 2  # runtimes x placements x ONNX cases
 
 
 def test_a_case_answered_differently_by_placement_is_a_distinct_failure(tmp_path):
