@@ -97,10 +97,19 @@ def replayed(db, spec: Spec) -> list[Case]:
     return cases
 
 
+def gate_suite(specs: list[Spec], seed: int = 0) -> list[tuple[str, Case]]:
+    """The fixed part of the gate's cases, each once, with its name in the suite
+    (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over."""
+    unique = {}
+    for entry in suite_entries(specs, seed):
+        unique.setdefault(entry.case.id, (entry.name, entry.case))
+    return list(unique.values())
+
+
 def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> list[Case]:
     """The suite, then ``explore`` drawn cases per version, then the database's replays; each
     case once."""
-    cases = [entry.case for entry in suite_entries(specs, seed)]
+    cases = [case for _, case in gate_suite(specs, seed)]
     for spec in specs:
         if explore:
             cases += [c.with_(origin="explore") for c in draw_cases(spec, explore, seed)]
