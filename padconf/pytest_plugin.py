@@ -21,6 +21,7 @@ session of the environment, so padconf's heavier modules are imported only when 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections import Counter
 
@@ -90,6 +91,7 @@ class Suite:
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.params: list | None = None
+        self.named: list | None = None  # (name in the suite, case)
         self.cases: list | None = None  # the gate's cases, once planned
         self.planned: Counter = Counter()  # spec id -> tests collected, before any deselection
         self.rows: list[dict] = []  # one per test that ran, as the gate's results.jsonl has them
@@ -120,22 +122,28 @@ class Suite:
                                f"none of {', '.join(s.id for s in self.specs)}")
         return about
 
-    def plan(self) -> None:
+    def plan(self, shipped: str | None = None) -> None:
         """The parameters: the gate's cases of the runtime's spec families, in each placement it
-        has; as Run.plan decides, a case whose (spec, dtype) it does not support is skipped."""
+        has; as Run.plan decides, a case whose (spec, dtype) it does not support is skipped.
+        ``shipped``: the suite as the xdist controller drew it (JSON), instead of drawing it."""
+        from .cases import Case
         from .gate import gate_suite
         from .specs import parse_spec_id
 
         if self.params is not None:
             return
-        named = gate_suite(self.specs, self.seed)
-        self.cases = [case for _, case in named]
+        self.describe([])  # an unusable runtime is said before the seconds of drawing the suite
+        if shipped is None:
+            self.named = gate_suite(self.specs, self.seed)
+        else:
+            self.named = [(name, Case.from_json(doc)) for name, doc in json.loads(shipped)]
+        self.cases = [case for _, case in self.named]
         pairs = sorted({(c.spec, c.dtype) for c in self.cases})
         about = self.describe(pairs)
         why_not = dict(zip(pairs, about["supports"]))
-        ids = [readable_id(name, case) for name, case in named]
+        ids = [readable_id(name, case) for name, case in self.named]
         twice = {i for i, n in Counter(ids).items() if n > 1}  # a name in two of the suite's kind directories
-        ids = [f"{i}-{case.kind}" if i in twice else i for i, (_, case) in zip(ids, named)]
+        ids = [f"{i}-{case.kind}" if i in twice else i for i, case in zip(ids, self.cases)]
         several = len(about["placements"]) > 1
         self.params = []
         for ident, case in zip(ids, self.cases):
@@ -146,9 +154,10 @@ class Suite:
                                                 marks=self.marks(case, placement),
                                                 id=ident + (f"-{placement}" if several else "")))
                 self.planned[case.spec] += 1
-        if all(p.values[0].why_not for p in self.params):
-            raise PadconfError(f"nothing to run: {self.runtime} supports none of the {len(self.params)} selected "
-                               f"cases ({next(iter(why_not.values()), '')})")
+        if all(p.values[0].why_not for p in self.params):  # as the gate: never pass on nothing
+            whys = sorted({w for w in why_not.values() if w})
+            raise PadconfError(f"nothing to run: {self.runtime} can run none of the {len(self.params)} selected tests"
+                               + (f" ({whys[0]})" if whys else ""))
 
     def marks(self, case, placement: str) -> list:
         """Strict xfail for the case-id entries that speak of this test: it must fail so."""
@@ -176,10 +185,12 @@ class Suite:
             (outcome, status), = list(self.worker().run([case], placement))
             row = result_row(self.runtime, placement, case, outcome, status)
         self.rows.append({k: v for k, v in row.items() if k not in SLIM})
-        # covered=set(): one row never judges a signature entry; that waits for the session's end
-        judgement = judge_rows([row], self.entries, self.runtime, set(), {case.spec})
+        # the entries that speak of this test; covered=set(): one row never judges a signature
+        # entry (each of these speaks of this row's version), the session's end does
+        entries = [e for e in self.entries if e.in_scope(row)]
+        judgement = judge_rows([row], entries, self.runtime, set(), {case.spec})
         if judgement.new or judgement.fixed:
-            confirm(judgement, self.entries, [case], self.worker())
+            confirm(judgement, entries, [case], self.worker())
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
@@ -259,14 +270,24 @@ def _controller(config: pytest.Config) -> bool:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_sessionstart(session: pytest.Session) -> None:
+    """The xdist controller plans before its workers start: a worker's usage error would be the
+    controller's INTERNALERROR, and each worker drawing the suite again would cost its time."""
     suite = _suite(session.config)
     if suite is not None and _controller(session.config):
-        try:  # before the workers start: a worker's usage error would be the controller's INTERNALERROR
-            suite.describe([])
+        try:
+            suite.plan()
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
         finally:
             suite.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist controller: hand each worker the suite it drew."""
+    suite = _suite(node.config)
+    if suite is not None and suite.named is not None:
+        node.workerinput["padconf_suite"] = json.dumps([(name, case.to_json()) for name, case in suite.named])
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -274,7 +295,7 @@ def pytest_collection(session: pytest.Session) -> None:
     suite = _suite(session.config)
     if suite is not None and not _controller(session.config):
         try:  # here, not in pytest_generate_tests, where an error would be a collection error's traceback
-            suite.plan()
+            suite.plan(getattr(session.config, "workerinput", {}).get("padconf_suite"))
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
 
