@@ -1,0 +1,158 @@
+"""padconf.pytest_plugin: ``pytest --pyargs padconf.suite`` judges as ``padconf gate`` does, with
+strict xfails for the baseline, JUnit XML, and the same verdicts under pytest-xdist. Each run is
+a pytest of its own in a subprocess, on one spec version to stay fast."""
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+import yaml
+
+from padconf.baseline import Entry, parse_baseline
+from padconf.cli import main
+from padconf.gate import GateConfig, gate
+from padconf.runner import read_jsonl
+
+ROOT = Path(__file__).resolve().parent.parent  # tests.fake_adapters imports from here
+FAKE = "tests.fake_adapters:"
+SPEC = "onnx/Pad-19"
+EXAMPLE_CASE = "onnx/Pad-19:edge:float:af0873ff6e82"  # the worked example the *OnExample fakes spoil
+NEW = re.compile(r"new: (\S+) \[(\w+)\]: ")
+
+
+def plugin(tmp_path, runtime, baseline="[]\n", *extra, name="run"):
+    """Run the suite; (exit code, output, {test name: outcome}, {test name: failure message})."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(baseline)
+    junit = tmp_path / f"{name}.xml"
+    # --opt=value: pytest reads a separate value outside the current directory as a test path
+    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.suite", "-p", "no:cacheprovider",
+                           f"--padconf-runtime={runtime}", f"--padconf-spec={SPEC}", f"--padconf-baseline={path}",
+                           f"--junitxml={junit}", "-q", "-rA", *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    outcomes, messages = {}, {}
+    if junit.exists():
+        for case in ElementTree.parse(junit).getroot().iter("testcase"):
+            child = next(iter(case), None)
+            outcomes[case.get("name")] = "passed" if child is None else f"{child.tag}:{child.get('type', '')}"
+            messages[case.get("name")] = "" if child is None else child.get("message", "")
+    return done.returncode, done.stdout + done.stderr, outcomes, messages
+
+
+def failing(outcomes: dict) -> set[str]:
+    return {name for name, outcome in outcomes.items() if outcome.startswith(("failure", "error"))}
+
+
+def test_a_conforming_runtime_passes_with_one_readable_junit_testcase_per_case_and_placement(tmp_path):
+    code, out, outcomes, _ = plugin(tmp_path, FAKE + "ConformingAdapter")
+    assert code == 0, out
+    assert "padconf gate tests.fake_adapters:ConformingAdapter" in out  # the gate's summary
+    names = list(outcomes)
+    assert len(names) == len(set(names)) > 100 and not failing(outcomes)
+    pattern = re.compile(r"test_pad\[onnx/Pad-19-[a-z]+-\w+-\w+-\d+(-[a-z-]+)?-"
+                         r"(inputs|initializers)\]")
+    assert all(pattern.fullmatch(n) for n in names), [n for n in names if not pattern.fullmatch(n)][:3]
+    assert "test_pad[onnx/Pad-19-edge-float-ex_example_3_edge-0-inputs]" in names
+    assert set(Counter(n.rsplit("-", 1)[0] for n in names).values()) == {2}  # each case in both placements
+
+
+def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path):
+    runtime = FAKE + "WrongOnExampleAdapter"
+    stale = ("- runtime: .*\n  verdict: crash\n  spec: onnx/Pad-19\n  mode: wrap\n  dtype: int8\n"
+             "  why: no longer crashes\n")  # few results in scope: few confirming reruns
+    judgement = gate(GateConfig(runtime=runtime, specs=[SPEC]), parse_baseline(stale), tmp_path / "gate")
+    code, out, outcomes, messages = plugin(tmp_path, runtime, stale)
+    assert code == 1 and len(outcomes) == len(judgement.rows)  # a test per result of the gate
+    failed = failing(outcomes)
+    assert failed and all("ex_example_3_edge" in n for n in failed)
+    plugin_new = {NEW.search(messages[n]).groups() for n in failed}  # one line: case id, placement, verdict, why
+    assert plugin_new == {(r["case_id"], r["placement"]) for r in judgement.new}
+    assert all(": mismatch: edge float" in messages[n] and "\n" not in messages[n] for n in failed)
+    assert len(judgement.fixed) == 1 and "FAILED: 1 fixed baseline signature entries" in out  # as the gate
+    # xdist: the same outcome per test, and the controller judges the signature entry on every worker's rows
+    code2, out2, outcomes2, _ = plugin(tmp_path, runtime, stale, "-n", "2", name="xdist")
+    assert code2 == 1 and outcomes2 == outcomes and "FAILED: 1 fixed baseline signature entries" in out2
+
+
+def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
+    listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n"
+    code, out, outcomes, _ = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", listed)
+    assert code == 0, out
+    xfailed = {n for n, o in outcomes.items() if o == "skipped:pytest.xfail"}
+    assert len(xfailed) == 2 and all("ex_example_3_edge" in n for n in xfailed)
+    assert "known mismatch (" in out and "run.yaml:1): planted" in out
+    # the case passing is XPASS(strict): a failure naming the entry to remove
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "ConformingAdapter", listed)
+    assert code == 1 and failing(outcomes) == xfailed
+    for name in xfailed:
+        assert re.fullmatch(r"\[XPASS\(strict\)\] fixed: \S+run\.yaml:1 \(mismatch: planted\): "
+                            rf"{EXAMPLE_CASE} ran and gave 1 pass; remove it from the baseline", messages[name])
+    # another failure than the listed one is not forgiven by it (the mark's raises=)
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "CrashOnExampleAdapter", listed)
+    assert code == 1 and failing(outcomes) == xfailed
+    assert all(": crash: " in messages[n] for n in xfailed)
+
+
+def test_a_failure_that_does_not_recur_alone_is_flaky_not_failing(tmp_path, monkeypatch):
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))  # crashes twice, then not
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "FlakyOnExampleAdapter")
+    assert code == 0 and not failing(outcomes), out
+    flaky = [n for n, m in messages.items() if m.startswith("flaky (not failing the gate): ")]
+    assert len(flaky) == 1 and "ex_example_3_edge" in flaky[0] and outcomes[flaky[0]] == "skipped:pytest.xfail"
+    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, pass, pass alone", out)
+
+
+def test_a_signature_entry_that_forgives_nothing_fails_the_session_as_fixed(tmp_path):
+    listed = ("- runtime: .*\n  verdict: mismatch\n  spec: onnx/Pad-19\n  origin: example:example_3_edge\n"
+              "  why: planted\n"
+              "- runtime: .*\n  verdict: crash\n  spec: onnx/Pad-18\n  why: of a version this run leaves out\n")
+    code, out, outcomes, _ = plugin(tmp_path, FAKE + "ConformingAdapter", listed)
+    assert code == 1 and not failing(outcomes)  # every test passed; the baseline did not
+    assert re.search(r"fixed: \S+run\.yaml:1 \(mismatch: planted\): none of the 2 results .*remove it", out)
+    assert re.search(r"FAILED: 1 fixed baseline signature entries: \S+run\.yaml:1\n", out)
+    assert "1 baseline signature entries not judged" in out  # Pad-18's: not every test of it ran
+    # not every test of Pad-19 ran either: neither entry is judged
+    code, out, _, _ = plugin(tmp_path, FAKE + "ConformingAdapter", listed, "-k", "not wrap", name="part")
+    assert code == 0 and "2 baseline signature entries not judged" in out
+
+
+def test_baseline_then_the_plugin_passes_and_dropping_an_entry_fails_its_cases(tmp_path):
+    work = tmp_path / "b"
+    assert main(["baseline", "--runtime", "onnxruntime", "--spec", SPEC, "--out", str(tmp_path / "b.yaml"),
+                 "--work", str(work)]) == 0
+    text = (tmp_path / "b.yaml").read_text()
+    code, out, outcomes, _ = plugin(tmp_path, "onnxruntime", text)
+    assert code == 0, out
+    entries = yaml.safe_load(text)
+    rows = read_jsonl(work / "results.jsonl")
+
+    def freed(k):  # the results entry k alone forgives
+        rest = [Entry(**e) for i, e in enumerate(entries) if i != k]
+        return {(r["case_id"], r["placement"]) for r in rows
+                if Entry(**entries[k]).matches(r) and not any(e.matches(r) for e in rest)}
+    k = min((k for k in range(len(entries)) if freed(k)), key=lambda k: len(freed(k)))  # the quickest to confirm
+    kept = entries[:k] + entries[k + 1:]
+    code, out, outcomes, messages = plugin(tmp_path, "onnxruntime", yaml.safe_dump(kept), name="dropped")
+    assert code == 1
+    assert {NEW.search(messages[n]).groups() for n in failing(outcomes)} == freed(k)
+
+
+@pytest.mark.parametrize("runtime, baseline, extra, says", [
+    ("no-such-runtime", "[]\n", (), "ERROR: unknown runtime 'no-such-runtime'"),
+    (FAKE + "Missing", "[]\n", ("-n", "2"), "ERROR: nothing to run: runtime tests.fake_adapters:Missing unavailable: "),
+    (FAKE + "ConformingAdapter", "- runtime: rt\n  verdict: pass\n  why: x\n", (), "run.yaml:1: verdict 'pass' is not"),
+])
+def test_a_usage_error_is_one_line_not_a_traceback(tmp_path, runtime, baseline, extra, says):
+    code, out, outcomes, _ = plugin(tmp_path, runtime, baseline, *extra)
+    assert code == pytest.ExitCode.USAGE_ERROR and says in out, out
+    assert "Traceback" not in out and "INTERNALERROR" not in out and not outcomes
+
+
+def test_the_suite_without_a_runtime_is_a_usage_error():
+    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.suite", "-p", "no:cacheprovider"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "ERROR: padconf.suite needs --padconf-runtime NAME" in done.stdout + done.stderr
