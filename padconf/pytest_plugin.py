@@ -32,8 +32,7 @@ from .errors import PadconfError
 SUITE = pytest.StashKey["Suite"]()
 FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
 PARAM = "padconf_case"  # the parameter padconf.suite's test takes
-NEEDS_RUNTIME = ("padconf.suite needs --padconf-runtime NAME (onnxruntime, openvino-onnx, openvino, onnx-reference "
-                 "or module:Class)")
+NEEDS_RUNTIME = "padconf.suite needs --padconf-runtime NAME (a runtime `padconf runtimes` lists, or module:Class)"
 SLIM = ("output", "printed")  # row fields too big to send between xdist processes, and not judged
 SHARED = ("rows", "problems", "flaky")  # what an xdist worker hands the controller, besides its plan's counts
 
@@ -240,8 +239,8 @@ class Suite:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("padconf", "padconf: the Pad gate as tests (pytest --pyargs padconf.suite)")
-    group.addoption("--padconf-runtime", metavar="NAME", help="the runtime to test: onnxruntime, openvino-onnx, "
-                    "openvino, onnx-reference or module:Class; required by padconf.suite, inert without it")
+    group.addoption("--padconf-runtime", metavar="NAME", help="the runtime to test: one `padconf runtimes` lists, "
+                    "or module:Class; required by padconf.suite, inert without it")
     group.addoption("--padconf-baseline", metavar="FILE", help="known failures (padconf baseline's YAML), as "
                     "xfails; an entry that no longer fails fails the run as fixed. For a FILE outside the current "
                     "directory write --padconf-baseline=FILE: pytest reads a separate FILE as a test path when it "
