@@ -167,10 +167,12 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
-        "kind": case.kind, "reason": case.reason, "verdict": v.verdict, "detail": v.detail,
+        # detail only where it says more than the error text (a refusal's detail is that text)
+        "kind": case.kind, "reason": case.reason, "verdict": v.verdict,
+        "detail": None if v.detail == outcome.error else v.detail,
         "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(v, outcome),
-        "case_id": case.id, "origin": case.origin, "tags": case.tags,
+        "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
     }
 
 
