@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .adapters import registry
+from .adapters import unknown_runtime
 from .cases import AMBIGUOUS, DEFINED, Case
 from .classify import classify
 from .dtypes import as_array, bit_equal, is_float_like, scalar
@@ -402,8 +402,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
     from .repro import index_markdown, write_bundle
 
-    if runtime not in registry() and ":" not in runtime:
-        raise PadconfError(f"unknown runtime {runtime!r}; registered: {', '.join(registry())} (or module:Class)")
+    if unknown_runtime(runtime):
+        raise PadconfError(unknown_runtime(runtime))
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")

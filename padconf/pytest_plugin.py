@@ -127,7 +127,7 @@ class Suite:
         ``shipped``: the suite as the xdist controller drew it (JSON), instead of drawing it."""
         from .cases import Case
         from .gate import gate_suite
-        from .specs import parse_spec_id
+        from .runner import runtime_scope
 
         if self.params is not None:
             return
@@ -139,22 +139,19 @@ class Suite:
         self.cases = [case for _, case in self.named]
         pairs = sorted({(c.spec, c.dtype) for c in self.cases})
         about = self.describe(pairs)
-        why_not = dict(zip(pairs, about["supports"]))
         ids = [readable_id(name, case) for name, case in self.named]
         twice = {i for i, n in Counter(ids).items() if n > 1}  # a name in two of the suite's kind directories
-        ids = [f"{i}-{case.kind}" if i in twice else i for i, case in zip(ids, self.cases)]
+        ids = {id(case): f"{i}-{case.kind}" if i in twice else i for i, case in zip(ids, self.cases)}
         several = len(about["placements"]) > 1
+        scope = runtime_scope(self.cases, pairs, about)
         self.params = []
-        for ident, case in zip(ids, self.cases):
-            if parse_spec_id(case.spec)[0] not in about["domains"]:
-                continue
+        for case, why_not in scope:
             for placement in about["placements"]:
-                self.params.append(pytest.param(Param(case, placement, why_not[(case.spec, case.dtype)]),
-                                                marks=self.marks(case, placement),
-                                                id=ident + (f"-{placement}" if several else "")))
+                self.params.append(pytest.param(Param(case, placement, why_not), marks=self.marks(case, placement),
+                                                id=ids[id(case)] + (f"-{placement}" if several else "")))
                 self.planned[case.spec] += 1
         if all(p.values[0].why_not for p in self.params):  # as the gate: never pass on nothing
-            whys = sorted({w for w in why_not.values() if w})
+            whys = sorted({why for _, why in scope if why})
             raise PadconfError(f"nothing to run: {self.runtime} can run none of the {len(self.params)} selected tests"
                                + (f" ({whys[0]})" if whys else ""))
 

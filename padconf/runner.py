@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .adapters import registry
+from .adapters import registry, unknown_runtime
 from .cases import Case
 from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
@@ -53,9 +53,7 @@ class RunConfig:
         if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
             problems.append(f"runtimes must name at least one runtime, got {self.runtimes!r}")
         else:
-            unknown = [r for r in self.runtimes if r not in registry() and ":" not in r]
-            if unknown:
-                problems.append(f"unknown runtime {unknown[0]!r}; registered: {', '.join(registry())} (or module:Class)")
+            problems += [unknown_runtime(r) for r in self.runtimes if unknown_runtime(r)]
         if self.profile not in PROFILES:
             problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
@@ -182,6 +180,13 @@ def _write_atomically(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def runtime_scope(cases: list[Case], pairs: list[tuple[str, str]], about: dict) -> list[tuple[Case, str | None]]:
+    """The cases of the spec families a runtime runs, from its worker's describe answer ``about``
+    for ``pairs``, each with why its adapter cannot express it (None: it can; else a skipped row)."""
+    why_not = dict(zip(pairs, about["supports"]))
+    return [(c, why_not[(c.spec, c.dtype)]) for c in cases if parse_spec_id(c.spec)[0] in about["domains"]]
+
+
 class Run:
     """One run directory. ``prepare`` writes or reloads the cases; ``plan`` asks each runtime's
     worker what it can run; ``execute`` runs it."""
@@ -275,17 +280,16 @@ class Run:
                 worker.close()
                 continue
             self.workers[name] = worker
-            why_not = dict(zip(pairs, about["supports"]))
-            mine = [c for c in order if parse_spec_id(c.spec)[0] in about["domains"]]
+            mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
                 self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "
                                   f"(it runs {', '.join(about['domains'])})")
-            unsupported = Counter(why_not[(c.spec, c.dtype)] for c in mine if why_not[(c.spec, c.dtype)])
+            unsupported = Counter(why for _, why in mine if why)
             self.notes += [f"{name}: {n} cases skipped: {why}" for why, n in unsupported.items()]
             for placement in about["placements"]:
-                todo = [c for c in mine if (name, placement, c.id) not in done]
-                skipped += [(name, placement, c, why_not[(c.spec, c.dtype)]) for c in todo if why_not[(c.spec, c.dtype)]]
-                todo = [c for c in todo if not why_not[(c.spec, c.dtype)]]
+                todo = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
+                skipped += [(name, placement, c, why) for c, why in todo if why]
+                todo = [c for c, why in todo if not why]
                 batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
         if not batches and not done:
             self.close()

@@ -93,11 +93,17 @@ def registry() -> dict[str, str]:
     return found
 
 
+def unknown_runtime(name: str) -> str | None:
+    """Why ``name`` names no runtime (neither registered nor ``module:Class``), or None."""
+    if name in registry() or ":" in name:
+        return None
+    return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
+
+
 def get_adapter(name: str) -> Adapter:
     """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``."""
-    spelled = registry().get(name) or name
-    if ":" not in spelled:
-        raise PadconfError(f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)")
-    module, cls = spelled.split(":")
+    if unknown_runtime(name):
+        raise PadconfError(unknown_runtime(name))
+    module, cls = (registry().get(name) or name).split(":")
     return getattr(importlib.import_module(module), cls)()
 
