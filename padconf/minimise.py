@@ -70,6 +70,8 @@ class Job:
     recorded: dict | None = None
     run_rows: list[dict] = field(default_factory=list)  # every runtime's rows of the run, for context
     specs_dir: str | None = None
+    preferred: str | None = None  # the placement to try first when none was recorded
+    found_in: list[str] = field(default_factory=list)  # markdown lines: where the case came from
 
     @property
     def example(self) -> dict | None:
@@ -359,8 +361,9 @@ def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
         return "run", jobs
     if path.is_dir():
         if (path / "model.onnx").is_file():
-            raise PadconfError(f"{path}: a model directory; minimising a user's model is not supported yet")
-        raise PadconfError(f"{path}: neither a run directory (results.jsonl) nor a case file")
+            return "model", []  # its jobs need the runtime: model_jobs
+        raise PadconfError(f"{path}: neither a run directory (results.jsonl), a model directory (model.onnx) "
+                           "nor a case file")
     if path.is_file():
         return "case", [Job(_case_from_file(path))]
     split = _split_run_case(target)
@@ -375,11 +378,33 @@ def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
     return "case", [Job(Case.from_json(doc), recorded and recorded["placement"], recorded, run.rows, run.specs_dir)]
 
 
+def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
+    """One job per Pad node of the user's model in ``where``: its case, with the arrays that
+    really reach it (run on the runtime; else on onnx's reference evaluator)."""
+    from .model_cut import REFERENCE, UserModel
+    from .specs import load_specs
+
+    model = UserModel(where)
+    whole = model.whole_run(worker)
+    _say(progress, f"minimize {where}: the whole model on {worker.adapter}: {whole}", end=True)
+    helpers = [] if worker.adapter == REFERENCE else [Worker(REFERENCE, timeout=worker.timeout)]
+    try:
+        found = model.pad_cases([worker, *helpers], load_specs())
+    finally:
+        for helper in helpers:
+            helper.close()
+    return [Job(pad.case, preferred="inputs" if pad.placement == "attributes" else pad.placement, found_in=[
+        f"- the model: `{where / 'model.onnx'}` (opset {model.opset}, {len(model.model.graph.node)} nodes), "
+        f"fed `test_data_set_0`; on {worker.adapter} the whole model: {whole}",
+        f"- its Pad node `{pad.node.name or '(unnamed)'}` (#{list(model.model.graph.node).index(pad.node)} in the graph), "
+        f"run alone on the arrays that reach it (computed by {pad.inputs_from})"]) for pad in found]
+
+
 def reproduce(judge: Judge, job: Job, placements: list[str]) -> tuple[Attempt, str]:
-    """The job's case run alone (in its recorded placement, or in the first that fails);
-    CaseError when it does not fail at all."""
+    """The job's case run alone (in its recorded placement, or in the first that fails, the
+    preferred one first); CaseError when it does not fail at all."""
     tried = []
-    for placement in [job.placement] if job.placement else placements:
+    for placement in [job.placement] if job.placement else sorted(placements, key=lambda p: p != job.preferred):
         got = judge.attempt(job.case, placement)
         if got.row["verdict"] in FAILURES:
             return got, placement
@@ -412,19 +437,22 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     worker = Worker(runtime, timeout=timeout)
     summaries = []
     try:
+        if kind == "model":
+            jobs = model_jobs(Path(target), worker, progress)
         about = worker.describe(sorted({(j.case.spec, j.case.dtype) for j in jobs}))
         if about["unavailable"]:
             raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
         for n, job in enumerate(jobs, 1):
             example = job.example
             judge = Judge(worker, runtime, job.specs_dir, example and example["interpretation"])
-            label = f"{n}/{len(jobs)}" if kind == "run" else job.case.id
+            label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
                 start, placement = reproduce(judge, job, about["placements"])
             except CaseError as exc:
                 if kind == "case":
                     raise
-                summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": str(exc)})
+                summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": str(exc),
+                                  "shape": list(job.case.data.shape)})
                 _say(progress, f"minimize {label}: skipped: {exc}", end=True)
                 continue
             say = (lambda text, label=label: _say(progress, f"minimize {label} {start.row['verdict']}: {text}"))
@@ -437,7 +465,10 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded})
     finally:
         worker.close()
-    if kind == "run":
+    if kind == "model" and not any(s["dir"] for s in summaries):
+        raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
+                        + "; ".join(s["error"] for s in summaries))
+    if kind != "case":
         (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
     return summaries
 

@@ -723,7 +723,7 @@ def _value_from_attribute(value: float, dtype: str) -> np.ndarray:
         return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
 
 
-def _load_tensor(path: Path) -> np.ndarray:
+def load_tensor(path: Path) -> np.ndarray:
     tensor = onnx.TensorProto()
     try:
         tensor.ParseFromString(path.read_bytes())
@@ -740,27 +740,38 @@ def _spec_for(domain: str, version: int, specs: list[Spec], where: Path) -> Spec
     return max(fits, key=lambda s: s.version)
 
 
-def _onnx_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
-    try:
-        model = onnx.load(str(where / "model.onnx"))
-    except (DecodeError, ValueError, OSError) as exc:
-        raise CaseError(f"{where / 'model.onnx'}: malformed model: {' '.join(str(exc).split())}") from None
-    graph = model.graph
-    if len(graph.node) != 1 or graph.node[0].op_type != "Pad" or graph.node[0].domain not in ("", "ai.onnx"):
-        raise NotPadModel(f"{where}: not a one-node Pad model ({', '.join(n.op_type for n in graph.node)})")
-    node = graph.node[0]
+def opset_of(model: onnx.ModelProto, where: Path) -> int:
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
     if opset is None:
         raise CaseError(f"{where}: the model imports no ai.onnx opset")
-    spec = _spec_for("onnx", opset, specs, where)
-    values = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
-    fed = [i.name for i in graph.input if i.name not in values]
-    data_set = where / "test_data_set_0"
+    return opset
+
+
+def load_model(path: Path) -> onnx.ModelProto:
+    try:
+        return onnx.load(str(path))
+    except (DecodeError, ValueError, OSError) as exc:
+        raise CaseError(f"{path}: malformed model: {' '.join(str(exc).split())}") from None
+
+
+def fed_inputs(model: onnx.ModelProto, where: Path) -> dict[str, np.ndarray]:
+    """The graph inputs that are not initializers, from ``test_data_set_0/input_<i>.pb``."""
+    constants = {init.name for init in model.graph.initializer}
+    fed = [i.name for i in model.graph.input if i.name not in constants]
+    out = {}
     for i, name in enumerate(fed):
-        path = data_set / f"input_{i}.pb"
+        path = where / "test_data_set_0" / f"input_{i}.pb"
         if not path.is_file():
             raise CaseError(f"{where}: input {name!r} has no {path.relative_to(where)}")
-        values[name] = _load_tensor(path)
+        out[name] = load_tensor(path)
+    return out
+
+
+def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray], constants: set[str],
+                  specs: list[Spec], where: Path) -> tuple[Case, str]:
+    """The case a Pad node of an ai.onnx ``opset`` model runs, given the arrays reaching its inputs
+    (``values``, by name), and its placement: which of them are constants (``constants``)."""
+    spec = _spec_for("onnx", opset, specs, where)
 
     def value(index: int):
         if index >= len(node.input) or node.input[index] == "":
@@ -797,10 +808,21 @@ def _onnx_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
         axes = None if axes_arr is None else [int(a) for a in axes_arr.reshape(-1)]
         if axes_arr is not None:
             axes_type = dtype_name(axes_arr.dtype)
-        placement = "initializers" if node.input[1] in {i.name for i in graph.initializer} else "inputs"
+        placement = ("inputs" if node.input[1] not in constants else
+                     "folded" if node.input[0] in constants else "initializers")
     case = Case(spec=spec.id, data=data, pads=[int(p) for p in pads], mode=mode, constant_value=constant,
                 axes=axes, pads_type=pads_type, axes_type=axes_type)
     return case, placement
+
+
+def _onnx_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
+    model = load_model(where / "model.onnx")
+    graph = model.graph
+    if len(graph.node) != 1 or graph.node[0].op_type != "Pad" or graph.node[0].domain not in ("", "ai.onnx"):
+        raise NotPadModel(f"{where}: not a one-node Pad model ({', '.join(n.op_type for n in graph.node)})")
+    constants = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
+    values = {**constants, **fed_inputs(model, where)}
+    return pad_node_case(graph.node[0], opset_of(model, where), values, set(constants), specs, where)
 
 
 def _openvino_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:

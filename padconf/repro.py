@@ -123,6 +123,8 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
     else:
         (where / "model.onnx").write_bytes(build_model(case, placement).SerializeToString())
         inputs, model = feeds(case, placement), "model.onnx"
+    if "data" not in inputs:  # folded: the data is in the model too; repro.py still prints it
+        (where / "data.npy").write_bytes(_npy_bytes(case.data))
     described = []
     for i, (name, arr) in enumerate(inputs.items()):
         (where / f"{name}.npy").write_bytes(_npy_bytes(arr))
@@ -157,8 +159,9 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     if outcome.output is not None:
         (where / "actual.npy").write_bytes(_npy_bytes(outcome.output))
     heading = title(row, case, runtime)
+    data = _described("data", case.data, "data.npy")
     about = {"title": heading, "runtime": runtime, "model": model, "inputs": inputs, "expect": expect,
-             "output": {"ml_dtypes": inputs[0]["ml_dtypes"], "string": inputs[0]["string"]}}
+             "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
     (where / "repro.py").write_text(REPRO.replace("@ABOUT@", json.dumps(about, indent=1)), encoding="utf-8")
     (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model),
                                      encoding="utf-8")
@@ -249,13 +252,17 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
         inputs.append(f"- constant_value: `{np.asarray(case.constant_value).tolist()!r}` ({case.dtype})")
     if case.axes is not None:
         inputs.append(f"- axes: `{case.axes}` ({case.axes_type})")
-    where = "fed at run time as graph inputs" if placement == "inputs" else "baked into the model as constants"
+    where = {"inputs": "pads and the other operands fed at run time as graph inputs",
+             "initializers": "pads and the other operands baked into the model as constants",
+             "folded": "every input, data included, baked into the model as constants: the runtime may "
+                       "evaluate the Pad while compiling"}[placement]
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
     lines = [f"# {heading}", "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
+             *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
-             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; pads and the other operands {where})", "",
+             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",
              "## Expected", "", *_expected_lines(case), "", "## Actual", ""]
     if outcome.output is not None:
         lines += ["```", _array_text(outcome.output), "```", ""]
@@ -283,8 +290,8 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     for s in summaries:
         if s.get("dir") is None:
             rec = s["recorded"]
-            lines.append(f"| {s['n']} | - | {rec['verdict']} in the run, not alone: {s['error']} | "
-                         f"{rec['shape']} | - | - |")
+            lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
+                         f"{s['error']} | {s['shape']} | - | - |")
             continue
         sh = s["shrunk"]
         a, b = sh.original.case.data, sh.final.case.data
@@ -353,7 +360,7 @@ def from_raw(raw, dtype, shape):
     return raw.copy().view(dtype).reshape(shape)
 
 
-def run_onnxruntime(inputs):
+def run_onnxruntime(inputs, data_dtype):
     import ctypes
     import onnxruntime as ort
     options = ort.SessionOptions()
@@ -361,7 +368,7 @@ def run_onnxruntime(inputs):
     session = ort.InferenceSession(os.path.join(HERE, ABOUT["model"]), options, providers=["CPUExecutionProvider"])
     quiet = ort.RunOptions()
     quiet.log_severity_level = 4
-    if all(a.dtype.isbuiltin == 1 for a in inputs.values()):
+    if data_dtype.isbuiltin == 1 and all(a.dtype.isbuiltin == 1 for a in inputs.values()):
         return session.run(None, inputs, quiet)[0]
     # numpy kinds ORT's binding cannot map (ml_dtypes'): OrtValues built from the raw bytes
     types = {i.name: i.type for i in session.get_inputs()}
@@ -376,8 +383,7 @@ def run_onnxruntime(inputs):
         ctypes.memmove(value.data_ptr(), raw, min(len(raw), value.tensor_size_in_bytes()))
         values[name] = value
     out = session.run_with_ort_values(None, values, quiet)[0]
-    data = inputs["data"]
-    return from_raw(ctypes.string_at(out.data_ptr(), out.tensor_size_in_bytes()), data.dtype, tuple(out.shape()))
+    return from_raw(ctypes.string_at(out.data_ptr(), out.tensor_size_in_bytes()), data_dtype, tuple(out.shape()))
 
 
 ONNX_TYPES = {"tensor(bfloat16)": 16, "tensor(float8e4m3fn)": 17, "tensor(float8e4m3fnuz)": 18,
@@ -404,7 +410,7 @@ def run_openvino(inputs, data_dtype):
     out = request.get_output_tensor(0)
     if data_dtype == object:
         return np.asarray(out.str_data, dtype=object).reshape(tuple(out.shape))
-    if out.element_type != compiled.inputs[0].get_element_type():
+    if compiled.inputs and out.element_type != compiled.inputs[0].get_element_type():
         raise TypeError(f"output element type {out.element_type} instead of {compiled.inputs[0].get_element_type()}")
     raw = np.ascontiguousarray(out.data).reshape(-1).view(np.uint8).tobytes()
     return from_raw(raw, data_dtype, tuple(out.shape))
@@ -441,13 +447,14 @@ def show(arr):
 def child(runtime):
     try:
         inputs = {spec["name"]: load(spec) for spec in ABOUT["inputs"]}
+        data = load(ABOUT["data"])
         expect = ABOUT["expect"]
         expected = {label: None if f is None else load(ABOUT["output"], f) for label, f in expect["outputs"].items()}
     except ImportError as exc:  # bfloat16, float8, int4 ... need numpy's ml_dtypes extension
         print(f"cannot read the inputs: {exc} (pip install ml_dtypes)")
         return 2
-    for name, arr in inputs.items():
-        print(f"{name}: {show(arr)}")
+    for name, arr in {"data": data, **inputs}.items():
+        print(f"{name}: {show(arr)}" + ("" if name in inputs else "   (in the model: every input is a constant)"))
     if expect["kind"] == "must-reject":
         print(f"expected: an error ({expect['reason']})")
     for label, arr in expected.items():
@@ -464,9 +471,9 @@ def child(runtime):
         return 2
     try:
         if runtime == "onnxruntime":
-            actual = run_onnxruntime(inputs)
+            actual = run_onnxruntime(inputs, data.dtype)
         elif runtime in ("openvino", "openvino-onnx"):
-            actual = run_openvino(inputs, inputs["data"].dtype)
+            actual = run_openvino(inputs, data.dtype)
         else:
             actual = run_onnx_reference(inputs)
     except Exception as exc:  # the runtime refused the model or the inputs

@@ -19,11 +19,14 @@ worker's pipes and logs as file descriptors) and to a worker over two pipes of i
   ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
 - a worker says ``{"ready": true}``, then answers ``{"op": "run", "placement": p, "cases":
   [case inputs, ...]}`` with one line per case as it finishes, so that when it dies the parent
-  knows which case killed it, forks a new one and resends the rest.
+  knows which case killed it, forks a new one and resends the rest; and answers ``{"op":
+  "model", "model": base64 ONNX bytes, "feeds": {name: array}}`` (a user's whole model, for
+  ``padconf minimize``) with ``{"status", "error", "outputs": [array, ...]}``.
 """
 from __future__ import annotations
 
 import atexit
+import base64
 import json
 import os
 import resource
@@ -36,7 +39,7 @@ import tempfile
 import time
 import weakref
 
-from .adapters import Outcome, get_adapter
+from .adapters import Outcome, error_text, get_adapter
 from .cases import Case
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import PadconfError
@@ -79,6 +82,14 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
     send({"ready": True})
     for line in requests:
         request = json.loads(line)
+        if request["op"] == "model":
+            try:
+                outputs = adapter.run_model(base64.b64decode(request["model"]),
+                                            {k: decode_array(v) for k, v in request["feeds"].items()})
+                send({"status": "ok", "error": None, "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
+            except Exception as exc:
+                send({"status": "ok", "error": error_text(exc), "outputs": None})
+            continue
         for doc in request["cases"]:
             case = Case.from_json(doc)
             marks = _marks()
@@ -439,6 +450,26 @@ class Worker:
         (outcome, status, _), = self._raw([case], placement)
         self._retire_process()  # nothing runs on its heap after it
         return outcome, status
+
+    def run_model(self, model: bytes, feeds: dict) -> tuple[list | None, str | None, str]:
+        """``(outputs, error, status)`` of a whole ONNX model run alone in a worker process of its
+        own: outputs in graph order, or the runtime's error; status "ok", "crash" or "timeout"."""
+        self._retire_process()
+        self.start()
+        proc, deadline = self.proc, time.monotonic() + self.timeout
+        payload = json.dumps({"op": "model", "model": base64.b64encode(model).decode(),
+                              "feeds": {k: encode_array(v, dtype_name(v.dtype)) for k, v in feeds.items()}})
+        sent = proc.send(payload.encode() + b"\n", deadline)
+        line = proc.readline(deadline) if sent == "ok" else sent
+        try:
+            if line == "timeout":
+                return None, f"no answer within {self.timeout:g} s", "timeout"
+            if line == "crash":
+                return None, proc.death(), "crash"
+            reply = json.loads(line)
+            return (None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]), reply["error"], "ok"
+        finally:
+            self._retire_process()
 
     def _retire_process(self) -> None:
         if self.proc is not None:

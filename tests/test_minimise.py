@@ -14,11 +14,12 @@ from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
 from padconf.examples import example_cases
-from padconf.minimise import Attempt, Shrunk, failure_key, fewer_axes, smaller_dims
+from padconf.minimise import Attempt, Job, Shrunk, failure_key, fewer_axes, smaller_dims
 from padconf.outcome import Outcome
 from padconf.repro import write_bundle
 from padconf.runner import result_row
-from padconf.specs import get_spec
+from padconf.onnx_testdata import read_case_dir
+from padconf.specs import get_spec, load_specs
 
 FAKE = "tests.fake_adapters:"
 SPEC = get_spec("onnx/Pad-19")
@@ -129,9 +130,76 @@ def test_a_repro_of_a_case_the_runtime_gets_right_exits_0(tmp_path):
     row = result_row("onnxruntime", "inputs", case, Outcome(case.expected), "ok")
     attempt = Attempt(case, row, Outcome(case.expected))
     write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnxruntime", None,
-                 type("Job", (), {"example": None, "specs_dir": None, "run_rows": [], "recorded": None, "case": case}))
+                 Job(case))
     rc, printed = run_repro(tmp_path / "b")
     assert rc == 0 and "expected: [[7., 1., 2.],\n [7., 3., 4.]]" in printed and "OK:" in printed
+
+
+# ---------------------------------------------------------------- a user's model
+
+
+def user_model(where, x: np.ndarray, pads: list[int], mode: str, opset: int = 18):
+    """A model in ONNX test-data layout: x -> Relu -> Mul(2) -> Pad(pads, constant) -> Abs -> y,
+    next to a second, harmless Pad (constant mode) on x; the Pads sit between other nodes."""
+    from onnx import TensorProto, helper, numpy_helper
+    elem = helper.np_dtype_to_tensor_dtype(x.dtype)
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("Mul", ["r", "two"], ["m"]),
+             helper.make_node("Pad", ["m", "pads"], ["p"], name="the_pad", mode=mode),
+             helper.make_node("Abs", ["p"], ["y"]),
+             helper.make_node("Pad", ["x", "zeros"], ["z"], name="harmless_pad")]
+    inits = [numpy_helper.from_array(np.array(2, x.dtype), "two"), numpy_helper.from_array(np.array(pads, np.int64), "pads"),
+             numpy_helper.from_array(np.array([0, 1] * x.ndim, np.int64)[:2 * x.ndim], "zeros")]
+    graph = helper.make_graph(nodes, "users_model", [helper.make_tensor_value_info("x", elem, list(x.shape))],
+                              [helper.make_tensor_value_info("y", elem, None), helper.make_tensor_value_info("z", elem, None)],
+                              inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    (where / "test_data_set_0").mkdir(parents=True)
+    (where / "model.onnx").write_bytes(model.SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(x, "x").SerializeToString())
+    assert TensorProto.FLOAT == elem or x.dtype != np.float32
+    return where
+
+
+def test_a_users_model_is_cut_to_its_failing_pad_fed_what_reaches_it(tmp_path):
+    x = np.random.default_rng(3).standard_normal((6, 8)).astype(np.float32)
+    model = user_model(tmp_path / "model", x, [0, 7, 0, 0], "reflect")  # pad 7 == dim - 1: the planted bug
+    code, out = minimize(tmp_path, str(model), FAKE + "ReflectOffByOneAdapter", "--time-limit", "30")
+    assert code == 0
+    index = (out / "INDEX.md").read_text()
+    assert "skipped: case onnx/Pad-18:constant:float:" in index and "does not fail on" in index  # harmless_pad
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    case, placement = read_case_dir(bundle, load_specs())  # the model's pads are constants: so are the bundle's
+    assert placement == "initializers" and case.data.shape == (2,) and sorted(case.pads) == [0, 1]
+    report = (bundle / "REPORT.md").read_text()
+    assert "## Found in" in report and "its Pad node `the_pad` (#2 in the graph)" in report
+    # this planted adapter runs Pad cases only: the whole model is its refusal, and what reaches the
+    # Pad (relu(x) * 2, a 6 x 8 case) was computed by onnx's reference evaluator
+    assert "runs Pad cases only" in report and "computed by onnx-reference" in report
+    assert "shape [6, 8], 48 elements" in report
+
+
+def test_a_users_model_that_onnxruntime_refuses_gives_the_pad_alone_and_a_repro_exiting_1(tmp_path):
+    pytest.importorskip("onnxruntime")
+    x = np.array([[1, -2, 3, 4], [3, 4, -5, 6], [-5, 6, 7, 8]], np.float32)
+    model = user_model(tmp_path / "model", x, [0, -4, 0, 0], "edge")  # crops axis 1 to nothing: shape (3, 0)
+    code, out = minimize(tmp_path, str(model), "onnxruntime", "--time-limit", "20")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    report = (bundle / "REPORT.md").read_text()
+    assert "on onnxruntime the whole model: refused:" in report and "computed by onnxruntime" in report
+    assert "rejects an input the spec defines: Pad: invalid mode: 2 with zero effective input extent" in report
+    assert len([n for n in __import__("onnx").load(str(bundle / "model.onnx")).graph.node]) == 1
+    rc, printed = run_repro(bundle)
+    assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
+
+
+def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_path, capsys):
+    x = np.ones((3, 4), np.float32)
+    model = user_model(tmp_path / "model", x, [0, 1, 0, 1], "edge")
+    code, _ = minimize(tmp_path, str(model), FAKE + "ConformingAdapter")
+    *progress, last = capsys.readouterr().err.strip().splitlines()  # progress lines, then the one-line error
+    assert code == 2 and last.startswith("padconf: ") and "no Pad node of the model fails alone" in last
+    assert "pass [initializers], pass [inputs], pass [folded]" in last
 
 
 # ---------------------------------------------------------------- pieces and bad input

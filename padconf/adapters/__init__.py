@@ -79,6 +79,11 @@ class Adapter:
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         raise NotImplementedError
 
+    def run_model(self, model: bytes, feeds: dict) -> list:
+        """A whole ONNX model (a user's, which ``padconf minimize`` cuts down to its Pad): its
+        outputs in graph order; the runtime's exception when it refuses."""
+        raise PadconfError(f"{self.name} runs Pad cases only, not a user's whole model")
+
 
 ENTRY_POINT_GROUP = "padconf.adapters"  # name = "module:Class"; padconf's own four register here too
 

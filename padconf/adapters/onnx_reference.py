@@ -24,3 +24,8 @@ class OnnxReferenceAdapter(Adapter):
             return Outcome(error=f"NotImplementedError: {error_text(exc)}", not_implemented=True)
         except Exception as exc:
             return Outcome(error=f"{type(exc).__name__}: {error_text(exc)}")
+
+    def run_model(self, model: bytes, feeds: dict) -> list:
+        import onnx
+        from onnx.reference import ReferenceEvaluator
+        return ReferenceEvaluator(onnx.load_model_from_string(model)).run(None, feeds)

@@ -41,6 +41,13 @@ def _from_ortvalue(value, elem: int) -> np.ndarray:
     return numpy_helper.to_array(helper.make_tensor("output", elem, value.shape(), raw, raw=True))
 
 
+def _new_session(ort, model: bytes):
+    options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all)
+    options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
+    options.intra_op_num_threads = options.inter_op_num_threads = 1  # tiny tensors
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
 class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
     package = "onnxruntime"
@@ -53,13 +60,12 @@ class OnnxRuntimeAdapter(Adapter):
         import onnxruntime as ort
         from ..onnx_model import build_model, model_signature
 
-        def build():
-            options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all)
-            options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
-            options.intra_op_num_threads = options.inter_op_num_threads = 1  # tiny tensors
-            return ort.InferenceSession(build_model(case, placement).SerializeToString(), options,
-                                        providers=["CPUExecutionProvider"])
-        return self.cached(model_signature(case, placement), build)
+        return self.cached(model_signature(case, placement),
+                           lambda: _new_session(ort, build_model(case, placement).SerializeToString()))
+
+    def run_model(self, model: bytes, feeds: dict) -> list:
+        import onnxruntime as ort
+        return _new_session(ort, model).run(None, feeds)
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:

@@ -22,17 +22,27 @@ class OpenVinoOnnxAdapter(Adapter):
             return f"OpenVINO has no element type for {dtype}"
         return None
 
-    def _compile(self, case: Case, placement: str):
+    def _compiled(self, model: bytes):
         import openvino as ov
-        from ..onnx_model import build_model
         if self._core is None:
             self._core = ov.Core()
-        # Bytes in, no file: read_model picks the ONNX frontend from the content. The data input
-        # has a static rank (symbolic dims), which the CPU plugin needs to compile.
-        model = self._core.read_model(build_model(case, placement).SerializeToString(), b"")
-        compiled = self._core.compile_model(model, "CPU", COMPILE_CONFIG)
+        # Bytes in, no file: read_model picks the ONNX frontend from the content.
+        return self._core.compile_model(self._core.read_model(model, b""), "CPU", COMPILE_CONFIG)
+
+    def _compile(self, case: Case, placement: str):
+        from ..onnx_model import build_model
+        # The data input has a static rank (symbolic dims), which the CPU plugin needs to compile.
+        compiled = self._compiled(build_model(case, placement).SerializeToString())
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
+
+    def run_model(self, model: bytes, feeds: dict) -> list:
+        from ..dtypes import dtype_name
+        compiled = self._compiled(model)
+        request = compiled.create_infer_request()
+        arrays = [feeds[port.get_any_name()] for port in compiled.inputs]
+        request.infer([to_tensor(a, dtype_name(a.dtype)) for a in arrays])
+        return [from_tensor(request.get_output_tensor(i)) for i in range(len(compiled.outputs))]
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
