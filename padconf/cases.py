@@ -53,23 +53,27 @@ class Case:
         the JSON encoding of arrays. Computed once: a case's inputs are not changed in place
         (``with_`` makes a new case). A case read from a run directory keeps the id recorded
         there, so that runs of older padconf versions resume."""
-        doc = {**self.inputs_json(), "data": _fingerprint(self.data),
-               "constant_value": None if self.constant_value is None else _fingerprint(self.constant_value)}
+        doc = self.inputs_json(lambda arr, dtype: _fingerprint(arr))  # arrays by content, not encoded
         digest = hashlib.sha1(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
         return f"{self.spec}:{self.mode}:{self.dtype}:{digest}"
 
-    def inputs_json(self) -> dict:
+    def inputs_json(self, encode=encode_array) -> dict:
         return {
             "spec": self.spec,
-            "data": encode_array(self.data, self.dtype),
+            "data": encode(self.data, self.dtype),
             "pads": [int(p) for p in self.pads],
             "mode": self.mode,
-            "constant_value": None if self.constant_value is None
-            else encode_array(self.constant_value, self.dtype),
+            "constant_value": None if self.constant_value is None else encode(self.constant_value, self.dtype),
             "axes": None if self.axes is None else [int(a) for a in self.axes],
             "pads_type": self.pads_type,
             "axes_type": self.axes_type,
         }
+
+    @cached_property
+    def inputs_text(self) -> str:
+        """``inputs_json`` as JSON text, encoded once: a worker that dies is resent every case
+        after it, and encoding large arrays is most of padconf's own time in a run."""
+        return json.dumps(self.inputs_json())
 
     def to_json(self) -> dict:
         doc = self.inputs_json()

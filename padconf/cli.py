@@ -36,6 +36,7 @@ def cmd_specs(args) -> int:
 
 
 def cmd_runtimes(args) -> int:
+    from .adapters import OPT_IN
     from .runtimes import describe_runtimes
     from .specs import load_specs
 
@@ -58,6 +59,9 @@ def cmd_runtimes(args) -> int:
         dtypes.add_row(spec.id, *[info.dtypes_line(spec) for info in infos])
     console.print(dtypes)
     usable = sum(not i.unavailable for i in infos)
+    for name, why in OPT_IN.items():
+        if any(i.name == name for i in infos):
+            console.print(f"{name}: {why}", soft_wrap=True)
     console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
     return 0
 
@@ -318,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
     run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
     run.add_argument("--runtime", action="extend", nargs="+",
-                     help="adapter names or module:Class (repeatable; default: all registered)")
+                     help="adapter names or module:Class (repeatable; default: every registered runtime but the opt-in tract)")
     run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
     run.add_argument("--profile", choices=["ci", "default", "thorough"], default=None, help="default: default")
     run.add_argument("--max-examples", type=_count(0), default=None, help="generated cases per spec (default: the profile's)")

@@ -34,6 +34,10 @@ def short_error(text: str | None, limit: int = 110) -> str:
     text = text.split("Status Message: ", 1)[-1]
     text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
     text = re.sub(r"^/\S+:\d+ .*?\] (?=\w)", "", text)  # /src/pad.cc:441 Status PadImpl(...) [with T = ...]
+    if text.startswith("Exception from src/"):  # OpenVINO: wrappers "Exception from src/x.cpp:105:", "Check '...'
+        text = re.split(r"(?:Exception from |failed at )src/\S+:\d+:\s*", text)[-1]  # failed at src/y.hpp:94:"
+        text = re.sub(r"While validating (node|ONNX node) '.*?'( with friendly_name '.*?')?:\s*", "", text)
+        text = re.sub(r"Shape inference input shapes \{.*?\}\s*", "", text).split(" Summary:")[0]
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .adapters import registry, unknown_runtime
+from .adapters import default_runtimes, unknown_runtime
 from .cases import Case
 from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
@@ -38,7 +38,7 @@ RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads",
 
 @dataclass
 class RunConfig:
-    runtimes: list[str] = field(default_factory=lambda: list(registry()))
+    runtimes: list[str] = field(default_factory=default_runtimes)
     specs: list[str] | None = None
     specs_dir: str | None = None  # None: the spec files shipped with padconf
     profile: str = "default"
@@ -336,6 +336,8 @@ class Run:
             if failures:
                 raise failures[0]
             self._sort_results()
+            self.notes += [f"{name}: worker restarted {f['restarts']} times" for name, f in self.stats["runtimes"].items()
+                           if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
             (self.dir / "stats.json").write_text(json.dumps(self.stats, indent=2))
@@ -385,8 +387,6 @@ class Run:
         worker.close()
         with self._stats_lock:
             self._lane_workers.discard(worker)
-            if worker.restarts:
-                self.notes.append(f"{worker.adapter}: worker restarted {worker.restarts} times")
             figures = self.stats["runtimes"].setdefault(worker.adapter, {"results": 0, "seconds": 0.0})
             figures["restarts"] = figures.get("restarts", 0) + worker.restarts
             figures["recycles"] = figures.get("recycles", 0) + worker.recycles

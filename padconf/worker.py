@@ -492,8 +492,8 @@ class Worker:
                     self.proc.kill()
                 self.start()
             proc = self.proc
-            payload = json.dumps({"op": "run", "placement": placement,
-                                  "cases": [c.inputs_json() for c in pending]}) + "\n"
+            payload = (json.dumps({"op": "run", "placement": placement})[:-1]
+                       + ', "cases": [' + ", ".join(c.inputs_text for c in pending) + "]}\n")
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
             self._check_open()
             if sent != "ok":  # a worker that stops reading its input is hung or dead

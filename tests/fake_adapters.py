@@ -316,3 +316,11 @@ class FoldingBugAdapter(ConformingAdapter):
         if placement == "folded" and case.mode == "edge" and outcome.output is not None and outcome.output.size > 1:
             return Outcome(np.flip(outcome.output).copy())
         return outcome
+
+
+class ModelCrashAdapter(ReflectOffByOneAdapter):
+    """ReflectOffByOneAdapter that segfaults on any whole model (a user's, or the graph up to
+    its Pad): padconf minimize must take the Pad's inputs from onnx's reference evaluator."""
+
+    def run_model(self, model, feeds):
+        os.kill(os.getpid(), signal.SIGSEGV)

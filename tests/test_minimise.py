@@ -163,7 +163,7 @@ def user_model(where, x: np.ndarray, pads: list[int], mode: str, opset: int = 18
 def test_a_users_model_is_cut_to_its_failing_pad_fed_what_reaches_it(tmp_path):
     x = np.random.default_rng(3).standard_normal((6, 8)).astype(np.float32)
     model = user_model(tmp_path / "model", x, [0, 7, 0, 0], "reflect")  # pad 7 == dim - 1: the planted bug
-    code, out = minimize(tmp_path, str(model), FAKE + "ReflectOffByOneAdapter", "--time-limit", "30")
+    code, out = minimize(tmp_path, str(model), FAKE + "ModelCrashAdapter", "--time-limit", "30")
     assert code == 0
     index = (out / "INDEX.md").read_text()
     assert "skipped: case onnx/Pad-18:constant:float:" in index and "does not fail on" in index  # harmless_pad
@@ -172,9 +172,9 @@ def test_a_users_model_is_cut_to_its_failing_pad_fed_what_reaches_it(tmp_path):
     assert placement == "initializers" and case.data.shape == (2,) and sorted(case.pads) == [0, 1]
     report = (bundle / "REPORT.md").read_text()
     assert "## Found in" in report and "its Pad node `the_pad` (#2 in the graph)" in report
-    # this planted adapter runs Pad cases only: the whole model is its refusal, and what reaches the
-    # Pad (relu(x) * 2, a 6 x 8 case) was computed by onnx's reference evaluator
-    assert "runs Pad cases only" in report and "computed by onnx-reference" in report
+    # this planted runtime segfaults on whole models: that is what the whole model did, and what
+    # reaches the Pad (relu(x) * 2, a 6 x 8 case) was computed by onnx's reference evaluator
+    assert "the whole model: crash: killed by SIGSEGV" in report and "computed by onnx-reference" in report
     assert "shape [6, 8], 48 elements" in report
 
 
@@ -199,6 +199,7 @@ def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_p
     code, _ = minimize(tmp_path, str(model), FAKE + "ConformingAdapter")
     *progress, last = capsys.readouterr().err.strip().splitlines()  # progress lines, then the one-line error
     assert code == 2 and last.startswith("padconf: ") and "no Pad node of the model fails alone" in last
+    assert "runs Pad cases only, not a user's whole model" in "\n".join(progress)  # what the whole model did
     assert "pass [initializers], pass [inputs], pass [folded]" in last
 
 

@@ -6,8 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from padconf.adapters import registry
-from padconf.runner import read_jsonl
+from padconf.adapters import OPT_IN, registry
+from padconf.runner import RunConfig, read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,6 +29,12 @@ def padconf(env, *args):
 def test_padconfs_own_adapters_register_through_the_entry_point_group():
     assert set(registry()) >= {"onnxruntime", "openvino-onnx", "openvino", "onnx-reference"}
     assert all(target.startswith("padconf.adapters.") for target in registry().values())
+
+
+def test_a_run_without_runtime_takes_every_registered_runtime_but_the_opt_in_ones():
+    assert RunConfig().runtimes == [name for name in registry() if name not in OPT_IN]
+    assert {"onnxruntime", "openvino-onnx", "openvino", "onnx-reference"} <= set(RunConfig().runtimes)
+    assert "tract" in OPT_IN and "tract" not in RunConfig().runtimes
 
 
 def test_a_plugin_is_listed_and_runs_end_to_end_and_a_broken_one_is_one_line(tmp_path):

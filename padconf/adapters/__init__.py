@@ -98,6 +98,16 @@ def registry() -> dict[str, str]:
     return found
 
 
+# Registered runtimes a run without --runtime leaves out, and why (`padconf runtimes` says so).
+OPT_IN = {"tract": "opt-in (--runtime tract): it loads one model per case and aborts on negative pads, "
+                   "which doubles a default run (about 150 s more on 2 cores)"}
+
+
+def default_runtimes() -> list[str]:
+    """What ``padconf run`` runs without --runtime: every registered runtime but the OPT_IN ones."""
+    return [name for name in registry() if name not in OPT_IN]
+
+
 def unknown_runtime(name: str) -> str | None:
     """Why ``name`` names no runtime (neither registered nor ``module:Class``), or None."""
     if name in registry() or ":" in name:
