@@ -280,8 +280,16 @@ def _version_text() -> str:
             return version(package)
         except PackageNotFoundError:
             return None
-    found = [f"{p} {of(p)}" for p in ("onnxruntime", "openvino", "onnx", "numpy") if of(p)]
+    found = [f"{p} {of(p)}" for p in ("onnxruntime", "openvino", "tract", "onnx", "numpy") if of(p)]
     return f"padconf {of('padconf') or '(not installed)'}; " + (", ".join(found) or "no runtime found")
+
+
+class _PrintVersion(argparse.Action):
+    """argparse's own version action wraps the line to the terminal's width: scripts read it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(_version_text())
+        parser.exit()
 
 
 def _positive_seconds(text: str) -> float:
@@ -310,7 +318,7 @@ class _OneLineParser(argparse.ArgumentParser):
 
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="padconf", description="Conformance tester for the Pad operator")
-    parser.add_argument("--version", action="version", version=_version_text())
+    parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the versions and exit")
     parser.add_argument("--specs-dir", default=None,
                         help="folder of spec YAML files (default: the spec files shipped with padconf)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)

@@ -70,7 +70,7 @@ class Job:
     recorded: dict | None = None
     run_rows: list[dict] = field(default_factory=list)  # every runtime's rows of the run, for context
     specs_dir: str | None = None
-    preferred: str | None = None  # the placement to try first when none was recorded
+    preferred: str | None = None  # a user's model's own placement: the only one tried where the runtime has it
     found_in: list[str] = field(default_factory=list)  # markdown lines: where the case came from
 
     @property
@@ -401,10 +401,12 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
 
 
 def reproduce(judge: Judge, job: Job, placements: list[str]) -> tuple[Attempt, str]:
-    """The job's case run alone (in its recorded placement, or in the first that fails, the
-    preferred one first); CaseError when it does not fail at all."""
+    """The job's case run alone (in its recorded placement, or in the placement of the user's
+    model it came from, or else in the first that fails); CaseError when it does not fail."""
     tried = []
-    for placement in [job.placement] if job.placement else sorted(placements, key=lambda p: p != job.preferred):
+    if job.placement or job.preferred in placements:  # a failure in another placement is another bug
+        placements = [job.placement or job.preferred]
+    for placement in placements:
         got = judge.attempt(job.case, placement)
         if got.row["verdict"] in FAILURES:
             return got, placement

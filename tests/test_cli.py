@@ -1,5 +1,7 @@
 """padconf never passes on nothing: every way of selecting no spec, no case or no runtime is one
 line on stderr and exit 2; --specs-dir is honoured by every command, --resume included."""
+import importlib.metadata
+import importlib.util
 import json
 import shutil
 from pathlib import Path
@@ -76,3 +78,6 @@ def test_version_names_padconf_and_the_runtimes_found(capsys):
     assert main(["--version"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("padconf ") and "onnx " in out and "numpy " in out
+    for package in ("onnxruntime", "openvino", "tract"):  # each runtime package installed here
+        if importlib.util.find_spec(package):
+            assert f"{package} {importlib.metadata.version(package)}" in out

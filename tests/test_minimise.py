@@ -193,6 +193,21 @@ def test_a_users_model_that_onnxruntime_refuses_gives_the_pad_alone_and_a_repro_
     assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
 
 
+def test_a_users_model_openvino_refuses_is_cut_with_openvinos_own_pad_inputs(tmp_path):
+    pytest.importorskip("openvino")
+    x = np.array(3, np.int64)  # rank 0: Pad-13 defines it (no pads, the scalar itself)
+    model = user_model(tmp_path / "model", x, [], "reflect", opset=13)
+    code, out = minimize(tmp_path, str(model), "openvino-onnx", "--time-limit", "20")
+    assert code == 0
+    bundle = next(d for d in out.iterdir() if d.is_dir() and "`the_pad`" in (d / "REPORT.md").read_text())
+    report = (bundle / "REPORT.md").read_text()
+    assert "on openvino-onnx the whole model: refused:" in report and "computed by openvino-onnx" in report
+    assert "has incorrect number of input/output dimensions" in report.splitlines()[0]  # OpenVINO's innermost words
+    assert "baked into the model as constants" in report  # the model's own placement, and only that one
+    rc, printed = run_repro(bundle)
+    assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
+
+
 def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_path, capsys):
     x = np.ones((3, 4), np.float32)
     model = user_model(tmp_path / "model", x, [0, 1, 0, 1], "edge")
@@ -200,7 +215,7 @@ def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_p
     *progress, last = capsys.readouterr().err.strip().splitlines()  # progress lines, then the one-line error
     assert code == 2 and last.startswith("padconf: ") and "no Pad node of the model fails alone" in last
     assert "runs Pad cases only, not a user's whole model" in "\n".join(progress)  # what the whole model did
-    assert "pass [initializers], pass [inputs], pass [folded]" in last
+    assert "when run alone (pass [initializers])" in last  # in the model's own placement only
 
 
 # ---------------------------------------------------------------- pieces and bad input
