@@ -12,13 +12,13 @@ import numpy as np
 from .dtypes import dtype_name
 from .errors import CaseError
 from .report import (RunData, _example, ambiguity_texts, cell_findings, edge_class_counts, evidence,
-                     failures, interpretations, matrix, totals, used_verdicts)
+                     failures, interpretations, matrix, placement_dependent, totals, used_verdicts)
 from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
     "pass": "#2f9e44", "mismatch": "#e03131", "wrongly-rejected": "#f76707", "wrongly-accepted": "#a61e4d",
     "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "ambiguous": "#f0b400",
-    "skipped": "#adb5bd",
+    "skipped": "#adb5bd", "placement-dependent": "#1971c2",
 }
 ARRAY_ELEMENTS = 100  # arrays up to this size are printed whole; larger ones abridged
 
@@ -82,6 +82,7 @@ def render(run: RunData) -> str:
         "matrix to see its distinct failures.</p>"
         + "".join(_panel(run, key, found, keys[key]) for key, found in findings.items() if _opens(found))
         + "</section></div>",
+        _placement_section(run),
         _ambiguity_table(rows, runtimes, run.specs_dir),
         _edge_table(run.cases_rows),
     ]
@@ -197,6 +198,17 @@ def _failure(run: RunData, group) -> str:
         elif quote.get("note"):
             out.append(f"<div class=caption>spec: {escape(quote['note'])}</div>")
     return "".join(out) + "</div>"
+
+
+def _placement_section(run: RunData) -> str:
+    groups = placement_dependent(run.rows)
+    if not groups:
+        return ""
+    return ("<section id=placement><h2>Answers that depend on the placement</h2><p class=meta>cases a runtime "
+            "answers differently when pads are fed, baked in, or the whole Pad is constant (folded), even where "
+            "one answer is right: a user's model can take either path</p>"
+            + "".join(("<h3>" + escape(g["runtime"]) + "</h3>" if i == 0 or groups[i - 1]["runtime"] != g["runtime"]
+                       else "") + _failure(run, g) for i, g in enumerate(groups)) + "</section>")
 
 
 def _array(label: str, arr) -> str:

@@ -376,3 +376,15 @@ def test_html_report_in_chromium_with_every_verdict_kind(chromium, run_dir, tmp_
         assert opened["cell"] == "beta--onnx-Pad-11--constant" and "crop_beyond_dim=reject (1)" in opened["text"]
     finally:
         browser.close()
+
+
+def test_html_lists_answers_that_depend_on_the_placement(tmp_path):
+    case = _defined(1)
+    rows = [result_row("alpha", "inputs", case, Outcome(case.expected), "ok"),
+            result_row("alpha", "folded", case, Outcome(np.array([9, 9, 9, 9, 9], np.float32)), "ok")]
+    html = render(report.load_run(write_run(tmp_path / "run", [case], rows)))
+    section = html.split("<section id=placement>")[1].split("</section>")[0]
+    assert section.count("<h3>alpha</h3>") == 1  # groups under their runtime
+    assert "placement-dependent</span> ×1 <b>folded: mismatch; inputs: pass</b>" in section
+    assert "actual (alpha)" in section  # the folded answer, shown as an array
+    assert "<section id=placement>" not in render(report.load_run(write_run(tmp_path / "same", [case], rows[:1])))
