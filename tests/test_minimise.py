@@ -208,6 +208,19 @@ def test_a_users_model_openvino_refuses_is_cut_with_openvinos_own_pad_inputs(tmp
     assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
 
 
+def test_a_users_model_that_panics_tract_is_cut_with_tracts_own_pad_inputs(tmp_path):
+    pytest.importorskip("tract")
+    x = np.array([[1, -2, 3, 4], [3, 4, -5, 6], [-5, 6, 7, 8]], np.float32)
+    model = user_model(tmp_path / "model", x, [0, -1, 0, 0], "edge")  # any negative pad: a Rust panic
+    code, out = minimize(tmp_path, str(model), "tract", "--time-limit", "20")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    report = (bundle / "REPORT.md").read_text()
+    assert "on tract the whole model: crash: killed by SIGABRT" in report and "computed by tract" in report
+    case, _ = read_case_dir(bundle, load_specs())
+    assert case.data.size == 1 and -1 in case.pads  # shrunk, the crop kept
+
+
 def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_path, capsys):
     x = np.ones((3, 4), np.float32)
     model = user_model(tmp_path / "model", x, [0, 1, 0, 1], "edge")
