@@ -158,17 +158,23 @@ def bit_equal(a: np.ndarray, b: np.ndarray) -> bool:
     a, b = np.asarray(a), np.asarray(b)
     if a.dtype != b.dtype or a.shape != b.shape:
         return False
+    return bool(np.all(equal_elements(a, b)))
+
+
+def equal_elements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """``bit_equal`` element by element, for two arrays of one dtype and shape: a flat bool array."""
     if a.dtype == object:
-        return all(x == y for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist()))
+        return np.array([x == y for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())], dtype=bool)
     name = dtype_name(a.dtype)
     if not is_float_like(name):
-        return bool(np.array_equal(a, b))
+        return a.reshape(-1) == b.reshape(-1)
     fa, fb = a.reshape(-1), b.reshape(-1)
-    if fa.dtype.kind == "c":
+    if fa.dtype.kind == "c":  # real and imaginary parts side by side: an element is equal when both are
         parts = np.dtype(np.float32 if fa.dtype == np.complex64 else np.float64)
         fa, fb = fa.view(parts), fb.view(parts)
     itemsize = fa.dtype.itemsize
     same_bits = fa.view(_BITS_VIEW[itemsize]) == fb.view(_BITS_VIEW[itemsize])
     with np.errstate(invalid="ignore"):
         both_nan = np.isnan(fa.astype(np.float64)) & np.isnan(fb.astype(np.float64))
-    return bool(np.all(same_bits | both_nan))
+    same = same_bits | both_nan
+    return same.reshape(-1, 2).all(axis=1) if a.dtype.kind == "c" else same

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
-from .dtypes import bit_equal
+from .dtypes import bit_equal, equal_elements
 from .outcome import Outcome
 
 PASS, MISMATCH = "pass", "mismatch"
@@ -30,12 +30,13 @@ def _difference(expected, got) -> str:
         return f"dtype {got.dtype} instead of {expected.dtype}"
     if got.shape != expected.shape:
         return f"shape {list(got.shape)} instead of {list(expected.shape)}"
+    differ = np.flatnonzero(~equal_elements(expected, got))
+    if not differ.size:
+        return "values differ"
+    i = int(differ[0])
+    where = [int(j) for j in np.unravel_index(i, expected.shape)]
     flat_e, flat_g = expected.reshape(-1), got.reshape(-1)
-    for i in range(flat_e.size):
-        if not bit_equal(flat_e[i:i + 1], flat_g[i:i + 1]):
-            where = [int(j) for j in np.unravel_index(i, expected.shape)]
-            return f"values differ first at {where}: {flat_g[i]!r} instead of {flat_e[i]!r}".replace("np.", "")
-    return "values differ"
+    return f"values differ first at {where}: {flat_g[i]!r} instead of {flat_e[i]!r}".replace("np.", "")
 
 
 def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
