@@ -116,11 +116,11 @@ def set_torn_line_aside(path: Path) -> bool:
     return True
 
 
-def build_cases(config: RunConfig, jobs: int = 1) -> list[Case]:
-    """The spec examples, then generated cases, for every selected spec version; the versions
-    are drawn ``jobs`` at a time in separate processes (each draw depends only on its spec and
-    the seed, so the cases are the same however many). Or the cases of ``config.cases_dir``,
-    classified by the reference."""
+def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
+    """The spec examples, then generated cases, for every selected spec version, as cases.jsonl
+    lines; the versions are drawn ``jobs`` at a time in separate processes (each draw depends
+    only on its spec and the seed, so the cases are the same however many). Or the cases of
+    ``config.cases_dir``, classified by the reference."""
     specs = load_specs(config.specs_dir, config.specs)
     if config.cases_dir is not None:
         from .onnx_testdata import read_cases
@@ -128,7 +128,7 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[Case]:
         cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
         if not cases:
             raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(sorted(selected))})")
-        return cases
+        return [json.dumps(c.to_json()) for c in cases]
     args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
     # Forked, so no __main__ is imported again; only while this process has one thread, which
     # is what makes a fork safe. Below 40 cases a spec, starting processes costs more than it saves.
@@ -138,7 +138,7 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[Case]:
             drawn = list(pool.map(_draw_spec, args))
     else:
         drawn = [_draw_spec(a) for a in args]
-    return [Case.from_json(json.loads(line)) for lines in drawn for line in lines]
+    return [line for lines in drawn for line in lines]
 
 
 def _draw_spec(args) -> list[str]:
@@ -256,9 +256,12 @@ class Run:
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         started = time.monotonic()
-        cases = cases if cases is not None and not self.resume else build_cases(self.config, self.jobs)
+        # The drawn lines are written as they are: encoding every array again cost seconds.
+        lines = [json.dumps(c.to_json()) for c in cases] if cases is not None and not self.resume \
+            else build_cases(self.config, self.jobs)
+        cases = [Case.from_json(json.loads(line)) for line in lines]
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
-        _write_atomically(self.cases_path, "".join(json.dumps(c.to_json()) + "\n" for c in cases))
+        _write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
 
@@ -272,8 +275,10 @@ class Run:
         self._case_rank = {c.id: i for i, c in enumerate(order)}
         pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches, skipped = [], []
-        for name in self.config.runtimes:
-            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+        workers = [Worker(name, self.config.memory_mb, self.config.timeout) for name in self.config.runtimes]
+        for worker in workers:
+            worker.spawn()  # every runtime imports at once; describe waits for each in turn
+        for name, worker in zip(self.config.runtimes, workers):
             about = worker.describe(pairs)
             if about["unavailable"]:
                 self.notes.append(f"runtime {name} unavailable: {about['unavailable']}")

@@ -235,7 +235,15 @@ class _Zygote:
         finally:
             theirs.close()
         self.exited = os.pidfd_open(self.proc.pid)
-        self.ready = self.ask(None, timeout=start_timeout, doing="starting")
+        self.start_timeout = start_timeout
+        self._ready: dict | None = None
+
+    @property
+    def ready(self) -> dict:
+        """Its first message, waited for on first use (so that several zygotes import at once)."""
+        if self._ready is None:
+            self._ready = self.ask(None, timeout=self.start_timeout, doing="starting")
+        return self._ready
 
     def ask(self, request: dict | None, fds=(), timeout: float = START_TIMEOUT_S, doing: str = "answering") -> dict:
         """Send ``request`` (with ``fds``), return the answer; PadconfError if it dies or hangs."""
@@ -387,14 +395,21 @@ class Worker:
         self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
         _LIVE.add(self)
 
+    def spawn(self) -> None:
+        """Start the runtime's zygote if need be, without waiting for it to import the runtime.
+        From the thread that will outlive the run: the reaper dies with the thread that started it."""
+        if self.zygote is None or not self.zygote.alive:
+            self.zygote = _Zygote(self.adapter, self.memory_mb, self.start_timeout)
+
     def _zygote(self) -> _Zygote:
         """The runtime's zygote, started if need be; PadconfError "runtime X unavailable: why"."""
-        if self.zygote is None or not self.zygote.alive:
-            try:
-                self.zygote = _Zygote(self.adapter, self.memory_mb, self.start_timeout)
-            except PadconfError as exc:
-                raise PadconfError(f"runtime {self.adapter} unavailable: {exc}") from None
-        why = self.zygote.ready["unavailable"]
+        self.spawn()
+        try:
+            why = self.zygote.ready["unavailable"]
+        except PadconfError as exc:
+            self.zygote.close()
+            self.zygote = None
+            raise PadconfError(f"runtime {self.adapter} unavailable: {exc}") from None
         if why:
             raise PadconfError(f"runtime {self.adapter} unavailable: {why}")
         return self.zygote
