@@ -200,6 +200,7 @@ class Run:
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
         self.workers: dict[str, Worker] = {}
+        self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
         self._lane_workers: set[Worker] = set()
         self._stats_lock = threading.Lock()
@@ -233,6 +234,7 @@ class Run:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
         cases.jsonl that is missing, torn or short of run.json's count is drawn again: the
         same config draws the same cases. ``cases``, when given, are the new run's instead."""
+        self._spawn_runtimes()  # they import their runtimes while the cases are drawn
         if self.resume:
             if set_torn_line_aside(self.results_path):
                 self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
@@ -265,6 +267,14 @@ class Run:
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
 
+    def _spawn_runtimes(self) -> None:
+        """Start every runtime's zygote, not waiting for any: their imports run side by side and
+        alongside the drawing (which forks this process: it starts no thread here)."""
+        for name in self.config.runtimes:
+            if name not in self._starting:
+                self._starting[name] = Worker(name, self.config.memory_mb, self.config.timeout)
+                self._starting[name].spawn()
+
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
         """(runtime, placement, [cases]) batches still to run, cases with one model signature
         kept together; what cannot run goes to ``notes``. Never empty for a run that has not
@@ -275,10 +285,9 @@ class Run:
         self._case_rank = {c.id: i for i, c in enumerate(order)}
         pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches, skipped = [], []
-        workers = [Worker(name, self.config.memory_mb, self.config.timeout) for name in self.config.runtimes]
-        for worker in workers:
-            worker.spawn()  # every runtime imports at once; describe waits for each in turn
-        for name, worker in zip(self.config.runtimes, workers):
+        self._spawn_runtimes()
+        for name in self.config.runtimes:
+            worker = self._starting.pop(name)
             about = worker.describe(pairs)
             if about["unavailable"]:
                 self.notes.append(f"runtime {name} unavailable: {about['unavailable']}")
@@ -399,6 +408,7 @@ class Run:
 
     def close(self) -> None:
         """End every worker: those that answered describe and those the lanes run."""
-        for worker in list(self.workers.values()) + list(self._lane_workers):
+        for worker in list(self.workers.values()) + list(self._lane_workers) + list(self._starting.values()):
             worker.close()
         self.workers.clear()
+        self._starting.clear()
