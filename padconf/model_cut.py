@@ -16,6 +16,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
+from .cases import Case
 from .errors import CaseError
 from .onnx_testdata import fed_inputs, load_tensor, load_model, opset_of, pad_node_case
 from .specs import Spec
@@ -27,7 +28,7 @@ REFERENCE = "onnx-reference"
 @dataclass
 class PadInModel:
     node: onnx.NodeProto
-    case: object  # Case, unclassified
+    case: Case  # not classified yet
     placement: str
     inputs_from: str  # the runtime that computed the Pad's inputs
 
