@@ -23,6 +23,7 @@ from .specs import Spec
 from .worker import Worker
 
 REFERENCE = "onnx-reference"
+MODEL_TIMEOUT_S = 300.0  # a user's whole model (or the graph up to a Pad) may take minutes, not a Pad's milliseconds
 
 
 @dataclass
@@ -77,7 +78,7 @@ class UserModel:
 
     def whole_run(self, worker: Worker) -> str:
         """What the runtime does with the whole model, in one line (for the report)."""
-        outputs, error, status = worker.run_model(self.model.SerializeToString(), self.feeds)
+        outputs, error, status = worker.run_model(self.model.SerializeToString(), self.feeds, MODEL_TIMEOUT_S)
         if status != "ok":
             return f"{status}: {error}"
         if error:
@@ -100,7 +101,7 @@ class UserModel:
         feeds = {i.name: self.feeds[i.name] for i in sub.graph.input}
         why = []
         for worker in workers:
-            outputs, error, status = worker.run_model(sub.SerializeToString(), feeds)
+            outputs, error, status = worker.run_model(sub.SerializeToString(), feeds, MODEL_TIMEOUT_S)
             if status == "ok" and not error:
                 return {**known, **dict(zip(computed, outputs))}, worker.adapter
             why.append(f"{worker.adapter}: {status if status != 'ok' else 'refused'}: {error}")

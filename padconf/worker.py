@@ -466,19 +466,21 @@ class Worker:
         self._retire_process()  # nothing runs on its heap after it
         return outcome, status
 
-    def run_model(self, model: bytes, feeds: dict) -> tuple[list | None, str | None, str]:
+    def run_model(self, model: bytes, feeds: dict, timeout: float | None = None) -> tuple[list | None, str | None, str]:
         """``(outputs, error, status)`` of a whole ONNX model run alone in a worker process of its
-        own: outputs in graph order, or the runtime's error; status "ok", "crash" or "timeout"."""
+        own: outputs in graph order, or the runtime's error; status "ok", "crash" or "timeout"
+        (after ``timeout`` seconds, default the worker's)."""
         self._retire_process()
         self.start()
-        proc, deadline = self.proc, time.monotonic() + self.timeout
+        timeout = timeout or self.timeout
+        proc, deadline = self.proc, time.monotonic() + timeout
         payload = json.dumps({"op": "model", "model": base64.b64encode(model).decode(),
                               "feeds": {k: encode_array(v, dtype_name(v.dtype)) for k, v in feeds.items()}})
         sent = proc.send(payload.encode() + b"\n", deadline)
         line = proc.readline(deadline) if sent == "ok" else sent
         try:
             if line == "timeout":
-                return None, f"no answer within {self.timeout:g} s", "timeout"
+                return None, f"no answer within {timeout:g} s", "timeout"
             if line == "crash":
                 return None, proc.death(), "crash"
             reply = json.loads(line)
