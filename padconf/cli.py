@@ -389,7 +389,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.set_defaults(func=cmd_report)
     mini = sub.add_parser("minimize", help="shrink failing cases and write reproducers ready to file upstream")
     mini.add_argument("target", metavar="TARGET",
-                      help="a case file (a line of cases.jsonl), RUN_DIR:<case id>, or RUN_DIR (every distinct failure)")
+                      help="a case file (a line of cases.jsonl), RUN_DIR:<case id>, RUN_DIR (every distinct failure), "
+                           "or a model directory (model.onnx + test_data_set_0: each Pad node that fails alone)")
     mini.add_argument("--runtime", required=True, help="adapter name or module:Class")
     mini.add_argument("--out", default="padconf-minimized", metavar="DIR",
                       help="where the bundles go; must not exist or be empty (default: padconf-minimized)")

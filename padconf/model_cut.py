@@ -12,11 +12,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
 from .cases import Case
+from .dtypes import bit_equal
 from .errors import CaseError
 from .onnx_testdata import fed_inputs, load_tensor, load_model, opset_of, pad_node_case
 from .specs import Spec
@@ -85,8 +85,7 @@ class UserModel:
             return f"refused: {error}"
         if not self.expected:
             return "ran (the directory has no output_<i>.pb to compare with)"
-        differ = [i for i, (got, want) in enumerate(zip(outputs, self.expected))
-                  if got.shape != want.shape or not np.array_equal(got, want, equal_nan=got.dtype.kind in "fc")]
+        differ = [i for i, (got, want) in enumerate(zip(outputs, self.expected)) if not bit_equal(got, want)]
         return (f"output(s) {', '.join(map(str, differ))} differ from test_data_set_0/output_<i>.pb" if differ
                 else "every output equals test_data_set_0/output_<i>.pb")
 

@@ -258,10 +258,11 @@ class Run:
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         started = time.monotonic()
-        # The drawn lines are written as they are: encoding every array again cost seconds.
-        lines = [json.dumps(c.to_json()) for c in cases] if cases is not None and not self.resume \
-            else build_cases(self.config, self.jobs)
-        cases = [Case.from_json(json.loads(line)) for line in lines]
+        if cases is not None and not self.resume:
+            lines = [json.dumps(c.to_json()) for c in cases]
+        else:  # the drawn lines are written as they are: encoding every array again cost seconds
+            lines = build_cases(self.config, self.jobs)
+            cases = [Case.from_json(json.loads(line)) for line in lines]
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
         _write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))

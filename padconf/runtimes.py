@@ -31,10 +31,12 @@ class RuntimeInfo:
 
 def describe_runtimes(specs: list[Spec], names: list[str] | None = None) -> list[RuntimeInfo]:
     found = []
-    for name in names or list(registry()):
+    pairs = [(s.id, d) for s in specs for d in s.dtypes]
+    workers = {name: Worker(name) for name in names or list(registry())}
+    for worker in workers.values():
+        worker.spawn()  # every runtime imports at once, as a run's do
+    for name, worker in workers.items():
         info = RuntimeInfo(name, registry().get(name, name))
-        pairs = [(s.id, d) for s in specs for d in s.dtypes]
-        worker = Worker(name)
         try:
             about = worker.describe(pairs)
         finally:

@@ -3,7 +3,6 @@ builds. A Rust panic aborts the whole process (e.g. on negative pads): the worke
 turns it into a crash verdict, and the panic's message arrives on stderr as its last words."""
 from __future__ import annotations
 
-import os
 import re
 import tempfile
 
@@ -20,15 +19,20 @@ def _failure(text: str) -> Outcome:
     return failure(text.split(" Stack backtrace:")[0], _NOT_IMPLEMENTED)
 
 
+def _load(model: bytes):
+    """A runnable tract model of ONNX bytes (tract loads models from files only)."""
+    import tract
+    with tempfile.NamedTemporaryFile(suffix=".onnx") as f:
+        f.write(model)
+        f.flush()
+        return tract.onnx().load(f.name).into_model().into_runnable()
+
+
 class TractAdapter(Adapter):
     name = module = package = "tract"
     # tract's ONNX Pad takes pads, constant_value and axes as constants only ("Expect padding to
     # be constant", "Axes must be a constant"): there is no run-time-fed placement to test
     placements = ("initializers",)
-
-    def __init__(self):
-        super().__init__()
-        self._dir = None  # tract loads models from files only
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if dtype == "string":  # tract's numpy conversion has no object arrays
@@ -36,31 +40,15 @@ class TractAdapter(Adapter):
         return super().supports(spec_id, dtype)
 
     def _runnable(self, case: Case, placement: str):
-        import tract
         from ..onnx_model import build_model, model_signature
-
-        def build():
-            if self._dir is None:
-                self._dir = tempfile.mkdtemp(prefix="padconf-tract-")
-            path = os.path.join(self._dir, f"{len(self._models)}.onnx")
-            with open(path, "wb") as f:
-                f.write(build_model(case, placement).SerializeToString())
-            try:
-                return tract.onnx().load(path).into_model().into_runnable()
-            finally:
-                os.unlink(path)
-        return self.cached(model_signature(case, placement), build)
+        return self.cached(model_signature(case, placement),
+                           lambda: _load(build_model(case, placement).SerializeToString()))
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
-        import tract
         graph = onnx.load_model_from_string(model).graph
         constants = {i.name for i in graph.initializer}
-        with tempfile.NamedTemporaryFile(suffix=".onnx") as f:
-            f.write(model)
-            f.flush()
-            runnable = tract.onnx().load(f.name).into_model().into_runnable()
-        outputs = runnable.run([feeds[i.name] for i in graph.input if i.name not in constants])
+        outputs = _load(model).run([feeds[i.name] for i in graph.input if i.name not in constants])
         return [o.to_numpy() for o in outputs]
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
