@@ -221,6 +221,28 @@ def test_a_users_model_that_panics_tract_is_cut_with_tracts_own_pad_inputs(tmp_p
     assert case.data.size == 1 and -1 in case.pads  # shrunk, the crop kept
 
 
+def test_the_whole_model_is_compared_with_the_directorys_output_files(tmp_path):
+    from onnx import numpy_helper
+
+    from padconf.model_cut import UserModel
+    from padconf.worker import Worker
+    x = np.array([[1, -2], [3, 4]], np.float32)
+    model = UserModel(user_model(tmp_path / "model", x, [0, 1, 0, 0], "edge"))
+    y = np.abs(np.pad(np.maximum(x, 0) * 2, [(0, 0), (1, 0)], mode="edge"))  # relu, times 2, edge pad, abs
+    z = np.pad(x, [(0, 0), (1, 1)])  # the harmless Pad: pads [0, 1, 0, 1], a zero column each side
+    worker = Worker("onnx-reference")
+    try:
+        assert model.whole_run(worker) == "ran (the directory has no output_<i>.pb to compare with)"
+        for i, arr in enumerate([y, z]):
+            (model.where / "test_data_set_0" / f"output_{i}.pb").write_bytes(numpy_helper.from_array(arr).SerializeToString())
+        assert UserModel(model.where).whole_run(worker) == "every output equals test_data_set_0/output_<i>.pb"
+        z[0, 0] = 7
+        (model.where / "test_data_set_0" / "output_1.pb").write_bytes(numpy_helper.from_array(z).SerializeToString())
+        assert UserModel(model.where).whole_run(worker) == "output(s) 1 differ from test_data_set_0/output_<i>.pb"
+    finally:
+        worker.close()
+
+
 def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_path, capsys):
     x = np.ones((3, 4), np.float32)
     model = user_model(tmp_path / "model", x, [0, 1, 0, 1], "edge")
