@@ -243,6 +243,20 @@ def test_the_whole_model_is_compared_with_the_directorys_output_files(tmp_path):
         worker.close()
 
 
+def test_a_users_model_without_a_pad_is_one_line_and_exit_2(tmp_path, capsys):
+    from onnx import TensorProto, helper, numpy_helper
+    where = tmp_path / "model"
+    (where / "test_data_set_0").mkdir(parents=True)
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "g",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    (where / "model.onnx").write_bytes(helper.make_model(graph).SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(np.ones(2, np.float32)).SerializeToString())
+    code, out = minimize(tmp_path, str(where), FAKE + "ConformingAdapter")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err == [f"padconf: {where}/model.onnx: no Pad node in the main graph (1 nodes: Relu)"]
+
+
 def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_path, capsys):
     x = np.ones((3, 4), np.float32)
     model = user_model(tmp_path / "model", x, [0, 1, 0, 1], "edge")
