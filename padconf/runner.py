@@ -281,8 +281,10 @@ class Run:
         kept together; what cannot run goes to ``notes``. Never empty for a run that has not
         finished: a run that would execute nothing is an error."""
         done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)}
-        order = sorted(cases, key=lambda c: (c.spec, c.mode, c.dtype, c.data.ndim, c.constant_value is None,
-                                             c.axes is None, c.pads_type, c.axes_type))
+        # Cases that share a model sit together, the spec version last: one graph often serves
+        # several versions (openvino_tensors.graph_key), and a worker keeps few compiled models.
+        order = sorted(cases, key=lambda c: (c.mode, c.dtype, c.data.ndim, c.constant_value is None,
+                                             c.axes is None, c.pads_type, c.axes_type, c.spec))
         self._case_rank = {c.id: i for i, c in enumerate(order)}
         pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches, skipped = [], []

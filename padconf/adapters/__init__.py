@@ -3,8 +3,9 @@
 An adapter runs the spec families in ``domains`` (cases of others are not its cases at all),
 says whether it can express a spec version and dtype of those (``supports``: None, or why not;
 such cases are recorded as skipped) and runs a case (``run``: an Outcome holding the output array or the runtime's error
-text). Adapters cache compiled models by signature so that cases differing only in values
-reuse one session. They never import their runtime at module import time: ``available()``
+text). Adapters cache compiled models by a key (onnx_model.model_signature, or for OpenVINO
+the converted graph's openvino_tensors.graph_key), so that cases differing only in what the
+model does not hold reuse one session. They never import their runtime at module import time: ``available()``
 says, in one line, why a runtime is missing.
 """
 from __future__ import annotations
@@ -39,7 +40,7 @@ class Adapter:
     cache_size = 512  # compiled models kept (initializer placement makes one per value set)
 
     def __init__(self):
-        self._models: dict = {}  # signature -> compiled model, or the error text its build gave
+        self._models: dict = {}  # key -> compiled model, or the error text its build gave
 
     def available(self) -> str | None:
         """None when the runtime can be used here, else a one-line reason."""
@@ -58,10 +59,13 @@ class Adapter:
             return None
 
     def cached(self, key, build):
-        """The model for signature ``key``, built by ``build()`` on first use. A build error is
-        kept as its text: it fails the same way for every case of that signature."""
-        if key not in self._models:
-            if len(self._models) >= self.cache_size:
+        """The model for ``key``, built by ``build()`` on first use; the ``cache_size`` most
+        recently used are kept. A build error is kept as its text: it fails the same way for
+        every case of that key."""
+        if key in self._models:
+            self._models[key] = self._models.pop(key)  # most recently used last
+        else:
+            if len(self._models) >= self.cache_size:  # drop the least recently used
                 self._models.pop(next(iter(self._models)))
             try:
                 self._models[key] = build()

@@ -4,7 +4,8 @@ from __future__ import annotations
 import numpy as np
 
 from . import Adapter, Outcome, error_text, failure
-from .openvino_tensors import COMPILE_CONFIG, NOT_IMPLEMENTED, OV_CACHE_SIZE, OV_TYPES, from_tensor, ov_type, to_tensor
+from .openvino_tensors import (COMPILE_CONFIG, NOT_IMPLEMENTED, OV_CACHE_SIZE, OV_TYPES, from_tensor, graph_key,
+                               load_cpu_plugin, ov_type, to_tensor)
 from ..cases import Case
 from ..dtypes import numpy_dtype
 from ..specs import parse_spec_id
@@ -70,6 +71,9 @@ class OpenVinoAdapter(Adapter):
         super().__init__()
         self._core = None
 
+    def available(self) -> str | None:
+        return super().available() or load_cpu_plugin()
+
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if super().supports(spec_id, dtype):
             return super().supports(spec_id, dtype)
@@ -79,35 +83,25 @@ class OpenVinoAdapter(Adapter):
             return f"OpenVINO has no element type for {dtype}"
         return None
 
-    _split = staticmethod(split_pads)
-
-    def _signature(self, case: Case, placement: str) -> tuple:
-        key = (case.spec, case.mode, case.dtype, case.data.ndim, placement, case.pads_type,
-               None if case.constant_value is None else np.ndim(case.constant_value))
-        if placement in ("initializers", "folded"):  # the values are baked in
-            baked = {**self._split(case), **({"data": case.data} if placement == "folded" else {})}
-            key += tuple((k, v.shape, v.tobytes() if v.dtype != object else tuple(v.ravel().tolist()))
-                         for k, v in baked.items())
-        return key
-
-    def _build(self, case: Case, placement: str):
+    def _build(self, graph):
         import openvino as ov
         if self._core is None:
             self._core = ov.Core()
-        compiled = self._core.compile_model(native_model(case, placement), "CPU", COMPILE_CONFIG)
+        compiled = self._core.compile_model(graph, "CPU", COMPILE_CONFIG)
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         if case.axes is not None:  # checked per case: a cached build error must not stand for it
             return Outcome(error="OpenVINO Pad has no axes input")
         try:
-            model = self.cached(self._signature(case, placement), lambda: self._build(case, placement))
+            graph = native_model(case, placement)
+            model = self.cached(graph_key(graph), lambda: self._build(graph))
             if isinstance(model, str):
                 return failure(model, NOT_IMPLEMENTED)
             _, request = model
             inputs = {} if placement == "folded" else {"data": case.data}
             if placement == "inputs":
-                inputs.update(self._split(case))
+                inputs.update(split_pads(case))
             # Positional, in Parameter order (data, pads_begin, pads_end, pad_value).
             request.infer([to_tensor(v, case.dtype if k in ("data", "pad_value") else case.pads_type)
                            for k, v in inputs.items()])
