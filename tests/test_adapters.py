@@ -187,3 +187,38 @@ def test_the_folded_placement_is_evaluated_while_compiling(mode):
     read = lambda placement: core.read_model(build_model(onnx_case, placement).SerializeToString(), b"")  # noqa: E731
     assert "Pad" in ov_ops(read("initializers")) and "Pad" not in ov_ops(read("folded"))
     assert "Pad" in ov_ops(native_model(ov_case, "initializers")) and "Pad" not in ov_ops(native_model(ov_case, "folded"))
+
+
+def test_openvino_graph_key_is_equal_only_for_graphs_that_compile_alike():
+    """OpenVINO cases share a compiled model when their converted graphs have one key: the same
+    Pad read from two opsets does; a different baked pad, constant, mode, dtype, rank or input
+    set must not, or a case would be answered by another case's model."""
+    pytest.importorskip("openvino")
+    import openvino as ov
+
+    from padconf.adapters.openvino import native_model
+    from padconf.adapters.openvino_tensors import graph_key
+    from padconf.onnx_model import build_model
+
+    core = ov.Core()
+    base = Case("onnx/Pad-13", f32([[1, 2], [3, 4]]), [0, 1, 1, 0], constant_value=np.float32(2).reshape(()))
+
+    def key(case, placement="initializers"):
+        if case.spec.startswith("openvino"):
+            return graph_key(native_model(case, placement))
+        return graph_key(core.read_model(build_model(case, placement).SerializeToString(), b""))
+
+    assert key(base) == key(base.with_(spec="onnx/Pad-19")) == key(base.with_(data=f32([[5, 6], [7, 8]])))
+    assert key(base, "inputs") == key(base.with_(pads=[1, 1, 1, 1], spec="onnx/Pad-21"), "inputs")
+    others = [base.with_(pads=[0, 1, 1, 1]), base.with_(constant_value=np.float32(-0.0).reshape(())),
+              base.with_(mode="edge", constant_value=None), base.with_(data=f32([[1, 2, 3]]).astype(np.float16),
+                                                                       constant_value=np.float16(2).reshape(())),
+              base.with_(data=f32([1, 2]), pads=[0, 1]), base.with_(constant_value=None),
+              base.with_(spec="onnx/Pad-18", axes=[1], pads=[0, 1])]
+    keys = [key(base)] + [key(c) for c in others] + [key(base, "inputs"), key(base, "folded")]
+    assert len(set(keys)) == len(keys)
+    native = Case("openvino/Pad-12", f32([[1, 2]]), [0, 1, 0, 1], constant_value=np.float32(2).reshape(()))
+    assert key(native) != key(native.with_(spec="openvino/Pad-1")) != key(native.with_(pads=[0, 1, 0, 2]))
+    assert key(native, "folded") != key(native.with_(data=f32([[1, 3]])), "folded")
+    strings_case = Case("onnx/Pad-13", strings([["a"]]), [0, 1, 0, 0], constant_value=np.array("x", dtype=object))
+    assert key(strings_case) != key(strings_case.with_(constant_value=np.array("y", dtype=object)))

@@ -76,6 +76,21 @@ def test_broken_spec_file_is_one_line(spec_copy, rel, old, new, message):
     assert "\n" not in str(info.value)
 
 
+def test_an_edit_to_a_spec_or_what_it_extends_is_seen_by_the_next_load(spec_copy):
+    """A file is parsed once per process, and parsed again once it or a file it extends changes."""
+    path = spec_copy / "onnx/Pad-21.yaml"  # extends Pad-19, taking its ambiguities
+    first = load_spec(path, spec_copy)
+    assert load_spec(path, spec_copy) is first
+    _break(spec_copy, "onnx/Pad-19.yaml", "  - name: repeated_axes", "  - name: repeated_axis")
+    with pytest.raises(SpecError, match=r"Pad-19.yaml: ambiguities\[0\].name: 'repeated_axis' is not one of"):
+        load_spec(path, spec_copy)
+    _break(spec_copy, "onnx/Pad-19.yaml", "  - name: repeated_axis", "  - name: repeated_axes")
+    assert load_spec(path, spec_copy).doc == first.doc
+    _break(spec_copy, "onnx/Pad-21.yaml", "extends: onnx/Pad-19", "extends: onnx/Pad-99")
+    with pytest.raises(SpecError, match="extends: 'onnx/Pad-99': no such spec file"):
+        load_spec(path, spec_copy)
+
+
 def test_cli_exit_codes(spec_copy, capsys):
     assert main(["--specs-dir", str(spec_copy), "check"]) == 0
     _break(spec_copy, "onnx/Pad-19.yaml", "[3.4, 2.3, 3.4, 2.3]", "[3.4, 2.3, 3.4, 9.9]")
