@@ -308,6 +308,17 @@ class CrashEveryOtherAdapter(ReflectOffByOneAdapter):
         return super().run(case, placement)
 
 
+class SlowCrashEveryOtherAdapter(CrashEveryOtherAdapter):
+    """CrashEveryOtherAdapter that takes at least SECONDS over every call: however fast the
+    machine, a shrink that needs more than a few attempts cannot finish within a second."""
+
+    SECONDS = 0.4
+
+    def run(self, case, placement="inputs"):
+        time.sleep(self.SECONDS)
+        return super().run(case, placement)
+
+
 class FoldingBugAdapter(ConformingAdapter):
     """Right in every placement but one: its "compile-time folding" gets edge mode wrong."""
 
