@@ -205,6 +205,7 @@ class Run:
         self._lane_workers: set[Worker] = set()
         self._stats_lock = threading.Lock()
         self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
+        self._scheduled = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
         self.resume = resume
         if self.dir.exists() and not self.dir.is_dir():
             raise PadconfError(f"{self.dir}: not a directory")
@@ -233,7 +234,9 @@ class Run:
     def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
         cases.jsonl that is missing, torn or short of run.json's count is drawn again: the
-        same config draws the same cases. ``cases``, when given, are the new run's instead."""
+        same config draws the same cases. ``cases``, when given, are the new run's instead.
+        A new run writes nothing until its cases are drawn and some runtime can run some of
+        them: a misspelt spec id or an unavailable runtime leaves the directory as it was."""
         self._spawn_runtimes()  # they import their runtimes while the cases are drawn
         if self.resume:
             if set_torn_line_aside(self.results_path):
@@ -248,15 +251,6 @@ class Run:
                     return cases
                 if cases:
                     self.notes.append(f"{self.cases_path.name}: {len(cases)} of {recorded} cases; drawn again")
-        else:
-            try:
-                self.dir.mkdir(parents=True, exist_ok=True)
-                for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
-                              "summary.md", "stats.json"):  # --force: nothing of the run replaced stays
-                    (self.dir / stale).unlink(missing_ok=True)
-                self.run_json.write_text(json.dumps(asdict(self.config), indent=2))
-            except OSError as exc:
-                raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         started = time.monotonic()
         if cases is not None and not self.resume:
             lines = [json.dumps(c.to_json()) for c in cases]
@@ -264,6 +258,15 @@ class Run:
             lines = build_cases(self.config, self.jobs)
             cases = [Case.from_json(json.loads(line)) for line in lines]
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
+        if not self.resume:
+            self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
+                              "summary.md", "stats.json"):  # --force: nothing of the run replaced stays
+                    (self.dir / stale).unlink(missing_ok=True)
+            except OSError as exc:
+                raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         _write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
@@ -278,9 +281,23 @@ class Run:
 
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
         """(runtime, placement, [cases]) batches still to run, cases with one model signature
-        kept together; what cannot run goes to ``notes``. Never empty for a run that has not
-        finished: a run that would execute nothing is an error."""
-        done = {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)}
+        kept together; what cannot run goes to ``notes``, and every case a runtime's adapter
+        cannot express gets its skipped row now. Never empty for a run that has not finished:
+        a run that would execute nothing is an error."""
+        scheduled, self._scheduled = self._scheduled, None
+        if scheduled is not None and scheduled[0] is cases:  # prepare() scheduled this new run
+            batches, skipped = scheduled[1]
+        else:
+            batches, skipped = self._schedule(
+                cases, {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)})
+        with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
+            for name, placement, case, why in skipped:
+                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok")) + "\n")
+        return batches
+
+    def _schedule(self, cases: list[Case], done: set) -> tuple[list, list]:
+        """The batches to run and the (runtime, placement, case, why) rows to skip, for the
+        cases not ``done``, from what each runtime's worker says it can run."""
         # Cases that share a model sit together, the spec version last: one graph often serves
         # several versions (openvino_tensors.graph_key), and a worker keeps few compiled models.
         order = sorted(cases, key=lambda c: (c.mode, c.dtype, c.data.ndim, c.constant_value is None,
@@ -311,10 +328,7 @@ class Run:
         if not batches and not done:
             self.close()
             raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
-        with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
-            for name, placement, case, why in skipped:
-                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok")) + "\n")
-        return batches
+        return batches, skipped
 
     def execute(self, plan, progress=None, jobs: int | None = None) -> None:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.

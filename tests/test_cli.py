@@ -48,6 +48,30 @@ def test_a_specs_dir_with_no_spec_is_an_error(tmp_path, capsys, command, where, 
 def test_an_unknown_spec_id_is_an_error(tmp_path, capsys, command):
     args = [*command, "--spec", "onnx/Pad-99"] + (["--out", str(tmp_path / "r")] if command[0] == "run" else [])
     one_line_error(capsys, main(args), "unknown spec id 'onnx/Pad-99'")
+    assert not (tmp_path / "r").exists()  # nothing written: the corrected command is not refused
+
+
+FINE = ["--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-19", "--max-examples", "0"]
+
+
+@pytest.mark.parametrize("mistake, words", [
+    (["--spec", "Pad-19"], "unknown spec id 'Pad-19'"),
+    (["--runtime", "no_such_module:Adapter"], "nothing to run: runtime no_such_module:Adapter unavailable"),
+    (["--cases", "{tmp}/no-such-folder"], "no-such-folder"),
+])
+def test_a_mistaken_run_writes_nothing_so_the_corrected_one_just_runs(tmp_path, capsys, mistake, words):
+    out = tmp_path / "padconf-results"
+    mistake = [a.replace("{tmp}", str(tmp_path)) for a in mistake]
+    mistaken = list(FINE)  # the mistake in place of the option it names, or added
+    at = mistaken.index(mistake[0]) if mistake[0] in mistaken else len(mistaken)
+    mistaken[at:at + 2] = mistake
+    one_line_error(capsys, main(["run", *mistaken, "--out", str(out)]), words)
+    assert not out.exists()
+    assert main(["run", *FINE, "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    # a mistaken --force leaves the run it would have replaced as it was
+    one_line_error(capsys, main(["run", *mistaken, "--force", "--out", str(out)]), words)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
 
 
 def test_a_run_no_runtime_can_run_is_an_error(tmp_path, capsys):
@@ -55,6 +79,7 @@ def test_a_run_no_runtime_can_run_is_an_error(tmp_path, capsys):
     code = main(["run", "--runtime", "openvino", "--spec", "onnx/Pad-19", "--max-examples", "2",
                  "--out", str(tmp_path / "r")])
     one_line_error(capsys, code, "nothing to run: ")
+    assert not (tmp_path / "r").exists()
 
 
 def test_specs_dir_is_honoured_by_specs_check_run_and_resume(tmp_path, capsys):
