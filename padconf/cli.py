@@ -234,6 +234,17 @@ def cmd_generate(args) -> int:
     return 0
 
 
+def cmd_export_onnx_tests(args) -> int:
+    from .onnx_testdata import export_onnx_node_tests
+
+    written = export_onnx_node_tests(args.out)
+    if not written:
+        raise PadconfError("the installed onnx defines no one-node Pad test: nothing written")
+    console.print(f"{len(written)} of onnx's own Pad node tests written to {args.out}; run them with "
+                  f"`padconf run --cases {args.out}`", soft_wrap=True)
+    return 0
+
+
 def cmd_report(args) -> int:
     from . import report
     from .report_html import render
@@ -381,6 +392,10 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--per-combo", type=int, default=1,
                      help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
     gen.set_defaults(func=cmd_generate)
+    export = sub.add_parser("export-onnx-tests", help="write onnx's own Pad node tests (the onnx wheel ships "
+                            "none) for `padconf run --cases`")
+    export.add_argument("--out", default="onnx-pad-tests", metavar="DIR", help="default: onnx-pad-tests")
+    export.set_defaults(func=cmd_export_onnx_tests)
     rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
     rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
     rep.add_argument("--html", required=True, metavar="FILE",

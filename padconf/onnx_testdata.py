@@ -621,8 +621,8 @@ in the onnx wheel (no `onnx/backend/test/data/node/`); write them from the insta
 case definitions and replay them:
 
 ```
-python -c "from padconf.onnx_testdata import export_onnx_node_tests as e; e('onnx-pad-tests')"
-python -m padconf.cli run --cases onnx-pad-tests --runtime onnxruntime
+padconf export-onnx-tests --out onnx-pad-tests
+padconf run --cases onnx-pad-tests --runtime onnxruntime
 ```
 """
 

@@ -298,6 +298,15 @@ def test_padconf_passes_onnx_s_own_pad_tests_wherever_onnxruntime_passes_them(tm
     assert {name: verdicts[name] for name in passed} == {name: "pass" for name in passed}
 
 
+def test_export_onnx_tests_writes_onnx_s_pad_tests_for_run_cases(tmp_path, capsys):
+    out = tmp_path / "onnx-pad-tests"
+    assert main(["export-onnx-tests", "--out", str(out)]) == 0
+    assert f"padconf run --cases {out}" in capsys.readouterr().out.replace("\n", "")
+    assert {"test_constant_pad", "test_edge_pad", "test_reflect_pad"} <= {p.name for p in out.iterdir()}
+    assert main(["run", "--cases", str(out), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")]) == 0
+    assert len(read_jsonl(tmp_path / "run" / "cases.jsonl")) == len(list(out.iterdir()))
+
+
 # ---------------------------------------------------------------- replay and errors
 
 
