@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import base64
 import binascii
+import json
+import sys
 import zlib
 
 import ml_dtypes
@@ -109,14 +111,19 @@ COMPRESS_ABOVE = 1024  # bytes: smaller payloads are not worth zlib's header
 def encode_array(arr: np.ndarray, name: str) -> dict:
     """Lossless, compact JSON form: ``{"dtype", "shape", "b64"}`` holding the raw little-endian
     bytes (NaN payloads, -0.0 and every ml_dtypes kind survive), ``"z64"`` instead when zlib
-    shrinks a larger payload; strings as ``"values"``. Only the payload is opaque: dtype and
-    shape stay readable for jq."""
+    shrinks a larger payload; strings as ``"values"``, or as ``"z64"`` of that list's JSON
+    text when it is large (a padded array repeats its strings: megabytes shrink a hundredfold).
+    Only the payload is opaque: dtype and shape stay readable for jq."""
     arr = np.asarray(arr)
     out = {"dtype": name, "shape": list(arr.shape)}
     if name == "string":
-        out["values"] = [str(s) for s in arr.reshape(-1).tolist()]
-        return out
-    raw = np.ascontiguousarray(arr, dtype=numpy_dtype(name).newbyteorder("<")).tobytes()
+        values = [str(s) for s in arr.reshape(-1).tolist()]
+        raw = json.dumps(values).encode("utf-8")
+        if len(raw) <= COMPRESS_ABOVE:
+            out["values"] = values
+            return out
+    else:
+        raw = np.ascontiguousarray(arr, dtype=numpy_dtype(name).newbyteorder("<")).tobytes()
     packed = zlib.compress(raw, 6) if len(raw) > COMPRESS_ABOVE else None
     if packed is not None and len(packed) < len(raw) * 0.9:
         out["z64"] = base64.b64encode(packed).decode("ascii")
@@ -131,18 +138,18 @@ def decode_array(obj: dict) -> np.ndarray:
     try:
         name, shape = obj["dtype"], tuple(obj["shape"])
         dtype = numpy_dtype(name)
-        if "b64" in obj or "z64" in obj:
-            raw = base64.b64decode(obj["b64"] if "b64" in obj else obj["z64"], validate=True)
-            if "z64" in obj:
-                raw = zlib.decompress(raw)
-            flat = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
+        if name == "string":  # each distinct string once in memory: padded arrays repeat theirs
+            values = obj["values"] if "values" in obj else json.loads(_unpacked(obj).decode("utf-8"))
+            if not isinstance(values, list):
+                raise TypeError(f"string values must be a list, got {type(values).__name__}")
+            flat = np.empty(len(values), dtype=object)
+            flat[:] = [sys.intern(str(s)) for s in values]
+        elif "b64" in obj or "z64" in obj:
+            flat = np.frombuffer(_unpacked(obj), dtype=dtype.newbyteorder("<")).astype(dtype)
         elif "bits" in obj:
             flat = np.array(obj["bits"], dtype=np.uint64)
             itemsize = dtype.itemsize // (2 if dtype.kind == "c" else 1)
             flat = flat.astype(_BITS_VIEW[itemsize]).view(dtype)
-        elif name == "string":
-            flat = np.empty(len(obj["values"]), dtype=object)
-            flat[:] = [str(s) for s in obj["values"]]
         else:
             flat = np.array(obj["values"], dtype=np.int64 if name != "uint64" else np.uint64).astype(dtype)
         return flat.reshape(shape)
@@ -150,6 +157,12 @@ def decode_array(obj: dict) -> np.ndarray:
         raise
     except (KeyError, TypeError, ValueError, OverflowError, binascii.Error, zlib.error) as exc:
         raise CaseError(f"malformed array {str(obj)[:80]}: {exc}") from None
+
+
+def _unpacked(obj: dict) -> bytes:
+    """The payload bytes of an encoded array: ``b64``, or ``z64`` inflated."""
+    raw = base64.b64decode(obj["b64"] if "b64" in obj else obj["z64"], validate=True)
+    return zlib.decompress(raw) if "z64" in obj else raw
 
 
 def bit_equal(a: np.ndarray, b: np.ndarray) -> bool:

@@ -96,6 +96,7 @@ def elements(dtype: str):
 
 
 DRAWN_ELEMENTS = 24  # elements Hypothesis draws one by one; larger arrays arrange these
+SPREAD_STRING_CHARS = 8  # longer drawn strings appear once each in a large array (see arrays)
 
 
 def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
@@ -103,7 +104,10 @@ def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
     kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
     least once, so a drawn NaN or empty string is in the array) are spread over the array in a
     random order from a drawn seed: drawing each of up to 100,000 elements took most of the
-    time of drawing cases, and a repeated run would hide index errors of its period."""
+    time of drawing cases, and a repeated run would hide index errors of its period. Strings
+    longer than SPREAD_STRING_CHARS are not spread (the shortest value fills in when all are
+    long): 100,000 copies of 300-character strings made single cases of 4 MB, and a run's
+    cases.jsonl of 47 MB, while one long string already tests what long strings test."""
     size = math.prod(shape)
     drawn = min(size, DRAWN_ELEMENTS)
 
@@ -113,7 +117,11 @@ def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
         if size <= drawn:
             return pool.reshape(shape)
         rng = np.random.default_rng(seed)
-        where = rng.permutation(np.concatenate([np.arange(drawn), rng.integers(0, drawn, size - drawn)]))
+        spread = np.arange(drawn)
+        if dtype == "string":
+            short = [i for i, v in enumerate(vals) if len(v) <= SPREAD_STRING_CHARS]
+            spread = np.array(short or [min(range(drawn), key=lambda i: len(vals[i]))])
+        where = rng.permutation(np.concatenate([np.arange(drawn), spread[rng.integers(0, len(spread), size - drawn)]]))
         return pool[where].reshape(shape)
 
     return st.tuples(st.lists(elements(dtype), min_size=drawn, max_size=drawn),

@@ -77,3 +77,15 @@ def test_arrays_travel_as_raw_bytes_and_older_forms_still_load():
     old_float = decode_array({"dtype": "float", "shape": [2], "bits": [0x7FC00001, 0x80000000]})
     assert old_float.view(np.uint32).tolist() == [0x7FC00001, 0x80000000]
     assert decode_array({"dtype": "int64", "shape": [2], "values": [2**40 + 5, -1]}).tolist() == [2**40 + 5, -1]
+
+
+def test_a_large_string_array_is_stored_compressed_and_small_ones_readable():
+    # a padded string array repeats its strings: 4 MB of JSON values made one case of seed 2
+    strings = np.array(["ab" * 100, "äß漢字🙂", ""] * 20000, dtype=object).reshape(200, 300)
+    doc = json.loads(dumps(Case(spec="s", data=strings, pads=[0, 0, 0, 0])))
+    assert "values" not in doc["data"] and len(doc["data"]["z64"]) < 40_000 and doc["data"]["shape"] == [200, 300]
+    back = loads(json.dumps(doc)).data
+    assert back.tolist() == strings.tolist() and back.dtype == object
+    assert len({id(s) for s in back.flat}) == 3  # each distinct string once in memory
+    small = json.loads(dumps(Case(spec="s", data=np.array(["a", "é"], object), pads=[0, 0])))
+    assert small["data"]["values"] == ["a", "é"]  # still readable for jq

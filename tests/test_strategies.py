@@ -9,7 +9,7 @@ from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT
 from padconf.dtypes import ALL_DTYPES, is_float_like
 from padconf.reference import MODES
 from padconf.specs import load_specs
-from padconf.strategies import PROFILES, cases, draw_cases
+from padconf.strategies import DRAWN_ELEMENTS, PROFILES, SPREAD_STRING_CHARS, arrays, cases, draw_cases
 
 SPECS = {s.id: s for s in load_specs()}
 BUDGET = PROFILES["default"]["max_examples"]
@@ -163,3 +163,12 @@ def test_a_seed_draws_the_same_cases_whatever_else_is_imported():
     ids = [subprocess.run([sys.executable, "-c", DRAW, which], capture_output=True, text=True, check=True).stdout
            for which in ("few", "more")]
     assert ids[0] == ids[1] and ids[0].count(",") > 40
+
+
+@settings(max_examples=30)
+@given(arrays("string", (40, 50)))
+def test_a_large_string_array_holds_each_drawn_long_string_once(arr):
+    # spread over 2,000 elements, the long strings made cases of megabytes (seed 2: 47 MB)
+    long_ones = [s for s in arr.flat if len(s) > SPREAD_STRING_CHARS]
+    assert len(long_ones) <= DRAWN_ELEMENTS
+    assert sum(map(len, arr.flat)) <= arr.size * SPREAD_STRING_CHARS + DRAWN_ELEMENTS * 300
