@@ -27,6 +27,7 @@ import yaml
 
 from .errors import CaseError
 from .signature import escape, failure_pattern
+from .specs import spec_sort_key
 from .verdicts import FAILURES
 
 PATTERN_KEYS = ("runtime", "spec", "mode", "dtype", "placement", "origin")  # whole-match over the row's field
@@ -122,8 +123,8 @@ def forgiving(entries: list[Entry], row: dict) -> Entry | None:
     return next((e for e in entries if e.matches(row)), None)
 
 
-def _alternatives(values) -> str:
-    values = sorted(set(values))
+def _alternatives(values, key=None) -> str:
+    values = sorted(set(values), key=key)
     return escape(values[0]) if len(values) == 1 else "(" + "|".join(map(escape, values)) + ")"
 
 
@@ -137,14 +138,14 @@ def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
         for r in failing:
             groups[(r["runtime"], r["case_id"], r["verdict"])].append(r)
         return [{"runtime": escape(runtime), "case": case, "verdict": verdict,
-                 "why": _why(group[0], len(group))} for (runtime, case, verdict), group in groups.items()]
+                 "why": _why(group[0], group)} for (runtime, case, verdict), group in groups.items()]
     groups = defaultdict(list)
     for r in failing:
         groups[(r["runtime"], r["verdict"], failure_pattern(r))].append(r)
     entries = []
     for (runtime, verdict, pattern), group in groups.items():
         entry = {"runtime": escape(runtime), "verdict": verdict,
-                 "spec": _alternatives(r["spec"] for r in group), "mode": _alternatives(r["mode"] for r in group),
+                 "spec": _alternatives((r["spec"] for r in group), spec_sort_key), "mode": _alternatives(r["mode"] for r in group),
                  "dtype": _alternatives(r["dtype"] for r in group)}
         failed_in = {r["placement"] for r in group}
         ids = {r["case_id"] for r in group}
@@ -152,14 +153,16 @@ def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
             entry["placement"] = _alternatives(failed_in)  # the same cases pass in another placement
         if pattern != "^":
             entry["error"] = pattern
-        entry["why"] = _why(group[0], len(group))
+        entry["why"] = _why(group[0], group)
         entries.append(entry)
     return entries
 
 
-def _why(row: dict, count: int) -> str:
-    """A first reason, for a person to review: what went wrong, where first seen."""
+def _why(row: dict, group: list[dict]) -> str:
+    """A first reason, for a person to review: how many results (a case in one placement; a
+    rerun alone counts no result twice), what went wrong, where first seen."""
     what = (row.get("error") or row.get("detail") or row["verdict"]).splitlines()[0][:120]
+    count = len({(r["case_id"], r["placement"]) for r in group})
     return f"{count} result{'s' * (count != 1)}; e.g. {row['case_id']}: {what}"
 
 

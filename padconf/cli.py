@@ -5,9 +5,13 @@ Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or inp
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import signal
 import sys
+import threading
+import time
+from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -112,31 +116,40 @@ def _run_config(args):
 
 
 def cmd_run(args) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
     from . import report
     from .runner import read_jsonl
+    from .verdicts import SKIPPED
 
     run = _run_config(args)
     console.print(f"padconf run: reading cases from {' '.join(run.config.cases_dir)} into {run.dir}" if run.config.cases_dir
                   else f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}", soft_wrap=True)
-    cases = run.prepare()
+    with _progress(console, "drawing cases"):
+        cases = run.prepare()
     plan = run.plan(cases)
-    total = sum(len(batch) for _, _, batch in plan)
-    specs = len({c.spec for c in cases})
-    console.print(f"{len(cases)} cases over {specs} spec files; {total} runs to do on {len(run.workers)} runtimes")
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
-        task = bar.add_task("running", total=total)
-        run.execute(plan, progress=lambda name: bar.update(task, advance=1, description=name))
+    todo = Counter()
+    for name, _, batch in plan:
+        todo[name] += len(batch)
+    skipped = sum(r["verdict"] == SKIPPED for r in read_jsonl(run.results_path))
+    runtimes = f"{len(run.workers)} runtime{'s' * (len(run.workers) != 1)}"
+    console.print(f"{len(cases)} cases over {len({c.spec for c in cases})} spec files; {sum(todo.values())} results "
+                  f"to compute (each case in each placement of each of the {runtimes} that runs it)"
+                  + (f", {skipped} skipped (cases an adapter cannot express: see the notes)" if skipped else ""),
+                  soft_wrap=True)
+    with _progress(console, "running", todo) as advance:
+        run.execute(plan, progress=advance)
     rows = read_jsonl(run.results_path)
     cases_rows = read_jsonl(run.cases_path)
-    for table in report.terminal_tables(rows):
-        console.print(table)
+    for part in report.terminal_output(rows, console.width):
+        text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping
+        console.print(part, soft_wrap=text, markup=not text, highlight=False)
     for note in run.notes:
-        console.print(f"note: {note}")
+        console.print(f"note: {note}", soft_wrap=True, markup=False, highlight=False)
+    if report.failures(rows):
+        console.print(f"To shrink a failure to a bug report: padconf minimize {run.dir}:<case id> --runtime <runtime>",
+                      soft_wrap=True, markup=False, highlight=False)
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
-    console.print(f"{len(rows)} results in {run.results_path}; summary in {run.dir / 'summary.md'}")
+    console.print(f"{report.counts_line(rows)}\nIn {run.results_path}; summary in {run.dir / 'summary.md'}",
+                  soft_wrap=True, markup=False, highlight=False)
     return 0
 
 
@@ -153,12 +166,74 @@ def _work_dir(args, use: str) -> Path:
     return Path(args.work or f".padconf/{use}/{args.runtime.replace(':', '_').replace('/', '_')}")
 
 
-def _progress(out: Console):
-    """A progress bar on ``out`` when it is a terminal; the callback advances it."""
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+PROGRESS_EVERY_S = 15.0  # a progress line this often where there is no terminal (a CI log)
 
-    columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-    return Progress(*columns, console=out, disable=not out.is_terminal)
+
+@contextlib.contextmanager
+def _progress(out: Console, what: str, todo: Counter | None = None):
+    """Yields a callback ``advance(runtime)`` called once per result. On a terminal it moves a
+    progress bar; elsewhere (a CI log) a line every PROGRESS_EVERY_S seconds says how far each
+    runtime is, the seconds elapsed and what is slow, so that a log never goes silent."""
+    if out.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
+        with Progress(*columns, console=out) as bar:
+            task = bar.add_task(what, total=sum(todo.values()) if todo else None)
+            yield lambda name: bar.update(task, advance=1, description=name)
+        return
+    log = ProgressLog(what, todo)
+    stop = threading.Event()
+
+    def tick():
+        while not stop.wait(PROGRESS_EVERY_S):
+            out.print(log.line(), soft_wrap=True, markup=False, highlight=False)
+    ticker = threading.Thread(target=tick, daemon=True)
+    ticker.start()
+    try:
+        yield log.advance
+    finally:
+        stop.set()
+        ticker.join()
+
+
+class ProgressLog:
+    """Results done per runtime, for a progress line: done / to do, seconds elapsed, and what is
+    slow (a runtime with no result since the last line, else the one with most time left)."""
+
+    def __init__(self, what: str, todo: Counter | None = None, clock=time.monotonic):
+        self.what, self.todo, self.clock = what, todo or Counter(), clock
+        self.started = self.last = clock()  # the last: when the last line was made
+        self.done: Counter = Counter()
+        self.seen: Counter = Counter()  # done, as of the last line
+        self.first: dict[str, float] = {}  # runtime -> when its first result came
+        self._lock = threading.Lock()
+
+    def advance(self, runtime: str) -> None:
+        with self._lock:
+            self.done[runtime] += 1
+            self.first.setdefault(runtime, self.clock())
+
+    def line(self) -> str:
+        now = self.clock()
+        with self._lock:
+            done, first = Counter(self.done), dict(self.first)
+        since, seen, self.last, self.seen = now - self.last, self.seen, now, done
+        names = list(self.todo) + [n for n in done if n not in self.todo]
+        text = f"{self.what}: {now - self.started:.0f} s"
+        if names:
+            parts = [f"{n} {done[n]}" + (f"/{self.todo[n]}" if n in self.todo else "") for n in names]
+            text += f", {sum(done.values())}" + (f"/{sum(self.todo.values())}" if self.todo else "") + \
+                f" results ({', '.join(parts)})"
+        running = [n for n in names if n in first and (n not in self.todo or done[n] < self.todo[n])]
+        stalled = [n for n in running if done[n] == seen[n]]
+        left = {n: (self.todo[n] - done[n]) * (now - first[n]) / done[n] for n in running if n in self.todo}
+        if stalled:
+            text += f"; slow: {', '.join(stalled)}: no result in the last {since:.0f} s"
+        elif left:
+            slowest = max(left, key=left.get)
+            text += f"; slowest: {slowest}, about {left[slowest]:.0f} s left at its pace"
+        return text
 
 
 def cmd_gate(args) -> int:
@@ -171,13 +246,11 @@ def cmd_gate(args) -> int:
         rows, covered = gathered_rows(args.results, args.runtime)
         judgement = judge_rows(rows, entries, args.runtime, covered, {s.id for s in load_specs(args.specs_dir)})
     else:
-        with _progress(console) as bar:
-            task = bar.add_task(f"gate {args.runtime}", total=None)
-            judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"),
-                             progress=lambda name: bar.update(task, advance=1))
+        with _progress(console, f"gate {args.runtime}") as advance:
+            judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)
     counts = ", ".join(f"{n} {v}" for v, n in judgement.counts.most_common())
-    console.print(f"gate {args.runtime}: {len(judgement.rows)} results ({counts}); {len(judgement.known)} known "
-                  f"failures forgiven by {args.baseline}", soft_wrap=True)
+    console.print(f"gate {args.runtime}: {len(judgement.rows)} results ({counts}; a result is a case in one placement); "
+                  f"{len(judgement.known)} failing results forgiven by {args.baseline}", soft_wrap=True)
     for line in problem_lines(judgement):
         console.print(line, soft_wrap=True, markup=False, highlight=False)
     for line in judgement.flaky:
@@ -198,15 +271,15 @@ def cmd_baseline(args) -> int:
     from .gate import baseline_rows
 
     err = Console(stderr=True)  # stdout may be the baseline itself
-    with _progress(err) as bar:
-        task = bar.add_task(f"baseline {args.runtime}", total=None)
-        rows, case_count = baseline_rows(_gate_config(args), _work_dir(args, "baseline"),
-                                         progress=lambda name: bar.update(task, advance=1))
+    with _progress(err, f"baseline {args.runtime}") as advance:
+        rows, case_count = baseline_rows(_gate_config(args), _work_dir(args, "baseline"), progress=advance)
     entries = baseline_entries(rows, by_case=args.by_case)
     failing = [r for r in rows if r["verdict"] in FAILURES]
+    results = len({(r["case_id"], r["placement"]) for r in failing})  # a rerun alone is no further result
     header = (f"padconf baseline: {_version_text()}\n{args.runtime} over {case_count} cases "
-              f"(seed {args.seed}, explore {args.explore}; suspicious results rerun alone): {len(failing)} failures in "
-              f"{len(entries)} entries.\nReview each entry: say why in `why`, add `link` to the upstream report.")
+              f"(seed {args.seed}, explore {args.explore}): {results} failing results (a case in one placement; "
+              f"suspicious ones rerun alone, which counts no result twice) in {len(entries)} entries.\n"
+              "Review each entry: say why in `why`, add `link` to the upstream report.")
     text = dump_baseline(entries, header)
     reread = parse_baseline(text, "the baseline just written")
     missed = [r for r in failing if forgiving(reread, r) is None]
@@ -216,7 +289,7 @@ def cmd_baseline(args) -> int:
         sys.stdout.write(text)
     else:
         Path(args.out).write_text(text, encoding="utf-8")
-    err.print(f"{len(entries)} entries covering {len(failing)} failures (the run's and its reruns alone)"
+    err.print(f"{len(entries)} entries covering {results} failing results (a case in one placement)"
               + ("" if args.out in (None, "-") else f" written to {args.out}"), soft_wrap=True)
     return 0
 

@@ -9,6 +9,7 @@ from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 
+from rich.console import Console
 from rich.table import Table
 
 from .cases import AMBIGUOUS, MUST_REJECT, Case
@@ -20,11 +21,42 @@ from .specs import Spec, get_spec, spec_sort_key
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, VERDICTS
 
 
+def _cell_order(key: tuple[str, str, str]) -> tuple:
+    """(runtime, spec, mode) with the spec version as a number: Pad-2 before Pad-11."""
+    return key[0], spec_sort_key(key[1]), key[2]
+
+
 def matrix(rows: list[dict]) -> dict[tuple[str, str, str], Counter]:
+    """(runtime, spec, mode) -> results per verdict; a result is one case in one placement."""
     cells: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
     for row in rows:
         cells[(row["runtime"], row["spec"], row["mode"])][row["verdict"]] += 1
-    return dict(sorted(cells.items()))
+    return dict(sorted(cells.items(), key=lambda item: _cell_order(item[0])))
+
+
+MUST_REJECT_MARK = "†"
+MUST_REJECT_NOTE = (f"{MUST_REJECT_MARK} every case of this spec version and mode is one the spec makes an error "
+                    "(a mode the version lacks, say): there, pass means the runtime rejected it.")
+
+
+def must_reject_only(rows: list[dict]) -> set[tuple[str, str]]:
+    """(spec, mode) pairs all of whose cases are must-reject: a mode the version lacks, say."""
+    kinds: dict[tuple[str, str], set] = defaultdict(set)
+    for row in rows:
+        kinds[(row["spec"], row["mode"])].add(row.get("kind"))
+    return {key for key, seen in kinds.items() if seen == {MUST_REJECT}}
+
+
+def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
+    return mode + (MUST_REJECT_MARK if (spec, mode) in marked else "")
+
+
+def counts_line(rows: list[dict]) -> str:
+    """What the numbers count: results (a case in a placement on a runtime), cases, skips."""
+    skipped = sum(r["verdict"] == SKIPPED for r in rows)
+    return (f"{len(rows)} results over {len({r['case_id'] for r in rows})} cases: a result is one case in one "
+            f"placement on one runtime" + (f"; {skipped} of them skipped (the adapter cannot put the case to its "
+                                           f"runtime: each row and the notes say why)" if skipped else "") + ".")
 
 
 def failures(rows: list[dict]) -> list[dict]:
@@ -101,61 +133,68 @@ def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
     return dict(sorted(counts.items()))
 
 
-def _example(row: dict) -> str:
+def _example(row: dict, with_id: bool = True) -> str:
     return (f"{row['spec']} {row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
             + (f" axes={row['axes']}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
-            + f" [{row['placement']}] id={row['case_id']}"
+            + f" [{row['placement']}]" + (f" id={row['case_id']}" if with_id else "")
             + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)" if row["origin"].startswith("example:") else ""))
 
 
-class _FitToWidth:
-    """A rich renderable that builds its table for the width it is printed at."""
-
-    def __init__(self, build):
-        self.build = build
-
-    def __rich_console__(self, console, options):
-        yield self.build(options.max_width)
+MATRIX_TITLE = "Conformance matrix (results per verdict: each case once per placement)"
 
 
-def matrix_table(rows: list[dict], width: int | None = None) -> Table:
-    """One column per verdict where that fits ``width``; else each cell's verdicts listed in one
-    column, so that no runtime or spec name is cut."""
+def matrix_table(rows: list[dict]) -> Table:
+    """One row per runtime, spec version and mode, one column per verdict."""
     used = used_verdicts(rows)
-    cells = matrix(rows)
-    t = Table(title="Conformance matrix (cases per verdict)")
-    names = [max([len(col)] + [len(key[i]) for key in cells]) for i, col in enumerate(("runtime", "spec", "mode"))]
-    wide = sum(names) + sum(max(len(v), 4) for v in used) + 3 * (3 + len(used)) + 1
+    marked = must_reject_only(rows)
+    t = Table(title=MATRIX_TITLE)
     for col in ("runtime", "spec", "mode"):
-        t.add_column(col, overflow="fold")
-    if width is None or wide <= width:
-        for v in used:
-            t.add_column(v, justify="right", overflow="fold")
-        for (runtime, spec, mode), counts in cells.items():
-            t.add_row(runtime, spec, mode, *[_cell(v, counts[v]) for v in used])
-    else:
-        t.add_column("cases per verdict", overflow="fold")
-        for (runtime, spec, mode), counts in cells.items():
-            t.add_row(runtime, spec, mode, ", ".join(f"{_cell(v, counts[v])} {v}" for v in used if counts[v]))
+        t.add_column(col, no_wrap=True)
+    for v in used:
+        t.add_column(v, justify="right", no_wrap=True)
+    for (runtime, spec, mode), counts in matrix(rows).items():
+        t.add_row(runtime, spec, mode_label(spec, mode, marked), *[_cell(v, counts[v]) for v in used])
     return t
 
 
-def terminal_tables(rows: list[dict]) -> list:
-    """The matrix, distinct failures and interpretations for rich. Nothing is cut to 'onn…' at
-    any width (a CI log has 80 columns): cells fold, and the matrix fits itself to the width."""
-    t = _FitToWidth(lambda width: matrix_table(rows, width))
-    f = Table(title="Distinct failures (one example each)")
-    for col in ("runtime", "verdict", "n", "what", "example"):
-        f.add_column(col, overflow="fold")
+def matrix_lines(rows: list[dict]) -> list[str]:
+    """The matrix as lines, for a width the table does not fit (a CI log has 80 columns):
+    each runtime, then one line per spec version and mode with its counts."""
+    marked = must_reject_only(rows)
+    lines, last = [MATRIX_TITLE], None
+    for (runtime, spec, mode), counts in matrix(rows).items():
+        if runtime != last:
+            lines.append(runtime)
+            last = runtime
+        lines.append(f"  {spec} {mode_label(spec, mode, marked)}: "
+                     + ", ".join(f"{counts[v]} {v}" for v in used_verdicts(rows) if counts[v]))
+    return lines
+
+
+def terminal_output(rows: list[dict], width: int) -> list:
+    """What `padconf run` prints: the matrix as a table where it fits ``width``, else as lines;
+    the distinct failures and the interpretations picked as lines. Lines are printed without
+    wrapping (soft_wrap): no name is cut and no case id split, so `padconf minimize
+    RUN_DIR:<case id>` takes the id as printed."""
+    table = matrix_table(rows)
+    fits = Console(width=10_000).measure(table).maximum <= width
+    out: list = [table] if fits else ["\n".join(matrix_lines(rows))]
+    if must_reject_only(rows):
+        out.append(MUST_REJECT_NOTE)
+    lines = ["", "Distinct failures (one example each)"]
     for g in failures(rows) + placement_dependent(rows):
-        f.add_row(g["runtime"], g["verdict"], str(g["count"]), _what(g), _example(g["example"]))
-    a = Table(title="Where the spec is silent: which interpretation each runtime matched")
-    for col in ("ambiguity", "runtime", "matched (cases)"):
-        a.add_column(col, overflow="fold")
-    for (reason, runtime), counts in interpretations(rows).items():
-        a.add_row(reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
-    return [t, f, a]
+        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']}: {g['class']}",
+                  f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
+                  f"  case id: {g['example']['case_id']}"]
+    if len(lines) == 2:
+        lines.append("(none)")
+    picks = interpretations(rows)
+    if picks:
+        lines += ["", "Where the spec is silent: which interpretation each runtime matched (results)"]
+        for (reason, runtime), counts in picks.items():
+            lines.append(f"- {reason} on {runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
+    return out + ["\n".join(lines)]
 
 
 def _cell(verdict: str, n: int) -> str:
@@ -165,21 +204,27 @@ def _cell(verdict: str, n: int) -> str:
     return f"[{colour}]{n}[/]"
 
 
+def _seen_on(group: dict) -> str:
+    return f"dtypes: {', '.join(sorted(group['dtypes']))}; specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}"
+
+
 def _what(group: dict) -> str:
-    specs = sorted(group["specs"])
-    dtypes = sorted(group["dtypes"])
-    return f"{group['class']}  — dtypes: {', '.join(dtypes)}; specs: {', '.join(specs)}"
+    return f"{group['class']}  — {_seen_on(group)}"
 
 
 def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     used = used_verdicts(rows)
-    out = ["# padconf run summary", "", f"{len(rows)} results over {len(cases_rows)} cases.", ""]
+    marked = must_reject_only(rows)
+    out = ["# padconf run summary", "", counts_line(rows) + f" The run drew {len(cases_rows)} cases.", ""]
     if notes:
         out += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
-    out += ["## Conformance matrix", "", "| runtime | spec | mode | " + " | ".join(used) + " |",
-            "|---|---|---|" + "---:|" * len(used)]
+    out += ["## Conformance matrix", "", "Results per verdict: each case once per placement of each runtime.", "",
+            "| runtime | spec | mode | " + " | ".join(used) + " |", "|---|---|---|" + "---:|" * len(used)]
     for (runtime, spec, mode), counts in matrix(rows).items():
-        out.append(f"| {runtime} | {spec} | {mode} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
+        out.append(f"| {runtime} | {spec} | {_md(mode_label(spec, mode, marked))} | "
+                   + " | ".join(str(counts[v] or "") for v in used) + " |")
+    if marked:
+        out += ["", _md(MUST_REJECT_NOTE)]
     out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
     for g in failures(rows) + placement_dependent(rows):
         out.append(f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_md(_what(g))} | {_md(_example(g['example']))} |")
@@ -252,7 +297,7 @@ def cell_findings(rows: list[dict]) -> dict[tuple[str, str, str], dict]:
     for row in rows:
         by_cell[(row["runtime"], row["spec"], row["mode"])].append(row)
     return {key: {"failures": failures(cell), "picks": interpretations(cell), "unmatched": unmatched(cell)}
-            for key, cell in sorted(by_cell.items())}
+            for key, cell in sorted(by_cell.items(), key=lambda item: _cell_order(item[0]))}
 
 
 def unmatched(rows: list[dict]) -> list[dict]:

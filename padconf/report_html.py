@@ -11,8 +11,9 @@ import numpy as np
 
 from .dtypes import dtype_name
 from .errors import CaseError
-from .report import (RunData, _example, ambiguity_texts, cell_findings, edge_class_counts, evidence,
-                     failures, interpretations, matrix, placement_dependent, totals, used_verdicts)
+from .report import (MUST_REJECT_NOTE, RunData, _example, ambiguity_texts, cell_findings, edge_class_counts, evidence,
+                     failures, interpretations, matrix, mode_label, must_reject_only, placement_dependent, totals,
+                     used_verdicts)
 from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
@@ -76,8 +77,9 @@ def render(run: RunData) -> str:
         "<p class=legend>" + "".join(f"<span style='background:{COLOURS[v]}'>{v}</span>" for v in used) + "</p>",
         _totals_table(rows, used),
         "<div class=main><section id=matrix><h2>Conformance matrix</h2>"
-        "<p class=meta>cases per verdict for each runtime, spec version and mode; a cell with failures or "
-        "ambiguities opens them</p>" + _matrix_table(rows, runtimes, findings, keys) + "</section>",
+        "<p class=meta>results per verdict (each case once per placement) for each runtime, spec version and mode; "
+        "a cell with failures or ambiguities opens them</p>" + _matrix_table(rows, runtimes, findings, keys)
+        + (f"<p class=meta>{escape(MUST_REJECT_NOTE)}</p>" if must_reject_only(rows) else "") + "</section>",
         "<section id=panels><h2>Cell details</h2><p id=panel-hint class=meta>Click a coloured cell of the "
         "matrix to see its distinct failures.</p>"
         + "".join(_panel(run, key, found, keys[key]) for key, found in findings.items() if _opens(found))
@@ -124,11 +126,12 @@ def _totals_table(rows, used) -> str:
 def _matrix_table(rows, runtimes, findings, keys) -> str:
     cells = matrix(rows)
     used = used_verdicts(rows)
+    marked = must_reject_only(rows)
     lines = sorted({(spec, mode) for _, spec, mode in cells}, key=lambda sm: (spec_sort_key(sm[0]), sm[1]))
     out = ["<table id=conformance><tr><th>spec</th><th>mode</th>"
            + "".join(f"<th>{escape(rt)}</th>" for rt in runtimes) + "</tr>"]
     for spec, mode in lines:
-        out.append(f"<tr><th>{escape(spec)}</th><td>{escape(mode)}</td>")
+        out.append(f"<tr><th>{escape(spec)}</th><td>{escape(mode_label(spec, mode, marked))}</td>")
         for rt in runtimes:
             counts = cells.get((rt, spec, mode))
             if counts is None:

@@ -124,10 +124,10 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
     specs = load_specs(config.specs_dir, config.specs)
     if config.cases_dir is not None:
         from .onnx_testdata import read_cases
-        selected = {s.id for s in specs}
+        selected = [s.id for s in specs]
         cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
         if not cases:
-            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(sorted(selected))})")
+            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(selected)})")
         return [json.dumps(c.to_json()) for c in cases]
     args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
     # Forked, so no __main__ is imported again; only while this process has one thread, which

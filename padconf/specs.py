@@ -260,7 +260,7 @@ def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:
         known = {s.id for s in specs}
         unknown = [i for i in ids if i not in known]
         if unknown or not ids:
-            raise SpecError(f"unknown spec id {unknown[0]!r}; known: {', '.join(sorted(known))}" if unknown
+            raise SpecError(f"unknown spec id {unknown[0]!r}; known: {', '.join(s.id for s in specs)}" if unknown
                             else "no spec id selected")
         specs = [s for s in specs if s.id in ids]
     return specs

@@ -3,12 +3,15 @@ line on stderr and exit 2; --specs-dir is honoured by every command, --resume in
 import importlib.metadata
 import importlib.util
 import json
+import re
 import shutil
+from collections import Counter
 from pathlib import Path
 
 import pytest
+import yaml
 
-from padconf.cli import main
+from padconf.cli import ProgressLog, main
 from padconf.runner import read_jsonl
 from padconf.specs import SPECS_DIR
 
@@ -106,3 +109,44 @@ def test_version_names_padconf_and_the_runtimes_found(capsys):
     for package in ("onnxruntime", "openvino", "tract"):  # each runtime package installed here
         if importlib.util.find_spec(package):
             assert f"{package} {importlib.metadata.version(package)}" in out
+
+
+def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
+    now = [0.0]
+    log = ProgressLog("running", Counter({"onnxruntime": 10, "openvino-onnx": 100}), clock=lambda: now[0])
+    for _ in range(10):
+        log.advance("onnxruntime")
+    now[0] = 5.0
+    log.advance("openvino-onnx")
+    now[0] = 10.0
+    for _ in range(4):
+        log.advance("openvino-onnx")  # 5 results in its first 5 s: 95 left at 1 a second
+    assert log.line() == ("running: 10 s, 15/110 results (onnxruntime 10/10, openvino-onnx 5/100); "
+                          "slowest: openvino-onnx, about 95 s left at its pace")
+    now[0] = 25.0  # nothing since the last line: a hang, say
+    assert log.line().endswith("; slow: openvino-onnx: no result in the last 15 s")
+
+
+def test_without_a_terminal_a_run_prints_progress_lines_at_a_steady_interval(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("padconf.cli.PROGRESS_EVERY_S", 0.1)  # SlowAdapter takes >= 0.02 s a result: > 1 s
+    assert main(["run", "--runtime", FAKE + "SlowAdapter", "--spec", "onnx/Pad-19", "--max-examples", "20",
+                 "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    ticks = re.findall(rf"^running: \d+ s, (\d+)/(\d+) results \({re.escape(FAKE)}SlowAdapter \1/\2\)", out, re.M)
+    assert len(ticks) >= 2 and all(int(done) <= int(total) for done, total in ticks)
+
+
+def test_baseline_counts_each_failing_result_once_as_the_gate_forgives_them(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("padconf.cli.PROGRESS_EVERY_S", 0.01)
+    runtime, spec = FAKE + "CrashOnExampleAdapter", ["--spec", "onnx/Pad-19"]
+    baseline = tmp_path / "b.yaml"
+    # its crashes are rerun alone to confirm them: the reruns are no further failures
+    assert main(["baseline", "--runtime", runtime, "--out", str(baseline), "--work", str(tmp_path / "b"), *spec]) == 0
+    err = capsys.readouterr().err
+    assert re.search(rf"^baseline {re.escape(runtime)}: \d+ s", err, re.M)  # a log is never silent
+    text = baseline.read_text()
+    failing = int(re.search(r"(\d+) failing results \(a case in one placement", text)[1])
+    in_entries = sum(int(re.match(r"(\d+) results?;", e["why"])[1]) for e in yaml.safe_load(text))
+    assert main(["gate", "--runtime", runtime, "--baseline", str(baseline), "--work", str(tmp_path / "g"), *spec]) == 0
+    forgiven = int(re.search(r"(\d+) failing results forgiven", capsys.readouterr().out)[1])
+    assert failing == in_entries == forgiven > 0

@@ -21,6 +21,7 @@ from rich.console import Console
 from padconf import report
 from padconf.cases import Case
 from padconf.classify import classify
+from padconf.baseline import baseline_entries
 from padconf.cli import main
 from padconf.outcome import Outcome
 from padconf.report_html import render
@@ -194,31 +195,86 @@ def test_a_bad_run_directory_is_one_line_error(run_dir, tmp_path, capsys, proble
     assert not (tmp_path / "r.html").exists()
 
 
-def test_terminal_tables_cut_no_name_at_80_columns():
+def table_lines(text: str) -> list[str]:
+    return [line for line in text.splitlines() if line and line[0] in "┏┃┡│└"]
+
+
+def printed(rows, width) -> str:
+    """What `padconf run` prints of ``rows`` on a console ``width`` columns wide (as cli does)."""
+    out = io.StringIO()
+    console = Console(file=out, width=width, color_system=None)
+    for part in report.terminal_output(rows, width):
+        console.print(part, soft_wrap=isinstance(part, str), markup=not isinstance(part, str))
+    return out.getvalue()
+
+
+def test_terminal_output_cuts_no_name_and_splits_no_case_id_at_80_columns():
     _, rows = planted_rows()
     long_rows = [{**r, "runtime": "openvino-onnx" if r["runtime"] == "alpha" else "onnx-reference",
                   "spec": "openvino/Pad-12"} for r in rows]
     for width in (80, 200):
-        out = io.StringIO()
-        console = Console(file=out, width=width, color_system=None)
-        for table in report.terminal_tables(long_rows):
-            console.print(table)
-        text = out.getvalue()
+        text = printed(long_rows, width)
+        lines = text.splitlines()
         assert "…" not in text
-        for name in ("openvino-onnx", "onnx-reference", "openvino/Pad-12", "wrongly-rejected"):
-            assert name in text, (width, name)
-    assert max(len(line) for line in text.splitlines()) > 80  # at 200 the matrix has a column per verdict
+        for name in ("openvino-onnx", "onnx-reference", "openvino/Pad-12", "wrongly-rejected", "wrongly-accepted",
+                     "crop_beyond_dim=reject"):
+            assert any(name in line for line in lines), (width, name)
+        for group in report.failures(long_rows):  # whole on one line: `padconf minimize RUN:<id>` takes it
+            assert any(f"case id: {group['example']['case_id']}" == line.strip() for line in lines), width
+        tables = table_lines(text)
+        assert all(len(line) <= width for line in tables)
+    assert max(len(line) for line in tables) > 80  # at 200 the matrix is a table with a column per verdict
+    assert not table_lines(printed(long_rows, 80))  # at 80 the matrix is lines
 
 
-def test_padconf_run_output_in_a_ci_log_keeps_names_whole(tmp_path):
+def test_padconf_run_output_in_a_ci_log_keeps_names_and_case_ids_whole(tmp_path):
     env = {**os.environ, "COLUMNS": "80", "TERM": "dumb"}
     proc = subprocess.run([sys.executable, "-m", "padconf.cli", "run", "--runtime", "onnx-reference",
                            "tests.fake_adapters:WrongValuesAdapter", "--spec", "onnx/Pad-11", "--max-examples", "4",
                            "--out", str(tmp_path / "run")], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 0, proc.stderr
     assert "…" not in proc.stdout and "onnx-reference" in proc.stdout
-    tables = [line for line in proc.stdout.splitlines() if line[:1] in "┏┃┡│└"]
-    assert tables and max(len(line) for line in tables) <= 80
+    lines = proc.stdout.splitlines()
+    assert max(map(len, table_lines(proc.stdout)), default=0) <= 80
+    ids = {g["example"]["case_id"] for g in report.failures(read_jsonl(tmp_path / "run" / "results.jsonl"))}
+    assert ids and all(f"  case id: {i}" in lines for i in ids)
+    assert f"padconf minimize {tmp_path / 'run'}:<case id> --runtime <runtime>" in proc.stdout
+
+
+def test_spec_versions_sort_by_number_in_terminal_summary_html_and_errors(tmp_path, capsys):
+    cases = [classify(Case(f"onnx/Pad-{v}", np.array([1, 2], np.int64), [1, 1])) for v in (1, 2, 11, 13, 19)]
+    rows = [result_row("alpha", "inputs", c, Outcome(np.zeros(4, np.int64)), "ok") for c in cases]
+    numeric = ["onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11", "onnx/Pad-13", "onnx/Pad-19"]
+
+    def order(text):
+        found = re.findall(r"onnx/Pad-\d+", text)
+        return list(dict.fromkeys(found))
+    assert order(printed(rows, 200)) == numeric and order(printed(rows, 80)) == numeric
+    assert order(report.markdown(rows, [c.to_json() for c in cases], [])) == numeric
+    assert order(render(report.load_run(write_run(tmp_path / "run", cases, rows)))) == numeric
+    in_entries = [[int(v) for v in re.findall(r"\d+", e["spec"])] for e in baseline_entries(rows)]
+    assert max(map(len, in_entries)) > 2 and all(versions == sorted(versions) for versions in in_entries)
+    assert main(["check", "--spec", "onnx/Pad-99"]) == 2
+    assert order(capsys.readouterr().err)[:4] == ["onnx/Pad-99", "onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11"]
+
+
+def test_counts_say_what_they_count_and_mark_must_reject_only_modes(tmp_path):
+    wrap = classify(Case("onnx/Pad-13", np.array([1, 2], np.int32), [1, 1], mode="wrap"))  # Pad-13 has no wrap
+    plain = classify(Case("onnx/Pad-13", np.array([1, 2], np.int32), [1, 1]))
+    assert wrap.kind == "must-reject"
+    rows = [result_row("alpha", p, c, Outcome(error="refused") if c is wrap else Outcome(c.expected), "ok")
+            for c in (wrap, plain) for p in ("inputs", "folded")]
+    rows.append(result_row("alpha", "initializers", plain, Outcome(skipped="cannot bake it"), "ok"))
+    summary = report.markdown(rows, [wrap.to_json(), plain.to_json()], [])
+    assert "5 results over 2 cases: a result is one case in one placement on one runtime; 1 of them skipped" in summary
+    assert "| alpha | onnx/Pad-13 | wrap† | 2 |" in summary and "| alpha | onnx/Pad-13 | constant | 2 |" in summary
+    assert report.MUST_REJECT_NOTE in summary and "pass means the runtime rejected it" in summary
+    page = render(report.load_run(write_run(tmp_path / "run", [wrap, plain], rows)))
+    assert "<td>wrap†</td>" in page and escape(report.MUST_REJECT_NOTE) in page and "results per verdict" in page
+    for width in (80, 200):
+        text = printed(rows, width)
+        assert "wrap†" in text and "constant†" not in text and report.MUST_REJECT_NOTE in text
+        assert "results per verdict" in text and "cases per verdict" not in text
 
 
 # ---------------------------------------------------------------- headless Chromium
