@@ -46,6 +46,10 @@ def spec_label(spec_id: str) -> str:
     return f"{'ONNX' if domain == 'onnx' else 'OpenVINO'} Pad-{version}"
 
 
+def case_text(case: Case) -> str:
+    return f"{spec_label(case.spec)} {case.mode} {case.dtype}, shape {list(case.data.shape)}, pads {case.pads}"
+
+
 def title(row: dict, case: Case, runtime: str) -> str:
     """One line saying what is wrong."""
     detail, error = row.get("detail") or "", short_error(row.get("error"))
@@ -65,8 +69,7 @@ def title(row: dict, case: Case, runtime: str) -> str:
         phrase = f"hangs ({error})"
     else:
         phrase = f"{verdict}: {detail or error}"
-    return f"{runtime}: {spec_label(case.spec)} {case.mode} {case.dtype}, shape {list(case.data.shape)}, " \
-           f"pads {case.pads}: {phrase}"
+    return f"{runtime}: {case_text(case)}: {phrase}"
 
 
 def _array_text(arr) -> str:
@@ -164,7 +167,7 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
         (where / "actual.npy").write_bytes(_npy_bytes(outcome.output))
     heading = title(row, case, runtime)
     data = _described("data", case.data, "data.npy")
-    about = {"title": heading, "runtime": runtime, "model": model, "inputs": inputs, "expect": expect,
+    about = {"title": heading, "case": case_text(case), "runtime": runtime, "model": model, "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
     (where / "repro.py").write_text(REPRO.replace("@ABOUT@", json.dumps(about, indent=1)), encoding="utf-8")
     (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model),
@@ -500,10 +503,21 @@ def child(runtime):
 
 
 def main(argv):
-    runtime = argv[argv.index("--runtime") + 1] if "--runtime" in argv else ABOUT["runtime"]
-    if "--child" in argv:
+    import argparse
+    usage, about = __doc__.split("\n\n", 2)[1:]
+    parser = argparse.ArgumentParser(usage=usage.split("usage: ", 1)[1], description=about,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runtime", default=ABOUT["runtime"],
+                        help=f"the runtime to run the model on (default: {ABOUT['runtime']}, where padconf found this)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # the child process that runs it
+    args = parser.parse_args(argv)
+    runtime = args.runtime
+    if args.child:
         return child(runtime)
-    print(ABOUT["title"], flush=True)
+    if runtime == ABOUT["runtime"]:
+        print(ABOUT["title"], flush=True)
+    else:  # what padconf found is another runtime's answer: this one's is below
+        print(f"{runtime}: {ABOUT['case']}\n(padconf found this on {ABOUT['title']})", flush=True)
     try:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--runtime", runtime],
                               timeout=HANG_SECONDS)

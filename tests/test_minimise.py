@@ -137,6 +137,20 @@ def test_a_repro_of_a_case_the_runtime_gets_right_exits_0(tmp_path):
     assert rc == 0 and "expected: [[7., 1., 2.],\n [7., 3., 4.]]" in printed and "OK:" in printed
 
 
+def test_repro_help_runs_nothing_and_another_runtime_is_titled_as_itself(tmp_path):
+    case = classify(Case(spec=SPEC.id, data=np.array([1, 2], np.float32), pads=[0, 1], mode="reflect"), SPEC)
+    row = result_row("onnxruntime", "inputs", case, Outcome(error="Pad reflect: pre-pad too large"), "ok")
+    attempt = Attempt(case, row, Outcome(error="Pad reflect: pre-pad too large"))
+    write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnxruntime", None, Job(case))
+    rc, printed = run_repro(tmp_path / "b", "--help")
+    assert rc == 0 and printed.startswith("usage: python repro.py [--runtime ") and "Exit 1 while the bug" in printed
+    assert "ONNX Pad-19" not in printed and "expected:" not in printed  # nothing ran, not even the title
+    rc, printed = run_repro(tmp_path / "b", "--runtime", "openvino-onnx")
+    first, second = printed.splitlines()[:2]
+    assert first == "openvino-onnx: ONNX Pad-19 reflect float, shape [2], pads [0, 1]"
+    assert second.startswith("(padconf found this on onnxruntime: ONNX Pad-19 reflect float") and "rejects" in second
+
+
 # ---------------------------------------------------------------- a user's model
 
 
