@@ -228,7 +228,7 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
     for g in failures(rows) + placement_dependent(rows):
         out.append(f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_md(_what(g))} | {_md(_example(g['example']))} |")
-    out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (cases) |", "|---|---|---|"]
+    out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (results) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
         out.append(f"| {reason} | {runtime} | " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()) + " |")
     specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)

@@ -234,7 +234,7 @@ def _ambiguity_table(rows, runtimes, specs_dir) -> str:
         return "<h2>Where the spec is silent</h2><p class=meta>No case hit an undefined point.</p>"
     texts = ambiguity_texts(rows, specs_dir)
     out = ["<h2>Where the spec is silent</h2><p class=meta>which interpretation each runtime's answer matched "
-           "(cases)</p><table id=ambiguities><tr><th>undefined point</th>"
+           "(results)</p><table id=ambiguities><tr><th>undefined point</th>"
            + "".join(f"<th>{escape(rt)}</th>" for rt in runtimes) + "</tr>"]
     for reason in sorted({reason for reason, _ in picks}):
         quotes = "".join(f"<blockquote>{escape(text)} <span class=meta>({escape(', '.join(specs))})</span>"
