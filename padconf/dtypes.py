@@ -119,14 +119,13 @@ def encode_array(arr: np.ndarray, name: str) -> dict:
     if name == "string":
         values = [str(s) for s in arr.reshape(-1).tolist()]
         raw = json.dumps(values).encode("utf-8")
-        if len(raw) <= COMPRESS_ABOVE:
-            out["values"] = values
-            return out
     else:
         raw = np.ascontiguousarray(arr, dtype=numpy_dtype(name).newbyteorder("<")).tobytes()
     packed = zlib.compress(raw, 6) if len(raw) > COMPRESS_ABOVE else None
     if packed is not None and len(packed) < len(raw) * 0.9:
         out["z64"] = base64.b64encode(packed).decode("ascii")
+    elif name == "string":
+        out["values"] = values
     else:
         out["b64"] = base64.b64encode(raw).decode("ascii")
     return out
