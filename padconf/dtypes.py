@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import math
 import zlib
 
 import ml_dtypes
@@ -125,16 +126,29 @@ def encode_array(arr: np.ndarray, name: str) -> dict:
     return out
 
 
+MAX_ARRAY_BYTES = 1 << 26  # 64 MiB: padconf draws outputs of at most 100,000 elements (1.6 MB)
+
+
 def decode_array(obj: dict) -> np.ndarray:
     """The array ``encode_array`` wrote; also the older forms (``"bits"`` of floats, integer
-    ``"values"``), so run directories of earlier padconf versions still load."""
+    ``"values"``), so run directories of earlier padconf versions still load. The JSON may come
+    from a file padconf did not write: the declared shape is checked against MAX_ARRAY_BYTES
+    before anything is decoded, and a zlib payload is inflated to that size and no further."""
     try:
         name, shape = obj["dtype"], tuple(obj["shape"])
         dtype = numpy_dtype(name)
+        if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+            raise CaseError(f"malformed array: shape {list(shape)[:33]} is not a list of sizes >= 0")
+        size = math.prod(shape) * (dtype.itemsize if name != "string" else 1)
+        if size > MAX_ARRAY_BYTES:
+            raise CaseError(f"array of {name} shape {list(shape)} ({size} bytes) is larger than {MAX_ARRAY_BYTES}")
         if "b64" in obj or "z64" in obj:
             raw = base64.b64decode(obj["b64"] if "b64" in obj else obj["z64"], validate=True)
             if "z64" in obj:
-                raw = zlib.decompress(raw)
+                inflate = zlib.decompressobj()
+                raw = inflate.decompress(raw, max(size, 1))  # a zlib bomb stops at the declared size (0: no limit)
+                if inflate.unconsumed_tail or not inflate.eof:
+                    raise CaseError(f"malformed array: its z64 payload is not {size} bytes of {name} {list(shape)}")
             flat = np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype)
         elif "bits" in obj:
             flat = np.array(obj["bits"], dtype=np.uint64)

@@ -11,7 +11,6 @@ until none helps or the time limit is reached. Each attempt runs alone in a fres
 """
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -26,9 +25,10 @@ from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import failures, load_run
-from .runner import result_row
+from .runner import MAX_JSONL_BYTES, result_row
 from .signature import failure_class
 from .specs import get_spec
+from .untrusted import json_value, read_text
 from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
@@ -310,16 +310,10 @@ def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, prog
 
 
 def _case_from_file(path: Path) -> Case:
-    try:
-        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    except UnicodeDecodeError:
-        raise CaseError(f"{path}: not UTF-8 text") from None
+    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES).splitlines() if ln.strip()]
     if not lines:
         raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
-    try:
-        doc = json.loads(lines[0])
-    except json.JSONDecodeError as exc:
-        raise CaseError(f"{path}: not a cases.jsonl line: {exc.msg}") from None
+    doc = json_value(lines[0], str(path))
     if not isinstance(doc, dict):
         raise CaseError(f"{path}: not a cases.jsonl line (a JSON object)")
     try:

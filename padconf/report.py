@@ -11,12 +11,14 @@ from pathlib import Path
 
 from rich.table import Table
 
+from . import escape
 from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .runner import RESULT_KEYS, read_jsonl
+from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, read_jsonl
 from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
+from .untrusted import json_value, read_text
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, VERDICTS
 
 
@@ -133,11 +135,12 @@ def matrix_table(rows: list[dict], width: int | None = None) -> Table:
         for v in used:
             t.add_column(v, justify="right", overflow="fold")
         for (runtime, spec, mode), counts in cells.items():
-            t.add_row(runtime, spec, mode, *[_cell(v, counts[v]) for v in used])
+            t.add_row(*map(escape.terminal, (runtime, spec, mode)), *[_cell(v, counts[v]) for v in used])
     else:
         t.add_column("cases per verdict", overflow="fold")
         for (runtime, spec, mode), counts in cells.items():
-            t.add_row(runtime, spec, mode, ", ".join(f"{_cell(v, counts[v])} {v}" for v in used if counts[v]))
+            t.add_row(*map(escape.terminal, (runtime, spec, mode)),
+                      ", ".join(f"{_cell(v, counts[v])} {v}" for v in used if counts[v]))
     return t
 
 
@@ -149,12 +152,12 @@ def terminal_tables(rows: list[dict]) -> list:
     for col in ("runtime", "verdict", "n", "what", "example"):
         f.add_column(col, overflow="fold")
     for g in failures(rows) + placement_dependent(rows):
-        f.add_row(g["runtime"], g["verdict"], str(g["count"]), _what(g), _example(g["example"]))
+        f.add_row(*map(escape.terminal, (g["runtime"], g["verdict"], g["count"], _what(g), _example(g["example"]))))
     a = Table(title="Where the spec is silent: which interpretation each runtime matched")
     for col in ("ambiguity", "runtime", "matched (cases)"):
         a.add_column(col, overflow="fold")
     for (reason, runtime), counts in interpretations(rows).items():
-        a.add_row(reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
+        a.add_row(*map(escape.terminal, (reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common()))))
     return [t, f, a]
 
 
@@ -175,27 +178,28 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     used = used_verdicts(rows)
     out = ["# padconf run summary", "", f"{len(rows)} results over {len(cases_rows)} cases.", ""]
     if notes:
-        out += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+        out += ["## Notes", ""] + [f"- {escape.markdown(n)}" for n in notes] + [""]
     out += ["## Conformance matrix", "", "| runtime | spec | mode | " + " | ".join(used) + " |",
             "|---|---|---|" + "---:|" * len(used)]
     for (runtime, spec, mode), counts in matrix(rows).items():
-        out.append(f"| {runtime} | {spec} | {mode} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
+        out.append(_md_row(runtime, spec, mode, *[counts[v] or "" for v in used]))
     out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
     for g in failures(rows) + placement_dependent(rows):
-        out.append(f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_md(_what(g))} | {_md(_example(g['example']))} |")
+        out.append(_md_row(g["runtime"], g["verdict"], g["count"], _what(g), _example(g["example"])))
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (cases) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
-        out.append(f"| {reason} | {runtime} | " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()) + " |")
+        out.append(_md_row(reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
     specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
     out += ["", "## Edge classes drawn (cases per spec version)", "",
-            "| edge class | " + " | ".join(specs) + " |", "|---|" + "---:|" * len(specs)]
+            _md_row("edge class", *specs), "|---|" + "---:|" * len(specs)]
     for tag, per_spec in edge_class_counts(cases_rows).items():
-        out.append(f"| {tag} | " + " | ".join(str(per_spec[s] or "") for s in specs) + " |")
+        out.append(_md_row(tag, *[per_spec[s] or "" for s in specs]))
     return "\n".join(out) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md_row(*cells) -> str:
+    """A markdown table row of text from runtimes and files: escaped, never markup."""
+    return "| " + " | ".join(map(escape.markdown, cells)) + " |"
 
 
 # ---------------------------------------------------------------- a run directory, for `padconf report`
@@ -226,11 +230,11 @@ def load_run(run_dir: Path | str) -> RunData:
         raise PadconfError(f"{results}: holds no result: nothing to report")
     cases = {c.get("id"): c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
     specs_dir = None
-    if (run_dir / "run.json").is_file():
-        try:
-            specs_dir = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("specs_dir")
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
-            raise CaseError(f"{run_dir / 'run.json'}: malformed: {exc}") from None
+    if (run_dir / "run.json").exists():
+        doc = json_value(read_text(run_dir / "run.json", MAX_RUN_JSON_BYTES), str(run_dir / "run.json"))
+        specs_dir = doc.get("specs_dir") if isinstance(doc, dict) else None
+        if not isinstance(specs_dir, (str, type(None))):
+            raise CaseError(f"{run_dir / 'run.json'}: malformed: specs_dir is not a path")
     return RunData(run_dir, rows, cases, specs_dir)
 
 
@@ -312,7 +316,7 @@ def evidence(row: dict, run: RunData) -> dict:
         if row.get("output") is not None:
             out["actual"] = decode_array(row["output"])
     except CaseError as exc:
-        raise CaseError(f"{run.dir}: case {row['case_id']}: {exc}") from None
+        raise CaseError(f"{run.dir / 'cases.jsonl'}: case {row['case_id']}: {exc}") from None
     return out
 
 
@@ -339,15 +343,12 @@ def short_markdown(rows: list[dict], html_name: str | None = None, top: int = 10
            f"{len(found)} distinct failures", "",
            "| runtime | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
     for runtime, counts in totals(rows).items():
-        out.append(f"| {runtime} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
+        out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
     if found:
         shown = sorted(found, key=lambda g: -g["count"])[:top]
         out += ["", f"Distinct failures ({len(shown)} most frequent of {len(found)}):" if len(shown) < len(found)
                 else f"Distinct failures ({len(found)}):", "", "| runtime | verdict | n | what |", "|---|---|---:|---|"]
-        # a PR comment renders HTML: a runtime's "<axes>" would vanish as an unknown tag
-        out += [f"| {g['runtime']} | {g['verdict']} | {g['count']} | "
-                + _short(_md(_what(g)), 160).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + " |"
-                for g in shown]
+        out += [_md_row(g["runtime"], g["verdict"], g["count"], _short(_what(g), 160)) for g in shown]
     if picks:
         out += ["", f"Where the spec is silent: {len({reason for reason, _ in picks})} undefined points hit, "
                     f"{sum(sum(c.values()) for c in picks.values())} results; see the full report."]

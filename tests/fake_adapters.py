@@ -324,3 +324,13 @@ class ModelCrashAdapter(ReflectOffByOneAdapter):
 
     def run_model(self, model, feeds):
         os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class HostileTextAdapter(ConformingAdapter):
+    """Refuses every case with an error text holding rich markup, a terminal escape sequence and
+    an HTML tag: padconf must show it as text everywhere (terminal, summary.md, report)."""
+
+    HOSTILE = "[/red][/] \x1b[2J\x1b[31m <img src=x onerror=alert(1)> | `x` [link](http://example.com)"
+
+    def run(self, case, placement="inputs"):
+        return Outcome(error=self.HOSTILE)
