@@ -118,7 +118,7 @@ def _read_cases(path: Path) -> list[Case]:
         try:
             case = Case.from_json(row)
         except CaseError as exc:
-            raise CaseError(f"{path}:{number}: {exc}") from None
+            raise CaseError(f"{path}: case {number}: {exc}") from None
         held += sum(a.nbytes for a in (case.data, case.expected, *case.interpretations.values()) if a is not None)
         if held > MAX_CASES_BYTES:
             raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")

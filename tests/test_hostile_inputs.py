@@ -313,7 +313,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
     out = tmp_path / "out"
     args = ["generate", "--out", str(out), "--spec", "onnx/Pad-2"]
     assert padconf_cli(args, tmp_path, timeout=300)[0] == 0
-    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    before = files_of(out)
     dirs_before = case_dirs(tmp_path)
     killer = ("import os, signal, sys, padconf.onnx_testdata as t, padconf.cli as cli\n"
               "written = t.write_onnx\n"
@@ -324,19 +324,33 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
               "cli.main(sys.argv[1:])\n")
     proc = subprocess.run([sys.executable, "-c", killer, *args], cwd=tmp_path, capture_output=True, timeout=300)
     assert proc.returncode == -signal.SIGKILL
-    assert {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+    assert files_of(out) == before
     assert case_dirs(tmp_path) == dirs_before  # the staging left beside is not read
 
 
-def test_an_interrupted_generate_keeps_the_previous_output(tmp_path, monkeypatch):
+def test_an_interrupt_while_generate_swaps_its_output_in_leaves_one_whole_output(tmp_path, monkeypatch):
     import padconf.onnx_testdata as testdata
+    spec = [s for s in SPECS if s.id == "onnx/Pad-2"]
+    testdata.generate(tmp_path / "ref", spec)
+    new = files_of(tmp_path / "ref")
     out = tmp_path / "out"
     (out / "onnx").mkdir(parents=True)
     (out / "onnx" / "old").write_text("previous")
-    monkeypatch.setattr(testdata, "write_onnx", lambda *a: (_ for _ in ()).throw(KeyboardInterrupt))
+    old = files_of(out)
+    removing = shutil.rmtree
+
+    def interrupted(path, *args, **kwargs):  # Ctrl-C as soon as the first folder is removed
+        removing(path, *args, **kwargs)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(shutil, "rmtree", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        testdata.generate(out, [s for s in SPECS if s.id == "onnx/Pad-2"])
-    assert [p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")] == ["out", "out/onnx", "out/onnx/old"]
+        testdata.generate(out, spec)
+    assert files_of(out) in (old, new)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "ref"]
+
+
+def files_of(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
 
 
 def test_generate_refuses_a_folder_holding_files_it_did_not_write(tmp_path, capsys):
