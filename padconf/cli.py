@@ -101,7 +101,8 @@ def _run_config(args):
     if args.specs_dir is not None:
         given["specs_dir"] = str(Path(args.specs_dir).resolve())
     if args.resume:
-        run = Run(args.out, resume=True, jobs=args.jobs, named_runtimes=given.get("runtimes", []))
+        run = Run(args.out, resume=True, jobs=args.jobs, named_runtimes=given.get("runtimes", []),
+                  named_specs_dir=given.get("specs_dir"))
         recorded = vars(run.config)
         changed = [k for k, v in given.items() if recorded.get(k) != v]
         if changed:
@@ -180,9 +181,9 @@ def cmd_gate(args) -> int:
     console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}); {len(judgement.known)} known "
                   f"failures forgiven by {terminal(args.baseline)}", soft_wrap=True)
     for line in problem_lines(judgement):
-        console.print(line, soft_wrap=True, markup=False, highlight=False)
+        console.print(plain(line), soft_wrap=True, markup=False, highlight=False)
     for line in judgement.flaky:
-        console.print(f"flaky (not failing the gate): {line}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False)
     if judgement.unjudged:
         console.print(f"{len(judgement.unjudged)} baseline signature entries not judged here (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
@@ -239,7 +240,7 @@ def cmd_report(args) -> int:
     from . import report
     from .report_html import render
 
-    run = report.load_run(args.run_dir)
+    run = report.load_run(args.run_dir, args.specs_dir)
     html_path = Path(args.html)
     html_path.write_text(render(run), encoding="utf-8")
     if args.md:
@@ -258,6 +259,7 @@ def cmd_minimize(args) -> int:
     live = err.is_terminal
 
     def progress(text, end=False):  # one line rewritten in place on a terminal; finished lines only in a log
+        text = plain(text)  # a runtime's error text may hold escape sequences
         if live:
             err.file.write("\r\033[K" + text[:err.width - 1] + ("\n" if end else ""))
             err.file.flush()
@@ -265,7 +267,7 @@ def cmd_minimize(args) -> int:
             print(text, file=sys.stderr, flush=True)
 
     started = time.monotonic()
-    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress)
+    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir)
     bundles = [s for s in done if s.get("dir")]
     console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                   f"({time.monotonic() - started:.1f} s)", soft_wrap=True)

@@ -334,11 +334,12 @@ def _failing_first(rows: list[dict]) -> dict | None:
     return next((r for r in rows if r["verdict"] in FAILURES), rows[0] if rows else None)
 
 
-def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
-    """("case" | "run", jobs): what TARGET names, as jobs for ``runtime``."""
+def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[str, list[Job]]:
+    """("case" | "run", jobs): what TARGET names, as jobs for ``runtime`` (``specs_dir``: the spec
+    folder the user named, which a run directory's must be)."""
     path = Path(target)
     if path.is_dir() and (path / "results.jsonl").exists():
-        run = load_run(path)
+        run = load_run(path, specs_dir)
         mine = [r for r in run.rows if r["runtime"] == runtime]
         if not mine:
             raise PadconfError(f"{path}: no result of runtime {runtime} (it has {', '.join(sorted({r['runtime'] for r in run.rows}))})")
@@ -364,7 +365,7 @@ def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
     if split is None:
         raise PadconfError(f"{target}: no such file or run directory (TARGET: a case file, RUN_DIR, or RUN_DIR:<case id>)")
     run_dir, case_id = split
-    run = load_run(run_dir)
+    run = load_run(run_dir, specs_dir)
     doc = run.cases.get(case_id)
     if doc is None:
         raise CaseError(f"{run_dir}: no case {case_id!r} in cases.jsonl")
@@ -418,7 +419,7 @@ def _safe(text: str) -> str:
 
 
 def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S,
-             progress=None, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict]:
+             progress=None, timeout: float = DEFAULT_TIMEOUT_S, specs_dir: str | None = None) -> list[dict]:
     """Minimise what TARGET names on ``runtime`` into ``out``; one summary dict per failure
     ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
     from .repro import index_markdown, write_bundle
@@ -429,7 +430,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
     out.mkdir(parents=True, exist_ok=True)
-    kind, jobs = resolve(target, runtime)
+    kind, jobs = resolve(target, runtime, specs_dir)
     worker = Worker(runtime, timeout=timeout)
     summaries = []
     try:

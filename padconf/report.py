@@ -15,7 +15,7 @@ from . import escape
 from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, read_jsonl
+from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, named_again, read_jsonl
 from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
 from .untrusted import json_value, read_text
@@ -216,9 +216,10 @@ class RunData:
         return list(self.cases.values())
 
 
-def load_run(run_dir: Path | str) -> RunData:
+def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     """A run directory's results and cases; a missing or empty one is an error (a report on
-    nothing would look like a clean run)."""
+    nothing would look like a clean run). ``specs_dir``: the spec folder the user named (None:
+    padconf's own), which must be the one the run recorded."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise PadconfError(f"{run_dir}: no such run directory")
@@ -229,12 +230,12 @@ def load_run(run_dir: Path | str) -> RunData:
     if not rows:
         raise PadconfError(f"{results}: holds no result: nothing to report")
     cases = {c.get("id"): c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
-    specs_dir = None
     if (run_dir / "run.json").exists():
         doc = json_value(read_text(run_dir / "run.json", MAX_RUN_JSON_BYTES), str(run_dir / "run.json"))
-        specs_dir = doc.get("specs_dir") if isinstance(doc, dict) else None
-        if not isinstance(specs_dir, (str, type(None))):
+        recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
+        if not isinstance(recorded, (str, type(None))):
             raise CaseError(f"{run_dir / 'run.json'}: malformed: specs_dir is not a path")
+        specs_dir = named_again(recorded, specs_dir, run_dir / "run.json")
     return RunData(run_dir, rows, cases, specs_dir)
 
 

@@ -110,6 +110,17 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
     return rows
 
 
+def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
+    """The spec folder a run directory's run.json names, which padconf reads only when the user
+    names it too (--specs-dir): a run directory from anyone must not point padconf at files
+    elsewhere (whose values a schema error would print)."""
+    if recorded_specs_dir is not None and (named_specs_dir is None
+                                           or Path(named_specs_dir).resolve() != Path(recorded_specs_dir).resolve()):
+        raise PadconfError(f"{run_json}: the run read its spec files from {recorded_specs_dir}, which padconf reads "
+                           f"only when you name it again: --specs-dir {recorded_specs_dir}")
+    return recorded_specs_dir
+
+
 def _read_cases(path: Path) -> list[Case]:
     """The cases of a run's cases.jsonl, their arrays MAX_CASES_BYTES at most in all (each is
     bounded by decode_array: many arrays just under its bound are a bomb too)."""
@@ -225,7 +236,7 @@ class Run:
     worker what it can run; ``execute`` runs it."""
 
     def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False,
-                 jobs: int | None = None, named_runtimes: list[str] = ()):
+                 jobs: int | None = None, named_runtimes: list[str] = (), named_specs_dir: str | None = None):
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
         self.results_path = self.dir / "results.jsonl"
@@ -244,7 +255,9 @@ class Run:
         if resume:
             self.config = self._recorded_config()
             # run.json is a file in a folder anyone may have written: it may ask for registered
-            # runtimes, but a module:Class is imported only when the user names it again
+            # runtimes, but a module:Class is imported, and a spec folder read, only when the user
+            # names it again
+            named_again(self.config.specs_dir, named_specs_dir, self.run_json)
             unnamed = [r for r in self.config.runtimes if r not in registry() and r not in named_runtimes]
             if unnamed:
                 raise PadconfError(f"--resume continues {self.dir} as its run.json records it, and imports the "

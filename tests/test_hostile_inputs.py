@@ -163,6 +163,21 @@ def test_resume_imports_a_module_class_from_run_json_only_when_named_again(tmp_p
     assert not marker.exists()
 
 
+def test_a_spec_folder_named_by_run_json_is_read_only_when_named_again(tmp_path, capsys):
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "onnx").mkdir(parents=True)
+    (elsewhere / "onnx" / "Pad-19.yaml").write_text("id: hunter2\n")  # a config file of the victim's, say
+    (run / "cases.jsonl").unlink()  # so that --resume draws the cases again, from the spec folder
+    doc = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**doc, "specs_dir": str(elsewhere)}))
+    for args in (["run", "--resume", "--out", str(run)], ["report", str(run), "--html", str(tmp_path / "r.html")]):
+        err = one_line_exit_2(main(args), capsys, "run.json", f"--specs-dir {elsewhere}")
+        assert "hunter2" not in err
+    assert main(["--specs-dir", str(ROOT / "padconf" / "specs"), "run", "--resume", "--out", str(run)]) == 2
+    assert "--specs-dir" in capsys.readouterr().err  # the folder named must be the one recorded
+
+
 def test_a_runtime_named_module_callable_must_be_an_adapter_class():
     with pytest.raises(PadconfError, match="not a padconf Adapter class"):
         get_adapter("tempfile:mkdtemp")
