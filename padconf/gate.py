@@ -86,8 +86,8 @@ def replayed(db, spec: Spec) -> list[Case]:
     for value in sorted(db.fetch(key)):
         try:
             case = classify(Case.from_json(json.loads(value)), spec)
-        except (ValueError, CaseError, PadconfError):
-            db.delete(key, value)  # written by another padconf, or broken
+        except (ValueError, RecursionError, CaseError, PadconfError):
+            db.delete(key, value)  # written by another padconf, or broken (or nested past the recursion limit)
             continue
         if value != _db_value(case):  # one spelling per case, so that forgetting it forgets it
             db.delete(key, value)

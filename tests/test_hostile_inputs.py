@@ -307,7 +307,8 @@ def test_markup_and_escapes_in_runtime_text_and_paths_are_shown_as_text(tmp_path
     printed = capsys.readouterr().out
     assert "\x1b" not in printed and "[/red]" in printed
     summary = (out / "summary.md").read_text()
-    assert "<img" not in summary and "\x1b" not in summary and "](http" not in summary
+    assert "<img" not in summary and "\x1b" not in summary
+    assert "&lt;img src=x onerror=alert(x)&gt; \\| \\`x\\` \\[link\\](javascript:void)" in summary
     assert main(["run", "--resume", "--runtime", FAKE + "HostileTextAdapter", "--out", str(out)]) == 0
     assert main(["report", str(out), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
     assert "<img" not in (tmp_path / "r.html").read_text() and "<img" not in (tmp_path / "r.md").read_text()
