@@ -755,7 +755,7 @@ def _value_from_attribute(value: float, dtype: str) -> np.ndarray:
         return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
 
 
-MAX_MODEL_BYTES = 1 << 28  # a model.onnx or model.xml read from a folder padconf did not write
+MAX_MODEL_BYTES = 1 << 28  # a file of a test folder (model, weights, tensor): padconf did not write it
 
 
 def load_tensor(path: Path, root: Path | None = None) -> np.ndarray:
@@ -772,7 +772,7 @@ def tensor_array(tensor: onnx.TensorProto, where: Path, root: Path) -> np.ndarra
     """``tensor``'s array, read from the file ``where``: its element type and dims checked
     before anything is allocated, and its external data (if any) read from beside ``where``,
     from a regular file that stays inside ``root``."""
-    label = f"{where}: tensor {tensor.name!r}" if tensor.name else f"{where}"
+    label = f"{where}: tensor {tensor.name!r}" if tensor.name else str(where)
     try:
         dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
     except (KeyError, ValueError, TypeError):
