@@ -112,7 +112,7 @@ def main() -> None:
     started = time.monotonic()
     kills, orphans, codes = 0, 0, Counter()
     while True:
-        cmd = first if not (out / "run.json").exists() else base + ["--resume"]
+        cmd = first if not (out / "run.json").exists() else base + ["--resume", "--runtime", ADAPTER]
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if kills < args.kills:
             try:

@@ -18,17 +18,31 @@ matches, the ones a run draws tomorrow included.
 """
 from __future__ import annotations
 
-import re
+import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import re2
 import yaml
 
 from .errors import CaseError
 from .signature import escape, failure_pattern
 from .specs import spec_sort_key
+from .untrusted import read_text, yaml_depth_checked
 from .verdicts import FAILURES
+
+MAX_BASELINE_BYTES = 16 << 20
+_RE2_OPTIONS = re2.Options()
+_RE2_OPTIONS.log_errors = False  # a bad pattern is our one line, not RE2's log on stderr
+
+
+@functools.lru_cache(maxsize=4096)
+def compiled(pattern: str):
+    """A baseline pattern compiled by RE2, which matches in time linear in the text: a pattern
+    from a file padconf did not write cannot backtrack for ever (``(a+)+$``). RE2 has no
+    backreferences or lookaround; such a pattern is refused when the baseline is read."""
+    return re2.compile(pattern, _RE2_OPTIONS)
 
 PATTERN_KEYS = ("runtime", "spec", "mode", "dtype", "placement", "origin")  # whole-match over the row's field
 KEYS = PATTERN_KEYS + ("verdict", "case", "error", "why", "link")
@@ -53,16 +67,16 @@ class Entry:
         """The row is one this entry speaks of (whatever its verdict)."""
         if self.case is not None and row["case_id"] != self.case:
             return False
-        return all(getattr(self, k) is None or re.fullmatch(getattr(self, k), str(row.get(k)))
+        return all(getattr(self, k) is None or compiled(getattr(self, k)).fullmatch(str(row.get(k)))
                    for k in PATTERN_KEYS)
 
     def speaks_of(self, spec_id: str) -> bool:
-        return self.spec is None or re.fullmatch(self.spec, spec_id) is not None
+        return self.spec is None or compiled(self.spec).fullmatch(spec_id) is not None
 
     def matches(self, row: dict) -> bool:
         """The row is the failure this entry forgives."""
         return (row["verdict"] == self.verdict and self.in_scope(row)
-                and (self.error is None or re.search(self.error, row.get("error") or row.get("detail") or "") is not None))
+                and (self.error is None or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None))
 
     def describe(self) -> str:
         return f"{self.where}: {self.runtime} {self.verdict} ({self.case or 'signature'}): {self.why}"
@@ -71,6 +85,7 @@ class Entry:
 def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
     """Entries of a baseline document; anything malformed is one CaseError naming ``where``
     and the line."""
+    yaml_depth_checked(text, where)
     try:
         root = yaml.compose(text, Loader=yaml.SafeLoader)
     except yaml.YAMLError as exc:
@@ -86,7 +101,10 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
         at = f"{where}:{node.start_mark.line + 1}"
         if not isinstance(node, yaml.MappingNode):
             raise CaseError(f"{at}: an entry is a mapping (runtime, verdict, why, and case or a signature)")
-        doc = yaml.safe_load(yaml.serialize(node))
+        try:
+            doc = yaml.safe_load(yaml.serialize(node))
+        except (yaml.YAMLError, TypeError) as exc:  # a !!python/ tag, an unhashable key
+            raise CaseError(f"{at}: not a baseline entry: {getattr(exc, 'problem', None) or exc}") from None
         unknown = sorted(k for k in doc if k not in KEYS)
         if unknown:
             raise CaseError(f"{at}: unknown key {unknown[0]!r}; an entry has {', '.join(KEYS)}")
@@ -100,22 +118,20 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
             raise CaseError(f"{at}: verdict {doc['verdict']!r} is not a failure ({', '.join(FAILURES)})")
         for key in PATTERN_KEYS + ("error",):
             try:
-                re.compile(doc.get(key) or "")
-            except re.error as exc:
-                raise CaseError(f"{at}: {key}: not a regular expression: {exc}") from None
+                compiled(doc.get(key) or "")
+            except re2.error as exc:
+                raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
         entries.append(Entry(**{k: " ".join(v.split()) if k == "why" else v for k, v in doc.items()}, where=at))
     return entries
 
 
+def _re2_text(exc: Exception) -> str:
+    text = exc.args[0] if exc.args else exc
+    return text.decode(errors="replace") if isinstance(text, bytes) else str(text)
+
+
 def load_baseline(path: Path | str) -> list[Entry]:
-    path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except UnicodeDecodeError as exc:
-        raise CaseError(f"{path}: not UTF-8 text (byte {exc.start})") from None
-    except OSError as exc:
-        raise CaseError(f"{path}: cannot read the baseline: {exc.strerror}") from None
-    return parse_baseline(text, str(path))
+    return parse_baseline(read_text(path, MAX_BASELINE_BYTES), str(path))
 
 
 def forgiving(entries: list[Entry], row: dict) -> Entry | None:

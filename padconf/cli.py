@@ -18,8 +18,9 @@ from rich.console import Console
 from rich.table import Table
 
 from .errors import PadconfError
+from .escape import plain, terminal
 from .verdicts import FAILURES
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
+from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 
 console = Console()
 
@@ -35,7 +36,7 @@ def cmd_specs(args) -> int:
         table.add_row(spec.id, " ".join(spec.modes), str(len(spec.dtypes)), str(len(spec.examples)),
                       " ".join(spec.ambiguities))
     console.print(table)
-    console.print(f"{len(specs)} spec files in {specs[0].path.parent.parent}", soft_wrap=True)
+    console.print(f"{len(specs)} spec files in {terminal(specs[0].path.parent.parent)}", soft_wrap=True)
     return 0
 
 
@@ -52,13 +53,13 @@ def cmd_runtimes(args) -> int:
     for col in ("name", "version", "available here", "placements", "module:Class"):
         table.add_column(col, overflow="fold")
     for info in infos:
-        table.add_row(info.name, info.version or "-", "yes" if not info.unavailable else f"no: {info.unavailable}",
-                      " ".join(info.placements) or "-", info.target)
+        table.add_row(*map(terminal, (info.name, info.version or "-", "yes" if not info.unavailable else
+                                      f"no: {info.unavailable}", " ".join(info.placements) or "-", info.target)))
     console.print(table)
     dtypes = Table(title="dtypes each runtime can be given, of those each spec allows")
     dtypes.add_column("spec", no_wrap=True)
     for info in infos:
-        dtypes.add_column(info.name, overflow="fold")
+        dtypes.add_column(terminal(info.name), overflow="fold")
     for spec in specs:
         dtypes.add_row(spec.id, *[info.dtypes_line(spec) for info in infos])
     console.print(dtypes)
@@ -82,7 +83,7 @@ def cmd_check(args) -> int:
     for col in ("spec", "example", "result", "detail"):
         table.add_column(col)
     for r in results:
-        table.add_row(r.spec, r.name, "[green]match[/]" if r.ok else "[red]DIFFERS[/]", r.detail)
+        table.add_row(terminal(r.spec), terminal(r.name), "[green]match[/]" if r.ok else "[red]DIFFERS[/]", terminal(r.detail))
     console.print(table)
     bad = sum(not r.ok for r in results)
     console.print(f"{len(results) - bad} matched, {bad} differ, over {len(specs)} spec files")
@@ -105,7 +106,8 @@ def _run_config(args):
     if args.specs_dir is not None:
         given["specs_dir"] = str(Path(args.specs_dir).resolve())
     if args.resume:
-        run = Run(args.out, resume=True, jobs=args.jobs)
+        run = Run(args.out, resume=True, jobs=args.jobs, named_runtimes=given.get("runtimes", []),
+                  named_specs_dir=given.get("specs_dir"))
         recorded = vars(run.config)
         changed = [k for k, v in given.items() if recorded.get(k) != v]
         if changed:
@@ -121,8 +123,9 @@ def cmd_run(args) -> int:
     from .verdicts import SKIPPED
 
     run = _run_config(args)
-    console.print(f"padconf run: reading cases from {' '.join(run.config.cases_dir)} into {run.dir}" if run.config.cases_dir
-                  else f"padconf run: drawing cases (profile {run.config.profile}) into {run.dir}", soft_wrap=True)
+    console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
+                  if run.config.cases_dir else
+                  f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}", soft_wrap=True)
     with _progress(console, "drawing cases"):
         cases = run.prepare()
     plan = run.plan(cases)
@@ -143,12 +146,12 @@ def cmd_run(args) -> int:
         text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping
         console.print(part, soft_wrap=text, markup=not text, highlight=False)
     for note in run.notes:
-        console.print(f"note: {note}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"note: {plain(note)}", soft_wrap=True, markup=False, highlight=False)
     if report.failures(rows):
-        console.print(f"To shrink a failure to a bug report: padconf minimize {run.dir}:<case id> --runtime <runtime>",
+        console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> --runtime <runtime>",
                       soft_wrap=True, markup=False, highlight=False)
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
-    console.print(f"{report.counts_line(rows)}\nIn {run.results_path}; summary in {run.dir / 'summary.md'}",
+    console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; summary in {plain(run.dir / 'summary.md')}",
                   soft_wrap=True, markup=False, highlight=False)
     return 0
 
@@ -249,12 +252,12 @@ def cmd_gate(args) -> int:
         with _progress(console, f"gate {args.runtime}") as advance:
             judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)
     counts = ", ".join(f"{n} {v}" for v, n in judgement.counts.most_common())
-    console.print(f"gate {args.runtime}: {len(judgement.rows)} results ({counts}; a result is a case in one placement); "
-                  f"{len(judgement.known)} failing results forgiven by {args.baseline}", soft_wrap=True)
+    console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}; a result is a case in one "
+                  f"placement); {len(judgement.known)} failing results forgiven by {terminal(args.baseline)}", soft_wrap=True)
     for line in problem_lines(judgement):
-        console.print(line, soft_wrap=True, markup=False, highlight=False)
+        console.print(plain(line), soft_wrap=True, markup=False, highlight=False)
     for line in judgement.flaky:
-        console.print(f"flaky (not failing the gate): {line}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False)
     if judgement.unjudged:
         console.print(f"{len(judgement.unjudged)} baseline signature entries not judged here (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
@@ -262,7 +265,7 @@ def cmd_gate(args) -> int:
         Path(args.junit).write_text(junit_xml(judgement), encoding="utf-8")
     verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
                if judgement.exit_code else "passed: nothing new")
-    console.print(f"gate {args.runtime}: {verdict}", soft_wrap=True)
+    console.print(f"gate {terminal(args.runtime)}: {verdict}", soft_wrap=True)
     return judgement.exit_code
 
 
@@ -302,8 +305,8 @@ def cmd_generate(args) -> int:
 
     start = time.monotonic()
     entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
-    console.print(f"{len(entries)} cases written to {args.out} in {time.monotonic() - start:.1f} s; "
-                  f"coverage and how to run them: {args.out}/README.md")
+    console.print(f"{len(entries)} cases written to {terminal(args.out)} in {time.monotonic() - start:.1f} s; "
+                  f"coverage and how to run them: {terminal(args.out)}/README.md")
     return 0
 
 
@@ -322,12 +325,12 @@ def cmd_report(args) -> int:
     from . import report
     from .report_html import render
 
-    run = report.load_run(args.run_dir)
+    run = report.load_run(args.run_dir, args.specs_dir)
     html_path = Path(args.html)
     html_path.write_text(render(run), encoding="utf-8")
     if args.md:
         Path(args.md).write_text(report.short_markdown(run.rows, html_path.name), encoding="utf-8")
-    console.print(f"report on {len(run.rows)} results of {run.dir}: {html_path}" + (f", {args.md}" if args.md else ""),
+    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}" + (f", {args.md}" if args.md else "")),
                   soft_wrap=True)
     return 0
 
@@ -341,6 +344,7 @@ def cmd_minimize(args) -> int:
     live = err.is_terminal
 
     def progress(text, end=False):  # one line rewritten in place on a terminal; finished lines only in a log
+        text = plain(text)  # a runtime's error text may hold escape sequences
         if live:
             err.file.write("\r\033[K" + text[:err.width - 1] + ("\n" if end else ""))
             err.file.flush()
@@ -348,9 +352,9 @@ def cmd_minimize(args) -> int:
             print(text, file=sys.stderr, flush=True)
 
     started = time.monotonic()
-    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress)
+    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir)
     bundles = [s for s in done if s.get("dir")]
-    console.print(f"{len(bundles)} bundles of {len(done)} failures in {args.out} "
+    console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                   f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
     return 0
 
@@ -378,8 +382,8 @@ class _PrintVersion(argparse.Action):
 
 def _positive_seconds(text: str) -> float:
     value = float(text)
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds > 0 is needed")
+    if not 0 < value <= MAX_TIMEOUT_S:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds > 0 and <= {MAX_TIMEOUT_S:g} is needed")
     return value
 
 
@@ -507,11 +511,11 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except PadconfError as exc:
-        print(f"padconf: {exc}", file=sys.stderr)
+        print(f"padconf: {plain(exc)}", file=sys.stderr)
         return 2
     except OSError as exc:  # a file padconf was pointed at: unreadable, a folder, a full disk
         where = f"{exc.filename}: " if exc.filename else ""
-        print(f"padconf: {where}{exc.strerror or exc}", file=sys.stderr)
+        print(f"padconf: {plain(where)}{plain(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("padconf: interrupted; what finished is kept (--resume continues)", file=sys.stderr)

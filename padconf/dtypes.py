@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import json
+import math
 import sys
 import zlib
 
@@ -131,20 +132,31 @@ def encode_array(arr: np.ndarray, name: str) -> dict:
     return out
 
 
+MAX_ARRAY_BYTES = 1 << 26  # 64 MiB: padconf draws outputs of at most 100,000 elements (1.6 MB)
+
+
 def decode_array(obj: dict) -> np.ndarray:
     """The array ``encode_array`` wrote; also the older forms (``"bits"`` of floats, integer
-    ``"values"``), so run directories of earlier padconf versions still load."""
+    ``"values"``), so run directories of earlier padconf versions still load. The JSON may come
+    from a file padconf did not write: the declared shape is checked against MAX_ARRAY_BYTES
+    before anything is decoded, and a zlib payload is inflated to that size and no further."""
     try:
         name, shape = obj["dtype"], tuple(obj["shape"])
         dtype = numpy_dtype(name)
+        if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+            raise CaseError(f"malformed array: shape {list(shape)[:33]} is not a list of sizes >= 0")
+        size = math.prod(shape) * (dtype.itemsize if name != "string" else 1)
+        if size > MAX_ARRAY_BYTES:
+            raise CaseError(f"array of {name} shape {list(shape)} ({size} bytes) is larger than {MAX_ARRAY_BYTES}")
         if name == "string":  # each distinct string once in memory: padded arrays repeat theirs
-            values = obj["values"] if "values" in obj else json.loads(_unpacked(obj).decode("utf-8"))
+            # the JSON text of a string list has no size the shape declares: it is bounded as a whole
+            values = obj["values"] if "values" in obj else json.loads(_unpacked(obj, MAX_ARRAY_BYTES, exact=False))
             if not isinstance(values, list):
                 raise TypeError(f"string values must be a list, got {type(values).__name__}")
             flat = np.empty(len(values), dtype=object)
             flat[:] = [sys.intern(str(s)) for s in values]
         elif "b64" in obj or "z64" in obj:
-            flat = np.frombuffer(_unpacked(obj), dtype=dtype.newbyteorder("<")).astype(dtype)
+            flat = np.frombuffer(_unpacked(obj, size), dtype=dtype.newbyteorder("<")).astype(dtype)
         elif "bits" in obj:
             flat = np.array(obj["bits"], dtype=np.uint64)
             itemsize = dtype.itemsize // (2 if dtype.kind == "c" else 1)
@@ -158,10 +170,18 @@ def decode_array(obj: dict) -> np.ndarray:
         raise CaseError(f"malformed array {str(obj)[:80]}: {exc}") from None
 
 
-def _unpacked(obj: dict) -> bytes:
-    """The payload bytes of an encoded array: ``b64``, or ``z64`` inflated."""
+def _unpacked(obj: dict, size: int, exact: bool = True) -> bytes:
+    """The payload bytes of an encoded array: ``b64``, or ``z64`` inflated to ``size`` bytes and
+    no further (a zlib bomb stops there); ``exact``: the payload must be that size."""
     raw = base64.b64decode(obj["b64"] if "b64" in obj else obj["z64"], validate=True)
-    return zlib.decompress(raw) if "z64" in obj else raw
+    if "z64" not in obj:
+        return raw
+    inflate = zlib.decompressobj()
+    raw = inflate.decompress(raw, max(size, 1))  # max_length 0 would mean no limit
+    if inflate.unconsumed_tail or not inflate.eof or (exact and len(raw) != size):
+        raise CaseError(f"malformed array: its z64 payload is not {'' if exact else 'at most '}{size} bytes of "
+                        f"{obj.get('dtype')} {obj.get('shape')}")
+    return raw
 
 
 def bit_equal(a: np.ndarray, b: np.ndarray) -> bool:

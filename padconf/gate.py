@@ -19,14 +19,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
-from .baseline import Entry
+from .baseline import Entry, compiled
 from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
 from .onnx_testdata import suite_entries
-from .runner import Run, RunConfig, read_jsonl, result_row
+from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, Run, RunConfig, read_jsonl, result_row
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
+from .untrusted import json_value, read_text
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, SKIPPED
 from .worker import Worker
 
@@ -85,8 +86,8 @@ def replayed(db, spec: Spec) -> list[Case]:
     for value in sorted(db.fetch(key)):
         try:
             case = classify(Case.from_json(json.loads(value)), spec)
-        except (ValueError, CaseError, PadconfError):
-            db.delete(key, value)  # written by another padconf, or broken
+        except (ValueError, RecursionError, CaseError, PadconfError):
+            db.delete(key, value)  # written by another padconf, or broken (or nested past the recursion limit)
             continue
         if value != _db_value(case):  # one spelling per case, so that forgetting it forgets it
             db.delete(key, value)
@@ -178,7 +179,7 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
         else:
             judgement.new.append(row)
     for entry in entries:
-        if entry in used or not re.fullmatch(entry.runtime, runtime):
+        if entry in used or not compiled(entry.runtime).fullmatch(runtime):
             continue
         scope = [r for r in rows if entry.in_scope(r)]
         if entry.case is not None and scope:
@@ -356,13 +357,16 @@ def gathered_rows(dirs: list[Path], runtime: str) -> tuple[list[dict], set[str]]
     whose whole suite they hold: all selected ones when every shard 1..N of one N is there."""
     rows, shards, selections = [], set(), set()
     for d in map(Path, dirs):
-        try:
-            about = json.loads((d / "gate.json").read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise PadconfError(f"{d}: not a gate run directory (gate.json: {exc})") from None
-        rows += [r for r in read_jsonl(d / "results.jsonl") if r["runtime"] == runtime]
-        shards.add(tuple(about["shard"]) if about.get("shard") else (1, 1))
-        selections.add(tuple(about.get("spec_ids") or ()))
+        if not (d / "gate.json").is_file():
+            raise PadconfError(f"{d}: not a gate run directory (no gate.json)")
+        about = json_value(read_text(d / "gate.json", MAX_RUN_JSON_BYTES, PadconfError), f"{d / 'gate.json'}")
+        shard, spec_ids = (about.get("shard"), about.get("spec_ids")) if isinstance(about, dict) else (0, 0)
+        if not (shard is None or (isinstance(shard, list) and len(shard) == 2 and all(type(n) is int for n in shard))) \
+                or not (spec_ids is None or (isinstance(spec_ids, list) and all(isinstance(i, str) for i in spec_ids))):
+            raise CaseError(f"{d / 'gate.json'}: malformed: expected {{\"shard\": [i, n] or null, \"spec_ids\": [...]}}")
+        rows += [r for r in read_jsonl(d / "results.jsonl", RESULT_KEYS) if r["runtime"] == runtime]
+        shards.add(tuple(shard) if shard else (1, 1))
+        selections.add(tuple(spec_ids or ()))
     counts = {n for _, n in shards}
     complete = len(counts) == 1 and {i for i, _ in shards} == set(range(1, counts.pop() + 1)) and len(selections) == 1
     return rows, set(selections.pop()) if complete else set()

@@ -11,7 +11,6 @@ until none helps or the time limit is reached. Each attempt runs alone in a fres
 """
 from __future__ import annotations
 
-import json
 import re
 import time
 from dataclasses import dataclass, field
@@ -26,9 +25,10 @@ from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import failures, load_run
-from .runner import result_row
+from .runner import MAX_JSONL_BYTES, result_row
 from .signature import failure_class
 from .specs import get_spec
+from .untrusted import json_value, read_text
 from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
@@ -310,16 +310,10 @@ def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, prog
 
 
 def _case_from_file(path: Path) -> Case:
-    try:
-        lines = [ln for ln in path.read_text(encoding="utf-8").splitlines() if ln.strip()]
-    except UnicodeDecodeError:
-        raise CaseError(f"{path}: not UTF-8 text") from None
+    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES).splitlines() if ln.strip()]
     if not lines:
         raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
-    try:
-        doc = json.loads(lines[0])
-    except json.JSONDecodeError as exc:
-        raise CaseError(f"{path}: not a cases.jsonl line: {exc.msg}") from None
+    doc = json_value(lines[0], str(path))
     if not isinstance(doc, dict):
         raise CaseError(f"{path}: not a cases.jsonl line (a JSON object)")
     try:
@@ -340,11 +334,12 @@ def _failing_first(rows: list[dict]) -> dict | None:
     return next((r for r in rows if r["verdict"] in FAILURES), rows[0] if rows else None)
 
 
-def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
-    """("case" | "run", jobs): what TARGET names, as jobs for ``runtime``."""
+def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[str, list[Job]]:
+    """("case" | "run", jobs): what TARGET names, as jobs for ``runtime`` (``specs_dir``: the spec
+    folder the user named, which a run directory's must be)."""
     path = Path(target)
     if path.is_dir() and (path / "results.jsonl").exists():
-        run = load_run(path)
+        run = load_run(path, specs_dir)
         mine = [r for r in run.rows if r["runtime"] == runtime]
         if not mine:
             raise PadconfError(f"{path}: no result of runtime {runtime} (it has {', '.join(sorted({r['runtime'] for r in run.rows}))})")
@@ -370,7 +365,7 @@ def resolve(target: str, runtime: str) -> tuple[str, list[Job]]:
     if split is None:
         raise PadconfError(f"{target}: no such file or run directory (TARGET: a case file, RUN_DIR, or RUN_DIR:<case id>)")
     run_dir, case_id = split
-    run = load_run(run_dir)
+    run = load_run(run_dir, specs_dir)
     doc = run.cases.get(case_id)
     if doc is None:
         raise CaseError(f"{run_dir}: no case {case_id!r} in cases.jsonl")
@@ -424,7 +419,7 @@ def _safe(text: str) -> str:
 
 
 def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S,
-             progress=None, timeout: float = DEFAULT_TIMEOUT_S) -> list[dict]:
+             progress=None, timeout: float = DEFAULT_TIMEOUT_S, specs_dir: str | None = None) -> list[dict]:
     """Minimise what TARGET names on ``runtime`` into ``out``; one summary dict per failure
     ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
     from .repro import index_markdown, write_bundle
@@ -435,7 +430,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
     out.mkdir(parents=True, exist_ok=True)
-    kind, jobs = resolve(target, runtime)
+    kind, jobs = resolve(target, runtime, specs_dir)
     worker = Worker(runtime, timeout=timeout)
     summaries = []
     try:

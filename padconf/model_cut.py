@@ -9,16 +9,17 @@ reference evaluator. Pads inside subgraphs (If, Loop, Scan bodies) are not looke
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 import onnx
-from onnx import helper, numpy_helper
+from onnx import helper
 
 from .cases import Case
 from .dtypes import bit_equal
 from .errors import CaseError
-from .onnx_testdata import fed_inputs, load_tensor, load_model, opset_of, pad_node_case
+from .onnx_testdata import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
 from .specs import Spec
 from .worker import Worker
 
@@ -68,9 +69,12 @@ class UserModel:
         self.model = load_model(where / "model.onnx")
         self.opset = opset_of(self.model, where)
         self.feeds = fed_inputs(self.model, where)
-        self.constants = {i.name: numpy_helper.to_array(i) for i in self.model.graph.initializer}
-        self.expected = [load_tensor(p) for p in sorted((where / "test_data_set_0").glob("output_*.pb"),
-                                                         key=lambda p: int(p.stem.split("_")[1]))]
+        self.constants = initializers(self.model, where / "model.onnx")
+        outputs = sorted((where / "test_data_set_0").glob("output_*.pb"))
+        odd = [p.name for p in outputs if not re.fullmatch(r"output_[0-9]+\.pb", p.name)]
+        if odd:
+            raise CaseError(f"{where / 'test_data_set_0' / odd[0]}: not output_<number>.pb")
+        self.expected = [load_tensor(p, where) for p in sorted(outputs, key=lambda p: int(p.stem.split("_")[1]))]
         self.pads = [n for n in self.model.graph.node if n.op_type == "Pad" and n.domain in ("", "ai.onnx")]
         if not self.pads:
             raise CaseError(f"{where}/model.onnx: no Pad node in the main graph "

@@ -21,8 +21,11 @@ tests) back into classified Cases, for ``padconf run --cases``.
 """
 from __future__ import annotations
 
+import ctypes
 import hashlib
+import io
 import json
+import math
 import multiprocessing
 import os
 import re
@@ -37,16 +40,17 @@ import numpy as np
 import onnx
 import yaml
 from google.protobuf.message import DecodeError
-from onnx import helper, numpy_helper
+from onnx import external_data_helper, helper, numpy_helper
 
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .classify import classify
-from .dtypes import as_array, bit_equal, dtype_name, is_integer, numpy_dtype, scalar
+from .dtypes import MAX_ARRAY_BYTES, as_array, bit_equal, dtype_name, is_integer, numpy_dtype, scalar
 from .errors import CaseError, PadconfError
 from .examples import example_inputs
 from .onnx_model import build_model, feeds
 from .specs import Spec, parse_spec_id
 from .strategies import draw_cases, edge_classes
+from .untrusted import inside, read_bytes
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 DRAW_BUDGET = 250  # drawn cases per spec version, as `padconf run`'s default profile
@@ -455,19 +459,35 @@ def coverage(entries: list[Entry], specs: list[Spec]) -> dict[str, dict[str, tup
     return {s.id: {m: (sum((s.id, m, d) in have for d in s.dtypes), len(s.dtypes)) for m in s.modes} for s in specs}
 
 
+GENERATED_NAMES = ALL_KIND_DIRS + ("MANIFEST.yaml", "README.md")
+
+
 def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int = 1,
              jobs: int | None = None) -> list[Entry]:
-    """Write the suite into ``out`` (its kind directories, MANIFEST.yaml and README.md are
-    replaced; nothing else there is touched)."""
+    """Write the suite as the folder ``out``, which must be empty, absent or a previous output
+    (it holds nothing else). The suite is written beside it, in a hidden folder, then swapped
+    in by one rename: an interrupted generate leaves the previous output whole."""
     if not specs:
         raise PadconfError("no spec selected: nothing to generate")
     if per_combo < 0:
         raise PadconfError(f"--per-combo must be >= 0, not {per_combo}")
-    out = Path(out)
+    out = Path(out).absolute()
+    if out.exists() and not out.is_dir():
+        raise PadconfError(f"--out {out}: not a folder")
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in GENERATED_NAMES
+                     and not p.name.startswith(".padconf-generate-")) if out.is_dir() else []
+    if foreign:  # the swap replaces the whole folder
+        raise PadconfError(f"--out {out}: holds {foreign[0]!r}, which padconf generate did not write: "
+                           "name an empty folder or a previous output")
     entries = suite_entries(specs, seed, per_combo, jobs)
     by_id = {s.id: s for s in specs}
-    out.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=".padconf-generate-", dir=out))
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
     try:
         for e in entries:
             (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
@@ -478,17 +498,29 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
         if (staging / "openvino").is_dir():
             (staging / "openvino" / "run_openvino.py").write_text(OPENVINO_RUNNER, encoding="utf-8")
-        for name in ALL_KIND_DIRS + ("MANIFEST.yaml", "README.md"):
-            target = out / name
-            if target.is_dir():
-                shutil.rmtree(target)
-            elif target.exists():
-                target.unlink()
-            if (staging / name).exists():
-                (staging / name).rename(target)
+        if out.exists():
+            _exchange(staging, out)  # staging now holds the previous output, removed below
+        else:
+            staging.rename(out)
     finally:
         shutil.rmtree(staging, ignore_errors=True)
     return entries
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap the folders ``a`` and ``b`` in one step (Linux's renameat2 RENAME_EXCHANGE); where
+    the file system cannot, ``b`` is moved aside to ``a``'s name and ``a`` put in its place."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    rename_exchange, at_fdcwd = 2, -100
+    if libc.renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return
+    errno = ctypes.get_errno()
+    if errno not in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: no exchange here
+        raise OSError(errno, os.strerror(errno), str(b))
+    aside = a.with_name(a.name + ".old")
+    b.rename(aside)
+    a.rename(b)
+    aside.rename(a)
 
 
 # ---------------------------------------------------------------- README
@@ -723,13 +755,57 @@ def _value_from_attribute(value: float, dtype: str) -> np.ndarray:
         return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
 
 
-def load_tensor(path: Path) -> np.ndarray:
+MAX_MODEL_BYTES = 1 << 28  # a file of a test folder (model, weights, tensor): padconf did not write it
+
+
+def load_tensor(path: Path, root: Path | None = None) -> np.ndarray:
+    """The array of a TensorProto file inside ``root`` (default: its own folder)."""
     tensor = onnx.TensorProto()
     try:
-        tensor.ParseFromString(path.read_bytes())
-        return numpy_helper.to_array(tensor)
-    except (DecodeError, ValueError, TypeError, KeyError) as exc:
+        tensor.ParseFromString(read_bytes(inside(path, root or path.parent), MAX_MODEL_BYTES, name=str(path)))
+    except DecodeError as exc:
         raise CaseError(f"{path}: malformed tensor: {' '.join(str(exc).split()) or type(exc).__name__}") from None
+    return tensor_array(tensor, path, root or path.parent)
+
+
+def tensor_array(tensor: onnx.TensorProto, where: Path, root: Path) -> np.ndarray:
+    """``tensor``'s array, read from the file ``where``: its element type and dims checked
+    before anything is allocated, and its external data (if any) read from beside ``where``,
+    from a regular file that stays inside ``root``."""
+    label = f"{where}: tensor {tensor.name!r}" if tensor.name else str(where)
+    try:
+        dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
+    except (KeyError, ValueError, TypeError):
+        raise CaseError(f"{label}: unknown element type {tensor.data_type}") from None
+    if any(d < 0 for d in tensor.dims) or len(tensor.dims) > 32:
+        raise CaseError(f"{label}: dims {list(tensor.dims)[:33]} are not sizes >= 0")
+    size = math.prod(tensor.dims) * max(dtype.itemsize, 1)
+    if size > MAX_ARRAY_BYTES:
+        raise CaseError(f"{label}: dims {list(tensor.dims)} ({size} bytes) exceed {MAX_ARRAY_BYTES} bytes")
+    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+        info = {e.key: e.value for e in tensor.external_data}
+        location = info.get("location", "")
+        if not location or Path(location).is_absolute():
+            raise CaseError(f"{label}: external data location {location!r} is not a path relative to its file")
+        data = (where.parent / location).resolve()
+        if not data.is_relative_to(root.resolve()):
+            raise CaseError(f"{label}: external data {location!r} leads outside {root}")
+        try:
+            offset, length = int(info.get("offset") or 0), int(info.get("length") or 0)
+            available = data.stat().st_size - offset
+        except (ValueError, OSError) as exc:
+            raise CaseError(f"{label}: external data {location!r}: {exc}") from None
+        if not data.is_file() or offset < 0 or length < 0 or min(length or available, available) > MAX_ARRAY_BYTES:
+            raise CaseError(f"{label}: external data {location!r} is not a regular file of at most "
+                            f"{MAX_ARRAY_BYTES} bytes from offset {offset}")
+        try:
+            external_data_helper.load_external_data_for_tensor(tensor, str(where.parent))
+        except Exception as exc:  # onnx's own refusals: ValidationError, OSError, ValueError
+            raise CaseError(f"{label}: external data {location!r}: {' '.join(str(exc).split())[:200]}") from None
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CaseError(f"{label}: malformed tensor: {' '.join(str(exc).split()) or type(exc).__name__}") from None
 
 
 def _spec_for(domain: str, version: int, specs: list[Spec], where: Path) -> Spec:
@@ -747,14 +823,26 @@ def opset_of(model: onnx.ModelProto, where: Path) -> int:
     return opset
 
 
-def load_model(path: Path) -> onnx.ModelProto:
+def load_model(path: Path, root: Path | None = None) -> onnx.ModelProto:
+    """The model in ``path``, a file inside ``root`` (default: its folder), with the external
+    data of its initializers read in (from beside it, inside ``root``)."""
+    data = read_bytes(inside(path, root or path.parent), MAX_MODEL_BYTES, name=str(path))
     try:
-        return onnx.load(str(path))
-    except (DecodeError, ValueError, OSError) as exc:
+        model = onnx.load_model_from_string(data)
+    except (DecodeError, ValueError) as exc:
         raise CaseError(f"{path}: malformed model: {' '.join(str(exc).split())}") from None
+    for init in model.graph.initializer:  # external data read into the model, checked
+        if init.data_location == onnx.TensorProto.EXTERNAL:
+            tensor_array(init, path, root or path.parent)
+    return model
 
 
-def fed_inputs(model: onnx.ModelProto, where: Path) -> dict[str, np.ndarray]:
+def initializers(model: onnx.ModelProto, where: Path) -> dict[str, np.ndarray]:
+    """The arrays of the initializers of ``model`` (from ``load_model``), read from ``where``."""
+    return {init.name: tensor_array(init, where, where.parent) for init in model.graph.initializer}
+
+
+def fed_inputs(model: onnx.ModelProto, where: Path, root: Path | None = None) -> dict[str, np.ndarray]:
     """The graph inputs that are not initializers, from ``test_data_set_0/input_<i>.pb``."""
     constants = {init.name for init in model.graph.initializer}
     fed = [i.name for i in model.graph.input if i.name not in constants]
@@ -763,7 +851,7 @@ def fed_inputs(model: onnx.ModelProto, where: Path) -> dict[str, np.ndarray]:
         path = where / "test_data_set_0" / f"input_{i}.pb"
         if not path.is_file():
             raise CaseError(f"{where}: input {name!r} has no {path.relative_to(where)}")
-        out[name] = load_tensor(path)
+        out[name] = load_tensor(path, root or where)
     return out
 
 
@@ -800,6 +888,9 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
         pads_arr = value(1)
         if pads_arr is None:
             raise CaseError(f"{where}: the Pad node has no pads input")
+        for name, arr in (("pads", pads_arr), ("axes", value(3))):
+            if arr is not None and arr.dtype.kind not in "iu":  # int(NaN) would be a traceback
+                raise CaseError(f"{where}: the Pad node's {name} are {arr.dtype}, not integers")
         pads, pads_type = pads_arr.reshape(-1).tolist(), dtype_name(pads_arr.dtype)
         constant = value(2)
         if constant is not None and constant.dtype.kind in "SU":
@@ -815,24 +906,28 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
     return case, placement
 
 
-def _onnx_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
-    model = load_model(where / "model.onnx")
+def _onnx_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
+    model = load_model(where / "model.onnx", root)
     graph = model.graph
     if len(graph.node) != 1 or graph.node[0].op_type != "Pad" or graph.node[0].domain not in ("", "ai.onnx"):
         raise NotPadModel(f"{where}: not a one-node Pad model ({', '.join(n.op_type for n in graph.node)})")
-    constants = {init.name: numpy_helper.to_array(init) for init in graph.initializer}
-    values = {**constants, **fed_inputs(model, where)}
+    constants = initializers(model, where / "model.onnx")
+    values = {**constants, **fed_inputs(model, where, root)}
     return pad_node_case(graph.node[0], opset_of(model, where), values, set(constants), specs, where)
 
 
-def _openvino_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
+def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
     try:
         import openvino as ov
         from .adapters.openvino_tensors import from_tensor
     except ImportError as exc:
         raise CaseError(f"{where}: reading OpenVINO IR needs openvino: {exc}") from None
+    # read here, checked, and handed to OpenVINO from memory: it never opens a file itself
+    xml = read_bytes(inside(where / "model.xml", root), MAX_MODEL_BYTES, name=str(where / "model.xml"))
+    weights = (read_bytes(inside(where / "model.bin", root), MAX_MODEL_BYTES, name=str(where / "model.bin"))
+               if (where / "model.bin").exists() else b"")
     try:
-        model = ov.Core().read_model(str(where / "model.xml"))
+        model = ov.Core().read_model(xml.decode("utf-8"), ov.Tensor(np.frombuffer(weights, np.uint8).copy()))
     except Exception as exc:
         raise CaseError(f"{where / 'model.xml'}: malformed IR: {' '.join(str(exc).split())[:200]}") from None
     pads_ops = [op for op in model.get_ordered_ops() if op.get_type_name() == "Pad"]
@@ -850,8 +945,9 @@ def _openvino_case(where: Path, specs: list[Spec]) -> tuple[Case, str]:
         if src.get_type_name() == "Parameter":
             path = where / f"input_{params.index(src)}.npy"
             try:
-                arr = np.load(path, allow_pickle=False)
-            except (OSError, ValueError) as exc:
+                arr = np.load(io.BytesIO(read_bytes(inside(path, root), MAX_MODEL_BYTES, name=str(path))),
+                              allow_pickle=False)
+            except (OSError, ValueError, EOFError) as exc:
                 raise CaseError(f"{path}: malformed .npy: {exc}") from None
             from .adapters.openvino_tensors import OV_TYPES
             name = {v: k for k, v in OV_TYPES.items()}.get(etype)
@@ -883,7 +979,9 @@ def case_dirs(path: Path | str) -> list[Path]:
         raise CaseError(f"{path}: no such directory")
     if (path / "model.onnx").is_file() or (path / "model.xml").is_file():
         return [path]
-    found = sorted({p.parent for name in ("model.onnx", "model.xml") for p in path.rglob(name)})
+    # a hidden folder is left out: an interrupted `generate`'s staging, a .git
+    found = sorted({p.parent for name in ("model.onnx", "model.xml") for p in path.rglob(name)
+                    if not any(part.startswith(".") for part in p.relative_to(path).parts)})
     if not found:
         raise CaseError(f"{path}: no test_* directory with a model.onnx or model.xml")
     return found
@@ -893,7 +991,7 @@ def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None 
     """The case one test directory holds, classified by its spec, and its placement. Its origin
     is ``testdata:<the directory, relative to root>``."""
     where = Path(where)
-    case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs)
+    case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs, Path(root or where))
     spec = next(s for s in specs if s.id == case.spec)
     case = classify(case, spec)
     case.origin = f"testdata:{where.relative_to(root).as_posix() if root and where != Path(root) else where.name}"

@@ -12,12 +12,14 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from . import escape
 from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .runner import RESULT_KEYS, read_jsonl
+from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, named_again, read_jsonl
 from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
+from .untrusted import json_value, read_text
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, VERDICTS
 
 
@@ -154,7 +156,8 @@ def matrix_table(rows: list[dict]) -> Table:
     for v in used:
         t.add_column(v, justify="right", no_wrap=True)
     for (runtime, spec, mode), counts in matrix(rows).items():
-        t.add_row(runtime, spec, mode_label(spec, mode, marked), *[_cell(v, counts[v]) for v in used])
+        t.add_row(*map(escape.terminal, (runtime, spec, mode_label(spec, mode, marked))),
+                  *[_cell(v, counts[v]) for v in used])
     return t
 
 
@@ -179,7 +182,7 @@ def terminal_output(rows: list[dict], width: int) -> list:
     RUN_DIR:<case id>` takes the id as printed."""
     table = matrix_table(rows)
     fits = Console(width=10_000).measure(table).maximum <= width
-    out: list = [table] if fits else ["\n".join(matrix_lines(rows))]
+    out: list = [table] if fits else ["\n".join(map(escape.plain, matrix_lines(rows)))]
     if must_reject_only(rows):
         out.append(MUST_REJECT_NOTE)
     lines = ["", "Distinct failures (one example each)"]
@@ -194,7 +197,8 @@ def terminal_output(rows: list[dict], width: int) -> list:
         lines += ["", "Where the spec is silent: which interpretation each runtime matched (results)"]
         for (reason, runtime), counts in picks.items():
             lines.append(f"- {reason} on {runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
-    return out + ["\n".join(lines)]
+    # printed as they are (no markup), each line with its control characters shown as text
+    return out + ["\n".join(map(escape.plain, lines))]
 
 
 def _cell(verdict: str, n: int) -> str:
@@ -217,30 +221,30 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     marked = must_reject_only(rows)
     out = ["# padconf run summary", "", counts_line(rows) + f" The run drew {len(cases_rows)} cases.", ""]
     if notes:
-        out += ["## Notes", ""] + [f"- {n}" for n in notes] + [""]
+        out += ["## Notes", ""] + [f"- {escape.markdown(n)}" for n in notes] + [""]
     out += ["## Conformance matrix", "", "Results per verdict: each case once per placement of each runtime.", "",
             "| runtime | spec | mode | " + " | ".join(used) + " |", "|---|---|---|" + "---:|" * len(used)]
     for (runtime, spec, mode), counts in matrix(rows).items():
-        out.append(f"| {runtime} | {spec} | {_md(mode_label(spec, mode, marked))} | "
-                   + " | ".join(str(counts[v] or "") for v in used) + " |")
+        out.append(_md_row(runtime, spec, mode_label(spec, mode, marked), *[counts[v] or "" for v in used]))
     if marked:
-        out += ["", _md(MUST_REJECT_NOTE)]
+        out += ["", escape.markdown(MUST_REJECT_NOTE)]
     out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
     for g in failures(rows) + placement_dependent(rows):
-        out.append(f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_md(_what(g))} | {_md(_example(g['example']))} |")
+        out.append(_md_row(g["runtime"], g["verdict"], g["count"], _what(g), _example(g["example"])))
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (results) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
-        out.append(f"| {reason} | {runtime} | " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()) + " |")
+        out.append(_md_row(reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
     specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
     out += ["", "## Edge classes drawn (cases per spec version)", "",
-            "| edge class | " + " | ".join(specs) + " |", "|---|" + "---:|" * len(specs)]
+            _md_row("edge class", *specs), "|---|" + "---:|" * len(specs)]
     for tag, per_spec in edge_class_counts(cases_rows).items():
-        out.append(f"| {tag} | " + " | ".join(str(per_spec[s] or "") for s in specs) + " |")
+        out.append(_md_row(tag, *[per_spec[s] or "" for s in specs]))
     return "\n".join(out) + "\n"
 
 
-def _md(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+def _md_row(*cells) -> str:
+    """A markdown table row of text from runtimes and files: escaped, never markup."""
+    return "| " + " | ".join(map(escape.markdown, cells)) + " |"
 
 
 # ---------------------------------------------------------------- a run directory, for `padconf report`
@@ -257,9 +261,10 @@ class RunData:
         return list(self.cases.values())
 
 
-def load_run(run_dir: Path | str) -> RunData:
+def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     """A run directory's results and cases; a missing or empty one is an error (a report on
-    nothing would look like a clean run)."""
+    nothing would look like a clean run). ``specs_dir``: the spec folder the user named (None:
+    padconf's own), which must be the one the run recorded."""
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise PadconfError(f"{run_dir}: no such run directory")
@@ -270,12 +275,12 @@ def load_run(run_dir: Path | str) -> RunData:
     if not rows:
         raise PadconfError(f"{results}: holds no result: nothing to report")
     cases = {c.get("id"): c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
-    specs_dir = None
-    if (run_dir / "run.json").is_file():
-        try:
-            specs_dir = json.loads((run_dir / "run.json").read_text(encoding="utf-8")).get("specs_dir")
-        except (json.JSONDecodeError, UnicodeDecodeError, AttributeError) as exc:
-            raise CaseError(f"{run_dir / 'run.json'}: malformed: {exc}") from None
+    if (run_dir / "run.json").exists():
+        doc = json_value(read_text(run_dir / "run.json", MAX_RUN_JSON_BYTES), str(run_dir / "run.json"))
+        recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
+        if not isinstance(recorded, (str, type(None))):
+            raise CaseError(f"{run_dir / 'run.json'}: malformed: specs_dir is not a path")
+        specs_dir = named_again(recorded, specs_dir, run_dir / "run.json")
     return RunData(run_dir, rows, cases, specs_dir)
 
 
@@ -357,7 +362,7 @@ def evidence(row: dict, run: RunData) -> dict:
         if row.get("output") is not None:
             out["actual"] = decode_array(row["output"])
     except CaseError as exc:
-        raise CaseError(f"{run.dir}: case {row['case_id']}: {exc}") from None
+        raise CaseError(f"{run.dir / 'cases.jsonl'}: case {row['case_id']}: {exc}") from None
     return out
 
 
@@ -384,15 +389,12 @@ def short_markdown(rows: list[dict], html_name: str | None = None, top: int = 10
            f"{len(found)} distinct failures", "",
            "| runtime | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
     for runtime, counts in totals(rows).items():
-        out.append(f"| {runtime} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
+        out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
     if found:
         shown = sorted(found, key=lambda g: -g["count"])[:top]
         out += ["", f"Distinct failures ({len(shown)} most frequent of {len(found)}):" if len(shown) < len(found)
                 else f"Distinct failures ({len(found)}):", "", "| runtime | verdict | n | what |", "|---|---|---:|---|"]
-        # a PR comment renders HTML: a runtime's "<axes>" would vanish as an unknown tag
-        out += [f"| {g['runtime']} | {g['verdict']} | {g['count']} | "
-                + _short(_md(_what(g)), 160).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;") + " |"
-                for g in shown]
+        out += [_md_row(g["runtime"], g["verdict"], g["count"], _short(_what(g), 160)) for g in shown]
     if picks:
         out += ["", f"Where the spec is silent: {len({reason for reason, _ in picks})} undefined points hit, "
                     f"{sum(sum(c.values()) for c in picks.values())} results; see the full report."]

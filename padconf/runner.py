@@ -21,7 +21,7 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-from .adapters import default_runtimes, unknown_runtime
+from .adapters import default_runtimes, registry, unknown_runtime
 from .cases import Case
 from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
@@ -29,11 +29,21 @@ from .examples import example_cases
 from .outcome import Outcome
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
+from .untrusted import json_value, read_text
 from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, WRONGLY_ACCEPTED, judge
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
+from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_MEMORY_MB, MAX_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
+MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl; a default run's are a few MB
+MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded; a default run's are a few MB
+MAX_RUN_JSON_BYTES = 1 << 20  # run.json
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
+
+
+def address_space_mb() -> float:
+    """The hard address-space limit workers inherit (``ulimit -v``), in MB; inf when none."""
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    return math.inf if hard == resource.RLIM_INFINITY else hard // 2**20
 
 
 @dataclass
@@ -58,10 +68,13 @@ class RunConfig:
             problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
             problems.append(f"max_examples must be a whole number >= 0, got {self.max_examples!r}")
-        if not isinstance(self.timeout, (int, float)) or not math.isfinite(self.timeout) or self.timeout <= 0:
-            problems.append(f"timeout must be a finite number of seconds > 0, got {self.timeout!r}")
-        if not isinstance(self.memory_mb, int) or self.memory_mb < 64:
-            problems.append(f"memory_mb must be a whole number >= 64, got {self.memory_mb!r}")
+        if not isinstance(self.timeout, (int, float)) or not 0 < self.timeout <= MAX_TIMEOUT_S:
+            problems.append(f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, got {self.timeout!r}")
+        if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
+            problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, got {self.memory_mb!r}")
+        elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
+            problems.append(f"memory_mb {self.memory_mb} is above this process's address-space limit "
+                            f"(ulimit -v: {address_space_mb()} MB)")
         if problems:
             raise PadconfError(problems[0])
 
@@ -69,30 +82,59 @@ class RunConfig:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
 
 
+_KEY_TYPES = {"shape": list, "pads": list, "data": dict}  # of a required key; the others are text
+
+
 def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
     """Rows of a JSON-lines file. A last line cut short by a killed run (no newline after it) is
-    left out; any other malformed line is a CaseError naming file and line."""
+    left out; any other malformed line, or a ``required`` key missing or of another type, is a
+    CaseError naming file and line."""
     if not path.exists():
         return []
-    try:
-        lines = path.read_text(encoding="utf-8").split("\n")
-    except UnicodeDecodeError as exc:
-        raise CaseError(f"{path}: not UTF-8 text (byte {exc.start})") from None
+    lines = read_text(path, MAX_JSONL_BYTES).split("\n")
     rows = []
     for number, line in enumerate(lines, 1):
         if not line.strip() or number == len(lines):  # the last piece has no newline: torn or empty
             continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CaseError(f"{path}:{number}: malformed JSON line: {exc.msg}") from None
+        row = json_value(line, f"{path}:{number}")
         if not isinstance(row, dict):
             raise CaseError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
         missing = [k for k in required if k not in row]
         if missing:
             raise CaseError(f"{path}:{number}: row lacks {', '.join(missing)}")
+        mistyped = [k for k in required if not isinstance(row[k], _KEY_TYPES.get(k, str))]
+        if mistyped:
+            raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
+                            f"not a {_KEY_TYPES.get(mistyped[0], str).__name__}")
         rows.append(row)
     return rows
+
+
+def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
+    """The spec folder a run directory's run.json names, which padconf reads only when the user
+    names it too (--specs-dir): a run directory from anyone must not point padconf at files
+    elsewhere (whose values a schema error would print)."""
+    if recorded_specs_dir is not None and (named_specs_dir is None
+                                           or Path(named_specs_dir).resolve() != Path(recorded_specs_dir).resolve()):
+        raise PadconfError(f"{run_json}: the run read its spec files from {recorded_specs_dir}, which padconf reads "
+                           f"only when you name it again: --specs-dir {recorded_specs_dir}")
+    return recorded_specs_dir
+
+
+def _read_cases(path: Path) -> list[Case]:
+    """The cases of a run's cases.jsonl, their arrays MAX_CASES_BYTES at most in all (each is
+    bounded by decode_array: many arrays just under its bound are a bomb too)."""
+    cases, held = [], 0
+    for number, row in enumerate(read_jsonl(path), 1):
+        try:
+            case = Case.from_json(row)
+        except CaseError as exc:
+            raise CaseError(f"{path}: case {number}: {exc}") from None
+        held += sum(a.nbytes for a in (case.data, case.expected, *case.interpretations.values()) if a is not None)
+        if held > MAX_CASES_BYTES:
+            raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")
+        cases.append(case)
+    return cases
 
 
 def set_torn_line_aside(path: Path) -> bool:
@@ -100,6 +142,8 @@ def set_torn_line_aside(path: Path) -> bool:
     back to its last whole line, so that appending goes on cleanly. True if there was one."""
     if not path.exists():
         return False
+    if not path.is_file():  # a FIFO or a device: opening or seeking it would hang or fail
+        raise CaseError(f"{path}: not a regular file")
     with path.open("rb+") as f:
         size = f.seek(0, os.SEEK_END)
         tail_start = max(0, size - (1 << 22))
@@ -192,7 +236,7 @@ class Run:
     worker what it can run; ``execute`` runs it."""
 
     def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False,
-                 jobs: int | None = None):
+                 jobs: int | None = None, named_runtimes: list[str] = (), named_specs_dir: str | None = None):
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
         self.results_path = self.dir / "results.jsonl"
@@ -211,6 +255,15 @@ class Run:
             raise PadconfError(f"{self.dir}: not a directory")
         if resume:
             self.config = self._recorded_config()
+            # run.json is a file in a folder anyone may have written: it may ask for registered
+            # runtimes, but a module:Class is imported, and a spec folder read, only when the user
+            # names it again
+            named_again(self.config.specs_dir, named_specs_dir, self.run_json)
+            unnamed = [r for r in self.config.runtimes if r not in registry() and r not in named_runtimes]
+            if unnamed:
+                raise PadconfError(f"--resume continues {self.dir} as its run.json records it, and imports the "
+                                   f"module:Class runtime {unnamed[0]!r} it names only when you name it again: "
+                                   f"--runtime {' '.join(self.config.runtimes)}")
         else:
             if (self.run_json.exists() or self.results_path.exists()) and not force:
                 raise PadconfError(f"{self.dir} holds a run already: --resume continues it, --force replaces it")
@@ -219,8 +272,8 @@ class Run:
     def _recorded_config(self) -> RunConfig:
         if not self.run_json.exists():
             raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
+        doc = self._run_doc()
         try:
-            doc = json.loads(self.run_json.read_text(encoding="utf-8"))
             if not isinstance(doc, dict):
                 raise TypeError("expected a JSON object")
             names = {f.name for f in fields(RunConfig)}
@@ -228,8 +281,11 @@ class Run:
             if unknown or "runtimes" not in doc:
                 raise TypeError(f"unknown key {unknown[0]!r}" if unknown else "no 'runtimes'")
             return RunConfig(**{k: v for k, v in doc.items() if k in names})
-        except (json.JSONDecodeError, UnicodeDecodeError, TypeError, PadconfError) as exc:
+        except (TypeError, PadconfError) as exc:
             raise CaseError(f"{self.run_json}: malformed: {exc}") from None
+
+    def _run_doc(self):
+        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES), str(self.run_json))
 
     def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
@@ -242,11 +298,11 @@ class Run:
             if set_torn_line_aside(self.results_path):
                 self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
                                   f"{self.results_path.name}.torn; its case runs again")
-            recorded = json.loads(self.run_json.read_text(encoding="utf-8")).get("case_count")
+            recorded = self._run_doc().get("case_count")
             if set_torn_line_aside(self.cases_path):
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
-                cases = [Case.from_json(row) for row in read_jsonl(self.cases_path)]
+                cases = _read_cases(self.cases_path)
                 if cases and recorded in (None, len(cases)):  # None: written by an older padconf
                     return cases
                 if cases:

@@ -18,6 +18,7 @@ import yaml
 from .dtypes import as_array
 from .errors import SpecError
 from .reference import INTERPRETATIONS
+from .untrusted import read_text, yaml_depth_checked
 
 # The spec files ship inside the package (the repository's top-level specs/ is a link to them);
 # PADCONF_SPECS or --specs-dir points padconf at another folder.
@@ -109,14 +110,10 @@ MAX_SPEC_DEPTH = 32
 
 
 def _read_yaml(path: Path) -> dict:
+    text = read_text(path, MAX_SPEC_BYTES, SpecError, _display(path))
+    yaml_depth_checked(text, _display(path), SpecError)
     try:
-        if path.stat().st_size > MAX_SPEC_BYTES:
-            raise SpecError(f"{_display(path)}: larger than {MAX_SPEC_BYTES} bytes: not a spec file")
-        doc = yaml.safe_load(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise SpecError(f"{_display(path)}: cannot read: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise SpecError(f"{_display(path)}: not UTF-8 text (byte {exc.start}): not a spec file") from None
+        doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"
@@ -175,9 +172,12 @@ def load_spec(path: Path | str, specs_dir: Path | None = None, _chain=()) -> Spe
     doc = _read_yaml(path)
     parent_id = doc.get("extends")
     if parent_id is not None:
-        parent_path = specs_dir / f"{parent_id}.yaml"
-        if parent_id in _chain or not parent_path.is_file():
-            problem = "circular" if parent_id in _chain else "no such spec file"
+        # a spec id, nothing else: "../outside/x" would read a file outside the spec folder
+        parent_path = specs_dir / f"{parent_id}.yaml" if isinstance(parent_id, str) and _SPEC_ID.fullmatch(parent_id) else None
+        if parent_id in _chain or parent_path is None or not parent_path.is_file() \
+                or not parent_path.resolve().is_relative_to(specs_dir.resolve()):
+            problem = ("circular" if parent_id in _chain else "not a spec id (<domain>/Pad-<version>)"
+                       if parent_path is None else "no such spec file in the spec folder")
             raise SpecError(f"{_display(path)}: extends: {parent_id!r}: {problem}")
         parent = load_spec(parent_path, specs_dir, _chain + (parent_id,))
         files += _LOADED[(parent_path.resolve(), specs_dir.resolve())][0]
@@ -268,6 +268,7 @@ def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:
 
 @lru_cache(maxsize=None)
 def get_spec(spec_id: str, specs_dir: Path | None = None) -> Spec:
+    parse_spec_id(spec_id)  # a results row's "spec" may be any text: "../x" must not name a file
     path = Path(specs_dir or SPECS_DIR) / f"{spec_id}.yaml"
     if not path.is_file():
         raise SpecError(f"unknown spec id {spec_id!r} (no {path})")

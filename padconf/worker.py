@@ -47,6 +47,8 @@ from .reaper import PR_SET_PDEATHSIG, prctl
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
+MAX_TIMEOUT_S = 86400.0  # a day; select() refuses a timeout near 1e308
+MAX_MEMORY_MB = 1 << 20  # a worker's cap: 1 TiB
 START_TIMEOUT_S = 60.0  # importing OpenVINO takes under a second; minutes means its import hangs
 PRINTED_CHARS = 2000  # of what a runtime printed during one case, kept as evidence
 LOG_CAP = 16 << 20  # a log file past this is emptied between cases
@@ -221,14 +223,32 @@ def _last_words(*logs) -> str:
     return ""
 
 
+# How a padconf process starts another: ``python -I`` (no working directory, PYTHONPATH or user
+# site on the import path, whatever ``-m`` or ``-c`` would add) with ``import_path()`` put first.
+_BOOT = ("import runpy, sys; path, module = sys.argv[1:3]; sys.path[:0] = [p for p in path.split(':') if p]; "
+         "sys.argv[:3] = [module]; runpy.run_module(module, run_name='__main__', alter_sys=True)")
+
+
+def import_path() -> list[str]:
+    """Where workers import adapters and runtimes from: padconf's own import path less the
+    working directory (which ``python -m`` puts first: an ``onnxruntime.py`` there must not
+    stand in for the runtime), unless PYTHONPATH names it, as the user's explicit choice."""
+    cwd = os.path.realpath(os.getcwd())
+    named = {os.path.realpath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+    return [p for p in sys.path if p and ":" not in p and (os.path.realpath(p) != cwd or cwd in named)]
+
+
+def _isolated(module: str) -> list[str]:
+    return [sys.executable, "-I", "-c", _BOOT, ":".join(import_path()), module]
+
+
 class _Zygote:
     """The process that imports a runtime once and forks its workers (under a reaper)."""
 
     def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
-        command = [sys.executable, "-m", "padconf.reaper", sys.executable, "-m", "padconf.worker",
-                   adapter, str(memory_mb), str(theirs.fileno())]
+        command = [*_isolated("padconf.reaper"), *_isolated("padconf.worker"), adapter, str(memory_mb), str(theirs.fileno())]
         try:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
                                          pass_fds=(theirs.fileno(),), start_new_session=True)

@@ -8,3 +8,9 @@ from padconf.strategies import register_profiles
 
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+# Workers import nothing from the working directory (padconf.worker.import_path); the tests name
+# their fakes as tests.fake_adapters:X, so the repository is on PYTHONPATH, for workers and for
+# the padconf commands the tests start.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])

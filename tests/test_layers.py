@@ -8,7 +8,7 @@ import padconf
 
 PACKAGE = Path(padconf.__file__).parent
 ORDER = [
-    "errors", "reaper", "dtypes",
+    "errors", "untrusted", "escape", "reaper", "dtypes",
     "reference",  # imports nothing of padconf but errors and dtypes; specs takes INTERPRETATIONS from it
     "specs", "cases", "classify", "examples", "strategies",
     "onnx_model", "outcome",

@@ -115,7 +115,8 @@ def test_no_process_outlives_padconf_even_one_that_left_the_process_group(tmp_pa
     run_json = json.loads((run_dir / "run.json").read_text())
     run_json.update(runtimes=[FAKE + "EscapingHangAdapter"], timeout=60, case_count=1)
     (run_dir / "run.json").write_text(json.dumps(run_json))
-    cmd = [sys.executable, "-m", "padconf.cli", "run", "--resume", "--out", str(run_dir)]
+    cmd = [sys.executable, "-m", "padconf.cli", "run", "--resume", "--runtime", FAKE + "EscapingHangAdapter",
+           "--out", str(run_dir)]
     env = {**os.environ, "PADCONF_TEST_MARKER": marker, "PYTHONPATH": str(ROOT)}
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
@@ -171,7 +172,7 @@ def test_resume_after_a_torn_results_line_gives_the_same_results(finished_run, t
     start = data.rstrip(b"\n").rfind(b"\n") + 1
     cut = {"first byte": start + 1, "middle": (start + len(data)) // 2, "last byte before the newline": len(data) - 1}[where]
     (out / "results.jsonl").write_bytes(data[:cut])
-    assert main(["run", "--resume", "--out", str(out)]) == 0
+    assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--out", str(out)]) == 0
     assert result_keys(out) == result_keys(finished_run)
     assert (out / "results.jsonl.torn").read_bytes() == data[start:cut] + b"\n"
 
@@ -182,7 +183,7 @@ def test_resume_after_a_torn_cases_file_draws_the_same_cases(finished_run, tmp_p
     data = (out / "cases.jsonl").read_bytes()
     (out / "cases.jsonl").write_bytes(data[:len(data) // 2])
     (out / "results.jsonl").write_bytes(b"".join((out / "results.jsonl").read_bytes().splitlines(True)[:3]))
-    assert main(["run", "--resume", "--out", str(out)]) == 0
+    assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--out", str(out)]) == 0
     assert (out / "cases.jsonl").read_bytes() == data
     assert result_keys(out) == result_keys(finished_run)
 
@@ -258,7 +259,7 @@ def test_a_damaged_results_file_is_one_line_and_left_as_it_is(finished_run, tmp_
     text = broken_results(out / "results.jsonl")[damage]
     (out / "results.jsonl").write_bytes(text.encode("latin-1") if damage == "binary bytes" else text.encode())
     before = (out / "results.jsonl").read_bytes()
-    assert main(["run", "--resume", "--out", str(out)]) == 2
+    assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--out", str(out)]) == 2
     err = capsys.readouterr().err
     assert "results.jsonl" in err and len(err.strip().splitlines()) == 1
     assert (out / "results.jsonl").read_bytes() == before

@@ -174,7 +174,7 @@ def test_short_markdown_keeps_the_top_failures_only():
 
 @pytest.mark.parametrize("problem,words", [
     ("missing", "no such run directory"), ("no results", "no results.jsonl"),
-    ("empty", "holds no result"), ("malformed", "results.jsonl:2: malformed JSON line"),
+    ("empty", "holds no result"), ("malformed", "results.jsonl:2: malformed JSON"),
     ("lacks keys", "results.jsonl:1: row lacks"),
 ])
 def test_a_bad_run_directory_is_one_line_error(run_dir, tmp_path, capsys, problem, words):

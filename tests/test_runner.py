@@ -75,7 +75,7 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
     run_json = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps({**run_json, "case_count": 1}))  # else resume draws them again
     (out / "results.jsonl").unlink()
-    assert main(["run", "--resume", "--out", str(out)]) == 0
+    assert main(["run", "--resume", "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out)]) == 0
     rows = rows_of(out)
     assert {r["verdict"] for r in rows} == {"mismatch"}
     # one distinct failure: the planted case, in every placement
@@ -99,7 +99,7 @@ def test_resume_after_a_killed_run_loses_nothing(tmp_path):
     before = rows_of(out)
     cases = read_jsonl(out / "cases.jsonl")
     assert 10 <= len(before) < len(PLACEMENTS) * len(cases)
-    assert main(["run", "--resume", "--out", str(out)]) == 0
+    assert main(["run", "--resume", "--runtime", FAKE + "SlowAdapter", "--out", str(out)]) == 0
     after = rows_of(out)
     keys = Counter((r["runtime"], r["placement"], r["case_id"]) for r in after)
     assert len(keys) == len(PLACEMENTS) * len(cases) and max(keys.values()) == 1

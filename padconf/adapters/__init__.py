@@ -125,5 +125,8 @@ def get_adapter(name: str) -> Adapter:
     if unknown_runtime(name):
         raise PadconfError(unknown_runtime(name))
     module, cls = (registry().get(name) or name).split(":")
-    return getattr(importlib.import_module(module), cls)()
+    target = getattr(importlib.import_module(module), cls)
+    if not (isinstance(target, type) and issubclass(target, Adapter)):  # tempfile:mkdtemp is no adapter
+        raise PadconfError(f"{module}:{cls} is not a padconf Adapter class")
+    return target()
 

@@ -1,0 +1,91 @@
+"""Reading files padconf did not write (test folders, baselines, run directories, spec folders):
+bounded before anything is allocated, and never outside the folder padconf was given.
+
+Every refusal is one line naming the file, raised as the caller's error type (SpecError for
+spec files, CaseError for the rest).
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import yaml
+
+from .errors import CaseError
+
+MAX_DEPTH = 64  # nesting of a YAML or JSON document; padconf's own files nest a few levels
+
+
+def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None) -> bytes:
+    """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes: a FIFO,
+    a device (/dev/zero) or a folder is refused before reading, and so is a file that grows
+    past ``limit`` while it is read. Messages call it ``name`` (default: the path)."""
+    name = name or str(path)
+    try:
+        # O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+    except OSError as exc:
+        raise error(f"{name}: cannot read: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise error(f"{name}: not a regular file")
+        if info.st_size > limit:
+            raise error(f"{name}: larger than {limit} bytes")
+        with os.fdopen(os.dup(fd), "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise error(f"{name}: cannot read: {exc.strerror}") from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise error(f"{name}: larger than {limit} bytes")
+    return data
+
+
+def read_text(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None) -> str:
+    """``read_bytes`` as UTF-8 text."""
+    data = read_bytes(path, limit, error, name)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{name or path}: not UTF-8 text (byte {exc.start})") from None
+
+
+def json_value(text: str, where: str, error: type[Exception] = CaseError):
+    """``json.loads`` of ``text``; malformed JSON, nesting past the interpreter's recursion
+    limit and integers of thousands of digits are one line naming ``where``."""
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"{where}: malformed JSON: {exc.msg} (line {exc.lineno} column {exc.colno})") from None
+    except RecursionError:
+        raise error(f"{where}: JSON nested too deep") from None
+    except ValueError as exc:  # an integer past int_max_str_digits
+        raise error(f"{where}: malformed JSON: {str(exc).split(':')[0]}") from None
+
+
+def yaml_depth_checked(text: str, where: str, error: type[Exception] = CaseError) -> None:
+    """Refuse YAML nested deeper than MAX_DEPTH, counted on the parser's event stream (which
+    does not recurse) before the document is composed (which does)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise error(f"{where}:{event.start_mark.line + 1}: YAML nested more than {MAX_DEPTH} deep")
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        pass  # the caller's own parse reports it, with its line
+
+
+def inside(path: Path | str, folder: Path | str, error: type[Exception] = CaseError) -> Path:
+    """``path`` resolved (symbolic links followed), which must lie inside ``folder``."""
+    resolved = Path(path).resolve()
+    if not resolved.is_relative_to(Path(folder).resolve()):
+        raise error(f"{path}: leads outside {folder} (to {resolved})")
+    return resolved

@@ -1,0 +1,477 @@
+"""Files padconf did not write (issue 23): test folders, users' models, baselines, run
+directories and spec folders, built the way an attacker would. Each is one line on stderr and
+exit 2 (or the correct result); nothing is read or run from outside the folder padconf was
+given, and padconf stays bounded in memory and time (docs/reliability.md)."""
+import base64
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import tracemalloc
+import zlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from padconf.adapters import get_adapter
+from padconf.baseline import parse_baseline
+from padconf.cli import main
+from padconf.dtypes import decode_array
+from padconf.errors import CaseError, PadconfError
+from padconf.model_cut import UserModel
+from padconf.onnx_testdata import case_dirs, load_tensor, read_cases
+from padconf.report import short_markdown
+from padconf.specs import load_specs
+from padconf.worker import Worker
+
+ROOT = Path(__file__).resolve().parent.parent
+GENERATED = ROOT / "generated"
+SPECS = load_specs()
+FAKE = "tests.fake_adapters:"
+GiB = 1 << 30
+
+
+def one_line_exit_2(code, capsys, *words):
+    """The command refused in one line on stderr, exit 2, naming ``words``; returns the line."""
+    err = capsys.readouterr().err
+    assert code == 2, err[-3000:]
+    assert len(err.strip().splitlines()) == 1, err[-3000:]
+    for word in words:
+        assert word in err, err
+    return err
+
+
+def padconf_cli(args, cwd, memory=None, timeout=60):
+    """``padconf ARGS`` as a process of its own (address space capped at ``memory`` bytes):
+    (exit code, stderr, stdout). A command that does not end within ``timeout`` seconds (a hang) is
+    killed and its code is None."""
+    def cap():
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    try:
+        proc = subprocess.run([sys.executable, "-m", "padconf.cli", *args], cwd=cwd, preexec_fn=cap,
+                              capture_output=True, text=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return None, "hang", ""
+    return proc.returncode, proc.stderr, proc.stdout
+
+
+def assert_one_line_exit_2(result, *words):
+    code, err, _ = result
+    assert code == 2, err[-3000:]
+    assert len(err.strip().splitlines()) == 1, err[-3000:]
+    for word in words:
+        assert word in err, err
+
+
+def pad_model(where: Path, data: np.ndarray, pads, pads_dtype=TensorProto.INT64, initializers=()):
+    """A one-node Pad-19 test folder: data fed from test_data_set_0/input_0.pb, pads a constant."""
+    (where / "test_data_set_0").mkdir(parents=True)
+    nodes = [helper.make_node("Pad", ["data", "pads"], ["out"], mode="constant")]
+    inits = [helper.make_tensor("pads", pads_dtype, [len(pads)], pads), *initializers]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("data", TensorProto.FLOAT, list(data.shape))],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    (where / "model.onnx").write_bytes(model.SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(data, "data").SerializeToString())
+    return model
+
+
+def external_tensor(name: str, dims, location: str) -> TensorProto:
+    tensor = TensorProto(name=name, data_type=TensorProto.FLOAT, dims=dims)
+    tensor.data_location = TensorProto.EXTERNAL
+    entry = tensor.external_data.add()
+    entry.key, entry.value = "location", location
+    return tensor
+
+
+# ---------------------------------------------------------------- 1, 2: files outside the folder given
+
+
+def test_a_model_bin_linked_outside_the_case_folder_is_refused(tmp_path):
+    source = sorted((GENERATED / "openvino").glob("test_ovpad12_constant_float_basic_*"))[0]
+    where = tmp_path / "cases" / source.name
+    shutil.copytree(source, where)
+    secret = tmp_path / "secret.bin"  # outside the folder padconf is given; here a valid weights file
+    shutil.move(where / "model.bin", secret)
+    (where / "model.bin").symlink_to(secret)
+    with pytest.raises(CaseError, match="model.bin: leads outside"):
+        read_cases([tmp_path / "cases"], SPECS)
+    (where / "model.bin").unlink()
+    shutil.copy(secret, where / "model.bin")  # the same weights inside: read as before
+    assert len(read_cases([tmp_path / "cases"], SPECS)) == 1
+
+
+def test_external_data_is_read_beside_its_tensor_and_never_from_the_working_directory(tmp_path, monkeypatch):
+    where = tmp_path / "cases" / "test_external"
+    pad_model(where, np.zeros(3, np.float32), [1, 1])
+    tensor = external_tensor("data", [3], "data.bin")
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(tensor.SerializeToString())
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    (cwd / "data.bin").write_bytes(np.array([7, 8, 9], np.float32).tobytes())  # "a credential"
+    monkeypatch.chdir(cwd)
+    with pytest.raises(CaseError, match="external data 'data.bin'"):
+        read_cases([tmp_path / "cases"], SPECS)
+    (where / "test_data_set_0" / "data.bin").write_bytes(np.array([1, 2, 3], np.float32).tobytes())
+    (case,) = read_cases([tmp_path / "cases"], SPECS)
+    assert case.data.tolist() == [1, 2, 3]
+
+
+@pytest.mark.parametrize("location", ["../../../outside.bin", "/etc/passwd", "link.bin"])
+def test_external_data_leaving_the_folder_is_one_line(tmp_path, capsys, location):
+    (tmp_path / "outside.bin").write_bytes(b"\0" * 12)
+    where = tmp_path / "cases" / "test_external"
+    pad_model(where, np.zeros(3, np.float32), [1, 1])
+    (where / "test_data_set_0" / "link.bin").symlink_to(tmp_path / "outside.bin")
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(external_tensor("data", [3], location).SerializeToString())
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    one_line_exit_2(code, capsys, "input_0.pb")
+
+
+# ---------------------------------------------------------------- 3, 4: code from the working directory or a run folder
+
+
+def test_workers_import_nothing_from_the_working_directory(tmp_path, monkeypatch):
+    marker = tmp_path / "imported"
+    (tmp_path / "onnxruntime.py").write_text(f"open({str(marker)!r}, 'w').close()\n")
+    monkeypatch.chdir(tmp_path)
+    worker = Worker("onnxruntime")
+    try:
+        about = worker.describe([("onnx/Pad-19", "float")])
+    finally:
+        worker.close()
+    assert not marker.exists()
+    assert about["unavailable"] is None and about["version"]  # the installed onnxruntime
+
+
+def test_resume_imports_a_module_class_from_run_json_only_when_named_again(tmp_path, capsys, monkeypatch):
+    run = tmp_path / "run"
+    run.mkdir()
+    marker = tmp_path / "imported"
+    (run / "payload.py").write_text(f"open({str(marker)!r}, 'w').close()\nclass Adapter: pass\n")
+    (run / "run.json").write_text(json.dumps({"runtimes": ["payload:Adapter"], "specs": ["onnx/Pad-19"],
+                                              "max_examples": 0}))
+    monkeypatch.chdir(run)
+    code = main(["run", "--resume", "--out", "."])
+    one_line_exit_2(code, capsys, "run.json", "'payload:Adapter'", "name it again: --runtime payload:Adapter")
+    assert not marker.exists()
+
+
+def test_a_spec_folder_named_by_run_json_is_read_only_when_named_again(tmp_path, capsys):
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "onnx").mkdir(parents=True)
+    (elsewhere / "onnx" / "Pad-19.yaml").write_text("id: hunter2\n")  # a config file of the victim's, say
+    (run / "cases.jsonl").unlink()  # so that --resume draws the cases again, from the spec folder
+    doc = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**doc, "specs_dir": str(elsewhere)}))
+    for args in (["run", "--resume", "--out", str(run)], ["report", str(run), "--html", str(tmp_path / "r.html")]):
+        err = one_line_exit_2(main(args), capsys, "run.json", f"--specs-dir {elsewhere}")
+        assert "hunter2" not in err
+    assert main(["--specs-dir", str(ROOT / "padconf" / "specs"), "run", "--resume", "--out", str(run)]) == 2
+    assert "--specs-dir" in capsys.readouterr().err  # the folder named must be the one recorded
+
+
+def test_a_runtime_named_module_callable_must_be_an_adapter_class():
+    with pytest.raises(PadconfError, match="not a padconf Adapter class"):
+        get_adapter("tempfile:mkdtemp")
+
+
+# ---------------------------------------------------------------- 5: bombs, devices and FIFOs
+
+
+def bomb(inflated: int) -> str:
+    packer, chunk, parts = zlib.compressobj(9), b"\0" * (1 << 24), []
+    for _ in range(inflated // len(chunk)):
+        parts.append(packer.compress(chunk))
+    return base64.b64encode(b"".join(parts) + packer.flush()).decode()
+
+
+def test_an_encoded_array_is_checked_before_it_is_inflated():
+    z64 = bomb(GiB // 2)
+    tracemalloc.start()
+    try:
+        for shape in ([4], [0], [GiB]):
+            with pytest.raises(CaseError):
+                decode_array({"dtype": "float", "shape": shape, "z64": z64})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 64 << 20  # the bomb holds 512 MiB
+
+
+def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
+    """A run directory of one failing case whose data is ``data``."""
+    run = tmp_path / "run"
+    run.mkdir()
+    case = {"id": "onnx/Pad-19:constant:float:000000000000", "spec": "onnx/Pad-19", "data": data, "pads": [1, 1],
+            "mode": "constant", "kind": "defined", "expected": None}
+    (run / "cases.jsonl").write_text(json.dumps(case) + "\n")
+    row = {"runtime": "rt", "placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
+           "shape": [4], "pads": [1, 1], "verdict": "mismatch", "case_id": case["id"], "origin": "generated",
+           "kind": "defined", "reason": None, "error": None, "detail": "values differ", "matched": None,
+           "output": None, **(row or {})}
+    (run / "results.jsonl").write_text(json.dumps(row) + "\n")
+    (run / "run.json").write_text(json.dumps({"runtimes": ["onnx-reference"], "specs": ["onnx/Pad-19"],
+                                              "max_examples": 0, "memory_mb": 1024, "case_count": 1}))
+    return run
+
+
+def test_a_zlib_bomb_in_a_run_directory_is_one_line_for_report_and_resume(tmp_path):
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [4], "z64": bomb(2 * GiB)})
+    for args in (["report", str(run), "--html", str(tmp_path / "r.html")],
+                 ["run", "--resume", "--out", str(run)]):
+        assert_one_line_exit_2(padconf_cli(args, tmp_path, memory=(3 * GiB) // 2), "cases.jsonl", "z64")
+
+
+def test_many_arrays_each_under_the_bound_are_bounded_together(tmp_path, capsys, monkeypatch):
+    import padconf.runner
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [64], "b64": base64.b64encode(bytes(256)).decode()})
+    monkeypatch.setattr(padconf.runner, "MAX_CASES_BYTES", 100)
+    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl", "more than 100 bytes")
+
+
+@pytest.mark.parametrize("what", ["baseline", "results", "spec"])
+@pytest.mark.parametrize("kind", ["/dev/zero", "fifo"])
+def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind):
+    gate_dir = tmp_path / "gate"
+    gate_dir.mkdir()
+    (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None}))
+    (gate_dir / "results.jsonl").write_text("")
+    (tmp_path / "baseline.yaml").write_text("[]\n")
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "padconf" / "specs", specs)
+    target = {"baseline": tmp_path / "baseline.yaml", "results": gate_dir / "results.jsonl",
+              "spec": specs / "onnx" / "Pad-19.yaml"}[what]
+    target.unlink()
+    if kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.symlink_to(kind)
+    result = padconf_cli(["--specs-dir", str(specs), "gate", "--runtime", "rt", "--baseline", str(tmp_path / "baseline.yaml"),
+                          "--results", str(gate_dir)], tmp_path, memory=2 * GiB, timeout=30)
+    assert_one_line_exit_2(result, target.name, "not a regular file")
+
+
+# ---------------------------------------------------------------- 6: baseline patterns
+
+
+def test_a_baseline_pattern_matches_in_linear_time(tmp_path):
+    gate_dir = tmp_path / "gate"
+    gate_dir.mkdir()
+    (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None}))
+    row = {"runtime": "rt", "placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
+           "shape": [2], "pads": [1, 1], "verdict": "crash", "case_id": "c", "origin": "generated", "error": "a" * 40 + "!"}
+    (gate_dir / "results.jsonl").write_text(json.dumps(row) + "\n")
+    (tmp_path / "baseline.yaml").write_text("- {runtime: rt, verdict: crash, error: '(a+)+$', why: backtracks}\n")
+    code, err, out = padconf_cli(["gate", "--runtime", "rt", "--baseline", "baseline.yaml", "--results", str(gate_dir)],
+                                 tmp_path, timeout=60)
+    assert code == 1 and "FAILED: 1 new failures" in out, err  # judged, not forgiven, and not hung
+
+
+def test_a_pattern_re2_cannot_run_is_refused_when_the_baseline_is_read():
+    with pytest.raises(CaseError, match=r"b.yaml:1: error: not a regular expression RE2 accepts"):
+        parse_baseline("- {runtime: rt, verdict: crash, error: '(a)\\1', why: backreference}\n", "b.yaml")
+
+
+# ---------------------------------------------------------------- 7: extends
+
+
+def test_extends_outside_the_spec_folder_is_refused_unread(tmp_path, capsys):
+    specs = tmp_path / "specs"
+    shutil.copytree(ROOT / "padconf" / "specs", specs)
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "leak.yaml").write_text("secret_key: hunter2\n")
+    text = (specs / "onnx" / "Pad-19.yaml").read_text()
+    (specs / "onnx" / "Pad-19.yaml").write_text("extends: ../outside/leak\n" + text.replace("extends:", "x-extends:"))
+    err = one_line_exit_2(main(["--specs-dir", str(specs), "specs"]), capsys, "Pad-19.yaml", "extends", "not a spec id")
+    assert "secret" not in err and "hunter2" not in err
+
+
+# ---------------------------------------------------------------- 8, 9: text is data, never markup
+
+
+def test_markup_and_escapes_in_runtime_text_and_paths_are_shown_as_text(tmp_path, capsys):
+    source = sorted((GENERATED / "onnx").glob("test_pad19_constant_float_basic_*"))[0]
+    cases = tmp_path / "cases[/red]\x1b[2J"
+    shutil.copytree(source, cases / source.name)
+    out = tmp_path / "run[/]"
+    args = ["run", "--cases", str(cases), "--runtime", FAKE + "HostileTextAdapter", "--out", str(out)]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "\x1b" not in printed and "[/red]" in printed
+    summary = (out / "summary.md").read_text()
+    assert "<img" not in summary and "\x1b" not in summary
+    assert "&lt;img src=x onerror=alert(x)&gt; \\| \\`x\\` \\[link\\](javascript:void)" in summary
+    assert main(["run", "--resume", "--runtime", FAKE + "HostileTextAdapter", "--out", str(out)]) == 0
+    assert main(["report", str(out), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
+    assert "<img" not in (tmp_path / "r.html").read_text() and "<img" not in (tmp_path / "r.md").read_text()
+
+
+def test_runtime_names_are_escaped_in_the_pr_comment():
+    row = {"runtime": "<img src=x onerror=alert(1)>", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "constant",
+           "dtype": "float", "error": "x", "detail": None, "origin": "generated", "case_id": "1", "reason": None,
+           "matched": None}
+    md = short_markdown([row], "r.html")
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+
+
+# ---------------------------------------------------------------- 10: generate
+
+
+def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(tmp_path):
+    out = tmp_path / "out"
+    args = ["generate", "--out", str(out), "--spec", "onnx/Pad-2"]
+    assert padconf_cli(args, tmp_path, timeout=300)[0] == 0
+    before = files_of(out)
+    dirs_before = case_dirs(tmp_path)
+    killer = ("import os, signal, sys, padconf.onnx_testdata as t, padconf.cli as cli\n"
+              "written = t.write_onnx\n"
+              "def write(*a):\n"
+              "    written(*a)\n"
+              "    os.kill(os.getpid(), signal.SIGKILL)\n"
+              "t.write_onnx = write\n"
+              "cli.main(sys.argv[1:])\n")
+    proc = subprocess.run([sys.executable, "-c", killer, *args], cwd=tmp_path, capture_output=True, timeout=300)
+    assert proc.returncode == -signal.SIGKILL
+    assert files_of(out) == before
+    assert case_dirs(tmp_path) == dirs_before  # the staging left beside is not read
+
+
+def test_an_interrupt_while_generate_swaps_its_output_in_leaves_one_whole_output(tmp_path, monkeypatch):
+    import padconf.onnx_testdata as testdata
+    spec = [s for s in SPECS if s.id == "onnx/Pad-2"]
+    testdata.generate(tmp_path / "ref", spec)
+    new = files_of(tmp_path / "ref")
+    out = tmp_path / "out"
+    (out / "onnx").mkdir(parents=True)
+    (out / "onnx" / "old").write_text("previous")
+    old = files_of(out)
+    removing = shutil.rmtree
+
+    def interrupted(path, *args, **kwargs):  # Ctrl-C as soon as the first folder is removed
+        removing(path, *args, **kwargs)
+        raise KeyboardInterrupt
+    monkeypatch.setattr(shutil, "rmtree", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        testdata.generate(out, spec)
+    assert files_of(out) in (old, new)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "ref"]
+
+
+def files_of(folder: Path) -> dict:
+    return {p.relative_to(folder).as_posix(): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_generate_refuses_a_folder_holding_files_it_did_not_write(tmp_path, capsys):
+    (tmp_path / "notes.txt").write_text("mine")
+    one_line_exit_2(main(["generate", "--out", str(tmp_path), "--spec", "onnx/Pad-2"]), capsys, "notes.txt")
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+
+
+# ---------------------------------------------------------------- 11, 12: one line, never a traceback
+
+
+def test_onnx_tensors_that_lie_about_themselves_are_one_line(tmp_path):
+    where = tmp_path / "m"
+    pad_model(where, np.zeros(3, np.float32), [1, 1])
+    path = where / "test_data_set_0" / "input_0.pb"
+    for dims, data_type, problem in (([-5], TensorProto.FLOAT, "not sizes >= 0"),
+                                     ([2**40], TensorProto.FLOAT, "exceed"),
+                                     ([1], 99, "unknown element type 99")):
+        tensor = numpy_helper.from_array(np.zeros(1, np.float32), "data")
+        del tensor.dims[:]
+        tensor.dims.extend(dims)
+        tensor.data_type = data_type
+        path.write_bytes(tensor.SerializeToString())
+        with pytest.raises(CaseError, match=problem):
+            load_tensor(path)
+
+
+def test_initializers_that_lie_about_themselves_are_one_line(tmp_path, capsys):
+    huge = TensorProto(name="extra", data_type=TensorProto.FLOAT, dims=[2**40], raw_data=b"\0" * 4)
+    pad_model(tmp_path / "cases" / "test_huge", np.zeros(3, np.float32), [1, 1], initializers=[huge])
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    one_line_exit_2(code, capsys, "model.onnx", "'extra'")
+
+
+def test_float_pads_holding_nan_are_one_line(tmp_path, capsys):
+    pad_model(tmp_path / "cases" / "test_nan", np.zeros(3, np.float32), [float("nan"), 1.0], TensorProto.FLOAT)
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    one_line_exit_2(code, capsys, "test_nan", "not integers")
+
+
+def test_yaml_nested_deep_is_one_line(tmp_path, capsys):
+    deep = "[" * 20000 + "]" * 20000 + "\n"
+    (tmp_path / "baseline.yaml").write_text(deep)
+    with pytest.raises(CaseError, match="nested more than"):
+        parse_baseline(deep, "baseline.yaml")
+    specs = tmp_path / "specs"
+    (specs / "onnx").mkdir(parents=True)
+    (specs / "onnx" / "Pad-19.yaml").write_text("id: " + deep)
+    one_line_exit_2(main(["--specs-dir", str(specs), "specs"]), capsys, "Pad-19.yaml", "nested more than")
+
+
+@pytest.mark.parametrize("text,problem", [
+    ("- !!python/object/apply:os.system ['touch pwned']\n", "an entry is a mapping"),
+    ("- {runtime: rt, verdict: crash, why: x, error: !!python/object/apply:os.system ['touch pwned']}\n",
+     "not a baseline entry"),
+    ("- {runtime: rt, verdict: crash, why: x, [1, 2]: 3}\n", "not a baseline entry"),
+])
+def test_baseline_entries_that_are_not_data_are_one_line(tmp_path, text, problem):
+    with pytest.raises(CaseError, match=problem):
+        parse_baseline(text, "b.yaml")
+    assert not (tmp_path / "pwned").exists()
+
+
+@pytest.mark.parametrize("change,problem", [
+    ({"origin": 5}, "'origin' is a int, not a str"),
+    ({"shape": "x"}, "'shape' is a str, not a list"),
+])
+def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys, change, problem):
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="}, change)
+    one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "results.jsonl:1", problem)
+
+
+def test_a_number_of_thousands_of_digits_is_one_line(tmp_path, capsys):
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    (run / "results.jsonl").write_text('{"runtime": ' + "9" * 5000 + "}\n")
+    one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "results.jsonl:1")
+
+
+@pytest.mark.parametrize("gate_json", ["[]", '{"shard": 5}', '{"shard": [1], "spec_ids": []}', "{"])
+def test_a_malformed_gate_json_is_one_line(tmp_path, capsys, gate_json):
+    (tmp_path / "g").mkdir()
+    (tmp_path / "g" / "gate.json").write_text(gate_json)
+    (tmp_path / "b.yaml").write_text("[]\n")
+    code = main(["gate", "--runtime", "rt", "--baseline", str(tmp_path / "b.yaml"), "--results", str(tmp_path / "g")])
+    one_line_exit_2(code, capsys, "gate.json")
+
+
+def test_an_output_file_not_named_by_a_number_is_one_line(tmp_path):
+    pad_model(tmp_path, np.zeros(3, np.float32), [1, 1])
+    (tmp_path / "test_data_set_0" / "output_abc.pb").write_bytes(b"")
+    with pytest.raises(CaseError, match="output_abc.pb: not output_<number>.pb"):
+        UserModel(tmp_path)
+
+
+def test_limits_out_of_range_are_one_line(tmp_path, capsys):
+    one_line_exit_2(main(["run", "--timeout", "1e308", "--out", str(tmp_path / "a")]), capsys, "1e308")
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    doc = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**doc, "memory_mb": 10**12}))
+    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "run.json", "memory_mb")
+
+
+def test_a_memory_cap_above_ulimit_is_one_line_naming_it(tmp_path):
+    result = padconf_cli(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "0",
+                          "--memory-mb", "4096", "--out", str(tmp_path / "run")], tmp_path, memory=3 * GiB)
+    assert_one_line_exit_2(result, "memory_mb 4096", "ulimit -v")
+    assert not (tmp_path / "run").exists()
+
