@@ -200,7 +200,8 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
         if not re.fullmatch(entry.runtime, runtime):
             continue
         scope = {c: [r for r in by_cell.get(c, ()) if entry.in_scope(r)] for c in entry.cells}
-        open_cells = sorted((c for c, rs in scope.items() if not any(entry.matches(r) for r in rs)), key=Cell.sort_key)
+        open_cells = sorted((c for c, rs in scope.items() if not any(entry.matches(r, poisoner_known=False) for r in rs)),
+                            key=Cell.sort_key)
         fixed = Fixed(entry, [], [], _verdicts(r for c in open_cells for r in scope[c]))
         for cell in open_cells:
             if scope[cell] and (entry.case is not None or cell.spec in covered):
@@ -228,17 +229,20 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
     by_id = {c.id: c for c in cases}
     history = judgement.rows if history is None else history
 
-    def alone(row):
-        case = by_id[row["case_id"]]
-        return [result_row(judgement.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
-                for _ in range(CONFIRMATIONS)]
+    def alone(row, until):
+        """Up to CONFIRMATIONS reruns of ``row``'s case alone, the last one ``until`` holds of."""
+        case, reruns = by_id[row["case_id"]], []
+        while len(reruns) < CONFIRMATIONS and not (reruns and until(reruns[-1])):
+            reruns.append(result_row(judgement.runtime, row["placement"], case,
+                                     *worker.run_alone(case, row["placement"])))
+        return reruns
 
     def unforgiven(row) -> bool:
         return row["verdict"] in FAILURES and forgiving(entries, row) is None
 
     for row in list(judgement.new):
-        reruns = alone(row)
-        if any(map(unforgiven, reruns)):
+        reruns = alone(row, unforgiven)
+        if unforgiven(reruns[-1]):
             continue
         poisoners = _poisoners(row, history, by_id, worker, judgement.runtime, unforgiven)
         if poisoners:
@@ -257,7 +261,7 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
             scope = [r for r in judgement.rows if Cell.of(r) == cell and fixed.entry.in_scope(r)]
             # what failed otherwise in the run first: a corrupted heap's other answer to the case
             for row in ([r for r in scope if r["verdict"] in FAILURES] or scope)[:RECHECKS_PER_CELL]:
-                back = next((r for r in alone(row) if fixed.entry.matches(r)), None)
+                back = next((r for r in alone(row, fixed.entry.matches) if fixed.entry.matches(r)), None)
                 if back:
                     fixed.cells.remove(cell)
                     judgement.flaky.append(f"{fixed.entry.where} still fails in {cell}: {row['case_id']} gave "

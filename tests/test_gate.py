@@ -69,6 +69,34 @@ def test_a_failure_that_does_not_recur_alone_is_flaky_not_new(tmp_path, capsys, 
     assert any(r["verdict"] == "crash" for r in rows)  # the run's own record keeps what happened
 
 
+def test_a_failure_only_in_a_warm_worker_is_new_with_its_poisoner_and_a_listed_pair_passes(tmp_path, capsys):
+    runtime = FAKE + "WrongWhenWarmOnExampleAdapter"
+    assert gate(tmp_path, runtime, "[]\n") == 1
+    out = capsys.readouterr().out
+    pairs = re.findall(r"new: (\S+) \[(\w+)\]: mismatch: .*; it recurs only after (\S+) ran in the same worker", out)
+    rows = read_jsonl(tmp_path / "work" / "results.jsonl")
+    failed = {(r["case_id"], r["placement"]) for r in rows if r["verdict"] == "mismatch"}
+    assert failed and {(c, p) for c, p, _ in pairs} == failed
+    # the poisoner bisected out of the worker's history is a case that ran before it in that process
+    where = {(r["case_id"], r["placement"]): (r["process"], r["position"]) for r in rows}
+    assert all(any(r["case_id"] == poisoner and (r["process"], r["position"]) < where[(c, p)]
+                   and r["process"] == where[(c, p)][0] for r in rows) for c, p, poisoner in pairs)
+    listed = "".join(f"- runtime: .*\n  verdict: mismatch\n  after: {poisoner}\n  why: a known pair\n"
+                     f"  cells: [onnx/Pad-19 edge float {p}]\n" for _, p, poisoner in pairs)
+    assert gate(tmp_path, runtime, listed) == 0
+
+
+def test_an_answer_no_reading_gives_fails_the_gate_as_unexplained(tmp_path, capsys):
+    assert gate(tmp_path, FAKE + "GarbageOnAmbiguousEdgeAdapter", "[]\n") == 1
+    out = capsys.readouterr().out
+    rows = read_jsonl(tmp_path / "work" / "results.jsonl")
+    unexplained = [r for r in rows if r["verdict"] == "unexplained"]
+    assert unexplained and {r["verdict"] for r in rows} <= {"pass", "ambiguous", "unexplained"}
+    for row in unexplained:
+        assert f"new: {row['case_id']} [{row['placement']}]: unexplained: edge " in out
+        assert "returned an output no reading gives: " in row["detail"] and " gives shape [" in row["detail"]
+
+
 def test_a_baseline_knows_what_a_case_does_alone_and_the_gate_passes_on_either(tmp_path, capsys):
     runtime = FAKE + "GarbageOrCrashOnExampleAdapter"
     out = tmp_path / "b.yaml"
@@ -227,6 +255,19 @@ def test_sharded_gates_merge_into_the_whole_judgement(tmp_path, capsys):
                      "--results", *given]) == 2  # part of the suite is never judged as the whole
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and says in err
+
+
+def test_results_over_every_shard_confirm_as_an_unsharded_gate_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))  # crashes twice, then not
+    runtime, dirs = FAKE + "FlakyOnExampleAdapter", []
+    for k in (1, 2):
+        dirs.append(str(tmp_path / f"s{k}"))
+        assert gate(tmp_path, runtime, "[]\n", "--work", dirs[-1], "--shard", f"{k}/2") == 0
+    capsys.readouterr()
+    # the crash the shard's run recorded does not recur alone, nor after its worker's history
+    assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"), "--results", *dirs]) == 0
+    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, pass, pass alone",
+                     capsys.readouterr().out)
 
 
 def test_explore_keeps_new_failures_in_the_example_database_and_replays_them(tmp_path):
