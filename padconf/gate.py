@@ -195,22 +195,25 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
     by_cell = defaultdict(list)
     for row in rows:
         by_cell[Cell.of(row)].append(row)
-    placements = {r["placement"] for r in rows}  # a cell in a placement the runtime lacks is another's
+    placements = {r["placement"] for r in rows}
     for entry in entries:
         if not re.fullmatch(entry.runtime, runtime):
             continue
         scope = {c: [r for r in by_cell.get(c, ()) if entry.in_scope(r)] for c in entry.cells}
         open_cells = sorted((c for c, rs in scope.items() if not any(entry.matches(r, poisoner_known=False) for r in rs)),
                             key=Cell.sort_key)
-        fixed = Fixed(entry, [], [], _verdicts(r for c in open_cells for r in scope[c]))
+        fixed = Fixed(entry, [], [])
         for cell in open_cells:
+            if cell.placement not in placements:
+                continue  # a cell of another runtime the entry speaks of
             if scope[cell] and (entry.case is not None or cell.spec in covered):
                 fixed.cells.append(cell)
-            elif not scope[cell] and cell.spec in covered and cell.placement in placements:
+            elif not scope[cell] and cell.spec in covered:
                 fixed.stale.append(cell)
             else:
                 judgement.unjudged.append(entry)
         if fixed.cells or fixed.stale:
+            fixed.gave = _verdicts(r for c in fixed.cells for r in scope[c])
             judgement.fixed.append(fixed)
     judgement.unjudged = list(dict.fromkeys(judgement.unjudged))
     return judgement

@@ -96,19 +96,21 @@ class Suite:
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
         self.judgement = None
         self.failed: str | None = None  # why the session fails though no test did
-        self._worker = None
+        self._workers: dict[str, object] = {}
 
-    def worker(self):
+    def worker(self, use: str = "tests"):
+        """The Worker the tests run in, or (``use="confirm"``) the one confirming reruns run in:
+        another, so that the tests' worker process sees the same cases as without them."""
         from .worker import DEFAULT_MEMORY_MB, Worker
 
-        if self._worker is None:  # started lazily, one per pytest process
-            self._worker = Worker(self.runtime, DEFAULT_MEMORY_MB, self.timeout)
-        return self._worker
+        if use not in self._workers:  # started lazily, one each per pytest process
+            self._workers[use] = Worker(self.runtime, DEFAULT_MEMORY_MB, self.timeout)
+        return self._workers[use]
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
 
     def describe(self, pairs) -> dict:
         about = self.worker().describe(pairs)
@@ -182,7 +184,7 @@ class Suite:
         entries = [e for e in self.entries if e.in_scope(row)]
         judgement = judge_rows([row], entries, self.runtime, set())
         if judgement.new or judgement.fixed:  # the rows this process ran before: its worker's history
-            confirm(judgement, self.entries, self.cases, self.worker(), history=self.rows)
+            confirm(judgement, self.entries, self.cases, self.worker("confirm"), history=self.rows)
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
@@ -219,7 +221,7 @@ class Suite:
         recheck = Judgement(self.runtime, self.rows, fixed=fixed)
         # the xdist controller collected nothing: it draws the suite again, only for this
         cases = [c for _, c in gate_suite(self.specs)] if self.cases is None else self.cases
-        confirm(recheck, self.entries, cases, self.worker())
+        confirm(recheck, self.entries, cases, self.worker("confirm"))
         self.flaky += recheck.flaky
         self.problems += problem_lines(recheck)
         if recheck.fixed:

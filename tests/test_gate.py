@@ -12,6 +12,9 @@ from hypothesis.database import DirectoryBasedExampleDatabase
 from padconf.adapters import PLACEMENTS
 from padconf.baseline import Cell, Entry, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.cases import Case
+from padconf.classify import classify
+from padconf.outcome import Outcome
+from padconf.verdicts import judge
 from padconf.cli import main
 from padconf.errors import CaseError
 from padconf.gate import EXPLORE_KEY, gate_cases, in_shard, judge_rows, parse_shard
@@ -176,6 +179,34 @@ def test_baseline_by_case_lists_every_failing_case_once_and_signatures_mask_part
     # each entry lists the cells its failures were seen in, no more
     assert {e["verdict"]: e["cells"] for e in baseline_entries(rows)} == {
         v: ["onnx/Pad-19 constant float initializers", "onnx/Pad-19 constant float inputs"] for v in signature}
+
+
+def test_an_error_class_keeps_what_tells_failures_apart():
+    def pattern(verdict, text, key="error"):
+        return baseline_entries([{"runtime": "rt", "case_id": "c", "verdict": verdict, "placement": "inputs",
+                                  "spec": "onnx/Pad-19", "mode": "edge", "dtype": "float", key: text}])[0]["error"]
+    ort = "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Pad({}) node with name ''"
+    version = pattern("not-implemented", ort.format(19))
+    assert re.search(version, ort.format(19)) and not re.search(version, ort.format(18))
+    loading = "Exception during loading: MLDataType for: tensor({}) is not currently registered or supported"
+    dtype = pattern("not-implemented", loading.format("float16"))
+    assert re.search(dtype, loading.format("float16")) and not re.search(dtype, loading.format("int8"))
+    # numbers, shapes and paths are particulars
+    shaped = pattern("wrongly-rejected", "/src/pad.cc:120 Pad reflect: pre-pad 3 exceeds [2, 4]")
+    assert re.search(shaped, "/other/pad.cc:98 Pad reflect: pre-pad 7 exceeds [5, 1, 2]")
+    crash = pattern("crash", "killed by SIGSEGV; last words: free(): invalid pointer")
+    assert not re.search(crash, "killed by SIGABRT; last words: free(): invalid pointer")
+    # a wrong output: the kind of wrong value, not which values
+    kinds = {}
+    for name, got in (("nan", [1.0, np.nan, 3.0]), ("misplaced", [1.0, 3.0, 2.0]), ("lacks", [1.0, 9.0, 3.0])):
+        case = classify(Case("onnx/Pad-19", np.array([1.0, 2.0, 3.0], np.float32), [0, 0], mode="edge"),
+                        get_spec("onnx/Pad-19"))
+        detail = judge(case, Outcome(np.array(got, np.float32))).detail
+        kinds[name] = (detail, pattern("mismatch", detail, "detail"))
+    assert "(NaN where numbers belong)" in kinds["nan"][0] and "(the expected values misplaced)" in kinds["misplaced"][0]
+    assert "(values the expected output lacks)" in kinds["lacks"][0]
+    for name, (detail, regex) in kinds.items():
+        assert [other for other, (text, _) in kinds.items() if re.search(regex, text)] == [name]
 
 
 @pytest.mark.parametrize("text, where, what", [
