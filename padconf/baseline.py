@@ -1,27 +1,35 @@
 """A baseline: a runtime's known failures, as YAML, which the gate forgives.
 
 A file is a list of entries. An entry names the runtime (a regular expression), the verdict
-it forgives and why (one line), and either one case (``case``: a case id) or a failure
-signature: regular expressions over the row's ``spec``, ``mode``, ``dtype``, ``placement`` and
-``origin`` (each must match whole) and ``error``, searched in the runtime's error text (or a
-mismatch's description). ``link`` points at the upstream report. Example::
+it forgives and why (one line), and the cells it was seen failing in: each ``SPEC MODE DTYPE
+PLACEMENT``, listed one by one, so that an entry forgives nothing it was not seen doing.
+``error`` is a regular expression searched in the runtime's error text (or a mismatch's
+description); ``case`` (a case id) narrows an entry to one case, ``origin`` (a regular
+expression over the case's origin, e.g. ``example:example_3_edge``) to cases of that origin;
+``after`` (a case id) to a failure that recurs only when that case ran before it in the same
+worker process (a state-dependent pair: padconf.gate finds them). ``link`` points at the
+upstream report. Example::
 
     - runtime: onnxruntime
       verdict: not-implemented
-      dtype: bfloat16
-      error: Could not find an implementation for Pad
+      error: Could not find an implementation for Pad\\(19\\)
+      cells:
+      - onnx/Pad-19 constant bfloat16 inputs
+      - onnx/Pad-19 constant bfloat16 initializers
       why: no bfloat16 Pad kernel on the CPU provider
       link: https://github.com/microsoft/onnxruntime/issues/...
 
-A case-id entry is judged wherever its case ran; a signature entry covers every case it
-matches, the ones a run draws tomorrow included.
+A failure of an explored case (``padconf gate --explore``) is forgiven in any placement of a
+listed cell's spec, mode and dtype: exploration lands where the suite has no case.
 """
 from __future__ import annotations
 
+import difflib
 import functools
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import re2
 import yaml
@@ -44,8 +52,38 @@ def compiled(pattern: str):
     backreferences or lookaround; such a pattern is refused when the baseline is read."""
     return re2.compile(pattern, _RE2_OPTIONS)
 
-PATTERN_KEYS = ("runtime", "spec", "mode", "dtype", "placement", "origin")  # whole-match over the row's field
-KEYS = PATTERN_KEYS + ("verdict", "case", "error", "why", "link")
+PATTERN_KEYS = ("runtime", "origin")  # whole-match over the row's field
+TEXT_KEYS = ("verdict", "case", "after", "error", "why", "link")
+KEYS = PATTERN_KEYS + TEXT_KEYS + ("cells",)
+
+
+class Cell(NamedTuple):
+    """Where a failure happens, as finely as an entry can say it."""
+    spec: str
+    mode: str
+    dtype: str
+    placement: str
+
+    @classmethod
+    def of(cls, row: dict) -> "Cell":
+        return cls(row["spec"], row["mode"], row["dtype"], row["placement"])
+
+    @classmethod
+    def parse(cls, text: str) -> "Cell":
+        words = text.split()
+        if len(words) != 4:
+            raise ValueError(f"a cell is 'SPEC MODE DTYPE PLACEMENT', got {text!r}")
+        return cls(*words)
+
+    def __str__(self) -> str:
+        return " ".join(self)
+
+    def sort_key(self) -> tuple:
+        return (spec_sort_key(self.spec), self.mode, self.dtype, self.placement)
+
+
+def explored(row: dict) -> bool:
+    return str(row.get("origin", "")).startswith("explore")
 
 
 @dataclass(frozen=True)
@@ -53,30 +91,39 @@ class Entry:
     runtime: str
     verdict: str
     why: str
+    cells: frozenset[Cell] = frozenset()
     case: str | None = None
-    spec: str | None = None
-    mode: str | None = None
-    dtype: str | None = None
-    placement: str | None = None
+    after: str | None = None
     origin: str | None = None
     error: str | None = None
     link: str | None = None
     where: str = field(default="", compare=False)  # file:line, for messages
+    cell_lines: dict = field(default_factory=dict, compare=False, hash=False)  # Cell -> its line in the file
+    lines: tuple[int, int] = field(default=(0, 0), compare=False)  # [first, end) of its lines, 0-based
 
     def in_scope(self, row: dict) -> bool:
-        """The row is one this entry speaks of (whatever its verdict)."""
-        if self.case is not None and row["case_id"] != self.case:
-            return False
-        return all(getattr(self, k) is None or compiled(getattr(self, k)).fullmatch(str(row.get(k)))
-                   for k in PATTERN_KEYS)
+        """The row is one this entry speaks of (whatever its verdict): in one of its cells."""
+        return Cell.of(row) in self.cells and self._about(row)
+
+    def _about(self, row: dict) -> bool:
+        return ((self.case is None or row["case_id"] == self.case)
+                and all(getattr(self, k) is None or compiled(getattr(self, k)).fullmatch(str(row.get(k)))
+                        for k in PATTERN_KEYS))
 
     def speaks_of(self, spec_id: str) -> bool:
-        return self.spec is None or compiled(self.spec).fullmatch(spec_id) is not None
+        return any(c.spec == spec_id for c in self.cells)
 
-    def matches(self, row: dict) -> bool:
-        """The row is the failure this entry forgives."""
-        return (row["verdict"] == self.verdict and self.in_scope(row)
-                and (self.error is None or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None))
+    def matches(self, row: dict, poisoner_known: bool = True) -> bool:
+        """The row is the failure this entry forgives: in one of its cells (an explored case: in
+        any placement of one), of its verdict and error, after its poisoner if it names one
+        (unless not ``poisoner_known``: before padconf.gate.confirm looks for it)."""
+        if row["verdict"] != self.verdict or not self._about(row):
+            return False
+        if self.after is not None and poisoner_known and row.get("after") != self.after:
+            return False
+        if Cell.of(row) not in self.cells and not (explored(row) and Cell.of(row)[:3] in {c[:3] for c in self.cells}):
+            return False
+        return self.error is None or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None
 
     def describe(self) -> str:
         return f"{self.where}: {self.runtime} {self.verdict} ({self.case or 'signature'}): {self.why}"
@@ -100,7 +147,7 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
     for node in root.value:
         at = f"{where}:{node.start_mark.line + 1}"
         if not isinstance(node, yaml.MappingNode):
-            raise CaseError(f"{at}: an entry is a mapping (runtime, verdict, why, and case or a signature)")
+            raise CaseError(f"{at}: an entry is a mapping (runtime, verdict, cells, why, ...)")
         try:
             doc = yaml.safe_load(yaml.serialize(node))
         except (yaml.YAMLError, TypeError) as exc:  # a !!python/ tag, an unhashable key
@@ -108,10 +155,10 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
         unknown = sorted(k for k in doc if k not in KEYS)
         if unknown:
             raise CaseError(f"{at}: unknown key {unknown[0]!r}; an entry has {', '.join(KEYS)}")
-        missing = [k for k in ("runtime", "verdict", "why") if not doc.get(k)]
+        missing = [k for k in ("runtime", "verdict", "why", "cells") if not doc.get(k)]
         if missing:
             raise CaseError(f"{at}: the entry lacks {missing[0]!r}")
-        bad = [k for k, v in doc.items() if v is not None and not isinstance(v, str)]
+        bad = [k for k, v in doc.items() if v is not None and k != "cells" and not isinstance(v, str)]
         if bad:
             raise CaseError(f"{at}: {bad[0]!r} must be text, got {type(doc[bad[0]]).__name__}")
         if doc["verdict"] not in FAILURES:
@@ -121,7 +168,10 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
                 compiled(doc.get(key) or "")
             except re2.error as exc:
                 raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
-        entries.append(Entry(**{k: " ".join(v.split()) if k == "why" else v for k, v in doc.items()}, where=at))
+        cell_lines = _cell_lines(node, at)
+        fields = {k: " ".join(v.split()) if k == "why" else v for k, v in doc.items() if k != "cells"}
+        entries.append(Entry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
+                             lines=(node.start_mark.line, _end_line(node))))
     return entries
 
 
@@ -130,8 +180,35 @@ def _re2_text(exc: Exception) -> str:
     return text.decode(errors="replace") if isinstance(text, bytes) else str(text)
 
 
+def _end_line(node: yaml.Node) -> int:
+    """The line after a node's last (its end mark stands at the next node's start, or at the
+    end of its last line)."""
+    return node.end_mark.line + (node.end_mark.column > 0)
+
+
+def _cell_lines(node: yaml.MappingNode, at: str) -> dict[Cell, int]:
+    """An entry's cells, each with its line (1-based) in the file."""
+    cells = next((v for k, v in node.value if k.value == "cells"), None)
+    if not isinstance(cells, yaml.SequenceNode) or not all(isinstance(c, yaml.ScalarNode) for c in cells.value):
+        raise CaseError(f"{at}: 'cells' is a list of 'SPEC MODE DTYPE PLACEMENT' lines")
+    lines = {}
+    for item in cells.value:
+        try:
+            cell = Cell.parse(item.value)
+        except ValueError as exc:
+            raise CaseError(f"{at.rsplit(':', 1)[0]}:{item.start_mark.line + 1}: {exc}") from None
+        lines[cell] = item.start_mark.line + 1
+    return lines
+
+
 def load_baseline(path: Path | str) -> list[Entry]:
-    return parse_baseline(read_text(path, MAX_BASELINE_BYTES), str(path))
+    return read_baseline(path)[1]
+
+
+def read_baseline(path: Path | str) -> tuple[str, list[Entry]]:
+    """A baseline file's text and its entries."""
+    text = read_text(path, MAX_BASELINE_BYTES)
+    return text, parse_baseline(text, str(path))
 
 
 def forgiving(entries: list[Entry], row: dict) -> Entry | None:
@@ -139,46 +216,62 @@ def forgiving(entries: list[Entry], row: dict) -> Entry | None:
     return next((e for e in entries if e.matches(row)), None)
 
 
-def _alternatives(values, key=None) -> str:
-    values = sorted(set(values), key=key)
-    return escape(values[0]) if len(values) == 1 else "(" + "|".join(map(escape, values)) + ")"
-
-
 def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
-    """Entries (as plain mappings, ready for YAML) forgiving every failure in ``rows``: one per
-    failing case with ``by_case``, else one signature per runtime, verdict and failure class,
-    narrowed to the versions, modes and dtypes it was seen on."""
-    failing = [r for r in rows if r["verdict"] in FAILURES]
-    if by_case:
-        groups = defaultdict(list)
-        for r in failing:
-            groups[(r["runtime"], r["case_id"], r["verdict"])].append(r)
-        return [{"runtime": escape(runtime), "case": case, "verdict": verdict,
-                 "why": _why(group[0], group)} for (runtime, case, verdict), group in groups.items()]
+    """Entries (as plain mappings, ready for YAML) forgiving every failure in ``rows``, each
+    listing exactly the cells its failures were seen in: one per failing case with ``by_case``,
+    else one per runtime, verdict and failure class (and poisoner, for a state-dependent one)."""
     groups = defaultdict(list)
-    for r in failing:
-        groups[(r["runtime"], r["verdict"], failure_pattern(r))].append(r)
+    for r in rows:
+        if r["verdict"] in FAILURES:
+            what = r["case_id"] if by_case else failure_pattern(r)
+            groups[(r["runtime"], r["verdict"], what, r.get("after"))].append(r)
     entries = []
-    for (runtime, verdict, pattern), group in groups.items():
-        entry = {"runtime": escape(runtime), "verdict": verdict,
-                 "spec": _alternatives((r["spec"] for r in group), spec_sort_key), "mode": _alternatives(r["mode"] for r in group),
-                 "dtype": _alternatives(r["dtype"] for r in group)}
-        failed_in = {r["placement"] for r in group}
-        ids = {r["case_id"] for r in group}
-        if failed_in < {r["placement"] for r in rows if r["runtime"] == runtime and r["case_id"] in ids}:
-            entry["placement"] = _alternatives(failed_in)  # the same cases pass in another placement
-        if pattern != "^":
-            entry["error"] = pattern
-        entry["why"] = _why(group[0], group)
+    for (runtime, verdict, what, after), group in groups.items():
+        entry = {"runtime": escape(runtime), "verdict": verdict}
+        if by_case:
+            entry["case"] = what
+        elif what != "^":
+            entry["error"] = what
+        if after:
+            entry["after"] = after
+        entry["why"] = _why(group[0], len(group))
+        entry["cells"] = [str(c) for c in sorted({Cell.of(r) for r in group}, key=Cell.sort_key)]
         entries.append(entry)
     return entries
 
 
-def _why(row: dict, group: list[dict]) -> str:
-    """A first reason, for a person to review: how many results (a case in one placement; a
-    rerun alone counts no result twice), what went wrong, where first seen."""
+def breadth(entry: Entry, rows: list[dict]) -> float:
+    """The cells ``entry`` admits over the cells of ``rows`` it forgives a failure in: 1.0 when
+    it forgives nowhere it was not seen failing (inf when it forgives nothing there)."""
+    failing = {Cell.of(r) for r in rows if entry.matches(r)}
+    return len(entry.cells) / len(failing) if failing else float("inf")
+
+
+def pruned(text: str, fixed: dict[Entry, set[Cell]]) -> str:
+    """The baseline ``text`` without the lines of its fixed cells, and without the entries
+    whose every cell is fixed; the rest (comments, wording) as it was."""
+    lines, drop = text.splitlines(keepends=True), set()
+    for entry, cells in fixed.items():
+        if cells >= entry.cells:
+            drop.update(range(*entry.lines))
+            continue
+        for cell in cells:
+            at = entry.cell_lines[cell] - 1
+            if lines[at].strip().lstrip("- ").strip("'\"") != str(cell):
+                raise CaseError(f"{entry.where.rsplit(':', 1)[0]}:{at + 1}: cannot remove cell {str(cell)!r} alone: "
+                                "write one cell per line ('- SPEC MODE DTYPE PLACEMENT')")
+            drop.add(at)
+    return "".join(line for i, line in enumerate(lines) if i not in drop)
+
+
+def diff(old: str, new: str, path: str) -> str:
+    return "".join(difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True),
+                                        f"a/{path}", f"b/{path}"))
+
+
+def _why(row: dict, count: int) -> str:
+    """A first reason, for a person to review: what went wrong, where first seen."""
     what = (row.get("error") or row.get("detail") or row["verdict"]).splitlines()[0][:120]
-    count = len({(r["case_id"], r["placement"]) for r in group})
     return f"{count} result{'s' * (count != 1)}; e.g. {row['case_id']}: {what}"
 
 

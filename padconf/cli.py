@@ -241,13 +241,11 @@ class ProgressLog:
 
 def cmd_gate(args) -> int:
     from .baseline import load_baseline
-    from .gate import gate, gathered_rows, judge_rows, junit_xml, problem_lines
-    from .specs import load_specs
+    from .gate import gate, judge_results, junit_xml, problem_lines
 
     entries = load_baseline(args.baseline)
     if args.results:
-        rows, covered = gathered_rows(args.results, args.runtime)
-        judgement = judge_rows(rows, entries, args.runtime, covered, {s.id for s in load_specs(args.specs_dir)})
+        judgement = judge_results(args.results, entries, args.runtime)
     else:
         with _progress(console, f"gate {args.runtime}") as advance:
             judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)
@@ -259,7 +257,7 @@ def cmd_gate(args) -> int:
     for line in judgement.flaky:
         console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False)
     if judgement.unjudged:
-        console.print(f"{len(judgement.unjudged)} baseline signature entries not judged here (this is part of the "
+        console.print(f"{len(judgement.unjudged)} baseline entries not judged here in every cell (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
     if args.junit:
         Path(args.junit).write_text(junit_xml(judgement), encoding="utf-8")
@@ -270,10 +268,19 @@ def cmd_gate(args) -> int:
 
 
 def cmd_baseline(args) -> int:
-    from .baseline import baseline_entries, dump_baseline, forgiving, parse_baseline
-    from .gate import baseline_rows
+    from .baseline import baseline_entries, diff, dump_baseline, forgiving, parse_baseline
+    from .gate import baseline_rows, prune
 
     err = Console(stderr=True)  # stdout may be the baseline itself
+    if args.prune:
+        with _progress(err, f"prune {args.prune}") as advance:
+            old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
+        if new != old:
+            Path(args.prune).write_text(new, encoding="utf-8")
+        sys.stdout.write(diff(old, new, args.prune))
+        err.print(f"{terminal(args.prune)}: {'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",
+                  soft_wrap=True)
+        return 0
     with _progress(err, f"baseline {args.runtime}") as advance:
         rows, case_count = baseline_rows(_gate_config(args), _work_dir(args, "baseline"), progress=advance)
     entries = baseline_entries(rows, by_case=args.by_case)
@@ -441,7 +448,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=about)
         p.add_argument("--runtime", required=True, help="adapter name or module:Class")
         p.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (default: all)")
-        p.add_argument("--seed", type=int, default=0, help="the suite's and exploration's seed (default: 0)")
+        p.add_argument("--seed", type=int, default=0, help="the seed of --explore's drawing (default: 0); the "
+                       "suite is the same whatever it is")
         p.add_argument("--explore", type=_count(0), default=0, metavar="N",
                        help="also N freshly drawn cases per version (default: 0)")
         p.add_argument("--work", default=None, metavar="DIR",
@@ -459,6 +467,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.set_defaults(func=cmd_gate)
         else:
             p.add_argument("--out", default=None, help="the baseline file (default: stdout)")
+            p.add_argument("--prune", default=None, metavar="FILE",
+                           help="instead: remove from the baseline FILE the cells where its entries no longer fail, "
+                                "and print the change as a diff")
             p.add_argument("--by-case", action="store_true",
                            help="one entry per failing case instead of one per failure signature")
             p.set_defaults(func=cmd_baseline)

@@ -14,12 +14,12 @@ import hashlib
 import importlib
 import json
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
 from xml.etree import ElementTree
 
-from .baseline import Entry, compiled
+from .baseline import Cell, Entry, compiled, forgiving, pruned, read_baseline
 from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
@@ -28,11 +28,12 @@ from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, Run, RunConfig, read_jsonl,
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
 from .untrusted import json_value, read_text
-from .verdicts import AMBIGUOUS_VERDICT, FAILURES, SKIPPED
+from .verdicts import CRASH, FAILURES, SKIPPED, TIMEOUT
 from .worker import Worker
 
 CONFIRMATIONS = 2  # reruns, each alone in a fresh worker, before a result may fail the gate
-MAX_RECHECKS = 40  # results of a fixed-looking entry rerun to see whether its failure comes back
+MAX_RECHECKS = 40  # cells of a fixed-looking entry rerun to see whether its failure comes back
+RECHECKS_PER_CELL = 3  # results of such a cell rerun
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
 DEFAULT_DATABASE = ".padconf/examples"
 
@@ -98,19 +99,20 @@ def replayed(db, spec: Spec) -> list[Case]:
     return cases
 
 
-def gate_suite(specs: list[Spec], seed: int = 0) -> list[tuple[str, Case]]:
+def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
     """The fixed part of the gate's cases, each once, with its name in the suite
-    (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over."""
+    (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over. The
+    same for a padconf version and its spec files, whatever ``--seed`` explores."""
     unique = {}
-    for entry in suite_entries(specs, seed):
+    for entry in suite_entries(specs):
         unique.setdefault(entry.case.id, (entry.name, entry.case))
     return list(unique.values())
 
 
 def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> list[Case]:
-    """The suite, then ``explore`` drawn cases per version, then the database's replays; each
-    case once."""
-    cases = [case for _, case in gate_suite(specs, seed)]
+    """The suite, then ``explore`` cases per version drawn with ``seed``, then the database's
+    replays; each case once."""
+    cases = [case for _, case in gate_suite(specs)]
     for spec in specs:
         if explore:
             cases += [c.with_(origin="explore") for c in draw_cases(spec, explore, seed)]
@@ -141,14 +143,31 @@ def remember(db, rows: list[dict], cases: list[Case], new: list[dict]) -> None:
 
 
 @dataclass
+class Fixed:
+    """Cells of an entry where it forgives nothing any more."""
+    entry: Entry
+    cells: list[Cell]  # its cells whose results all pass now (or fail otherwise)
+    stale: list[Cell] = field(default_factory=list)  # its cells that hold no case of the suite
+    gave: str = ""  # what the results of those cells were
+
+    def line(self) -> str:
+        e, shown = self.entry, ", ".join(map(str, self.cells[:6])) + (" ..." if len(self.cells) > 6 else "")
+        said = [f"{len(self.cells)} cells now pass: {shown} (they gave {self.gave})" if self.cells else "",
+                f"{len(self.stale)} cells hold no case of the suite" if self.stale else ""]
+        what = "; ".join(filter(None, said))
+        return f"fixed: {e.where}: {what} ({e.verdict}: {e.why[:80]}); remove them from the baseline " \
+               "(padconf baseline --prune FILE)"
+
+
+@dataclass
 class Judgement:
     runtime: str
     rows: list[dict]
     new: list[dict] = field(default_factory=list)  # failures no entry forgives
     known: list[tuple[dict, Entry]] = field(default_factory=list)
-    fixed: list[tuple[Entry, str]] = field(default_factory=list)  # entry, why it counts as fixed
+    fixed: list[Fixed] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)  # what the confirming reruns did not reproduce
-    unjudged: list[Entry] = field(default_factory=list)  # entries this selection cannot judge
+    unjudged: list[Entry] = field(default_factory=list)  # entries with cells this selection cannot judge
 
     @property
     def counts(self) -> Counter:
@@ -159,72 +178,133 @@ class Judgement:
         return 1 if self.new or self.fixed else 0
 
 
-def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: set[str],
-               spec_ids: set[str]) -> Judgement:
+def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: set[str]) -> Judgement:
     """Rows of one runtime against a baseline. ``covered``: the spec versions whose whole suite
-    the rows hold (none for one shard). A signature entry that forgives nothing counts as fixed
-    only when every version of ``spec_ids`` it can speak of is covered; else it waits for a
-    run that is (``unjudged``)."""
+    the rows hold (none for one shard). An entry's cell where it forgives nothing is fixed when
+    its results are in: where its case ran (a case-id entry), or where the cell's version is
+    covered; else it waits for a run that is (``unjudged``)."""
     if not rows:
         raise PadconfError(f"no result of {runtime} to judge: a gate never passes on nothing")
     judgement = Judgement(runtime, rows)
-    used: set[Entry] = set()
     for row in rows:
-        if row["verdict"] not in FAILURES:
-            continue
-        matching = [e for e in entries if e.matches(row)]  # all of them still fail, not just the first
-        if matching:
-            judgement.known.append((row, matching[0]))
-            used.update(matching)
-        else:
-            judgement.new.append(row)
+        if row["verdict"] in FAILURES:
+            entry = forgiving(entries, row)
+            if entry is not None:
+                judgement.known.append((row, entry))
+            else:
+                judgement.new.append(row)
+    by_cell = defaultdict(list)
+    for row in rows:
+        by_cell[Cell.of(row)].append(row)
+    placements = {r["placement"] for r in rows}
     for entry in entries:
-        if entry in used or not compiled(entry.runtime).fullmatch(runtime):
+        if not compiled(entry.runtime).fullmatch(runtime):
             continue
-        scope = [r for r in rows if entry.in_scope(r)]
-        if entry.case is not None and scope:
-            judgement.fixed.append((entry, f"{entry.case} ran and gave {_verdicts(scope)}"))
-        elif entry.case is None and {s for s in spec_ids if entry.speaks_of(s)} <= covered:
-            judgement.fixed.append((entry, f"none of the {len(scope)} results it covers fails so ({_verdicts(scope)})"
-                                    if scope else "stale: it covers no case of the suite"))
-        else:
-            judgement.unjudged.append(entry)
+        scope = {c: [r for r in by_cell.get(c, ()) if entry.in_scope(r)] for c in entry.cells}
+        open_cells = sorted((c for c, rs in scope.items() if not any(entry.matches(r, poisoner_known=False) for r in rs)),
+                            key=Cell.sort_key)
+        fixed = Fixed(entry, [], [])
+        for cell in open_cells:
+            if cell.placement not in placements:
+                continue  # a cell of another runtime the entry speaks of
+            if scope[cell] and (entry.case is not None or cell.spec in covered):
+                fixed.cells.append(cell)
+            elif not scope[cell] and cell.spec in covered:
+                fixed.stale.append(cell)
+            else:
+                judgement.unjudged.append(entry)
+        if fixed.cells or fixed.stale:
+            fixed.gave = _verdicts(r for c in fixed.cells for r in scope[c])
+            judgement.fixed.append(fixed)
+    judgement.unjudged = list(dict.fromkeys(judgement.unjudged))
     return judgement
 
 
-def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worker: Worker) -> None:
-    """Rerun what would fail the gate, each case alone in a fresh worker process, CONFIRMATIONS
-    times. A new failure that does not recur every time, or a fixed-looking entry whose failure
-    comes back, is moved to ``flaky``: reported, not failing the gate. (OpenVINO corrupts its
-    heap on some cases and then answers the same case differently from run to run.)"""
+def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worker: Worker,
+            history: list[dict] | None = None) -> None:
+    """Rerun what would fail the gate. A new failure stays new when it recurs alone in a fresh
+    worker process (any of CONFIRMATIONS tries), or when it recurs after the cases its worker
+    ran before it (``history``, default the judged rows): then the case that makes it recur,
+    the poisoner, is found by bisecting them and kept in the row as ``after``, and a baseline
+    entry may list that pair. A failure that recurs neither way is moved to ``flaky``: reported,
+    not failing the gate (a hang on a loaded machine). A fixed cell whose failure comes back
+    alone is not fixed (OpenVINO corrupts its heap on some cases and then answers the same case
+    differently from run to run)."""
     by_id = {c.id: c for c in cases}
+    history = judgement.rows if history is None else history
 
-    def again(row):
-        case = by_id[row["case_id"]]
-        return [result_row(judgement.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
-                for _ in range(CONFIRMATIONS)]
+    def alone(row, until):
+        """Up to CONFIRMATIONS reruns of ``row``'s case alone, the last one ``until`` holds of."""
+        case, reruns = by_id[row["case_id"]], []
+        while len(reruns) < CONFIRMATIONS and not (reruns and until(reruns[-1])):
+            reruns.append(result_row(judgement.runtime, row["placement"], case,
+                                     *worker.run_alone(case, row["placement"])))
+        return reruns
+
+    def unforgiven(row) -> bool:
+        return row["verdict"] in FAILURES and forgiving(entries, row) is None
 
     for row in list(judgement.new):
-        reruns = again(row)
-        if not all(r["verdict"] in FAILURES and not any(e.matches(r) for e in entries) for r in reruns):
-            judgement.new.remove(row)
-            judgement.flaky.append(f"{row['case_id']} [{row['placement']}]: {row['verdict']} in the run, "
-                                   f"{', '.join(r['verdict'] for r in reruns)} alone")
-    for entry, why in list(judgement.fixed):
-        for row in [r for r in judgement.rows if entry.in_scope(r)][:MAX_RECHECKS]:
-            back = next((r for r in again(row) if entry.matches(r)), None)
-            if back:
-                judgement.fixed.remove((entry, why))
-                judgement.flaky.append(f"{entry.where} still fails: {row['case_id']} [{row['placement']}] gave "
-                                       f"{row['verdict']} in the run, {back['verdict']} alone")
-                break
+        reruns = alone(row, unforgiven)
+        if unforgiven(reruns[-1]):
+            continue
+        poisoners = _poisoners(row, history, by_id, worker, judgement.runtime, unforgiven)
+        if poisoners:
+            row["after"] = " ".join(poisoners)
+            entry = forgiving(entries, row)
+            if entry is not None:  # a known pair
+                judgement.new.remove(row)
+                judgement.known.append((row, entry))
+            continue
+        judgement.new.remove(row)
+        judgement.flaky.append(f"{row['case_id']} [{row['placement']}]: {row['verdict']} in the run, "
+                               f"{', '.join(r['verdict'] for r in reruns)} alone, and not after the "
+                               "cases its worker ran before it")
+    for fixed in list(judgement.fixed):
+        for cell in fixed.cells[:MAX_RECHECKS]:
+            scope = [r for r in judgement.rows if Cell.of(r) == cell and fixed.entry.in_scope(r)]
+            # what failed otherwise in the run first: a corrupted heap's other answer to the case
+            for row in ([r for r in scope if r["verdict"] in FAILURES] or scope)[:RECHECKS_PER_CELL]:
+                back = next((r for r in alone(row, fixed.entry.matches) if fixed.entry.matches(r)), None)
+                if back:
+                    fixed.cells.remove(cell)
+                    judgement.flaky.append(f"{fixed.entry.where} still fails in {cell}: {row['case_id']} gave "
+                                           f"{row['verdict']} in the run, {back['verdict']} alone")
+                    break
+        if not fixed.cells and not fixed.stale:
+            judgement.fixed.remove(fixed)
+
+
+def _poisoners(row: dict, history: list[dict], by_id: dict, worker: Worker, runtime: str, recurs) -> list[str]:
+    """The earlier cases of ``row``'s worker process after which its failure recurs, narrowed
+    by bisection (one case, unless it takes cases of both halves); [] if it does not recur
+    after all of them."""
+    earlier = sorted((r for r in history if r.get("process") and r.get("process") == row.get("process")
+                      and r["position"] < row["position"] and r["case_id"] in by_id), key=lambda r: r["position"])
+    case = by_id[row["case_id"]]
+
+    def after(rows) -> bool:
+        return recurs(result_row(runtime, row["placement"], case,
+                                 *worker.replay([(by_id[r["case_id"]], r["placement"]) for r in rows], case,
+                                                row["placement"])))
+
+    if not earlier or not after(earlier):
+        return []
+    while len(earlier) > 1:
+        half = len(earlier) // 2
+        if after(earlier[half:]):
+            earlier = earlier[half:]
+        elif after(earlier[:half]):
+            earlier = earlier[:half]
+        else:
+            break
+    return [r["case_id"] for r in earlier]
 
 
 def suspicious(row: dict) -> bool:
-    """A failure, or an answer to an undefined point that no interpretation gives: what a
-    runtime with a corrupted heap may do differently when the case runs alone."""
-    return row["verdict"] in FAILURES or (row["verdict"] == AMBIGUOUS_VERDICT and not row.get("matched")
-                                          and row.get("error") is None)
+    """A failure a runtime with a corrupted heap may answer differently when its case runs
+    alone: a wrong output, a crash, a hang (a refusal is the runtime's own check)."""
+    return row["verdict"] in FAILURES and (row.get("output") is not None or row["verdict"] in (CRASH, TIMEOUT))
 
 
 def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None, progress=None) -> tuple[list[dict], int]:
@@ -252,10 +332,15 @@ def _verdicts(rows) -> str:
 
 def problem_lines(judgement: Judgement) -> list[str]:
     """One line per new failure and per fixed entry: what the gate fails on."""
-    lines = [f"new: {r['case_id']} [{r['placement']}]: {r['verdict']}: {_reason(r)}" for r in judgement.new]
-    lines += [f"fixed: {e.where} ({e.verdict}: {e.why[:80]}): {why}; remove it from the baseline"
-              for e, why in judgement.fixed]
-    return lines
+    lines = [f"new: {r['case_id']} [{r['placement']}]: {r['verdict']}: {_reason(r)}" + _after(r) for r in judgement.new]
+    return lines + [f.line() for f in judgement.fixed]
+
+
+def _after(row: dict) -> str:
+    if not row.get("after"):
+        return ""
+    return (f"; it recurs only after {row['after']} ran in the same worker process (a known pair: "
+            f"an entry with `after: {row['after']}`)")
 
 
 def _reason(row: dict) -> str:
@@ -280,9 +365,9 @@ def junit_xml(judgement: Judgement) -> str:
                                                             f"{known[id(row)].why}")
         elif row["verdict"] == SKIPPED:
             ElementTree.SubElement(case, "skipped", message=f"skipped: {row.get('detail')}")
-    for entry, why in judgement.fixed:
-        case = ElementTree.SubElement(suite, "testcase", classname="baseline", name=entry.where)
-        ElementTree.SubElement(case, "failure", message=f"fixed: {why}; remove it from the baseline")
+    for fixed in judgement.fixed:
+        case = ElementTree.SubElement(suite, "testcase", classname="baseline", name=fixed.entry.where)
+        ElementTree.SubElement(case, "failure", message=fixed.line())
     cases = suite.findall("testcase")
     suite.set("tests", str(len(cases)))
     suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
@@ -313,9 +398,8 @@ def gate(config: GateConfig, entries: list[Entry], out_dir: Path, jobs: int | No
     db = example_database(config.example_db) if config.explore else None
     run, cases = gate_run(config, out_dir, db, jobs, progress)
     rows = read_jsonl(run.results_path)
-    every = {s.id for s in load_specs(config.specs_dir)}
     covered = set() if config.shard else {s.id for s in load_specs(config.specs_dir, config.specs)}
-    judgement = judge_rows(rows, entries, config.runtime, covered, every)
+    judgement = judge_rows(rows, entries, config.runtime, covered)
     if judgement.new or judgement.fixed:
         worker = Worker(config.runtime, **_worker_limits(config))
         try:
@@ -325,6 +409,14 @@ def gate(config: GateConfig, entries: list[Entry], out_dir: Path, jobs: int | No
     if db is not None:
         remember(db, rows, cases, judgement.new)
     return judgement
+
+
+def prune(config: GateConfig, path: Path, out_dir: Path, jobs: int | None = None, progress=None) -> tuple[str, str]:
+    """The baseline at ``path`` as it is, and without the cells where the gate, run now, finds
+    its entries fixed (confirmed as the gate confirms)."""
+    text, entries = read_baseline(path)
+    judgement = gate(config, entries, out_dir, jobs, progress)
+    return text, pruned(text, {f.entry: set(f.cells + f.stale) for f in judgement.fixed})
 
 
 def _worker_limits(config: GateConfig) -> dict:
@@ -346,27 +438,52 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     run.prepare(cases)
     (out_dir / "gate.json").write_text(json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
-                                                   "shard": config.shard, "seed": config.seed,
+                                                   "shard": config.shard or (1, 1), "seed": config.seed,
                                                    "explore": config.explore}))
     run.execute(run.plan(cases), progress=progress)
     return run, cases
 
 
-def gathered_rows(dirs: list[Path], runtime: str) -> tuple[list[dict], set[str]]:
-    """The rows of ``runtime`` in gate run directories (one per shard), and the spec versions
-    whose whole suite they hold: all selected ones when every shard 1..N of one N is there."""
-    rows, shards, selections = [], set(), set()
-    for d in map(Path, dirs):
+def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judgement:
+    """Judge the gate run directories of every shard of one gate as that gate unsharded would,
+    confirming reruns included; an incomplete or mixed set of shards is a PadconfError."""
+    rows, cases, spec_ids, config = [], {}, set(), None
+    shards = []
+    for k, d in enumerate(map(Path, dirs)):
         if not (d / "gate.json").is_file():
             raise PadconfError(f"{d}: not a gate run directory (no gate.json)")
         about = json_value(read_text(d / "gate.json", MAX_RUN_JSON_BYTES, PadconfError), f"{d / 'gate.json'}")
-        shard, spec_ids = (about.get("shard"), about.get("spec_ids")) if isinstance(about, dict) else (0, 0)
-        if not (shard is None or (isinstance(shard, list) and len(shard) == 2 and all(type(n) is int for n in shard))) \
-                or not (spec_ids is None or (isinstance(spec_ids, list) and all(isinstance(i, str) for i in spec_ids))):
-            raise CaseError(f"{d / 'gate.json'}: malformed: expected {{\"shard\": [i, n] or null, \"spec_ids\": [...]}}")
-        rows += [r for r in read_jsonl(d / "results.jsonl", RESULT_KEYS) if r["runtime"] == runtime]
-        shards.add(tuple(shard) if shard else (1, 1))
-        selections.add(tuple(spec_ids or ()))
-    counts = {n for _, n in shards}
-    complete = len(counts) == 1 and {i for i, _ in shards} == set(range(1, counts.pop() + 1)) and len(selections) == 1
-    return rows, set(selections.pop()) if complete else set()
+        try:
+            shard = tuple(about.get("shard") or (1, 1))
+            mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1])
+            if not (len(shard) == 2 and all(type(n) is int and n >= 1 for n in shard) and isinstance(mine[0], str)
+                    and all(isinstance(i, str) for i in mine[1])):
+                raise ValueError("shard [i, n] and spec_ids of text expected")
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CaseError(f"{d / 'gate.json'}: malformed: {exc}") from None
+        if mine[0] != runtime:
+            raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
+        if config is not None and mine != config:
+            raise PadconfError(f"{d}: not a shard of the same gate as {dirs[0]} (runtime, specs, seed, explore, "
+                               "shard count differ)")
+        config = mine
+        shards.append(shard[0])
+        for row in read_jsonl(d / "results.jsonl", RESULT_KEYS):
+            if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
+                rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
+        cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))
+        spec_ids.update(about["spec_ids"])
+    count = config[4]
+    missing = sorted(set(range(1, count + 1)) - set(shards))
+    if missing or len(shards) != count:
+        raise PadconfError(f"--results: shards {', '.join(map(str, missing)) or 'repeated'} of {count} missing"
+                           if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
+    judgement = judge_rows(rows, entries, runtime, spec_ids)
+    if judgement.new or judgement.fixed:
+        limits = json.loads((Path(dirs[0]) / "run.json").read_text(encoding="utf-8"))
+        worker = Worker(runtime, limits["memory_mb"], limits["timeout"])
+        try:
+            confirm(judgement, entries, [Case.from_json(c) for c in cases.values()], worker)
+        finally:
+            worker.close()
+    return judgement

@@ -2,7 +2,7 @@
 
     python -m pytest --pyargs padconf.suite --padconf-runtime onnxruntime [--padconf-baseline=FILE]
 
-runs the gate's cases (padconf.gate.gate_suite: the same cases for a padconf version and seed)
+runs the gate's cases (padconf.gate.gate_suite: the same cases for a padconf version)
 as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
 of the runtime, every runtime call through a padconf Worker (a crash or a hang is a verdict).
 
@@ -73,7 +73,6 @@ class Suite:
 
         option = config.getoption
         self.runtime = option("padconf_runtime")
-        self.seed = option("padconf_seed")
         self.specs_dir = option("padconf_specs_dir")
         self.timeout = option("padconf_timeout") or DEFAULT_TIMEOUT_S
         self.baseline = option("padconf_baseline")
@@ -85,7 +84,6 @@ class Suite:
             if unknown:
                 raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown; known: {', '.join(s.id for s in every)}")
             self.specs = [s for s in every if ids is None or s.id in ids]
-            self.every = {s.id for s in every}
             self.entries = load_baseline(self.baseline) if self.baseline else []
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
@@ -98,19 +96,21 @@ class Suite:
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
         self.judgement = None
         self.failed: str | None = None  # why the session fails though no test did
-        self._worker = None
+        self._workers: dict[str, object] = {}
 
-    def worker(self):
+    def worker(self, use: str = "tests"):
+        """The Worker the tests run in, or (``use="confirm"``) the one confirming reruns run in:
+        another, so that the tests' worker process sees the same cases as without them."""
         from .worker import DEFAULT_MEMORY_MB, Worker
 
-        if self._worker is None:  # started lazily, one per pytest process
-            self._worker = Worker(self.runtime, DEFAULT_MEMORY_MB, self.timeout)
-        return self._worker
+        if use not in self._workers:  # started lazily, one each per pytest process
+            self._workers[use] = Worker(self.runtime, DEFAULT_MEMORY_MB, self.timeout)
+        return self._workers[use]
 
     def close(self) -> None:
-        if self._worker is not None:
-            self._worker.close()
-            self._worker = None
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
 
     def describe(self, pairs) -> dict:
         about = self.worker().describe(pairs)
@@ -133,7 +133,7 @@ class Suite:
             return
         self.describe([])  # an unusable runtime is said before the seconds of drawing the suite
         if shipped is None:
-            self.named = gate_suite(self.specs, self.seed)
+            self.named = gate_suite(self.specs)
         else:
             self.named = [(name, Case.from_json(doc)) for name, doc in json.loads(shipped)]
         self.cases = [case for _, case in self.named]
@@ -157,10 +157,8 @@ class Suite:
 
     def marks(self, case, placement: str) -> list:
         """Strict xfail for the case-id entries that speak of this test: it must fail so."""
-        from .baseline import PATTERN_KEYS
-
         row = {"runtime": self.runtime, "case_id": case.id, "placement": placement,
-               **{k: getattr(case, k) for k in PATTERN_KEYS if k not in ("runtime", "placement")}}
+               **{k: getattr(case, k) for k in ("spec", "mode", "dtype", "origin")}}
         listed = [e for e in self.entries if e.case is not None and e.in_scope(row)]
         if not listed:
             return []
@@ -179,14 +177,14 @@ class Suite:
             row = result_row(self.runtime, placement, case, Outcome(skipped=param.why_not), "ok")
         else:
             (outcome, status), = list(self.worker().run([case], placement))
-            row = result_row(self.runtime, placement, case, outcome, status)
+            row = result_row(self.runtime, placement, case, outcome, status, self.worker().placed)
         self.rows.append({k: v for k, v in row.items() if k not in SLIM})
         # the entries that speak of this test; covered=set(): one row never judges a signature
         # entry (each of these speaks of this row's version), the session's end does
         entries = [e for e in self.entries if e.in_scope(row)]
-        judgement = judge_rows([row], entries, self.runtime, set(), {case.spec})
-        if judgement.new or judgement.fixed:
-            confirm(judgement, entries, [case], self.worker())
+        judgement = judge_rows([row], entries, self.runtime, set())
+        if judgement.new or judgement.fixed:  # the rows this process ran before: its worker's history
+            confirm(judgement, self.entries, self.cases, self.worker("confirm"), history=self.rows)
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
@@ -213,22 +211,22 @@ class Suite:
         ran = Counter(r["spec"] for r in {(r["case_id"], r["placement"]): r for r in self.rows}.values())
         covered = {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
         try:
-            self.judgement = judge_rows(self.rows, self.entries, self.runtime, covered, self.every)
+            self.judgement = judge_rows(self.rows, self.entries, self.runtime, covered)
         except PadconfError as exc:  # no row at all
             self.failed = str(exc)
             return
-        fixed = [(e, why) for e, why in self.judgement.fixed if e.case is None]  # case-id ones failed their tests
+        fixed = [f for f in self.judgement.fixed if f.entry.case is None]  # case-id ones failed their tests
         if not fixed:
             return
         recheck = Judgement(self.runtime, self.rows, fixed=fixed)
         # the xdist controller collected nothing: it draws the suite again, only for this
-        cases = [c for _, c in gate_suite(self.specs, self.seed)] if self.cases is None else self.cases
-        confirm(recheck, self.entries, cases, self.worker())
+        cases = [c for _, c in gate_suite(self.specs)] if self.cases is None else self.cases
+        confirm(recheck, self.entries, cases, self.worker("confirm"))
         self.flaky += recheck.flaky
         self.problems += problem_lines(recheck)
         if recheck.fixed:
             self.failed = (f"{len(recheck.fixed)} fixed baseline signature entries: "
-                           + ", ".join(e.where for e, _ in recheck.fixed))
+                           + ", ".join(f.entry.where for f in recheck.fixed))
 
 
 # ---------------------------------------------------------------- hooks
@@ -244,7 +242,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "picks its rootdir")
     group.addoption("--padconf-spec", metavar="ID", action="append", help="a spec version, e.g. onnx/Pad-19 "
                     "(repeatable; default: all)")
-    group.addoption("--padconf-seed", metavar="N", type=int, default=0, help="the suite's seed (default 0)")
     group.addoption("--padconf-specs-dir", metavar="DIR", help="spec files other than padconf's own")
     group.addoption("--padconf-timeout", metavar="S", type=float, help="seconds a case may take before it is a "
                     "timeout (default: padconf gate's)")

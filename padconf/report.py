@@ -20,7 +20,7 @@ from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, named_again, read_jsonl
 from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
 from .untrusted import json_value, read_text
-from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, VERDICTS
+from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, UNEXPLAINED, VERDICTS
 
 
 def _cell_order(key: tuple[str, str, str]) -> tuple:
@@ -116,10 +116,11 @@ def placement_dependent(rows: list[dict]) -> list[dict]:
 
 
 def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
-    """(ambiguity, runtime) -> how often the runtime matched each interpretation (or none)."""
+    """(ambiguity, runtime) -> how often the runtime matched each interpretation (or none:
+    an unexplained answer, also listed among the failures)."""
     picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row in rows:
-        if row["verdict"] != AMBIGUOUS_VERDICT:
+        if row["verdict"] not in (AMBIGUOUS_VERDICT, UNEXPLAINED):
             continue
         for chosen in row["matched"] or ["(rejected)" if row["error"] is not None else "(another output)"]:
             picks[(row["reason"], row["runtime"])][chosen] += 1
@@ -301,23 +302,8 @@ def cell_findings(rows: list[dict]) -> dict[tuple[str, str, str], dict]:
     by_cell: dict[tuple, list[dict]] = defaultdict(list)
     for row in rows:
         by_cell[(row["runtime"], row["spec"], row["mode"])].append(row)
-    return {key: {"failures": failures(cell), "picks": interpretations(cell), "unmatched": unmatched(cell)}
+    return {key: {"failures": failures(cell), "picks": interpretations(cell)}
             for key, cell in sorted(by_cell.items(), key=lambda item: _cell_order(item[0]))}
-
-
-def unmatched(rows: list[dict]) -> list[dict]:
-    """Answers to an undefined point that no interpretation gives, grouped like failures (one
-    per runtime and ambiguity, with an example): not a failure, but worth a look."""
-    groups: dict[tuple, dict] = {}
-    for row in rows:
-        if row["verdict"] == AMBIGUOUS_VERDICT and not row["matched"]:
-            group = groups.setdefault((row["runtime"], row["reason"]), {
-                "runtime": row["runtime"], "verdict": AMBIGUOUS_VERDICT, "count": 0, "dtypes": set(), "specs": set(),
-                "class": f"{row['reason']}: an answer no interpretation gives", "example": row})
-            group["count"] += 1
-            group["dtypes"].add(row["dtype"])
-            group["specs"].add(row["spec"])
-    return sorted(groups.values(), key=lambda g: (g["runtime"], g["class"]))
 
 
 def _spec(spec_id: str, specs_dir) -> Spec | None:

@@ -18,7 +18,8 @@ from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
     "pass": "#2f9e44", "mismatch": "#e03131", "wrongly-rejected": "#f76707", "wrongly-accepted": "#a61e4d",
-    "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "ambiguous": "#f0b400",
+    "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "unexplained": "#e8590c",
+    "ambiguous": "#f0b400",
     "skipped": "#adb5bd", "placement-dependent": "#1971c2",
 }
 ARRAY_ELEMENTS = 100  # arrays up to this size are printed whole; larger ones abridged
@@ -154,8 +155,6 @@ def _panel(run: RunData, cell, found, key) -> str:
            f"{escape(mode)}</h3><p class=meta>" + (f"{n_fail} failing results in {len(found['failures'])} distinct "
                                                  "failures (one example each)" if n_fail else "no failure") + "</p>"]
     for group in found["failures"]:
-        out.append(_failure(run, group))
-    for group in found["unmatched"]:
         out.append(_failure(run, group))
     if found["picks"]:
         out.append("<p class=caption>Where the spec is silent, this runtime matched:</p><ul class=picks>"

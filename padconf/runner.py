@@ -30,7 +30,7 @@ from .outcome import Outcome
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
-from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, WRONGLY_ACCEPTED, judge
+from .verdicts import MISMATCH, UNEXPLAINED, WRONGLY_ACCEPTED, judge
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_MEMORY_MB, MAX_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -194,8 +194,7 @@ def _draw_spec(args) -> list[str]:
 def _evidence(verdict, outcome) -> dict | None:
     """The runtime's output where it is what the verdict is about (a wrong or unexpected answer),
     so that a report can show it; None otherwise (a pass is the case's expected output)."""
-    if outcome.output is None or not (verdict.verdict in (MISMATCH, WRONGLY_ACCEPTED)
-                                      or (verdict.verdict == AMBIGUOUS_VERDICT and not verdict.matched)):
+    if outcome.output is None or verdict.verdict not in (MISMATCH, WRONGLY_ACCEPTED, UNEXPLAINED):
         return None
     try:
         return encode_array(outcome.output, dtype_name(outcome.output.dtype))
@@ -203,7 +202,9 @@ def _evidence(verdict, outcome) -> dict | None:
         return None
 
 
-def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -> dict:
+def result_row(runtime: str, placement: str, case: Case, outcome, status: str,
+               placed: tuple[str, int] | None = None) -> dict:
+    """``placed``: the worker process that answered and how many cases it ran before (Worker.placed)."""
     v = judge(case, outcome, status)
     return {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
@@ -215,6 +216,7 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -
         "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(v, outcome),
         "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
+        "process": placed and placed[0], "position": placed and placed[1],
     }
 
 
@@ -443,7 +445,7 @@ class Run:
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
                 for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    line = json.dumps(result_row(name, placement, case, outcome, status)) + "\n"
+                    line = json.dumps(result_row(name, placement, case, outcome, status, worker.placed)) + "\n"
                     with lock:
                         out.write(line)
                         out.flush()

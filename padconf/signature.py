@@ -1,27 +1,31 @@
 """What makes two failures the same: the runtime's error text (or, for a mismatch, the kind of
-difference) with its particulars blanked: paths, bracketed shapes and lists, numbers. One
-tokenisation, two renderings: a class text people read (``<..>``, ``N``) and a regular
-expression a baseline entry can hold, which matches every text of that class."""
+difference) with its particulars blanked: paths, bracketed shapes and lists, numbers. What tells
+failures apart stays: an op's version (``Pad(19)``), a dtype (``float16``, ``tensor(int8)``), a
+signal (``SIGSEGV``), a mismatch's kind of wrong value. One tokenisation, two renderings: a
+class text people read (``<..>``, ``N``) and a regular expression a baseline entry can hold,
+which matches every text of that class."""
 from __future__ import annotations
 
 import re
 
 from .verdicts import CRASH, MISMATCH
 
-# a bracketed group is a particular when it holds a number (a shape, a list, "Pad(19)"), not
-# when it is a word such as "[ONNXRuntimeError]"
-# A heap-corrupting runtime dies by SIGSEGV or SIGABRT on the same case, as the heap lies: the
-# signal is a particular too.
-_PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)|(?P<group>\{[^}]*\d[^}]*\}|\[[^\]]*\d[^\]]*\]|\([^)]*\d[^)]*\))"
-                          r"|(?P<number>-?\d+(?:\.\d+)?)|(?P<signal>SIG[A-Z]+)")
-_SHOWN = {"path": "<path>", "group": "<..>", "number": "N", "signal": "SIG*"}
-_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?", "signal": "SIG[A-Z]+"}
+# A bracketed group is a particular when it holds numbers and no word (a shape, a list), not
+# when it follows a word ("Pad(19)": an op's version) or holds one ("tensor(float16)").
+# A number is one only standing alone: "float16", "lts_2024" and "Pad(19)" keep theirs.
+_PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)"
+                          r"|(?P<group>(?<!\w)(?:\{[^{}A-Za-z]*\d[^{}A-Za-z]*\}|\[[^\[\]A-Za-z]*\d[^\[\]A-Za-z]*\]"
+                          r"|\([^()A-Za-z]*\d[^()A-Za-z]*\)))"
+                          r"|(?P<number>(?<![\w.])(?<!\w\()-?\d+(?:\.\d+)?(?!\w))")
+_SHOWN = {"path": "<path>", "group": "<..>", "number": "N"}
+_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?"}
 MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
 
 
 def _text(row: dict) -> str:
     """The first line of what the row says went wrong; for a mismatch only its kind
-    ("values differ first at [..]", "shape [..] instead of [..]"), not the values."""
+    ("values differ first at [..] (NaN where numbers belong)", "shape [..] instead of [..]"),
+    not the values."""
     text = row.get("error") or row.get("detail") or ""
     if row["verdict"] == MISMATCH:
         text = (row.get("detail") or "").split(":")[0]

@@ -326,6 +326,7 @@ class _Process:
         self.status: int | None = None
         self.buffer = b""
         self.served = 0  # cases this process has answered
+        self.name = f"{zygote.proc.pid}.{self.pid}"  # unique while padconf runs: zygote and worker pids
         if self.readline(time.monotonic() + start_timeout) != b'{"ready": true}':
             raise PadconfError(f"a new worker did not start: {self.death()}")
 
@@ -413,6 +414,9 @@ class Worker:
         self.restarts = 0  # workers that died or hung
         self.recycles = 0  # workers ended after an impossible output, before their next case
         self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
+        # where the last answer came from: its process and how many cases that process ran
+        # before it, so that a state-dependent failure can be replayed (padconf.gate)
+        self.placed: tuple[str, int] | None = None
         _LIVE.add(self)
 
     def spawn(self) -> None:
@@ -486,6 +490,17 @@ class Worker:
         self._retire_process()  # nothing runs on its heap after it
         return outcome, status
 
+    def replay(self, history: list[tuple[Case, str]], case: Case, placement: str) -> tuple[Outcome, str]:
+        """``(outcome, status)`` of ``case`` run in a fresh worker process right after the
+        ``(case, placement)`` pairs of ``history``, in order, ended after it."""
+        self._retire_process()
+        for earlier, earlier_placement in history:
+            for _ in self._raw([earlier], earlier_placement):
+                pass
+        (outcome, status, _), = self._raw([case], placement)
+        self._retire_process()
+        return outcome, status
+
     def run_model(self, model: bytes, feeds: dict, timeout: float | None = None) -> tuple[list | None, str | None, str]:
         """``(outputs, error, status)`` of a whole ONNX model run alone in a worker process of its
         own: outputs in graph order, or the runtime's error; status "ok", "crash" or "timeout"
@@ -535,6 +550,7 @@ class Worker:
             self._check_open()
             if sent != "ok":  # a worker that stops reading its input is hung or dead
                 pending.pop(0)
+                self.placed = (proc.name, proc.served)
                 if sent == "timeout":
                     proc.kill()
                     yield Outcome(error=f"stopped reading its input for {self.timeout:g} s"), "timeout", proc.served == 0
@@ -549,6 +565,7 @@ class Worker:
                 self._check_open()
                 pending.pop(0)
                 fresh = proc.served == 0
+                self.placed = (proc.name, proc.served)
                 proc.served += 1
                 if line == "timeout":  # alive but silent: a hang
                     self.hang_wait += time.monotonic() - asked

@@ -255,6 +255,31 @@ class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
         return super().misbehave(case)
 
 
+class WrongWhenWarmOnExampleAdapter(_OnExample, WrongValuesAdapter):
+    """Wrong on the example only in a worker process that ran another case before it: a
+    state-dependent failure, which no rerun alone shows."""
+    served = 0  # cases this worker process has run
+
+    def run(self, case, placement="inputs"):
+        WrongWhenWarmOnExampleAdapter.served += 1
+        return super().run(case, placement)
+
+    def triggered(self, case):
+        return WrongWhenWarmOnExampleAdapter.served > 1 and super().triggered(case)
+
+
+class GarbageOnAmbiguousEdgeAdapter(ConformingAdapter):
+    """Answers the ambiguous cases of mode edge with an output none of the spec's readings gives."""
+
+    def run(self, case, placement="inputs"):
+        from padconf.cases import AMBIGUOUS
+        from padconf.classify import classify
+        from padconf.specs import get_spec
+        if case.mode == "edge" and classify(case, get_spec(case.spec)).kind == AMBIGUOUS:
+            return Outcome(np.resize(case.data, tuple(n + 7 for n in case.data.shape)))
+        return super().run(case, placement)
+
+
 # ---------------------------------------------------------------- planted bugs for `padconf minimize`
 
 

@@ -9,8 +9,12 @@ import pytest
 import yaml
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from padconf.baseline import Entry, baseline_entries, load_baseline, parse_baseline
+from padconf.adapters import PLACEMENTS
+from padconf.baseline import Cell, Entry, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.cases import Case
+from padconf.classify import classify
+from padconf.outcome import Outcome
+from padconf.verdicts import judge
 from padconf.cli import main
 from padconf.errors import CaseError
 from padconf.gate import EXPLORE_KEY, gate_cases, in_shard, judge_rows, parse_shard
@@ -19,6 +23,7 @@ from padconf.specs import get_spec
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]
+EXAMPLE_CELLS = "  cells:\n" + "".join(f"  - onnx/Pad-19 edge float {p}\n" for p in PLACEMENTS)  # example_3_edge's
 
 
 def gate(tmp_path, runtime, baseline_text, *extra):
@@ -54,7 +59,7 @@ def test_a_crash_or_hang_is_new_until_listed(tmp_path, capsys, runtime, verdict)
     assert gate(tmp_path, FAKE + runtime, "[]\n") == 1
     assert f": {verdict}: " in capsys.readouterr().out
     listed = (f"- runtime: '.*{runtime}'\n  verdict: {verdict}\n  origin: example:example_3_edge\n"
-              f"  why: planted\n")
+              f"  why: planted\n{EXAMPLE_CELLS}")
     assert gate(tmp_path, FAKE + runtime, listed) == 0
 
 
@@ -67,6 +72,34 @@ def test_a_failure_that_does_not_recur_alone_is_flaky_not_new(tmp_path, capsys, 
     assert any(r["verdict"] == "crash" for r in rows)  # the run's own record keeps what happened
 
 
+def test_a_failure_only_in_a_warm_worker_is_new_with_its_poisoner_and_a_listed_pair_passes(tmp_path, capsys):
+    runtime = FAKE + "WrongWhenWarmOnExampleAdapter"
+    assert gate(tmp_path, runtime, "[]\n") == 1
+    out = capsys.readouterr().out
+    pairs = re.findall(r"new: (\S+) \[(\w+)\]: mismatch: .*; it recurs only after (\S+) ran in the same worker", out)
+    rows = read_jsonl(tmp_path / "work" / "results.jsonl")
+    failed = {(r["case_id"], r["placement"]) for r in rows if r["verdict"] == "mismatch"}
+    assert failed and {(c, p) for c, p, _ in pairs} == failed
+    # the poisoner bisected out of the worker's history is a case that ran before it in that process
+    where = {(r["case_id"], r["placement"]): (r["process"], r["position"]) for r in rows}
+    assert all(any(r["case_id"] == poisoner and (r["process"], r["position"]) < where[(c, p)]
+                   and r["process"] == where[(c, p)][0] for r in rows) for c, p, poisoner in pairs)
+    listed = "".join(f"- runtime: .*\n  verdict: mismatch\n  after: {poisoner}\n  why: a known pair\n"
+                     f"  cells: [onnx/Pad-19 edge float {p}]\n" for _, p, poisoner in pairs)
+    assert gate(tmp_path, runtime, listed) == 0
+
+
+def test_an_answer_no_reading_gives_fails_the_gate_as_unexplained(tmp_path, capsys):
+    assert gate(tmp_path, FAKE + "GarbageOnAmbiguousEdgeAdapter", "[]\n") == 1
+    out = capsys.readouterr().out
+    rows = read_jsonl(tmp_path / "work" / "results.jsonl")
+    unexplained = [r for r in rows if r["verdict"] == "unexplained"]
+    assert unexplained and {r["verdict"] for r in rows} <= {"pass", "ambiguous", "unexplained"}
+    for row in unexplained:
+        assert f"new: {row['case_id']} [{row['placement']}]: unexplained: edge " in out
+        assert "returned an output no reading gives: " in row["detail"] and " gives shape [" in row["detail"]
+
+
 def test_a_baseline_knows_what_a_case_does_alone_and_the_gate_passes_on_either(tmp_path, capsys):
     runtime = FAKE + "GarbageOrCrashOnExampleAdapter"
     out = tmp_path / "b.yaml"
@@ -74,17 +107,38 @@ def test_a_baseline_knows_what_a_case_does_alone_and_the_gate_passes_on_either(t
     assert {e["verdict"] for e in yaml.safe_load(out.read_text())} == {"mismatch", "crash"}
     assert gate(tmp_path, runtime, out.read_text()) == 0
     # the run saw garbage, so the crash entry looked fixed until its case was rerun alone
-    assert re.search(r"flaky \(not failing the gate\): \S+\.yaml:\d+ still fails: .* mismatch in the run, crash alone",
+    assert re.search(r"flaky \(not failing the gate\): \S+\.yaml:\d+ still fails in onnx/Pad-19 edge float \w+: "
+                     r".* mismatch in the run, crash alone",
                      capsys.readouterr().out)
 
 
 def test_an_entry_that_no_longer_fails_fails_the_gate_as_fixed(tmp_path, capsys):
-    listed = ("- runtime: .*\n  verdict: mismatch\n  spec: onnx/Pad-19\n  origin: example:example_3_edge\n"
-              "  why: planted\n")
+    listed = f"- runtime: .*\n  verdict: mismatch\n  origin: example:example_3_edge\n  why: planted\n{EXAMPLE_CELLS}"
     assert gate(tmp_path, FAKE + "WrongOnExampleAdapter", listed) == 0
     assert gate(tmp_path, FAKE + "ConformingAdapter", listed) == 1
     out = capsys.readouterr().out
-    assert re.search(r"fixed: \S+baseline.yaml:1 .*remove it from the baseline", out)
+    assert re.search(r"fixed: \S+baseline.yaml:1: 3 cells now pass: onnx/Pad-19 edge float folded, onnx/Pad-19 edge "
+                     r"float initializers, onnx/Pad-19 edge float inputs \(they gave 3 pass\) .*remove them from the "
+                     r"baseline", out)
+
+
+def test_a_partial_fix_is_fixed_per_cell_and_prune_removes_exactly_those_cells(tmp_path, capsys):
+    # the example fails in every placement; the entry also lists a cell where nothing fails
+    listed = (f"# reviewed\n- runtime: .*\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
+              "  - onnx/Pad-19 constant float inputs\n"
+              "- runtime: .*\n  verdict: crash\n  why: gone\n  cells:\n  - onnx/Pad-19 wrap int8 inputs\n")
+    assert gate(tmp_path, FAKE + "WrongOnExampleAdapter", listed) == 1
+    out = capsys.readouterr().out
+    assert re.search(r"fixed: \S+baseline.yaml:2: 1 cells now pass: onnx/Pad-19 constant float inputs \(they gave \d+ "
+                     r"pass\)", out)
+    assert re.search(r"fixed: \S+baseline.yaml:10: 1 cells now pass: onnx/Pad-19 wrap int8 inputs", out)
+    path = tmp_path / "baseline.yaml"
+    assert main(["baseline", "--runtime", FAKE + "WrongOnExampleAdapter", "--prune", str(path),
+                 "--work", str(tmp_path / "prune"), "--timeout", "1", *SPEC]) == 0
+    diff = capsys.readouterr().out
+    assert path.read_text() == f"# reviewed\n- runtime: .*\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
+    assert "-  - onnx/Pad-19 constant float inputs\n" in diff and "-  verdict: crash\n" in diff
+    assert gate(tmp_path, FAKE + "WrongOnExampleAdapter", path.read_text()) == 0
 
 
 def test_baseline_then_gate_passes_and_dropping_an_entry_names_its_cases(tmp_path, capsys):
@@ -92,13 +146,19 @@ def test_baseline_then_gate_passes_and_dropping_an_entry_names_its_cases(tmp_pat
     assert main(["baseline", "--runtime", "onnxruntime", "--out", str(tmp_path / "b.yaml"), *work]) == 0
     entries = yaml.safe_load((tmp_path / "b.yaml").read_text())
     assert entries and all(e["why"] for e in entries)
-    assert gate(tmp_path, "onnxruntime", (tmp_path / "b.yaml").read_text()) == 0
+    # every entry forgives exactly the cells it was seen failing in
+    baseline_run = read_jsonl(tmp_path / "b" / "results.jsonl")
+    assert [breadth(e, baseline_run) for e in load_baseline(tmp_path / "b.yaml")] == [1.0] * len(entries)
+    # the suite is the same whatever the seed: a seed-0 baseline gates every seed
+    for seed in range(5):
+        assert gate(tmp_path, "onnxruntime", (tmp_path / "b.yaml").read_text(), "--seed", str(seed)) == 0
     capsys.readouterr()
     dropped = entries.pop(0)
     assert gate(tmp_path, "onnxruntime", yaml.safe_dump(entries)) == 1
     out = capsys.readouterr().out
     rows = read_jsonl(tmp_path / "work" / "results.jsonl")
-    freed = [r for r in rows if Entry(**dropped).matches(r) and not any(Entry(**e).matches(r) for e in entries)]
+    dropped, entries = parse_baseline(yaml.safe_dump([dropped])), parse_baseline(yaml.safe_dump(entries))
+    freed = [r for r in rows if dropped[0].matches(r) and not any(e.matches(r) for e in entries)]
     assert freed and all(f"new: {r['case_id']} [{r['placement']}]" in out for r in freed)
 
 
@@ -110,21 +170,55 @@ def test_baseline_by_case_lists_every_failing_case_once_and_signatures_mask_part
             for i, v in enumerate(["mismatch", "pass", "crash"]) for p in ("inputs", "initializers")]
     assert sorted(e["case"][-1] for e in baseline_entries(rows, by_case=True)) == ["0", "2"]
     signature = {e["verdict"]: e["error"] for e in baseline_entries(rows)}
-    assert signature == {"mismatch": r"^values differ first at [\[({].*?[\])}]",
-                         "crash": r"^killed by SIG[A-Z]+"}
+    assert signature == {"mismatch": r"^values differ first at [\[({].*?[\])}]", "crash": r"^killed by SIGSEGV"}
     # a pattern matches other failures of its class, not failures of another class
     assert re.search(signature["mismatch"], "values differ first at [0, 4]: nan instead of 1.0")
     assert not re.search(signature["mismatch"], "shape [3] instead of [4]")
-    # a heap-corrupting runtime dies by either signal, with whatever glibc noticed first
-    assert re.search(signature["crash"], "killed by SIGABRT; last words: double free or corruption (out)")
+    assert not re.search(signature["crash"], "killed by SIGABRT; last words: double free or corruption (out)")
     assert not re.search(signature["crash"], "exit code 3")
+    # each entry lists the cells its failures were seen in, no more
+    assert {e["verdict"]: e["cells"] for e in baseline_entries(rows)} == {
+        v: ["onnx/Pad-19 constant float initializers", "onnx/Pad-19 constant float inputs"] for v in signature}
+
+
+def test_an_error_class_keeps_what_tells_failures_apart():
+    def pattern(verdict, text, key="error"):
+        return baseline_entries([{"runtime": "rt", "case_id": "c", "verdict": verdict, "placement": "inputs",
+                                  "spec": "onnx/Pad-19", "mode": "edge", "dtype": "float", key: text}])[0]["error"]
+    ort = "[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation for Pad({}) node with name ''"
+    version = pattern("not-implemented", ort.format(19))
+    assert re.search(version, ort.format(19)) and not re.search(version, ort.format(18))
+    loading = "Exception during loading: MLDataType for: tensor({}) is not currently registered or supported"
+    dtype = pattern("not-implemented", loading.format("float16"))
+    assert re.search(dtype, loading.format("float16")) and not re.search(dtype, loading.format("int8"))
+    # numbers, shapes and paths are particulars
+    shaped = pattern("wrongly-rejected", "/src/pad.cc:120 Pad reflect: pre-pad 3 exceeds [2, 4]")
+    assert re.search(shaped, "/other/pad.cc:98 Pad reflect: pre-pad 7 exceeds [5, 1, 2]")
+    crash = pattern("crash", "killed by SIGSEGV; last words: free(): invalid pointer")
+    assert not re.search(crash, "killed by SIGABRT; last words: free(): invalid pointer")
+    # a wrong output: the kind of wrong value, not which values
+    kinds = {}
+    for name, got in (("nan", [1.0, np.nan, 3.0]), ("misplaced", [1.0, 3.0, 2.0]), ("lacks", [1.0, 9.0, 3.0])):
+        case = classify(Case("onnx/Pad-19", np.array([1.0, 2.0, 3.0], np.float32), [0, 0], mode="edge"),
+                        get_spec("onnx/Pad-19"))
+        detail = judge(case, Outcome(np.array(got, np.float32))).detail
+        kinds[name] = (detail, pattern("mismatch", detail, "detail"))
+    assert "(NaN where numbers belong)" in kinds["nan"][0] and "(the expected values misplaced)" in kinds["misplaced"][0]
+    assert "(values the expected output lacks)" in kinds["lacks"][0]
+    for name, (detail, regex) in kinds.items():
+        assert [other for other, (text, _) in kinds.items() if re.search(regex, text)] == [name]
 
 
 @pytest.mark.parametrize("text, where, what", [
     ("- runtime: rt\n  verdict: mismatch\n  why: x\n  colour: red\n", ":1", "unknown key 'colour'"),
-    ("- runtime: rt\n  verdict: mismatch\n  why: x\n- runtime: rt\n  verdict: pass\n  why: y\n", ":4", "not a failure"),
+    ("- runtime: rt\n  verdict: mismatch\n  why: x\n  cells: [a b c d]\n- runtime: rt\n  verdict: pass\n  why: y\n"
+     "  cells: [a b c d]\n", ":5", "not a failure"),
     ("- runtime: rt\n  verdict: crash\n", ":1", "lacks 'why'"),
-    ("- runtime: rt\n  verdict: crash\n  why: x\n  error: '(unclosed'\n", ":1", "error: not a regular expression"),
+    ("- runtime: rt\n  verdict: crash\n  why: x\n", ":1", "lacks 'cells'"),
+    ("- runtime: rt\n  verdict: crash\n  why: x\n  cells:\n  - onnx/Pad-19 edge float\n", ":5",
+     "a cell is 'SPEC MODE DTYPE PLACEMENT'"),
+    ("- runtime: rt\n  verdict: crash\n  why: x\n  cells: [a b c d]\n  error: '(unclosed'\n", ":1",
+     "error: not a regular expression"),
     ("- runtime: rt\n  verdict: [crash\n", ":3", "not valid YAML"),
     ("runtime: rt\n", ":1", "a baseline is a list"),
     ("- just text\n", ":1", "an entry is a mapping"),
@@ -148,23 +242,33 @@ def test_shards_are_disjoint_and_complete():
             parse_shard(bad)
 
 
-def test_a_signature_entry_is_judged_only_on_the_whole_suite(tmp_path):
-    entry = parse_baseline("- runtime: rt\n  verdict: mismatch\n  mode: edge\n  why: x\n")
+def test_a_signature_entrys_cells_are_judged_only_where_their_versions_whole_suite_ran(tmp_path):
+    entry = parse_baseline("- runtime: rt\n  verdict: mismatch\n  why: x\n"
+                           "  cells: [onnx/Pad-19 edge float inputs, onnx/Pad-18 edge float inputs]\n")
     rows = [{"runtime": "rt", "case_id": "a", "verdict": "pass", "placement": "inputs", "spec": "onnx/Pad-19",
              "mode": "edge", "dtype": "float", "origin": "hypothesis"}]
-    every = {"onnx/Pad-18", "onnx/Pad-19"}
-    assert judge_rows(rows, entry, "rt", set(), every).unjudged == entry  # one shard
-    assert judge_rows(rows, entry, "rt", {"onnx/Pad-19"}, every).unjudged == entry  # it may fail on Pad-18
-    assert [e for e, _ in judge_rows(rows, entry, "rt", every, every).fixed] == entry
-    narrow = parse_baseline("- runtime: rt\n  verdict: mismatch\n  spec: onnx/Pad-19\n  why: x\n")
-    assert [e for e, _ in judge_rows(rows, narrow, "rt", {"onnx/Pad-19"}, every).fixed] == narrow
+    judged = judge_rows(rows, entry, "rt", set())  # one shard
+    assert judged.unjudged == entry and not judged.fixed
+    judged = judge_rows(rows, entry, "rt", {"onnx/Pad-19"})  # Pad-19's cell passes; Pad-18's may still fail
+    assert judged.unjudged == entry and [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])], [])]
+    judged = judge_rows(rows, entry, "rt", {"onnx/Pad-18", "onnx/Pad-19"})  # Pad-18's cell holds no case
+    assert not judged.unjudged
+    assert [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])], [Cell.parse("onnx/Pad-18 edge float inputs")])]
     with pytest.raises(Exception, match="never passes on nothing"):
-        judge_rows([], entry, "rt", every, every)
+        judge_rows([], entry, "rt", {"onnx/Pad-19"})
+
+
+def test_an_explored_failure_is_forgiven_in_any_placement_of_a_listed_cells_spec_mode_and_dtype():
+    entry, = parse_baseline("- runtime: rt\n  verdict: mismatch\n  why: x\n  cells: [onnx/Pad-19 edge float inputs]\n")
+    row = {"runtime": "rt", "case_id": "a", "verdict": "mismatch", "placement": "folded", "spec": "onnx/Pad-19",
+           "mode": "edge", "dtype": "float", "origin": "explore"}
+    assert entry.matches(row) and entry.matches({**row, "origin": "explore:replayed"})
+    assert not entry.matches({**row, "origin": "hypothesis"})  # the suite's case: its placement is a cell of its own
+    assert not entry.matches({**row, "dtype": "float16"}) and not entry.matches({**row, "mode": "reflect"})
 
 
 def test_sharded_gates_merge_into_the_whole_judgement(tmp_path, capsys):
-    listed = ("- runtime: .*\n  verdict: mismatch\n  spec: onnx/Pad-19\n  origin: example:example_3_edge\n"
-              "  why: planted\n")
+    listed = f"- runtime: .*\n  verdict: mismatch\n  origin: example:example_3_edge\n  why: planted\n{EXAMPLE_CELLS}"
     (tmp_path / "b.yaml").write_text(listed)
     dirs = []
     for k in (1, 2):
@@ -173,11 +277,28 @@ def test_sharded_gates_merge_into_the_whole_judgement(tmp_path, capsys):
                      "--work", dirs[-1], "--shard", f"{k}/2", *SPEC])
         assert code == 0  # a signature entry spans shards: neither shard can call it fixed
     assert "not judged here" in capsys.readouterr().out
+    assert json.loads((tmp_path / "s1" / "gate.json").read_text())["shard"] == [1, 2]
     assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
                  "--results", *dirs]) == 1
     assert "fixed: " in capsys.readouterr().out
-    assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
-                 "--results", dirs[0]]) == 0  # one shard of two is not the whole suite
+    for given, says in (([dirs[0]], "shards 2 of 2 missing"), ([dirs[0], dirs[0]], "shards 2 of 2 missing")):
+        assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
+                     "--results", *given]) == 2  # part of the suite is never judged as the whole
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and says in err
+
+
+def test_results_over_every_shard_confirm_as_an_unsharded_gate_does(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))  # crashes twice, then not
+    runtime, dirs = FAKE + "FlakyOnExampleAdapter", []
+    for k in (1, 2):
+        dirs.append(str(tmp_path / f"s{k}"))
+        assert gate(tmp_path, runtime, "[]\n", "--work", dirs[-1], "--shard", f"{k}/2") == 0
+    capsys.readouterr()
+    # the crash the shard's run recorded does not recur alone, nor after its worker's history
+    assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"), "--results", *dirs]) == 0
+    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, pass, pass alone",
+                     capsys.readouterr().out)
 
 
 def test_explore_keeps_new_failures_in_the_example_database_and_replays_them(tmp_path):

@@ -142,7 +142,9 @@ def test_a_parallel_run_gives_the_serial_run_row_for_row(tmp_path):
         out = tmp_path / f"jobs{jobs}"
         assert main(["run", "--runtime", "onnxruntime", "onnx-reference", "--spec", "onnx/Pad-18", "onnx/Pad-19",
                      "--max-examples", "30", "--jobs", jobs, "--out", str(out)]) == 0
-        runs[jobs] = [{k: v for k, v in row.items() if k != "seconds"} for row in rows_of(out)]
+        # the time taken, and which worker process of which lane answered, are not the answer
+        runs[jobs] = [{k: v for k, v in row.items() if k not in ("seconds", "process", "position")}
+                      for row in rows_of(out)]
     assert len(runs["1"]) > 100 and runs["1"] == runs["2"]
 
 

@@ -4,7 +4,7 @@ import numpy as np
 from padconf.adapters import Outcome
 from padconf.cases import Case
 from padconf.classify import classify
-from padconf.verdicts import judge
+from padconf.verdicts import FAILURES, judge
 
 X = np.array([1.0, 2.0], np.float32)
 
@@ -42,8 +42,18 @@ def test_ambiguous_records_the_interpretation_matched():
     crop_first, original = c.interpretations["mixed_sign_pads=crop_first"], c.interpretations["mixed_sign_pads=original_coordinates"]
     assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first"]
     assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates"]
+
+
+def test_an_answer_no_reading_gives_is_unexplained_a_failure_listing_what_each_reading_gives():
+    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")  # [2,1,0,1] or [0,1,0,1]
     rejected = judge(c, Outcome(error="no"))
-    assert rejected.verdict == "ambiguous" and rejected.matched == [] and "rejected it" in rejected.detail
+    assert rejected.verdict == "unexplained" and rejected.verdict in FAILURES and not rejected.matched
+    assert "rejected it, which no reading does" in rejected.detail
+    assert "mixed_sign_pads=original_coordinates gives shape [4] [2.0, 1.0, 0.0, 1.0]" in rejected.detail
+    garbage = judge(c, Outcome(np.array([9.0, 1.0, 0.0, 1.0], np.float32)))
+    assert garbage.verdict == "unexplained" and "returned an output no reading gives" in garbage.detail
+    assert "mixed_sign_pads=crop_first gives shape [4] [0.0, 1.0, 0.0, 1.0] " \
+           "(values differ first at [0] (values the expected output lacks): float32(9.0) instead of float32(0.0))" in garbage.detail
 
 
 def test_crash_and_timeout_pass_through():
