@@ -263,7 +263,7 @@ def _label(entry: Entry) -> str:
     if case.origin.startswith("example:"):
         return "ex_" + case.origin.split(":", 1)[1].removeprefix("test_")
     if case.kind == MUST_REJECT:
-        return rule_of(case.reason)
+        return case.rule
     if case.kind == AMBIGUOUS:
         return "_".join(case.reason.split(","))
     words = []
@@ -289,38 +289,10 @@ def _name(entries: list[Entry]) -> None:
 
 # ---------------------------------------------------------------- rules and their texts
 
-# reason (classify's or the reference's one line) -> the rule it breaks
-_RULES = [
-    (r"^dtype .* not in this version's type list", "dtypes"),
-    (r"^mode .* not one of", "modes"),
-    (r"^pads of type", "pads_index_types"),
-    (r"^axes of type", "axes_index_types"),
-    (r"^this version has no axes input", "axes_input"),
-    (r"^this version takes no constant value", "constant_value_input"),
-    (r"^negative pads are not allowed", "negative_pads"),
-    (r"^pads has \d+ values", "pads_length"),
-    (r"do not split into pads_begin", "pads_length"),
-    (r"^axis .* is outside", "axes_range"),
-    (r"^axis .* is repeated", "repeated_axes"),
-    (r"crop more than the dimension", "crop_beyond_dim"),
-    (r"exceeds what the dimension", "mirror_bounds"),
-    (r"has no elements to take its padding from", "empty_axis_nonconstant"),
-    (r"^constant_value", "constant_value"),
-    (r"^pads .* hold a negative value", "negative_pads"),
-    (r"^a constant value is given with mode", "pad_value_in_non_constant_mode"),
-    (r"^output shape .* more than", "max_elements"),
-]
 
-
-def rule_of(reason: str | None) -> str:
-    for pattern, rule in _RULES:
-        if reason and re.search(pattern, reason):
-            return rule
-    return "other"
-
-
-def rule_text(spec: Spec, rule: str) -> dict:
-    """Where ``rule`` stands in the spec file, and its quoted text."""
+def rule_text(spec: Spec, rule: str | None) -> dict:
+    """Where ``rule`` (a must-reject case's ``Case.rule``) stands in the spec file, and its
+    quoted text."""
     rules = spec.doc.get("rules", {})
     if rule in rules:
         return {"spec_key": f"rules.{rule}", "text": rules[rule]["text"]}
@@ -367,8 +339,7 @@ def _expect_doc(entry: Entry, spec: Spec, outputs: dict[str, str] | None) -> dic
     doc = {"spec": case.spec, "mode": case.mode, "dtype": case.dtype, "kind": case.kind,
            "placement": entry.placement, "case_id": case.id}
     if case.kind == MUST_REJECT:
-        rule = rule_of(case.reason)
-        doc.update(expect="reject", reason=case.reason, rule=rule, **{"spec_text": rule_text(spec, rule)})
+        doc.update(expect="reject", reason=case.reason, rule=case.rule, spec_text=rule_text(spec, case.rule))
     else:
         doc.update(expect="one of the candidates", ambiguity=case.reason,
                    ambiguities=_ambiguity_doc(case, spec),
@@ -442,7 +413,7 @@ def manifest(entries: list[Entry]) -> list[dict]:
         row = {"dir": e.path, "spec": c.spec, "mode": c.mode, "dtype": c.dtype, "kind": c.kind,
                "placement": e.placement, "tags": list(c.tags), "origin": c.origin, "case_id": c.id}
         if c.kind == MUST_REJECT:
-            row.update(rule=rule_of(c.reason), reason=c.reason)
+            row.update(rule=c.rule, reason=c.reason)
         elif c.kind == AMBIGUOUS:
             row["ambiguity"] = c.reason
         rows.append(row)

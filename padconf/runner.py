@@ -22,14 +22,15 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .adapters import default_runtimes, unknown_runtime
-from .cases import Case
+from .cases import MUST_REJECT, Case
+from .classify import repaired_twin
 from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .outcome import Outcome
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
-from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, WRONGLY_ACCEPTED, judge
+from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, PASS, WRONGLY_ACCEPTED, confirm_refusal, judge
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -159,14 +160,18 @@ def _evidence(verdict, outcome) -> dict | None:
         return None
 
 
-def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -> dict:
+def result_row(runtime: str, placement: str, case: Case, outcome, status: str, twin=None) -> dict:
+    """``twin``: for a must-reject case the runtime refused, (its repaired twin or why there is
+    none, the twin's outcome, status) in the same runtime and placement (verdicts.confirm_refusal)."""
     v = judge(case, outcome, status)
+    if twin is not None:
+        v = confirm_refusal(v, *twin)
     return {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
         # detail only where it says more than the error text (a refusal's detail is that text)
-        "kind": case.kind, "reason": case.reason, "verdict": v.verdict,
+        "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": v.verdict,
         "detail": None if v.detail == outcome.error else v.detail,
         "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(v, outcome),
@@ -372,14 +377,25 @@ class Run:
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
-                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    line = json.dumps(result_row(name, placement, case, outcome, status)) + "\n"
+                refused = []  # must-reject cases refused: judged once their repaired twins ran
+
+                def write(row):
                     with lock:
-                        out.write(line)
+                        out.write(json.dumps(row) + "\n")
                         out.flush()
                         figures["results"] += 1
                     if progress:
                         progress(name)
+                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
+                    if case.kind == MUST_REJECT and judge(case, outcome, status).verdict == PASS:
+                        refused.append((case, outcome, status))
+                    else:
+                        write(result_row(name, placement, case, outcome, status))
+                twins = [repaired_twin(case, get_spec(case.spec, self.config.specs_dir)) for case, _, _ in refused]
+                ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
+                for (case, outcome, status), twin in zip(refused, twins):
+                    twin_ran = next(ran) if isinstance(twin, Case) else (None, "ok")
+                    write(result_row(name, placement, case, outcome, status, (twin, *twin_ran)))
                 with lock:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
         finally:

@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, TOO_LARGE, Case
 from .dtypes import bit_equal, equal_elements
 from .outcome import Outcome
 
@@ -13,8 +13,11 @@ PASS, MISMATCH = "pass", "mismatch"
 WRONGLY_REJECTED, WRONGLY_ACCEPTED = "wrongly-rejected", "wrongly-accepted"
 NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT = "not-implemented", "crash", "timeout", "ambiguous"
 SKIPPED = "skipped"  # the adapter cannot express the case (the runtime's API lacks a way to feed it)
+# Nothing can be concluded, for the reason in the detail: a refusal of a must-reject case whose
+# repaired twin the runtime refuses too, or a case too large for the reference to check.
+INCONCLUSIVE = "inconclusive"
 VERDICTS = (PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT,
-            SKIPPED)
+            SKIPPED, INCONCLUSIVE)
 FAILURES = (MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT)
 
 
@@ -46,6 +49,8 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     if outcome.skipped:
         return Verdict(SKIPPED, outcome.skipped)
     rejected = outcome.output is None
+    if case.kind == TOO_LARGE:
+        return Verdict(INCONCLUSIVE, case.reason)
     if case.kind == MUST_REJECT:
         return Verdict(PASS) if rejected else Verdict(WRONGLY_ACCEPTED, f"accepted although: {case.reason}")
     if outcome.not_implemented:
@@ -60,5 +65,27 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     matched = [name for name, out in case.interpretations.items()
                if (out is None and rejected) or (out is not None and not rejected and bit_equal(out, outcome.output))]
     other = "rejected it, which no interpretation does" if rejected else "returned an output no interpretation gives"
+    if case.any_answer_conforms and not matched:  # the document: "Behavior is undefined"
+        other += ", which conforms: the document leaves the behaviour undefined"
     detail = f"{case.reason}: " + (f"matched {' | '.join(matched)}" if matched else other)
     return Verdict(AMBIGUOUS_VERDICT, detail, matched)
+
+
+def accepted(outcome: Outcome, status: str = "ok") -> bool:
+    """The runtime ran the case and returned an output."""
+    return status == "ok" and not outcome.skipped and not outcome.not_implemented and outcome.output is not None
+
+
+def confirm_refusal(verdict: Verdict, twin, twin_outcome: Outcome | None = None, twin_status: str = "ok") -> Verdict:
+    """A refusal of a must-reject case (``verdict`` pass) counts only if the runtime, in the same
+    placement, accepts its repaired twin (padconf.classify.repaired_twin: the case or why there
+    is none); else the verdict is inconclusive, saying why."""
+    if verdict.verdict != PASS:
+        return verdict
+    if isinstance(twin, str):
+        return Verdict(INCONCLUSIVE, f"refused, and no repaired twin to confirm why: {twin}")
+    if accepted(twin_outcome, twin_status):
+        return verdict
+    why = twin_status if twin_status != "ok" else twin_outcome.skipped or twin_outcome.error or "no output"
+    return Verdict(INCONCLUSIVE, f"refused, but it refuses the repaired twin {twin.id} too ({why}): "
+                                 f"the refusal may have another cause")

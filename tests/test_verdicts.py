@@ -38,12 +38,16 @@ def test_must_reject():
 
 
 def test_ambiguous_records_the_interpretation_matched():
-    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")  # [2,1,0,1] or [0,1,0,1]
-    crop_first, original = c.interpretations["mixed_sign_pads=crop_first"], c.interpretations["mixed_sign_pads=original_coordinates"]
-    assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first"]
-    assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates"]
+    # [2, 1, 0, 1] in original coordinates; cropped first, the 2 kept elements mirror a pad of 2:
+    # the second point (mirror_beyond_dim) is reached only under crop_first's reading
+    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")
+    original = c.interpretations["mixed_sign_pads=original_coordinates,mirror_beyond_dim=iterate"]
+    crop_first = c.interpretations["mixed_sign_pads=crop_first,mirror_beyond_dim=iterate"]
+    assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first,mirror_beyond_dim=iterate"]
+    assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates,mirror_beyond_dim=iterate",
+                                                   "mixed_sign_pads=original_coordinates,mirror_beyond_dim=reject"]
     rejected = judge(c, Outcome(error="no"))
-    assert rejected.verdict == "ambiguous" and rejected.matched == [] and "rejected it" in rejected.detail
+    assert rejected.verdict == "ambiguous" and rejected.matched == ["mixed_sign_pads=crop_first,mirror_beyond_dim=reject"]
 
 
 def test_crash_and_timeout_pass_through():
