@@ -26,8 +26,6 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
   ``reject`` (ONNX Pad-1 speaks only of counts, OpenVINO Pad-1 of a "non-negative" type).
 - ``pad_value_in_non_constant_mode``: a constant value given with another mode. ``ignore``
   (default) or ``reject``.
-- ``paddings_layout``: ``begins_then_ends`` (default: ONNX's layout above) or
-  ``per_axis_pairs`` ``[x1_begin, x1_end, x2_begin, x2_end, ...]`` (ONNX Pad-1's example).
 
 ``float32_constant=True`` says the constant reaches the operator through a 32-bit float
 attribute (ONNX Pad-1/2's ``value``), so it is rounded to float32 before taking the data's dtype.
@@ -56,7 +54,6 @@ INTERPRETATIONS: dict[str, tuple[str, ...]] = {
     "repeated_axes": ("reject", "last_wins", "accumulate"),
     "negative_pads": ("crop", "reject"),
     "pad_value_in_non_constant_mode": ("ignore", "reject"),
-    "paddings_layout": ("begins_then_ends", "per_axis_pairs"),
 }
 DEFAULTS = {name: values[0] for name, values in INTERPRETATIONS.items()}
 # Refuse before allocating more output elements than this (2**27 = 134M, 0.5 GB of float32).
@@ -76,8 +73,6 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     if constant_value is not None and mode != "constant" \
             and chosen["pad_value_in_non_constant_mode"] == "reject":
         raise PadError(f"a constant value is given with mode {mode!r}", "pad_value_in_non_constant_mode")
-    if pads[0::2] + pads[1::2] != pads and chosen["paddings_layout"] == "per_axis_pairs":
-        pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
     widths = _pad_widths(data.ndim, pads, axes, chosen)
     fill = _constant(data, constant_value, float32_constant)
 
