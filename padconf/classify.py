@@ -166,8 +166,8 @@ def _repaired(case: Case, spec: Spec) -> Case | None:
         return case.with_(axes=[axes[i] for i in keep],
                           pads=[case.pads[i] for i in keep] + [case.pads[len(axes) + i] for i in keep])
     if rule == "mirror_bounds":
-        reach = [n - (case.mode == "reflect") for n in case.data.shape]
-        if case.axes is None and min(reach, default=0) >= 0:
+        reach = [n - (case.mode == "reflect") for n in case.data.shape]  # -1: reflect on an empty axis
+        if case.axes is None:
             return case.with_(pads=[min(p, reach[i % rank]) for i, p in enumerate(case.pads)])
     return None
 
