@@ -173,7 +173,7 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str, t
         # detail only where it says more than the error text (a refusal's detail is that text)
         "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": v.verdict,
         "detail": None if v.detail == outcome.error else v.detail,
-        "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
+        "matched": v.matched, "difference": v.difference, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(v, outcome),
         "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
     }

@@ -19,6 +19,10 @@ INCONCLUSIVE = "inconclusive"
 VERDICTS = (PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT,
             SKIPPED, INCONCLUSIVE)
 FAILURES = (MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT)
+# What a mismatch differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every element is
+# the expected number, but a NaN's payload or a zero's sign changed: a low-severity class.
+NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
+DIFFERENCES = ("dtype", "shape", "values", NAN_PAYLOAD_OR_ZERO_SIGN)
 
 
 @dataclass
@@ -26,20 +30,40 @@ class Verdict:
     verdict: str
     detail: str | None = None  # what differs, or which interpretation the runtime matched
     matched: list[str] | None = None  # ambiguous cases: the interpretations the outcome equals
+    difference: str | None = None  # a mismatch: one of DIFFERENCES
 
 
-def _difference(expected, got) -> str:
+def _mismatch(expected, got) -> Verdict | None:
+    """The mismatch between ``expected`` and ``got`` (a defined case's output), None if none:
+    bit for bit, NaN payloads included, so that a changed payload or zero sign is reported, as
+    a class of its own, not taken for a wrong value."""
     if got.dtype != expected.dtype:
-        return f"dtype {got.dtype} instead of {expected.dtype}"
+        return Verdict(MISMATCH, f"dtype {got.dtype} instead of {expected.dtype}", difference="dtype")
     if got.shape != expected.shape:
-        return f"shape {list(got.shape)} instead of {list(expected.shape)}"
-    differ = np.flatnonzero(~equal_elements(expected, got))
-    if not differ.size:
-        return "values differ"
-    i = int(differ[0])
+        return Verdict(MISMATCH, f"shape {list(got.shape)} instead of {list(expected.shape)}", difference="shape")
+    differ = ~equal_elements(expected, got, "exact")
+    if not differ.any():
+        return None
+    wrong = differ & ~equal_elements(expected, got, "numbers")
+    i = int(np.flatnonzero(wrong if wrong.any() else differ)[0])
     where = [int(j) for j in np.unravel_index(i, expected.shape)]
-    flat_e, flat_g = expected.reshape(-1), got.reshape(-1)
-    return f"values differ first at {where}: {flat_g[i]!r} instead of {flat_e[i]!r}".replace("np.", "")
+    shown = [repr(a.reshape(-1)[i]) if not _is_nan(a.reshape(-1)[i]) else _nan_bits(a.reshape(-1)[i])
+             for a in (got, expected)]
+    what = "values differ" if wrong.any() else "only NaN payloads or signs of zero differ"
+    return Verdict(MISMATCH, f"{what} first at {where}: {shown[0]} instead of {shown[1]}".replace("np.", ""),
+                   difference="values" if wrong.any() else NAN_PAYLOAD_OR_ZERO_SIGN)
+
+
+def _is_nan(x) -> bool:
+    try:
+        return bool(np.isnan(np.complex128(x)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _nan_bits(x) -> str:
+    x = np.asarray(x)
+    return f"nan (0x{x.view(np.dtype(f'u{x.itemsize}')).item():x})" if x.dtype.kind != "c" else repr(x.item())
 
 
 def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
@@ -58,9 +82,7 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     if case.kind == DEFINED:
         if rejected:
             return Verdict(WRONGLY_REJECTED, outcome.error)
-        if bit_equal(case.expected, outcome.output):
-            return Verdict(PASS)
-        return Verdict(MISMATCH, _difference(case.expected, outcome.output))
+        return _mismatch(case.expected, np.asarray(outcome.output)) or Verdict(PASS)
     assert case.kind == AMBIGUOUS
     matched = [name for name, out in case.interpretations.items()
                if (out is None and rejected) or (out is not None and not rejected and bit_equal(out, outcome.output))]

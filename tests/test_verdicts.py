@@ -16,17 +16,11 @@ def case(**kw):
 def test_defined():
     c = case()
     assert judge(c, Outcome(np.array([0.0, 1.0, 2.0], np.float32))).verdict == "pass"
-    assert judge(c, Outcome(np.array([-0.0, 1.0, 2.0], np.float32))).detail.startswith("values differ first at [0]")
+    assert judge(c, Outcome(np.array([0.0, 1.0, 3.0], np.float32))).detail.startswith("values differ first at [2]")
     assert "dtype float64" in judge(c, Outcome(np.array([0.0, 1.0, 2.0]))).detail
     assert "shape [2]" in judge(c, Outcome(X)).detail
     assert judge(c, Outcome(error="no")).verdict == "wrongly-rejected"
     assert judge(c, Outcome(error="no kernel", not_implemented=True)).verdict == "not-implemented"
-
-
-def test_nan_equals_nan_whatever_the_payload():
-    c = case(data=np.array([np.nan], np.float32), pads=[0, 0])
-    other_nan = np.array([0x7FC00123], np.uint32).view(np.float32)
-    assert judge(c, Outcome(other_nan)).verdict == "pass"
 
 
 def test_must_reject():
@@ -53,3 +47,18 @@ def test_ambiguous_records_the_interpretation_matched():
 def test_crash_and_timeout_pass_through():
     assert judge(case(), Outcome(error="killed by SIGSEGV"), "crash").verdict == "crash"
     assert judge(case(), Outcome(error="no answer"), "timeout").verdict == "timeout"
+
+
+def test_a_changed_nan_payload_or_zero_sign_is_a_low_severity_mismatch_of_its_own():
+    """Not hidden behind "any NaN equals any NaN", and not taken for a wrong value either."""
+    quiet, payload = np.array([np.nan], np.float32), np.array([0x7FC00001], np.uint32).view(np.float32)
+    c = case(data=quiet, pads=[0, 1], constant_value=np.float32(-0.0))
+    assert c.expected.view(np.uint32).tolist() == [0x7FC00000, 0x80000000]
+    for got in (np.concatenate([payload, [-0.0]]).astype(np.float32),  # the NaN's payload changed
+                np.array([np.nan, 0.0], np.float32)):  # the pad value's -0.0 became +0.0
+        v = judge(c, Outcome(got))
+        assert (v.verdict, v.difference) == ("mismatch", "nan-payload-or-zero-sign"), v
+        assert v.detail.startswith("only NaN payloads or signs of zero differ first at [")
+    wrong = judge(c, Outcome(np.array([payload[0], 1.0], np.float32)))  # a wrong number beside it
+    assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1]: float32(1.0) instead of float32(-0.0)")
+    assert judge(c, Outcome(c.expected.copy())).verdict == "pass"
