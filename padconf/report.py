@@ -17,6 +17,7 @@ from .errors import CaseError, PadconfError, SpecError
 from .runner import RESULT_KEYS, read_jsonl
 from .signature import failure_class
 from .specs import Spec, get_spec, spec_sort_key
+from .triage import PAD_BUGS, triage
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, VERDICTS
 
 
@@ -28,15 +29,18 @@ def matrix(rows: list[dict]) -> dict[tuple[str, str, str], Counter]:
 
 
 def failures(rows: list[dict]) -> list[dict]:
-    """Distinct failures: one entry per runtime, verdict and error class, with a count, the
-    dtypes / specs it covers and one example row (a spec document's worked example if any)."""
+    """Distinct failures: one entry per runtime, verdict, error class and triage class, with a
+    count, the dtypes / specs it covers and one example row (a spec document's worked example
+    if any)."""
     groups: dict[tuple, dict] = {}
     for row in rows:
         if row["verdict"] not in FAILURES:
             continue
-        key = (row["runtime"], row["verdict"], failure_class(row))
-        group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2],
-                                        "count": 0, "dtypes": set(), "specs": set(), "example": row})
+        found, fact = triage(row)
+        key = (row["runtime"], row["verdict"], failure_class(row), found)
+        group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": found,
+                                        "upstream": fact, "count": 0, "dtypes": set(), "specs": set(),
+                                        "example": row})
         group["count"] += 1
         if row["origin"].startswith("example:") and not group["example"]["origin"].startswith("example:"):
             group["example"] = row  # a worked example of the spec document says most
@@ -72,9 +76,11 @@ def placement_dependent(rows: list[dict]) -> list[dict]:
         if len(set(verdicts)) == 1:
             pattern += " (different answers)"
         example = next(r for r in placed.values() if r["verdict"] != PASS)
+        found, fact = triage(example) if example["verdict"] in FAILURES else (None, None)
         group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
-                                                       "class": pattern, "count": 0, "dtypes": set(),
-                                                       "specs": set(), "example": example})
+                                                       "class": pattern, "triage": found, "upstream": fact,
+                                                       "count": 0, "dtypes": set(), "specs": set(),
+                                                       "example": example})
         group["count"] += 1
         group["dtypes"].add(example["dtype"])
         group["specs"].add(example["spec"])
@@ -146,10 +152,10 @@ def terminal_tables(rows: list[dict]) -> list:
     any width (a CI log has 80 columns): cells fold, and the matrix fits itself to the width."""
     t = _FitToWidth(lambda width: matrix_table(rows, width))
     f = Table(title="Distinct failures (one example each)")
-    for col in ("runtime", "verdict", "n", "what", "example"):
+    for col in ("runtime", "verdict", "triage", "n", "what", "example"):
         f.add_column(col, overflow="fold")
     for g in failures(rows) + placement_dependent(rows):
-        f.add_row(g["runtime"], g["verdict"], str(g["count"]), _what(g), _example(g["example"]))
+        f.add_row(g["runtime"], g["verdict"], triage_text(g), str(g["count"]), _what(g), _example(g["example"]))
     a = Table(title="Where the spec is silent: which interpretation each runtime matched")
     for col in ("ambiguity", "runtime", "matched (cases)"):
         a.add_column(col, overflow="fold")
@@ -163,6 +169,13 @@ def _cell(verdict: str, n: int) -> str:
         return ""
     colour = "green" if verdict == PASS else "yellow" if verdict == AMBIGUOUS_VERDICT else "red"
     return f"[{colour}]{n}[/]"
+
+
+def triage_text(group: dict) -> str:
+    """A group's triage class, with the upstream link it rests on."""
+    if group.get("triage") is None:  # not a failure (an answer no interpretation gives)
+        return "-"
+    return group["triage"].label + (f" ({group['upstream'].link})" if group["upstream"] else "")
 
 
 def _what(group: dict) -> str:
@@ -180,9 +193,20 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
             "|---|---|---|" + "---:|" * len(used)]
     for (runtime, spec, mode), counts in matrix(rows).items():
         out.append(f"| {runtime} | {spec} | {mode} | " + " | ".join(str(counts[v] or "") for v in used) + " |")
-    out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
-    for g in failures(rows) + placement_dependent(rows):
-        out.append(f"| {g['runtime']} | {g['verdict']} | {g['count']} | {_md(_what(g))} | {_md(_example(g['example']))} |")
+    distinct = failures(rows) + placement_dependent(rows)
+    bugs = [g for g in distinct if g["triage"] in PAD_BUGS]
+    out += ["", "## Distinct failures", "",
+            f"{len(distinct)} distinct failures, {len(bugs)} of them Pad bugs to file (triage: "
+            + ", ".join(t.label for t in PAD_BUGS) + "); the others are coverage, documented policy, "
+            "known upstream or not Pad-specific.", "",
+            "| runtime | verdict | triage | n | what | example |", "|---|---|---|---:|---|---|"]
+    for g in sorted(distinct, key=lambda g: g["triage"] not in PAD_BUGS):
+        out.append(f"| {g['runtime']} | {g['verdict']} | {_md(triage_text(g))} | {g['count']} | {_md(_what(g))} "
+                   f"| {_md(_example(g['example']))} |")
+    out += ["", "## Not implemented (coverage: runtime x spec version x dtype)", "",
+            "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
+    for (runtime, spec), dtypes in support_gaps(rows).items():
+        out.append(f"| {runtime} | {spec} | {', '.join(sorted(dtypes))} |")
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (cases) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
         out.append(f"| {reason} | {runtime} | " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()) + " |")
@@ -192,6 +216,15 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
     for tag, per_spec in edge_class_counts(cases_rows).items():
         out.append(f"| {tag} | " + " | ".join(str(per_spec[s] or "") for s in specs) + " |")
     return "\n".join(out) + "\n"
+
+
+def support_gaps(rows: list[dict]) -> dict[tuple[str, str], set[str]]:
+    """(runtime, spec) -> the dtypes it answered not-implemented for: coverage, not bugs."""
+    gaps: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for row in rows:
+        if row["verdict"] == NOT_IMPLEMENTED:
+            gaps[(row["runtime"], row["spec"])].add(row["dtype"])
+    return dict(sorted(gaps.items(), key=lambda kv: (kv[0][0], spec_sort_key(kv[0][1]))))
 
 
 def _md(text: str) -> str:

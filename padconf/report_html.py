@@ -12,13 +12,13 @@ import numpy as np
 from .dtypes import dtype_name
 from .errors import CaseError
 from .report import (RunData, _example, ambiguity_texts, cell_findings, edge_class_counts, evidence,
-                     failures, interpretations, matrix, placement_dependent, totals, used_verdicts)
+                     failures, interpretations, matrix, placement_dependent, totals, triage_text, used_verdicts)
 from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
     "pass": "#2f9e44", "mismatch": "#e03131", "wrongly-rejected": "#f76707", "wrongly-accepted": "#a61e4d",
     "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "ambiguous": "#f0b400",
-    "skipped": "#adb5bd", "placement-dependent": "#1971c2",
+    "skipped": "#adb5bd", "inconclusive": "#868e96", "placement-dependent": "#1971c2",
 }
 ARRAY_ELEMENTS = 100  # arrays up to this size are printed whole; larger ones abridged
 
@@ -166,7 +166,7 @@ def _failure(run: RunData, group) -> str:
     ev = evidence(row, run)
     out = [f"<div class=failure data-verdict='{group['verdict']}'><div><span class=n style='background:"
            f"{COLOURS[group['verdict']]}'>{group['verdict']}</span> ×{group['count']} "
-           f"<b>{escape(group['class'])}</b></div><p class=meta>dtypes: {escape(', '.join(sorted(group['dtypes'])))}; "
+           f"<b>{escape(group['class'])}</b></div><p class=meta>triage: {escape(triage_text(group))}<br>dtypes: {escape(', '.join(sorted(group['dtypes'])))}; "
            f"spec versions: {escape(', '.join(sorted(group['specs'], key=spec_sort_key)))}<br>example: "
            f"{escape(_example(row))}</p>"]
     case = ev["case"]
