@@ -18,7 +18,8 @@ from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .onnx_model import build_model, feeds
 from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
-from .verdicts import CRASH, MISMATCH, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, WRONGLY_REJECTED
+from .triage import PAD_BUGS, triage
+from .verdicts import CRASH, FAILURES, MISMATCH, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, WRONGLY_REJECTED
 
 PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
@@ -262,8 +263,11 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                        "evaluate the Pad while compiling"}[placement]
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
+    found, fact = triage(row) if row["verdict"] in FAILURES else (None, None)
     lines = [f"# {heading}", "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
+             *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
+                + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
              "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",
