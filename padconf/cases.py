@@ -48,6 +48,9 @@ class Case:
     interpretations: dict[str, np.ndarray | None] = field(default_factory=dict)
     rule: str | None = None
     any_answer_conforms: bool = False
+    # "Identity": the case's data through an Identity model instead of Pad, on the same runtime
+    # and placement: the control that tells a Pad bug from one of the runtime at large
+    op: str = "Pad"
     origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
     tags: list[str] = field(default_factory=list)  # edge classes this case exercises
 
@@ -75,6 +78,7 @@ class Case:
             "axes": None if self.axes is None else [int(a) for a in self.axes],
             "pads_type": self.pads_type,
             "axes_type": self.axes_type,
+            **({"op": self.op} if self.op != "Pad" else {}),  # a Pad case's id stays what it was
         }
 
     @cached_property
@@ -112,6 +116,7 @@ class Case:
                 axes=None if doc.get("axes") is None else [int(a) for a in doc["axes"]],
                 pads_type=doc.get("pads_type", "int64"),
                 axes_type=doc.get("axes_type", "int64"),
+                op=doc.get("op", "Pad"),
                 kind=doc.get("kind", DEFINED),
                 expected=dec(doc.get("expected")),
                 reason=doc.get("reason"),
@@ -136,6 +141,11 @@ class Case:
 
     def with_(self, **changes) -> "Case":
         return replace(self, **changes)
+
+    def control(self) -> "Case":
+        """The same data through Identity: a defined case whose output is the data."""
+        return self.with_(op="Identity", kind=DEFINED, expected=self.data, reason=None, rule=None,
+                          interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
 
 
 def _fingerprint(arr: np.ndarray) -> list:

@@ -247,6 +247,17 @@ def _expected_lines(case: Case) -> list[str]:
     return lines
 
 
+def _control_lines(control: dict | None) -> list[str]:
+    """What the run's control (the same data through an Identity model, same runtime and
+    placement) did."""
+    if not control:
+        return []
+    did = "passed: the data comes back unchanged without the Pad" if control["verdict"] == "pass" else \
+        f"{control['verdict']}: {control.get('detail') or control.get('error') or ''}".rstrip(": ")
+    return [f"Control (the original case's data through an Identity model, {control['placement']}): {did}"
+            + (" The failure is not Pad-specific." if control["same_failure"] else ""), ""]
+
+
 def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     original = shrunk.original.case
@@ -268,6 +279,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
              *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
                 + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
+             *_control_lines((job.recorded or {}).get("control")),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
              "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",

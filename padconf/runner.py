@@ -30,7 +30,9 @@ from .examples import example_cases
 from .outcome import Outcome
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
-from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, PASS, WRONGLY_ACCEPTED, confirm_refusal, judge
+from .signature import failure_key
+from .verdicts import (AMBIGUOUS_VERDICT, FAILURES, MISMATCH, PASS, WRONGLY_ACCEPTED, confirm_refusal,
+                       control_fails_alike, judge)
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -358,6 +360,7 @@ class Run:
             if failures:
                 raise failures[0]
             self._sort_results()
+            self._run_controls()
             self.notes += [f"{name}: worker restarted {f['restarts']} times" for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
@@ -413,6 +416,41 @@ class Run:
             return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != "inputs",
                     row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
         _write_atomically(self.results_path, "".join(sorted(rows, key=key)))
+
+    def _run_controls(self) -> None:
+        """A control for every distinct failure (signature.failure_key): its first case's data
+        through an Identity model on the same runtime and placement, each alone in a fresh
+        worker. Every row of the failure records it as ``control``; where the control fails the
+        same way, the failure is not Pad-specific (padconf.triage)."""
+        rows = read_jsonl(self.results_path, RESULT_KEYS)
+        groups: dict[tuple, list[dict]] = {}
+        for row in rows:
+            if row["verdict"] in FAILURES:
+                groups.setdefault(failure_key(row), []).append(row)
+        if not groups:
+            return
+        wanted = {group[0]["case_id"] for group in groups.values()}
+        cases = {c.id: c for c in (Case.from_json(doc) for doc in read_jsonl(self.cases_path)) if c.id in wanted}
+        by_runtime: dict[str, list[list[dict]]] = {}
+        for group in groups.values():
+            if group[0]["case_id"] in cases:
+                by_runtime.setdefault(group[0]["runtime"], []).append(group)
+        for name, runtime_groups in by_runtime.items():
+            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+            try:
+                for group in runtime_groups:
+                    first = group[0]
+                    control = cases[first["case_id"]].control()
+                    outcome, status = worker.run_alone(control, first["placement"])
+                    v = judge(control, outcome, status)
+                    record = {"verdict": v.verdict, "same_failure": control_fails_alike(first["verdict"], v.verdict),
+                              "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
+                              "case_id": first["case_id"], "placement": first["placement"]}
+                    for row in group:
+                        row["control"] = record
+            finally:
+                worker.close()
+        _write_atomically(self.results_path, "".join(json.dumps(row) + "\n" for row in rows))
 
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:

@@ -102,7 +102,7 @@ def triage(row: dict, facts=None) -> tuple[Triage, UpstreamFact | None]:
     fact = next((f for f in (upstream_facts() if facts is None else facts) if f.covers(row)), None)
     if fact is not None:
         return fact.triage, fact
-    if row.get("control") and row["control"].get("same_failure"):
+    if (row.get("control") or {}).get("same_failure"):  # padconf.runner's control experiment
         return Triage.NOT_PAD_SPECIFIC, None
     if row["verdict"] == MISMATCH and row.get("difference") == NAN_PAYLOAD_OR_ZERO_SIGN:
         return Triage.NAN_PAYLOAD_OR_ZERO_SIGN, None

@@ -93,6 +93,17 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     return Verdict(AMBIGUOUS_VERDICT, detail, matched)
 
 
+# A failure and its control (the same data through Identity, padconf.cases.Case.control) fail
+# the same way when the control's verdict is in the failure's verdict's set here.
+_SAME_WAY = {MISMATCH: {MISMATCH}, WRONGLY_REJECTED: {WRONGLY_REJECTED, NOT_IMPLEMENTED},
+             NOT_IMPLEMENTED: {WRONGLY_REJECTED, NOT_IMPLEMENTED}, CRASH: {CRASH}, TIMEOUT: {TIMEOUT}}
+
+
+def control_fails_alike(verdict: str, control_verdict: str) -> bool:
+    """The failure is not Pad-specific: its control fails the same way."""
+    return control_verdict in _SAME_WAY.get(verdict, ())
+
+
 def accepted(outcome: Outcome, status: str = "ok") -> bool:
     """The runtime ran the case and returned an output."""
     return status == "ok" and not outcome.skipped and not outcome.not_implemented and outcome.output is not None

@@ -7,7 +7,7 @@ from padconf.classify import classify
 from padconf.examples import example_cases
 from padconf.outcome import Outcome
 from padconf.report import failures, markdown
-from padconf.runner import result_row
+from padconf.runner import Run, RunConfig, read_jsonl, result_row
 from padconf.specs import get_spec
 from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
 from padconf.worker import Worker
@@ -66,3 +66,20 @@ def test_each_failure_verdict_has_its_class():
     assert "6 of them Pad bugs to file" in summary
     assert "| onnxruntime | onnx/Pad-19 | float |" in summary  # the support matrix: coverage, not bugs
     assert {g["triage"] for g in failures(list(planted.values()))} == set(planted)
+
+
+def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_path):
+    """OpenVINO's ONNX frontend returns int64 2**40 + 5 as 5 through Pad and through Identity
+    alike: a limit of the runtime, not a Pad bug. onnxruntime's refusal of a reflect crop to zero
+    has a control that passes: it stays a Pad bug."""
+    big = classify(Case(spec="onnx/Pad-19", data=np.array([2**40 + 5, 3], np.int64), pads=[0, 1]))
+    crop = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[-3, 0], mode="reflect"))
+    run = Run(tmp_path / "run", RunConfig(runtimes=["openvino-onnx", "onnxruntime"]), jobs=1)
+    run.execute(run.plan(run.prepare([big, crop])))
+    rows = read_jsonl(tmp_path / "run" / "results.jsonl")
+    ov = next(r for r in rows if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
+    assert ov["verdict"] == "mismatch" and ov["control"]["verdict"] == "mismatch" and ov["control"]["same_failure"]
+    assert triage(ov)[0] == Triage.NOT_PAD_SPECIFIC
+    ort = [r for r in rows if r["runtime"] == "onnxruntime" and r["case_id"] == crop.id]
+    assert ort and all(r["verdict"] == "wrongly-rejected" and r["control"]["verdict"] == "pass" for r in ort)
+    assert triage(ort[0])[0] == Triage.WRONGLY_REJECTED
