@@ -1,1 +1,1 @@
-BdataJ0pÀ
+BdataJ

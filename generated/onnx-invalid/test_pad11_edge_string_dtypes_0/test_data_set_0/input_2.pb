@@ -1,0 +1,1 @@
+2ubbbaabbabbbbababaaaaaabbbbbabaaababbbababbbbaabbbbbabaaabaaaabbbabbaabbaabbaaabbbbaaaaaaaabbbbbaabbbbabaabaababaabbbbBconstant_value

@@ -1,0 +1,2 @@
+Bconstant_valueJq=
+×£T@…ëQ¸5@

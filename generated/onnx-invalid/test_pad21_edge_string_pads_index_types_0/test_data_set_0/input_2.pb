@@ -1,1 +1,0 @@
-2字ßßBconstant_value
