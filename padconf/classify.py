@@ -172,17 +172,28 @@ def _repaired(case: Case, spec: Spec) -> Case | None:
     return None
 
 
-def repaired_twin(case: Case, spec: Spec) -> Case | str:
-    """The control of a must-reject case: the same case with its one violation undone, which the
-    spec accepts (defined, or undefined with an output under every reading); or why there is none. A runtime's refusal of the case
-    counts only if it accepts the twin (in the same placement): else the refusal may have
-    another cause (no kernel for the dtype, another rule broken)."""
+def _twin(case: Case, spec: Spec) -> Case | str:
     repaired = _repaired(case, spec)
     if repaired is None:
         return f"padconf has no repair for rule {case.rule!r}"
     twin = classify(repaired.with_(origin=f"twin:{case.id}", tags=[]), spec)
     if twin.kind not in (DEFINED, AMBIGUOUS):
         return f"the case breaks more than one rule: with {case.rule} undone it is still {twin.kind} ({twin.reason})"
-    if any(out is None for out in twin.interpretations.values()):  # refusing it would conform too
+    return twin
+
+
+def breaks_one_rule(case: Case, spec: Spec) -> bool:
+    """A must-reject case whose one broken rule, undone, leaves a case the spec does not reject."""
+    return isinstance(_twin(case, spec), Case)
+
+
+def repaired_twin(case: Case, spec: Spec) -> Case | str:
+    """The control of a must-reject case: the same case with its one violation undone, which the
+    spec accepts (defined, or undefined with an output under every reading); or why there is
+    none. A runtime's refusal of the case counts only if it accepts the twin (in the same
+    placement): else the refusal may have another cause (no kernel for the dtype, another rule
+    broken)."""
+    twin = _twin(case, spec)
+    if isinstance(twin, Case) and any(out is None for out in twin.interpretations.values()):
         return f"with {case.rule} undone the case reaches {twin.reason}, where a refusal conforms"
     return twin

@@ -1,1 +1,1 @@
-BdataJ
+BdataJ0pÀ

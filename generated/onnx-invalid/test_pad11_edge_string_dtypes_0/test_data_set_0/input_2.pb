@@ -1,1 +1,0 @@
-2ubbbaabbabbbbababaaaaaabbbbbabaaababbbababbbbaabbbbbabaaabaaaabbbabbaabbaabbaaabbbbaaaaaaaabbbbbaabbbbabaabaababaabbbbBconstant_value

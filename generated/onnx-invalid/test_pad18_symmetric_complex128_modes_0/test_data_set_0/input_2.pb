@@ -1,2 +1,0 @@
-Bconstant_valueJq=
-×£T@…ëQ¸5@

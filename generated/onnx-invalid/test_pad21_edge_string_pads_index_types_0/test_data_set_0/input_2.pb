@@ -1,0 +1,1 @@
+2字ßßBconstant_value
