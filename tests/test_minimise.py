@@ -303,3 +303,24 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, run
     code, _ = minimize(tmp_path, target, runtime if ":" in runtime or runtime == "nosuchruntime" else FAKE + runtime)
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and re.search(message, err), err
+
+
+def test_a_run_minimises_every_failure_and_goes_on_past_one_it_cannot(tmp_path, monkeypatch):
+    """One failure whose bundle cannot be written is listed in INDEX.md; the others still get theirs."""
+    from padconf import repro
+    run = tmp_path / "run"
+    assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-18", "--max-examples", "20",
+                 "--out", str(run), "--jobs", "1"]) == 0
+    written, real = [], repro.write_bundle
+
+    def breaks_on_the_first(where, *args, **kwargs):
+        written.append(where)
+        if len(written) == 1:
+            raise TypeError("planted: the bundle writer breaks on this failure")
+        return real(where, *args, **kwargs)
+    monkeypatch.setattr(repro, "write_bundle", breaks_on_the_first)
+    code, out = minimize(tmp_path, str(run), FAKE + "CorrectAdapter", "--time-limit", "2")  # it accepts anything
+    assert code == 0
+    assert "TypeError: planted: the bundle writer breaks on this failure" in (out / "INDEX.md").read_text()
+    bundles = [d for d in out.iterdir() if d.is_dir()]
+    assert len(written) >= 2 and len(bundles) == len(written) - 1
