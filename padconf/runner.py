@@ -28,9 +28,9 @@ from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .outcome import Outcome
+from .signature import failure_key
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
-from .signature import failure_key
 from .verdicts import (AMBIGUOUS_VERDICT, FAILURES, MISMATCH, PASS, WRONGLY_ACCEPTED, confirm_refusal,
                        control_fails_alike, judge)
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
@@ -175,7 +175,8 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str, t
         # detail only where it says more than the error text (a refusal's detail is that text)
         "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": v.verdict,
         "detail": None if v.detail == outcome.error else v.detail,
-        "matched": v.matched, "difference": v.difference, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
+        "matched": v.matched, "difference": v.difference, "error": outcome.error, "note": outcome.note,
+        "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(v, outcome),
         "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
     }
@@ -430,7 +431,7 @@ class Run:
         if not groups:
             return
         wanted = {group[0]["case_id"] for group in groups.values()}
-        cases = {c.id: c for c in (Case.from_json(doc) for doc in read_jsonl(self.cases_path)) if c.id in wanted}
+        cases = {doc["id"]: Case.from_json(doc) for doc in read_jsonl(self.cases_path) if doc.get("id") in wanted}
         by_runtime: dict[str, list[list[dict]]] = {}
         for group in groups.values():
             if group[0]["case_id"] in cases:
