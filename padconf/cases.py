@@ -13,7 +13,10 @@ from .dtypes import decode_array, dtype_name, encode_array
 from .errors import CaseError
 
 DEFINED, MUST_REJECT, AMBIGUOUS = "defined", "must-reject", "ambiguous"
-KINDS = (DEFINED, MUST_REJECT, AMBIGUOUS)
+# The output exceeds the reference's allocation bound: padconf's limit, not the spec's, so the
+# case is neither defined (padconf cannot say the output) nor must-reject.
+TOO_LARGE = "too-large-to-check"
+KINDS = (DEFINED, MUST_REJECT, AMBIGUOUS, TOO_LARGE)
 
 
 @dataclass
@@ -24,8 +27,11 @@ class Case:
     ``constant_value`` is a 0-d array of the data's dtype, or None when the input is omitted.
     Classification: ``kind`` is one of KINDS; ``expected`` is the output for a defined case;
     ``reason`` is the rule a must-reject case breaks or the ambiguity an ambiguous case hits;
-    ``interpretations`` maps each interpretation of that ambiguity to its output (None: it
-    rejects); the JSON key is ``candidates``, as in the run directories' cases.jsonl.
+    ``rule`` names that rule (a key of the spec file) for a must-reject case; ``interpretations``
+    maps each interpretation of that ambiguity to its output (None: it rejects); the JSON key is
+    ``candidates``, as in the run directories' cases.jsonl. ``any_answer_conforms``: the case
+    hits a point whose document says the behaviour is undefined, so any output or refusal
+    conforms (a crash or a hang does not).
     """
 
     spec: str
@@ -40,6 +46,11 @@ class Case:
     expected: np.ndarray | None = None
     reason: str | None = None
     interpretations: dict[str, np.ndarray | None] = field(default_factory=dict)
+    rule: str | None = None
+    any_answer_conforms: bool = False
+    # "Identity": the case's data through an Identity model instead of Pad, on the same runtime
+    # and placement: the control that tells a Pad bug from one of the runtime at large
+    op: str = "Pad"
     origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
     tags: list[str] = field(default_factory=list)  # edge classes this case exercises
 
@@ -67,6 +78,7 @@ class Case:
             "axes": None if self.axes is None else [int(a) for a in self.axes],
             "pads_type": self.pads_type,
             "axes_type": self.axes_type,
+            **({"op": self.op} if self.op != "Pad" else {}),  # a Pad case's id stays what it was
         }
 
     @cached_property
@@ -82,6 +94,8 @@ class Case:
             kind=self.kind,
             expected=None if self.expected is None else encode_array(self.expected, self.dtype),
             reason=self.reason,
+            rule=self.rule,
+            any_answer_conforms=self.any_answer_conforms,
             candidates={k: None if v is None else encode_array(v, self.dtype)
                         for k, v in self.interpretations.items()},
             origin=self.origin,
@@ -102,9 +116,12 @@ class Case:
                 axes=None if doc.get("axes") is None else [int(a) for a in doc["axes"]],
                 pads_type=doc.get("pads_type", "int64"),
                 axes_type=doc.get("axes_type", "int64"),
+                op=doc.get("op", "Pad"),
                 kind=doc.get("kind", DEFINED),
                 expected=dec(doc.get("expected")),
                 reason=doc.get("reason"),
+                rule=doc.get("rule"),
+                any_answer_conforms=bool(doc.get("any_answer_conforms", False)),
                 interpretations={k: dec(v) for k, v in (doc.get("candidates") or {}).items()},
                 origin=doc.get("origin", "generated"),
                 tags=list(doc.get("tags", [])),
@@ -124,6 +141,11 @@ class Case:
 
     def with_(self, **changes) -> "Case":
         return replace(self, **changes)
+
+    def control(self) -> "Case":
+        """The same data through Identity: a defined case whose output is the data."""
+        return self.with_(op="Identity", kind=DEFINED, expected=self.data, reason=None, rule=None,
+                          interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
 
 
 def _fingerprint(arr: np.ndarray) -> list:

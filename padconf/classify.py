@@ -1,9 +1,13 @@
 """What a spec version says of a case: defined (one expected output), must-reject (the rule it
-breaks) or ambiguous (the undefined point it hits, and its output under every interpretation).
+breaks), ambiguous (the undefined points it hits, and its output under every combination of
+their interpretations) or too large to check (past the reference's allocation bound).
 
-Ambiguities are found by asking the reference, not by a second copy of its logic: the case is
-padded under the spec's default interpretations, then once per other interpretation of each
-ambiguity the spec lists; an ambiguity whose interpretations change the outcome is hit.
+Ambiguities are found by asking the reference, not by a second copy of its logic: the reference
+reports the undefined points a case reaches (``consulted``), and the case is padded once per
+branch of every point reached, under the interpretations already chosen. So a case that reaches
+a point only under another point's non-default reading (OpenVINO's Pad-1 crops negative pads
+only if negative pads are read as crops, and only then can the crop go beyond the dimension)
+has both points found, which asking one point at a time misses.
 """
 from __future__ import annotations
 
@@ -11,38 +15,41 @@ import itertools
 
 import numpy as np
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
-from .dtypes import bit_equal
-from .errors import PadError
+from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, TOO_LARGE, Case
+from .dtypes import as_array, bit_equal, scalar
+from .errors import PadError, TooLargeToCheck
 from .reference import pad
 from .specs import Spec, get_spec
 
-def rule_violation(case: Case, spec: Spec) -> str | None:
-    """The rule of ``spec`` that ``case`` breaks before any padding is computed, or None."""
+
+def rule_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
+    """(rule, reason) for the rule of ``spec`` that ``case`` breaks before any padding is
+    computed, or None. The rule is a key of the spec file (or of its signature's lists)."""
     if case.dtype not in spec.dtypes:
-        return f"dtype {case.dtype} is not in this version's type list"
+        return "dtypes", f"dtype {case.dtype} is not in this version's type list"
     if case.mode not in spec.modes:
-        return f"mode {case.mode!r} is not one of this version's modes {list(spec.modes)}"
+        return "modes", f"mode {case.mode!r} is not one of this version's modes {list(spec.modes)}"
     if spec.signature["pads"]["via"] == "input" and case.pads_type not in spec.pads_index_types:
-        return f"pads of type {case.pads_type} (this version takes {', '.join(spec.pads_index_types)})"
+        return "pads_index_types", f"pads of type {case.pads_type} (this version takes {', '.join(spec.pads_index_types)})"
     if case.axes is not None:
         if not spec.has_axes:
-            return "this version has no axes input"
+            return "axes_input", "this version has no axes input"
         if case.axes_type not in spec.axes_index_types:
-            return f"axes of type {case.axes_type} (this version takes {', '.join(spec.axes_index_types)})"
+            return "axes_index_types", f"axes of type {case.axes_type} (this version takes {', '.join(spec.axes_index_types)})"
     if case.constant_value is not None and "constant_value" not in spec.signature:
-        return "this version takes no constant value"
+        return "constant_value_input", "this version takes no constant value"
     if spec.rule("negative_pads") == "forbidden" and any(p < 0 for p in case.pads):
-        return "negative pads are not allowed by this version"
+        return "negative_pads", "negative pads are not allowed by this version"
     return None
 
 
-def reference_call(case: Case, spec: Spec, interpretations: dict[str, str]) -> np.ndarray:
+def reference_call(case: Case, spec: Spec, interpretations: dict[str, str],
+                   consulted: list | None = None) -> np.ndarray:
     """The reference output of ``case`` under ``interpretations`` (ambiguity -> interpretation);
     PadError when they reject it."""
     return pad(case.data, case.pads, case.mode, case.constant_value, case.axes,
                float32_constant=spec.signature.get("constant_value", {}).get("attribute_type") == "float",
-               **interpretations)
+               consulted=consulted, **interpretations)
 
 
 def base_interpretations(spec: Spec) -> dict[str, str]:
@@ -57,9 +64,9 @@ def base_interpretations(spec: Spec) -> dict[str, str]:
     return {**fixed, **{a.name: a.default for a in spec.ambiguities.values()}}
 
 
-def _outcome(case, spec, interpretations):
+def _outcome(case, spec, interpretations, consulted=None):
     try:
-        return reference_call(case, spec, interpretations)
+        return reference_call(case, spec, interpretations, consulted)
     except PadError as exc:
         return exc
 
@@ -70,25 +77,123 @@ def _same(a, b) -> bool:
     return bit_equal(a, b)
 
 
+def readings(case: Case, spec: Spec) -> list[tuple[dict[str, str], np.ndarray | PadError]]:
+    """Every branch of the spec's undefined points that ``case`` reaches: (the interpretations
+    chosen on that branch, the outcome). Points not on a branch keep the spec's base reading."""
+    base, points = base_interpretations(spec), spec.ambiguities
+    branches = []
+
+    def explore(chosen):
+        consulted = []
+        outcome = _outcome(case, spec, {**base, **chosen}, consulted)
+        open_point = next((n for n in consulted if n in points and n not in chosen), None)
+        if open_point is None:
+            branches.append((chosen, outcome))
+            return
+        for interpretation in points[open_point].interpretations:
+            explore({**chosen, open_point: interpretation})
+    explore({})
+    return branches
+
+
 def classify(case: Case, spec: Spec | None = None) -> Case:
-    """``case`` with kind, expected, reason and interpretations filled in from its spec."""
+    """``case`` with kind, expected, reason, rule and interpretations filled in from its spec."""
     spec = spec or get_spec(case.spec)
+    cleared = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
     broken = rule_violation(case, spec)
     if broken:
-        return case.with_(kind=MUST_REJECT, reason=broken, expected=None, interpretations={})
+        return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": broken[0], "reason": broken[1]})
+    branches = readings(case, spec)
+    too_large = next((out for _, out in branches if isinstance(out, TooLargeToCheck)), None)
+    if too_large is not None:
+        return case.with_(**{**cleared, "kind": TOO_LARGE, "reason": str(too_large)})
     base = base_interpretations(spec)
-    default = _outcome(case, spec, base)
-    hit = [a for a in spec.ambiguities.values()
-           if any(not _same(default, _outcome(case, spec, {**base, a.name: i}))
-                  for i in a.interpretations if i != base[a.name])]
+    reached = list(dict.fromkeys(name for chosen, _ in branches for name in chosen))
+
+    def outcome_of(combo: dict):
+        return next(out for chosen, out in branches if all(combo[k] == v for k, v in chosen.items()))
+
+    combos = [dict(zip(reached, values))
+              for values in itertools.product(*[spec.ambiguities[n].interpretations for n in reached])]
+    hit = [n for n in reached
+           if any(not _same(outcome_of(c), outcome_of({**c, n: other}))
+                  for c in combos for other in spec.ambiguities[n].interpretations if other != c[n])]
     if not hit:
-        if isinstance(default, PadError):
-            return case.with_(kind=MUST_REJECT, reason=str(default), expected=None, interpretations={})
-        return case.with_(kind=DEFINED, expected=default, reason=None, interpretations={})
+        outcome = branches[0][1]
+        if isinstance(outcome, PadError):
+            return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": outcome.rule, "reason": str(outcome)})
+        return case.with_(**{**cleared, "kind": DEFINED, "expected": outcome})
     outputs = {}
-    for combo in itertools.product(*[a.interpretations for a in hit]):
-        out = _outcome(case, spec, {**base, **{a.name: i for a, i in zip(hit, combo)}})
-        key = ",".join(f"{a.name}={i}" for a, i in zip(hit, combo))
-        outputs[key] = None if isinstance(out, PadError) else out
-    return case.with_(kind=AMBIGUOUS, expected=None, reason=",".join(a.name for a in hit),
-                      interpretations=outputs)
+    for values in itertools.product(*[spec.ambiguities[n].interpretations for n in hit]):
+        combo = {**{n: base[n] for n in reached}, **dict(zip(hit, values))}
+        out = outcome_of(combo)
+        outputs[",".join(f"{n}={i}" for n, i in zip(hit, values))] = None if isinstance(out, PadError) else out
+    return case.with_(**{**cleared, "kind": AMBIGUOUS, "reason": ",".join(hit), "interpretations": outputs,
+                         "any_answer_conforms": any(spec.ambiguities[n].any_answer_conforms for n in hit)})
+
+
+def _repaired(case: Case, spec: Spec) -> Case | None:
+    """``case`` with the one rule it breaks (``case.rule``) undone and nothing else changed, or
+    None when padconf has no repair for that rule."""
+    rank, rule = case.data.ndim, case.rule
+    axes = list(range(rank)) if case.axes is None else list(case.axes)
+    if rule == "dtypes":
+        dtype = "float" if "float" in spec.dtypes else spec.dtypes[0]
+        data = as_array(np.arange(case.data.size) % 7, dtype).reshape(case.data.shape)
+        value = None if case.constant_value is None else scalar(1, dtype)
+        return case.with_(data=data, constant_value=value)
+    if rule == "modes":
+        return case.with_(mode="constant")  # every version has it, and it reaches no undefined point
+    if rule == "pads_index_types":
+        return case.with_(pads_type="int64" if "int64" in spec.pads_index_types else spec.pads_index_types[0])
+    if rule == "axes_index_types":
+        return case.with_(axes_type=spec.axes_index_types[0])
+    if rule in ("constant_value_input", "constant_value"):
+        return case.with_(constant_value=None)
+    if rule == "negative_pads":
+        return case.with_(pads=[abs(p) for p in case.pads])
+    if rule == "pads_length":
+        need = 2 * len(axes)
+        return case.with_(pads=(list(case.pads) + [0] * need)[:need])
+    if rule == "axes_input" and len(case.pads) == 2 * len(axes):
+        begins, ends = [0] * rank, [0] * rank
+        for i, axis in enumerate(axes):
+            if -rank <= axis < rank:
+                begins[axis % rank], ends[axis % rank] = case.pads[i], case.pads[len(axes) + i]
+        return case.with_(axes=None, pads=begins + ends)
+    if rule == "axes_range" and len(case.pads) == 2 * len(axes):
+        keep = [i for i, a in enumerate(axes) if -rank <= a < rank]
+        return case.with_(axes=[axes[i] for i in keep],
+                          pads=[case.pads[i] for i in keep] + [case.pads[len(axes) + i] for i in keep])
+    if rule == "mirror_bounds":
+        reach = [n - (case.mode == "reflect") for n in case.data.shape]  # -1: reflect on an empty axis
+        if case.axes is None:
+            return case.with_(pads=[min(p, reach[i % rank]) for i, p in enumerate(case.pads)])
+    return None
+
+
+def _twin(case: Case, spec: Spec) -> Case | str:
+    repaired = _repaired(case, spec)
+    if repaired is None:
+        return f"padconf has no repair for rule {case.rule!r}"
+    twin = classify(repaired.with_(origin=f"twin:{case.id}", tags=[]), spec)
+    if twin.kind not in (DEFINED, AMBIGUOUS):
+        return f"the case breaks more than one rule: with {case.rule} undone it is still {twin.kind} ({twin.reason})"
+    return twin
+
+
+def breaks_one_rule(case: Case, spec: Spec) -> bool:
+    """A must-reject case whose one broken rule, undone, leaves a case the spec does not reject."""
+    return isinstance(_twin(case, spec), Case)
+
+
+def repaired_twin(case: Case, spec: Spec) -> Case | str:
+    """The control of a must-reject case: the same case with its one violation undone, which the
+    spec accepts (defined, or undefined with an output under every reading); or why there is
+    none. A runtime's refusal of the case counts only if it accepts the twin (in the same
+    placement): else the refusal may have another cause (no kernel for the dtype, another rule
+    broken)."""
+    twin = _twin(case, spec)
+    if isinstance(twin, Case) and any(out is None for out in twin.interpretations.values()):
+        return f"with {case.rule} undone the case reaches {twin.reason}, where a refusal conforms"
+    return twin

@@ -193,8 +193,10 @@ def bit_equal(a: np.ndarray, b: np.ndarray) -> bool:
     return bool(np.all(equal_elements(a, b)))
 
 
-def equal_elements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """``bit_equal`` element by element, for two arrays of one dtype and shape: a flat bool array."""
+def equal_elements(a: np.ndarray, b: np.ndarray, compare: str = "bits") -> np.ndarray:
+    """``bit_equal`` element by element, for two arrays of one dtype and shape: a flat bool array.
+    ``compare``: "bits" (any NaN equals any NaN, -0.0 differs from 0.0), "exact" (NaN payloads
+    too) or "numbers" (any NaN equals any NaN, and -0.0 equals 0.0)."""
     if a.dtype == object:
         return np.array([x == y for x, y in zip(a.reshape(-1).tolist(), b.reshape(-1).tolist())], dtype=bool)
     name = dtype_name(a.dtype)
@@ -205,8 +207,11 @@ def equal_elements(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         parts = np.dtype(np.float32 if fa.dtype == np.complex64 else np.float64)
         fa, fb = fa.view(parts), fb.view(parts)
     itemsize = fa.dtype.itemsize
-    same_bits = fa.view(_BITS_VIEW[itemsize]) == fb.view(_BITS_VIEW[itemsize])
-    with np.errstate(invalid="ignore"):
-        both_nan = np.isnan(fa.astype(np.float64)) & np.isnan(fb.astype(np.float64))
-    same = same_bits | both_nan
+    same = fa.view(_BITS_VIEW[itemsize]) == fb.view(_BITS_VIEW[itemsize])
+    if compare != "exact":
+        wide_a, wide_b = fa.astype(np.float64), fb.astype(np.float64)
+        with np.errstate(invalid="ignore"):
+            same |= np.isnan(wide_a) & np.isnan(wide_b)
+            if compare == "numbers":
+                same |= wide_a == wide_b
     return same.reshape(-1, 2).all(axis=1) if a.dtype.kind == "c" else same

@@ -6,8 +6,19 @@ class PadconfError(Exception):
 
 
 class PadError(PadconfError, ValueError):
-    """The reference refuses a Pad input (bad pads, axes, mode, dtype, too large, or an
-    undefined point whose selected interpretation is 'reject')."""
+    """The reference refuses a Pad input (bad pads, axes, mode, dtype, or an undefined point
+    whose selected interpretation is 'reject'). ``rule`` names what it breaks: a key of the spec
+    files' rules or ambiguities (e.g. "pads_length", "mirror_bounds"), so that nothing has to
+    read the rule back out of the message."""
+
+    def __init__(self, message: str, rule: str | None = None):
+        super().__init__(message)
+        self.rule = rule
+
+
+class TooLargeToCheck(PadError):
+    """The output would exceed the reference's allocation bound: padconf's own limit, not a rule
+    of any spec, so such a case is never must-reject, only too large to check."""
 
 
 class SpecError(PadconfError):

@@ -2,7 +2,10 @@
 
 An example whose document prints its output is a defined case whose expected output is the
 print itself (the document is the authority, not padconf). Where only a shape is printed, the
-reference supplies the values and the check compares the shape.
+reference supplies the values and the check compares the shape. Where upstream has corrected an
+example since (its ``correction``), padconf follows the correction: a corrected example takes
+its corrected inputs; a withdrawn one settles nothing, so its case is classified like any
+other (e.g. ambiguous), and only the check still shows that the reference reproduces its print.
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ def example_inputs(spec: Spec, ex: dict) -> Case:
         shape = ex["data_shape"]
         values = np.arange(int(np.prod(shape))) % 7
         data = as_array(values.astype(str) if dtype == "string" else values, dtype).reshape(shape)
-    pads = ex["pads"] if "pads" in ex else list(ex["pads_begin"]) + list(ex["pads_end"])
+    pads = ex.get("correction", {}).get("pads") or (
+        ex["pads"] if "pads" in ex else list(ex["pads_begin"]) + list(ex["pads_end"]))
     value = ex.get("constant_value")
     return Case(
         spec=spec.id, data=data, pads=[int(p) for p in pads], mode=ex.get("mode", "constant"),
@@ -49,11 +53,16 @@ def example_cases(spec: Spec) -> list[Case]:
     for ex in spec.examples:
         case = example_inputs(spec, ex)
         printed = printed_output(ex)
-        if printed is not None:
+        if printed is not None and not withdrawn(ex):
             cases.append(case.with_(kind=DEFINED, expected=printed, reason=None))
         else:
             cases.append(classify(case, spec))
     return cases
+
+
+def withdrawn(ex: dict) -> bool:
+    """Upstream withdrew the example as wrong: it settles nothing."""
+    return ex.get("correction", {}).get("kind") == "withdrawn"
 
 
 @dataclass
@@ -71,6 +80,8 @@ def check_example(spec: Spec, ex: dict) -> ExampleCheck:
     notes = [f"{k}={v}" for k, v in ex.get("interpretation", {}).items()]
     if "erratum" in ex:
         notes.append(f"erratum: {ex['erratum']['kind']}")
+    if "correction" in ex:
+        notes.append(f"{ex['correction']['kind']} upstream: {ex['correction']['source'].split(',')[0]}")
     try:
         got = reference_call(case, spec, interpretations)
     except PadError as exc:

@@ -24,7 +24,7 @@ from .classify import classify
 from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
-from .report import failures, load_run
+from .report import failures, load_run, placement_dependent
 from .runner import MAX_JSONL_BYTES, result_row
 from .signature import failure_class
 from .specs import get_spec
@@ -344,6 +344,10 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         if not mine:
             raise PadconfError(f"{path}: no result of runtime {runtime} (it has {', '.join(sorted({r['runtime'] for r in run.rows}))})")
         found = failures(mine)
+        # a case one placement fails and another passes is a finding of its own too
+        seen = {g["example"]["case_id"] for g in found}
+        found += [g for g in placement_dependent(mine)
+                  if g["example"]["verdict"] in FAILURES and g["example"]["case_id"] not in seen]
         if not found:
             raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimise")
         jobs = []
@@ -445,18 +449,19 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
                 start, placement = reproduce(judge, job, about["placements"])
-            except CaseError as exc:
+                say = (lambda text, label=label: _say(progress, f"minimize {label} {start.row['verdict']}: {text}"))
+                say(f"start: {size_text(start.case)}")
+                shrunk = shrink(judge, start, placement, time_limit, say)
+                where = out if kind == "case" else out / f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-{short_name(shrunk.final.case)}"
+                title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
+            except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimised must not lose the rest
                 if kind == "case":
                     raise
-                summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": str(exc),
+                why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
+                summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": why,
                                   "shape": list(job.case.data.shape)})
-                _say(progress, f"minimize {label}: skipped: {exc}", end=True)
+                _say(progress, f"minimize {label}: skipped: {why}", end=True)
                 continue
-            say = (lambda text, label=label: _say(progress, f"minimize {label} {start.row['verdict']}: {text}"))
-            say(f"start: {size_text(start.case)}")
-            shrunk = shrink(judge, start, placement, time_limit, say)
-            where = out if kind == "case" else out / f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-{short_name(shrunk.final.case)}"
-            title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
             _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
                            f"{shrunk.tries} tries) -> {where}", end=True)
             summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded})

@@ -63,6 +63,12 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
         inputs, initializers = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
     else:
         inputs, initializers = [helper.make_tensor_value_info("data", elem, [f"d{i}" for i in range(rank)])], []
+    output = helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)
+    if case.op == "Identity":  # the control: the same data through a model with no Pad
+        graph = helper.make_graph([helper.make_node("Identity", ["data"], [OUTPUT_NAME])], "identity", inputs,
+                                  [output], initializer=initializers)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                                 ir_version=ir_version(version, case.dtype), producer_name="padconf")
     if version <= 2:
         if case.axes is not None:
             raise ValueError(f"{case.spec} has no axes")
@@ -90,7 +96,6 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
     node.attribute.extend(helper.make_attribute(name, value, attr_type=onnx.AttributeProto.INTS
                                                 if isinstance(value, list) else onnx.AttributeProto.FLOAT)
                           for name, value in attrs.items())
-    output = helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)
     graph = helper.make_graph([node], "pad", inputs, [output], initializer=initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
                              ir_version=ir_version(version, case.dtype), producer_name="padconf")
@@ -108,7 +113,7 @@ def _value_key(arr) -> tuple | None:
 def model_signature(case: Case, placement: str = "inputs") -> tuple:
     """Cases with equal signatures run on the same compiled model."""
     version = opset_version(case)
-    key = (case.spec, case.mode, case.dtype, case.data.ndim, placement,
+    key = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
            case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,
            None if case.constant_value is None else np.ndim(case.constant_value))
     if placement in ("initializers", "folded") or version <= 2:
@@ -124,6 +129,6 @@ def feeds(case: Case, placement: str = "inputs") -> dict[str, np.ndarray]:
     if placement == "folded":
         return {}
     out = {"data": case.data}
-    if placement == "inputs" and opset_version(case) > 2:
+    if placement == "inputs" and opset_version(case) > 2 and case.op == "Pad":
         out.update(_arrays(case))
     return out

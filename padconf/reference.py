@@ -13,8 +13,10 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
 - ``mixed_sign_pads``: one axis padded on one side and cropped on the other, non-constant
   mode. ``original_coordinates`` (default: OpenVINO Pad-12's mixed-pads examples) indexes the
   padding in the uncropped tensor; ``crop_first`` crops, then pads the cropped tensor.
-- ``mirror_beyond_dim``: reflect pad > dim - 1, symmetric pad > dim. ``iterate`` (default:
-  numpy.pad, and ONNX's Example 2) keeps mirroring; ``reject``.
+- ``mirror_beyond_dim``: reflect pad > dim - 1, symmetric pad > dim (on an empty axis, any
+  reflect pad: OpenVINO's bound "not greater than data.shape[D] – 1" read as written).
+  ``iterate`` (default: numpy.pad, and ONNX's Example 2 before upstream withdrew it) keeps
+  mirroring; ``reject``.
 - ``empty_axis_nonconstant``: edge/reflect/symmetric/wrap must invent values on an axis with
   no elements. ``reject`` (default) or ``constant_fill`` (the dtype's default constant).
 - ``crop_beyond_dim``: begin + dim + end < 0. ``reject`` (default) or ``clamp_to_zero``
@@ -24,13 +26,15 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
   ``reject`` (ONNX Pad-1 speaks only of counts, OpenVINO Pad-1 of a "non-negative" type).
 - ``pad_value_in_non_constant_mode``: a constant value given with another mode. ``ignore``
   (default) or ``reject``.
-- ``paddings_layout``: ``begins_then_ends`` (default: ONNX's layout above) or
-  ``per_axis_pairs`` ``[x1_begin, x1_end, x2_begin, x2_end, ...]`` (ONNX Pad-1's example).
 
 ``float32_constant=True`` says the constant reaches the operator through a 32-bit float
 attribute (ONNX Pad-1/2's ``value``), so it is rounded to float32 before taking the data's dtype.
 
-Every refusal is a ``PadError`` with a one-line reason.
+Every refusal is a ``PadError`` with a one-line reason and the rule it breaks; an output over
+``max_elements`` is ``TooLargeToCheck``, padconf's limit and no rule. ``consulted``, when given,
+collects the undefined points the input reached, in the order reached: each name is looked up
+only where its interpretations could differ, so a caller can explore every combination of the
+points a case reaches (padconf/classify.py) without a second copy of this logic.
 """
 from __future__ import annotations
 
@@ -39,7 +43,7 @@ import math
 import numpy as np
 
 from .dtypes import default_constant, dtype_name
-from .errors import PadError
+from .errors import PadError, TooLargeToCheck
 
 MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 INTERPRETATIONS: dict[str, tuple[str, ...]] = {
@@ -50,7 +54,6 @@ INTERPRETATIONS: dict[str, tuple[str, ...]] = {
     "repeated_axes": ("reject", "last_wins", "accumulate"),
     "negative_pads": ("crop", "reject"),
     "pad_value_in_non_constant_mode": ("ignore", "reject"),
-    "paddings_layout": ("begins_then_ends", "per_axis_pairs"),
 }
 DEFAULTS = {name: values[0] for name, values in INTERPRETATIONS.items()}
 # Refuse before allocating more output elements than this (2**27 = 134M, 0.5 GB of float32).
@@ -58,19 +61,18 @@ MAX_ELEMENTS = 2**27
 
 
 def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
-        max_elements=MAX_ELEMENTS, float32_constant=False, **interpretations) -> np.ndarray:
-    chosen = _interpretations(interpretations)
+        max_elements=MAX_ELEMENTS, float32_constant=False, consulted: list | None = None,
+        **interpretations) -> np.ndarray:
+    chosen = _Chosen(_interpretations(interpretations), consulted)
     data = np.asarray(data)
     if mode not in MODES:
-        raise PadError(f"mode {mode!r} is not one of {', '.join(MODES)}")
+        raise PadError(f"mode {mode!r} is not one of {', '.join(MODES)}", "modes")
     pads = [int(p) for p in np.asarray(pads).reshape(-1)]
-    if chosen["negative_pads"] == "reject" and any(p < 0 for p in pads):
-        raise PadError(f"pads {pads} hold a negative value")
-    if chosen["pad_value_in_non_constant_mode"] == "reject" and constant_value is not None \
-            and mode != "constant":
-        raise PadError(f"a constant value is given with mode {mode!r}")
-    if chosen["paddings_layout"] == "per_axis_pairs":
-        pads = pads[0::2] + pads[1::2]  # [b0, e0, b1, e1] -> [b0, b1, e0, e1]
+    if any(p < 0 for p in pads) and chosen["negative_pads"] == "reject":
+        raise PadError(f"pads {pads} hold a negative value", "negative_pads")
+    if constant_value is not None and mode != "constant" \
+            and chosen["pad_value_in_non_constant_mode"] == "reject":
+        raise PadError(f"a constant value is given with mode {mode!r}", "pad_value_in_non_constant_mode")
     widths = _pad_widths(data.ndim, pads, axes, chosen)
     fill = _constant(data, constant_value, float32_constant)
 
@@ -79,19 +81,21 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
         size = n + b + e
         if size < 0:
             if chosen["crop_beyond_dim"] == "reject":
-                raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds")
+                raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds", "crop_beyond_dim")
             size = 0
         shape.append(size)
     if math.prod(shape) > max_elements:
-        raise PadError(f"output shape {shape} has more than {max_elements} elements")
+        raise TooLargeToCheck(f"output shape {shape} has more than {max_elements} elements: too large "
+                              f"for padconf's reference to check", "max_elements")
 
     out = np.empty(shape, dtype=data.dtype)
-    if out.size == 0:
-        return out
     axes_plan = [_AxisPlan(n, b, e, size, mode, chosen) for n, (b, e), size in zip(data.shape, widths, shape)]
+    if out.size == 0:  # after the plans: their bounds hold for an empty output too
+        return out
     if any(plan.empty_source for plan in axes_plan):
         if chosen["empty_axis_nonconstant"] == "reject":
-            raise PadError(f"mode {mode!r} has no elements to take its padding from on an empty axis")
+            raise PadError(f"mode {mode!r} has no elements to take its padding from on an empty axis",
+                           "empty_axis_nonconstant")
         out[...] = default_constant(dtype_name(data.dtype))
         return out
     if mode != "constant" and not all(plan.borders_read_interior for plan in axes_plan):
@@ -111,6 +115,19 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     return out
 
 
+class _Chosen(dict):
+    """The interpretations in force; records each name looked up in ``consulted``."""
+
+    def __init__(self, values: dict, consulted: list | None):
+        super().__init__(values)
+        self.consulted = consulted
+
+    def __getitem__(self, name):
+        if self.consulted is not None and name not in self.consulted:
+            self.consulted.append(name)
+        return super().__getitem__(name)
+
+
 def _interpretations(given: dict) -> dict:
     for name, value in given.items():
         if name not in INTERPRETATIONS:
@@ -126,17 +143,17 @@ def _pad_widths(rank: int, pads: list[int], axes, chosen) -> list[tuple[int, int
         axes = list(range(rank))
     axes = [int(a) for a in np.asarray(axes).reshape(-1)]
     if len(pads) != 2 * len(axes):
-        raise PadError(f"pads has {len(pads)} values; {len(axes)} axes need {2 * len(axes)}")
+        raise PadError(f"pads has {len(pads)} values; {len(axes)} axes need {2 * len(axes)}", "pads_length")
     widths = [(0, 0)] * rank
     seen = set()
     for i, axis in enumerate(axes):
         if not -rank <= axis < rank:
-            raise PadError(f"axis {axis} is outside [-{rank}, {rank - 1}]")
+            raise PadError(f"axis {axis} is outside [-{rank}, {rank - 1}]", "axes_range")
         axis %= rank
         b, e = pads[i], pads[len(axes) + i]
         if axis in seen:
             if chosen["repeated_axes"] == "reject":
-                raise PadError(f"axis {axis} is repeated in axes {axes}")
+                raise PadError(f"axis {axis} is repeated in axes {axes}", "repeated_axes")
             if chosen["repeated_axes"] == "accumulate":
                 b, e = b + widths[axis][0], e + widths[axis][1]
         seen.add(axis)
@@ -150,10 +167,10 @@ def _constant(data: np.ndarray, value, float32_constant: bool):
         return default_constant(name)
     value = np.asarray(value)
     if value.size != 1:
-        raise PadError(f"constant_value must be one value, got shape {list(value.shape)}")
+        raise PadError(f"constant_value must be one value, got shape {list(value.shape)}", "constant_value")
     if name == "string":
         if not isinstance(value.reshape(-1)[0], str):
-            raise PadError(f"constant_value {value.reshape(-1)[0]!r} is not a string for string data")
+            raise PadError(f"constant_value {value.reshape(-1)[0]!r} is not a string for string data", "constant_value")
         return value.reshape(-1)[0]
     if float32_constant:  # overflow to inf is what the attribute does, not an error
         with np.errstate(over="ignore", invalid="ignore"):
@@ -161,7 +178,7 @@ def _constant(data: np.ndarray, value, float32_constant: bool):
     try:
         return value.reshape(()).astype(data.dtype)
     except (TypeError, ValueError) as exc:
-        raise PadError(f"constant_value {value!r} cannot be {name}: {exc}") from None
+        raise PadError(f"constant_value {value!r} cannot be {name}: {exc}", "constant_value") from None
 
 
 class _AxisPlan:
@@ -170,7 +187,7 @@ class _AxisPlan:
 
     def __init__(self, n, begin, end, size, mode, chosen):
         self.n, self.begin, self.end, self.size, self.mode = n, begin, end, size, mode
-        self.crop_first = begin * end < 0 and chosen["mixed_sign_pads"] == "crop_first"
+        self.crop_first = begin * end < 0 and mode != "constant" and chosen["mixed_sign_pads"] == "crop_first"
         # the input range [lo, hi) that the crop keeps, and where it starts in the output
         self.lo, hi = max(-begin, 0), n - max(-end, 0)
         self.kept = max(hi - self.lo, 0)
@@ -181,11 +198,13 @@ class _AxisPlan:
         self.mirror_len = self.kept if self.crop_first else n
         needs_values = size > self.kept
         self.empty_source = mode != "constant" and needs_values and self.mirror_len == 0
-        if mode in ("reflect", "symmetric") and needs_values and not self.empty_source:
+        if mode in ("reflect", "symmetric"):
+            # the bound holds for every pad, as written ("must be not greater than
+            # data.shape[D] – 1 for any valid D"): on an empty axis even a reflect pad of 0
             reach = self.mirror_len - (mode == "reflect")
             if max(begin, end) > reach and chosen["mirror_beyond_dim"] == "reject":
                 raise PadError(f"{mode} pad {max(begin, end)} exceeds what the dimension "
-                               f"{self.mirror_len} can mirror ({reach})")
+                               f"{self.mirror_len} can mirror ({reach})", "mirror_bounds")
         self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or all(
             np.all(self._in_interior(self._source_of(border))) for border in self.border_positions())
 

@@ -17,8 +17,9 @@ from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, named_again, read_jsonl
-from .signature import failure_class
+from .signature import failure_class, failure_key
 from .specs import Spec, get_spec, spec_sort_key
+from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, UNEXPLAINED, VERDICTS
 
@@ -62,15 +63,18 @@ def counts_line(rows: list[dict]) -> str:
 
 
 def failures(rows: list[dict]) -> list[dict]:
-    """Distinct failures: one entry per runtime, verdict and error class, with a count, the
-    dtypes / specs it covers and one example row (a spec document's worked example if any)."""
+    """Distinct failures: one entry per runtime, verdict, error class and triage class, with a
+    count, the dtypes / specs it covers and one example row (a spec document's worked example
+    if any)."""
     groups: dict[tuple, dict] = {}
     for row in rows:
         if row["verdict"] not in FAILURES:
             continue
-        key = (row["runtime"], row["verdict"], failure_class(row))
-        group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2],
-                                        "count": 0, "dtypes": set(), "specs": set(), "example": row})
+        found, fact = triage(row)
+        key = (*failure_key(row), found)
+        group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": found,
+                                        "upstream": fact, "count": 0, "dtypes": set(), "specs": set(),
+                                        "example": row})
         group["count"] += 1
         if row["origin"].startswith("example:") and not group["example"]["origin"].startswith("example:"):
             group["example"] = row  # a worked example of the spec document says most
@@ -106,9 +110,11 @@ def placement_dependent(rows: list[dict]) -> list[dict]:
         if len(set(verdicts)) == 1:
             pattern += " (different answers)"
         example = next(r for r in placed.values() if r["verdict"] != PASS)
+        found, fact = triage(example) if example["verdict"] in FAILURES else (None, None)
         group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
-                                                       "class": pattern, "count": 0, "dtypes": set(),
-                                                       "specs": set(), "example": example})
+                                                       "class": pattern, "triage": found, "upstream": fact,
+                                                       "count": 0, "dtypes": set(), "specs": set(),
+                                                       "example": example})
         group["count"] += 1
         group["dtypes"].add(example["dtype"])
         group["specs"].add(example["spec"])
@@ -178,9 +184,9 @@ def matrix_lines(rows: list[dict]) -> list[str]:
 
 def terminal_output(rows: list[dict], width: int) -> list:
     """What `padconf run` prints: the matrix as a table where it fits ``width``, else as lines;
-    the distinct failures and the interpretations picked as lines. Lines are printed without
-    wrapping (soft_wrap): no name is cut and no case id split, so `padconf minimize
-    RUN_DIR:<case id>` takes the id as printed."""
+    the distinct failures (each with its triage class) and the interpretations picked as lines.
+    Lines are printed without wrapping (soft_wrap): no name is cut and no case id split, so
+    `padconf minimize RUN_DIR:<case id>` takes the id as printed."""
     table = matrix_table(rows)
     fits = Console(width=10_000).measure(table).maximum <= width
     out: list = [table] if fits else ["\n".join(map(escape.plain, matrix_lines(rows)))]
@@ -188,7 +194,7 @@ def terminal_output(rows: list[dict], width: int) -> list:
         out.append(MUST_REJECT_NOTE)
     lines = ["", "Distinct failures (one example each)"]
     for g in failures(rows) + placement_dependent(rows):
-        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']}: {g['class']}",
+        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
                   f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
                   f"  case id: {g['example']['case_id']}"]
     if len(lines) == 2:
@@ -213,6 +219,13 @@ def _seen_on(group: dict) -> str:
     return f"dtypes: {', '.join(sorted(group['dtypes']))}; specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}"
 
 
+def triage_text(group: dict) -> str:
+    """A group's triage class, with the upstream link it rests on."""
+    if group.get("triage") is None:
+        return "-"
+    return group["triage"].label + (f" ({group['upstream'].link})" if group["upstream"] else "")
+
+
 def _what(group: dict) -> str:
     return f"{group['class']}  — {_seen_on(group)}"
 
@@ -229,9 +242,19 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
         out.append(_md_row(runtime, spec, mode_label(spec, mode, marked), *[counts[v] or "" for v in used]))
     if marked:
         out += ["", escape.markdown(MUST_REJECT_NOTE)]
-    out += ["", "## Distinct failures", "", "| runtime | verdict | n | what | example |", "|---|---|---:|---|---|"]
-    for g in failures(rows) + placement_dependent(rows):
-        out.append(_md_row(g["runtime"], g["verdict"], g["count"], _what(g), _example(g["example"])))
+    distinct = failures(rows) + placement_dependent(rows)
+    bugs = [g for g in distinct if g["triage"] in PAD_BUGS]
+    out += ["", "## Distinct failures", "",
+            f"{len(distinct)} distinct failures, {len(bugs)} of them Pad bugs to file (triage: "
+            + ", ".join(t.label for t in PAD_BUGS) + "); the others are coverage, documented policy, "
+            "known upstream or not Pad-specific.", "",
+            "| runtime | verdict | triage | n | what | example |", "|---|---|---|---:|---|---|"]
+    for g in sorted(distinct, key=lambda g: g["triage"] not in PAD_BUGS):
+        out.append(_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _what(g), _example(g["example"])))
+    out += ["", "## Not implemented (coverage: runtime x spec version x dtype)", "",
+            "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
+    for (runtime, spec), dtypes in support_gaps(rows).items():
+        out.append(_md_row(runtime, spec, ", ".join(sorted(dtypes))))
     out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (results) |", "|---|---|---|"]
     for (reason, runtime), counts in interpretations(rows).items():
         out.append(_md_row(reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
@@ -246,6 +269,15 @@ def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
 def _md_row(*cells) -> str:
     """A markdown table row of text from runtimes and files: escaped, never markup."""
     return "| " + " | ".join(map(escape.markdown, cells)) + " |"
+
+
+def support_gaps(rows: list[dict]) -> dict[tuple[str, str], set[str]]:
+    """(runtime, spec) -> the dtypes it answered not-implemented for: coverage, not bugs."""
+    gaps: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for row in rows:
+        if row["verdict"] == NOT_IMPLEMENTED:
+            gaps[(row["runtime"], row["spec"])].add(row["dtype"])
+    return dict(sorted(gaps.items(), key=lambda kv: (kv[0][0], spec_sort_key(kv[0][1]))))
 
 
 # ---------------------------------------------------------------- a run directory, for `padconf report`
@@ -317,13 +349,13 @@ def rule_quotes(row: dict, specs_dir=None) -> list[dict]:
     """The spec's sentences a failure is judged by, as [{spec_key, text, note?}]: the rule a
     must-reject case breaks, the ambiguity an ambiguous case hits, or for a defined case the
     rule that fixes what went wrong (output shape, layout of pads, type list)."""
-    from .onnx_testdata import rule_of, rule_text  # onnx_testdata imports onnx: only when asked
+    from .onnx_testdata import rule_text  # onnx_testdata imports onnx: only when asked
 
     spec = _spec(row["spec"], specs_dir)
     if spec is None:
         return [{"spec_key": None, "text": None, "note": f"spec file of {row['spec']} not found"}]
     if row.get("kind") == MUST_REJECT:
-        return [rule_text(spec, rule_of(row["reason"]))]
+        return [rule_text(spec, row.get("rule"))]
     if row.get("kind") == AMBIGUOUS:
         return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
                 for name in (row["reason"] or "").split(",") if name in spec.ambiguities]

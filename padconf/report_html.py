@@ -13,14 +13,13 @@ from .dtypes import dtype_name
 from .errors import CaseError
 from .report import (MUST_REJECT_NOTE, RunData, _example, ambiguity_texts, cell_findings, edge_class_counts, evidence,
                      failures, interpretations, matrix, mode_label, must_reject_only, placement_dependent, totals,
-                     used_verdicts)
+                     triage_text, used_verdicts)
 from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
     "pass": "#2f9e44", "mismatch": "#e03131", "wrongly-rejected": "#f76707", "wrongly-accepted": "#a61e4d",
     "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "unexplained": "#e8590c",
-    "ambiguous": "#f0b400",
-    "skipped": "#adb5bd", "placement-dependent": "#1971c2",
+    "ambiguous": "#f0b400", "skipped": "#adb5bd", "inconclusive": "#868e96", "placement-dependent": "#1971c2",
 }
 ARRAY_ELEMENTS = 100  # arrays up to this size are printed whole; larger ones abridged
 
@@ -168,7 +167,7 @@ def _failure(run: RunData, group) -> str:
     ev = evidence(row, run)
     out = [f"<div class=failure data-verdict='{group['verdict']}'><div><span class=n style='background:"
            f"{COLOURS[group['verdict']]}'>{group['verdict']}</span> ×{group['count']} "
-           f"<b>{escape(group['class'])}</b></div><p class=meta>dtypes: {escape(', '.join(sorted(group['dtypes'])))}; "
+           f"<b>{escape(group['class'])}</b></div><p class=meta>triage: {escape(triage_text(group))}<br>dtypes: {escape(', '.join(sorted(group['dtypes'])))}; "
            f"spec versions: {escape(', '.join(sorted(group['specs'], key=spec_sort_key)))}<br>example: "
            f"{escape(_example(row))}</p>"]
     case = ev["case"]

@@ -18,7 +18,8 @@ from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .onnx_model import build_model, feeds
 from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
-from .verdicts import CRASH, MISMATCH, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, WRONGLY_REJECTED
+from .triage import PAD_BUGS, triage
+from .verdicts import CRASH, FAILURES, MISMATCH, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, WRONGLY_REJECTED
 
 PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
@@ -249,6 +250,17 @@ def _expected_lines(case: Case) -> list[str]:
     return lines
 
 
+def _control_lines(control: dict | None) -> list[str]:
+    """What the run's control (the same data through an Identity model, same runtime and
+    placement) did."""
+    if not control:
+        return []
+    did = "passed: the data comes back unchanged without the Pad" if control["verdict"] == "pass" else \
+        f"{control['verdict']}: {control.get('detail') or control.get('error') or ''}".rstrip(": ")
+    return [f"Control (the original case's data through an Identity model, {control['placement']}): {did}"
+            + (" The failure is not Pad-specific." if control["same_failure"] else ""), ""]
+
+
 def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     original = shrunk.original.case
@@ -265,8 +277,12 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                        "evaluate the Pad while compiling"}[placement]
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
+    found, fact = triage(row) if row["verdict"] in FAILURES else (None, None)
     lines = [f"# {heading}", "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
+             *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
+                + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
+             *_control_lines((job.recorded or {}).get("control")),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
              "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",

@@ -22,15 +22,18 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .adapters import default_runtimes, registry, unknown_runtime
-from .cases import Case
+from .cases import MUST_REJECT, Case
+from .classify import repaired_twin
 from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .outcome import Outcome
+from .signature import failure_key
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
-from .verdicts import MISMATCH, UNEXPLAINED, WRONGLY_ACCEPTED, judge
+from .verdicts import (AMBIGUOUS_VERDICT, FAILURES, MISMATCH, PASS, UNEXPLAINED, WRONGLY_ACCEPTED, confirm_refusal,
+                       control_fails_alike, judge)
 from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_MEMORY_MB, MAX_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -203,17 +206,22 @@ def _evidence(verdict, outcome) -> dict | None:
 
 
 def result_row(runtime: str, placement: str, case: Case, outcome, status: str,
-               placed: tuple[str, int] | None = None) -> dict:
-    """``placed``: the worker process that answered and how many cases it ran before (Worker.placed)."""
+               placed: tuple[str, int] | None = None, twin=None) -> dict:
+    """``placed``: the worker process that answered and how many cases it ran before (Worker.placed).
+    ``twin``: for a must-reject case the runtime refused, (its repaired twin or why there is
+    none, the twin's outcome, status) in the same runtime and placement (verdicts.confirm_refusal)."""
     v = judge(case, outcome, status)
+    if twin is not None:
+        v = confirm_refusal(v, *twin)
     return {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
         # detail only where it says more than the error text (a refusal's detail is that text)
-        "kind": case.kind, "reason": case.reason, "verdict": v.verdict,
+        "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": v.verdict,
         "detail": None if v.detail == outcome.error else v.detail,
-        "matched": v.matched, "error": outcome.error, "note": outcome.note, "printed": outcome.printed,
+        "matched": v.matched, "difference": v.difference, "error": outcome.error, "note": outcome.note,
+        "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(v, outcome),
         "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
         "process": placed and placed[0], "position": placed and placed[1],
@@ -425,6 +433,7 @@ class Run:
             if failures:
                 raise failures[0]
             self._sort_results()
+            self._run_controls()
             self.notes += [f"{name}: worker restarted {f['restarts']} times" for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
@@ -444,14 +453,25 @@ class Run:
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
-                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    line = json.dumps(result_row(name, placement, case, outcome, status, worker.placed)) + "\n"
+                refused = []  # must-reject cases refused: judged once their repaired twins ran
+
+                def write(row):
                     with lock:
-                        out.write(line)
+                        out.write(json.dumps(row) + "\n")
                         out.flush()
                         figures["results"] += 1
                     if progress:
                         progress(name)
+                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
+                    if case.kind == MUST_REJECT and judge(case, outcome, status).verdict == PASS:
+                        refused.append((case, outcome, status, worker.placed))
+                    else:
+                        write(result_row(name, placement, case, outcome, status, worker.placed))
+                twins = [repaired_twin(case, get_spec(case.spec, self.config.specs_dir)) for case, *_ in refused]
+                ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
+                for (case, outcome, status, placed), twin in zip(refused, twins):
+                    twin_ran = next(ran) if isinstance(twin, Case) else (None, "ok")
+                    write(result_row(name, placement, case, outcome, status, placed, (twin, *twin_ran)))
                 with lock:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
         finally:
@@ -469,6 +489,41 @@ class Run:
             return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != "inputs",
                     row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
         _write_atomically(self.results_path, "".join(sorted(rows, key=key)))
+
+    def _run_controls(self) -> None:
+        """A control for every distinct failure (signature.failure_key): its first case's data
+        through an Identity model on the same runtime and placement, each alone in a fresh
+        worker. Every row of the failure records it as ``control``; where the control fails the
+        same way, the failure is not Pad-specific (padconf.triage)."""
+        rows = read_jsonl(self.results_path, RESULT_KEYS)
+        groups: dict[tuple, list[dict]] = {}
+        for row in rows:
+            if row["verdict"] in FAILURES:
+                groups.setdefault(failure_key(row), []).append(row)
+        if not groups:
+            return
+        wanted = {group[0]["case_id"] for group in groups.values()}
+        cases = {doc["id"]: Case.from_json(doc) for doc in read_jsonl(self.cases_path) if doc.get("id") in wanted}
+        by_runtime: dict[str, list[list[dict]]] = {}
+        for group in groups.values():
+            if group[0]["case_id"] in cases:
+                by_runtime.setdefault(group[0]["runtime"], []).append(group)
+        for name, runtime_groups in by_runtime.items():
+            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+            try:
+                for group in runtime_groups:
+                    first = group[0]
+                    control = cases[first["case_id"]].control()
+                    outcome, status = worker.run_alone(control, first["placement"])
+                    v = judge(control, outcome, status)
+                    record = {"verdict": v.verdict, "same_failure": control_fails_alike(first["verdict"], v.verdict),
+                              "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
+                              "case_id": first["case_id"], "placement": first["placement"]}
+                    for row in group:
+                        row["control"] = record
+            finally:
+                worker.close()
+        _write_atomically(self.results_path, "".join(json.dumps(row) + "\n" for row in rows))
 
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:

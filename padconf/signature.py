@@ -51,6 +51,11 @@ def failure_class(row: dict) -> str:
     return _render(_text(row), _SHOWN, str) or "(no text)"
 
 
+def failure_key(row: dict) -> tuple[str, str, str]:
+    """What makes two failing rows one distinct failure: runtime, verdict and failure class."""
+    return row["runtime"], row["verdict"], failure_class(row)
+
+
 def failure_pattern(row: dict) -> str:
     """A regular expression (for ``re.search``) matching the start of the error text of every
     failure of ``row``'s class."""

@@ -32,6 +32,7 @@ class Ambiguity:
     text: str
     interpretations: tuple[str, ...]  # the spec file's `candidates`
     default: str
+    any_answer_conforms: bool = False  # "Behavior is undefined": any output or refusal conforms
 
 
 @dataclass(frozen=True)
@@ -53,7 +54,8 @@ class Spec:
 
     @property
     def ambiguities(self) -> dict[str, Ambiguity]:
-        return {a["name"]: Ambiguity(a["name"], a["text"], tuple(a["candidates"]), a["default"])
+        return {a["name"]: Ambiguity(a["name"], a["text"], tuple(a["candidates"]), a["default"],
+                                     a.get("any_answer_conforms", False))
                 for a in self.doc.get("ambiguities", ())}
 
     @property

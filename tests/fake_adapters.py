@@ -194,7 +194,7 @@ class ConformingAdapter(CorrectAdapter):
         from padconf.classify import rule_violation
         from padconf.specs import get_spec
         broken = rule_violation(case, get_spec(case.spec))  # the worker sends inputs, not the verdict
-        return Outcome(error=f"refused: {broken}") if broken else super().run(case, placement)
+        return Outcome(error=f"refused: {broken[1]}") if broken else super().run(case, placement)
 
 
 class ConformingWrongValuesAdapter(ConformingAdapter, WrongValuesAdapter):

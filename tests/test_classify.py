@@ -128,12 +128,6 @@ class TestAmbiguous:
         got = case("onnx/Pad-13", X32, [-2, 0, -2, 0])
         assert got.kind == AMBIGUOUS and got.reason == "crop_beyond_dim"
 
-    def test_pad_1_paddings_layout(self):
-        got = case("onnx/Pad-1", X32, [0, 0, 2, 0])
-        assert got.kind == AMBIGUOUS and got.reason == "paddings_layout"
-        assert got.interpretations["paddings_layout=per_axis_pairs"].shape == (3, 4)
-        assert got.interpretations["paddings_layout=begins_then_ends"].shape == (5, 2)
-
     def test_pad_1_negative_pads(self):
         got = case("onnx/Pad-1", X32, [0, -1, 0, 0])
         assert got.kind == AMBIGUOUS and "negative_pads" in got.reason

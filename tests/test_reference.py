@@ -162,10 +162,6 @@ class TestSpecSpecificInterpretations:
             pad(X34, [0, 1, 0, 0], "edge", value, pad_value_in_non_constant_mode="reject")
         assert pad(X34, [0, 1, 0, 0], "constant", value, pad_value_in_non_constant_mode="reject")[0, 0] == 9
 
-    def test_paddings_layout(self):  # ONNX Pad-1's example: [0, 0, 2, 0] as per-axis pairs
-        assert pad(X34, [0, 0, 2, 0]).shape == (5, 4)
-        assert pad(X34, [0, 0, 2, 0], paddings_layout="per_axis_pairs").shape == (3, 6)
-
     def test_float32_constant_rounds_a_double_value(self):
         got = pad(np.array([1.0]), [1, 0], "constant", np.float64(0.1), float32_constant=True)
         assert got[0] == np.float64(np.float32(0.1)) != 0.1

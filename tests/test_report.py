@@ -41,8 +41,9 @@ def planted_rows() -> tuple[list[Case], list[dict]]:
     'beta' passes or picks an interpretation. Built with classify and result_row, as a run would."""
     must_reject = classify(Case("onnx/Pad-2", np.array([1, 2, 3], np.int32), [1, 1]))  # int32 not in Pad-2's types
     crop = classify(Case("onnx/Pad-11", np.array([1, 2], np.float32), [-3, 0]))  # crop_beyond_dim: undefined
-    cases = [_defined(i) for i in range(1, 8)] + [must_reject, crop]
-    assert [c.kind for c in cases[-2:]] == ["must-reject", "ambiguous"]
+    too_large = classify(Case("onnx/Pad-19", np.arange(4, dtype=np.uint8), [2**26, 2**26]))  # padconf's limit
+    cases = [_defined(i) for i in range(1, 8)] + [must_reject, crop, too_large]
+    assert [c.kind for c in cases[-3:]] == ["must-reject", "ambiguous", "too-large-to-check"]
     d = cases
     wrong = np.array([9, 9, 9, 9, 9], np.float32)
     planted = [  # (runtime, case, outcome, worker status)
@@ -58,6 +59,7 @@ def planted_rows() -> tuple[list[Case], list[dict]]:
         ("beta", d[1], Outcome(d[1].expected), "ok"),
         ("beta", must_reject, Outcome(error="type int32 not allowed"), "ok"),
         ("beta", crop, Outcome(error="cannot crop 3 of 2"), "ok"),
+        ("beta", too_large, Outcome(error="out of memory"), "ok"),
     ]
     rows = [result_row(rt, "inputs", case, outcome, status) for rt, case, outcome, status in planted]
     assert {r["verdict"] for r in rows} == set(VERDICTS)

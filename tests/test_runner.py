@@ -41,7 +41,11 @@ def test_run_writes_results_and_summary(tmp_path):
     verdicts = Counter(r["verdict"] for r in rows)
     # the fake is the reference itself: it passes every defined example and case
     assert verdicts["pass"] > 0 and verdicts["mismatch"] == 0
-    assert all(r["verdict"] == "pass" for r in rows if r["origin"].startswith("example:"))
+    examples = [r for r in rows if r["origin"].startswith("example:")]
+    assert all(r["verdict"] == "pass" for r in examples if r["kind"] == "defined")
+    # the withdrawn reflect Example 2 is the undefined point it is: the reference's reading matches
+    assert {(r["verdict"], tuple(r["matched"])) for r in examples if r["kind"] != "defined"} \
+        == {("ambiguous", ("mirror_beyond_dim=iterate",))}
     summary = (out / "summary.md").read_text()
     # every cell of the matrix is the count results.jsonl holds, and nothing else is in it
     counted = Counter((r["runtime"], r["spec"], r["mode"], r["verdict"]) for r in rows)

@@ -16,17 +16,11 @@ def case(**kw):
 def test_defined():
     c = case()
     assert judge(c, Outcome(np.array([0.0, 1.0, 2.0], np.float32))).verdict == "pass"
-    assert judge(c, Outcome(np.array([-0.0, 1.0, 2.0], np.float32))).detail.startswith("values differ first at [0]")
+    assert judge(c, Outcome(np.array([0.0, 1.0, 3.0], np.float32))).detail.startswith("values differ first at [2]")
     assert "dtype float64" in judge(c, Outcome(np.array([0.0, 1.0, 2.0]))).detail
     assert "shape [2]" in judge(c, Outcome(X)).detail
     assert judge(c, Outcome(error="no")).verdict == "wrongly-rejected"
     assert judge(c, Outcome(error="no kernel", not_implemented=True)).verdict == "not-implemented"
-
-
-def test_nan_equals_nan_whatever_the_payload():
-    c = case(data=np.array([np.nan], np.float32), pads=[0, 0])
-    other_nan = np.array([0x7FC00123], np.uint32).view(np.float32)
-    assert judge(c, Outcome(other_nan)).verdict == "pass"
 
 
 def test_must_reject():
@@ -38,24 +32,44 @@ def test_must_reject():
 
 
 def test_ambiguous_records_the_interpretation_matched():
-    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")  # [2,1,0,1] or [0,1,0,1]
-    crop_first, original = c.interpretations["mixed_sign_pads=crop_first"], c.interpretations["mixed_sign_pads=original_coordinates"]
-    assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first"]
-    assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates"]
+    # [2, 1, 0, 1] in original coordinates; cropped first, the 2 kept elements mirror a pad of 2:
+    # the second point (mirror_beyond_dim) is reached only under crop_first's reading
+    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")
+    original = c.interpretations["mixed_sign_pads=original_coordinates,mirror_beyond_dim=iterate"]
+    crop_first = c.interpretations["mixed_sign_pads=crop_first,mirror_beyond_dim=iterate"]
+    assert judge(c, Outcome(crop_first)).matched == ["mixed_sign_pads=crop_first,mirror_beyond_dim=iterate"]
+    assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates,mirror_beyond_dim=iterate",
+                                                   "mixed_sign_pads=original_coordinates,mirror_beyond_dim=reject"]
+    rejected = judge(c, Outcome(error="no"))
+    assert rejected.verdict == "ambiguous" and rejected.matched == ["mixed_sign_pads=crop_first,mirror_beyond_dim=reject"]
 
 
 def test_an_answer_no_reading_gives_is_unexplained_a_failure_listing_what_each_reading_gives():
-    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")  # [2,1,0,1] or [0,1,0,1]
-    rejected = judge(c, Outcome(error="no"))
-    assert rejected.verdict == "unexplained" and rejected.verdict in FAILURES and not rejected.matched
-    assert "rejected it, which no reading does" in rejected.detail
-    assert "mixed_sign_pads=original_coordinates gives shape [4] [2.0, 1.0, 0.0, 1.0]" in rejected.detail
+    c = case(data=np.arange(4, dtype=np.float32), pads=[2, -2], mode="reflect")
     garbage = judge(c, Outcome(np.array([9.0, 1.0, 0.0, 1.0], np.float32)))
-    assert garbage.verdict == "unexplained" and "returned an output no reading gives" in garbage.detail
-    assert "mixed_sign_pads=crop_first gives shape [4] [0.0, 1.0, 0.0, 1.0] " \
-           "(values differ first at [0] (values the expected output lacks): float32(9.0) instead of float32(0.0))" in garbage.detail
+    assert garbage.verdict == "unexplained" and garbage.verdict in FAILURES and not garbage.matched
+    assert "returned an output no reading gives" in garbage.detail
+    assert "mixed_sign_pads=crop_first,mirror_beyond_dim=reject rejects it" in garbage.detail
+    assert "mixed_sign_pads=original_coordinates,mirror_beyond_dim=iterate gives shape [4] [2.0, 1.0, 0.0, 1.0] " \
+           "(values differ first at [0] (values the expected output lacks): float32(9.0) instead of float32(2.0))" \
+           in garbage.detail
 
 
 def test_crash_and_timeout_pass_through():
     assert judge(case(), Outcome(error="killed by SIGSEGV"), "crash").verdict == "crash"
     assert judge(case(), Outcome(error="no answer"), "timeout").verdict == "timeout"
+
+
+def test_a_changed_nan_payload_or_zero_sign_is_a_low_severity_mismatch_of_its_own():
+    """Not hidden behind "any NaN equals any NaN", and not taken for a wrong value either."""
+    quiet, payload = np.array([np.nan], np.float32), np.array([0x7FC00001], np.uint32).view(np.float32)
+    c = case(data=quiet, pads=[0, 1], constant_value=np.float32(-0.0))
+    assert c.expected.view(np.uint32).tolist() == [0x7FC00000, 0x80000000]
+    for got in (np.concatenate([payload, [-0.0]]).astype(np.float32),  # the NaN's payload changed
+                np.array([np.nan, 0.0], np.float32)):  # the pad value's -0.0 became +0.0
+        v = judge(c, Outcome(got))
+        assert (v.verdict, v.difference) == ("mismatch", "nan-payload-or-zero-sign"), v
+        assert v.detail.startswith("only NaN payloads or signs of zero differ first at [")
+    wrong = judge(c, Outcome(np.array([payload[0], 1.0], np.float32)))  # a wrong number beside it
+    assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1]: float32(1.0) instead of float32(-0.0)")
+    assert judge(c, Outcome(c.expected.copy())).verdict == "pass"

@@ -16,10 +16,26 @@ import numpy as np
 
 
 def tensor(arr, element_type):
-    """An ov.Tensor of the array's bytes, with the Parameter's element type (bf16 from uint16 ...)."""
+    """An ov.Tensor of the array's bytes, with the Parameter's element type (bf16 from uint16 ...);
+    sub-byte kinds (int4, uint2 ...), one element a byte in the .npy, packed lowest bits first."""
     import openvino as ov
     raw = np.frombuffer(arr.tobytes(), dtype=np.uint8).copy()
+    bits = element_type.bitwidth
+    if bits < 8:
+        per_byte = 8 // bits
+        raw = np.concatenate([raw & ((1 << bits) - 1), np.zeros(-raw.size % per_byte, np.uint8)])
+        raw = (raw.reshape(-1, per_byte) << (np.arange(per_byte, dtype=np.uint8) * bits)).sum(1).astype(np.uint8)
     return ov.Tensor(raw, ov.Shape(list(arr.shape)), element_type)
+
+
+def values(out, dtype):
+    """The output tensor's elements as ``dtype`` (sub-byte kinds unpacked, lowest bits first)."""
+    raw = np.frombuffer(np.asarray(out.data).tobytes(), dtype=np.uint8)
+    bits = out.element_type.bitwidth
+    if bits < 8:
+        shifts = np.arange(8 // bits, dtype=np.uint8) * bits
+        raw = ((raw[:, None] >> shifts) & ((1 << bits) - 1)).reshape(-1)[:int(np.prod(tuple(out.shape)))]
+    return raw.copy().view(dtype).reshape(tuple(out.shape))
 
 
 def same(a, b):
@@ -44,8 +60,7 @@ def run(test_dir, core):
     request.infer(feeds)
     out = request.get_output_tensor(0)
     expected = np.load(os.path.join(test_dir, "output_0.npy"), allow_pickle=False)
-    got = np.frombuffer(np.asarray(out.data).tobytes(), dtype=expected.dtype)
-    return same(got.reshape(tuple(out.shape)), expected)
+    return same(values(out, expected.dtype), expected)
 
 
 def child(dirs):

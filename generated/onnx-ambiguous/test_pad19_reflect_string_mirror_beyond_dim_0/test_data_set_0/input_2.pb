@@ -1,1 +1,0 @@
-2äß漢字🙂Bconstant_value

@@ -1,0 +1,2 @@
+
+Bconstant_valueJ-Ð

@@ -1,0 +1,119 @@
+"""Readings an audit of padconf's bug reports overturned, each traced to the document's words
+(and to the upstream correction where there is one): padconf follows the correction."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, TOO_LARGE, Case
+from padconf.classify import classify
+from padconf.examples import check_example, example_cases
+from padconf.outcome import Outcome
+from padconf.specs import load_specs
+from padconf.verdicts import AMBIGUOUS_VERDICT, CRASH, INCONCLUSIVE, judge
+
+SPECS = {s.id: s for s in load_specs()}
+X32 = np.array([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], np.float32)
+EXAMPLE_2_PRINT = [[1.0, 1.2, 1.0, 1.2], [2.3, 3.4, 2.3, 3.4], [4.5, 5.7, 4.5, 5.7]]
+
+
+def example(spec_id, name):
+    spec = SPECS[spec_id]
+    return spec, next(ex for ex in spec.examples if ex["name"] == name)
+
+
+def the_case(spec_id, origin_name):
+    return next(c for c in example_cases(SPECS[spec_id]) if c.origin == f"example:{origin_name}")
+
+
+@pytest.mark.parametrize("spec_id", [s for s in SPECS if s.startswith("onnx/") and s not in ("onnx/Pad-1", "onnx/Pad-2")])
+def test_reflect_example_2_is_withdrawn_upstream_and_settles_nothing(spec_id):
+    """onnx/onnx PR #7700 (fixing onnx/onnx#7467): "This violates the constraint that reflect
+    padding must be strictly less than the input dimension size (`pad_size < dim_size`). The
+    documented output was also incorrect." The erratum is data in the spec file; the example's
+    case is the undefined point it is, where refusing conforms."""
+    spec, ex = example(spec_id, "example_2_reflect")
+    correction = ex["correction"]
+    assert correction["kind"] == "withdrawn" and correction["no_longer_settles"] == ["mirror_beyond_dim"]
+    assert {u["url"] for u in correction["upstream"]} >= {"https://github.com/onnx/onnx/issues/7467",
+                                                          "https://github.com/onnx/onnx/pull/7700"}
+    assert "strictly less than the input dimension size" in correction["quote"]
+    case = the_case(spec_id, "example_2_reflect")
+    assert case.kind == AMBIGUOUS and case.reason == "mirror_beyond_dim"
+    assert case.interpretations["mirror_beyond_dim=iterate"].tolist() == np.float32(EXAMPLE_2_PRINT).tolist()
+    refused = judge(case, Outcome(error="Pad reflect: pre-pad 2 exceeds maximum allowed 1"))
+    assert refused.verdict == AMBIGUOUS_VERDICT and refused.matched == ["mirror_beyond_dim=reject"]
+    assert check_example(spec, ex).ok  # the reference still reproduces what was printed
+
+
+def test_pad_1_example_follows_pad_2s_correction_so_the_text_is_the_rule():
+    """Pad-1: "`paddings` format should be as follow [x1_begin, x2_begin...x1_end, x2_end,...]",
+    yet its example prints paddings = [0, 0, 2, 0] with two zeros at the beginning of axis 1; Pad-2's
+    document keeps the sentence and prints pads = [0, 2, 0, 0] for the same output."""
+    spec, ex = example("onnx/Pad-1", "example_constant")
+    assert "[x1_begin, x2_begin...x1_end, x2_end,...]" in spec.doc["rules"]["pads_layout"]["text"]
+    assert ex["pads"] == [0, 0, 2, 0] and ex["correction"]["kind"] == "corrected" and ex["correction"]["pads"] == [0, 2, 0, 0]
+    assert "paddings_layout" not in spec.ambiguities
+    case = the_case("onnx/Pad-1", "example_constant")
+    assert case.pads == [0, 2, 0, 0] and case.kind == DEFINED and case.expected.shape == (3, 4)
+    # a runtime that follows the text with the paddings as printed gives 2 rows at the end of axis 0
+    as_printed = classify(Case(spec="onnx/Pad-1", data=X32, pads=[0, 0, 2, 0]))
+    assert as_printed.kind == DEFINED and as_printed.expected.shape == (5, 2)
+    assert check_example(spec, ex).ok
+
+
+@pytest.mark.parametrize("spec_id", ["onnx/Pad-18", "onnx/Pad-19", "onnx/Pad-25"])
+def test_a_repeated_axis_is_undefined_behaviour_where_any_answer_but_a_crash_conforms(spec_id):
+    """Pad-18 on: "Behavior is undefined if an axis is repeated." """
+    assert SPECS[spec_id].ambiguities["repeated_axes"].text == "Behavior is undefined if an axis is repeated."
+    case = classify(Case(spec=spec_id, data=X32, pads=[1, 2, 0, 0], axes=[1, 1]))
+    assert case.kind == AMBIGUOUS and case.reason == "repeated_axes" and case.any_answer_conforms
+    odd = judge(case, Outcome(np.zeros((7, 7), np.float32)))  # no named reading gives it
+    assert odd.verdict == AMBIGUOUS_VERDICT and not odd.matched and "conforms" in odd.detail
+    assert judge(case, Outcome(error="killed by SIGSEGV"), "crash").verdict == CRASH
+
+
+def test_a_case_reaching_two_undefined_points_is_classified_over_their_combinations():
+    """ONNX Pad-1 speaks only of counts ("List of integers indicate the padding element count"), so
+    a negative padding is undefined; only if it crops can the crop go beyond the dimension, a
+    second undefined point. Asked one point at a time, each reading alone rejects the case."""
+    case = classify(Case(spec="onnx/Pad-1", data=X32, pads=[-4, 0, 0, 0]))
+    assert case.kind == AMBIGUOUS and case.reason == "negative_pads,crop_beyond_dim"
+    crop_and_clamp = case.interpretations["negative_pads=crop,crop_beyond_dim=clamp_to_zero"]
+    assert crop_and_clamp.shape == (0, 2)
+    got = judge(case, Outcome(np.zeros((0, 2), np.float32)))
+    assert got.matched == ["negative_pads=crop,crop_beyond_dim=clamp_to_zero"]
+
+
+def test_the_references_allocation_bound_is_padconfs_limit_never_a_rule():
+    """No document bounds the output's size: past padconf's reference bound a case is too large
+    to check, whatever the runtime does with it."""
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(4, dtype=np.uint8), pads=[2**26, 2**26]))
+    assert case.kind == TOO_LARGE and case.rule is None
+    assert judge(case, Outcome(error="out of memory")).verdict == INCONCLUSIVE
+    assert judge(case, Outcome(np.zeros(4, np.uint8))).verdict == INCONCLUSIVE
+
+
+@pytest.mark.parametrize("spec_id", ["openvino/Pad-1", "openvino/Pad-12"])
+def test_openvino_any_numeric_type_is_every_number_type_not_a_list_of_twelve(spec_id):
+    """OpenVINO Pad-12 (seed 003): "T: any numeric type." A float8 or int4 tensor is numeric;
+    a boolean is not a number."""
+    spec = SPECS[spec_id]
+    assert {"float8e4m3fn", "float8e5m2", "int4", "uint4"} <= set(spec.dtypes)
+    int4 = classify(Case(spec=spec_id, data=np.arange(3).astype(ml_dtypes.int4), pads=[1, 0], mode="edge"))
+    assert int4.kind == DEFINED
+    boolean = classify(Case(spec=spec_id, data=np.array([True]), pads=[1, 0]))
+    assert boolean.kind == MUST_REJECT and boolean.rule == "dtypes"
+
+
+def test_openvino_mirror_bounds_hold_on_an_axis_of_size_zero_as_written():
+    """OpenVINO Pad-12: "pads_begin[D] and pads_end[D] must be not greater than data.shape[D] – 1
+    for any valid D" (reflect) and "... not greater than data.shape[D] for any valid D"
+    (symmetric): on an axis of size 0, any reflect pad and any symmetric pad > 0 break the bound."""
+    empty = np.zeros((0, 2), np.float32)
+    reflect = classify(Case(spec="openvino/Pad-12", data=empty, pads=[0, 1, 0, 1], mode="reflect"))
+    assert reflect.kind == MUST_REJECT and reflect.rule == "mirror_bounds"
+    symmetric = classify(Case(spec="openvino/Pad-12", data=empty, pads=[1, 0, 0, 0], mode="symmetric"))
+    assert symmetric.kind == MUST_REJECT and symmetric.rule == "mirror_bounds"
+    assert classify(Case(spec="openvino/Pad-12", data=empty, pads=[0, 1, 0, 1], mode="symmetric")).kind == DEFINED
+    edge = classify(Case(spec="openvino/Pad-12", data=empty, pads=[1, 0, 0, 0], mode="edge"))
+    assert edge.kind == AMBIGUOUS and edge.reason == "empty_axis_nonconstant"

@@ -1,0 +1,85 @@
+"""Triage classes: every distinct failure says whether it is a Pad bug to file, and of what kind,
+or coverage, a runtime's documented policy, or known upstream."""
+import numpy as np
+
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.examples import example_cases
+from padconf.outcome import Outcome
+from padconf.report import failures, markdown
+from padconf.runner import Run, RunConfig, read_jsonl, result_row
+from padconf.specs import get_spec
+from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
+from padconf.worker import Worker
+
+X = np.arange(6, dtype=np.float32).reshape(2, 3)
+
+
+def row(verdict_case, outcome, status="ok", runtime="onnxruntime"):
+    return result_row(runtime, "inputs", verdict_case, outcome, status)
+
+
+def test_every_upstream_fact_was_read_by_hand_and_quotes_its_source():
+    facts = upstream_facts()
+    assert facts
+    for fact in facts:
+        assert fact.link.startswith("https://") and "read by hand" in fact.checked and fact.quote
+
+
+def test_onnxruntime_below_opset_7_is_its_documented_policy_with_the_real_runtime():
+    """ONNX Runtime's compatibility page: "All versions of ONNX Runtime support ONNX opsets from
+    ONNX v1.2.1+ (opset version 7 and higher)." Its Pad-1 refusal is that policy, not a bug."""
+    case = next(c for c in example_cases(get_spec("onnx/Pad-1")) if c.origin == "example:example_constant")
+    worker = Worker("onnxruntime")
+    try:
+        (outcome, status), = worker.run([case], "initializers")
+    finally:
+        worker.close()
+    got = row(case, outcome, status)
+    assert got["verdict"] == "not-implemented"
+    found, fact = triage(got)
+    assert found == Triage.POLICY and "opset version 7 and higher" in fact.quote
+    # the same refusal at Pad-13 for bfloat16 is coverage
+    bf16 = classify(Case(spec="onnx/Pad-13", data=X.astype("float16"), pads=[0, 1, 0, 1]))
+    assert triage(row(bf16, Outcome(error="no kernel", not_implemented=True)))[0] == Triage.NOT_IMPLEMENTED
+
+
+def test_each_failure_verdict_has_its_class():
+    defined = classify(Case(spec="onnx/Pad-19", data=X, pads=[0, 1, 0, 1]))
+    must_reject = classify(Case(spec="onnx/Pad-18", data=X, pads=[0, 1, 0, 1], mode="wrap"))
+    wrong = defined.expected.copy()
+    wrong[0, 0] = 7
+    zero_sign = classify(Case(spec="onnx/Pad-19", data=X, pads=[0, 1, 0, 1], constant_value=np.float32(-0.0)))
+    planted = {
+        Triage.WRONG_VALUE: row(defined, Outcome(wrong)),
+        Triage.NAN_PAYLOAD_OR_ZERO_SIGN: row(zero_sign, Outcome(np.abs(zero_sign.expected))),
+        Triage.CRASH: row(defined, Outcome(error="SIGSEGV"), "crash"),
+        Triage.HANG: row(defined, Outcome(error="no answer"), "timeout"),
+        Triage.WRONGLY_REJECTED: row(defined, Outcome(error="bad pads")),
+        Triage.LENIENT: row(must_reject, Outcome(defined.expected)),
+        Triage.NOT_IMPLEMENTED: row(defined, Outcome(error="no kernel", not_implemented=True)),
+    }
+    for expected, got in planted.items():
+        assert triage(got)[0] == expected, (expected, got["verdict"], got["detail"])
+    assert set(PAD_BUGS) == set(planted) - {Triage.NOT_IMPLEMENTED}
+    summary = markdown(list(planted.values()), [], [])
+    assert "6 of them Pad bugs to file" in summary
+    assert "| onnxruntime | onnx/Pad-19 | float |" in summary  # the support matrix: coverage, not bugs
+    assert {g["triage"] for g in failures(list(planted.values()))} == set(planted)
+
+
+def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_path):
+    """OpenVINO's ONNX frontend returns int64 2**40 + 5 as 5 through Pad and through Identity
+    alike: a limit of the runtime, not a Pad bug. onnxruntime's refusal of a reflect crop to zero
+    has a control that passes: it stays a Pad bug."""
+    big = classify(Case(spec="onnx/Pad-19", data=np.array([2**40 + 5, 3], np.int64), pads=[0, 1]))
+    crop = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[-3, 0], mode="reflect"))
+    run = Run(tmp_path / "run", RunConfig(runtimes=["openvino-onnx", "onnxruntime"]), jobs=1)
+    run.execute(run.plan(run.prepare([big, crop])))
+    rows = read_jsonl(tmp_path / "run" / "results.jsonl")
+    ov = next(r for r in rows if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
+    assert ov["verdict"] == "mismatch" and ov["control"]["verdict"] == "mismatch" and ov["control"]["same_failure"]
+    assert triage(ov)[0] == Triage.NOT_PAD_SPECIFIC
+    ort = [r for r in rows if r["runtime"] == "onnxruntime" and r["case_id"] == crop.id]
+    assert ort and all(r["verdict"] == "wrongly-rejected" and r["control"]["verdict"] == "pass" for r in ort)
+    assert triage(ort[0])[0] == Triage.WRONGLY_REJECTED
