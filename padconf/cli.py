@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import signal
 import sys
 from pathlib import Path
@@ -15,7 +16,7 @@ from rich.table import Table
 
 from .errors import PadconfError
 from .verdicts import FAILURES
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
+from .worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S
 
 console = Console()
 
@@ -85,7 +86,7 @@ def cmd_check(args) -> int:
     return 1 if bad else 0
 
 
-RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "memory_mb", "cases")
+RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "memory_mb", "cases")
 
 
 def _run_config(args):
@@ -137,6 +138,21 @@ def cmd_run(args) -> int:
         console.print(f"note: {note}")
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
     console.print(f"{len(rows)} results in {run.results_path}; summary in {run.dir / 'summary.md'}")
+    return 0
+
+
+def cmd_compile_cache(args) -> int:
+    from .compile_cache import CompileCache, default_root
+
+    cache = CompileCache(default_root())
+    if cache.root is None:
+        console.print("the compile cache is off (PADCONF_COMPILE_CACHE=none)")
+        return 0
+    if args.clear:
+        console.print(f"{cache.clear()} entries deleted from {cache.root}", soft_wrap=True)
+        return 0
+    entries, size = cache.size()
+    console.print(f"{cache.root}: {entries} entries, {size / 2**20:.1f} MB", soft_wrap=True)
     return 0
 
 
@@ -321,6 +337,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the versions and exit")
     parser.add_argument("--specs-dir", default=None,
                         help="folder of spec YAML files (default: the spec files shipped with padconf)")
+    parser.add_argument("--compile-cache", default=None, metavar="DIR",
+                        help="the compile cache of iree and tvm (default: $PADCONF_COMPILE_CACHE, else "
+                             "~/.cache/padconf/compile; none: no cache)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
     sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
@@ -342,6 +361,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="runtimes run side by side (default: one per core); results are the same")
     run.add_argument("--timeout", type=_positive_seconds, default=None,
                      help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument("--compile-timeout", type=_positive_seconds, default=None, metavar="S",
+                     help="seconds an ahead-of-time compiler (iree, tvm) may take to build one model "
+                          f"(default: {DEFAULT_COMPILE_TIMEOUT_S:g})")
     run.add_argument("--memory-mb", type=_count(64), default=None,
                      help=f"address-space cap of each worker (default: {DEFAULT_MEMORY_MB})")
     run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
@@ -381,6 +403,9 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--per-combo", type=int, default=1,
                      help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
     gen.set_defaults(func=cmd_generate)
+    cache = sub.add_parser("compile-cache", help="where the compile cache of iree and tvm is, how large; --clear empties it")
+    cache.add_argument("--clear", action="store_true", help="delete every entry")
+    cache.set_defaults(func=cmd_compile_cache)
     rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
     rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
     rep.add_argument("--html", required=True, metavar="FILE",
@@ -416,6 +441,9 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
+    if args.compile_cache is not None:  # the workers read it from their environment
+        from .compile_cache import ENV
+        os.environ[ENV] = args.compile_cache if args.compile_cache == "none" else str(Path(args.compile_cache).resolve())
     try:
         return args.func(args)
     except PadconfError as exc:

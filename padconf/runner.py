@@ -30,7 +30,7 @@ from .outcome import Outcome
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .verdicts import AMBIGUOUS_VERDICT, MISMATCH, WRONGLY_ACCEPTED, judge
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
+from .worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
@@ -46,6 +46,7 @@ class RunConfig:
     seed: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
+    compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
     cases_dir: list[str] | None = None  # read the cases from test directories (onnx_testdata's layout)
 
     def __post_init__(self):
@@ -58,8 +59,10 @@ class RunConfig:
             problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
             problems.append(f"max_examples must be a whole number >= 0, got {self.max_examples!r}")
-        if not isinstance(self.timeout, (int, float)) or not math.isfinite(self.timeout) or self.timeout <= 0:
-            problems.append(f"timeout must be a finite number of seconds > 0, got {self.timeout!r}")
+        for name in ("timeout", "compile_timeout"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                problems.append(f"{name} must be a finite number of seconds > 0, got {value!r}")
         if not isinstance(self.memory_mb, int) or self.memory_mb < 64:
             problems.append(f"memory_mb must be a whole number >= 64, got {self.memory_mb!r}")
         if problems:
@@ -159,9 +162,10 @@ def _evidence(verdict, outcome) -> dict | None:
         return None
 
 
-def result_row(runtime: str, placement: str, case: Case, outcome, status: str) -> dict:
+def result_row(runtime: str, placement: str, case: Case, outcome, status: str, target: str | None = None) -> dict:
+    """``target``: a compiler's target (llvm-cpu, cuda ...), kept in the rows of runtimes that have one."""
     v = judge(case, outcome, status)
-    return {
+    return ({"target": target} if target else {}) | {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
@@ -199,6 +203,7 @@ class Run:
         self.cases_path = self.dir / "cases.jsonl"
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
+        self.targets: dict[str, str | None] = {}  # runtime -> its compiler's target, as its worker says
         self.workers: dict[str, Worker] = {}
         self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
@@ -273,7 +278,8 @@ class Run:
         alongside the drawing (which forks this process: it starts no thread here)."""
         for name in self.config.runtimes:
             if name not in self._starting:
-                self._starting[name] = Worker(name, self.config.memory_mb, self.config.timeout)
+                self._starting[name] = Worker(name, self.config.memory_mb, self.config.timeout,
+                                                compile_timeout=self.config.compile_timeout)
                 self._starting[name].spawn()
 
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
@@ -297,6 +303,7 @@ class Run:
                 worker.close()
                 continue
             self.workers[name] = worker
+            self.targets[name] = about.get("target")
             mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
                 self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "
@@ -313,7 +320,7 @@ class Run:
             raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
         with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
-                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok")) + "\n")
+                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok", self.targets[name])) + "\n")
         return batches
 
     def execute(self, plan, progress=None, jobs: int | None = None) -> None:
@@ -368,12 +375,13 @@ class Run:
                     with lock:  # lane 0 takes the worker that answered describe; others start their own
                         worker = self.workers.pop(name, None) if k == 0 else None
                         if worker is None:
-                            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+                            worker = Worker(name, self.config.memory_mb, self.config.timeout,
+                                                compile_timeout=self.config.compile_timeout)
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
                 for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    line = json.dumps(result_row(name, placement, case, outcome, status)) + "\n"
+                    line = json.dumps(result_row(name, placement, case, outcome, status, self.targets.get(name))) + "\n"
                     with lock:
                         out.write(line)
                         out.flush()

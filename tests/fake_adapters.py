@@ -324,3 +324,13 @@ class ModelCrashAdapter(ReflectOffByOneAdapter):
 
     def run_model(self, model, feeds):
         os.kill(os.getpid(), signal.SIGSEGV)
+
+
+class SlowCompilerAdapter(CorrectAdapter):
+    """An ahead-of-time compiler whose build of a model takes 2 s (for pads [9, 9]: forever),
+    then answers like the reference."""
+    compiles_ahead = True
+
+    def run(self, case, placement="inputs"):
+        self.cached(tuple(case.pads), lambda: time.sleep(3600 if list(case.pads) == [9, 9] else 2))
+        return super().run(case, placement)
