@@ -42,7 +42,7 @@ class CompileTimedOut(Exception):
 
     def __init__(self, seconds: float, cached: bool = False):
         super().__init__(f"the compile did not finish within {seconds:g} s (the compile time limit)"
-                         + ("; so an earlier run found, kept in the compile cache" if cached else ""))
+                         + (" (an earlier attempt's, kept in the compile cache)" if cached else ""))
         self.seconds = seconds
 
 

@@ -81,7 +81,7 @@ def test_a_refusal_is_kept_and_a_time_out_is_kept_with_its_limit(tmp_path):
             cache.fetch(cache_key("refused"), refuse if not cache.hits else pytest.fail, 60)
     with pytest.raises(CompileTimedOut):
         cache.fetch(cache_key("slow"), hang, 60)
-    with pytest.raises(CompileTimedOut, match="earlier run"):  # the same or a shorter limit: not waited for again
+    with pytest.raises(CompileTimedOut, match="earlier attempt"):  # the same or a shorter limit: not waited for again
         cache.fetch(cache_key("slow"), lambda: pytest.fail("compiled again within a limit it ran out of"), 30)
     assert cache.fetch(cache_key("slow"), lambda: b"done in 100 s", 600) == b"done in 100 s"  # a longer one tries
 

@@ -22,7 +22,7 @@ _DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind ->
 
 # TVM says so when its frontend or a lowering lacks a case ("Dynamic pads are not supported yet",
 # "Unsupported data type").
-_NOT_IMPLEMENTED = re.compile(r"not supported|unsupported|not implemented|no implementation|cannot find .*op", re.I)
+_NOT_IMPLEMENTED = re.compile(r"not supported|unsupported|not implemented|no implementation|unknown dtype", re.I)
 
 
 class TvmAdapter(Adapter):
