@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
+import os
 import signal
 import sys
 import threading
@@ -20,7 +21,7 @@ from rich.table import Table
 from .errors import PadconfError
 from .escape import plain, terminal
 from .verdicts import FAILURES
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from .worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 
 console = Console()
 
@@ -90,7 +91,7 @@ def cmd_check(args) -> int:
     return 1 if bad else 0
 
 
-RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "memory_mb", "cases")
+RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "memory_mb", "cases")
 
 
 def _run_config(args):
@@ -153,6 +154,21 @@ def cmd_run(args) -> int:
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
     console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; summary in {plain(run.dir / 'summary.md')}",
                   soft_wrap=True, markup=False, highlight=False)
+    return 0
+
+
+def cmd_compile_cache(args) -> int:
+    from .compile_cache import CompileCache, default_root
+
+    cache = CompileCache(default_root())
+    if cache.root is None:
+        console.print("the compile cache is off (PADCONF_COMPILE_CACHE=none)")
+        return 0
+    if args.clear:
+        console.print(f"{cache.clear()} entries deleted from {cache.root}", soft_wrap=True)
+        return 0
+    entries, size = cache.size()
+    console.print(f"{cache.root}: {entries} entries, {size / 2**20:.1f} MB", soft_wrap=True)
     return 0
 
 
@@ -416,6 +432,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the versions and exit")
     parser.add_argument("--specs-dir", default=None,
                         help="folder of spec YAML files (default: the spec files shipped with padconf)")
+    parser.add_argument("--compile-cache", default=None, metavar="DIR",
+                        help="the compile cache of iree and tvm (default: $PADCONF_COMPILE_CACHE, else "
+                             "~/.cache/padconf/compile; none: no cache)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
     sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
@@ -437,6 +456,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="runtimes run side by side (default: one per core); results are the same")
     run.add_argument("--timeout", type=_positive_seconds, default=None,
                      help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument("--compile-timeout", type=_positive_seconds, default=None, metavar="S",
+                     help="seconds an ahead-of-time compiler (iree, tvm) may take to build one model "
+                          f"(default: {DEFAULT_COMPILE_TIMEOUT_S:g})")
     run.add_argument("--memory-mb", type=_count(64), default=None,
                      help=f"address-space cap of each worker (default: {DEFAULT_MEMORY_MB})")
     run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
@@ -484,6 +506,9 @@ def build_parser() -> argparse.ArgumentParser:
                             "none) for `padconf run --cases`")
     export.add_argument("--out", default="onnx-pad-tests", metavar="DIR", help="default: onnx-pad-tests")
     export.set_defaults(func=cmd_export_onnx_tests)
+    cache = sub.add_parser("compile-cache", help="where the compile cache of iree and tvm is, how large; --clear empties it")
+    cache.add_argument("--clear", action="store_true", help="delete every entry")
+    cache.set_defaults(func=cmd_compile_cache)
     rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
     rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
     rep.add_argument("--html", required=True, metavar="FILE",
@@ -519,6 +544,9 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
+    if args.compile_cache is not None:  # the workers read it from their environment
+        from .compile_cache import ENV
+        os.environ[ENV] = args.compile_cache if args.compile_cache == "none" else str(Path(args.compile_cache).resolve())
     try:
         return args.func(args)
     except PadconfError as exc:

@@ -34,7 +34,8 @@ from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
 from .verdicts import (AMBIGUOUS_VERDICT, FAILURES, MISMATCH, PASS, UNEXPLAINED, WRONGLY_ACCEPTED, confirm_refusal,
                        control_fails_alike, judge)
-from .worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_MEMORY_MB, MAX_TIMEOUT_S, Worker, WorkerClosed
+from .worker import (DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_MEMORY_MB, MAX_TIMEOUT_S, Worker,
+                     WorkerClosed)
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl; a default run's are a few MB
@@ -59,6 +60,7 @@ class RunConfig:
     seed: int = 0
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
+    compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
     cases_dir: list[str] | None = None  # read the cases from test directories (onnx_testdata's layout)
 
     def __post_init__(self):
@@ -71,8 +73,10 @@ class RunConfig:
             problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
             problems.append(f"max_examples must be a whole number >= 0, got {self.max_examples!r}")
-        if not isinstance(self.timeout, (int, float)) or not 0 < self.timeout <= MAX_TIMEOUT_S:
-            problems.append(f"timeout must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, got {self.timeout!r}")
+        for name in ("timeout", "compile_timeout"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
+                problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, got {value!r}")
         if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
             problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, got {self.memory_mb!r}")
         elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
@@ -206,14 +210,15 @@ def _evidence(verdict, outcome) -> dict | None:
 
 
 def result_row(runtime: str, placement: str, case: Case, outcome, status: str,
-               placed: tuple[str, int] | None = None, twin=None) -> dict:
+               placed: tuple[str, int] | None = None, twin=None, target: str | None = None) -> dict:
     """``placed``: the worker process that answered and how many cases it ran before (Worker.placed).
     ``twin``: for a must-reject case the runtime refused, (its repaired twin or why there is
-    none, the twin's outcome, status) in the same runtime and placement (verdicts.confirm_refusal)."""
+    none, the twin's outcome, status) in the same runtime and placement (verdicts.confirm_refusal).
+    ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the rows of runtimes that have one."""
     v = judge(case, outcome, status)
     if twin is not None:
         v = confirm_refusal(v, *twin)
-    return {
+    return ({"target": target} if target else {}) | {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
@@ -253,6 +258,7 @@ class Run:
         self.cases_path = self.dir / "cases.jsonl"
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
+        self.targets: dict[str, str | None] = {}  # runtime -> its compiler's target, as its worker says
         self.workers: dict[str, Worker] = {}
         self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
@@ -342,7 +348,8 @@ class Run:
         alongside the drawing (which forks this process: it starts no thread here)."""
         for name in self.config.runtimes:
             if name not in self._starting:
-                self._starting[name] = Worker(name, self.config.memory_mb, self.config.timeout)
+                self._starting[name] = Worker(name, self.config.memory_mb, self.config.timeout,
+                                              compile_timeout=self.config.compile_timeout)
                 self._starting[name].spawn()
 
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
@@ -358,7 +365,8 @@ class Run:
                 cases, {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)})
         with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
-                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok")) + "\n")
+                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok",
+                                                      target=self.targets.get(name))) + "\n")
         return batches
 
     def _schedule(self, cases: list[Case], done: set) -> tuple[list, list]:
@@ -380,6 +388,7 @@ class Run:
                 worker.close()
                 continue
             self.workers[name] = worker
+            self.targets[name] = about.get("target")
             mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
                 self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "
@@ -449,7 +458,8 @@ class Run:
                     with lock:  # lane 0 takes the worker that answered describe; others start their own
                         worker = self.workers.pop(name, None) if k == 0 else None
                         if worker is None:
-                            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+                            worker = Worker(name, self.config.memory_mb, self.config.timeout,
+                                            compile_timeout=self.config.compile_timeout)
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
@@ -466,12 +476,13 @@ class Run:
                     if case.kind == MUST_REJECT and judge(case, outcome, status).verdict == PASS:
                         refused.append((case, outcome, status, worker.placed))
                     else:
-                        write(result_row(name, placement, case, outcome, status, worker.placed))
+                        write(result_row(name, placement, case, outcome, status, worker.placed, target=self.targets.get(name)))
                 twins = [repaired_twin(case, get_spec(case.spec, self.config.specs_dir)) for case, *_ in refused]
                 ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
                 for (case, outcome, status, placed), twin in zip(refused, twins):
                     twin_ran = next(ran) if isinstance(twin, Case) else (None, "ok")
-                    write(result_row(name, placement, case, outcome, status, placed, (twin, *twin_ran)))
+                    write(result_row(name, placement, case, outcome, status, placed, (twin, *twin_ran),
+                                     self.targets.get(name)))
                 with lock:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
         finally:
@@ -509,7 +520,8 @@ class Run:
             if group[0]["case_id"] in cases:
                 by_runtime.setdefault(group[0]["runtime"], []).append(group)
         for name, runtime_groups in by_runtime.items():
-            worker = Worker(name, self.config.memory_mb, self.config.timeout)
+            worker = Worker(name, self.config.memory_mb, self.config.timeout,
+                            compile_timeout=self.config.compile_timeout)
             try:
                 for group in runtime_groups:
                     first = group[0]

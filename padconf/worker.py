@@ -19,7 +19,9 @@ worker's pipes and logs as file descriptors) and to a worker over two pipes of i
   ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
 - a worker says ``{"ready": true}``, then answers ``{"op": "run", "placement": p, "cases":
   [case inputs, ...]}`` with one line per case as it finishes, so that when it dies the parent
-  knows which case killed it, forks a new one and resends the rest; and answers ``{"op":
+  knows which case killed it, forks a new one and resends the rest (an adapter that compiles
+  ahead of time first says ``{"building": true}`` whenever it compiles a model, and then has
+  the compile time limit, not the run's, to answer); and answers ``{"op":
   "model", "model": base64 ONNX bytes, "feeds": {name: array}}`` (a user's whole model, for
   ``padconf minimize``) with ``{"status", "error", "outputs": [array, ...]}``.
 """
@@ -39,7 +41,7 @@ import tempfile
 import time
 import weakref
 
-from .adapters import Outcome, error_text, get_adapter
+from .adapters import CompileTimedOut, Outcome, error_text, get_adapter
 from .cases import Case
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import PadconfError
@@ -49,6 +51,8 @@ DEFAULT_MEMORY_MB = 4096
 DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
 MAX_TIMEOUT_S = 86400.0  # a day; select() refuses a timeout near 1e308
 MAX_MEMORY_MB = 1 << 20  # a worker's cap: 1 TiB
+DEFAULT_COMPILE_TIMEOUT_S = 120.0  # an ahead-of-time compiler's build of one Pad model (IREE, TVM)
+BUILDING = b'{"building": true}'  # a worker's line: an ahead-of-time compile begins (Adapter.announce_build)
 START_TIMEOUT_S = 60.0  # importing OpenVINO takes under a second; minutes means its import hangs
 PRINTED_CHARS = 2000  # of what a runtime printed during one case, kept as evidence
 LOG_CAP = 16 << 20  # a log file past this is emptied between cases
@@ -82,6 +86,7 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
         replies.flush()
 
     send({"ready": True})
+    adapter.announce_build = lambda: send({"building": True})
     for line in requests:
         request = json.loads(line)
         if request["op"] == "model":
@@ -92,12 +97,16 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             except Exception as exc:
                 send({"status": "ok", "error": error_text(exc), "outputs": None})
             continue
+        adapter.compile_timeout = request.get("compile_timeout")
         for doc in request["cases"]:
             case = Case.from_json(doc)
             marks = _marks()
             started = time.perf_counter()
             try:
                 outcome = adapter.run(case, request["placement"])
+            except CompileTimedOut as exc:  # the adapter's own compile limit, e.g. iree-compile's subprocess
+                send({"status": "timeout", "error": str(exc)})
+                os._exit(0)
             except MemoryError:
                 send({"status": "crash", "error": f"out of memory (worker cap {memory_mb} MB)"})
                 os._exit(3)  # the heap may be in pieces: start afresh
@@ -128,6 +137,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
             send({"version": adapter.version() if adapter else None,
                   "placements": list(adapter.placements) if adapter else [],
                   "domains": list(adapter.domains) if adapter else [],
+                  "target": adapter.target if adapter else None,
                   "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
         elif request["op"] == "fork":
             sys.stdout.flush(), sys.stderr.flush()
@@ -406,8 +416,9 @@ class Worker:
     ``(outcome, status)`` per case, in order."""
 
     def __init__(self, adapter: str, memory_mb: int = DEFAULT_MEMORY_MB, timeout: float = DEFAULT_TIMEOUT_S,
-                 start_timeout: float = START_TIMEOUT_S):
+                 start_timeout: float = START_TIMEOUT_S, compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S):
         self.adapter, self.memory_mb, self.timeout, self.start_timeout = adapter, memory_mb, timeout, start_timeout
+        self.compile_timeout = compile_timeout
         self.zygote: _Zygote | None = None
         self.proc: _Process | None = None
         self._closed = False
@@ -512,16 +523,26 @@ class Worker:
         payload = json.dumps({"op": "model", "model": base64.b64encode(model).decode(),
                               "feeds": {k: encode_array(v, dtype_name(v.dtype)) for k, v in feeds.items()}})
         sent = proc.send(payload.encode() + b"\n", deadline)
-        line = proc.readline(deadline) if sent == "ok" else sent
+        line, limit = self._answer(proc, max(0.0, deadline - time.monotonic())) if sent == "ok" else (sent, f"{timeout:g} s")
         try:
             if line == "timeout":
-                return None, f"no answer within {timeout:g} s", "timeout"
+                return None, f"no answer within {limit}", "timeout"
             if line == "crash":
                 return None, proc.death(), "crash"
             reply = json.loads(line)
             return (None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]), reply["error"], "ok"
         finally:
             self._retire_process()
+
+    def _answer(self, proc: _Process, timeout: float) -> tuple[bytes | str, str]:
+        """The worker's next answer (or "crash" / "timeout") within ``timeout`` seconds, and how
+        long it had, in words: a build it announces adds the compile time limit."""
+        limit = f"{timeout:g} s"
+        line = proc.readline(time.monotonic() + timeout)
+        while line == BUILDING:
+            limit = f"{self.compile_timeout:g} s of compiling (the compile time limit) and {timeout:g} s"
+            line = proc.readline(time.monotonic() + self.compile_timeout + timeout)
+        return line, limit
 
     def _retire_process(self) -> None:
         if self.proc is not None:
@@ -544,7 +565,7 @@ class Worker:
                     self.proc.kill()
                 self.start()
             proc = self.proc
-            payload = (json.dumps({"op": "run", "placement": placement})[:-1]
+            payload = (json.dumps({"op": "run", "placement": placement, "compile_timeout": self.compile_timeout})[:-1]
                        + ', "cases": [' + ", ".join(c.inputs_text for c in pending) + "]}\n")
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
             self._check_open()
@@ -561,7 +582,7 @@ class Worker:
                 if proc is not self.proc:  # recycled by run(): the rest goes to a fresh worker
                     break
                 asked = time.monotonic()
-                line = proc.readline(asked + self.timeout)
+                line, limit = self._answer(proc, self.timeout)
                 self._check_open()
                 pending.pop(0)
                 fresh = proc.served == 0
@@ -570,7 +591,7 @@ class Worker:
                 if line == "timeout":  # alive but silent: a hang
                     self.hang_wait += time.monotonic() - asked
                     proc.kill()
-                    yield Outcome(error=f"no answer within {self.timeout:g} s"), "timeout", fresh
+                    yield Outcome(error=f"no answer within {limit}"), "timeout", fresh
                     break  # restart and resend the rest
                 if line == "crash":
                     yield Outcome(error=proc.death()), "crash", fresh

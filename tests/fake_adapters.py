@@ -371,3 +371,13 @@ class HostileTextAdapter(ConformingAdapter):
 
     def run(self, case, placement="inputs"):
         return Outcome(error=self.HOSTILE)
+
+
+class SlowCompilerAdapter(CorrectAdapter):
+    """An ahead-of-time compiler whose build of a model takes 2 s (for pads [9, 9]: forever),
+    then answers like the reference."""
+    compiles_ahead = True
+
+    def run(self, case, placement="inputs"):
+        self.cached(tuple(case.pads), lambda: time.sleep(3600 if list(case.pads) == [9, 9] else 2))
+        return super().run(case, placement)

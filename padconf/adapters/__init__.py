@@ -17,6 +17,7 @@ import importlib.metadata
 import re
 
 from ..cases import Case
+from ..compile_cache import CompileTimedOut
 from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
@@ -39,6 +40,12 @@ class Adapter:
     module: str = ""  # what available() imports (nothing for padconf's own fakes)
     package: str = ""  # the distribution whose version ``version()`` reports
     cache_size = 512  # compiled models kept (initializer placement makes one per value set)
+    target: str | None = None  # the compiler's target (llvm-cpu, cuda ...), recorded in every result row
+    # An ahead-of-time compiler's build takes seconds, not milliseconds: the worker then says so
+    # (``announce_build``), and padconf waits for it up to the compile time limit, not the run's.
+    compiles_ahead = False
+    announce_build = None  # set by the worker process: a callable telling padconf a build begins
+    compile_timeout: float | None = None  # set by the worker process from padconf's request
 
     def __init__(self):
         self._models: dict = {}  # key -> compiled model, or the error text its build gave
@@ -69,7 +76,11 @@ class Adapter:
             if len(self._models) >= self.cache_size:  # drop the least recently used
                 self._models.pop(next(iter(self._models)))
             try:
+                if self.compiles_ahead and self.announce_build:
+                    self.announce_build()
                 self._models[key] = build()
+            except CompileTimedOut:
+                raise
             except Exception as exc:
                 self._models[key] = error_text(exc)
         return self._models[key]
@@ -106,6 +117,11 @@ def registry() -> dict[str, str]:
 # Registered runtimes a run without --runtime leaves out, and why (`padconf runtimes` says so).
 OPT_IN = {"tract": "opt-in (--runtime tract): it loads one model per case and aborts on negative pads, "
                    "which doubles a default run (about 150 s more on 2 cores)"}
+_COMPILER = ("opt-in (--runtime {}): an ahead-of-time compiler, {}; with its compile cache cold it "
+             "adds minutes to a default run")
+OPT_IN.update({name: _COMPILER.format(name, what) for name, what in (
+    ("iree", "IREE for llvm-cpu"), ("iree-cuda", "IREE for CUDA"), ("iree-vulkan", "IREE for Vulkan"),
+    ("tvm", "TVM for llvm"), ("tvm-cuda", "TVM for CUDA"), ("tvm-vulkan", "TVM for Vulkan"))})
 
 
 def default_runtimes() -> list[str]:

@@ -1,0 +1,139 @@
+"""IREE, the MLIR compiler and runtime, on the model padconf.onnx_model builds: imported by
+``iree.compiler.extras.onnx_importer`` (what ``iree-import-onnx`` runs), compiled by
+``iree-compile`` for a target backend, run by ``iree.runtime`` on that backend's driver.
+
+The ONNX import (torch-mlir's onnx dialect) is redone for every case, since it is part of what
+is under test and takes milliseconds; what ``iree-compile`` makes of that module is kept in the
+persistent compile cache (padconf.compile_cache), keyed by the module's text, IREE's version,
+the backend and the flags. ``iree-compile`` runs as a child of the worker, in its process group,
+so a compile that hangs past the compile time limit ends with the worker.
+"""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import numpy as np
+
+from . import Adapter, Outcome, error_text, failure
+from ..cases import Case
+from ..compile_cache import CompileCache, CompileFailed, CompileTimedOut, cache_key, default_root
+
+# IREE says so when it has no lowering for an op, a type or a pattern (rather than refusing the
+# case): "failed to legalize operation 'torch.aten.reflection_pad2d'", "unsupported type".
+_NOT_IMPLEMENTED = re.compile(r"failed to legalize|unsupported|not supported|unimplemented|not implemented"
+                              r"|unknown (element|data) ?type|no lowering", re.I)
+# Generic code (no host CPU tuning), so entries stay portable; named, so iree-compile does not
+# warn that it defaults to it.
+_FLAGS = {"llvm-cpu": ("--iree-llvmcpu-target-cpu=generic",)}
+
+
+def _import(model: bytes) -> str:
+    """The MLIR text ``iree-import-onnx`` makes of ONNX ``model`` (shapes inferred first, as it does)."""
+    import onnx
+    from iree.compiler.extras import onnx_importer
+    from iree.compiler.ir import Context
+
+    proto = onnx.shape_inference.infer_shapes(onnx.load_model_from_string(model), data_prop=True)
+    info = onnx_importer.ModelInfo(proto)
+    module = info.create_module(context=Context()).operation
+    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
+    module.verify()
+    return module.get_asm(assume_verified=True)
+
+
+class IreeAdapter(Adapter):
+    name = "iree"
+    module = "iree.runtime"
+    package = "iree-base-compiler"
+    backend, driver = "llvm-cpu", "local-sync"  # iree-compile's --iree-hal-target-backends, the HAL driver
+    compiles_ahead = True
+
+    def __init__(self):
+        super().__init__()
+        self.target = self.backend
+        self._cache = CompileCache(default_root())
+        self._device = None
+
+    def available(self) -> str | None:
+        why = super().available()
+        if why:
+            return why
+        try:
+            import iree.compiler.tools  # noqa: F401  (iree-compile ships with the compiler package)
+            import iree.runtime as rt
+            if not rt.get_driver(self.driver).query_available_devices():
+                return f"no {self.driver} device here"
+        except Exception as exc:
+            return f"IREE's {self.driver} driver is not usable here: {error_text(exc).split(';')[0]}"
+        return None
+
+    def supports(self, spec_id: str, dtype: str) -> str | None:
+        if dtype == "string":
+            return "IREE has no string tensors"
+        return super().supports(spec_id, dtype)
+
+    def _flags(self) -> list[str]:
+        return list(_FLAGS.get(self.backend, ()))
+
+    def _compile(self, text: str) -> bytes:
+        """``iree-compile`` on ``text``, the command line iree.compiler.tools.compile_str builds,
+        run here so that it has the compile time limit."""
+        from iree.compiler.tools.core import CompilerOptions, TempFileSaver, build_compile_command_line
+
+        options = CompilerOptions(target_backends=[self.backend], input_type="onnx", extra_args=self._flags())
+        with TempFileSaver.implicit() as saver:
+            command = build_compile_command_line("-", saver, options)
+        try:
+            done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=self.compile_timeout)
+        except subprocess.TimeoutExpired:
+            raise CompileTimedOut(self.compile_timeout) from None
+        if done.returncode:
+            said = done.stderr.decode(errors="replace")
+            errors = [line for line in said.splitlines() if "error:" in line]  # not its notes and warnings
+            raise CompileFailed(f"iree-compile exited with {done.returncode}: " + " ".join(errors or said.split()))
+        return done.stdout
+
+    def _load(self, model: bytes):
+        """(the module's function, its name) for ONNX ``model``, compiled or taken from the disk cache."""
+        import iree.compiler.version
+        import iree.runtime as rt
+
+        text = _import(model)
+        key = cache_key(text, iree.compiler.version.VERSION, self.backend, *self._flags())
+        vmfb = self._cache.fetch(key, lambda: self._compile(text), self.compile_timeout or float("inf"))
+        config = rt.Config(self.driver)
+        context = rt.SystemContext(config=config)
+        vm_module = rt.VmModule.copy_buffer(context.instance, vmfb)
+        context.add_vm_module(vm_module)
+        entry = next(n for n in vm_module.function_names if not n.endswith("$async") and n != "__init")
+        return context.modules[vm_module.name][entry]
+
+    def run_model(self, model: bytes, feeds: dict) -> list:
+        import onnx
+        graph = onnx.load_model_from_string(model).graph
+        constants = {i.name for i in graph.initializer}
+        outputs = self._load(model)(*[feeds[i.name] for i in graph.input if i.name not in constants])
+        return [np.asarray(o.to_host()) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
+
+    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+        try:
+            from ..onnx_model import build_model, feeds, model_signature
+            function = self.cached(model_signature(case, placement),
+                                   lambda: self._load(build_model(case, placement).SerializeToString()))
+            if isinstance(function, str):
+                return failure(function, _NOT_IMPLEMENTED)
+            out = function(*feeds(case, placement).values())
+            return Outcome(output=np.asarray(out.to_host()))
+        except CompileTimedOut:
+            raise
+        except Exception as exc:
+            return failure(error_text(exc), _NOT_IMPLEMENTED)
+
+
+class IreeCudaAdapter(IreeAdapter):
+    name, backend, driver = "iree-cuda", "cuda", "cuda"
+
+
+class IreeVulkanAdapter(IreeAdapter):
+    name, backend, driver = "iree-vulkan", "vulkan-spirv", "vulkan"

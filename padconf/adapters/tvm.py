@@ -1,0 +1,118 @@
+"""Apache TVM, its Relax ONNX frontend, on the model padconf.onnx_model builds: converted by
+``tvm.relax.frontend.onnx.from_onnx``, compiled by ``tvm.compile`` (Relax's default pipeline)
+for a target, run by Relax's virtual machine.
+
+The conversion is redone for every case (it is under test, and takes milliseconds); the shared
+library ``tvm.compile`` makes of the converted module is kept in the persistent compile cache
+(padconf.compile_cache), keyed by the module's TVMScript text, TVM's version, the target and the
+flags. Compiling happens inside the worker, so a compile that hangs past the compile time limit
+ends with the worker.
+"""
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+
+from . import Adapter, Outcome, error_text, failure
+from ..cases import Case
+from ..compile_cache import CompileCache, CompileFailed, cache_key, default_root
+
+_DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind -> device
+
+# TVM says so when its frontend or a lowering lacks a case ("Dynamic pads are not supported yet",
+# "Unsupported data type").
+_NOT_IMPLEMENTED = re.compile(r"not supported|unsupported|not implemented|no implementation|unknown dtype", re.I)
+
+
+class TvmAdapter(Adapter):
+    name = "tvm"
+    module = "tvm"
+    package = "apache-tvm"
+    target = "llvm"  # tvm.target.Target's kind: llvm (CPU), cuda, vulkan
+    compiles_ahead = True
+
+    def __init__(self):
+        super().__init__()
+        self._cache = CompileCache(default_root())
+
+    def available(self) -> str | None:
+        why = super().available()
+        if why:
+            return why
+        try:
+            import tvm
+            from tvm.relax.frontend.onnx import from_onnx  # noqa: F401
+            if not tvm.device(_DEVICES[self.target], 0).exist:
+                return f"no {self.target} device here"
+        except Exception as exc:
+            return f"TVM's {self.target} target is not usable here: {error_text(exc)}"
+        return None
+
+    def supports(self, spec_id: str, dtype: str) -> str | None:
+        if dtype == "string":
+            return "TVM has no string tensors"
+        return super().supports(spec_id, dtype)
+
+    def _build(self, model: bytes):
+        """Relax's virtual machine for ONNX ``model``, compiled or taken from the disk cache."""
+        import onnx
+        import tvm
+        from tvm import relax
+        from tvm.relax.frontend.onnx import from_onnx
+
+        module = from_onnx(onnx.load_model_from_string(model), keep_params_in_input=False)
+        key = cache_key(module.script(), tvm.__version__, self.target)
+
+        def compile_library() -> bytes:
+            with tempfile.TemporaryDirectory() as tmp:
+                path = os.path.join(tmp, "model.so")
+                try:
+                    tvm.compile(module, target=tvm.target.Target(self.target)).export_library(path)
+                except MemoryError:  # the worker's cap, not TVM's verdict on the model
+                    raise
+                except Exception as exc:  # TVM's refusal: as deterministic as its output
+                    raise CompileFailed(error_text(exc)) from None
+                with open(path, "rb") as f:
+                    return f.read()
+
+        # In-process: a compile that hangs ends with the worker, at padconf's compile time limit.
+        library = self._cache.fetch(key, compile_library, float("inf"))
+        with tempfile.TemporaryDirectory() as tmp:  # loaded from a copy: the entry may be replaced meanwhile
+            path = os.path.join(tmp, "model.so")
+            with open(path, "wb") as f:
+                f.write(library)
+            loaded = tvm.runtime.load_module(path)
+        device = tvm.device(_DEVICES[self.target], 0)
+        return relax.VirtualMachine(loaded, device), device
+
+    def _call(self, built, arrays) -> list:
+        import tvm
+        vm, device = built
+        out = vm["main"](*[tvm.runtime.tensor(a, device) for a in arrays])
+        return [o.numpy() for o in (out if isinstance(out, (list, tuple, tvm.ir.Array)) else [out])]
+
+    def run_model(self, model: bytes, feeds: dict) -> list:
+        import onnx
+        graph = onnx.load_model_from_string(model).graph
+        constants = {i.name for i in graph.initializer}
+        return self._call(self._build(model), [feeds[i.name] for i in graph.input if i.name not in constants])
+
+    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+        try:
+            from ..onnx_model import build_model, feeds, model_signature
+            built = self.cached(model_signature(case, placement),
+                                lambda: self._build(build_model(case, placement).SerializeToString()))
+            if isinstance(built, str):
+                return failure(built, _NOT_IMPLEMENTED)
+            return Outcome(output=self._call(built, feeds(case, placement).values())[0])
+        except Exception as exc:
+            return failure(error_text(exc), _NOT_IMPLEMENTED)
+
+
+class TvmCudaAdapter(TvmAdapter):
+    name, target = "tvm-cuda", "cuda"
+
+
+class TvmVulkanAdapter(TvmAdapter):
+    name, target = "tvm-vulkan", "vulkan"

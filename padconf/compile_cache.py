@@ -1,0 +1,154 @@
+"""A persistent cache of compiled models, for the adapters of ahead-of-time compilers (IREE, TVM).
+
+An entry is keyed by everything its bytes depend on: the converted graph (the compiler's own IR
+of the Pad model, as text), the compiler's version, its target and its flags. It lives in one
+folder, ``$PADCONF_COMPILE_CACHE`` (default ``$XDG_CACHE_HOME/padconf/compile`` or
+``~/.cache/padconf/compile``; ``none`` turns the cache off), so a second identical run, a gate
+or a minimise on the same machine compiles nothing it compiled before.
+
+What a compile ends in is kept, not only its output: a compiler's refusal (``CompileFailed``)
+is as deterministic as its output, and a compile that ran out of its time limit
+(``CompileTimedOut``) is kept with that limit, so a later run with the same or a shorter limit
+does not wait for it again (a longer limit compiles again; ``padconf compile-cache --clear``
+forgets everything).
+
+Lanes and runs share the folder: an entry is written to a temporary file beside it and renamed
+into place, so a reader sees a whole entry or none. Each entry carries the SHA-256 of its bytes;
+one that does not match (a torn write from another tool, a disk error, a hand edit) is deleted
+and rebuilt, never used. The cache holds compiled code (TVM's entries are shared libraries that
+are loaded): point it only at a folder no one else writes.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import tempfile
+from pathlib import Path
+
+ENV = "PADCONF_COMPILE_CACHE"
+MAGIC = b"padconf-compile-cache 1\n"
+MAX_ENTRY_BYTES = 256 << 20  # a Pad model compiles to kilobytes; a larger file is not ours
+_MODULE, _FAILED, _TIMED_OUT = b"M", b"E", b"T"  # an entry's first byte: what the compile ended in
+
+
+class CompileFailed(Exception):
+    """The compiler refused the model; the message is its diagnostics, one line."""
+
+
+class CompileTimedOut(Exception):
+    """The compile ran past its time limit (``seconds``). Not an adapter's refusal: the worker
+    reports it as a timeout."""
+
+    def __init__(self, seconds: float, cached: bool = False):
+        super().__init__(f"the compile did not finish within {seconds:g} s (the compile time limit)"
+                         + (" (an earlier attempt's, kept in the compile cache)" if cached else ""))
+        self.seconds = seconds
+
+
+def default_root() -> Path | None:
+    """The cache folder ``$PADCONF_COMPILE_CACHE`` names, else the user's cache folder; None
+    when the variable is ``none``."""
+    where = os.environ.get(ENV)
+    if where:
+        return None if where == "none" else Path(where)
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "padconf" / "compile"
+
+
+def cache_key(*parts: str | bytes) -> str:
+    """One hex key for an entry: the parts (graph text, compiler version, target, flags) in order."""
+    digest = hashlib.sha256()
+    for part in parts:
+        data = part.encode() if isinstance(part, str) else part
+        digest.update(len(data).to_bytes(8, "little") + data)  # lengths: ("ab", "c") != ("a", "bc")
+    return digest.hexdigest()
+
+
+class CompileCache:
+    """Compiled models on disk, by key. ``root=None`` is a cache that keeps nothing."""
+
+    def __init__(self, root: Path | None):
+        self.root = root
+        self.hits = self.misses = self.rebuilt = 0  # this process's figures
+
+    def _path(self, key: str) -> Path:
+        assert self.root is not None
+        return self.root / key[:2] / f"{key}.bin"
+
+    def get(self, key: str) -> bytes | None:
+        """The entry's bytes, or None when there is none or it is corrupt (then it is deleted)."""
+        if self.root is None:
+            return None
+        path = self._path(key)
+        try:
+            with open(path, "rb") as f:
+                blob = f.read(MAX_ENTRY_BYTES + len(MAGIC) + 65)
+        except OSError:
+            self.misses += 1
+            return None
+        head, _, payload = blob[len(MAGIC):].partition(b"\n")
+        if not blob.startswith(MAGIC) or head != hashlib.sha256(payload).hexdigest().encode():
+            self.rebuilt += 1
+            path.unlink(missing_ok=True)
+            return None
+        self.hits += 1
+        return payload
+
+    def put(self, key: str, payload: bytes) -> None:
+        """Store ``payload`` under ``key`` atomically; a cache that cannot be written is skipped
+        (the run goes on compiling)."""
+        if self.root is None or len(payload) > MAX_ENTRY_BYTES:
+            return
+        path = self._path(key)
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        except OSError:
+            return
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(MAGIC + hashlib.sha256(payload).hexdigest().encode() + b"\n" + payload)
+            os.replace(tmp, path)
+        except OSError:
+            Path(tmp).unlink(missing_ok=True)
+
+    def fetch(self, key: str, build, limit: float) -> bytes:
+        """The compiled bytes for ``key``, from the cache or from ``build()``, which returns them
+        or raises CompileFailed / CompileTimedOut; either end is kept and raised again by later
+        fetches (a time-out only for a ``limit`` no longer than the one it ran out of)."""
+        entry = self.get(key)
+        if entry is not None:
+            tag, body = entry[:1], entry[1:]
+            if tag == _MODULE:
+                return body
+            if tag == _FAILED:
+                raise CompileFailed(body.decode(errors="replace"))
+            if tag == _TIMED_OUT and float(body) >= limit:
+                raise CompileTimedOut(float(body), cached=True)
+        try:
+            payload = build()
+        except CompileFailed as exc:
+            self.put(key, _FAILED + str(exc).encode())
+            raise
+        except CompileTimedOut:
+            self.put(key, _TIMED_OUT + repr(float(limit)).encode())
+            raise
+        self.put(key, _MODULE + payload)
+        return payload
+
+    def size(self) -> tuple[int, int]:
+        """(entries, bytes) in the folder."""
+        if self.root is None or not self.root.is_dir():
+            return 0, 0
+        files = [p for p in self.root.glob("*/*.bin") if p.is_file()]
+        return len(files), sum(p.stat().st_size for p in files)
+
+    def clear(self) -> int:
+        """Delete every entry; the number deleted. Only padconf's own layout is touched."""
+        count, _ = self.size()
+        if self.root is not None and self.root.is_dir():
+            for sub in self.root.iterdir():
+                if sub.is_dir() and len(sub.name) == 2 and all(p.suffix in (".bin", "") for p in sub.iterdir()):
+                    shutil.rmtree(sub)
+        return count

@@ -1,0 +1,221 @@
+"""The ahead-of-time compilers (IREE, TVM): their persistent compile cache, the compile time limit
+apart from the run's, the target in every row, and the wrong answers they give today.
+
+The runtime tests use the real compilers (``padconf[iree,tvm]``, pinned in constraints.txt)
+and skip, saying so, where one is not installed."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import multiprocessing
+import os
+
+import numpy as np
+import pytest
+
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.compile_cache import ENV, MAGIC, CompileCache, CompileFailed, CompileTimedOut, cache_key
+from padconf.runner import Run, RunConfig
+from padconf.verdicts import MISMATCH, PASS, TIMEOUT, judge
+from padconf.worker import Worker
+
+needs_iree = pytest.mark.skipif(importlib.util.find_spec("iree") is None, reason="padconf[iree] is not installed")
+needs_tvm = pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="padconf[tvm] is not installed")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A compile cache of the test's own, in the environment the workers inherit."""
+    root = tmp_path / "compile-cache"
+    monkeypatch.setenv(ENV, str(root))
+    return root
+
+
+def _entries(root):
+    return sorted(root.glob("*/*.bin"))
+
+
+# ---------------------------------------------------------------- the cache itself
+
+
+def test_an_entry_is_keyed_by_every_part_and_round_trips(tmp_path):
+    cache = CompileCache(tmp_path)
+    keys = {cache_key("graph", "3.13", "llvm-cpu"), cache_key("graph", "3.14", "llvm-cpu"),
+            cache_key("graph", "3.13", "cuda"), cache_key("graph", "3.13", "llvm-cpu", "-O3"),
+            cache_key("grap", "h3.13", "llvm-cpu")}  # parts do not run into each other
+    assert len(keys) == 5
+    key = cache_key("graph", "3.13", "llvm-cpu")
+    assert cache.get(key) is None
+    assert cache.fetch(key, lambda: b"\x00compiled", 60) == b"\x00compiled"
+    assert cache.fetch(key, lambda: pytest.fail("built again although cached"), 60) == b"\x00compiled"
+    assert (cache.hits, cache.misses) == (1, 2)  # the get above, the first fetch
+    assert cache.size() == (1, len(_entries(tmp_path)[0].read_bytes()))
+
+
+@pytest.mark.parametrize("damage", ["flip a payload byte", "truncate", "not an entry at all", "empty"])
+def test_a_corrupt_entry_is_rebuilt_never_used(tmp_path, damage):
+    cache = CompileCache(tmp_path)
+    key = cache_key("graph")
+    cache.put(key, b"good bytes of a compiled model")
+    (path,) = _entries(tmp_path)
+    blob = path.read_bytes()
+    path.write_bytes({"flip a payload byte": blob[:-1] + bytes([blob[-1] ^ 1]), "truncate": blob[:-5],
+                      "not an entry at all": b"\x7fELF whatever", "empty": b""}[damage])
+    assert cache.fetch(key, lambda: b"rebuilt", 60) == b"rebuilt"
+    assert cache.rebuilt == 1
+    assert path.read_bytes().startswith(MAGIC) and path.read_bytes().endswith(b"rebuilt")
+
+
+def test_a_refusal_is_kept_and_a_time_out_is_kept_with_its_limit(tmp_path):
+    cache = CompileCache(tmp_path)
+
+    def refuse():
+        raise CompileFailed("failed to legalize operation 'torch.aten.reflection_pad2d'")
+
+    def hang():
+        raise CompileTimedOut(60)
+
+    for _ in range(2):  # the second time from the cache: nothing is built
+        with pytest.raises(CompileFailed, match="reflection_pad2d"):
+            cache.fetch(cache_key("refused"), refuse if not cache.hits else pytest.fail, 60)
+    with pytest.raises(CompileTimedOut):
+        cache.fetch(cache_key("slow"), hang, 60)
+    with pytest.raises(CompileTimedOut, match="earlier attempt"):  # the same or a shorter limit: not waited for again
+        cache.fetch(cache_key("slow"), lambda: pytest.fail("compiled again within a limit it ran out of"), 30)
+    assert cache.fetch(cache_key("slow"), lambda: b"done in 100 s", 600) == b"done in 100 s"  # a longer one tries
+
+
+def _write_many(root: str, payload: bytes) -> None:
+    cache = CompileCache(__import__("pathlib").Path(root))
+    for _ in range(200):
+        cache.put(cache_key("shared graph"), payload)
+
+
+def test_lanes_writing_one_entry_at_once_leave_a_whole_one(tmp_path):
+    payloads = [bytes([i]) * 50_000 for i in range(1, 5)]
+    procs = [multiprocessing.get_context("fork").Process(target=_write_many, args=(str(tmp_path), p)) for p in payloads]
+    for p in procs:
+        p.start()
+    cache = CompileCache(tmp_path)
+    seen = set()
+    while any(p.is_alive() for p in procs):  # readers meanwhile see whole entries or none
+        got = cache.get(cache_key("shared graph"))
+        assert got is None or got in payloads
+        seen.add(got)
+    for p in procs:
+        p.join()
+        assert p.exitcode == 0
+    assert cache.get(cache_key("shared graph")) in payloads
+    assert cache.rebuilt == 0
+    assert not [p for p in tmp_path.rglob(".tmp-*")]  # no temporary file left behind
+
+
+def test_none_turns_the_cache_off_and_clear_empties_it(tmp_path, monkeypatch):
+    from padconf.compile_cache import default_root
+    monkeypatch.setenv(ENV, "none")
+    assert default_root() is None
+    off = CompileCache(None)
+    off.put("k", b"x")
+    assert off.get("k") is None
+    cache = CompileCache(tmp_path)
+    for part in "abc":
+        cache.put(cache_key(part), b"x")
+    (tmp_path / "user-file.txt").write_text("not the cache's")
+    assert cache.clear() == 3
+    assert cache.size() == (0, 0) and (tmp_path / "user-file.txt").exists()
+
+
+# ---------------------------------------------------------------- the compile time limit
+
+
+def test_a_build_gets_the_compile_time_limit_not_the_run_time_limit():
+    """A fake compiler builds for 2 s: past the 1 s run limit, within the 6 s compile limit. A build
+    that never ends is a timeout that names the compile time limit."""
+    slow = Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1])
+    worker = Worker("tests.fake_adapters:SlowCompilerAdapter", timeout=1.0, compile_timeout=6.0)
+    try:
+        (outcome, status), = list(worker.run([classify(slow)], "inputs"))
+        assert status == "ok" and outcome.output is not None
+        hung = slow.with_(pads=[9, 9])  # the fake's build of this one never ends
+        (outcome, status), = list(worker.run([classify(hung)], "inputs"))
+        assert status == TIMEOUT
+        assert "compile time limit" in outcome.error
+    finally:
+        worker.close()
+
+
+# ---------------------------------------------------------------- IREE and TVM themselves
+
+
+def _case(data, pads, mode="constant", **kw) -> Case:
+    return classify(Case(spec="onnx/Pad-19", data=np.asarray(data), pads=pads, mode=mode, **kw))
+
+
+def _run_alone(runtime: str, case: Case, placement: str):
+    worker = Worker(runtime)
+    try:
+        return worker.run_alone(case, placement)
+    finally:
+        worker.close()
+
+
+@needs_iree
+def test_iree_compiles_once_then_reads_its_cache_and_rebuilds_a_corrupt_entry(cache_dir):
+    case = _case(np.arange(6, dtype=np.float32).reshape(2, 3), [1, 0, 0, 2], constant_value=np.float32(7))
+    outcome, status = _run_alone("iree", case, "initializers")
+    assert (status, judge(case, outcome).verdict) == ("ok", PASS)
+    (entry,) = _entries(cache_dir)
+    written = entry.stat().st_ino  # put() writes a new file and renames it: a new inode
+    outcome, _ = _run_alone("iree", case, "initializers")
+    assert judge(case, outcome).verdict == PASS
+    assert entry.stat().st_ino == written, "a fresh worker compiled again instead of reading the cache"
+    entry.write_bytes(entry.read_bytes()[:-10])  # torn
+    outcome, _ = _run_alone("iree", case, "initializers")
+    assert judge(case, outcome).verdict == PASS
+    assert entry.stat().st_ino != written and CompileCache(cache_dir).get(entry.stem) is not None
+
+
+@needs_iree
+@pytest.mark.parametrize("placement", ["inputs", "initializers"])
+def test_iree_gives_a_wrong_value_for_a_begin_pad_with_an_end_crop(cache_dir, placement):
+    """Pad-19: "pads ... is a list of pads for each axis ... x1_begin, x2_begin, ..., x1_end,
+    x2_end"; a negative pad removes. [2, 5] padded [0, 1, 0, -2]: row 1 starts with the pad value
+    0, and IREE 3.13 puts the previous row's 3 there."""
+    case = _case(np.arange(10, dtype=np.float32).reshape(2, 5), [0, 1, 0, -2], constant_value=np.float32(0))
+    np.testing.assert_array_equal(case.expected, [[0, 0, 1, 2], [0, 5, 6, 7]])
+    outcome, status = _run_alone("iree", case, placement)
+    assert status == "ok"
+    verdict = judge(case, outcome)
+    assert verdict.verdict == MISMATCH, verdict
+    assert outcome.output[1, 0] == 3
+
+
+@needs_tvm
+def test_tvm_reads_outside_its_input_for_a_reflect_pad_as_long_as_the_axis():
+    """[3, 2] reflect-padded [0, 2, 0, 0]: whatever a runtime does where reflect pads reach the
+    dimension (the withdrawn Example 2 of ONNX's Pad page), every value it returns comes from the
+    input; TVM 0.27 returns one that is not in it (a read past the input's end)."""
+    data = np.array([[1, 2], [3, 4], [5, 6]], dtype=np.float32)
+    case = _case(data, [0, 2, 0, 0], mode="reflect")
+    outcome, status = _run_alone("tvm", case, "initializers")
+    assert status == "ok" and outcome.output is not None and outcome.output.shape == (3, 4)
+    assert not np.isin(outcome.output, data).all()
+
+
+@needs_tvm
+def test_a_compiler_run_records_its_target_in_every_row(cache_dir, tmp_path):
+    run = Run(tmp_path / "run", RunConfig(runtimes=["tvm"], specs=["onnx/Pad-19"], profile="ci", max_examples=2))
+    run.execute(run.plan(run.prepare()))
+    rows = [json.loads(line) for line in (tmp_path / "run" / "results.jsonl").read_text().splitlines()]
+    assert rows and {r.get("target") for r in rows} == {"llvm"}
+    assert _entries(cache_dir)  # the compiled models went to the user's cache folder
+
+
+@needs_iree
+def test_iree_says_its_target():
+    worker = Worker("iree")
+    try:
+        assert worker.describe([("onnx/Pad-19", "float32")])["target"] == "llvm-cpu"
+    finally:
+        worker.close()
