@@ -23,6 +23,8 @@ CASES = [case for spec in SPECS for case in example_cases(spec)]
 def runtime_rows(request):
     name = request.param
     adapter = get_adapter(name)
+    if adapter.compiles_ahead:  # hundreds of compiles of seconds each: tests/test_compilers.py runs them on a few
+        pytest.skip(f"{name} is an ahead-of-time compiler, tested in tests/test_compilers.py")
     if adapter.available():
         pytest.skip(adapter.available())
     worker = Worker(name)
