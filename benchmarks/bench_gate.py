@@ -199,6 +199,8 @@ def bench(runtime: str, opts, work: Path) -> dict:
     rows = read_jsonl(work / f"b-{runtime}" / "results.jsonl")
     entries = load_baseline(baseline)
     widths = [breadth(e, rows) for e in entries]
+    print(f"\n== {runtime}\nbaseline: {baseline_s:.1f} s, {len(entries)} entries; breadth (cells admitted / cells "
+          f"seen failing): min {min(widths, default=1):.2f}, max {max(widths, default=1):.2f}", flush=True)
     # the planted adapter runs under its own name: the entries speak of any runtime
     text = baseline.read_text().replace(f"- runtime: {runtime}\n", "- runtime: .*\n")
     baseline.write_text(text)
@@ -210,28 +212,25 @@ def bench(runtime: str, opts, work: Path) -> dict:
         gate_s.append(seconds)
         if code != 0:
             alarms.append(out.strip().splitlines()[-3:])
+        print(f"  unchanged gate: exit {code} in {seconds:.1f} s", flush=True)
     results = []
     for kind in opts.kinds:
         plant = choose(kind, rows, entries)
         if plant is None:
             results.append((kind, None, "nowhere to plant it"))
+            print(f"  {kind:16} n/a: nowhere to plant it", flush=True)
             continue
         code, out, seconds = padconf(gate, {PLANT: json.dumps(plant)})
         ok = caught(kind, plant, code, out)
         said = next((ln for ln in out.splitlines() if ln.startswith(("new: ", "fixed: "))), out.strip()[-200:])
         results.append((kind, ok, f"exit {code} in {seconds:.1f} s; {len(plant['cells'])} cells; {said[:160]}"))
-    return {"runtime": runtime, "baseline_s": baseline_s, "entries": len(entries), "breadth": widths,
-            "gate_s": gate_s, "alarms": alarms, "results": results}
+        print(f"  {kind:16} {'CAUGHT' if ok else 'missed'}: {results[-1][2]}", flush=True)
+    return {"runtime": runtime, "gate_s": gate_s, "alarms": alarms, "results": results}
 
 
 def report(fig: dict) -> None:
     planted = [r for r in fig["results"] if r[1] is not None]
-    print(f"\n== {fig['runtime']}")
-    print(f"baseline: {fig['baseline_s']:.1f} s, {fig['entries']} entries; breadth (cells admitted / cells seen "
-          f"failing): min {min(fig['breadth'], default=1):.2f}, max {max(fig['breadth'], default=1):.2f}")
-    for kind, ok, what in fig["results"]:
-        print(f"  {kind:16} {'CAUGHT' if ok else 'missed' if ok is not None else 'n/a'}: {what}")
-    print(f"caught {sum(ok for _, ok, _ in planted)} / {len(planted)} planted")
+    print(f"-- {fig['runtime']}: caught {sum(ok for _, ok, _ in planted)} / {len(planted)} planted")
     times = sorted(fig["gate_s"])
     if times:
         print(f"false alarms: {len(fig['alarms'])} over {len(times)} unchanged gates; gate wall time median "

@@ -269,9 +269,10 @@ def cmd_gate(args) -> int:
     console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}; a result is a case in one "
                   f"placement); {len(judgement.known)} failing results forgiven by {terminal(args.baseline)}", soft_wrap=True)
     for line in problem_lines(judgement):
-        console.print(plain(line), soft_wrap=True, markup=False, highlight=False)
+        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)  # FILE:1234: is no emoji
     for line in judgement.flaky:
-        console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False)
+        console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False,
+                      emoji=False)
     if judgement.unjudged:
         console.print(f"{len(judgement.unjudged)} baseline entries not judged here in every cell (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)

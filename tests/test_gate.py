@@ -122,6 +122,13 @@ def test_an_entry_that_no_longer_fails_fails_the_gate_as_fixed(tmp_path, capsys)
                      r"baseline", out)
 
 
+def test_a_fixed_line_prints_its_file_and_line_as_they_are(tmp_path, capsys):
+    # rich reads ":1234:" as an emoji code; the line number 1234 of a long baseline must stay one
+    listed = "\n" * 1233 + "- runtime: .*\n  verdict: crash\n  why: gone\n  cells: [onnx/Pad-19 wrap int8 inputs]\n"
+    assert gate(tmp_path, FAKE + "ConformingAdapter", listed) == 1
+    assert re.search(r"fixed: \S+baseline\.yaml:1234: 1 cells now pass", capsys.readouterr().out)
+
+
 def test_a_partial_fix_is_fixed_per_cell_and_prune_removes_exactly_those_cells(tmp_path, capsys):
     # the example fails in every placement; the entry also lists a cell where nothing fails
     listed = (f"# reviewed\n- runtime: .*\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
