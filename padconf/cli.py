@@ -115,7 +115,7 @@ def cmd_run(args) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
     from . import report
-    from .runner import read_jsonl
+    from .runner import attach_controls, read_jsonl
 
     run = _run_config(args)
     console.print(f"padconf run: reading cases from {' '.join(run.config.cases_dir)} into {run.dir}" if run.config.cases_dir
@@ -129,7 +129,7 @@ def cmd_run(args) -> int:
     with Progress(*columns, console=console, disable=not console.is_terminal) as bar:
         task = bar.add_task("running", total=total)
         run.execute(plan, progress=lambda name: bar.update(task, advance=1, description=name))
-    rows = read_jsonl(run.results_path)
+    rows = attach_controls(read_jsonl(run.results_path), run.dir)
     cases_rows = read_jsonl(run.cases_path)
     for table in report.terminal_tables(rows):
         console.print(table)
