@@ -16,7 +16,7 @@ from . import escape
 from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, named_again, read_jsonl
+from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, attach_controls, named_again, read_jsonl
 from .signature import failure_class, failure_key
 from .specs import Spec, get_spec, spec_sort_key
 from .triage import PAD_BUGS, triage
@@ -304,7 +304,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     results = run_dir / "results.jsonl"
     if not results.is_file():
         raise PadconfError(f"{run_dir}: no results.jsonl (not a run directory of `padconf run --out`?)")
-    rows = read_jsonl(results, RESULT_KEYS)
+    rows = attach_controls(read_jsonl(results, RESULT_KEYS), run_dir)
     if not rows:
         raise PadconfError(f"{results}: holds no result: nothing to report")
     cases = {c.get("id"): c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}

@@ -41,6 +41,7 @@ BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl; a default run's are a few MB
 MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded; a default run's are a few MB
 MAX_RUN_JSON_BYTES = 1 << 20  # run.json
+CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct failure
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
 
 
@@ -233,6 +234,17 @@ def result_row(runtime: str, placement: str, case: Case, outcome, status: str,
     }
 
 
+def attach_controls(rows: list[dict], run_dir: Path) -> list[dict]:
+    """``rows`` with each failing row's control (from the run directory's controls.jsonl) as
+    its ``control``."""
+    controls = {tuple(r["failure"]): r for r in read_jsonl(Path(run_dir) / CONTROLS, ("failure",))}
+    if controls:
+        for row in rows:
+            if row["verdict"] in FAILURES and failure_key(row) in controls:
+                row["control"] = controls[failure_key(row)]
+    return rows
+
+
 def _write_atomically(path: Path, text: str) -> None:
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
@@ -335,7 +347,7 @@ class Run:
             try:
                 self.dir.mkdir(parents=True, exist_ok=True)
                 for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
-                              "summary.md", "stats.json"):  # --force: nothing of the run replaced stays
+                              "summary.md", "stats.json", CONTROLS):  # --force: nothing of the run replaced stays
                     (self.dir / stale).unlink(missing_ok=True)
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
@@ -504,8 +516,9 @@ class Run:
     def _run_controls(self) -> None:
         """A control for every distinct failure (signature.failure_key): its first case's data
         through an Identity model on the same runtime and placement, each alone in a fresh
-        worker. Every row of the failure records it as ``control``; where the control fails the
-        same way, the failure is not Pad-specific (padconf.triage)."""
+        worker, written to controls.jsonl (results.jsonl's rows stay as they were written);
+        ``attach_controls`` gives each failing row its failure's control. Where the control
+        fails the same way, the failure is not Pad-specific (padconf.triage)."""
         rows = read_jsonl(self.results_path, RESULT_KEYS)
         groups: dict[tuple, list[dict]] = {}
         for row in rows:
@@ -519,6 +532,7 @@ class Run:
         for group in groups.values():
             if group[0]["case_id"] in cases:
                 by_runtime.setdefault(group[0]["runtime"], []).append(group)
+        records = []
         for name, runtime_groups in by_runtime.items():
             worker = Worker(name, self.config.memory_mb, self.config.timeout,
                             compile_timeout=self.config.compile_timeout)
@@ -528,14 +542,13 @@ class Run:
                     control = cases[first["case_id"]].control()
                     outcome, status = worker.run_alone(control, first["placement"])
                     v = judge(control, outcome, status)
-                    record = {"verdict": v.verdict, "same_failure": control_fails_alike(first["verdict"], v.verdict),
-                              "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
-                              "case_id": first["case_id"], "placement": first["placement"]}
-                    for row in group:
-                        row["control"] = record
+                    records.append({"failure": list(failure_key(first)), "verdict": v.verdict,
+                                    "same_failure": control_fails_alike(first["verdict"], v.verdict),
+                                    "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
+                                    "case_id": first["case_id"], "placement": first["placement"]})
             finally:
                 worker.close()
-        _write_atomically(self.results_path, "".join(json.dumps(row) + "\n" for row in rows))
+        _write_atomically(self.dir / CONTROLS, "".join(json.dumps(r) + "\n" for r in records))
 
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:

@@ -97,9 +97,9 @@ def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
     return tuple(parse_facts(path.read_text(encoding="utf-8"), str(path)))
 
 
-def triage(row: dict, facts=None) -> tuple[Triage, UpstreamFact | None]:
+def triage(row: dict) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
-    fact = next((f for f in (upstream_facts() if facts is None else facts) if f.covers(row)), None)
+    fact = next((f for f in upstream_facts() if f.covers(row)), None)
     if fact is not None:
         return fact.triage, fact
     if (row.get("control") or {}).get("same_failure"):  # padconf.runner's control experiment

@@ -14,7 +14,7 @@ ORDER = [
     "onnx_model", "outcome",
     "adapters", "adapters.openvino_tensors", "adapters.onnxruntime", "adapters.onnx_reference",
     "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
-    "worker", "verdicts", "signature", "onnx_testdata", "runner", "report", "report_html",
+    "worker", "verdicts", "signature", "triage", "onnx_testdata", "runner", "report", "report_html",
     "baseline", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut", "repro", "minimise", "runtimes", "cli",
 ]
 

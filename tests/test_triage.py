@@ -7,7 +7,7 @@ from padconf.classify import classify
 from padconf.examples import example_cases
 from padconf.outcome import Outcome
 from padconf.report import failures, markdown
-from padconf.runner import Run, RunConfig, read_jsonl, result_row
+from padconf.runner import Run, RunConfig, attach_controls, read_jsonl, result_row
 from padconf.specs import get_spec
 from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
 from padconf.worker import Worker
@@ -76,7 +76,8 @@ def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_pa
     crop = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[-3, 0], mode="reflect"))
     run = Run(tmp_path / "run", RunConfig(runtimes=["openvino-onnx", "onnxruntime"]), jobs=1)
     run.execute(run.plan(run.prepare([big, crop])))
-    rows = read_jsonl(tmp_path / "run" / "results.jsonl")
+    rows = attach_controls(read_jsonl(tmp_path / "run" / "results.jsonl"), tmp_path / "run")
+    assert not any("control" in r for r in read_jsonl(tmp_path / "run" / "results.jsonl"))  # rows stay as written
     ov = next(r for r in rows if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
     assert ov["verdict"] == "mismatch" and ov["control"]["verdict"] == "mismatch" and ov["control"]["same_failure"]
     assert triage(ov)[0] == Triage.NOT_PAD_SPECIFIC
