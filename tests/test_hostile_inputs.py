@@ -150,6 +150,16 @@ def test_workers_import_nothing_from_the_working_directory(tmp_path, monkeypatch
     assert about["unavailable"] is None and about["version"]  # the installed onnxruntime
 
 
+def test_a_module_class_of_the_working_directory_runs_only_when_pythonpath_names_it(tmp_path, monkeypatch):
+    (tmp_path / "mine.py").write_text("from tests.fake_adapters import ConformingAdapter as Mine\n")
+    args = ["run", "--runtime", "mine:Mine", "--spec", "onnx/Pad-19", "--max-examples", "0", "--out"]
+    code, err, _ = padconf_cli([*args, "run1"], tmp_path)
+    assert code == 2 and "runtime mine:Mine unavailable" in err and "No module named 'mine'" in err, err
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([".", str(ROOT)]))  # the user's explicit choice
+    code, err, _ = padconf_cli([*args, "run2"], tmp_path)
+    assert code == 0, err
+
+
 def test_resume_imports_a_module_class_from_run_json_only_when_named_again(tmp_path, capsys, monkeypatch):
     run = tmp_path / "run"
     run.mkdir()
