@@ -18,7 +18,7 @@ import yaml
 from .dtypes import as_array
 from .errors import SpecError
 from .reference import INTERPRETATIONS
-from .untrusted import read_text, yaml_depth_checked
+from .untrusted import inside, read_text, yaml_depth_checked
 
 # The spec files ship inside the package (the repository's top-level specs/ is a link to them);
 # PADCONF_SPECS or --specs-dir points padconf at another folder.
@@ -175,11 +175,12 @@ def load_spec(path: Path | str, specs_dir: Path | None = None, _chain=()) -> Spe
     parent_id = doc.get("extends")
     if parent_id is not None:
         # a spec id, nothing else: "../outside/x" would read a file outside the spec folder
-        parent_path = specs_dir / f"{parent_id}.yaml" if isinstance(parent_id, str) and _SPEC_ID.fullmatch(parent_id) else None
-        if parent_id in _chain or parent_path is None or not parent_path.is_file() \
-                or not parent_path.resolve().is_relative_to(specs_dir.resolve()):
-            problem = ("circular" if parent_id in _chain else "not a spec id (<domain>/Pad-<version>)"
-                       if parent_path is None else "no such spec file in the spec folder")
+        is_id = isinstance(parent_id, str) and _SPEC_ID.fullmatch(parent_id)
+        parent_path = specs_dir / f"{parent_id}.yaml"
+        problem = ("circular" if parent_id in _chain else "not a spec id (<domain>/Pad-<version>)" if not is_id
+                   else None if parent_path.is_file() and parent_path.resolve().is_relative_to(specs_dir.resolve())
+                   else "no such spec file in the spec folder")
+        if problem:
             raise SpecError(f"{_display(path)}: extends: {parent_id!r}: {problem}")
         parent = load_spec(parent_path, specs_dir, _chain + (parent_id,))
         files += _LOADED[(parent_path.resolve(), specs_dir.resolve())][0]
@@ -252,6 +253,8 @@ def spec_paths(specs_dir: Path | None = None) -> list[Path]:
                    key=lambda p: spec_sort_key(p.relative_to(specs_dir).with_suffix("").as_posix()))
     if not paths:
         raise SpecError(f"{specs_dir}: holds no spec file (expected <domain>/Pad-<version>.yaml)")
+    for path in paths:  # a link to a file elsewhere is not the folder's
+        inside(path, specs_dir, SpecError)
     return paths
 
 

@@ -15,7 +15,7 @@ import yaml
 
 from .errors import CaseError
 
-MAX_DEPTH = 64  # nesting of a YAML or JSON document; padconf's own files nest a few levels
+MAX_DEPTH = 64  # nesting of a YAML document (JSON: the recursion limit); padconf's own nest a few levels
 
 
 def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None) -> bytes:

@@ -150,6 +150,16 @@ def test_workers_import_nothing_from_the_working_directory(tmp_path, monkeypatch
     assert about["unavailable"] is None and about["version"]  # the installed onnxruntime
 
 
+def test_a_module_class_of_the_working_directory_runs_only_when_pythonpath_names_it(tmp_path, monkeypatch):
+    (tmp_path / "mine.py").write_text("from tests.fake_adapters import ConformingAdapter as Mine\n")
+    args = ["run", "--runtime", "mine:Mine", "--spec", "onnx/Pad-19", "--max-examples", "0", "--out"]
+    code, err, _ = padconf_cli([*args, "run1"], tmp_path)
+    assert code == 2 and "runtime mine:Mine unavailable" in err and "No module named 'mine'" in err, err
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join([".", str(ROOT)]))  # the user's explicit choice
+    code, err, _ = padconf_cli([*args, "run2"], tmp_path)
+    assert code == 0, err
+
+
 def test_resume_imports_a_module_class_from_run_json_only_when_named_again(tmp_path, capsys, monkeypatch):
     run = tmp_path / "run"
     run.mkdir()
@@ -256,7 +266,8 @@ def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind)
         target.symlink_to(kind)
     result = padconf_cli(["--specs-dir", str(specs), "gate", "--runtime", "rt", "--baseline", str(tmp_path / "baseline.yaml"),
                           "--results", str(gate_dir)], tmp_path, memory=2 * GiB, timeout=30)
-    assert_one_line_exit_2(result, target.name, "not a regular file")
+    linked_out = what == "spec" and kind == "/dev/zero"  # a spec folder's files must be its own, first
+    assert_one_line_exit_2(result, target.name, "leads outside" if linked_out else "not a regular file")
 
 
 # ---------------------------------------------------------------- 6: baseline patterns
@@ -291,6 +302,10 @@ def test_extends_outside_the_spec_folder_is_refused_unread(tmp_path, capsys):
     text = (specs / "onnx" / "Pad-19.yaml").read_text()
     (specs / "onnx" / "Pad-19.yaml").write_text("extends: ../outside/leak\n" + text.replace("extends:", "x-extends:"))
     err = one_line_exit_2(main(["--specs-dir", str(specs), "specs"]), capsys, "Pad-19.yaml", "extends", "not a spec id")
+    assert "secret" not in err and "hunter2" not in err
+    (specs / "onnx" / "Pad-19.yaml").unlink()
+    (specs / "onnx" / "Pad-19.yaml").symlink_to(tmp_path / "outside" / "leak.yaml")
+    err = one_line_exit_2(main(["--specs-dir", str(specs), "specs"]), capsys, "Pad-19.yaml", "leads outside")
     assert "secret" not in err and "hunter2" not in err
 
 
