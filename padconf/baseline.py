@@ -234,7 +234,7 @@ def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
             entry["error"] = what
         if after:
             entry["after"] = after
-        entry["why"] = _why(group[0], len(group))
+        entry["why"] = _why(group[0], group)
         entry["cells"] = [str(c) for c in sorted({Cell.of(r) for r in group}, key=Cell.sort_key)]
         entries.append(entry)
     return entries
@@ -269,9 +269,11 @@ def diff(old: str, new: str, path: str) -> str:
                                         f"a/{path}", f"b/{path}"))
 
 
-def _why(row: dict, count: int) -> str:
-    """A first reason, for a person to review: what went wrong, where first seen."""
+def _why(row: dict, group: list[dict]) -> str:
+    """A first reason, for a person to review: how many results (a case in one placement; a
+    rerun alone counts no result twice), what went wrong, where first seen."""
     what = (row.get("error") or row.get("detail") or row["verdict"]).splitlines()[0][:120]
+    count = len({(r["case_id"], r["placement"]) for r in group})
     return f"{count} result{'s' * (count != 1)}; e.g. {row['case_id']}: {what}"
 
 

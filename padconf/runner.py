@@ -90,7 +90,7 @@ class RunConfig:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
 
 
-_KEY_TYPES = {"shape": list, "pads": list, "data": dict}  # of a required key; the others are text
+_KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
 
 
 def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:

@@ -1,6 +1,7 @@
 """Hypothesis profiles come from padconf.strategies (ci / default / thorough); CI sets
 HYPOTHESIS_PROFILE=ci, a developer may pass --hypothesis-profile=thorough."""
 import os
+import tempfile
 
 from hypothesis import settings
 
@@ -14,3 +15,7 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # the padconf commands the tests start.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+
+# The compilers' persistent cache (padconf.compile_cache): a fresh one per test session, so that
+# no test passes on what an earlier session compiled, and none writes to the user's own cache.
+os.environ["PADCONF_COMPILE_CACHE"] = tempfile.mkdtemp(prefix="padconf-test-compile-cache-")

@@ -69,6 +69,13 @@ KNOWN = {
         "onnx.reference pads a string tensor with 0 (np.pad's default), not ''",
     ("openvino-onnx", "int4_constant", "folded"):
         "OpenVINO's constant folding pads int4 with 0, not the constant_value -1 (its kernel uses -1)",
+    ("iree", "axes_pad18", "inputs"):
+        "IREE ignores an axes input fed at run time: it returns the input unchanged",
+    ("tvm", "float_constant_value", "inputs"):
+        "TVM's Relax frontend fails on a constant value fed at run time ('Var' object has no attribute 'value')",
+    ("tvm", "int4_constant", None):
+        "TVM mishandles int4: 'variables (d1, d0) are used, but are not passed in as API arguments' with data "
+        "fed at run time, 'TensorCopyFromBytes: size mismatch' with it baked in",
 }
 
 
@@ -104,6 +111,8 @@ def test_wrong_pads_length_is_an_error_not_an_exception(adapter, placement, requ
     if adapter.name.startswith("openvino") and placement == "inputs":
         # Pads fed at run time skip OpenVINO's shape validation: it returns an empty tensor.
         request.applymarker(pytest.mark.xfail(strict=True, reason="OpenVINO returns a (0, 0) tensor"))
+    if adapter.name == "iree" and placement == "inputs":
+        request.applymarker(pytest.mark.xfail(strict=True, reason="IREE pads with the first 4 of 6 pads fed at run time"))
     assert outcome.output is None and outcome.error and "\n" not in outcome.error
 
 

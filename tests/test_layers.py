@@ -11,9 +11,9 @@ ORDER = [
     "errors", "untrusted", "escape", "reaper", "dtypes",
     "reference",  # imports nothing of padconf but errors and dtypes; specs takes INTERPRETATIONS from it
     "specs", "cases", "classify", "examples", "strategies",
-    "onnx_model", "outcome",
+    "onnx_model", "outcome", "compile_cache",
     "adapters", "adapters.openvino_tensors", "adapters.onnxruntime", "adapters.onnx_reference",
-    "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
+    "adapters.openvino", "adapters.openvino_onnx", "adapters.tract", "adapters.iree", "adapters.tvm",
     "worker", "verdicts", "signature", "triage", "onnx_testdata", "runner", "report", "report_html",
     "baseline", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut", "repro", "minimise", "runtimes", "cli",
 ]

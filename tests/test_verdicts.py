@@ -71,5 +71,5 @@ def test_a_changed_nan_payload_or_zero_sign_is_a_low_severity_mismatch_of_its_ow
         assert (v.verdict, v.difference) == ("mismatch", "nan-payload-or-zero-sign"), v
         assert v.detail.startswith("only NaN payloads or signs of zero differ first at [")
     wrong = judge(c, Outcome(np.array([payload[0], 1.0], np.float32)))  # a wrong number beside it
-    assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1]: float32(1.0) instead of float32(-0.0)")
+    assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1] (values the expected output lacks): float32(1.0) instead of float32(-0.0)")
     assert judge(c, Outcome(c.expected.copy())).verdict == "pass"

@@ -21,8 +21,10 @@ from ..compile_cache import CompileCache, CompileFailed, CompileTimedOut, cache_
 
 # IREE says so when it has no lowering for an op, a type or a pattern (rather than refusing the
 # case): "failed to legalize operation 'torch.aten.reflection_pad2d'", "unsupported type".
+# "does not have integral number of total bytes": no layout for an odd count of a sub-byte type.
 _NOT_IMPLEMENTED = re.compile(r"failed to legalize|unsupported|not supported|unimplemented|not implemented"
-                              r"|unknown (element|data) ?type|no lowering", re.I)
+                              r"|unknown (element|data) ?type|no lowering|does not have integral number of total bytes",
+                              re.I)
 # Generic code (no host CPU tuning), so entries stay portable; named, so iree-compile does not
 # warn that it defaults to it.
 _FLAGS = {"llvm-cpu": ("--iree-llvmcpu-target-cpu=generic",)}
