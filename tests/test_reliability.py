@@ -304,13 +304,13 @@ def alias_bomb() -> str:
     (alias_bomb(), "YAML aliases nested too far"),
     ("x" * (2 << 20), "larger than"),
 ])
-def test_spec_files_that_are_not_spec_files_are_one_line_quickly(tmp_path, capsys, content, words):
+def test_spec_files_that_are_not_spec_files_are_one_line(tmp_path, capsys, content, words):
+    """The alias bomb is refused by its nesting ("nested too far"), before it is expanded (it took
+    130 s before it was bounded): the message says which bound held, no timing is needed."""
     root = spec_copy(tmp_path, content)
-    started = time.monotonic()
     assert main(["--specs-dir", str(root), "check"]) == 2
     err = capsys.readouterr().err
     assert words in err and len(err.strip().splitlines()) == 1
-    assert time.monotonic() - started < 30  # the alias bomb took 130 s before it was bounded
 
 
 def test_an_example_output_row_too_short_is_one_line(tmp_path, capsys):
