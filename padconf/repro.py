@@ -309,6 +309,11 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     lines = [f"# padconf minimize {target} --runtime {runtime}", "",
              "| # | bundle | title | before | after | seconds |", "|---:|---|---|---|---|---:|"]
     for s in summaries:
+        if s.get("merged_into"):
+            root = s["merged_into"]
+            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same minimal "
+                         f"failure as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            continue
         if s.get("dir") is None:
             rec = s["recorded"]
             lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
