@@ -28,6 +28,7 @@ from .report import failures, load_run, placement_dependent
 from .runner import MAX_JSONL_BYTES, result_row
 from .signature import failure_class
 from .specs import get_spec
+from .triage import triage
 from .untrusted import json_value, read_text
 from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT
 from .worker import DEFAULT_TIMEOUT_S, Worker
@@ -437,6 +438,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     kind, jobs = resolve(target, runtime, specs_dir)
     worker = Worker(runtime, timeout=timeout)
     summaries = []
+    roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     try:
         if kind == "model":
             jobs = model_jobs(Path(target), worker, progress)
@@ -452,6 +454,15 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 say = (lambda text, label=label: _say(progress, f"minimize {label} {start.row['verdict']}: {text}"))
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(judge, start, placement, time_limit, say)
+                cause = root_cause(shrunk, (job.recorded or {}).get("control"))
+                root = roots.get(cause)
+                if root is not None and kind != "case":  # the same minimal failure: a variant, not a bundle
+                    root["variants"].append(variant_text(shrunk, placement))
+                    summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
+                                      "error": f"the same failure as bundle {root['n']} ({root['dir'].name})",
+                                      "shape": list(job.case.data.shape)})
+                    _say(progress, f"minimize {label}: the same failure as bundle {root['n']}", end=True)
+                    continue
                 where = out if kind == "case" else out / f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-{short_name(shrunk.final.case)}"
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimised must not lose the rest
@@ -464,15 +475,40 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 continue
             _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
                            f"{shrunk.tries} tries) -> {where}", end=True)
-            summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded})
+            summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
+                              "variants": [variant_text(shrunk, placement)]})
+            roots[cause] = summaries[-1]
     finally:
         worker.close()
     if kind == "model" and not any(s["dir"] for s in summaries):
         raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
                         + "; ".join(s["error"] for s in summaries))
     if kind != "case":
+        for s in summaries:  # a bundle that stands for several failures of the run lists them
+            if len(s.get("variants", ())) > 1:
+                with (s["dir"] / "REPORT.md").open("a", encoding="utf-8") as report:
+                    report.write("\n## Variants\n\nThe same minimal failure, found for each of these inputs of the "
+                                 "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
         (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
     return summaries
+
+
+def root_cause(shrunk: Shrunk, control: dict | None = None) -> tuple:
+    """What makes two minimised failures one bug: the same failure (failure_key: verdict and
+    error class, numbers masked) and triage class on the same minimal input, whatever its
+    dtype or spec version (onnxruntime's refusal of rank-0 data, say, found once per dtype);
+    but a missing kernel is one per dtype."""
+    case, row = shrunk.final.case, shrunk.final.row
+    verdict, error_class, kind, reason = failure_key(row)
+    error_class = re.sub(r"\[with .*", "[with ..]", error_class)  # C++ template arguments (cut at 400 characters) name the dtype
+    return (verdict, error_class, kind, reason, triage({**row, "control": control})[0], case.mode, case.data.shape,
+            tuple(case.pads), None if case.axes is None else tuple(case.axes), case.constant_value is None,
+            case.dtype if row["verdict"] == NOT_IMPLEMENTED else None)
+
+
+def variant_text(shrunk: Shrunk, placement: str) -> str:
+    case = shrunk.final.case
+    return f"{case.spec} {case.mode} {case.dtype} [{placement}] (from case {shrunk.original.case.id})"
 
 
 def _say(progress, text: str, end: bool = False) -> None:

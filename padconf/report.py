@@ -17,7 +17,7 @@ from .cases import AMBIGUOUS, MUST_REJECT, Case
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, attach_controls, named_again, read_jsonl
-from .signature import failure_class, failure_key
+from .signature import distinct_failure, failure_class
 from .specs import Spec, get_spec, spec_sort_key
 from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
@@ -71,7 +71,7 @@ def failures(rows: list[dict]) -> list[dict]:
         if row["verdict"] not in FAILURES:
             continue
         found, fact = triage(row)
-        key = (*failure_key(row), found)
+        key = (*distinct_failure(row), found)
         group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": found,
                                         "upstream": fact, "count": 0, "dtypes": set(), "specs": set(),
                                         "example": row})

@@ -277,12 +277,13 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                        "evaluate the Pad while compiling"}[placement]
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
-    found, fact = triage(row) if row["verdict"] in FAILURES else (None, None)
+    control = (job.recorded or {}).get("control")  # the run's control of the original case
+    found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
     lines = [f"# {heading}", "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
              *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
                 + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
-             *_control_lines((job.recorded or {}).get("control")),
+             *_control_lines(control),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
              "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",
@@ -311,6 +312,11 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     lines = [f"# padconf minimize {target} --runtime {runtime}", "",
              "| # | bundle | title | before | after | seconds |", "|---:|---|---|---|---|---:|"]
     for s in summaries:
+        if s.get("merged_into"):
+            root = s["merged_into"]
+            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same minimal "
+                         f"failure as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            continue
         if s.get("dir") is None:
             rec = s["recorded"]
             lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "

@@ -28,7 +28,7 @@ from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .outcome import Outcome
-from .signature import failure_key
+from .signature import distinct_failure
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
@@ -240,8 +240,8 @@ def attach_controls(rows: list[dict], run_dir: Path) -> list[dict]:
     controls = {tuple(r["failure"]): r for r in read_jsonl(Path(run_dir) / CONTROLS, ("failure",))}
     if controls:
         for row in rows:
-            if row["verdict"] in FAILURES and failure_key(row) in controls:
-                row["control"] = controls[failure_key(row)]
+            if row["verdict"] in FAILURES and distinct_failure(row) in controls:
+                row["control"] = controls[distinct_failure(row)]
     return rows
 
 
@@ -514,7 +514,7 @@ class Run:
         _write_atomically(self.results_path, "".join(sorted(rows, key=key)))
 
     def _run_controls(self) -> None:
-        """A control for every distinct failure (signature.failure_key): its first case's data
+        """A control for every distinct failure (signature.distinct_failure): its first case's data
         through an Identity model on the same runtime and placement, each alone in a fresh
         worker, written to controls.jsonl (results.jsonl's rows stay as they were written);
         ``attach_controls`` gives each failing row its failure's control. Where the control
@@ -523,7 +523,7 @@ class Run:
         groups: dict[tuple, list[dict]] = {}
         for row in rows:
             if row["verdict"] in FAILURES:
-                groups.setdefault(failure_key(row), []).append(row)
+                groups.setdefault(distinct_failure(row), []).append(row)
         if not groups:
             return
         wanted = {group[0]["case_id"] for group in groups.values()}
@@ -542,7 +542,7 @@ class Run:
                     control = cases[first["case_id"]].control()
                     outcome, status = worker.run_alone(control, first["placement"])
                     v = judge(control, outcome, status)
-                    records.append({"failure": list(failure_key(first)), "verdict": v.verdict,
+                    records.append({"failure": list(distinct_failure(first)), "verdict": v.verdict,
                                     "same_failure": control_fails_alike(first["verdict"], v.verdict),
                                     "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                                     "case_id": first["case_id"], "placement": first["placement"]})

@@ -51,7 +51,7 @@ def failure_class(row: dict) -> str:
     return _render(_text(row), _SHOWN, str) or "(no text)"
 
 
-def failure_key(row: dict) -> tuple[str, str, str]:
+def distinct_failure(row: dict) -> tuple[str, str, str]:
     """What makes two failing rows one distinct failure: runtime, verdict and failure class."""
     return row["runtime"], row["verdict"], failure_class(row)
 

@@ -340,3 +340,20 @@ def test_a_run_minimises_every_failure_and_goes_on_past_one_it_cannot(tmp_path, 
     assert "TypeError: planted: the bundle writer breaks on this failure" in (out / "INDEX.md").read_text()
     bundles = [d for d in out.iterdir() if d.is_dir()]
     assert len(written) >= 2 and len(bundles) == len(written) - 1
+
+
+def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_variants(tmp_path):
+    """onnxruntime refuses rank-0 data of every dtype, each with its own C++ template in the
+    error text (one distinct failure per dtype in the run): one bug, one bundle."""
+    from padconf.classify import classify
+    from padconf.runner import Run, RunConfig
+    pytest.importorskip("onnxruntime")
+    cases = [classify(Case(spec="onnx/Pad-18", data=np.array(1, dtype), pads=[])) for dtype in (np.float32, np.uint8, np.int64)]
+    run = Run(tmp_path / "run", RunConfig(runtimes=["onnxruntime"]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), "onnxruntime", "--time-limit", "5")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
+    assert all(f"onnx/Pad-18 constant {dtype}" in variants for dtype in ("float", "uint8", "int64"))
+    assert (out / "INDEX.md").read_text().count("merged: the same minimal failure") == 2

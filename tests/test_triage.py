@@ -5,6 +5,7 @@ import numpy as np
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.examples import example_cases
+from padconf.minimise import minimize
 from padconf.outcome import Outcome
 from padconf.report import failures, markdown
 from padconf.runner import Run, RunConfig, attach_controls, read_jsonl, result_row
@@ -84,3 +85,7 @@ def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_pa
     ort = [r for r in rows if r["runtime"] == "onnxruntime" and r["case_id"] == crop.id]
     assert ort and all(r["verdict"] == "wrongly-rejected" and r["control"]["verdict"] == "pass" for r in ort)
     assert triage(ort[0])[0] == Triage.WRONGLY_REJECTED
+    # the bundle of the OpenVINO failure says so too, from the run's control of the original case
+    summaries = minimize(str(tmp_path / "run"), "openvino-onnx", tmp_path / "bundles", time_limit=2)
+    reports = [(s["dir"] / "REPORT.md").read_text() for s in summaries if s["dir"]]
+    assert any("Triage: **not Pad-specific**" in r and "int64" in r.splitlines()[0] for r in reports)
