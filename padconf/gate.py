@@ -25,6 +25,7 @@ from .classify import classify
 from .errors import CaseError, PadconfError
 from .onnx_testdata import suite_entries
 from .runner import Run, RunConfig, read_jsonl, result_row
+from .signature import failure_class
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
 from .verdicts import CRASH, FAILURES, SKIPPED, TIMEOUT
@@ -222,8 +223,9 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
 def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worker: Worker,
             history: list[dict] | None = None) -> None:
     """Rerun what would fail the gate. A new failure stays new when it recurs alone in a fresh
-    worker process (any of CONFIRMATIONS tries), or when it recurs after the cases its worker
-    ran before it (``history``, default the judged rows): then the case that makes it recur,
+    worker process (any of CONFIRMATIONS tries; or when another new failure of its cell and
+    class did: a broad regression costs one rerun a cell), or when it recurs after the cases its
+    worker ran before it (``history``, default the judged rows): then the case that makes it recur,
     the poisoner, is found by bisecting them and kept in the row as ``after``, and a baseline
     entry may list that pair. A failure that recurs neither way is moved to ``flaky``: reported,
     not failing the gate (a hang on a loaded machine). A fixed cell whose failure comes back
@@ -243,9 +245,14 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
     def unforgiven(row) -> bool:
         return row["verdict"] in FAILURES and forgiving(entries, row) is None
 
+    recurred = set()  # (cell, verdict, class) of failures that recurred alone: their like need no rerun
     for row in list(judgement.new):
+        kind = (Cell.of(row), row["verdict"], failure_class(row))
+        if kind in recurred:
+            continue
         reruns = alone(row, unforgiven)
         if unforgiven(reruns[-1]):
+            recurred.add(kind)
             continue
         poisoners = _poisoners(row, history, by_id, worker, judgement.runtime, unforgiven)
         if poisoners:

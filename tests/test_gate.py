@@ -17,8 +17,8 @@ from padconf.outcome import Outcome
 from padconf.verdicts import judge
 from padconf.cli import main
 from padconf.errors import CaseError
-from padconf.gate import EXPLORE_KEY, gate_cases, in_shard, judge_rows, parse_shard
-from padconf.runner import read_jsonl
+from padconf.gate import EXPLORE_KEY, confirm, gate_cases, in_shard, judge_rows, parse_shard
+from padconf.runner import read_jsonl, result_row
 from padconf.specs import get_spec
 
 FAKE = "tests.fake_adapters:"
@@ -98,6 +98,27 @@ def test_an_answer_no_reading_gives_fails_the_gate_as_unexplained(tmp_path, caps
     for row in unexplained:
         assert f"new: {row['case_id']} [{row['placement']}]: unexplained: edge " in out
         assert "returned an output no reading gives: " in row["detail"] and " gives shape [" in row["detail"]
+
+
+def test_a_new_failure_is_rerun_once_per_cell_and_class_once_one_recurs():
+    class Recorder:  # what confirm asks of a worker; every rerun gives the run's wrong answer again
+        def __init__(self):
+            self.asked = []
+
+        def run_alone(self, case, placement):
+            self.asked.append((case.id, placement))
+            return Outcome(case.expected[::-1] + 1), "ok"
+
+    spec = get_spec("onnx/Pad-19")
+    cases = [classify(Case("onnx/Pad-19", np.arange(n, dtype=np.float32) + 1, [1, 2], mode="edge"), spec)
+             for n in range(2, 7)]
+    rows = [result_row("rt", placement, c, Outcome(c.expected[::-1] + 1), "ok")
+            for placement in ("inputs", "folded") for c in cases]
+    judgement = judge_rows(rows, [], "rt", set())
+    worker = Recorder()
+    confirm(judgement, [], cases, worker)
+    assert len(judgement.new) == 10 and not judgement.flaky
+    assert worker.asked == [(cases[0].id, "inputs"), (cases[0].id, "folded")]  # one rerun a cell
 
 
 def test_a_baseline_knows_what_a_case_does_alone_and_the_gate_passes_on_either(tmp_path, capsys):
