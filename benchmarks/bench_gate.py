@@ -120,7 +120,7 @@ def choose(kind: str, rows: list[dict], entries) -> dict | None:
     """Where to plant ``kind``, from the baseline run's ``rows``: {"kind", "cells", "case"}."""
     cells = defaultdict(list)
     for r in rows:
-        cells[Cell.of(r)].append(r)
+        cells[Cell.of(r)].append(r)  # reruns alone included: a cell where a case crashed alone is not clean
 
     def passing(kinds=(DEFINED,), least=1):  # cells where nothing fails or is skipped, with cases of those kinds
         return sorted(c for c, rs in cells.items() if all(r["verdict"] in ("pass", "ambiguous") for r in rs)
@@ -196,7 +196,7 @@ def bench(runtime: str, opts, work: Path) -> dict:
                                      "--work", str(work / f"b-{runtime}"), *spec])
     if code:
         raise SystemExit(f"baseline of {runtime} failed: {out}")
-    rows = read_jsonl(work / f"b-{runtime}" / "results.jsonl")
+    rows = [r for name in ("results.jsonl", "reruns.jsonl") for r in read_jsonl(work / f"b-{runtime}" / name)]
     entries = load_baseline(baseline)
     widths = [breadth(e, rows) for e in entries]
     print(f"\n== {runtime}\nbaseline: {baseline_s:.1f} s, {len(entries)} entries; breadth (cells admitted / cells "

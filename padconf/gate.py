@@ -33,7 +33,7 @@ from .worker import Worker
 
 CONFIRMATIONS = 2  # reruns, each alone in a fresh worker, before a result may fail the gate
 MAX_RECHECKS = 40  # cells of a fixed-looking entry rerun to see whether its failure comes back
-RECHECKS_PER_CELL = 3  # results of such a cell rerun
+RECHECKS_PER_CELL = 8  # results of such a cell rerun, once each
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
 DEFAULT_DATABASE = ".padconf/examples"
 
@@ -146,7 +146,7 @@ def remember(db, rows: list[dict], cases: list[Case], new: list[dict]) -> None:
 class Fixed:
     """Cells of an entry where it forgives nothing any more."""
     entry: Entry
-    cells: list[Cell]  # its cells whose results all pass now (or fail otherwise)
+    cells: list[Cell]  # its cells whose results all pass now
     stale: list[Cell] = field(default_factory=list)  # its cells that hold no case of the suite
     gave: str = ""  # what the results of those cells were
 
@@ -201,7 +201,9 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
         if not re.fullmatch(entry.runtime, runtime):
             continue
         scope = {c: [r for r in by_cell.get(c, ()) if entry.in_scope(r)] for c in entry.cells}
-        open_cells = sorted((c for c, rs in scope.items() if not any(entry.matches(r, poisoner_known=False) for r in rs)),
+        # fixed where nothing fails any more: a case that fails otherwise now (OpenVINO answers one
+        # case with garbage or a crash from run to run) may still fail this entry's way
+        open_cells = sorted((c for c, rs in scope.items() if not any(r["verdict"] in FAILURES for r in rs)),
                             key=Cell.sort_key)
         fixed = Fixed(entry, [], [])
         for cell in open_cells:
@@ -234,23 +236,23 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
     by_id = {c.id: c for c in cases}
     history = judgement.rows if history is None else history
 
-    def alone(row, until):
-        """Up to CONFIRMATIONS reruns of ``row``'s case alone, the last one ``until`` holds of."""
+    def unforgiven(row) -> bool:
+        return row["verdict"] in FAILURES and forgiving(entries, row) is None
+
+    def alone(row):
+        """Up to CONFIRMATIONS reruns of ``row``'s case alone, until one fails unforgiven."""
         case, reruns = by_id[row["case_id"]], []
-        while len(reruns) < CONFIRMATIONS and not (reruns and until(reruns[-1])):
+        while len(reruns) < CONFIRMATIONS and not (reruns and unforgiven(reruns[-1])):
             reruns.append(result_row(judgement.runtime, row["placement"], case,
                                      *worker.run_alone(case, row["placement"])))
         return reruns
-
-    def unforgiven(row) -> bool:
-        return row["verdict"] in FAILURES and forgiving(entries, row) is None
 
     recurred = set()  # (cell, verdict, class) of failures that recurred alone: their like need no rerun
     for row in list(judgement.new):
         kind = (Cell.of(row), row["verdict"], failure_class(row))
         if kind in recurred:
             continue
-        reruns = alone(row, unforgiven)
+        reruns = alone(row)
         if unforgiven(reruns[-1]):
             recurred.add(kind)
             continue
@@ -269,10 +271,10 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
     for fixed in list(judgement.fixed):
         for cell in fixed.cells[:MAX_RECHECKS]:
             scope = [r for r in judgement.rows if Cell.of(r) == cell and fixed.entry.in_scope(r)]
-            # what failed otherwise in the run first: a corrupted heap's other answer to the case
-            for row in ([r for r in scope if r["verdict"] in FAILURES] or scope)[:RECHECKS_PER_CELL]:
-                back = next((r for r in alone(row, fixed.entry.matches) if fixed.entry.matches(r)), None)
-                if back:
+            for row in scope[:RECHECKS_PER_CELL]:  # once each: which of them failed before is not known
+                case = by_id[row["case_id"]]
+                back = result_row(judgement.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
+                if fixed.entry.matches(back):
                     fixed.cells.remove(cell)
                     judgement.flaky.append(f"{fixed.entry.where} still fails in {cell}: {row['case_id']} gave "
                                            f"{row['verdict']} in the run, {back['verdict']} alone")
@@ -329,7 +331,9 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None, pr
                        for _ in range(CONFIRMATIONS)]
     finally:
         worker.close()
-    return rows + [r for r in reruns if r["verdict"] in FAILURES], len(cases)
+    failed_alone = [r for r in reruns if r["verdict"] in FAILURES]
+    (Path(out_dir) / "reruns.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failed_alone), encoding="utf-8")
+    return rows + failed_alone, len(cases)
 
 
 def _verdicts(rows) -> str:
