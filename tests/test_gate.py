@@ -229,6 +229,10 @@ def test_an_error_class_keeps_what_tells_failures_apart():
     # numbers, shapes and paths are particulars
     shaped = pattern("wrongly-rejected", "/src/pad.cc:120 Pad reflect: pre-pad 3 exceeds [2, 4]")
     assert re.search(shaped, "/other/pad.cc:98 Pad reflect: pre-pad 7 exceeds [5, 1, 2]")
+    # an unexplained answer: the undefined point and what the runtime did, not the readings' values
+    odd = "mixed_sign_pads: returned an output no reading gives: crop_first gives shape [3] [1.0, {}, 1.0]"
+    unexplained = pattern("unexplained", odd.format("8.52e-39"), "detail")
+    assert re.search(unexplained, odd.format("-95.43")) and not re.search(unexplained, "mixed_sign_pads: rejected it")
     crash = pattern("crash", "killed by SIGSEGV; last words: free(): invalid pointer")
     assert re.search(crash, "killed by SIGABRT") and not re.search(crash, "killed by SIGFPE")
     # a wrong output: the kind of wrong value, not which values
