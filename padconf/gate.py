@@ -31,7 +31,10 @@ from .strategies import draw_cases, edge_classes
 from .verdicts import CRASH, FAILURES, SKIPPED, TIMEOUT
 from .worker import Worker
 
-CONFIRMATIONS = 2  # reruns, each alone in a fresh worker, before a result may fail the gate
+# reruns of a new failure, each alone in a fresh worker, until one shows it: a failure half of
+# the time goes unseen by all five with odds 1 in 32 (and then a replay after its history)
+CONFIRMATIONS = 5
+BASELINE_RERUNS = 2  # reruns alone of each suspicious result of a baseline's run
 MAX_RECHECKS = 40  # cells of a fixed-looking entry rerun to see whether its failure comes back
 RECHECKS_PER_CELL = 8  # results of such a cell rerun, once each
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
@@ -316,7 +319,7 @@ def suspicious(row: dict) -> bool:
 
 
 def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None, progress=None) -> tuple[list[dict], int]:
-    """The rows a baseline is written from: the gate's run, plus CONFIRMATIONS reruns alone of
+    """The rows a baseline is written from: the gate's run, plus BASELINE_RERUNS reruns alone of
     every suspicious row, so that a failure the case shows alone (a crash where the run saw
     garbage) is known too; and the number of cases."""
     run, cases = gate_run(config, out_dir, None, jobs, progress)
@@ -328,7 +331,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None, pr
         for row in filter(suspicious, rows):
             case = by_id[row["case_id"]]
             reruns += [result_row(config.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
-                       for _ in range(CONFIRMATIONS)]
+                       for _ in range(BASELINE_RERUNS)]
     finally:
         worker.close()
     failed_alone = [r for r in reruns if r["verdict"] in FAILURES]

@@ -106,7 +106,7 @@ def test_a_failure_that_does_not_recur_alone_is_flaky_not_failing(tmp_path, monk
     assert code == 0 and not failing(outcomes), out
     flaky = [n for n, m in messages.items() if m.startswith("flaky (not failing the gate): ")]
     assert len(flaky) == 1 and "ex_example_3_edge" in flaky[0] and outcomes[flaky[0]] == "skipped:pytest.xfail"
-    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, pass, pass alone", out)
+    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, (pass, )+pass alone", out)
 
 
 def test_a_signature_entry_that_forgives_nothing_fails_the_session_as_fixed(tmp_path):
@@ -153,8 +153,10 @@ def test_the_plugin_gives_the_gates_verdict_on_planted_regressions(tmp_path, run
     judgement = gate(GateConfig(runtime=FAKE + runtime, specs=[SPEC]), [], tmp_path / "gate")
     code, out, outcomes, messages = plugin(tmp_path, FAKE + runtime)
     assert judgement.exit_code == code == 1, out
-    assert {NEW.search(messages[n]).groups() for n in failing(outcomes)} == \
-           {(r["case_id"], r["placement"]) for r in judgement.new}
+    # the plugin runs its tests in another order than the gate's lanes (and a worker that gave a
+    # wrong answer is replaced), so a warm-only failure shows in the cases its order warms
+    plugin_new = {NEW.search(messages[n]).groups() for n in failing(outcomes)}
+    assert plugin_new and plugin_new <= {(r["case_id"], r["placement"]) for r in judgement.new}
 
 
 @pytest.mark.parametrize("runtime, baseline, extra, says", [
