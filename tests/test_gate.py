@@ -10,7 +10,7 @@ import yaml
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from padconf.adapters import PLACEMENTS
-from padconf.baseline import Cell, Entry, baseline_entries, breadth, load_baseline, parse_baseline
+from padconf.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.outcome import Outcome
