@@ -113,13 +113,13 @@ class Entry:
     def speaks_of(self, spec_id: str) -> bool:
         return any(c.spec == spec_id for c in self.cells)
 
-    def matches(self, row: dict, poisoner_known: bool = True) -> bool:
+    def matches(self, row: dict) -> bool:
         """The row is the failure this entry forgives: in one of its cells (an explored case: in
         any placement of one), of its verdict and error, after its poisoner if it names one
-        (unless not ``poisoner_known``: before padconf.gate.confirm looks for it)."""
+        (padconf.gate.confirm finds it)."""
         if row["verdict"] != self.verdict or not self._about(row):
             return False
-        if self.after is not None and poisoner_known and row.get("after") != self.after:
+        if self.after is not None and row.get("after") != self.after:
             return False
         if Cell.of(row) not in self.cells and not (explored(row) and Cell.of(row)[:3] in {c[:3] for c in self.cells}):
             return False

@@ -1,14 +1,14 @@
 """What makes two failures the same: the runtime's error text (or, for a mismatch, the kind of
 difference) with its particulars blanked: paths, bracketed shapes and lists, numbers. What tells
 failures apart stays: an op's version (``Pad(19)``), a dtype (``float16``, ``tensor(int8)``), a
-signal (``SIGSEGV``), a mismatch's kind of wrong value. One tokenisation, two renderings: a
+signal (``SIGKILL``; SIGSEGV and SIGABRT are one), a mismatch's kind of wrong value. One tokenisation, two renderings: a
 class text people read (``<..>``, ``N``) and a regular expression a baseline entry can hold,
 which matches every text of that class."""
 from __future__ import annotations
 
 import re
 
-from .verdicts import CRASH, MISMATCH
+from .verdicts import CRASH, MISMATCH, UNEXPLAINED
 
 # A bracketed group is a particular when it holds numbers and no word (a shape, a list), not
 # when it follows a word ("Pad(19)": an op's version) or holds one ("tensor(float16)").
@@ -16,9 +16,13 @@ from .verdicts import CRASH, MISMATCH
 _PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)"
                           r"|(?P<group>(?<!\w)(?:\{[^{}A-Za-z]*\d[^{}A-Za-z]*\}|\[[^\[\]A-Za-z]*\d[^\[\]A-Za-z]*\]"
                           r"|\([^()A-Za-z]*\d[^()A-Za-z]*\)))"
-                          r"|(?P<number>(?<![\w.])(?<!\w\()-?\d+(?:\.\d+)?(?!\w))")
-_SHOWN = {"path": "<path>", "group": "<..>", "number": "N"}
-_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?"}
+                          r"|(?P<number>(?<![\w.])(?<!\w\()-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?!\w))"
+                          r"|(?P<heap>SIGSEGV|SIGABRT)")
+# A corrupted heap kills the process by SIGSEGV or by SIGABRT (glibc's check), whichever trips
+# first, and that differs from run to run of one case (openvino-onnx): one class. Other
+# signals (SIGKILL for memory, SIGFPE, SIGBUS) stay their own.
+_SHOWN = {"path": "<path>", "group": "<..>", "number": "N", "heap": "SIGSEGV/SIGABRT"}
+_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", "heap": "SIG(?:SEGV|ABRT)"}
 MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
 
 
@@ -29,6 +33,8 @@ def _text(row: dict) -> str:
     text = row.get("error") or row.get("detail") or ""
     if row["verdict"] == MISMATCH:
         text = (row.get("detail") or "").split(":")[0]
+    elif row["verdict"] == UNEXPLAINED:  # the undefined point and what the runtime did, not what the readings give
+        text = ":".join((row.get("detail") or "").split(":")[:2])
     elif row["verdict"] == CRASH:  # glibc's last words name whichever check the heap tripped first
         text = text.split("; last words:")[0]
     return text.splitlines()[0][:MAX_CHARS] if text else ""

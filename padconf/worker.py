@@ -42,8 +42,8 @@ import time
 import weakref
 
 from .adapters import CompileTimedOut, Outcome, error_text, get_adapter
-from .cases import Case
-from .dtypes import decode_array, dtype_name, encode_array
+from .cases import MUST_REJECT, Case
+from .dtypes import bit_equal, decode_array, dtype_name, encode_array
 from .errors import PadconfError
 from .reaper import PR_SET_PDEATHSIG, prctl
 
@@ -199,16 +199,19 @@ class WorkerClosed(PadconfError):
     """The worker was closed (padconf is ending) while a case was being run."""
 
 
-def _impossible(case: Case, output) -> bool:
-    """An output no reading of the spec gives, of the kind runtimes return after writing out of
-    bounds: a rank other than the data's, or an empty tensor where the spec has none (OpenVINO's
-    (0, 0) answer to reflect pads beyond the dimension, after which it dies on a later case)."""
+def _corrupting(case: Case, output) -> bool:
+    """An output no reading of the spec gives (wrong values, another shape or rank, an invalid
+    case accepted): what a runtime returns after writing out of bounds, and often dies of, or
+    answers differently after, on a later case (OpenVINO's (0, 0) answer to reflect pads beyond
+    the dimension; its garbage for mixed-sign edge pads)."""
     if output is None:
         return False
-    if output.ndim != case.data.ndim:
+    if case.kind == MUST_REJECT:
         return True
     allowed = [case.expected] if case.expected is not None else [c for c in case.interpretations.values() if c is not None]
-    return output.size == 0 < case.data.size and not any(a.size == 0 for a in allowed)
+    if not allowed and not case.interpretations:  # not classified: nothing to tell it by
+        return False
+    return not any(a.shape == output.shape and a.dtype == output.dtype and bit_equal(a, output) for a in allowed)
 
 
 def _exit_text(status: int | None) -> str:
@@ -489,7 +492,7 @@ class Worker:
                     retry.note = f"{status} when run after other cases ({outcome.error}); alone: " \
                                  + ("it ran" if retry_status == "ok" else retry_status)
                 outcome, status = retry, retry_status
-            if status == "ok" and _impossible(case, outcome.output) and self.proc is not None:
+            if status == "ok" and _corrupting(case, outcome.output) and self.proc is not None:
                 self._retire_process()  # a runtime that returns this has often corrupted its memory:
                 self.recycles += 1  # the next case gets a fresh worker, not its heap
             yield outcome, status

@@ -268,6 +268,21 @@ class WrongWhenWarmOnExampleAdapter(_OnExample, WrongValuesAdapter):
         return WrongWhenWarmOnExampleAdapter.served > 1 and super().triggered(case)
 
 
+class CrashAloneOnExampleAdapter(_OnExample, SegfaultAdapter):
+    """Crashes on the example when it is the first case of its worker process, else answers
+    right: a case whose failure a run does not show and a rerun alone does."""
+    served = 0  # cases this worker process has run
+
+    def run(self, case, placement="inputs"):
+        CrashAloneOnExampleAdapter.served += 1
+        return super().run(case, placement)
+
+    def misbehave(self, case):
+        if CrashAloneOnExampleAdapter.served == 1:
+            super().misbehave(case)
+        return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+
+
 class GarbageOnAmbiguousEdgeAdapter(ConformingAdapter):
     """Answers the ambiguous cases of mode edge with an output none of the spec's readings gives."""
 

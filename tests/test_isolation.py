@@ -84,6 +84,23 @@ def test_a_case_retried_alone_gets_its_own_verdict_even_when_it_is_not_a_pass():
     assert outcomes[2][0].note.startswith("crash when run after other cases") and outcomes[2][0].note.endswith("alone: timeout")
 
 
+def test_a_worker_that_returned_a_wrong_output_or_accepted_an_invalid_case_does_not_run_the_next_case():
+    # wrong values (666), an accepted must-reject case (int32 is not a Pad-2 type), right answers
+    cases = [classify(Case(spec=spec, data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
+             for spec, v in (("onnx/Pad-18", 1), ("onnx/Pad-18", 666), ("onnx/Pad-18", 4), ("onnx/Pad-2", 5),
+                             ("onnx/Pad-18", 6))]
+    worker = Worker("tests.fake_adapters:WrongValuesAdapter", timeout=2)
+    try:
+        placed = []
+        for case, (outcome, status) in zip(cases, worker.run(cases, "inputs")):
+            placed.append(worker.placed)
+    finally:
+        worker.close()
+    # the case after each corrupting answer (666's wrong values, the accepted Pad-2 case) runs in a fresh process
+    assert [p[1] for p in placed] == [0, 1, 0, 1, 0]
+    assert len({p[0] for p in placed}) == 3 and worker.recycles == 2
+
+
 def test_a_worker_that_returned_an_impossible_output_does_not_run_the_next_case():
     # the planted runtime corrupts itself on 666 and would then give wrong values, hang and
     # segfault on the next three cases: a fresh worker runs them, so each gets its true verdict
