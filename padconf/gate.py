@@ -494,8 +494,13 @@ def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judge
                            if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
     judgement = judge_rows(rows, entries, runtime, spec_ids)
     if judgement.new or judgement.fixed:
-        limits = json.loads((Path(dirs[0]) / "run.json").read_text(encoding="utf-8"))
-        worker = Worker(runtime, limits["memory_mb"], limits["timeout"])
+        run_json = Path(dirs[0]) / "run.json"  # a shard's: its limits, checked as a run's are
+        doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES, PadconfError), str(run_json))
+        try:
+            limits = RunConfig(runtimes=[runtime], memory_mb=doc["memory_mb"], timeout=doc["timeout"])
+        except (KeyError, TypeError) as exc:
+            raise CaseError(f"{run_json}: malformed: {exc}") from None
+        worker = Worker(runtime, limits.memory_mb, limits.timeout)
         try:
             confirm(judgement, entries, [Case.from_json(c) for c in cases.values()], worker)
         finally:
