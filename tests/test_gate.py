@@ -10,16 +10,16 @@ import yaml
 from hypothesis.database import DirectoryBasedExampleDatabase
 
 from padconf.adapters import PLACEMENTS
-from padconf.baseline import Cell, Entry, baseline_entries, breadth, load_baseline, parse_baseline
+from padconf.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.cases import Case
 from padconf.classify import classify
-from padconf.outcome import Outcome
-from padconf.verdicts import judge
 from padconf.cli import main
 from padconf.errors import CaseError
 from padconf.gate import EXPLORE_KEY, gate_cases, in_shard, judge_rows, parse_shard
+from padconf.outcome import Outcome
 from padconf.runner import read_jsonl
 from padconf.specs import get_spec
+from padconf.verdicts import judge
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]
@@ -211,9 +211,10 @@ def test_an_error_class_keeps_what_tells_failures_apart():
                         get_spec("onnx/Pad-19"))
         detail = judge(case, Outcome(np.array(got, np.float32))).detail
         kinds[name] = (detail, pattern("mismatch", detail, "detail"))
-    assert "(NaN where numbers belong)" in kinds["nan"][0] and "(the expected values misplaced)" in kinds["misplaced"][0]
+    assert ("(NaN where numbers belong)" in kinds["nan"][0]
+            and "(the expected values misplaced)" in kinds["misplaced"][0])
     assert "(values the expected output lacks)" in kinds["lacks"][0]
-    for name, (detail, regex) in kinds.items():
+    for name, (_detail, regex) in kinds.items():
         assert [other for other, (text, _) in kinds.items() if re.search(regex, text)] == [name]
 
 
@@ -261,7 +262,8 @@ def test_a_signature_entrys_cells_are_judged_only_where_their_versions_whole_sui
     assert judged.unjudged == entry and [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])], [])]
     judged = judge_rows(rows, entry, "rt", {"onnx/Pad-18", "onnx/Pad-19"})  # Pad-18's cell holds no case
     assert not judged.unjudged
-    assert [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])], [Cell.parse("onnx/Pad-18 edge float inputs")])]
+    assert [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])],
+                                                           [Cell.parse("onnx/Pad-18 edge float inputs")])]
     with pytest.raises(Exception, match="never passes on nothing"):
         judge_rows([], entry, "rt", {"onnx/Pad-19"})
 

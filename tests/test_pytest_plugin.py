@@ -66,7 +66,8 @@ def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path
     # a stale signature entry (few results in scope: few confirming reruns), and a case-id entry
     # listing another failure than the example's mismatch: its strict xfail must not forgive that
     stale = ("- runtime: .*\n  verdict: crash\n  why: no longer crashes\n  cells: [onnx/Pad-19 wrap int8 inputs]\n"
-             f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: crash\n  why: a crash, not a mismatch\n{EXAMPLE_CELLS}")
+             f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: crash\n"
+             f"  why: a crash, not a mismatch\n{EXAMPLE_CELLS}")
     judgement = gate(GateConfig(runtime=runtime, specs=[SPEC]), parse_baseline(stale), tmp_path / "gate")
     code, out, outcomes, messages = plugin(tmp_path, runtime, stale)
     assert code == 1 and len(outcomes) == len(judgement.rows)  # a test per result of the gate
@@ -75,8 +76,10 @@ def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path
     plugin_new = {NEW.search(messages[n]).groups() for n in failed}  # case id, placement, verdict, why
     assert plugin_new == {(r["case_id"], r["placement"]) for r in judgement.new}
     assert all(": mismatch: edge float" in messages[n] and "\n" not in messages[n] for n in failed)
-    assert all(re.search(r"fixed: \S+run\.yaml:5: 1 cells now pass: onnx/Pad-19 edge float \w+ \(they gave 1 mismatch\) "
-                         r"\(crash: a crash, not a mismatch\); remove them from the baseline", messages[n]) for n in failed)
+    assert all(re.search(r"fixed: \S+run\.yaml:5: 1 cells now pass: onnx/Pad-19 edge float \w+ "
+                         r"\(they gave 1 mismatch\) "
+                         r"\(crash: a crash, not a mismatch\); remove them from the baseline", messages[n])
+               for n in failed)
     assert len(judgement.fixed) == 2 and "FAILED: 1 fixed baseline signature entries" in out  # as the gate
     # xdist: the same outcome per test, and the controller judges the signature entry on every worker's rows
     code2, out2, outcomes2, _ = plugin(tmp_path, runtime, stale, "-n", "2", name="xdist")
