@@ -35,8 +35,8 @@ def main():
         assert np.array_equal(pad(data, pads, mode), np.pad(data, widths, mode=mode))
         ours, theirs = [], []
         for _ in range(3):  # interleave rounds so a noisy moment hits both
-            ours.append(best_of(lambda: pad(data, pads, mode), args.repeat // 3 or 1))
-            theirs.append(best_of(lambda: np.pad(data, widths, mode=mode), args.repeat // 3 or 1))
+            ours.append(best_of(lambda mode=mode: pad(data, pads, mode), args.repeat // 3 or 1))
+            theirs.append(best_of(lambda mode=mode: np.pad(data, widths, mode=mode), args.repeat // 3 or 1))
         a, b = min(ours), min(theirs)
         print(f"{mode:<10} {a:>11.2f} {b:>9.2f} {a / b:>6.2f}")
 

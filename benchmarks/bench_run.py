@@ -82,7 +82,8 @@ def main() -> None:
             f = run(p, args.jobs, seed)
             figures.append(f)
             print(f"| {f['profile']} | {seed} | {f['wall']:.1f} | {TARGETS.get(f['profile'], '')} | {f['results']} | "
-                  f"{f['results'] / f['wall']:.0f} | {f['draw_seconds']:.1f} | {_against(f['peak_rss_mb'], PEAK_RSS_MB)} | "
+                  f"{f['results'] / f['wall']:.0f} | {f['draw_seconds']:.1f} | "
+                  f"{_against(f['peak_rss_mb'], PEAK_RSS_MB)} | "
                   f"{_against(f['size_mb'], RUN_DIR_MB)} | {f['largest']} |", flush=True)
     print()
     print("| profile | seed | runtime | results | lane seconds | worker restarts | recycled | waiting on hangs s |")

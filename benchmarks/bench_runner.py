@@ -10,16 +10,17 @@ import time
 import numpy as np
 
 from padconf.adapters import get_adapter, registry
-from padconf.runner import BATCH_SIZE
 from padconf.cases import Case
 from padconf.classify import classify
+from padconf.runner import BATCH_SIZE
 from padconf.verdicts import judge
 from padconf.worker import Worker
 
 
 def small_cases(spec: str, n: int, seed=0) -> list[Case]:
     rng = np.random.default_rng(seed)
-    return [classify(Case(spec=spec, data=rng.random((3, 4), dtype=np.float32), pads=[int(p) for p in rng.integers(0, 3, 4)],
+    return [classify(Case(spec=spec, data=rng.random((3, 4), dtype=np.float32),
+                          pads=[int(p) for p in rng.integers(0, 3, 4)],
                           constant_value=np.array(0.5, np.float32))) for _ in range(n)]
 
 

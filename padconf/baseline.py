@@ -65,11 +65,11 @@ class Cell(NamedTuple):
     placement: str
 
     @classmethod
-    def of(cls, row: dict) -> "Cell":
+    def of(cls, row: dict) -> Cell:
         return cls(row["spec"], row["mode"], row["dtype"], row["placement"])
 
     @classmethod
-    def parse(cls, text: str) -> "Cell":
+    def parse(cls, text: str) -> Cell:
         words = text.split()
         if len(words) != 4:
             raise ValueError(f"a cell is 'SPEC MODE DTYPE PLACEMENT', got {text!r}")
@@ -123,7 +123,8 @@ class Entry:
             return False
         if Cell.of(row) not in self.cells and not (explored(row) and Cell.of(row)[:3] in {c[:3] for c in self.cells}):
             return False
-        return self.error is None or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None
+        return (self.error is None
+                or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None)
 
     def describe(self) -> str:
         return f"{self.where}: {self.runtime} {self.verdict} ({self.case or 'signature'}): {self.why}"
@@ -250,7 +251,7 @@ def breadth(entry: Entry, rows: list[dict]) -> float:
 def pruned(text: str, fixed: dict[Entry, set[Cell]]) -> str:
     """The baseline ``text`` without the lines of its fixed cells, and without the entries
     whose every cell is fixed; the rest (comments, wording) as it was."""
-    lines, drop = text.splitlines(keepends=True), set()
+    lines, drop = text.splitlines(keepends=True), set[int]()
     for entry, cells in fixed.items():
         if cells >= entry.cells:
             drop.update(range(*entry.lines))

@@ -104,7 +104,7 @@ class Case:
         return doc
 
     @classmethod
-    def from_json(cls, doc: dict) -> "Case":
+    def from_json(cls, doc: dict) -> Case:
         try:
             dec = lambda v: None if v is None else decode_array(v)  # noqa: E731
             case = cls(
@@ -136,13 +136,13 @@ class Case:
             raise CaseError(f"malformed case: kind {case.kind!r} is not one of {KINDS}")
         return case
 
-    def same_inputs(self, other: "Case") -> bool:
+    def same_inputs(self, other: Case) -> bool:
         return self.inputs_json() == other.inputs_json()
 
-    def with_(self, **changes) -> "Case":
+    def with_(self, **changes) -> Case:
         return replace(self, **changes)
 
-    def control(self) -> "Case":
+    def control(self) -> Case:
         """The same data through Identity: a defined case whose output is the data."""
         return self.with_(op="Identity", kind=DEFINED, expected=self.data, reason=None, rule=None,
                           interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")

@@ -30,12 +30,14 @@ def rule_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
     if case.mode not in spec.modes:
         return "modes", f"mode {case.mode!r} is not one of this version's modes {list(spec.modes)}"
     if spec.signature["pads"]["via"] == "input" and case.pads_type not in spec.pads_index_types:
-        return "pads_index_types", f"pads of type {case.pads_type} (this version takes {', '.join(spec.pads_index_types)})"
+        return "pads_index_types", (f"pads of type {case.pads_type} "
+                                    f"(this version takes {', '.join(spec.pads_index_types)})")
     if case.axes is not None:
         if not spec.has_axes:
             return "axes_input", "this version has no axes input"
         if case.axes_type not in spec.axes_index_types:
-            return "axes_index_types", f"axes of type {case.axes_type} (this version takes {', '.join(spec.axes_index_types)})"
+            return "axes_index_types", (f"axes of type {case.axes_type} "
+                                        f"(this version takes {', '.join(spec.axes_index_types)})")
     if case.constant_value is not None and "constant_value" not in spec.signature:
         return "constant_value_input", "this version takes no constant value"
     if spec.rule("negative_pads") == "forbidden" and any(p < 0 for p in case.pads):
@@ -99,7 +101,7 @@ def readings(case: Case, spec: Spec) -> list[tuple[dict[str, str], np.ndarray | 
 def classify(case: Case, spec: Spec | None = None) -> Case:
     """``case`` with kind, expected, reason, rule and interpretations filled in from its spec."""
     spec = spec or get_spec(case.spec)
-    cleared = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
+    cleared: dict = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
     broken = rule_violation(case, spec)
     if broken:
         return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": broken[0], "reason": broken[1]})

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import math
 import os
 import signal
 import sys
@@ -84,7 +83,8 @@ def cmd_check(args) -> int:
     for col in ("spec", "example", "result", "detail"):
         table.add_column(col)
     for r in results:
-        table.add_row(terminal(r.spec), terminal(r.name), "[green]match[/]" if r.ok else "[red]DIFFERS[/]", terminal(r.detail))
+        table.add_row(terminal(r.spec), terminal(r.name), "[green]match[/]" if r.ok else "[red]DIFFERS[/]",
+                      terminal(r.detail))
     console.print(table)
     bad = sum(not r.ok for r in results)
     console.print(f"{len(results) - bad} matched, {bad} differ, over {len(specs)} spec files")
@@ -130,7 +130,7 @@ def cmd_run(args) -> int:
     with _progress(console, "drawing cases"):
         cases = run.prepare()
     plan = run.plan(cases)
-    todo = Counter()
+    todo: Counter[str] = Counter()
     for name, _, batch in plan:
         todo[name] += len(batch)
     skipped = sum(r["verdict"] == SKIPPED for r in read_jsonl(run.results_path))
@@ -149,10 +149,12 @@ def cmd_run(args) -> int:
     for note in run.notes:
         console.print(f"note: {plain(note)}", soft_wrap=True, markup=False, highlight=False)
     if report.failures(rows):
-        console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> --runtime <runtime>",
+        console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> "
+                      "--runtime <runtime>",
                       soft_wrap=True, markup=False, highlight=False)
     (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
-    console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; summary in {plain(run.dir / 'summary.md')}",
+    console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; "
+                  f"summary in {plain(run.dir / 'summary.md')}",
                   soft_wrap=True, markup=False, highlight=False)
     return 0
 
@@ -250,7 +252,7 @@ class ProgressLog:
         if stalled:
             text += f"; slow: {', '.join(stalled)}: no result in the last {since:.0f} s"
         elif left:
-            slowest = max(left, key=left.get)
+            slowest = max(left, key=lambda n: left[n])
             text += f"; slowest: {slowest}, about {left[slowest]:.0f} s left at its pace"
         return text
 
@@ -267,7 +269,8 @@ def cmd_gate(args) -> int:
             judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)
     counts = ", ".join(f"{n} {v}" for v, n in judgement.counts.most_common())
     console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}; a result is a case in one "
-                  f"placement); {len(judgement.known)} failing results forgiven by {terminal(args.baseline)}", soft_wrap=True)
+                  f"placement); {len(judgement.known)} failing results forgiven by {terminal(args.baseline)}",
+                  soft_wrap=True)
     for line in problem_lines(judgement):
         console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)  # FILE:1234: is no emoji
     for line in judgement.flaky:
@@ -295,7 +298,8 @@ def cmd_baseline(args) -> int:
         if new != old:
             Path(args.prune).write_text(new, encoding="utf-8")
         sys.stdout.write(diff(old, new, args.prune))
-        err.print(f"{terminal(args.prune)}: {'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",
+        err.print(f"{terminal(args.prune)}: "
+                  f"{'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",
                   soft_wrap=True)
         return 0
     with _progress(err, f"baseline {args.runtime}") as advance:
@@ -354,7 +358,8 @@ def cmd_report(args) -> int:
     html_path.write_text(render(run), encoding="utf-8")
     if args.md:
         Path(args.md).write_text(report.short_markdown(run.rows, html_path.name), encoding="utf-8")
-    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}" + (f", {args.md}" if args.md else "")),
+    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}"
+                           + (f", {args.md}" if args.md else "")),
                   soft_wrap=True)
     return 0
 
@@ -445,10 +450,12 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
     run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
     run.add_argument("--runtime", action="extend", nargs="+",
-                     help="adapter names or module:Class (repeatable; default: every registered runtime but the opt-in tract)")
+                     help="adapter names or module:Class "
+                          "(repeatable; default: every registered runtime but the opt-in tract)")
     run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
     run.add_argument("--profile", choices=["ci", "default", "thorough"], default=None, help="default: default")
-    run.add_argument("--max-examples", type=_count(0), default=None, help="generated cases per spec (default: the profile's)")
+    run.add_argument("--max-examples", type=_count(0), default=None,
+                     help="generated cases per spec (default: the profile's)")
     run.add_argument("--seed", type=int, default=None, help="default: 0")
     run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
@@ -507,7 +514,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "none) for `padconf run --cases`")
     export.add_argument("--out", default="onnx-pad-tests", metavar="DIR", help="default: onnx-pad-tests")
     export.set_defaults(func=cmd_export_onnx_tests)
-    cache = sub.add_parser("compile-cache", help="where the compile cache of iree and tvm is, how large; --clear empties it")
+    cache = sub.add_parser("compile-cache",
+                           help="where the compile cache of iree and tvm is, how large; --clear empties it")
     cache.add_argument("--clear", action="store_true", help="delete every entry")
     cache.set_defaults(func=cmd_compile_cache)
     rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
@@ -547,7 +555,8 @@ def main(argv=None) -> int:
         signal.signal(sig, _terminate)
     if args.compile_cache is not None:  # the workers read it from their environment
         from .compile_cache import ENV
-        os.environ[ENV] = args.compile_cache if args.compile_cache == "none" else str(Path(args.compile_cache).resolve())
+        os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
+                           else str(Path(args.compile_cache).resolve()))
     try:
         return args.func(args)
     except PadconfError as exc:

@@ -88,9 +88,11 @@ def check_example(spec: Spec, ex: dict) -> ExampleCheck:
         return ExampleCheck(spec.id, ex["name"], False, f"reference refused: {exc}")
     printed = printed_output(ex)
     if printed is not None and not bit_equal(got, printed):
-        return ExampleCheck(spec.id, ex["name"], False, f"printed {printed.tolist()} but reference gives {got.tolist()}")
+        return ExampleCheck(spec.id, ex["name"], False,
+                            f"printed {printed.tolist()} but reference gives {got.tolist()}")
     if "output_shape" in ex and list(got.shape) != list(ex["output_shape"]):
-        return ExampleCheck(spec.id, ex["name"], False, f"printed shape {ex['output_shape']} but reference gives {list(got.shape)}")
+        return ExampleCheck(spec.id, ex["name"], False,
+                            f"printed shape {ex['output_shape']} but reference gives {list(got.shape)}")
     if got.dtype != numpy_dtype(ex["dtype"]):
         return ExampleCheck(spec.id, ex["name"], False, f"output dtype {got.dtype} is not {ex['dtype']}")
     what = "values" if printed is not None else "shape"

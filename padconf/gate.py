@@ -107,7 +107,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
     """The fixed part of the gate's cases, each once, with its name in the suite
     (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over. The
     same for a padconf version and its spec files, whatever ``--seed`` explores."""
-    unique = {}
+    unique: dict[str, tuple[str, Case]] = {}
     for entry in suite_entries(specs):
         unique.setdefault(entry.case.id, (entry.name, entry.case))
     return list(unique.values())
@@ -122,7 +122,7 @@ def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> l
             cases += [c.with_(origin="explore") for c in draw_cases(spec, explore, seed)]
         if db is not None:
             cases += replayed(db, spec)
-    unique = {}
+    unique: dict[str, Case] = {}
     for case in cases:
         unique.setdefault(case.id, case)
     return list(unique.values())
@@ -437,7 +437,8 @@ def _worker_limits(config: GateConfig) -> dict:
     return {k: v for k, v in (("timeout", config.timeout), ("memory_mb", config.memory_mb)) if v}
 
 
-def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None, progress=None) -> tuple[Run, list[Case]]:
+def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None,
+             progress=None) -> tuple[Run, list[Case]]:
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
     directory like ``padconf run``'s plus gate.json; returns the run and its cases."""
     out_dir = Path(out_dir)
@@ -447,8 +448,9 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
                            seed=config.seed, max_examples=config.explore, **_worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
     cases = [c for c in gate_cases(specs, config.seed, config.explore, db) if in_shard(c.id, config.shard)]
-    if not cases:
-        raise PadconfError(f"shard {config.shard[0]}/{config.shard[1]} holds no case: use fewer shards")
+    if not cases:  # only a shard can hold none: the suite is never empty
+        shard = config.shard or (1, 1)
+        raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     run.prepare(cases)
     (out_dir / "gate.json").write_text(json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
@@ -461,7 +463,10 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
 def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judgement:
     """Judge the gate run directories of every shard of one gate as that gate unsharded would,
     confirming reruns included; an incomplete or mixed set of shards is a PadconfError."""
-    rows, cases, spec_ids, config = [], {}, set(), None
+    rows: list[dict] = []
+    cases: dict[str, dict] = {}
+    spec_ids: set[str] = set()
+    config: tuple | None = None
     shards = []
     for k, d in enumerate(map(Path, dirs)):
         if not (d / "gate.json").is_file():
@@ -487,6 +492,8 @@ def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judge
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
         cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))
         spec_ids.update(about["spec_ids"])
+    if config is None:
+        raise PadconfError("--results: no gate run directory given")
     count = config[4]
     missing = sorted(set(range(1, count + 1)) - set(shards))
     if missing or len(shards) != count:

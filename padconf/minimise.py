@@ -15,6 +15,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -290,7 +291,8 @@ def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, prog
         found = failure_key(got.row)
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
-        return got if found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED) else None
+        return (got if found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED)
+                else None)
 
     improved = True
     while improved and time.monotonic() < deadline:
@@ -343,7 +345,8 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         run = load_run(path, specs_dir)
         mine = [r for r in run.rows if r["runtime"] == runtime]
         if not mine:
-            raise PadconfError(f"{path}: no result of runtime {runtime} (it has {', '.join(sorted({r['runtime'] for r in run.rows}))})")
+            raise PadconfError(f"{path}: no result of runtime {runtime} "
+                               f"(it has {', '.join(sorted({r['runtime'] for r in run.rows}))})")
         found = failures(mine)
         # a case one placement fails and another passes is a finding of its own too
         seen = {g["example"]["case_id"] for g in found}
@@ -368,14 +371,16 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         return "case", [Job(_case_from_file(path))]
     split = _split_run_case(target)
     if split is None:
-        raise PadconfError(f"{target}: no such file or run directory (TARGET: a case file, RUN_DIR, or RUN_DIR:<case id>)")
+        raise PadconfError(f"{target}: no such file or run directory "
+                           "(TARGET: a case file, RUN_DIR, or RUN_DIR:<case id>)")
     run_dir, case_id = split
     run = load_run(run_dir, specs_dir)
     doc = run.cases.get(case_id)
     if doc is None:
         raise CaseError(f"{run_dir}: no case {case_id!r} in cases.jsonl")
     recorded = _failing_first([r for r in run.rows if r["case_id"] == case_id and r["runtime"] == runtime])
-    return "case", [Job(Case.from_json(doc), recorded and recorded["placement"], recorded, run.rows, run.specs_dir)]
+    placement = recorded["placement"] if recorded else None
+    return "case", [Job(Case.from_json(doc), placement, recorded, run.rows, run.specs_dir)]
 
 
 def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
@@ -396,7 +401,8 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
     return [Job(pad.case, preferred="inputs" if pad.placement == "attributes" else pad.placement, found_in=[
         f"- the model: `{where / 'model.onnx'}` (opset {model.opset}, {len(model.model.graph.node)} nodes), "
         f"fed `test_data_set_0`; on {worker.adapter} the whole model: {whole}",
-        f"- its Pad node `{pad.node.name or '(unnamed)'}` (#{list(model.model.graph.node).index(pad.node)} in the graph), "
+        f"- its Pad node `{pad.node.name or '(unnamed)'}` "
+        f"(#{list(model.model.graph.node).index(pad.node)} in the graph), "
         f"run alone on the arrays that reach it (computed by {pad.inputs_from})"]) for pad in found]
 
 
@@ -404,8 +410,9 @@ def reproduce(judge: Judge, job: Job, placements: list[str]) -> tuple[Attempt, s
     """The job's case run alone (in its recorded placement, or in the placement of the user's
     model it came from, or else in the first that fails); CaseError when it does not fail."""
     tried = []
-    if job.placement or job.preferred in placements:  # a failure in another placement is another bug
-        placements = [job.placement or job.preferred]
+    chosen = job.placement or job.preferred
+    if chosen and (job.placement or chosen in placements):  # a failure in another placement is another bug
+        placements = [chosen]
     for placement in placements:
         got = judge.attempt(job.case, placement)
         if got.row["verdict"] in FAILURES:
@@ -437,7 +444,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     out.mkdir(parents=True, exist_ok=True)
     kind, jobs = resolve(target, runtime, specs_dir)
     worker = Worker(runtime, timeout=timeout)
-    summaries = []
+    summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     try:
         if kind == "model":
@@ -451,7 +458,9 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
                 start, placement = reproduce(judge, job, about["placements"])
-                say = (lambda text, label=label: _say(progress, f"minimize {label} {start.row['verdict']}: {text}"))
+                def say(text: str, label: str = label, verdict: str = start.row["verdict"]) -> None:
+                    _say(progress, f"minimize {label} {verdict}: {text}")
+
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(judge, start, placement, time_limit, say)
                 cause = root_cause(shrunk, (job.recorded or {}).get("control"))
@@ -463,7 +472,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                                       "shape": list(job.case.data.shape)})
                     _say(progress, f"minimize {label}: the same failure as bundle {root['n']}", end=True)
                     continue
-                where = out if kind == "case" else out / f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-{short_name(shrunk.final.case)}"
+                where = out if kind == "case" else out / (f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-"
+                                                          f"{short_name(shrunk.final.case)}")
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimised must not lose the rest
                 if kind == "case":
@@ -500,7 +510,8 @@ def root_cause(shrunk: Shrunk, control: dict | None = None) -> tuple:
     but a missing kernel is one per dtype."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict, error_class, kind, reason = failure_key(row)
-    error_class = re.sub(r"\[with .*", "[with ..]", error_class)  # C++ template arguments (cut at 400 characters) name the dtype
+    # C++ template arguments (cut at 400 characters) name the dtype
+    error_class = re.sub(r"\[with .*", "[with ..]", error_class)
     return (verdict, error_class, kind, reason, triage({**row, "control": control})[0], case.mode, case.data.shape,
             tuple(case.pads), None if case.axes is None else tuple(case.axes), case.constant_value is None,
             case.dtype if row["verdict"] == NOT_IMPLEMENTED else None)

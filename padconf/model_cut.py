@@ -78,7 +78,8 @@ class UserModel:
         self.pads = [n for n in self.model.graph.node if n.op_type == "Pad" and n.domain in ("", "ai.onnx")]
         if not self.pads:
             raise CaseError(f"{where}/model.onnx: no Pad node in the main graph "
-                            f"({len(self.model.graph.node)} nodes: {', '.join(sorted({n.op_type for n in self.model.graph.node}))})")
+                            f"({len(self.model.graph.node)} nodes: "
+                            f"{', '.join(sorted({n.op_type for n in self.model.graph.node}))})")
 
     def whole_run(self, worker: Worker) -> str:
         """What the runtime does with the whole model, in one line (for the report)."""
@@ -89,6 +90,7 @@ class UserModel:
             return f"refused: {error}"
         if not self.expected:
             return "ran (the directory has no output_<i>.pb to compare with)"
+        assert outputs is not None  # it ran
         differ = [i for i, (got, want) in enumerate(zip(outputs, self.expected)) if not bit_equal(got, want)]
         return (f"output(s) {', '.join(map(str, differ))} differ from test_data_set_0/output_<i>.pb" if differ
                 else "every output equals test_data_set_0/output_<i>.pb")
@@ -105,7 +107,7 @@ class UserModel:
         why = []
         for worker in workers:
             outputs, error, status = worker.run_model(sub.SerializeToString(), feeds, MODEL_TIMEOUT_S)
-            if status == "ok" and not error:
+            if status == "ok" and not error and outputs is not None:
                 return {**known, **dict(zip(computed, outputs))}, worker.adapter
             why.append(f"{worker.adapter}: {status if status != 'ok' else 'refused'}: {error}")
         raise CaseError(f"{self.where}: cannot compute the inputs of Pad node {node.name!r}: {'; '.join(why)}")

@@ -72,7 +72,7 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
     if version <= 2:
         if case.axes is not None:
             raise ValueError(f"{case.spec} has no axes")
-        attrs = {"paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
+        attrs: dict[str, list[int] | float] = {"paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
         if case.constant_value is not None:
             attrs["value"] = _attribute_value(case)
         node_inputs = ["data"]
@@ -113,7 +113,7 @@ def _value_key(arr) -> tuple | None:
 def model_signature(case: Case, placement: str = "inputs") -> tuple:
     """Cases with equal signatures run on the same compiled model."""
     version = opset_version(case)
-    key = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
+    key: tuple = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
            case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,
            None if case.constant_value is None else np.ndim(case.constant_value))
     if placement in ("initializers", "folded") or version <= 2:

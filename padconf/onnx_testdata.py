@@ -35,6 +35,7 @@ from collections import Counter, defaultdict
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -267,12 +268,13 @@ def _label(entry: Entry) -> str:
     if case.origin.startswith("example:"):
         return "ex_" + case.origin.split(":", 1)[1].removeprefix("test_")
     if case.kind == MUST_REJECT:
-        return case.rule
+        return str(case.rule)
     if case.kind == AMBIGUOUS:
-        return "_".join(case.reason.split(","))
+        return "_".join(str(case.reason).split(","))
     words = []
     for prefix, word in _LABELS:
-        if any(t == prefix or t.startswith((prefix + "-at-", prefix + "-in-")) for t in case.tags) and word not in words:
+        if (any(t == prefix or t.startswith((prefix + "-at-", prefix + "-in-")) for t in case.tags)
+                and word not in words):
             words.append(word)
     return "_".join(words[:3]) or "basic"
 
@@ -308,17 +310,20 @@ def rule_text(spec: Spec, rule: str | None) -> dict:
         "modes": ("modes", "mode in (" + ", ".join(spec.modes) + ")"),
         "pads_index_types": ("signature.pads.index_types", "pads: " + ", ".join(spec.pads_index_types)),
         "axes_index_types": ("signature.axes.index_types", "axes: " + ", ".join(spec.axes_index_types)),
-        "axes_input": ("signature", "inputs: " + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "input")
-                       + "; attributes: " + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "attribute")),
+        "axes_input": ("signature",
+                       "inputs: " + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "input")
+                       + "; attributes: "
+                       + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "attribute")),
     }
     if rule in listed:
         key, text = listed[rule]
-        return {"spec_key": key, "text": text, "note": "the spec file's own list (the document gives it as a type or attribute constraint)"}
+        return {"spec_key": key, "text": text,
+                "note": "the spec file's own list (the document gives it as a type or attribute constraint)"}
     return {"spec_key": None, "text": None, "note": "a refusal of padconf's reference that no single rule names"}
 
 
 def _ambiguity_doc(case: Case, spec: Spec) -> dict:
-    names = case.reason.split(",")
+    names = str(case.reason).split(",")
     return {name: {"text": spec.ambiguities[name].text, "candidates": list(spec.ambiguities[name].interpretations),
                    "default": spec.ambiguities[name].default} for name in names}
 
@@ -338,9 +343,9 @@ def _interp_file(key: str) -> str:
     return re.sub(r"[^A-Za-z0-9_=,.+-]", "_", key)
 
 
-def _expect_doc(entry: Entry, spec: Spec, outputs: dict[str, str] | None) -> dict:
+def _expect_doc(entry: Entry, spec: Spec, outputs: dict[str, str]) -> dict:
     case = entry.case
-    doc = {"spec": case.spec, "mode": case.mode, "dtype": case.dtype, "kind": case.kind,
+    doc: dict[str, Any] = {"spec": case.spec, "mode": case.mode, "dtype": case.dtype, "kind": case.kind,
            "placement": entry.placement, "case_id": case.id}
     if case.kind == MUST_REJECT:
         doc.update(expect="reject", reason=case.reason, rule=case.rule, spec_text=rule_text(spec, case.rule))
@@ -363,6 +368,7 @@ def write_onnx(entry: Entry, spec: Spec, root: Path) -> None:
     for i, (name, arr) in enumerate(feeds(case, placement).items()):
         (data_set / f"input_{i}.pb").write_bytes(_tensor_bytes(arr, name))
     if case.kind == DEFINED:
+        assert case.expected is not None  # a defined case has its output
         (data_set / "output_0.pb").write_bytes(_tensor_bytes(case.expected, "output"))
         return
     outputs = {}
@@ -376,7 +382,8 @@ def write_onnx(entry: Entry, spec: Spec, root: Path) -> None:
 def _npy_bytes(arr: np.ndarray) -> bytes:
     import io
     arr = np.asarray(arr)
-    if arr.dtype.isbuiltin == 2:  # user-defined: ml_dtypes' kinds (bfloat16, float8, int4 ...): numpy cannot load them; store the bits
+    # user-defined: ml_dtypes' kinds (bfloat16, float8, int4 ...): numpy cannot load them; store the bits
+    if arr.dtype.isbuiltin == 2:
         arr = arr.view({1: np.uint8, 2: np.uint16}[arr.dtype.itemsize])
     buf = io.BytesIO()
     np.save(buf, arr, allow_pickle=False)
@@ -385,6 +392,7 @@ def _npy_bytes(arr: np.ndarray) -> bytes:
 
 def write_openvino(entry: Entry, spec: Spec, root: Path) -> None:
     import openvino as ov
+
     from .adapters.openvino import native_model, split_pads
     case, where = entry.case, root / entry.path
     where.mkdir(parents=True)
@@ -400,6 +408,7 @@ def write_openvino(entry: Entry, spec: Spec, root: Path) -> None:
     for i, arr in enumerate(inputs.values()):
         (where / f"input_{i}.npy").write_bytes(_npy_bytes(arr))
     if case.kind == DEFINED:
+        assert case.expected is not None  # a defined case has its output
         (where / "output_0.npy").write_bytes(_npy_bytes(case.expected))
         return
     outputs = {}
@@ -414,7 +423,7 @@ def manifest(entries: list[Entry]) -> list[dict]:
     rows = []
     for e in entries:
         c = e.case
-        row = {"dir": e.path, "spec": c.spec, "mode": c.mode, "dtype": c.dtype, "kind": c.kind,
+        row: dict[str, Any] = {"dir": e.path, "spec": c.spec, "mode": c.mode, "dtype": c.dtype, "kind": c.kind,
                "placement": e.placement, "tags": list(c.tags), "origin": c.origin, "case_id": c.id}
         if c.kind == MUST_REJECT:
             row.update(rule=c.rule, reason=c.reason)
@@ -506,14 +515,20 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
              + "; do not edit: regenerate. The same padconf, spec files and seed write the same bytes "
              "(`tests/test_generate.py` fails when this directory is stale).", "",
              "Every expected output comes from padconf's reference (`padconf/reference.py`, through "
-             "`padconf/classify.py`), judged against the spec files in `padconf/specs/`; none comes from a runtime.", "",
+             "`padconf/classify.py`), judged against the spec files in `padconf/specs/`; none comes from a runtime.",
+             "",
              "| directory | what | cases |", "|---|---|---:|",
-             f"| `onnx/` | defined cases: `model.onnx`, `test_data_set_0/input_<i>.pb`, `output_0.pb` (onnx's node-test layout) | {kinds['onnx', DEFINED]} |",
-             f"| `onnx-invalid/` | must-reject cases: model, inputs, `expect.json` (the rule broken, quoting the spec) | {kinds['onnx', MUST_REJECT]} |",
-             f"| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per candidate, `expect.json` | {kinds['onnx', AMBIGUOUS]} |",
-             f"| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, `input_<i>.npy`, `output_0.npy` | {kinds['openvino', DEFINED]} |",
+             "| `onnx/` | defined cases: `model.onnx`, `test_data_set_0/input_<i>.pb`, `output_0.pb` "
+             f"(onnx's node-test layout) | {kinds['onnx', DEFINED]} |",
+             "| `onnx-invalid/` | must-reject cases: model, inputs, `expect.json` "
+             f"(the rule broken, quoting the spec) | {kinds['onnx', MUST_REJECT]} |",
+             "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per candidate, "
+             f"`expect.json` | {kinds['onnx', AMBIGUOUS]} |",
+             "| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, "
+             f"`input_<i>.npy`, `output_0.npy` | {kinds['openvino', DEFINED]} |",
              f"| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | {kinds['openvino', MUST_REJECT]} |",
-             f"| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, `expect.json` | {kinds['openvino', AMBIGUOUS]} |",
+             "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
+             f"`expect.json` | {kinds['openvino', AMBIGUOUS]} |",
              "", "An ambiguous case's `expect.json` maps each interpretation (`name=candidate`, several joined "
              "by commas when the case hits more than one undefined point) to its output file, or to `null` "
              "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
@@ -530,7 +545,8 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
         rows = [s for s in specs if s.domain == domain]
         if not rows:
             continue
-        modes = sorted({m for s in rows for m in s.modes}, key=["constant", "reflect", "edge", "wrap", "symmetric"].index)
+        modes = sorted({m for s in rows for m in s.modes},
+                       key=["constant", "reflect", "edge", "wrap", "symmetric"].index)
         lines += [f"## Coverage: {title} (dtypes with a defined case / dtypes allowed)", "",
                   "| version | " + " | ".join(modes) + " | total |", "|---|" + "---:|" * (len(modes) + 1)]
         got = allowed = 0
@@ -544,7 +560,8 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
                 else:
                     cells.append("-")
             total = [cov[s.id][m] for m in cov[s.id]]
-            lines.append(f"| {s.id} | " + " | ".join(cells) + f" | {sum(g for g, _ in total)}/{sum(a for _, a in total)} |")
+            lines.append(f"| {s.id} | " + " | ".join(cells)
+                         + f" | {sum(g for g, _ in total)}/{sum(a for _, a in total)} |")
         lines += ["", f"**{got}/{allowed} {title}** (version x mode x dtype) combinations have a defined case.", ""]
     lines += ["## Placements (defined cases per version)", "",
               "How pads / constant value / axes reach the model: `inputs` (graph inputs fed from "
@@ -571,7 +588,8 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
         for t in e.case.tags:
             tag_counts[t][e.case.spec] += 1
     lines += ["## Edge classes (cases per version)", "",
-              "| edge class | " + " | ".join(s.id.replace("onnx/", "").replace("openvino/", "ov/") for s in specs) + " |",
+              "| edge class | "
+              + " | ".join(s.id.replace("onnx/", "").replace("openvino/", "ov/") for s in specs) + " |",
               "|---|" + "---:|" * len(specs)]
     for tag in sorted(tag_counts):
         lines.append(f"| {tag} | " + " | ".join(str(tag_counts[tag][s.id] or "") for s in specs) + " |")
@@ -579,7 +597,7 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
     return "\n".join(lines) + "\n"
 
 
-RUNNING = """## Running it
+RUNNING = ("""## Running it
 
 **onnx's backend test runner** (`onnx.backend.test.runner.Runner`), unchanged, with any backend
 (here onnxruntime's). The runner's constructor collects onnx's own tests; give it this suite as
@@ -613,7 +631,8 @@ models of `onnx-invalid/`: they break the spec).
 generated/openvino` reads each `model.xml`, feeds `input_<i>.npy` in Parameter order and
 compares the output with `output_0.npy` bit for bit (NaN equal to NaN). Tensors of the kinds
 numpy lacks (bfloat16, the float8 kinds, int4 ...) are stored as their bit patterns (uint16 or
-uint8); the Parameter's element type in `model.xml` says which. An omitted pad_value appears in the IR as the zero Constant named
+uint8); the Parameter's element type in `model.xml` says which. """
+           """An omitted pad_value appears in the IR as the zero Constant named
 `pad_value_default` (OpenVINO's own default).
 
 **padconf** reads any directory in this layout back (its own or onnx's node tests) and judges
@@ -627,9 +646,9 @@ case definitions and replay them:
 padconf export-onnx-tests --out onnx-pad-tests
 padconf run --cases onnx-pad-tests --runtime onnxruntime
 ```
-"""
+""")
 
-OPENVINO_RUNNER = '''"""Run generated/openvino/test_*/ with nothing but openvino and numpy.
+OPENVINO_RUNNER = ('''"""Run generated/openvino/test_*/ with nothing but openvino and numpy.
 
 usage: python run_openvino.py DIR [DIR ...]   (a test_* directory or a folder of them)
 Each test: read model.xml, feed input_<i>.npy in Parameter order, compare the output with
@@ -710,7 +729,8 @@ def main(argv):
         return child(argv[1:])
     dirs = []
     for arg in argv:
-        dirs += [arg] if os.path.exists(os.path.join(arg, "model.xml")) else sorted(glob.glob(os.path.join(arg, "test_*")))
+        dirs += [arg] if os.path.exists(os.path.join(arg, "model.xml")) else '''
+                   '''sorted(glob.glob(os.path.join(arg, "test_*")))
     lines = []
     while dirs:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *dirs],
@@ -730,7 +750,7 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-'''
+''')
 
 
 # ---------------------------------------------------------------- reading back
@@ -905,6 +925,7 @@ def _onnx_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
 def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
     try:
         import openvino as ov
+
         from .adapters.openvino_tensors import from_tensor
     except ImportError as exc:
         raise CaseError(f"{where}: reading OpenVINO IR needs openvino: {exc}") from None
@@ -977,7 +998,8 @@ def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None 
     """The case one test directory holds, classified by its spec, and its placement. Its origin
     is ``testdata:<the directory, relative to root>``."""
     where = Path(where)
-    case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs, Path(root or where))
+    case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs,
+                                                                                           Path(root or where))
     spec = next(s for s in specs if s.id == case.spec)
     case = classify(case, spec)
     case.origin = f"testdata:{where.relative_to(root).as_posix() if root and where != Path(root) else where.name}"

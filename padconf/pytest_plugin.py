@@ -24,6 +24,7 @@ import functools
 import json
 import re
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,7 @@ SLIM = ("output", "printed")  # row fields too big to send between xdist process
 SHARED = ("rows", "problems", "flaky")  # what an xdist worker hands the controller, besides its plan's counts
 
 
-class KnownFailure(pytest.xfail.Exception):
+class KnownFailure(pytest.xfail.Exception):  # type: ignore[name-defined]  # pytest's XFailed, a function attribute
     """A failure a baseline entry forgives: an xfail, marked (case-id entries) or not (signatures)."""
 
     def __init__(self, msg: str):
@@ -87,16 +88,16 @@ class Suite:
             self.entries = load_baseline(self.baseline) if self.baseline else []
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
-        self.params: list | None = None
+        self.params: list = []  # pytest.param per test, once planned
         self.named: list | None = None  # (name in the suite, case)
-        self.cases: list | None = None  # the gate's cases, once planned
+        self.cases: list = []  # the gate's cases, once planned
         self.planned: Counter = Counter()  # spec id -> tests collected, before any deselection
         self.rows: list[dict] = []  # one per test that ran, as the gate's results.jsonl has them
         self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
-        self.judgement = None
+        self.judgement: Any = None  # padconf.gate.Judgement of the session, at its end
         self.failed: str | None = None  # why the session fails though no test did
-        self._workers: dict[str, object] = {}
+        self._workers: dict[str, Any] = {}  # padconf.worker.Worker, imported when first started
 
     def worker(self, use: str = "tests"):
         """The Worker the tests run in, or (``use="confirm"``) the one confirming reruns run in:
@@ -129,7 +130,7 @@ class Suite:
         from .gate import gate_suite
         from .runner import runtime_scope
 
-        if self.params is not None:
+        if self.params:
             return
         self.describe([])  # an unusable runtime is said before the seconds of drawing the suite
         if shipped is None:
@@ -139,9 +140,9 @@ class Suite:
         self.cases = [case for _, case in self.named]
         pairs = sorted({(c.spec, c.dtype) for c in self.cases})
         about = self.describe(pairs)
-        ids = [readable_id(name, case) for name, case in self.named]
-        twice = {i for i, n in Counter(ids).items() if n > 1}  # a name in two of the suite's kind directories
-        ids = {id(case): f"{i}-{case.kind}" if i in twice else i for i, case in zip(ids, self.cases)}
+        names = [readable_id(name, case) for name, case in self.named]
+        twice = {i for i, n in Counter(names).items() if n > 1}  # a name in two of the suite's kind directories
+        ids = {id(case): f"{i}-{case.kind}" if i in twice else i for i, case in zip(names, self.cases)}
         several = len(about["placements"]) > 1
         scope = runtime_scope(self.cases, pairs, about)
         self.params = []
@@ -346,7 +347,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
         return
     if hasattr(config, "workerinput"):  # an xdist worker: the controller judges the whole
         suite.close()
-        config.workeroutput["padconf"] = {"planned": dict(suite.planned), **{k: getattr(suite, k) for k in SHARED}}
+        output = {"planned": dict(suite.planned), **{k: getattr(suite, k) for k in SHARED}}
+        config.workeroutput["padconf"] = output  # type: ignore[attr-defined]  # xdist sets it on its workers
         return
     try:
         if config.option.collectonly or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):

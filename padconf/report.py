@@ -147,7 +147,8 @@ def _example(row: dict, with_id: bool = True) -> str:
             + (f" axes={row['axes']}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
             + f" [{row['placement']}]" + (f" id={row['case_id']}" if with_id else "")
-            + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)" if row["origin"].startswith("example:") else ""))
+            + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)"
+               if row["origin"].startswith("example:") else ""))
 
 
 MATRIX_TITLE = "Conformance matrix (results per verdict: each case once per placement)"
@@ -216,7 +217,8 @@ def _cell(verdict: str, n: int) -> str:
 
 
 def _seen_on(group: dict) -> str:
-    return f"dtypes: {', '.join(sorted(group['dtypes']))}; specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}"
+    return (f"dtypes: {', '.join(sorted(group['dtypes']))}; "
+            f"specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}")
 
 
 def triage_text(group: dict) -> str:
@@ -307,7 +309,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     rows = attach_controls(read_jsonl(results, RESULT_KEYS), run_dir)
     if not rows:
         raise PadconfError(f"{results}: holds no result: nothing to report")
-    cases = {c.get("id"): c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
+    cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
     if (run_dir / "run.json").exists():
         doc = json_value(read_text(run_dir / "run.json", MAX_RUN_JSON_BYTES), str(run_dir / "run.json"))
         recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
@@ -361,7 +363,8 @@ def rule_quotes(row: dict, specs_dir=None) -> list[dict]:
                 for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
     detail = row.get("detail") or ""
     if row["verdict"] == MISMATCH:
-        rule = "output_shape" if detail.startswith("shape") else "dtypes" if detail.startswith("dtype") else "pads_layout"
+        rule = ("output_shape" if detail.startswith("shape")
+                else "dtypes" if detail.startswith("dtype") else "pads_layout")
         return [rule_text(spec, rule)]
     if row["verdict"] == NOT_IMPLEMENTED:
         return [rule_text(spec, "dtypes")]

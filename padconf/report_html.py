@@ -11,9 +11,24 @@ import numpy as np
 
 from .dtypes import dtype_name
 from .errors import CaseError
-from .report import (MUST_REJECT_NOTE, RunData, _example, ambiguity_texts, cell_findings, edge_class_counts, evidence,
-                     failures, interpretations, matrix, mode_label, must_reject_only, placement_dependent, totals,
-                     triage_text, used_verdicts)
+from .report import (
+    MUST_REJECT_NOTE,
+    RunData,
+    _example,
+    ambiguity_texts,
+    cell_findings,
+    edge_class_counts,
+    evidence,
+    failures,
+    interpretations,
+    matrix,
+    mode_label,
+    must_reject_only,
+    placement_dependent,
+    totals,
+    triage_text,
+    used_verdicts,
+)
 from .specs import spec_sort_key
 
 COLOURS = {  # verdict -> colour of its chips and bar segments
@@ -142,7 +157,8 @@ def _matrix_table(rows, runtimes, findings, keys) -> str:
             attrs = (f"class='cell{' fails' if opens else ''}' data-cell='{key}' data-runtime='{escape(rt)}' "
                      f"data-spec='{escape(spec)}' data-mode='{escape(mode)}'")
             inner = _chips(counts, used)
-            out.append(f"<td {attrs}>" + (f"<a href='#cell={key}'>{inner}</a>" if opens else f"<a>{inner}</a>") + "</td>")
+            out.append(f"<td {attrs}>" + (f"<a href='#cell={key}'>{inner}</a>" if opens else f"<a>{inner}</a>")
+                       + "</td>")
         out.append("</tr>")
     return "".join(out) + "</table>"
 
@@ -167,7 +183,8 @@ def _failure(run: RunData, group) -> str:
     ev = evidence(row, run)
     out = [f"<div class=failure data-verdict='{group['verdict']}'><div><span class=n style='background:"
            f"{COLOURS[group['verdict']]}'>{group['verdict']}</span> ×{group['count']} "
-           f"<b>{escape(group['class'])}</b></div><p class=meta>triage: {escape(triage_text(group))}<br>dtypes: {escape(', '.join(sorted(group['dtypes'])))}; "
+           f"<b>{escape(group['class'])}</b></div><p class=meta>triage: {escape(triage_text(group))}<br>"
+           f"dtypes: {escape(', '.join(sorted(group['dtypes'])))}; "
            f"spec versions: {escape(', '.join(sorted(group['specs'], key=spec_sort_key)))}<br>example: "
            f"{escape(_example(row))}</p>"]
     case = ev["case"]

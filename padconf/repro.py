@@ -8,7 +8,8 @@ import io
 import json
 import platform
 import re
-from importlib.metadata import PackageNotFoundError, version as package_version
+from importlib.metadata import PackageNotFoundError
+from importlib.metadata import version as package_version
 from pathlib import Path
 
 import numpy as np
@@ -87,7 +88,8 @@ def _versions(runtime: str, runtime_version: str | None) -> list[str]:
         except PackageNotFoundError:
             return "not installed"
     lines = [f"- runtime: {runtime} {runtime_version or of(PACKAGES[runtime])}" if runtime in PACKAGES else
-             f"- runtime: {runtime} (a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
+             f"- runtime: {runtime} "
+             f"(a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
     lines += [f"- {p}: {of(p)}" for p in ("onnx", "numpy") if p != PACKAGES.get(runtime)]
     lines += [f"- Python: {platform.python_version()}", f"- OS: {platform.platform()}",
               f"- found and minimised by padconf {of('padconf')}"]
@@ -123,6 +125,7 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
     data_set.mkdir(parents=True)
     if runtime == "openvino":
         import openvino as ov
+
         from .adapters.openvino import native_model, split_pads
         ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
                       compress_to_fp16=False)
@@ -143,18 +146,18 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
 
 def _write_expected(where: Path, case: Case) -> dict:
     """The expected outputs, and what repro.py expects: {"kind", "reason", "outputs": {label: file}}."""
-    outputs = {}
+    outputs: dict[str, str | None] = {}
     if case.kind == DEFINED:
+        assert case.expected is not None  # a defined case has its output
         (where / "expected.npy").write_bytes(_npy_bytes(case.expected))
         (where / "test_data_set_0" / "output_0.pb").write_bytes(
             numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
         outputs["expected"] = "expected.npy"
     elif case.kind == AMBIGUOUS:
         for i, (label, out) in enumerate(sorted(case.interpretations.items())):
-            outputs[label] = None
+            outputs[label] = None if out is None else f"expected_{i}.npy"
             if out is not None:
-                outputs[label] = f"expected_{i}.npy"
-                (where / outputs[label]).write_bytes(_npy_bytes(out))
+                (where / f"expected_{i}.npy").write_bytes(_npy_bytes(out))
     return {"kind": case.kind, "reason": case.reason, "outputs": outputs}
 
 
@@ -168,7 +171,8 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
         (where / "actual.npy").write_bytes(_npy_bytes(outcome.output))
     heading = title(row, case, runtime)
     data = _described("data", case.data, "data.npy")
-    about = {"title": heading, "case": case_text(case), "runtime": runtime, "model": model, "inputs": inputs, "expect": expect,
+    about = {"title": heading, "case": case_text(case), "runtime": runtime, "model": model, "inputs": inputs,
+             "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
     (where / "repro.py").write_text(REPRO.replace("@ABOUT@", json.dumps(about, indent=1)), encoding="utf-8")
     (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model),
@@ -186,7 +190,8 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         for name, reading in example["interpretation"].items():
             out += [f"`ambiguities.{name}`:", "", f"> {spec.ambiguities[name].text}", "",
-                    f"The text leaves this open, but the document's own worked example ({example.get('source', example['name'])}) "
+                    "The text leaves this open, but the document's own worked example "
+                    f"({example.get('source', example['name'])}) "
                     f"settles it as `{reading}`: data `{example.get('data')}`, pads `{example.get('pads')}`, mode "
                     f"`{example.get('mode', 'constant')}`, printed output `{example.get('output')}`. The input below "
                     "is judged by that same reading.", ""]
@@ -195,7 +200,8 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
         from .onnx_testdata import rule_text  # the sentences that make it valid and fix its output
         from .specs import get_spec
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
-        rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"] if case.axes is not None else [])
+        rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"]
+                                                       if case.axes is not None else [])
         quotes = [q for q in (rule_text(spec, r) for r in rules) if q.get("text")]
     if case.kind == DEFINED:  # and the sentence that says what the mode computes
         from .specs import get_spec
@@ -225,13 +231,15 @@ def _others(job, case: Case, runtime: str) -> list[str]:
     if others:
         out += [f"The same run's other runtimes on the original case `{original}` (before minimising):", ""]
         out += [f"- {r['runtime']} [{r['placement']}]: {r['verdict']}"
-                + (f" ({short_error(r.get('detail') or r.get('error'), 160)})" if r.get("detail") or r.get("error") else "")
+                + (f" ({short_error(r.get('detail') or r.get('error'), 160)})"
+                   if r.get("detail") or r.get("error") else "")
                 for r in others]
         out.append("")
     if case.kind == AMBIGUOUS:
         picks = interpretations([r for r in job.run_rows if r["reason"] == case.reason and r["spec"] == case.spec])
         if picks:
-            out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched:", ""]
+            out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched:",
+                    ""]
             out += [f"- {rt}: " + ", ".join(f"{k} ({n} cases)" for k, n in counts.most_common())
                     for (_, rt), counts in picks.items()]
             out.append("")
@@ -245,8 +253,8 @@ def _expected_lines(case: Case) -> list[str]:
         return [f"An error: the input breaks the rule \"{case.reason}\"."]
     lines = [f"The document leaves this undefined ({case.reason}); each reading gives:", ""]
     for label, out in sorted(case.interpretations.items()):
-        lines += [f"- {label}:" + (" an error" if out is None else ""), *([] if out is None else
-                                                                          ["", "  ```", "  " + _array_text(out), "  ```"])]
+        lines += [f"- {label}:" + (" an error" if out is None else ""),
+                  *([] if out is None else ["", "  ```", "  " + _array_text(out), "  ```"])]
     return lines
 
 
@@ -298,8 +306,11 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
     lines += ["## Reproduce", "",
               f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
               if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
-              "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` runs the model on a runtime instead.", "",
-              "```", "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed", "```", "",
+              "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
+              "runs the model on a runtime instead.", "",
+              "```",
+              "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
+              "```", "",
               "## Environment", "", *_versions(runtime, runtime_version), "",
               f"Minimised by `padconf minimize` from case `{shrunk.original.case.id}` "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
@@ -331,7 +342,7 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
 
 # ---------------------------------------------------------------- repro.py
 
-REPRO = r'''"""Reproducer written by padconf minimize. Standalone: needs numpy and the runtime only
+REPRO = (r'''"""Reproducer written by padconf minimize. Standalone: needs numpy and the runtime only
 (and ml_dtypes for bfloat16, float8, float4, int4 and int2 data).
 
 usage: python repro.py [--runtime onnxruntime|openvino-onnx|openvino|onnx-reference]
@@ -491,7 +502,8 @@ def child(runtime):
     module = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino",
               "onnx-reference": "onnx"}.get(runtime)
     if module is None:
-        print(f"no standalone runner for {runtime!r}: pass --runtime onnxruntime, openvino-onnx, openvino or onnx-reference")
+        print(f"no standalone runner for {runtime!r}: pass --runtime onnxruntime, openvino-onnx, '''
+         r'''openvino or onnx-reference")
         return 2
     try:
         __import__(module)
@@ -518,7 +530,8 @@ def child(runtime):
         return 1
     matched = [label for label, arr in expected.items() if arr is not None and same(arr, actual)]
     if matched:
-        print("OK: the output is " + ("the expected one" if matched == ["expected"] else "what " + " | ".join(matched) + " gives"))
+        print("OK: the output is " + ("the expected one" if matched == ["expected"] else '''
+         r'''"what " + " | ".join(matched) + " gives"))
         return 0
     print("BUG: the output differs from " + ("the expected one" if expect["kind"] == "defined" else "every reading"))
     return 1
@@ -554,4 +567,4 @@ def main(argv):
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-'''
+''')

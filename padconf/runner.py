@@ -32,10 +32,25 @@ from .signature import distinct_failure
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
-from .verdicts import (AMBIGUOUS_VERDICT, FAILURES, MISMATCH, PASS, UNEXPLAINED, WRONGLY_ACCEPTED, confirm_refusal,
-                       control_fails_alike, judge)
-from .worker import (DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_MEMORY_MB, MAX_TIMEOUT_S, Worker,
-                     WorkerClosed)
+from .verdicts import (
+    FAILURES,
+    MISMATCH,
+    PASS,
+    UNEXPLAINED,
+    WRONGLY_ACCEPTED,
+    confirm_refusal,
+    control_fails_alike,
+    judge,
+)
+from .worker import (
+    DEFAULT_COMPILE_TIMEOUT_S,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_TIMEOUT_S,
+    MAX_MEMORY_MB,
+    MAX_TIMEOUT_S,
+    Worker,
+    WorkerClosed,
+)
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl; a default run's are a few MB
@@ -263,7 +278,8 @@ class Run:
     worker what it can run; ``execute`` runs it."""
 
     def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False,
-                 jobs: int | None = None, named_runtimes: list[str] = (), named_specs_dir: str | None = None):
+                 jobs: int | None = None, named_runtimes: tuple[str, ...] | list[str] = (),
+                 named_specs_dir: str | None = None):
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
         self.results_path = self.dir / "results.jsonl"
@@ -277,7 +293,7 @@ class Run:
         self._lane_workers: set[Worker] = set()
         self._stats_lock = threading.Lock()
         self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
-        self._scheduled = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
+        self._scheduled: tuple | None = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
         self.resume = resume
         if self.dir.exists() and not self.dir.is_dir():
             raise PadconfError(f"{self.dir}: not a directory")
@@ -374,7 +390,8 @@ class Run:
             batches, skipped = scheduled[1]
         else:
             batches, skipped = self._schedule(
-                cases, {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)})
+                cases,
+                {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)})
         with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
                 out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok",
@@ -408,9 +425,9 @@ class Run:
             unsupported = Counter(why for _, why in mine if why)
             self.notes += [f"{name}: {n} cases skipped: {why}" for why, n in unsupported.items()]
             for placement in about["placements"]:
-                todo = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
-                skipped += [(name, placement, c, why) for c, why in todo if why]
-                todo = [c for c, why in todo if not why]
+                pending = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
+                skipped += [(name, placement, c, why) for c, why in pending if why]
+                todo = [c for c, why in pending if not why]
                 batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
         if not batches and not done:
             self.close()
@@ -455,7 +472,8 @@ class Run:
                 raise failures[0]
             self._sort_results()
             self._run_controls()
-            self.notes += [f"{name}: worker restarted {f['restarts']} times" for name, f in self.stats["runtimes"].items()
+            self.notes += [f"{name}: worker restarted {f['restarts']} times"
+                           for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
@@ -477,7 +495,7 @@ class Run:
                 started = time.monotonic()
                 refused = []  # must-reject cases refused: judged once their repaired twins ran
 
-                def write(row):
+                def write(row, figures=figures, name=name):  # bound: the loop moves on
                     with lock:
                         out.write(json.dumps(row) + "\n")
                         out.flush()
@@ -488,7 +506,8 @@ class Run:
                     if case.kind == MUST_REJECT and judge(case, outcome, status).verdict == PASS:
                         refused.append((case, outcome, status, worker.placed))
                     else:
-                        write(result_row(name, placement, case, outcome, status, worker.placed, target=self.targets.get(name)))
+                        write(result_row(name, placement, case, outcome, status, worker.placed,
+                                         target=self.targets.get(name)))
                 twins = [repaired_twin(case, get_spec(case.spec, self.config.specs_dir)) for case, *_ in refused]
                 ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
                 for (case, outcome, status, placed), twin in zip(refused, twins):

@@ -22,7 +22,8 @@ _PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)"
 # first, and that differs from run to run of one case (openvino-onnx): one class. Other
 # signals (SIGKILL for memory, SIGFPE, SIGBUS) stay their own.
 _SHOWN = {"path": "<path>", "group": "<..>", "number": "N", "heap": "SIGSEGV/SIGABRT"}
-_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", "heap": "SIG(?:SEGV|ABRT)"}
+_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?",
+            "heap": "SIG(?:SEGV|ABRT)"}
 MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
 
 

@@ -9,7 +9,7 @@ import json
 import os
 import re
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 import jsonschema
@@ -162,7 +162,7 @@ def _stamps(paths) -> tuple | None:
         return None
 
 
-def load_spec(path: Path | str, specs_dir: Path | None = None, _chain=()) -> Spec:
+def load_spec(path: Path | str, specs_dir: str | Path | None = None, _chain=()) -> Spec:
     path = Path(path)
     specs_dir = Path(specs_dir or SPECS_DIR)
     key = (path.resolve(), specs_dir.resolve())
@@ -185,7 +185,8 @@ def load_spec(path: Path | str, specs_dir: Path | None = None, _chain=()) -> Spe
         parent = load_spec(parent_path, specs_dir, _chain + (parent_id,))
         files += _LOADED[(parent_path.resolve(), specs_dir.resolve())][0]
         doc = {**{k: v for k, v in parent.doc.items()}, **{k: v for k, v in doc.items() if k != "extends"}}
-    errors = sorted(_validator().iter_errors(doc), key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
+    errors = sorted(_validator().iter_errors(doc),
+                    key=lambda e: (len(e.absolute_path), list(map(str, e.absolute_path))))
     if errors:
         err = errors[0]
         raise SpecError(f"{_display(path)}: {_key_path(err.absolute_path)}: {err.message}")
@@ -243,7 +244,7 @@ def spec_sort_key(spec_id: str) -> tuple[str, int]:
         return "", 0
 
 
-def spec_paths(specs_dir: Path | None = None) -> list[Path]:
+def spec_paths(specs_dir: str | Path | None = None) -> list[Path]:
     """The spec files of ``specs_dir``, ordered by domain then version. A folder that does not
     exist or holds no spec file is a SpecError: padconf never runs on an empty suite."""
     specs_dir = Path(specs_dir or SPECS_DIR)
@@ -258,7 +259,7 @@ def spec_paths(specs_dir: Path | None = None) -> list[Path]:
     return paths
 
 
-def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:
+def load_specs(specs_dir: str | Path | None = None, ids=None) -> list[Spec]:
     """Every spec (or those whose id is in ``ids``), ordered by domain then version; never none."""
     specs = [load_spec(p, specs_dir) for p in spec_paths(specs_dir)]
     if ids is not None:
@@ -271,8 +272,8 @@ def load_specs(specs_dir: Path | None = None, ids=None) -> list[Spec]:
     return specs
 
 
-@lru_cache(maxsize=None)
-def get_spec(spec_id: str, specs_dir: Path | None = None) -> Spec:
+@cache
+def get_spec(spec_id: str, specs_dir: str | Path | None = None) -> Spec:
     parse_spec_id(spec_id)  # a results row's "spec" may be any text: "../x" must not name a file
     path = Path(specs_dir or SPECS_DIR) / f"{spec_id}.yaml"
     if not path.is_file():

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+from typing import Any
 
 import hypothesis.internal.conjecture.providers
 import ml_dtypes
@@ -37,7 +38,8 @@ NOTABLE_DTYPES = ("string", "bool", "complex64", "float16", "bfloat16", "float8e
                   "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "uint64")
 INDEX_TYPES = ("int32", "int64")
 
-PROFILES = {  # cases drawn per spec version by `padconf run --profile NAME`, and pytest's budget
+# cases drawn per spec version by `padconf run --profile NAME`, and pytest's budget
+PROFILES: dict[str, dict[str, Any]] = {
     "ci": dict(max_examples=40, derandomize=True),
     "default": dict(max_examples=250, derandomize=False),
     "thorough": dict(max_examples=2500, derandomize=False),
@@ -81,6 +83,7 @@ _TEXT = st.one_of(
 
 def elements(dtype: str):
     """Python values for one element of ``dtype``, the special values drawn half the time."""
+    ordinary: st.SearchStrategy
     if dtype == "string":
         ordinary = _TEXT
     elif dtype == "bool":
@@ -220,11 +223,11 @@ def _shape(draw, focus: str) -> tuple[tuple[int, ...], int | None]:
     else:
         rank = draw(st.sampled_from([MAX_RANK, MAX_RANK - 1]) if focus == "high-rank" else st.integers(0, 4))
         # small sides at high rank keep the whole tensor small
-        shape = [draw(st.integers(0, 3 if rank > 4 else 5)) for _ in range(rank)]
+        sides = [draw(st.integers(0, 3 if rank > 4 else 5)) for _ in range(rank)]
         if focus == "empty-axis" and rank:
             empty_axis = draw(st.integers(0, rank - 1))
-            shape[empty_axis] = 0
-        shape = tuple(shape)
+            sides[empty_axis] = 0
+        shape = tuple(sides)
     assume(math.prod(shape) <= (MAX_OUTPUT_ELEMENTS // 3 if focus == "large" else 4096))
     return shape, empty_axis
 
@@ -302,7 +305,8 @@ def edge_classes(case: Case, spec: Spec) -> list[str]:
     """The named edge classes ``case`` exercises (the vocabulary of coverage reports)."""
     tags = _pads_tags(case) + _shape_tags(case) + _value_tags(case) + _axes_tags(case)
     tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"]
-    tags += ["dtype-not-allowed"] * (case.dtype not in spec.dtypes) + ["mode-not-allowed"] * (case.mode not in spec.modes)
+    tags += (["dtype-not-allowed"] * (case.dtype not in spec.dtypes)
+             + ["mode-not-allowed"] * (case.mode not in spec.modes))
     return sorted(set(tags))
 
 

@@ -11,14 +11,22 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from enum import Enum
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import yaml
 
 from .errors import CaseError
-from .verdicts import (CRASH, MISMATCH, NAN_PAYLOAD_OR_ZERO_SIGN, NOT_IMPLEMENTED, TIMEOUT, UNEXPLAINED,
-                       WRONGLY_ACCEPTED, WRONGLY_REJECTED)
+from .verdicts import (
+    CRASH,
+    MISMATCH,
+    NAN_PAYLOAD_OR_ZERO_SIGN,
+    NOT_IMPLEMENTED,
+    TIMEOUT,
+    UNEXPLAINED,
+    WRONGLY_ACCEPTED,
+    WRONGLY_REJECTED,
+)
 
 UPSTREAM = Path(__file__).with_name("upstream.yaml")
 
@@ -92,7 +100,7 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
     return facts
 
 
-@lru_cache(maxsize=None)
+@cache
 def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
     return tuple(parse_facts(path.read_text(encoding="utf-8"), str(path)))
 

@@ -76,7 +76,8 @@ def yaml_depth_checked(text: str, where: str, error: type[Exception] = CaseError
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_DEPTH:
-                    raise error(f"{where}:{event.start_mark.line + 1}: YAML nested more than {MAX_DEPTH} deep")
+                    line = event.start_mark.line + 1 if event.start_mark else "?"
+                    raise error(f"{where}:{line}: YAML nested more than {MAX_DEPTH} deep")
             elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
                 depth -= 1
     except yaml.YAMLError:

@@ -62,7 +62,7 @@ def _mismatch(expected, got) -> Verdict | None:
 def _difference(expected: np.ndarray, got: np.ndarray) -> str:
     """How ``got`` differs from ``expected``, in words."""
     mismatch = _mismatch(expected, got)
-    return mismatch.detail if mismatch else "equal"
+    return mismatch.detail or "" if mismatch else "equal"
 
 
 def _wrong_kind(expected: np.ndarray, got: np.ndarray, differ: np.ndarray) -> str:
@@ -77,7 +77,8 @@ def _wrong_kind(expected: np.ndarray, got: np.ndarray, differ: np.ndarray) -> st
             return "NaN where numbers belong"
         if e_nan.any() and not g_nan.any():
             return "numbers where NaN belongs"
-    return "the expected values misplaced" if _elements(g) <= _elements(expected) else "values the expected output lacks"
+    return ("the expected values misplaced" if _elements(g) <= _elements(expected)
+            else "values the expected output lacks")
 
 
 def _elements(a: np.ndarray) -> set:
@@ -116,8 +117,9 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
             return Verdict(WRONGLY_REJECTED, outcome.error)
         return _mismatch(case.expected, np.asarray(outcome.output)) or Verdict(PASS)
     assert case.kind == AMBIGUOUS
+    output = outcome.output
     matched = [name for name, out in case.interpretations.items()
-               if (out is None and rejected) or (out is not None and not rejected and bit_equal(out, outcome.output))]
+               if (out is None and rejected) or (out is not None and output is not None and bit_equal(out, output))]
     if matched:
         return Verdict(AMBIGUOUS_VERDICT, f"{case.reason}: matched {' | '.join(matched)}", matched)
     other = "rejected it, which no reading does" if rejected else "returned an output no reading gives"
@@ -125,7 +127,7 @@ def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
         return Verdict(AMBIGUOUS_VERDICT, f"{case.reason}: {other}, which conforms: the document leaves the "
                                           "behaviour undefined", [])
     readings = "; ".join(f"{name} {'rejects it' if out is None else 'gives ' + _shown(out)}"
-                         + ("" if rejected or out is None else f" ({_difference(out, outcome.output)})")
+                         + ("" if output is None or out is None else f" ({_difference(out, output)})")
                          for name, out in case.interpretations.items())
     return Verdict(UNEXPLAINED, f"{case.reason}: {other}: {readings}", [])
 
@@ -160,6 +162,7 @@ def confirm_refusal(verdict: Verdict, twin, twin_outcome: Outcome | None = None,
         return verdict
     if isinstance(twin, str):
         return Verdict(INCONCLUSIVE, f"refused, and no repaired twin to confirm why: {twin}")
+    assert twin_outcome is not None  # a twin that ran has its outcome
     if accepted(twin_outcome, twin_status):
         return verdict
     why = twin_status if twin_status != "ok" else twin_outcome.skipped or twin_outcome.error or "no output"

@@ -93,7 +93,8 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             try:
                 outputs = adapter.run_model(base64.b64decode(request["model"]),
                                             {k: decode_array(v) for k, v in request["feeds"].items()})
-                send({"status": "ok", "error": None, "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
+                send({"status": "ok", "error": None,
+                      "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
             except Exception as exc:
                 send({"status": "ok", "error": error_text(exc), "outputs": None})
             continue
@@ -126,7 +127,8 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
         adapter = get_adapter(adapter_name)
         why = adapter.available()  # imports the runtime, so that every fork has it already
     except Exception as exc:  # the adapter module itself does not load
-        adapter, why = None, f"cannot load adapter {adapter_name}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+        adapter, why = None, (f"cannot load adapter {adapter_name}: "
+                              f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
     send({"ready": True, "unavailable": why})
     while True:
         data, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
@@ -161,8 +163,10 @@ def _worker(adapter_name: str, memory_mb: int, requests: int, replies: int, stdo
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         os.setpgid(0, 0)
-        os.dup2(stdout, 1), os.dup2(stderr, 2)
-        os.close(stdout), os.close(stderr)
+        os.dup2(stdout, 1)
+        os.dup2(stderr, 2)
+        os.close(stdout)
+        os.close(stderr)
         cap = memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         with os.fdopen(requests, "r", encoding="utf-8") as reqs, os.fdopen(replies, "w", encoding="utf-8") as reps:
@@ -185,7 +189,7 @@ def _encode_output(outcome: Outcome):
 
 # ---------------------------------------------------------------- the parent side
 
-_LIVE: "weakref.WeakSet[Worker]" = weakref.WeakSet()
+_LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
 
 
 @atexit.register
@@ -208,7 +212,8 @@ def _corrupting(case: Case, output) -> bool:
         return False
     if case.kind == MUST_REJECT:
         return True
-    allowed = [case.expected] if case.expected is not None else [c for c in case.interpretations.values() if c is not None]
+    allowed = ([case.expected] if case.expected is not None
+               else [c for c in case.interpretations.values() if c is not None])
     if not allowed and not case.interpretations:  # not classified: nothing to tell it by
         return False
     return not any(a.shape == output.shape and a.dtype == output.dtype and bit_equal(a, output) for a in allowed)
@@ -261,7 +266,8 @@ class _Zygote:
     def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
-        command = [*_isolated("padconf.reaper"), *_isolated("padconf.worker"), adapter, str(memory_mb), str(theirs.fileno())]
+        command = [*_isolated("padconf.reaper"), *_isolated("padconf.worker"), adapter, str(memory_mb),
+                   str(theirs.fileno())]
         try:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
                                          pass_fds=(theirs.fileno(),), start_new_session=True)
@@ -285,8 +291,8 @@ class _Zygote:
                 socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
             except OSError:
                 pass  # it is gone: said below
-        ready = select.select([self.sock, self.exited], [], [], timeout)[0]
-        data = self.sock.recv(1 << 20) if self.sock in ready else b""
+        ready = select.select([self.sock.fileno(), self.exited], [], [], timeout)[0]
+        data = self.sock.recv(1 << 20) if self.sock.fileno() in ready else b""
         if data:
             return json.loads(data)
         if not ready:
@@ -333,7 +339,8 @@ class _Process:
             self.pid = zygote.ask({"op": "fork"}, fds=(req_read, rep_write, self.stdout_log.fileno(),
                                                         self.stderr_log.fileno()), doing="forking a worker")["pid"]
         finally:
-            os.close(req_read), os.close(rep_write)
+            os.close(req_read)
+            os.close(rep_write)
         os.set_blocking(self.req, False)
         self.exited = os.pidfd_open(self.pid)  # readable once the worker is gone
         self.status: int | None = None
@@ -442,15 +449,17 @@ class Worker:
     def _zygote(self) -> _Zygote:
         """The runtime's zygote, started if need be; PadconfError "runtime X unavailable: why"."""
         self.spawn()
+        zygote = self.zygote
+        assert zygote is not None  # spawn() started one
         try:
-            why = self.zygote.ready["unavailable"]
+            why = zygote.ready["unavailable"]
         except PadconfError as exc:
-            self.zygote.close()
+            zygote.close()
             self.zygote = None
             raise PadconfError(f"runtime {self.adapter} unavailable: {exc}") from None
         if why:
             raise PadconfError(f"runtime {self.adapter} unavailable: {why}")
-        return self.zygote
+        return zygote
 
     def start(self) -> None:
         """A fresh worker process, forked from the zygote."""
@@ -523,17 +532,20 @@ class Worker:
         self.start()
         timeout = timeout or self.timeout
         proc, deadline = self.proc, time.monotonic() + timeout
+        assert proc is not None  # start() forked it
         payload = json.dumps({"op": "model", "model": base64.b64encode(model).decode(),
                               "feeds": {k: encode_array(v, dtype_name(v.dtype)) for k, v in feeds.items()}})
         sent = proc.send(payload.encode() + b"\n", deadline)
-        line, limit = self._answer(proc, max(0.0, deadline - time.monotonic())) if sent == "ok" else (sent, f"{timeout:g} s")
+        line, limit = (self._answer(proc, max(0.0, deadline - time.monotonic())) if sent == "ok"
+                       else (sent, f"{timeout:g} s"))
         try:
             if line == "timeout":
                 return None, f"no answer within {limit}", "timeout"
             if line == "crash":
                 return None, proc.death(), "crash"
             reply = json.loads(line)
-            return (None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]), reply["error"], "ok"
+            return ((None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]),
+                    reply["error"], "ok")
         finally:
             self._retire_process()
 
@@ -568,6 +580,7 @@ class Worker:
                     self.proc.kill()
                 self.start()
             proc = self.proc
+            assert proc is not None  # start() forked it
             payload = (json.dumps({"op": "run", "placement": placement, "compile_timeout": self.compile_timeout})[:-1]
                        + ', "cases": [' + ", ".join(c.inputs_text for c in pending) + "]}\n")
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
@@ -577,7 +590,8 @@ class Worker:
                 self.placed = (proc.name, proc.served)
                 if sent == "timeout":
                     proc.kill()
-                    yield Outcome(error=f"stopped reading its input for {self.timeout:g} s"), "timeout", proc.served == 0
+                    yield (Outcome(error=f"stopped reading its input for {self.timeout:g} s"), "timeout",
+                           proc.served == 0)
                 else:
                     yield Outcome(error=proc.death()), "crash", proc.served == 0
                 continue

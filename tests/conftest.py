@@ -14,7 +14,8 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 # their fakes as tests.fake_adapters:X, so the repository is on PYTHONPATH, for workers and for
 # the padconf commands the tests start.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])
+os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+                                                     if p])
 
 # The compilers' persistent cache (padconf.compile_cache): a fresh one per test session, so that
 # no test passes on what an earlier session compiled, and none writes to the user's own cache.

@@ -112,7 +112,8 @@ def test_wrong_pads_length_is_an_error_not_an_exception(adapter, placement, requ
         # Pads fed at run time skip OpenVINO's shape validation: it returns an empty tensor.
         request.applymarker(pytest.mark.xfail(strict=True, reason="OpenVINO returns a (0, 0) tensor"))
     if adapter.name == "iree" and placement == "inputs":
-        request.applymarker(pytest.mark.xfail(strict=True, reason="IREE pads with the first 4 of 6 pads fed at run time"))
+        request.applymarker(pytest.mark.xfail(strict=True,
+                                              reason="IREE pads with the first 4 of 6 pads fed at run time"))
     assert outcome.output is None and outcome.error and "\n" not in outcome.error
 
 
@@ -177,7 +178,8 @@ def test_the_folded_placement_is_evaluated_while_compiling(mode):
     from padconf.onnx_model import build_model
 
     data = np.arange(6, dtype=np.float32).reshape(3, 2)
-    onnx_case, ov_case = Case("onnx/Pad-19", data, [0, 1, 0, 1], mode), Case("openvino/Pad-12", data, [0, 1, 0, 1], mode)
+    onnx_case = Case("onnx/Pad-19", data, [0, 1, 0, 1], mode)
+    ov_case = Case("openvino/Pad-12", data, [0, 1, 0, 1], mode)
 
     def ort_ops(placement):
         options = ort.SessionOptions()
@@ -195,7 +197,8 @@ def test_the_folded_placement_is_evaluated_while_compiling(mode):
     assert "Pad" in ort_ops("initializers") and ort_ops("folded") == []
     read = lambda placement: core.read_model(build_model(onnx_case, placement).SerializeToString(), b"")  # noqa: E731
     assert "Pad" in ov_ops(read("initializers")) and "Pad" not in ov_ops(read("folded"))
-    assert "Pad" in ov_ops(native_model(ov_case, "initializers")) and "Pad" not in ov_ops(native_model(ov_case, "folded"))
+    assert ("Pad" in ov_ops(native_model(ov_case, "initializers"))
+            and "Pad" not in ov_ops(native_model(ov_case, "folded")))
 
 
 def test_openvino_graph_key_is_equal_only_for_graphs_that_compile_alike():

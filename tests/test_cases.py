@@ -54,9 +54,12 @@ def test_bit_equal_is_strict_on_signed_zero_but_not_on_nan_payload():
 @pytest.mark.parametrize("text,problem", [
     ("{", "malformed case JSON"),
     ('{"spec": "onnx/Pad-18"}', "malformed case"),
-    ('{"spec": "s", "data": {"dtype": "float33", "shape": [1], "bits": [0]}, "pads": [0, 0], "mode": "edge"}', "unknown dtype"),
-    ('{"spec": "s", "data": {"dtype": "float", "shape": [2], "bits": [0]}, "pads": [0, 0], "mode": "edge"}', "malformed array"),
-    ('{"spec": "s", "data": {"dtype": "int8", "shape": [1], "values": [1]}, "pads": [0, 0], "mode": "edge", "kind": "maybe"}', "kind"),
+    ('{"spec": "s", "data": {"dtype": "float33", "shape": [1], "bits": [0]}, '
+     '"pads": [0, 0], "mode": "edge"}', "unknown dtype"),
+    ('{"spec": "s", "data": {"dtype": "float", "shape": [2], "bits": [0]}, '
+     '"pads": [0, 0], "mode": "edge"}', "malformed array"),
+    ('{"spec": "s", "data": {"dtype": "int8", "shape": [1], "values": [1]}, '
+     '"pads": [0, 0], "mode": "edge", "kind": "maybe"}', "kind"),
 ])
 def test_malformed_case_is_one_line_error(text, problem):
     with pytest.raises(CaseError, match=problem) as info:

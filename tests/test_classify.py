@@ -114,7 +114,8 @@ class TestAmbiguous:
     def test_repeated_axes(self):  # "Behavior is undefined if an axis is repeated."
         got = case("onnx/Pad-18", X32, [1, 2, 0, 0], axes=[0, 0])
         assert got.kind == AMBIGUOUS and got.reason == "repeated_axes"
-        assert set(got.interpretations) == {"repeated_axes=reject", "repeated_axes=last_wins", "repeated_axes=accumulate"}
+        assert set(got.interpretations) == {"repeated_axes=reject", "repeated_axes=last_wins",
+                                            "repeated_axes=accumulate"}
 
     def test_repeated_axes_with_same_pads_still_differs_from_reject(self):
         got = case("onnx/Pad-18", X32, [0, 0, 0, 0], axes=[1, 1])

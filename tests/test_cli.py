@@ -98,7 +98,8 @@ def test_specs_dir_is_honoured_by_specs_check_run_and_resume(tmp_path, capsys):
     assert json.loads((out / "run.json").read_text())["specs_dir"] == str(root)
     # resume draws again from the recorded folder, not the shipped one
     (out / "cases.jsonl").unlink()
-    assert main(["--specs-dir", str(root), "run", "--resume", "--runtime", FAKE + "SlowAdapter", "--out", str(out)]) == 0
+    assert main(["--specs-dir", str(root), "run", "--resume", "--runtime", FAKE + "SlowAdapter",
+                 "--out", str(out)]) == 0
     assert {r["spec"] for r in read_jsonl(out / "cases.jsonl")} == {"onnx/Pad-11", "onnx/Pad-13"}
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import multiprocessing
-import os
 
 import numpy as np
 import pytest

@@ -25,7 +25,8 @@ def the_case(spec_id, origin_name):
     return next(c for c in example_cases(SPECS[spec_id]) if c.origin == f"example:{origin_name}")
 
 
-@pytest.mark.parametrize("spec_id", [s for s in SPECS if s.startswith("onnx/") and s not in ("onnx/Pad-1", "onnx/Pad-2")])
+@pytest.mark.parametrize("spec_id", [s for s in SPECS
+                                     if s.startswith("onnx/") and s not in ("onnx/Pad-1", "onnx/Pad-2")])
 def test_reflect_example_2_is_withdrawn_upstream_and_settles_nothing(spec_id):
     """onnx/onnx PR #7700 (fixing onnx/onnx#7467): "This violates the constraint that reflect
     padding must be strictly less than the input dimension size (`pad_size < dim_size`). The
@@ -51,7 +52,8 @@ def test_pad_1_example_follows_pad_2s_correction_so_the_text_is_the_rule():
     document keeps the sentence and prints pads = [0, 2, 0, 0] for the same output."""
     spec, ex = example("onnx/Pad-1", "example_constant")
     assert "[x1_begin, x2_begin...x1_end, x2_end,...]" in spec.doc["rules"]["pads_layout"]["text"]
-    assert ex["pads"] == [0, 0, 2, 0] and ex["correction"]["kind"] == "corrected" and ex["correction"]["pads"] == [0, 2, 0, 0]
+    assert (ex["pads"] == [0, 0, 2, 0] and ex["correction"]["kind"] == "corrected"
+            and ex["correction"]["pads"] == [0, 2, 0, 0])
     assert "paddings_layout" not in spec.ambiguities
     case = the_case("onnx/Pad-1", "example_constant")
     assert case.pads == [0, 2, 0, 0] and case.kind == DEFINED and case.expected.shape == (3, 4)

@@ -50,4 +50,5 @@ def test_examples_pass_or_are_known_discrepancies(runtime_rows):
 def test_every_known_discrepancy_names_real_examples():
     origins = {(c.spec, c.origin) for c in CASES}
     for entry in load_baseline(BASELINE):
-        assert any(entry.speaks_of(spec) and re.fullmatch(entry.origin, origin) for spec, origin in origins), entry.where
+        assert any(entry.speaks_of(spec) and re.fullmatch(entry.origin, origin)
+                   for spec, origin in origins), entry.where

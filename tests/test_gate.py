@@ -13,13 +13,13 @@ from padconf.adapters import PLACEMENTS
 from padconf.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.cases import Case
 from padconf.classify import classify
-from padconf.outcome import Outcome
-from padconf.verdicts import judge
 from padconf.cli import main
 from padconf.errors import CaseError
 from padconf.gate import EXPLORE_KEY, confirm, gate_cases, in_shard, judge_rows, parse_shard
+from padconf.outcome import Outcome
 from padconf.runner import read_jsonl, result_row
 from padconf.specs import get_spec
+from padconf.verdicts import judge
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]
@@ -204,7 +204,8 @@ def test_baseline_by_case_lists_every_failing_case_once_and_signatures_mask_part
             for i, v in enumerate(["mismatch", "pass", "crash"]) for p in ("inputs", "initializers")]
     assert sorted(e["case"][-1] for e in baseline_entries(rows, by_case=True)) == ["0", "2"]
     signature = {e["verdict"]: e["error"] for e in baseline_entries(rows)}
-    assert signature == {"mismatch": r"^values differ first at [\[({].*?[\])}]", "crash": r"^killed by SIG(?:SEGV|ABRT)"}
+    assert signature == {"mismatch": r"^values differ first at [\[({].*?[\])}]",
+                         "crash": r"^killed by SIG(?:SEGV|ABRT)"}
     # a pattern matches other failures of its class, not failures of another class
     assert re.search(signature["mismatch"], "values differ first at [0, 4]: nan instead of 1.0")
     assert not re.search(signature["mismatch"], "shape [3] instead of [4]")
@@ -243,9 +244,10 @@ def test_an_error_class_keeps_what_tells_failures_apart():
                         get_spec("onnx/Pad-19"))
         detail = judge(case, Outcome(np.array(got, np.float32))).detail
         kinds[name] = (detail, pattern("mismatch", detail, "detail"))
-    assert "(NaN where numbers belong)" in kinds["nan"][0] and "(the expected values misplaced)" in kinds["misplaced"][0]
+    assert ("(NaN where numbers belong)" in kinds["nan"][0]
+            and "(the expected values misplaced)" in kinds["misplaced"][0])
     assert "(values the expected output lacks)" in kinds["lacks"][0]
-    for name, (detail, regex) in kinds.items():
+    for name, (_detail, regex) in kinds.items():
         assert [other for other, (text, _) in kinds.items() if re.search(regex, text)] == [name]
 
 
@@ -293,7 +295,8 @@ def test_a_signature_entrys_cells_are_judged_only_where_their_versions_whole_sui
     assert judged.unjudged == entry and [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])], [])]
     judged = judge_rows(rows, entry, "rt", {"onnx/Pad-18", "onnx/Pad-19"})  # Pad-18's cell holds no case
     assert not judged.unjudged
-    assert [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])], [Cell.parse("onnx/Pad-18 edge float inputs")])]
+    assert [(f.cells, f.stale) for f in judged.fixed] == [([Cell.of(rows[0])],
+                                                           [Cell.parse("onnx/Pad-18 edge float inputs")])]
     with pytest.raises(Exception, match="never passes on nothing"):
         judge_rows([], entry, "rt", {"onnx/Pad-19"})
 

@@ -255,7 +255,7 @@ def padconf_verdicts(test_dirs: list[Path], out: Path) -> dict[str, str]:
 def test_onnx_backend_runner_with_onnxruntime_agrees_with_padconf_verdicts(replay):
     runner = onnx_runner_outcomes(GENERATED, "onnx")
     verdicts = {}
-    for d, (case, results) in replay.items():
+    for d, (_case, results) in replay.items():
         if d.startswith("onnx/"):
             placement = {"attributes": "inputs"}.get(ROWS[d]["placement"], ROWS[d]["placement"])
             verdicts[d.removeprefix("onnx/")] = next((r["verdict"] for r in results if r["runtime"] == "onnxruntime"

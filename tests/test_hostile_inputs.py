@@ -130,7 +130,8 @@ def test_external_data_leaving_the_folder_is_one_line(tmp_path, capsys, location
     pad_model(where, np.zeros(3, np.float32), [1, 1])
     (where / "test_data_set_0" / "link.bin").symlink_to(tmp_path / "outside.bin")
     (where / "test_data_set_0" / "input_0.pb").write_bytes(external_tensor("data", [3], location).SerializeToString())
-    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference",
+                 "--out", str(tmp_path / "run")])
     one_line_exit_2(code, capsys, "input_0.pb")
 
 
@@ -252,7 +253,8 @@ def test_many_arrays_each_under_the_bound_are_bounded_together(tmp_path, capsys,
 def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind):
     gate_dir = tmp_path / "gate"
     gate_dir.mkdir()
-    (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None, "seed": 0, "explore": 0}))
+    (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None,
+                                                    "seed": 0, "explore": 0}))
     (gate_dir / "results.jsonl").write_text("")
     (tmp_path / "baseline.yaml").write_text("[]\n")
     specs = tmp_path / "specs"
@@ -280,7 +282,8 @@ def test_a_baseline_pattern_matches_in_linear_time(tmp_path):
     the row in a child process that is given 60 s, and answers that it does not match."""
     row = {"runtime": "rt", "placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
            "verdict": "crash", "case_id": "c", "origin": "generated", "error": "a" * 40 + "!"}
-    baseline = "- {runtime: rt, verdict: crash, error: '(a+)+$', why: backtracks, cells: ['onnx/Pad-19 constant float inputs']}\n"
+    baseline = ("- {runtime: rt, verdict: crash, error: '(a+)+$', why: backtracks, "
+                "cells: ['onnx/Pad-19 constant float inputs']}\n")
     code = ("import json, sys; from padconf.baseline import parse_baseline; "
             f"print(parse_baseline({baseline!r})[0].matches(json.loads(sys.argv[1])))")
     done = subprocess.run([sys.executable, "-c", code, json.dumps(row)], capture_output=True, text=True, timeout=60,
@@ -290,7 +293,8 @@ def test_a_baseline_pattern_matches_in_linear_time(tmp_path):
 
 def test_a_pattern_re2_cannot_run_is_refused_when_the_baseline_is_read():
     with pytest.raises(CaseError, match=r"b.yaml:1: error: not a regular expression RE2 accepts"):
-        parse_baseline("- {runtime: rt, verdict: crash, error: '(a)\\1', why: backreference, cells: ['onnx/Pad-19 constant float inputs']}\n", "b.yaml")
+        parse_baseline("- {runtime: rt, verdict: crash, error: '(a)\\1', why: backreference, "
+                       "cells: ['onnx/Pad-19 constant float inputs']}\n", "b.yaml")
 
 
 # ---------------------------------------------------------------- 7: extends
@@ -414,13 +418,15 @@ def test_onnx_tensors_that_lie_about_themselves_are_one_line(tmp_path):
 def test_initializers_that_lie_about_themselves_are_one_line(tmp_path, capsys):
     huge = TensorProto(name="extra", data_type=TensorProto.FLOAT, dims=[2**40], raw_data=b"\0" * 4)
     pad_model(tmp_path / "cases" / "test_huge", np.zeros(3, np.float32), [1, 1], initializers=[huge])
-    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference",
+                 "--out", str(tmp_path / "run")])
     one_line_exit_2(code, capsys, "model.onnx", "'extra'")
 
 
 def test_float_pads_holding_nan_are_one_line(tmp_path, capsys):
     pad_model(tmp_path / "cases" / "test_nan", np.zeros(3, np.float32), [float("nan"), 1.0], TensorProto.FLOAT)
-    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "onnx-reference",
+                 "--out", str(tmp_path / "run")])
     one_line_exit_2(code, capsys, "test_nan", "not integers")
 
 

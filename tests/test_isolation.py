@@ -50,7 +50,8 @@ def test_crash_caused_by_an_earlier_case_is_not_pinned_on_an_innocent_one():
 def test_adapter_exception_is_an_error_outcome_not_a_crash():
     worker = Worker("tests.fake_adapters:CorrectAdapter")
     try:
-        (outcome, status), = list(worker.run([Case(spec="onnx/Pad-18", data=np.array([666], np.int32), pads=[0, 0])], "inputs"))
+        (outcome, status), = list(worker.run([Case(spec="onnx/Pad-18", data=np.array([666], np.int32), pads=[0, 0])],
+                                             "inputs"))
     finally:
         worker.close()
     assert status == "ok" and "NotImplementedError" in outcome.error
@@ -81,7 +82,8 @@ def test_a_case_retried_alone_gets_its_own_verdict_even_when_it_is_not_a_pass():
     finally:
         worker.close()
     assert [judge(c, o, s).verdict for c, (o, s) in zip(cases, outcomes)] == ["pass", "pass", "timeout", "pass"]
-    assert outcomes[2][0].note.startswith("crash when run after other cases") and outcomes[2][0].note.endswith("alone: timeout")
+    assert (outcomes[2][0].note.startswith("crash when run after other cases")
+            and outcomes[2][0].note.endswith("alone: timeout"))
 
 
 def test_a_worker_that_returned_a_wrong_output_or_accepted_an_invalid_case_does_not_run_the_next_case():
@@ -92,7 +94,7 @@ def test_a_worker_that_returned_a_wrong_output_or_accepted_an_invalid_case_does_
     worker = Worker("tests.fake_adapters:WrongValuesAdapter", timeout=2)
     try:
         placed = []
-        for case, (outcome, status) in zip(cases, worker.run(cases, "inputs")):
+        for _answer in worker.run(cases, "inputs"):
             placed.append(worker.placed)
     finally:
         worker.close()

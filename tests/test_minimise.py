@@ -13,10 +13,10 @@ from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
 from padconf.minimise import Attempt, Job, Shrunk, failure_key, fewer_axes, smaller_dims
+from padconf.onnx_testdata import read_case_dir
 from padconf.outcome import Outcome
 from padconf.repro import write_bundle
 from padconf.runner import result_row
-from padconf.onnx_testdata import read_case_dir
 from padconf.specs import get_spec, load_specs
 
 FAKE = "tests.fake_adapters:"
@@ -61,7 +61,8 @@ def test_a_large_random_case_shrinks_to_the_smallest_that_trips_the_planted_bug(
 
 def test_a_nan_constant_stays_nan_while_everything_else_shrinks(tmp_path):
     data = np.random.default_rng(2).standard_normal((4, 5)).astype(np.float32)
-    case = Case(spec=SPEC.id, data=data, pads=[2, 3, 1, 4], mode="constant", constant_value=np.array(np.nan, np.float32))
+    case = Case(spec=SPEC.id, data=data, pads=[2, 3, 1, 4], mode="constant",
+                constant_value=np.array(np.nan, np.float32))
     code, out = minimize(tmp_path, case_file(tmp_path, case), FAKE + "NanConstantAdapter", "--time-limit", "30")
     assert code == 0
     data, pads = bundle_inputs(out)
@@ -116,7 +117,8 @@ def test_onnxruntime_refusing_a_reflect_crop_to_zero_gives_a_repro_that_exits_1_
                     r"the spec defines: .*zero effective input extent", report)
     assert "Triage: **wrongly rejected**" in report
     assert "- runtime: onnxruntime 1." in report and "- Python: 3." in report
-    assert "import padconf" not in (out / "repro.py").read_text() and "from padconf" not in (out / "repro.py").read_text()
+    assert ("import padconf" not in (out / "repro.py").read_text()
+            and "from padconf" not in (out / "repro.py").read_text())
     rc, printed = run_repro(out)
     assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
     rc, printed = run_repro(out, "--runtime", "openvino-onnx")  # a runtime that crops to an empty output
@@ -161,10 +163,12 @@ def user_model(where, x: np.ndarray, pads: list[int], mode: str, opset: int = 18
              helper.make_node("Pad", ["m", "pads"], ["p"], name="the_pad", mode=mode),
              helper.make_node("Abs", ["p"], ["y"]),
              helper.make_node("Pad", ["x", "zeros"], ["z"], name="harmless_pad")]
-    inits = [numpy_helper.from_array(np.array(2, x.dtype), "two"), numpy_helper.from_array(np.array(pads, np.int64), "pads"),
+    inits = [numpy_helper.from_array(np.array(2, x.dtype), "two"),
+             numpy_helper.from_array(np.array(pads, np.int64), "pads"),
              numpy_helper.from_array(np.array([0, 1] * x.ndim, np.int64)[:2 * x.ndim], "zeros")]
     graph = helper.make_graph(nodes, "users_model", [helper.make_tensor_value_info("x", elem, list(x.shape))],
-                              [helper.make_tensor_value_info("y", elem, None), helper.make_tensor_value_info("z", elem, None)],
+                              [helper.make_tensor_value_info("y", elem, None),
+                               helper.make_tensor_value_info("z", elem, None)],
                               inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
     (where / "test_data_set_0").mkdir(parents=True)
@@ -248,7 +252,8 @@ def test_the_whole_model_is_compared_with_the_directorys_output_files(tmp_path):
     try:
         assert model.whole_run(worker) == "ran (the directory has no output_<i>.pb to compare with)"
         for i, arr in enumerate([y, z]):
-            (model.where / "test_data_set_0" / f"output_{i}.pb").write_bytes(numpy_helper.from_array(arr).SerializeToString())
+            (model.where / "test_data_set_0" / f"output_{i}.pb").write_bytes(
+                numpy_helper.from_array(arr).SerializeToString())
         assert UserModel(model.where).whole_run(worker) == "every output equals test_data_set_0/output_<i>.pb"
         z[0, 0] = 7
         (model.where / "test_data_set_0" / "output_1.pb").write_bytes(numpy_helper.from_array(z).SerializeToString())
@@ -265,7 +270,8 @@ def test_a_users_model_without_a_pad_is_one_line_and_exit_2(tmp_path, capsys):
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
     (where / "model.onnx").write_bytes(helper.make_model(graph).SerializeToString())
-    (where / "test_data_set_0" / "input_0.pb").write_bytes(numpy_helper.from_array(np.ones(2, np.float32)).SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(
+        numpy_helper.from_array(np.ones(2, np.float32)).SerializeToString())
     code, out = minimize(tmp_path, str(where), FAKE + "ConformingAdapter")
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and err == [f"padconf: {where}/model.onnx: no Pad node in the main graph (1 nodes: Relu)"]
@@ -308,9 +314,11 @@ def run_dir(tmp_path_factory):
 
 @pytest.mark.parametrize("target, runtime, message", [
     ("{tmp}/missing.jsonl", "ConformingAdapter", r"missing\.jsonl: no such file or run directory"),
-    ("{run}:onnx/Pad-19:reflect:float:nosuchcase", "ConformingAdapter", r"no case 'onnx/Pad-19:reflect:float:nosuchcase'"),
+    ("{run}:onnx/Pad-19:reflect:float:nosuchcase", "ConformingAdapter",
+     r"no case 'onnx/Pad-19:reflect:float:nosuchcase'"),
     ("{run}", "ConformingAdapter", r"ConformingAdapter has no failure in this run"),
-    ("{case}", "ConformingAdapter", r"case onnx/Pad-19:reflect:float:\w+ does not fail on .* alone \(pass \[inputs\], "),
+    ("{case}", "ConformingAdapter",
+     r"case onnx/Pad-19:reflect:float:\w+ does not fail on .* alone \(pass \[inputs\], "),
     ("{case}", "nosuchruntime", r"unknown runtime 'nosuchruntime'"),
 ])
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, runtime, message):
@@ -348,7 +356,8 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     from padconf.classify import classify
     from padconf.runner import Run, RunConfig
     pytest.importorskip("onnxruntime")
-    cases = [classify(Case(spec="onnx/Pad-18", data=np.array(1, dtype), pads=[])) for dtype in (np.float32, np.uint8, np.int64)]
+    cases = [classify(Case(spec="onnx/Pad-18", data=np.array(1, dtype), pads=[]))
+             for dtype in (np.float32, np.uint8, np.int64)]
     run = Run(tmp_path / "run", RunConfig(runtimes=["onnxruntime"]), jobs=1)
     run.execute(run.plan(run.prepare(cases)))
     code, out = minimize(tmp_path, str(tmp_path / "run"), "onnxruntime", "--time-limit", "5")

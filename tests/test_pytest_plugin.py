@@ -66,7 +66,8 @@ def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path
     # a stale signature entry (few results in scope: few confirming reruns), and a case-id entry
     # listing another failure than the example's mismatch: its strict xfail must not forgive that
     stale = ("- runtime: .*\n  verdict: crash\n  why: no longer crashes\n  cells: [onnx/Pad-19 wrap int8 inputs]\n"
-             f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: crash\n  why: a crash, not a mismatch\n{EXAMPLE_CELLS}")
+             f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: crash\n"
+             f"  why: a crash, not a mismatch\n{EXAMPLE_CELLS}")
     judgement = gate(GateConfig(runtime=runtime, specs=[SPEC]), parse_baseline(stale), tmp_path / "gate")
     code, out, outcomes, messages = plugin(tmp_path, runtime, stale)
     assert code == 1 and len(outcomes) == len(judgement.rows)  # a test per result of the gate

@@ -32,7 +32,8 @@ def one_case(first=1):
 
 
 def result_keys(out):
-    return Counter((r["runtime"], r["placement"], r["case_id"], r["verdict"]) for r in read_jsonl(out / "results.jsonl"))
+    return Counter((r["runtime"], r["placement"], r["case_id"], r["verdict"])
+                   for r in read_jsonl(out / "results.jsonl"))
 
 
 # ---------------------------------------------------------------- the worker channel
@@ -170,7 +171,8 @@ def test_resume_after_a_torn_results_line_gives_the_same_results(finished_run, t
     shutil.copytree(finished_run, out)
     data = (out / "results.jsonl").read_bytes()
     start = data.rstrip(b"\n").rfind(b"\n") + 1
-    cut = {"first byte": start + 1, "middle": (start + len(data)) // 2, "last byte before the newline": len(data) - 1}[where]
+    cut = {"first byte": start + 1, "middle": (start + len(data)) // 2,
+           "last byte before the newline": len(data) - 1}[where]
     (out / "results.jsonl").write_bytes(data[:cut])
     assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--out", str(out)]) == 0
     assert result_keys(out) == result_keys(finished_run)
@@ -233,14 +235,16 @@ def test_resume_refuses_options_that_change_the_run(finished_run, tmp_path, caps
 def test_resume_accepts_options_that_repeat_the_run(finished_run, tmp_path):
     out = tmp_path / "run"
     shutil.copytree(finished_run, out)
-    assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-13", "--out", str(out)]) == 0
+    assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-13",
+                 "--out", str(out)]) == 0
 
 
 def test_several_runtimes_after_one_flag(tmp_path):
     out = tmp_path / "run"
     assert main(["run", "--runtime", FAKE + "CorrectAdapter", FAKE + "PrintingAdapter", "--spec", "onnx/Pad-2",
                  "--max-examples", "0", "--out", str(out)]) == 0
-    assert {r["runtime"] for r in read_jsonl(out / "results.jsonl")} == {FAKE + "CorrectAdapter", FAKE + "PrintingAdapter"}
+    assert {r["runtime"] for r in read_jsonl(out / "results.jsonl")} == {FAKE + "CorrectAdapter",
+                                                                          FAKE + "PrintingAdapter"}
 
 
 def broken_results(path):

@@ -19,9 +19,9 @@ import pytest
 from rich.console import Console
 
 from padconf import report
+from padconf.baseline import baseline_entries
 from padconf.cases import Case
 from padconf.classify import classify
-from padconf.baseline import baseline_entries
 from padconf.cli import main
 from padconf.outcome import Outcome
 from padconf.report_html import render
@@ -374,17 +374,18 @@ class Browser:
         os.close(self.read_fd)
 
 
-MATRIX_SHOWN = """(() => {
+MATRIX_SHOWN = ("""(() => {
   const t = document.getElementById('conformance').getBoundingClientRect();
   const cells = {};
   for (const td of document.querySelectorAll('td.cell')) {
     const r = td.getBoundingClientRect();
     const counts = {};
     for (const n of td.querySelectorAll('span.n')) counts[n.dataset.verdict] = Number(n.textContent);
-    cells[[td.dataset.runtime, td.dataset.spec, td.dataset.mode].join('|')] = {counts, visible: r.width > 0 && r.height > 0};
+    cells[[td.dataset.runtime, td.dataset.spec, td.dataset.mode].join('|')] = """
+                """{counts, visible: r.width > 0 && r.height > 0};
   }
   return {width: t.width, height: t.height, cells};
-})()"""
+})()""")
 
 OPEN_PANEL = """(() => {
   const open = [...document.querySelectorAll('.panel')].filter(p => getComputedStyle(p).display !== 'none');

@@ -50,7 +50,8 @@ def test_the_pytest_extra_installs_pytest_for_the_plugin():
 def test_no_test_installs_anything_and_ci_installs_chromium_visibly():
     for path in (ROOT / "tests").glob("*.py"):
         if path.name != Path(__file__).name:
-            commands = re.findall(r"""["'](?:apt-get|apt|pip3?|sudo)\b|["']-m["'], ["']pip\b""", path.read_text(encoding="utf-8"))
+            commands = re.findall(r"""["'](?:apt-get|apt|pip3?|sudo)\b|["']-m["'], ["']pip\b""",
+                                  path.read_text(encoding="utf-8"))
             assert not commands, f"{path.name} runs {commands}"
     ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
     assert "apt-get update" in ci and re.search(r"apt-get install -y[^\n]* chromium\n", ci)

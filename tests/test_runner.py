@@ -84,7 +84,8 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
     assert {r["verdict"] for r in rows} == {"mismatch"}
     # one distinct failure: the planted case, in every placement
     (failure,) = md_table((out / "summary.md").read_text(), "Distinct failures")
-    assert (failure["runtime"], failure["verdict"], failure["n"]) == (rows[0]["runtime"], "mismatch", str(len(PLACEMENTS)))
+    assert (failure["runtime"], failure["verdict"], failure["n"]) == (rows[0]["runtime"], "mismatch",
+                                                                      str(len(PLACEMENTS)))
     planted = Case.from_json(doc).id
     assert {r["case_id"] for r in rows} == {planted}
     assert f"id={planted}" in failure["example"] and failure["what"].startswith("values differ first at")
@@ -109,7 +110,9 @@ def test_resume_after_a_killed_run_loses_nothing(tmp_path):
     assert len(keys) == len(PLACEMENTS) * len(cases) and max(keys.values()) == 1
     # results are rewritten in plan order at the end, so compare as sets: every row
     # written before the kill is still there, unchanged
-    canonical = lambda rows: Counter(json.dumps(r, sort_keys=True) for r in rows)
+    def canonical(rows):
+        return Counter(json.dumps(r, sort_keys=True) for r in rows)
+
     assert not canonical(before) - canonical(after)
 
 
@@ -120,6 +123,7 @@ def test_truncated_last_line_is_dropped_but_a_broken_middle_line_is_an_error(tmp
     path.write_text('{"a": 1}\n{"a": \n{"a": 3}\n')
     assert main(["run", "--resume", "--out", str(tmp_path)]) == 2  # no run.json: one-line error
     import pytest
+
     from padconf.errors import CaseError
     with pytest.raises(CaseError, match="results.jsonl:2"):
         read_jsonl(path)

@@ -104,7 +104,8 @@ def test_classification_agrees_with_the_rules(spec_id, drawn):
             assert case.expected is not None and case.expected.dtype == case.data.dtype
         if case.kind == AMBIGUOUS:
             assert len(case.interpretations) >= 2
-            assert all(name.split("=")[0] in spec.ambiguities for key in case.interpretations for name in key.split(","))
+            assert all(name.split("=")[0] in spec.ambiguities
+                       for key in case.interpretations for name in key.split(","))
     assert broken["pads length"] and broken[None]  # the check saw both kinds of case
 
 

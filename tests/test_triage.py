@@ -79,7 +79,8 @@ def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_pa
     run.execute(run.plan(run.prepare([big, crop])))
     rows = attach_controls(read_jsonl(tmp_path / "run" / "results.jsonl"), tmp_path / "run")
     assert not any("control" in r for r in read_jsonl(tmp_path / "run" / "results.jsonl"))  # rows stay as written
-    ov = next(r for r in rows if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
+    ov = next(r for r in rows
+              if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
     assert ov["verdict"] == "mismatch" and ov["control"]["verdict"] == "mismatch" and ov["control"]["same_failure"]
     assert triage(ov)[0] == Triage.NOT_PAD_SPECIFIC
     ort = [r for r in rows if r["runtime"] == "onnxruntime" and r["case_id"] == crop.id]

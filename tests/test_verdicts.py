@@ -41,7 +41,8 @@ def test_ambiguous_records_the_interpretation_matched():
     assert judge(c, Outcome(original)).matched == ["mixed_sign_pads=original_coordinates,mirror_beyond_dim=iterate",
                                                    "mixed_sign_pads=original_coordinates,mirror_beyond_dim=reject"]
     rejected = judge(c, Outcome(error="no"))
-    assert rejected.verdict == "ambiguous" and rejected.matched == ["mixed_sign_pads=crop_first,mirror_beyond_dim=reject"]
+    assert (rejected.verdict == "ambiguous"
+            and rejected.matched == ["mixed_sign_pads=crop_first,mirror_beyond_dim=reject"])
 
 
 def test_an_answer_no_reading_gives_is_unexplained_a_failure_listing_what_each_reading_gives():
@@ -71,5 +72,6 @@ def test_a_changed_nan_payload_or_zero_sign_is_a_low_severity_mismatch_of_its_ow
         assert (v.verdict, v.difference) == ("mismatch", "nan-payload-or-zero-sign"), v
         assert v.detail.startswith("only NaN payloads or signs of zero differ first at [")
     wrong = judge(c, Outcome(np.array([payload[0], 1.0], np.float32)))  # a wrong number beside it
-    assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1] (values the expected output lacks): float32(1.0) instead of float32(-0.0)")
+    assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1] (values the expected output "
+                                                          "lacks): float32(1.0) instead of float32(-0.0)")
     assert judge(c, Outcome(c.expected.copy())).verdict == "pass"

@@ -15,9 +15,9 @@ import subprocess
 
 import numpy as np
 
-from . import Adapter, Outcome, error_text, failure
 from ..cases import Case
 from ..compile_cache import CompileCache, CompileFailed, CompileTimedOut, cache_key, default_root
+from . import Adapter, Outcome, error_text, failure
 
 # IREE says so when it has no lowering for an op, a type or a pattern (rather than refusing the
 # case): "failed to legalize operation 'torch.aten.reflection_pad2d'", "unsupported type".
@@ -89,6 +89,7 @@ class IreeAdapter(Adapter):
         try:
             done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=self.compile_timeout)
         except subprocess.TimeoutExpired:
+            assert self.compile_timeout is not None  # only a run with a limit times out
             raise CompileTimedOut(self.compile_timeout) from None
         if done.returncode:
             said = done.stderr.decode(errors="replace")

@@ -1,8 +1,8 @@
 """onnx.reference.ReferenceEvaluator, ONNX's own Python implementation, on the same model."""
 from __future__ import annotations
 
-from . import Adapter, Outcome, error_text
 from ..cases import Case
+from . import Adapter, Outcome, error_text
 
 
 class OnnxReferenceAdapter(Adapter):
@@ -13,6 +13,7 @@ class OnnxReferenceAdapter(Adapter):
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
             from onnx.reference import ReferenceEvaluator
+
             from ..onnx_model import build_model, feeds, model_signature
             evaluator = self.cached(model_signature(case, placement),
                                     lambda: ReferenceEvaluator(build_model(case, placement)))
@@ -28,4 +29,4 @@ class OnnxReferenceAdapter(Adapter):
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
         from onnx.reference import ReferenceEvaluator
-        return ReferenceEvaluator(onnx.load_model_from_string(model)).run(None, feeds)
+        return list(ReferenceEvaluator(onnx.load_model_from_string(model)).run(None, feeds))

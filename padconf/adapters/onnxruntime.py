@@ -6,9 +6,9 @@ import re
 
 import numpy as np
 
-from . import Adapter, Outcome, error_text, failure
 from ..cases import Case
 from ..dtypes import dtype_name, onnx_type
+from . import Adapter, Outcome, error_text, failure
 
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported"):
 # the model is still loaded, so a missing kernel shows as not-implemented; only a model that
@@ -58,6 +58,7 @@ class OnnxRuntimeAdapter(Adapter):
 
     def _session(self, case: Case, placement: str):
         import onnxruntime as ort
+
         from ..onnx_model import build_model, model_signature
 
         return self.cached(model_signature(case, placement),
@@ -70,6 +71,7 @@ class OnnxRuntimeAdapter(Adapter):
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
             import onnxruntime as ort
+
             from ..onnx_model import feeds
             if self._quiet is None:
                 self._quiet = ort.RunOptions()

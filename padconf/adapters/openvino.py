@@ -3,12 +3,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import Adapter, Outcome, error_text, failure
-from .openvino_tensors import (COMPILE_CONFIG, NOT_IMPLEMENTED, OV_CACHE_SIZE, OV_TYPES, from_tensor, graph_key,
-                               load_cpu_plugin, ov_type, to_tensor)
 from ..cases import Case
 from ..dtypes import numpy_dtype
 from ..specs import parse_spec_id
+from . import Adapter, Outcome, error_text, failure
+from .openvino_tensors import (
+    COMPILE_CONFIG,
+    NOT_IMPLEMENTED,
+    OV_CACHE_SIZE,
+    OV_TYPES,
+    from_tensor,
+    graph_key,
+    load_cpu_plugin,
+    ov_type,
+    to_tensor,
+)
 
 
 def split_pads(case: Case) -> dict[str, np.ndarray]:

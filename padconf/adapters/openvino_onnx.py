@@ -1,10 +1,18 @@
 """The ONNX model padconf.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from . import Adapter, Outcome, error_text, failure
-from .openvino_tensors import (COMPILE_CONFIG, NOT_IMPLEMENTED, OV_CACHE_SIZE, OV_TYPES, from_tensor, graph_key,
-                               load_cpu_plugin, to_tensor)
 from ..cases import Case
+from . import Adapter, Outcome, error_text, failure
+from .openvino_tensors import (
+    COMPILE_CONFIG,
+    NOT_IMPLEMENTED,
+    OV_CACHE_SIZE,
+    OV_TYPES,
+    from_tensor,
+    graph_key,
+    load_cpu_plugin,
+    to_tensor,
+)
 
 
 class OpenVinoOnnxAdapter(Adapter):

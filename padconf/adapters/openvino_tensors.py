@@ -7,8 +7,8 @@ import re
 
 import numpy as np
 
-from . import error_text
 from ..dtypes import numpy_dtype
+from . import error_text
 
 # Compiled models kept. Each holds threads and buffers: hundreds of them exhaust a worker's
 # address-space cap ("Resource temporarily unavailable" on thread creation).
@@ -30,7 +30,7 @@ NOT_IMPLEMENTED = re.compile(
     r"|no implementation|Unidentified data type|Unknown type|could not be created|Cannot create", re.I)
 
 
-_LOADED = []  # the Core that loaded the CPU plugin: while it lives, every fork finds it loaded
+_LOADED: list = []  # the Core that loaded the CPU plugin: while it lives, every fork finds it loaded
 
 
 def load_cpu_plugin(onnx_frontend: bool = False) -> str | None:
@@ -72,8 +72,8 @@ def to_tensor(arr: np.ndarray, dtype: str):
     raw = arr.reshape(-1).view(np.uint8)
     if bits < 8:
         per = 8 // bits
-        raw = np.pad(raw & ((1 << bits) - 1), (0, -raw.size % per)).reshape(-1, per)
-        raw = np.bitwise_or.reduce(raw << (np.arange(per, dtype=np.uint8) * bits), axis=1).astype(np.uint8)
+        groups = np.pad(raw & ((1 << bits) - 1), (0, -raw.size % per)).reshape(-1, per)
+        raw = np.bitwise_or.reduce(groups << (np.arange(per, dtype=np.uint8) * bits), axis=1).astype(np.uint8)
     # This constructor shares the buffer; the Tensor holds a reference to it.
     return ov.Tensor(raw.copy(), ov.Shape(list(arr.shape)), ov_type(dtype))
 

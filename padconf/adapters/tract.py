@@ -6,8 +6,8 @@ from __future__ import annotations
 import re
 import tempfile
 
-from . import Adapter, Outcome, error_text, failure
 from ..cases import Case
+from . import Adapter, Outcome, error_text, failure
 
 # tract says so when its ONNX loader has no type for a dtype, or no kernel for an op variant.
 _NOT_IMPLEMENTED = re.compile(r"Unknown DatumType|unknown ONNX TensorProto.DataType|not implemented|unimplemented"

@@ -14,9 +14,9 @@ import os
 import re
 import tempfile
 
-from . import Adapter, Outcome, error_text, failure
 from ..cases import Case
 from ..compile_cache import CompileCache, CompileFailed, cache_key, default_root
+from . import Adapter, Outcome, error_text, failure
 
 _DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind -> device
 
