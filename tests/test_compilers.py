@@ -160,19 +160,26 @@ def _run_alone(runtime: str, case: Case, placement: str):
 
 
 @needs_iree
-def test_iree_compiles_once_then_reads_its_cache_and_rebuilds_a_corrupt_entry(cache_dir):
-    case = _case(np.arange(6, dtype=np.float32).reshape(2, 3), [1, 0, 0, 2], constant_value=np.float32(7))
-    outcome, status = _run_alone("iree", case, "initializers")
-    assert (status, judge(case, outcome).verdict) == ("ok", PASS)
-    (entry,) = _entries(cache_dir)
-    written = entry.stat().st_ino  # put() writes a new file and renames it: a new inode
-    outcome, _ = _run_alone("iree", case, "initializers")
-    assert judge(case, outcome).verdict == PASS
-    assert entry.stat().st_ino == written, "a fresh worker compiled again instead of reading the cache"
-    entry.write_bytes(entry.read_bytes()[:-10])  # torn
-    outcome, _ = _run_alone("iree", case, "initializers")
-    assert judge(case, outcome).verdict == PASS
-    assert entry.stat().st_ino != written and CompileCache(cache_dir).get(entry.stem) is not None
+def test_iree_runs_what_its_cache_holds_and_rebuilds_a_corrupt_entry(cache_dir):
+    """Case a's entry is replaced by case b's (a whole, valid entry): a fresh worker that reads
+    the cache runs b's module on a's input, which one that compiled again would not. A torn
+    entry is compiled again, never run."""
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    a = _case(data, [1, 0, 0, 2], constant_value=np.float32(7))
+    b = _case(data, [0, 1, 1, 0], constant_value=np.float32(7))
+    outcome, status = _run_alone("iree", a, "initializers")
+    assert (status, judge(a, outcome).verdict) == ("ok", PASS)
+    (entry_a,) = _entries(cache_dir)
+    outcome, _ = _run_alone("iree", b, "initializers")
+    assert judge(b, outcome).verdict == PASS
+    (entry_b,) = set(_entries(cache_dir)) - {entry_a}
+    entry_a.write_bytes(entry_b.read_bytes())
+    outcome, _ = _run_alone("iree", a, "initializers")
+    np.testing.assert_array_equal(outcome.output, b.expected)  # b's module: read from the cache
+    entry_a.write_bytes(entry_b.read_bytes()[:-10])  # torn
+    outcome, _ = _run_alone("iree", a, "initializers")
+    assert judge(a, outcome).verdict == PASS
+    assert CompileCache(cache_dir).get(entry_a.stem) not in (None, CompileCache(cache_dir).get(entry_b.stem))
 
 
 @needs_iree
