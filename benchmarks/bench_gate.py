@@ -184,7 +184,7 @@ def caught(kind: str, plant: dict, code: int, out: str) -> bool:
 def padconf(args: list[str], env: dict | None = None) -> tuple[int, str, float]:
     started = time.monotonic()
     done = subprocess.run([sys.executable, "-m", "padconf.cli", *args], cwd=ROOT, capture_output=True, text=True,
-                          env={**os.environ, **(env or {})})
+                          env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})})  # workers import the Planted*
     return done.returncode, done.stdout + done.stderr, time.monotonic() - started
 
 
