@@ -93,7 +93,8 @@ class IreeAdapter(Adapter):
             raise CompileTimedOut(self.compile_timeout) from None
         if done.returncode:
             said = done.stderr.decode(errors="replace")
-            errors = [line for line in said.splitlines() if "error:" in line]  # not its notes and warnings
+            # its error lines once each (it repeats one per dispatch), not its notes and warnings
+            errors = list(dict.fromkeys(line for line in said.splitlines() if "error:" in line))
             raise CompileFailed(f"iree-compile exited with {done.returncode}: " + " ".join(errors or said.split()))
         return done.stdout
 
