@@ -124,6 +124,12 @@ def model_signature(case: Case, placement: str = "inputs") -> tuple:
     return key
 
 
+def fed_input_names(model: onnx.ModelProto) -> list[str]:
+    """The graph inputs a runtime is fed, in graph order: those that are not initializers."""
+    constants = {init.name for init in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in constants]
+
+
 def feeds(case: Case, placement: str = "inputs") -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
     if placement == "folded":

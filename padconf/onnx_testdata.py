@@ -48,7 +48,7 @@ from .classify import classify
 from .dtypes import MAX_ARRAY_BYTES, as_array, bit_equal, dtype_name, is_integer, numpy_dtype, scalar
 from .errors import CaseError, PadconfError
 from .examples import example_inputs
-from .onnx_model import build_model, feeds
+from .onnx_model import build_model, fed_input_names, feeds
 from .specs import Spec, parse_spec_id
 from .strategies import draw_cases, edge_classes
 from .untrusted import inside, read_bytes
@@ -850,10 +850,8 @@ def initializers(model: onnx.ModelProto, where: Path) -> dict[str, np.ndarray]:
 
 def fed_inputs(model: onnx.ModelProto, where: Path, root: Path | None = None) -> dict[str, np.ndarray]:
     """The graph inputs that are not initializers, from ``test_data_set_0/input_<i>.pb``."""
-    constants = {init.name for init in model.graph.initializer}
-    fed = [i.name for i in model.graph.input if i.name not in constants]
     out = {}
-    for i, name in enumerate(fed):
+    for i, name in enumerate(fed_input_names(model)):
         path = where / "test_data_set_0" / f"input_{i}.pb"
         if not path.is_file():
             raise CaseError(f"{where}: input {name!r} has no {path.relative_to(where)}")

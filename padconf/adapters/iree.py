@@ -115,9 +115,10 @@ class IreeAdapter(Adapter):
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
-        graph = onnx.load_model_from_string(model).graph
-        constants = {i.name for i in graph.initializer}
-        outputs = self._load(model)(*[feeds[i.name] for i in graph.input if i.name not in constants])
+
+        from ..onnx_model import fed_input_names
+        names = fed_input_names(onnx.load_model_from_string(model))
+        outputs = self._load(model)(*[feeds[name] for name in names])
         return [np.asarray(o.to_host()) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:

@@ -46,9 +46,10 @@ class TractAdapter(Adapter):
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
-        graph = onnx.load_model_from_string(model).graph
-        constants = {i.name for i in graph.initializer}
-        outputs = _load(model).run([feeds[i.name] for i in graph.input if i.name not in constants])
+
+        from ..onnx_model import fed_input_names
+        names = fed_input_names(onnx.load_model_from_string(model))
+        outputs = _load(model).run([feeds[name] for name in names])
         return [o.to_numpy() for o in outputs]
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:

@@ -94,9 +94,10 @@ class TvmAdapter(Adapter):
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
-        graph = onnx.load_model_from_string(model).graph
-        constants = {i.name for i in graph.initializer}
-        return self._call(self._build(model), [feeds[i.name] for i in graph.input if i.name not in constants])
+
+        from ..onnx_model import fed_input_names
+        names = fed_input_names(onnx.load_model_from_string(model))
+        return self._call(self._build(model), [feeds[name] for name in names])
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
