@@ -37,13 +37,12 @@ class CompileFailed(Exception):
 
 
 class CompileTimedOut(Exception):
-    """The compile ran past its time limit (``seconds``). Not an adapter's refusal: the worker
+    """The compile ran past its time limit of ``seconds``. Not an adapter's refusal: the worker
     reports it as a timeout."""
 
     def __init__(self, seconds: float, cached: bool = False):
         super().__init__(f"the compile did not finish within {seconds:g} s (the compile time limit)"
                          + (" (an earlier attempt's, kept in the compile cache)" if cached else ""))
-        self.seconds = seconds
 
 
 def default_root() -> Path | None:
