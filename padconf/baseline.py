@@ -7,8 +7,10 @@ PLACEMENT``, listed one by one, so that an entry forgives nothing it was not see
 description); ``case`` (a case id) narrows an entry to one case, ``origin`` (a regular
 expression over the case's origin, e.g. ``example:example_3_edge``) to cases of that origin;
 ``after`` (a case id) to a failure that recurs only when that case ran before it in the same
-worker process (a state-dependent pair: padconf.gate finds them). ``link`` points at the
-upstream report. Example::
+worker process (a state-dependent pair: padconf.gate finds them). ``unstable: true`` marks
+failures the runtime showed in some of the baseline's runs and not in others (it reads memory it
+never wrote, or an earlier case corrupted its heap): such an entry forgives them when they show,
+and is never reported fixed when they do not. ``link`` points at the upstream report. Example::
 
     - runtime: onnxruntime
       verdict: not-implemented
@@ -27,6 +29,7 @@ from __future__ import annotations
 import difflib
 import functools
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -54,7 +57,7 @@ def compiled(pattern: str):
 
 PATTERN_KEYS = ("runtime", "origin")  # whole-match over the row's field
 TEXT_KEYS = ("verdict", "case", "after", "error", "why", "link")
-KEYS = PATTERN_KEYS + TEXT_KEYS + ("cells",)
+KEYS = PATTERN_KEYS + TEXT_KEYS + ("unstable", "cells")
 
 
 class Cell(NamedTuple):
@@ -97,6 +100,7 @@ class Entry:
     origin: str | None = None
     error: str | None = None
     link: str | None = None
+    unstable: bool = False
     where: str = field(default="", compare=False)  # file:line, for messages
     cell_lines: dict = field(default_factory=dict, compare=False, hash=False)  # Cell -> its line in the file
     lines: tuple[int, int] = field(default=(0, 0), compare=False)  # [first, end) of its lines, 0-based
@@ -159,9 +163,11 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
         missing = [k for k in ("runtime", "verdict", "why", "cells") if not doc.get(k)]
         if missing:
             raise CaseError(f"{at}: the entry lacks {missing[0]!r}")
-        bad = [k for k, v in doc.items() if v is not None and k != "cells" and not isinstance(v, str)]
+        bad = [k for k, v in doc.items() if v is not None and k in TEXT_KEYS + PATTERN_KEYS and not isinstance(v, str)]
         if bad:
             raise CaseError(f"{at}: {bad[0]!r} must be text, got {type(doc[bad[0]]).__name__}")
+        if not isinstance(doc.get("unstable", False), bool):
+            raise CaseError(f"{at}: 'unstable' is true or false, got {doc['unstable']!r}")
         if doc["verdict"] not in FAILURES:
             raise CaseError(f"{at}: verdict {doc['verdict']!r} is not a failure ({', '.join(FAILURES)})")
         for key in PATTERN_KEYS + ("error",):
@@ -170,7 +176,7 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
             except re2.error as exc:
                 raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
         cell_lines = _cell_lines(node, at)
-        fields = {k: " ".join(v.split()) if k == "why" else v for k, v in doc.items() if k != "cells"}
+        fields: dict = {k: " ".join(v.split()) if k == "why" else v for k, v in doc.items() if k != "cells"}
         entries.append(Entry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
                              lines=(node.start_mark.line, _end_line(node))))
     return entries
@@ -217,17 +223,19 @@ def forgiving(entries: list[Entry], row: dict) -> Entry | None:
     return next((e for e in entries if e.matches(row)), None)
 
 
-def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
+def baseline_entries(rows: list[dict], by_case: bool = False, unstable: Collection[tuple[str, str]] = ()) -> list[dict]:
     """Entries (as plain mappings, ready for YAML) forgiving every failure in ``rows``, each
     listing exactly the cells its failures were seen in: one per failing case with ``by_case``,
-    else one per runtime, verdict and failure class (and poisoner, for a state-dependent one)."""
+    else one per runtime, verdict and failure class (and poisoner, for a state-dependent one);
+    the failures of ``unstable`` results (case id, placement) in entries of their own."""
     groups = defaultdict(list)
     for r in rows:
         if r["verdict"] in FAILURES:
             what = r["case_id"] if by_case else failure_pattern(r)
-            groups[(r["runtime"], r["verdict"], what, r.get("after"))].append(r)
+            shaky = (r["case_id"], r["placement"]) in unstable
+            groups[(r["runtime"], r["verdict"], what, r.get("after"), shaky)].append(r)
     entries = []
-    for (runtime, verdict, what, after), group in groups.items():
+    for (runtime, verdict, what, after, shaky), group in groups.items():
         entry = {"runtime": escape(runtime), "verdict": verdict}
         if by_case:
             entry["case"] = what
@@ -236,6 +244,8 @@ def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
         if after:
             entry["after"] = after
         entry["why"] = _why(group[0], group)
+        if shaky:
+            entry["unstable"] = True
         entry["cells"] = [str(c) for c in sorted({Cell.of(r) for r in group}, key=Cell.sort_key)]
         entries.append(entry)
     return entries

@@ -303,13 +303,14 @@ def cmd_baseline(args) -> int:
                   soft_wrap=True)
         return 0
     with _progress(err, f"baseline {args.runtime}") as advance:
-        rows, case_count = baseline_rows(_gate_config(args), _work_dir(args, "baseline"), progress=advance)
-    entries = baseline_entries(rows, by_case=args.by_case)
+        rows, case_count, unstable = baseline_rows(_gate_config(args), _work_dir(args, "baseline"), progress=advance)
+    entries = baseline_entries(rows, by_case=args.by_case, unstable=unstable)
     failing = [r for r in rows if r["verdict"] in FAILURES]
     results = len({(r["case_id"], r["placement"]) for r in failing})  # a rerun alone is no further result
     header = (f"padconf baseline: {_version_text()}\n{args.runtime} over {case_count} cases "
               f"(seed {args.seed}, explore {args.explore}): {results} failing results (a case in one placement; "
-              f"suspicious ones rerun alone, which counts no result twice) in {len(entries)} entries.\n"
+              f"suspicious ones rerun alone, which counts no result twice) in {len(entries)} entries; "
+              f"{len(unstable)} results answered differently from run to run.\n"
               "Review each entry: say why in `why`, add `link` to the upstream report.")
     text = dump_baseline(entries, header)
     reread = parse_baseline(text, "the baseline just written")

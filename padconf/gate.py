@@ -25,7 +25,7 @@ from .classify import classify
 from .errors import CaseError, PadconfError
 from .onnx_testdata import suite_entries
 from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, Run, RunConfig, read_jsonl, result_row
-from .signature import failure_class
+from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
 from .untrusted import json_value, read_text
@@ -35,7 +35,8 @@ from .worker import Worker
 # reruns of a new failure, each alone in a fresh worker, until one shows it: a failure half of
 # the time goes unseen by all five with odds 1 in 32 (and then a replay after its history)
 CONFIRMATIONS = 5
-BASELINE_RERUNS = 2  # reruns alone of each suspicious result of a baseline's run
+BASELINE_RERUNS = 2  # reruns alone of each suspicious result of a baseline's runs
+BASELINE_RUNS = 5  # at most; a baseline runs the suite again until a run shows no failure the earlier ones did not
 MAX_RECHECKS = 40  # cells of a fixed-looking entry rerun to see whether its failure comes back
 RECHECKS_PER_CELL = 8  # results of such a cell rerun, once each
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
@@ -202,8 +203,8 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
         by_cell[Cell.of(row)].append(row)
     placements = {r["placement"] for r in rows}
     for entry in entries:
-        if not compiled(entry.runtime).fullmatch(runtime):
-            continue
+        if not compiled(entry.runtime).fullmatch(runtime) or entry.unstable:
+            continue  # an unstable failure may not show in one run: its absence fixes nothing
         scope = {c: [r for r in by_cell.get(c, ()) if entry.in_scope(r)] for c in entry.cells}
         # fixed where nothing fails any more: a case that fails otherwise now (OpenVINO answers one
         # case with garbage or a crash from run to run) may still fail this entry's way
@@ -234,9 +235,10 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
     worker ran before it (``history``, default the judged rows): then the case that makes it recur,
     the poisoner, is found by bisecting them and kept in the row as ``after``, and a baseline
     entry may list that pair. A failure that recurs neither way is moved to ``flaky``: reported,
-    not failing the gate (a hang on a loaded machine). A fixed cell whose failure comes back
-    alone is not fixed (OpenVINO corrupts its heap on some cases and then answers the same case
-    differently from run to run)."""
+    not failing the gate (a hang on a loaded machine); so is one whose case fails alone as an
+    entry forgives (OpenVINO crashes on a case alone and answers it after other cases). A fixed
+    cell whose failure comes back alone is not fixed (OpenVINO corrupts its heap on some cases
+    and then answers the same case differently from run to run)."""
     by_id = {c.id: c for c in cases}
     history = judgement.rows if history is None else history
 
@@ -244,9 +246,9 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
         return row["verdict"] in FAILURES and forgiving(entries, row) is None
 
     def alone(row):
-        """Up to CONFIRMATIONS reruns of ``row``'s case alone, until one fails unforgiven."""
+        """Up to CONFIRMATIONS reruns of ``row``'s case alone, until one fails."""
         case, reruns = by_id[row["case_id"]], []
-        while len(reruns) < CONFIRMATIONS and not (reruns and unforgiven(reruns[-1])):
+        while len(reruns) < CONFIRMATIONS and not (reruns and reruns[-1]["verdict"] in FAILURES):
             reruns.append(result_row(judgement.runtime, row["placement"], case,
                                      *worker.run_alone(case, row["placement"])))
         return reruns
@@ -259,6 +261,13 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
         reruns = alone(row)
         if unforgiven(reruns[-1]):
             recurred.add(kind)
+            continue
+        known = forgiving(entries, reruns[-1])
+        if known is not None:  # the case fails alone as the baseline knows; its answer after others is its state's
+            judgement.new.remove(row)
+            judgement.flaky.append(f"{row['case_id']} [{row['placement']}]: {row['verdict']} in the run; alone it "
+                                   f"fails as {known.where} forgives ({', '.join(r['verdict'] for r in reruns)}): "
+                                   "a known failing case, whose answer depends on what its worker ran before")
             continue
         poisoners = _poisoners(row, history, by_id, worker, judgement.runtime, unforgiven)
         if poisoners:
@@ -319,25 +328,54 @@ def suspicious(row: dict) -> bool:
     return row["verdict"] in FAILURES and (row.get("output") is not None or row["verdict"] in (CRASH, TIMEOUT))
 
 
-def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None, progress=None) -> tuple[list[dict], int]:
-    """The rows a baseline is written from: the gate's run, plus BASELINE_RERUNS reruns alone of
-    every suspicious row, so that a failure the case shows alone (a crash where the run saw
-    garbage) is known too; and the number of cases."""
-    run, cases = gate_run(config, out_dir, None, jobs, progress)
-    rows = read_jsonl(run.results_path)
+def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
+                  progress=None) -> tuple[list[dict], int, set[tuple[str, str]]]:
+    """The rows a baseline is written from, the number of cases, and the unstable results.
+
+    The gate's run, run again (in ``out_dir``/repeats) until a run shows no failure the earlier
+    runs had not shown, at least twice and at most BASELINE_RUNS times, plus BASELINE_RERUNS reruns
+    alone of every suspicious result: the failures of every run and rerun. A result (a case in
+    one placement) is unstable when the runs and reruns answered it differently: a runtime that
+    reads memory it never wrote, or whose heap an earlier case corrupted, answers the same case
+    now right, now with another wrong value, now with a crash. A baseline made of one run would miss what the next
+    run shows, and every gate would fail on it."""
+    runs: list[list[dict]] = []
+    seen: set[tuple] = set()
+    cases: list[Case] = []
+    for k in range(BASELINE_RUNS):
+        run, cases = gate_run(config, out_dir if k == 0 else Path(out_dir) / "repeats" / str(k + 1), None, jobs,
+                              progress)
+        rows = read_jsonl(run.results_path)
+        runs.append(rows)
+        shown = {(r["case_id"], r["placement"], _outcome(r)[:2]) for r in rows if r["verdict"] in FAILURES}
+        if k and shown <= seen:
+            break
+        seen |= shown
     by_id = {c.id: c for c in cases}
     worker = Worker(config.runtime, **_worker_limits(config))
     reruns = []
     try:
-        for row in filter(suspicious, rows):
-            case = by_id[row["case_id"]]
-            reruns += [result_row(config.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
-                       for _ in range(BASELINE_RERUNS)]
+        for case_id, placement in dict.fromkeys((r["case_id"], r["placement"]) for rows in runs
+                                                for r in rows if suspicious(r)):
+            reruns += [result_row(config.runtime, placement, by_id[case_id],
+                                  *worker.run_alone(by_id[case_id], placement)) for _ in range(BASELINE_RERUNS)]
     finally:
         worker.close()
-    failed_alone = [r for r in reruns if r["verdict"] in FAILURES]
-    (Path(out_dir) / "reruns.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failed_alone), encoding="utf-8")
-    return rows + failed_alone, len(cases)
+    outcomes = defaultdict(set)
+    for row in [r for rows in runs for r in rows] + reruns:
+        outcomes[(row["case_id"], row["placement"])].add(_outcome(row))
+    unstable = {result for result, seen_there in outcomes.items() if len(seen_there) > 1}
+    failing = [r for rows in runs[1:] for r in rows if r["verdict"] in FAILURES]
+    failing += [r for r in reruns if r["verdict"] in FAILURES]
+    (Path(out_dir) / "reruns.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failing), encoding="utf-8")
+    return runs[0] + failing, len(cases), unstable
+
+
+def _outcome(row: dict) -> tuple[str, str | None, str]:
+    """What a result was, as a baseline tells results apart: its verdict and failure class, and
+    its output (garbage read from memory never written differs from run to run)."""
+    return (row["verdict"], failure_pattern(row) if row["verdict"] in FAILURES else None,
+            json.dumps(row.get("output"), sort_keys=True))
 
 
 def _verdicts(rows) -> str:

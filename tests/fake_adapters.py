@@ -255,6 +255,24 @@ class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
         return super().misbehave(case)
 
 
+class GarbageOnExampleAdapter(_OnExample, WrongValuesAdapter):
+    """On the example, as a runtime reading memory it never wrote: another wrong value each
+    time (counted in the file PADCONF_FLAKY_COUNTER, shared by every worker); the right one
+    when PADCONF_ANSWER_RIGHT is set, as by chance."""
+
+    def misbehave(self, case):
+        right = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
+        if os.environ.get("PADCONF_ANSWER_RIGHT"):
+            return Outcome(right)
+        with open(os.environ["PADCONF_FLAKY_COUNTER"], "a+") as f:
+            f.write("x")
+            f.seek(0)
+            count = len(f.read())
+        out = right.copy().reshape(-1)
+        out[0] = count + 1000
+        return Outcome(out.reshape(right.shape))
+
+
 class WrongWhenWarmOnExampleAdapter(_OnExample, WrongValuesAdapter):
     """Wrong on the example only in a worker process that ran another case before it: a
     state-dependent failure, which no rerun alone shows."""

@@ -132,6 +132,34 @@ def test_a_baseline_knows_what_a_case_does_alone_and_the_gate_passes_on_either(t
     assert "fixed: " not in capsys.readouterr().out
 
 
+def test_a_case_answered_differently_from_run_to_run_is_unstable_in_the_baseline_and_never_fixed(
+        tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))
+    runtime = FAKE + "GarbageOnExampleAdapter"
+    out = tmp_path / "b.yaml"
+    assert main(["baseline", "--runtime", runtime, "--out", str(out), "--work", str(tmp_path / "b"), *SPEC]) == 0
+    assert "; 3 results answered differently from run to run" in out.read_text()
+    entries = yaml.safe_load(out.read_text())
+    assert [(e["verdict"], e["unstable"], len(e["cells"])) for e in entries] == [("mismatch", True, 3)]
+    assert gate(tmp_path, runtime, out.read_text()) == 0
+    monkeypatch.setenv("PADCONF_ANSWER_RIGHT", "1")  # one run's garbage happens to be the right answer
+    assert gate(tmp_path, runtime, out.read_text()) == 0
+    assert "fixed: " not in capsys.readouterr().out
+    # without the mark, the entry would read as fixed, which one run cannot show
+    assert gate(tmp_path, runtime, out.read_text().replace("  unstable: true\n", "")) == 1
+    assert "fixed: " in capsys.readouterr().out
+
+
+def test_a_known_failing_case_answered_otherwise_after_other_cases_is_not_new(tmp_path, capsys):
+    runtime = FAKE + "GarbageOrCrashOnExampleAdapter"  # garbage in the run, a crash alone
+    crash = f"- runtime: .*\n  verdict: crash\n  why: crashes alone\n{EXAMPLE_CELLS}"
+    assert gate(tmp_path, runtime, crash) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: mismatch in the run; alone it fails as "
+                     r"\S+baseline.yaml:1 forgives \(crash\): a known failing case", out)
+    assert gate(tmp_path, runtime, "[]\n") == 1  # unknown alone, it is new
+
+
 def test_a_cell_that_looks_fixed_is_rerun_alone_and_stays_known_if_its_failure_comes_back(tmp_path, capsys):
     listed = f"- runtime: .*\n  verdict: crash\n  why: crashes alone\n{EXAMPLE_CELLS}"
     assert gate(tmp_path, FAKE + "CrashAloneOnExampleAdapter", listed) == 0
