@@ -28,6 +28,7 @@ from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, Run, RunConfig, read_jsonl,
 from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
 from .strategies import draw_cases, edge_classes
+from .triage import triage
 from .untrusted import json_value, read_text
 from .verdicts import CRASH, FAILURES, SKIPPED, TIMEOUT
 from .worker import Worker
@@ -384,7 +385,8 @@ def _verdicts(rows) -> str:
 
 def problem_lines(judgement: Judgement) -> list[str]:
     """One line per new failure and per fixed entry: what the gate fails on."""
-    lines = [f"new: {r['case_id']} [{r['placement']}]: {r['verdict']}: {_reason(r)}" + _after(r) for r in judgement.new]
+    lines = [f"new: {r['case_id']} [{r['placement']}]: {r['verdict']}: {_reason(r)}; triage: {triage(r)[0].label}"
+             + _after(r) for r in judgement.new]
     return lines + [f.line() for f in judgement.fixed]
 
 
@@ -411,7 +413,8 @@ def junit_xml(judgement: Judgement) -> str:
         case = ElementTree.SubElement(suite, "testcase", classname=f"{row['spec']}.{row['mode']}",
                                       name=f"{row['case_id']}[{row['placement']}]", time=str(row.get("seconds") or 0))
         if id(row) in new:
-            ElementTree.SubElement(case, "failure", message=f"{row['verdict']}: {_reason(row)}")
+            ElementTree.SubElement(case, "failure", message=f"{row['verdict']}: {_reason(row)}; "
+                                                            f"triage: {triage(row)[0].label}")
         elif id(row) in known:
             ElementTree.SubElement(case, "skipped", message=f"known {row['verdict']} ({known[id(row)].where}): "
                                                             f"{known[id(row)].why}")
