@@ -34,7 +34,8 @@ def _exit_text(status: int | None) -> str:
 def _last_words(*logs) -> str:
     """The last line a process wrote to the first of ``logs`` that holds one; for a Rust panic
     (tract), the panic and its message, since a backtrace and "aborting" follow them (and, across
-    an FFI boundary, a second panic that only says it cannot unwind)."""
+    an FFI boundary, a second panic that only says it cannot unwind). Text is all a dead process
+    leaves: its exit status says how it ended, its log what it last said."""
     for log in logs:
         log.seek(max(0, os.fstat(log.fileno()).st_size - 65536))
         lines = [ln.strip() for ln in log.read().decode(errors="replace").splitlines() if ln.strip()]
