@@ -63,3 +63,14 @@ def test_an_unusable_runtime_is_its_own_exception_type():
     finally:
         worker.close()
     assert issubclass(RuntimeUnavailable, PadconfError)  # what padconf's callers catch
+
+
+def test_a_crash_verdict_is_the_verdicts_word_not_the_workers_status():
+    import yaml
+
+    from padconf.classify import classify
+    from padconf.outcome import Outcome
+    from padconf.verdicts import judge
+    case = classify(Case(spec="onnx/Pad-18", data=np.array([1], np.int32), pads=[1, 1]))
+    verdict = judge(case, Outcome(error="killed by SIGSEGV"), Status.CRASH).verdict
+    assert yaml.safe_dump([verdict]) == "- crash\n"  # a baseline is YAML: a Status member is no str to it
