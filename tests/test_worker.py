@@ -2,6 +2,7 @@
 ends in is a line or a Status (never a magic string), and an unusable runtime is told by its
 exception's type, not by words in a message."""
 import os
+import select
 import signal
 import time
 
@@ -34,6 +35,7 @@ def test_a_wait_for_a_line_ends_in_a_line_or_a_status(zygote):
         # asked nothing, a worker says nothing: the deadline ends the wait
         assert proc.readline(time.monotonic() + 0.2) is Status.TIMEOUT
         os.kill(proc.pid, signal.SIGKILL)
+        select.select([proc.exited], [], [], 60)  # gone, its pipes closed with it
         assert proc.readline(time.monotonic() + 60) is Status.CRASH
         assert proc.send(payload, time.monotonic() + 60) is Status.CRASH
         assert "SIGKILL" in proc.death()
