@@ -101,8 +101,8 @@ def _nan_bits(x) -> str:
 
 def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
     """``status`` is the worker's: "ok", "crash" or "timeout"."""
-    if status in (CRASH, TIMEOUT):
-        return Verdict(status, outcome.error)
+    if status in (CRASH, TIMEOUT):  # the verdict's word, not the worker's Status member (rows go to YAML too)
+        return Verdict(CRASH if status == CRASH else TIMEOUT, outcome.error)
     if outcome.skipped:
         return Verdict(SKIPPED, outcome.skipped)
     rejected = outcome.output is None

@@ -10,7 +10,7 @@ from padconf.strategies import register_profiles
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-# Workers import nothing from the working directory (padconf.worker.import_path); the tests name
+# Workers import nothing from the working directory (padconf.worker_process.import_path); the tests name
 # their fakes as tests.fake_adapters:X, so the repository is on PYTHONPATH, for workers and for
 # the padconf commands the tests start.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

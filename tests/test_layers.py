@@ -8,7 +8,11 @@
 
 A module may import from its own layer and the layers below; an import from a higher layer (at
 module level or inside a function) fails here, and the checker is shown to see one by planting
-it."""
+it.
+
+Within the runtimes layer, the worker side (``worker_child``: what runs inside a worker process)
+imports nothing of padconf's side that drives it, not even through another module, as
+pytest-xdist's remote side imports nothing of its controller."""
 import ast
 from pathlib import Path
 
@@ -21,7 +25,8 @@ LAYERS = {  # each layer's modules; the dict's order is the layers' order
               "triage"],
     "runtimes": ["compile_cache", "adapters", "adapters.openvino_tensors", "adapters.onnxruntime",
                  "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
-                 "adapters.iree", "adapters.tvm", "worker", "runtimes"],
+                 "adapters.iree", "adapters.tvm", "worker_protocol", "worker_child", "worker_process", "worker",
+                 "runtimes"],
     "uses": ["onnx_testdata", "runner", "report", "report_html", "baseline", "gate", "pytest_plugin", "suite",
              "suite.test_pad", "model_cut", "repro", "minimise"],
     "cli": ["cli"],
@@ -84,3 +89,35 @@ def test_a_planted_upward_import_is_found():  # or the test above would pass on 
     assert upward_imports("adapters.openvino", planted) == ["adapters.openvino (runtimes) imports gate (uses)"]
     assert "adapters" in imported("adapters.openvino", MODULES["adapters.openvino"].read_text())
     assert {"report", "runner"} <= imported("cli", MODULES["cli"].read_text())
+
+
+# What runs inside a worker process, and what drives it from padconf's side.
+CHILD_SIDE = "worker_child"
+PARENT_SIDE = {"worker_process", "worker", "runtimes"}
+
+
+def reachable(name: str, sources: dict[str, str]) -> set[str]:
+    """Every padconf module that importing ``name`` imports, directly or through others."""
+    found, todo = set(), [name]
+    while todo:
+        module = todo.pop()
+        for other in imported(module, sources[module], MODULES[module].name == "__init__.py"):
+            if other not in found:
+                found.add(other)
+                todo.append(other)
+    return found
+
+
+def test_the_worker_side_imports_nothing_of_the_side_driving_it():
+    sources = {name: path.read_text() for name, path in MODULES.items()}
+    assert not reachable(CHILD_SIDE, sources) & PARENT_SIDE
+    assert "worker_protocol" in reachable(CHILD_SIDE, sources)  # the one vocabulary both sides share
+
+
+def test_a_planted_parent_side_import_in_the_worker_side_is_found():  # or the test above would pass on anything
+    sources = {name: path.read_text() for name, path in MODULES.items()}
+    planted = dict(sources, worker_child=sources["worker_child"] + "\n\ndef later():\n    from .worker import Worker\n")
+    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"worker", "worker_process"}  # the pool brings its handles
+    # through a module it imports, too
+    planted = dict(sources, dtypes=sources["dtypes"] + "\nfrom padconf.worker_process import Zygote\n")
+    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"worker_process"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
-import re
+from dataclasses import dataclass
 
 from ..cases import Case
 from ..compile_cache import CompileTimedOut
@@ -27,10 +27,16 @@ from ..specs import parse_spec_id
 PLACEMENTS = ("inputs", "initializers", "folded")
 
 
-def failure(text: str, not_implemented: re.Pattern) -> Outcome:
-    """A refusal with the runtime's ``text``; ``not_implemented`` is the adapter's pattern for
-    texts that say the runtime lacks a kernel rather than refuses the case."""
-    return Outcome(error=text, not_implemented=bool(not_implemented.search(text)))
+@dataclass(frozen=True)
+class Refusal:
+    """What a runtime's exception says: its text, and whether the runtime lacks a kernel for the
+    case (verdict not-implemented) rather than refuses it. Kept in an adapter's model cache in
+    place of a model whose build failed: every case of its key fails the same way."""
+    error: str
+    not_implemented: bool = False
+
+    def outcome(self) -> Outcome:
+        return Outcome(error=self.error, not_implemented=self.not_implemented)
 
 
 class Adapter:
@@ -66,9 +72,20 @@ class Adapter:
         except importlib.metadata.PackageNotFoundError:
             return None
 
+    def refusal(self, exc: Exception) -> Refusal:
+        """The runtime's exception ``exc`` as a refusal: decided here, while its type is known
+        (the model cache keeps the refusal, not the exception)."""
+        return Refusal(error_text(exc), self.lacks_kernel(exc))
+
+    def lacks_kernel(self, exc: Exception) -> bool:
+        """Whether ``exc`` says the runtime has no kernel for the case's dtype or version, rather
+        than refuses the case: by the exception's type where the runtime raises one for it, else
+        by the one function of the adapter's module that reads the runtime's text."""
+        return False
+
     def cached(self, key, build):
         """The model for ``key``, built by ``build()`` on first use; the ``cache_size`` most
-        recently used are kept. A build error is kept as its text: it fails the same way for
+        recently used are kept. A build error is kept as its Refusal: it fails the same way for
         every case of that key."""
         if key in self._models:
             self._models[key] = self._models.pop(key)  # most recently used last
@@ -82,7 +99,7 @@ class Adapter:
             except CompileTimedOut:
                 raise
             except Exception as exc:
-                self._models[key] = error_text(exc)
+                self._models[key] = self.refusal(exc)
         return self._models[key]
 
     def supports(self, spec_id: str, dtype: str) -> str | None:

@@ -17,14 +17,21 @@ import numpy as np
 
 from ..cases import Case
 from ..compile_cache import CompileCache, CompileFailed, CompileTimedOut, cache_key, default_root
-from . import Adapter, Outcome, error_text, failure
+from . import Adapter, Outcome, Refusal, error_text
 
-# IREE says so when it has no lowering for an op, a type or a pattern (rather than refusing the
-# case): "failed to legalize operation 'torch.aten.reflection_pad2d'", "unsupported type".
-# "does not have integral number of total bytes": no layout for an odd count of a sub-byte type.
 _NOT_IMPLEMENTED = re.compile(r"failed to legalize|unsupported|not supported|unimplemented|not implemented"
                               r"|unknown (element|data) ?type|no lowering|does not have integral number of total bytes",
                               re.I)
+
+
+def says_not_implemented(text: str) -> bool:
+    """Whether IREE's error ``text`` says it has no lowering for an op, a type or a pattern
+    (rather than refusing the case): "failed to legalize operation 'torch.aten.reflection_pad2d'",
+    "unsupported type"; "does not have integral number of total bytes": no layout for an odd
+    count of a sub-byte type. Text is all there is: iree-compile is a subprocess whose stderr is
+    its whole verdict (CompileFailed carries it, and the compile cache keeps only it), and
+    iree.runtime raises plain ValueError / RuntimeError."""
+    return bool(_NOT_IMPLEMENTED.search(text))
 # Generic code (no host CPU tuning), so entries stay portable; named, so iree-compile does not
 # warn that it defaults to it.
 _FLAGS = {"llvm-cpu": ("--iree-llvmcpu-target-cpu=generic",)}
@@ -69,6 +76,9 @@ class IreeAdapter(Adapter):
         except Exception as exc:
             return f"IREE's {self.driver} driver is not usable here: {error_text(exc).split(';')[0]}"
         return None
+
+    def lacks_kernel(self, exc: Exception) -> bool:
+        return says_not_implemented(error_text(exc))
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if dtype == "string":
@@ -126,14 +136,14 @@ class IreeAdapter(Adapter):
             from ..onnx_model import build_model, feeds, model_signature
             function = self.cached(model_signature(case, placement),
                                    lambda: self._load(build_model(case, placement).SerializeToString()))
-            if isinstance(function, str):
-                return failure(function, _NOT_IMPLEMENTED)
+            if isinstance(function, Refusal):
+                return function.outcome()
             out = function(*feeds(case, placement).values())
             return Outcome(output=np.asarray(out.to_host()))
         except CompileTimedOut:
             raise
         except Exception as exc:
-            return failure(error_text(exc), _NOT_IMPLEMENTED)
+            return self.refusal(exc).outcome()
 
 
 class IreeCudaAdapter(IreeAdapter):

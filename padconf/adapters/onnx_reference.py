@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from ..cases import Case
-from . import Adapter, Outcome, error_text
+from . import Adapter, Outcome, Refusal, error_text
 
 
 class OnnxReferenceAdapter(Adapter):
@@ -17,8 +17,8 @@ class OnnxReferenceAdapter(Adapter):
             from ..onnx_model import build_model, feeds, model_signature
             evaluator = self.cached(model_signature(case, placement),
                                     lambda: ReferenceEvaluator(build_model(case, placement)))
-            if isinstance(evaluator, str):
-                return Outcome(error=evaluator)
+            if isinstance(evaluator, Refusal):
+                return evaluator.outcome()
             (out,) = evaluator.run(None, feeds(case, placement))
             return Outcome(output=out)
         except NotImplementedError as exc:

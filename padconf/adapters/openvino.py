@@ -6,14 +6,14 @@ import numpy as np
 from ..cases import Case
 from ..dtypes import numpy_dtype
 from ..specs import parse_spec_id
-from . import Adapter, Outcome, error_text, failure
+from . import Adapter, Outcome, Refusal
 from .openvino_tensors import (
     COMPILE_CONFIG,
-    NOT_IMPLEMENTED,
     OV_CACHE_SIZE,
     OV_TYPES,
     from_tensor,
     graph_key,
+    lacks_kernel,
     load_cpu_plugin,
     ov_type,
     to_tensor,
@@ -80,6 +80,7 @@ class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
     domains = ("openvino",)
     cache_size = OV_CACHE_SIZE
+    lacks_kernel = staticmethod(lacks_kernel)
 
     def __init__(self):
         super().__init__()
@@ -110,8 +111,8 @@ class OpenVinoAdapter(Adapter):
         try:
             graph = native_model(case, placement)
             model = self.cached(graph_key(graph), lambda: self._build(graph))
-            if isinstance(model, str):
-                return failure(model, NOT_IMPLEMENTED)
+            if isinstance(model, Refusal):
+                return model.outcome()
             _, request = model
             inputs = {} if placement == "folded" else {"data": case.data}
             if placement == "inputs" and case.op == "Pad":
@@ -121,4 +122,4 @@ class OpenVinoAdapter(Adapter):
                            for k, v in inputs.items()])
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:
-            return failure(error_text(exc), NOT_IMPLEMENTED)
+            return self.refusal(exc).outcome()

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 from ..cases import Case
-from . import Adapter, Outcome, error_text, failure
+from . import Adapter, Outcome, Refusal
 from .openvino_tensors import (
     COMPILE_CONFIG,
-    NOT_IMPLEMENTED,
     OV_CACHE_SIZE,
     OV_TYPES,
     from_tensor,
     graph_key,
+    lacks_kernel,
     load_cpu_plugin,
     to_tensor,
 )
@@ -19,6 +19,7 @@ class OpenVinoOnnxAdapter(Adapter):
     name, module = "openvino-onnx", "openvino"
     package = "openvino"
     cache_size = OV_CACHE_SIZE
+    lacks_kernel = staticmethod(lacks_kernel)
 
     def __init__(self):
         super().__init__()
@@ -61,8 +62,8 @@ class OpenVinoOnnxAdapter(Adapter):
             # plugin needs to compile.
             graph = self._read(build_model(case, placement).SerializeToString())
             model = self.cached(graph_key(graph), lambda: self._compile(graph))
-            if isinstance(model, str):
-                return failure(model, NOT_IMPLEMENTED)
+            if isinstance(model, Refusal):
+                return model.outcome()
             _, request, names = model
             inputs = feeds(case, placement)
             types = {"pads": case.pads_type, "axes": case.axes_type}
@@ -70,4 +71,4 @@ class OpenVinoOnnxAdapter(Adapter):
             request.infer([to_tensor(inputs[n], types.get(n, case.dtype)) for n in names])
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:
-            return failure(error_text(exc), NOT_IMPLEMENTED)
+            return self.refusal(exc).outcome()

@@ -25,9 +25,22 @@ OV_TYPES = {
 _FROM_OV = {v: k for k, v in OV_TYPES.items()}
 # Compile so the CPU plugin keeps the model's precision (it may otherwise run f32 as bf16).
 COMPILE_CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1}
-NOT_IMPLEMENTED = re.compile(
+_NOT_IMPLEMENTED = re.compile(
     r"not supported|unsupported|doesn't support|does not support|not implemented"
     r"|no implementation|Unidentified data type|Unknown type|could not be created|Cannot create", re.I)
+
+
+def says_not_implemented(text: str) -> bool:
+    """Whether OpenVINO's error ``text`` says it lacks a kernel or type ("Unidentified data type
+    u2", "... is not supported") rather than refuses the case. Text is all there is: OpenVINO
+    raises one generic RuntimeError (its C++ exception's text, "Exception from src/...") for
+    every failure, a refused case and a missing kernel alike."""
+    return bool(_NOT_IMPLEMENTED.search(text))
+
+
+def lacks_kernel(exc: Exception) -> bool:
+    """Adapter.lacks_kernel of both OpenVINO adapters."""
+    return says_not_implemented(error_text(exc))
 
 
 _LOADED: list = []  # the Core that loaded the CPU plugin: while it lives, every fork finds it loaded

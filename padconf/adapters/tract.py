@@ -7,16 +7,22 @@ import re
 import tempfile
 
 from ..cases import Case
-from . import Adapter, Outcome, error_text, failure
+from . import Adapter, Outcome, Refusal, error_text
 
-# tract says so when its ONNX loader has no type for a dtype, or no kernel for an op variant.
 _NOT_IMPLEMENTED = re.compile(r"Unknown DatumType|unknown ONNX TensorProto.DataType|not implemented|unimplemented"
                               r"|unsupported", re.I)
 
 
-def _failure(text: str) -> Outcome:
+def _message(exc: Exception) -> str:
     """tract appends a Rust stack backtrace to every error: the message chain is what says why."""
-    return failure(text.split(" Stack backtrace:")[0], _NOT_IMPLEMENTED)
+    return error_text(exc).split(" Stack backtrace:")[0]
+
+
+def says_not_implemented(text: str) -> bool:
+    """Whether tract's error ``text`` says its ONNX loader has no type for a dtype, or no kernel
+    for an op variant. Text is all there is: its Python binding raises every Rust error (an
+    anyhow chain) as one generic exception type."""
+    return bool(_NOT_IMPLEMENTED.search(text))
 
 
 def _load(model: bytes):
@@ -39,6 +45,12 @@ class TractAdapter(Adapter):
             return "tract's Python API takes numeric arrays only, not strings"
         return super().supports(spec_id, dtype)
 
+    def refusal(self, exc: Exception) -> Refusal:
+        return Refusal(_message(exc), self.lacks_kernel(exc))
+
+    def lacks_kernel(self, exc: Exception) -> bool:
+        return says_not_implemented(_message(exc))
+
     def _runnable(self, case: Case, placement: str):
         from ..onnx_model import build_model, model_signature
         return self.cached(model_signature(case, placement),
@@ -56,8 +68,8 @@ class TractAdapter(Adapter):
         try:
             from ..onnx_model import feeds
             runnable = self._runnable(case, placement)
-            if isinstance(runnable, str):
-                return _failure(runnable)
+            if isinstance(runnable, Refusal):
+                return runnable.outcome()
             return Outcome(output=runnable.run(list(feeds(case, placement).values()))[0].to_numpy())
         except Exception as exc:
-            return _failure(error_text(exc))
+            return self.refusal(exc).outcome()

@@ -16,13 +16,20 @@ import tempfile
 
 from ..cases import Case
 from ..compile_cache import CompileCache, CompileFailed, cache_key, default_root
-from . import Adapter, Outcome, error_text, failure
+from . import Adapter, Outcome, Refusal, error_text
 
 _DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind -> device
 
-# TVM says so when its frontend or a lowering lacks a case ("Dynamic pads are not supported yet",
-# "Unsupported data type").
 _NOT_IMPLEMENTED = re.compile(r"not supported|unsupported|not implemented|no implementation|unknown dtype", re.I)
+
+
+def says_not_implemented(text: str) -> bool:
+    """Whether TVM's error ``text`` says its frontend or a lowering lacks a case ("Dynamic pads
+    are not supported yet", "Unsupported data type"). Text is what every TVM refusal has: a
+    compile error reaches the adapter as CompileFailed, the text the compile cache keeps (one
+    read back from the cache has no type left), and the frontend raises plain ValueError or
+    TVMError for a refused case and a missing one alike."""
+    return bool(_NOT_IMPLEMENTED.search(text))
 
 
 class TvmAdapter(Adapter):
@@ -48,6 +55,9 @@ class TvmAdapter(Adapter):
         except Exception as exc:
             return f"TVM's {self.target} target is not usable here: {error_text(exc)}"
         return None
+
+    def lacks_kernel(self, exc: Exception) -> bool:
+        return says_not_implemented(error_text(exc))
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if dtype == "string":
@@ -104,11 +114,11 @@ class TvmAdapter(Adapter):
             from ..onnx_model import build_model, feeds, model_signature
             built = self.cached(model_signature(case, placement),
                                 lambda: self._build(build_model(case, placement).SerializeToString()))
-            if isinstance(built, str):
-                return failure(built, _NOT_IMPLEMENTED)
+            if isinstance(built, Refusal):
+                return built.outcome()
             return Outcome(output=self._call(built, feeds(case, placement).values())[0])
         except Exception as exc:
-            return failure(error_text(exc), _NOT_IMPLEMENTED)
+            return self.refusal(exc).outcome()
 
 
 class TvmCudaAdapter(TvmAdapter):
