@@ -25,9 +25,9 @@ from .errors import PadconfError
 from .examples import example_inputs
 from .onnx_model import build_model, value_from_attribute
 from .specs import Spec, parse_spec_id
-from .strategies import draw_cases, edge_classes
+from .strategies import PROFILES, draw_cases, edge_classes
 
-DRAW_BUDGET = 250  # drawn cases per spec version, as `padconf run`'s default profile
+DRAW_BUDGET = PROFILES["default"]["max_examples"]  # drawn cases per spec version, as `padconf run` draws
 FOCUS_SHARE = {"large": 4}
 SMALL = 1024  # elements (input + largest output): beyond its edge classes, the suite keeps small cases
 KIND_DIRS = {
