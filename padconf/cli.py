@@ -5,11 +5,9 @@ Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or inp
 from __future__ import annotations
 
 import argparse
-import contextlib
 import os
 import signal
 import sys
-import threading
 import time
 from collections import Counter
 from pathlib import Path
@@ -19,7 +17,11 @@ from rich.table import Table
 
 from .errors import PadconfError
 from .escape import plain, terminal
+from .minimise import DEFAULT_TIME_LIMIT_S
+from .progress import progress
+from .strategies import PROFILES
 from .verdicts import FAILURES
+from .versions import versions_line
 from .worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 
 console = Console()
@@ -127,7 +129,7 @@ def cmd_run(args) -> int:
     console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
                   if run.config.cases_dir else
                   f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}", soft_wrap=True)
-    with _progress(console, "drawing cases"):
+    with progress(console, "drawing cases"):
         cases = run.prepare()
     plan = run.plan(cases)
     todo: Counter[str] = Counter()
@@ -139,7 +141,7 @@ def cmd_run(args) -> int:
                   f"to compute (each case in each placement of each of the {runtimes} that runs it)"
                   + (f", {skipped} skipped (cases an adapter cannot express: see the notes)" if skipped else ""),
                   soft_wrap=True)
-    with _progress(console, "running", todo) as advance:
+    with progress(console, "running", todo) as advance:
         run.execute(plan, progress=advance)
     rows = attach_controls(read_jsonl(run.results_path), run.dir)
     cases_rows = read_jsonl(run.cases_path)
@@ -187,76 +189,6 @@ def _work_dir(args, use: str) -> Path:
     return Path(args.work or f".padconf/{use}/{args.runtime.replace(':', '_').replace('/', '_')}")
 
 
-PROGRESS_EVERY_S = 15.0  # a progress line this often where there is no terminal (a CI log)
-
-
-@contextlib.contextmanager
-def _progress(out: Console, what: str, todo: Counter | None = None):
-    """Yields a callback ``advance(runtime)`` called once per result. On a terminal it moves a
-    progress bar; elsewhere (a CI log) a line every PROGRESS_EVERY_S seconds says how far each
-    runtime is, the seconds elapsed and what is slow, so that a log never goes silent."""
-    if out.is_terminal:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-        with Progress(*columns, console=out) as bar:
-            task = bar.add_task(what, total=sum(todo.values()) if todo else None)
-            yield lambda name: bar.update(task, advance=1, description=name)
-        return
-    log = ProgressLog(what, todo)
-    stop = threading.Event()
-
-    def tick():
-        while not stop.wait(PROGRESS_EVERY_S):
-            out.print(log.line(), soft_wrap=True, markup=False, highlight=False)
-    ticker = threading.Thread(target=tick, daemon=True)
-    ticker.start()
-    try:
-        yield log.advance
-    finally:
-        stop.set()
-        ticker.join()
-
-
-class ProgressLog:
-    """Results done per runtime, for a progress line: done / to do, seconds elapsed, and what is
-    slow (a runtime with no result since the last line, else the one with most time left)."""
-
-    def __init__(self, what: str, todo: Counter | None = None, clock=time.monotonic):
-        self.what, self.todo, self.clock = what, todo or Counter(), clock
-        self.started = self.last = clock()  # the last: when the last line was made
-        self.done: Counter = Counter()
-        self.seen: Counter = Counter()  # done, as of the last line
-        self.first: dict[str, float] = {}  # runtime -> when its first result came
-        self._lock = threading.Lock()
-
-    def advance(self, runtime: str) -> None:
-        with self._lock:
-            self.done[runtime] += 1
-            self.first.setdefault(runtime, self.clock())
-
-    def line(self) -> str:
-        now = self.clock()
-        with self._lock:
-            done, first = Counter(self.done), dict(self.first)
-        since, seen, self.last, self.seen = now - self.last, self.seen, now, done
-        names = list(self.todo) + [n for n in done if n not in self.todo]
-        text = f"{self.what}: {now - self.started:.0f} s"
-        if names:
-            parts = [f"{n} {done[n]}" + (f"/{self.todo[n]}" if n in self.todo else "") for n in names]
-            text += f", {sum(done.values())}" + (f"/{sum(self.todo.values())}" if self.todo else "") + \
-                f" results ({', '.join(parts)})"
-        running = [n for n in names if n in first and (n not in self.todo or done[n] < self.todo[n])]
-        stalled = [n for n in running if done[n] == seen[n]]
-        left = {n: (self.todo[n] - done[n]) * (now - first[n]) / done[n] for n in running if n in self.todo}
-        if stalled:
-            text += f"; slow: {', '.join(stalled)}: no result in the last {since:.0f} s"
-        elif left:
-            slowest = max(left, key=lambda n: left[n])
-            text += f"; slowest: {slowest}, about {left[slowest]:.0f} s left at its pace"
-        return text
-
-
 def cmd_gate(args) -> int:
     from .baseline import load_baseline
     from .gate import gate, judge_results, junit_xml, problem_lines
@@ -265,7 +197,7 @@ def cmd_gate(args) -> int:
     if args.results:
         judgement = judge_results(args.results, entries, args.runtime)
     else:
-        with _progress(console, f"gate {args.runtime}") as advance:
+        with progress(console, f"gate {args.runtime}") as advance:
             judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)
     counts = ", ".join(f"{n} {v}" for v, n in judgement.counts.most_common())
     console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}; a result is a case in one "
@@ -293,7 +225,7 @@ def cmd_baseline(args) -> int:
 
     err = Console(stderr=True)  # stdout may be the baseline itself
     if args.prune:
-        with _progress(err, f"prune {args.prune}") as advance:
+        with progress(err, f"prune {args.prune}") as advance:
             old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
         if new != old:
             Path(args.prune).write_text(new, encoding="utf-8")
@@ -302,12 +234,12 @@ def cmd_baseline(args) -> int:
                   f"{'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",
                   soft_wrap=True)
         return 0
-    with _progress(err, f"baseline {args.runtime}") as advance:
+    with progress(err, f"baseline {args.runtime}") as advance:
         rows, case_count, unstable = baseline_rows(_gate_config(args), _work_dir(args, "baseline"), progress=advance)
     entries = baseline_entries(rows, by_case=args.by_case, unstable=unstable)
     failing = [r for r in rows if r["verdict"] in FAILURES]
     results = len({(r["case_id"], r["placement"]) for r in failing})  # a rerun alone is no further result
-    header = (f"padconf baseline: {_version_text()}\n{args.runtime} over {case_count} cases "
+    header = (f"padconf baseline: {versions_line()}\n{args.runtime} over {case_count} cases "
               f"(seed {args.seed}, explore {args.explore}): {results} failing results (a case in one placement; "
               f"suspicious ones rerun alone, which counts no result twice) in {len(entries)} entries; "
               f"{len(unstable)} results answered differently from run to run.\n"
@@ -327,10 +259,8 @@ def cmd_baseline(args) -> int:
 
 
 def cmd_generate(args) -> int:
-    import time
-
-    from .onnx_testdata import generate
     from .specs import load_specs
+    from .testdata_write import generate
 
     start = time.monotonic()
     entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
@@ -340,7 +270,7 @@ def cmd_generate(args) -> int:
 
 
 def cmd_export_onnx_tests(args) -> int:
-    from .onnx_testdata import export_onnx_node_tests
+    from .testdata_write import export_onnx_node_tests
 
     written = export_onnx_node_tests(args.out)
     if not written:
@@ -366,8 +296,6 @@ def cmd_report(args) -> int:
 
 
 def cmd_minimize(args) -> int:
-    import time
-
     from .minimise import minimize
 
     err = Console(stderr=True)
@@ -389,24 +317,11 @@ def cmd_minimize(args) -> int:
     return 0
 
 
-def _version_text() -> str:
-    """padconf's version and that of every runtime package padconf found, without importing any."""
-    from importlib.metadata import PackageNotFoundError, version
-
-    def of(package):
-        try:
-            return version(package)
-        except PackageNotFoundError:
-            return None
-    found = [f"{p} {of(p)}" for p in ("onnxruntime", "openvino", "tract", "onnx", "numpy") if of(p)]
-    return f"padconf {of('padconf') or '(not installed)'}; " + (", ".join(found) or "no runtime found")
-
-
 class _PrintVersion(argparse.Action):
     """argparse's own version action wraps the line to the terminal's width: scripts read it."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(_version_text())
+        print(versions_line())
         parser.exit()
 
 
@@ -454,7 +369,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="adapter names or module:Class "
                           "(repeatable; default: every registered runtime but the opt-in tract)")
     run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
-    run.add_argument("--profile", choices=["ci", "default", "thorough"], default=None, help="default: default")
+    run.add_argument("--profile", choices=list(PROFILES), default=None, help="default: default")
     run.add_argument("--max-examples", type=_count(0), default=None,
                      help="generated cases per spec (default: the profile's)")
     run.add_argument("--seed", type=int, default=None, help="default: 0")
@@ -532,8 +447,8 @@ def build_parser() -> argparse.ArgumentParser:
     mini.add_argument("--runtime", required=True, help="adapter name or module:Class")
     mini.add_argument("--out", default="padconf-minimized", metavar="DIR",
                       help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
-    mini.add_argument("--time-limit", type=_positive_seconds, default=60.0, metavar="S",
-                      help="seconds of shrinking per failure (default: 60)")
+    mini.add_argument("--time-limit", type=_positive_seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
+                      help=f"seconds of shrinking per failure (default: {DEFAULT_TIME_LIMIT_S:g})")
     mini.set_defaults(func=cmd_minimize)
     return parser
 

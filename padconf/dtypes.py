@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import io
 import json
 import math
 import sys
@@ -182,6 +183,19 @@ def _unpacked(obj: dict, size: int, exact: bool = True) -> bytes:
         raise CaseError(f"malformed array: its z64 payload is not {'' if exact else 'at most '}{size} bytes of "
                         f"{obj.get('dtype')} {obj.get('shape')}")
     return raw
+
+
+def npy_bytes(arr: np.ndarray) -> bytes:
+    """``arr`` in numpy's own file format (.npy, loadable without pickle): strings as unicode,
+    ml_dtypes' kinds (bfloat16, float8, int4 ...), which numpy cannot load, as their bits."""
+    arr = np.asarray(arr)
+    if arr.dtype == object:
+        arr = arr.astype(str)
+    elif arr.dtype.isbuiltin == 2:
+        arr = arr.view({1: np.uint8, 2: np.uint16}[arr.dtype.itemsize])
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=False)
+    return buf.getvalue()
 
 
 def bit_equal(a: np.ndarray, b: np.ndarray) -> bool:

@@ -23,7 +23,7 @@ from .baseline import Cell, Entry, compiled, forgiving, pruned, read_baseline
 from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
-from .onnx_testdata import suite_entries
+from .fixed_suite import suite_cases
 from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, Run, RunConfig, read_jsonl, result_row
 from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
@@ -110,7 +110,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
     (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over. The
     same for a padconf version and its spec files, whatever ``--seed`` explores."""
     unique: dict[str, tuple[str, Case]] = {}
-    for entry in suite_entries(specs):
+    for entry in suite_cases(specs):
         unique.setdefault(entry.case.id, (entry.name, entry.case))
     return list(unique.values())
 

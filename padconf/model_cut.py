@@ -19,8 +19,8 @@ from onnx import helper
 from .cases import Case
 from .dtypes import bit_equal
 from .errors import CaseError
-from .onnx_testdata import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
 from .specs import Spec
+from .testdata_read import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
 from .worker import Worker
 
 REFERENCE = "onnx-reference"

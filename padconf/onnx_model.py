@@ -12,7 +12,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from .cases import Case
-from .dtypes import dtype_name, numpy_dtype, onnx_type
+from .dtypes import dtype_name, numpy_dtype, onnx_type, scalar
 from .specs import parse_spec_id
 
 OUTPUT_NAME = "output"
@@ -43,6 +43,13 @@ def _attribute_value(case: Case) -> float:
     # Pad-1/2's `value` is a float attribute whatever T is; a value with no float reading
     # (a string) raises here and the adapter reports it.
     return float(np.asarray(case.constant_value).astype(np.float64))
+
+
+def value_from_attribute(value: float, dtype: str) -> np.ndarray:
+    """The constant value a Pad-1/2 ``value`` attribute gives data of ``dtype``: the float32 it
+    holds, as that dtype (the inverse of the float the model is written with)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
 
 
 def _arrays(case: Case) -> dict[str, np.ndarray]:

@@ -57,7 +57,7 @@ class Param:
 
 def readable_id(name: str, case) -> str:
     """test_pad19_reflect_float_crop_mixed_3 -> onnx/Pad-19-reflect-float-crop_mixed-3."""
-    head = re.sub(r"[^A-Za-z0-9_]+", "_", f"_{case.mode}_{case.dtype}_")  # as onnx_testdata spells it
+    head = re.sub(r"[^A-Za-z0-9_]+", "_", f"_{case.mode}_{case.dtype}_")  # as fixed_suite spells it
     _, found, tail = name.partition(head)
     label, _, n = tail.rpartition("_")
     return f"{case.spec}-{case.mode}-{case.dtype}-{label}-{n}" if found and label else f"{case.spec}-{name}"

@@ -18,7 +18,7 @@ from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, attach_controls, named_again, read_jsonl
 from .signature import distinct_failure, failure_class
-from .specs import Spec, get_spec, spec_sort_key
+from .specs import Spec, get_spec, rule_text, spec_sort_key
 from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
 from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, UNEXPLAINED, VERDICTS
@@ -351,8 +351,6 @@ def rule_quotes(row: dict, specs_dir=None) -> list[dict]:
     """The spec's sentences a failure is judged by, as [{spec_key, text, note?}]: the rule a
     must-reject case breaks, the ambiguity an ambiguous case hits, or for a defined case the
     rule that fixes what went wrong (output shape, layout of pads, type list)."""
-    from .onnx_testdata import rule_text  # onnx_testdata imports onnx: only when asked
-
     spec = _spec(row["spec"], specs_dir)
     if spec is None:
         return [{"spec_key": None, "text": None, "note": f"spec file of {row['spec']} not found"}]

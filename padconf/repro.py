@@ -4,7 +4,6 @@ IR for the native adapter), the inputs as .npy and .pb, the expected output, a s
 issue tracker."""
 from __future__ import annotations
 
-import io
 import json
 import platform
 import re
@@ -16,6 +15,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .dtypes import npy_bytes
 from .onnx_model import build_model, feeds
 from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
@@ -99,19 +99,6 @@ def _versions(runtime: str, runtime_version: str | None) -> list[str]:
 # ---------------------------------------------------------------- files
 
 
-def _npy_bytes(arr: np.ndarray) -> bytes:
-    """numpy's own format: strings as unicode, ml_dtypes' kinds (bfloat16, float8, int4 ...) as
-    their bits (repro.py views them back)."""
-    arr = np.asarray(arr)
-    if arr.dtype == object:
-        arr = arr.astype(str)
-    elif arr.dtype.isbuiltin == 2:
-        arr = arr.view({1: np.uint8, 2: np.uint16}[arr.dtype.itemsize])
-    buf = io.BytesIO()
-    np.save(buf, arr, allow_pickle=False)
-    return buf.getvalue()
-
-
 def _described(name: str, arr: np.ndarray, file: str) -> dict:
     arr = np.asarray(arr)
     return {"name": name, "file": file, "ml_dtypes": arr.dtype.name if arr.dtype.isbuiltin == 2 else None,
@@ -135,10 +122,10 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
         (where / "model.onnx").write_bytes(build_model(case, placement).SerializeToString())
         inputs, model = feeds(case, placement), "model.onnx"
     if "data" not in inputs:  # folded: the data is in the model too; repro.py still prints it
-        (where / "data.npy").write_bytes(_npy_bytes(case.data))
+        (where / "data.npy").write_bytes(npy_bytes(case.data))
     described = []
     for i, (name, arr) in enumerate(inputs.items()):
-        (where / f"{name}.npy").write_bytes(_npy_bytes(arr))
+        (where / f"{name}.npy").write_bytes(npy_bytes(arr))
         (data_set / f"input_{i}.pb").write_bytes(numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
         described.append(_described(name, arr, f"{name}.npy"))
     return model, described
@@ -149,7 +136,7 @@ def _write_expected(where: Path, case: Case) -> dict:
     outputs: dict[str, str | None] = {}
     if case.kind == DEFINED:
         assert case.expected is not None  # a defined case has its output
-        (where / "expected.npy").write_bytes(_npy_bytes(case.expected))
+        (where / "expected.npy").write_bytes(npy_bytes(case.expected))
         (where / "test_data_set_0" / "output_0.pb").write_bytes(
             numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
         outputs["expected"] = "expected.npy"
@@ -157,7 +144,7 @@ def _write_expected(where: Path, case: Case) -> dict:
         for i, (label, out) in enumerate(sorted(case.interpretations.items())):
             outputs[label] = None if out is None else f"expected_{i}.npy"
             if out is not None:
-                (where / f"expected_{i}.npy").write_bytes(_npy_bytes(out))
+                (where / f"expected_{i}.npy").write_bytes(npy_bytes(out))
     return {"kind": case.kind, "reason": case.reason, "outputs": outputs}
 
 
@@ -168,7 +155,7 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     model, inputs = _write_inputs(where, case, placement, runtime)
     expect = _write_expected(where, case)
     if outcome.output is not None:
-        (where / "actual.npy").write_bytes(_npy_bytes(outcome.output))
+        (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
     heading = title(row, case, runtime)
     data = _described("data", case.data, "data.npy")
     about = {"title": heading, "case": case_text(case), "runtime": runtime, "model": model, "inputs": inputs,
@@ -197,8 +184,7 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
                     "is judged by that same reading.", ""]
     quotes = rule_quotes({**row, "kind": case.kind, "reason": case.reason}, job.specs_dir)
     if case.kind == DEFINED and not any(q.get("text") for q in quotes):  # refused or failed on a valid input:
-        from .onnx_testdata import rule_text  # the sentences that make it valid and fix its output
-        from .specs import get_spec
+        from .specs import get_spec, rule_text  # rule_text: the sentences that make it valid and fix its output
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"]
                                                        if case.axes is not None else [])

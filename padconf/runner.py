@@ -77,7 +77,7 @@ class RunConfig:
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
     compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
-    cases_dir: list[str] | None = None  # read the cases from test directories (onnx_testdata's layout)
+    cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
 
     def __post_init__(self):
         problems = []
@@ -190,7 +190,7 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
     ``config.cases_dir``, classified by the reference."""
     specs = load_specs(config.specs_dir, config.specs)
     if config.cases_dir is not None:
-        from .onnx_testdata import read_cases
+        from .testdata_read import read_cases
         selected = [s.id for s in specs]
         cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
         if not cases:

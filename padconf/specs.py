@@ -279,3 +279,29 @@ def get_spec(spec_id: str, specs_dir: str | Path | None = None) -> Spec:
     if not path.is_file():
         raise SpecError(f"unknown spec id {spec_id!r} (no {path})")
     return load_spec(path, specs_dir)
+
+
+def rule_text(spec: Spec, rule: str | None) -> dict:
+    """Where ``rule`` (a must-reject case's ``Case.rule``) stands in the spec file, and its
+    quoted text."""
+    rules = spec.doc.get("rules", {})
+    if rule in rules:
+        return {"spec_key": f"rules.{rule}", "text": rules[rule]["text"]}
+    if rule in spec.ambiguities:
+        return {"spec_key": f"ambiguities.{rule}", "text": spec.ambiguities[rule].text}
+    sig = spec.signature
+    listed = {
+        "dtypes": ("dtypes", "T in (" + ", ".join(spec.dtypes) + ")"),
+        "modes": ("modes", "mode in (" + ", ".join(spec.modes) + ")"),
+        "pads_index_types": ("signature.pads.index_types", "pads: " + ", ".join(spec.pads_index_types)),
+        "axes_index_types": ("signature.axes.index_types", "axes: " + ", ".join(spec.axes_index_types)),
+        "axes_input": ("signature",
+                       "inputs: " + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "input")
+                       + "; attributes: "
+                       + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "attribute")),
+    }
+    if rule in listed:
+        key, text = listed[rule]
+        return {"spec_key": key, "text": text,
+                "note": "the spec file's own list (the document gives it as a type or attribute constraint)"}
+    return {"spec_key": None, "text": None, "note": "a refusal of padconf's reference that no single rule names"}

@@ -26,9 +26,11 @@ from padconf.adapters import PLACEMENTS
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
-from padconf.onnx_testdata import ALL_KIND_DIRS, export_onnx_node_tests, read_case_dir
+from padconf.fixed_suite import ALL_KIND_DIRS
 from padconf.runner import read_jsonl
 from padconf.specs import load_specs
+from padconf.testdata_read import read_case_dir
+from padconf.testdata_write import export_onnx_node_tests
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"

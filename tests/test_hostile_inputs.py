@@ -24,9 +24,9 @@ from padconf.cli import main
 from padconf.dtypes import decode_array
 from padconf.errors import CaseError, PadconfError
 from padconf.model_cut import UserModel
-from padconf.onnx_testdata import case_dirs, load_tensor, read_cases
 from padconf.report import short_markdown
 from padconf.specs import load_specs
+from padconf.testdata_read import case_dirs, load_tensor, read_cases
 from padconf.worker import Worker
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -352,7 +352,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
     assert padconf_cli(args, tmp_path, timeout=300)[0] == 0
     before = files_of(out)
     dirs_before = case_dirs(tmp_path)
-    killer = ("import os, signal, sys, padconf.onnx_testdata as t, padconf.cli as cli\n"
+    killer = ("import os, signal, sys, padconf.testdata_write as t, padconf.cli as cli\n"
               "written = t.write_onnx\n"
               "def write(*a):\n"
               "    written(*a)\n"
@@ -366,7 +366,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
 
 
 def test_an_interrupt_while_generate_swaps_its_output_in_leaves_one_whole_output(tmp_path, monkeypatch):
-    import padconf.onnx_testdata as testdata
+    import padconf.testdata_write as testdata
     spec = [s for s in SPECS if s.id == "onnx/Pad-2"]
     testdata.generate(tmp_path / "ref", spec)
     new = files_of(tmp_path / "ref")

@@ -3,7 +3,8 @@
     core      the spec documents as data and the arithmetic they define (dtypes, specs, reference)
     cases     a case, what its spec says of it, and how an outcome is judged (classify, verdicts)
     runtimes  adapters and the worker processes they run in
-    uses      runner, report, gate, generate (onnx_testdata), minimise, on the layers below
+    uses      runner, report, gate, the fixed suite and its test data (written, read back), minimise,
+              on the layers below
     cli       the command line, thin over the uses
 
 A module may import from its own layer and the layers below; an import from a higher layer (at
@@ -20,15 +21,16 @@ import padconf
 
 PACKAGE = Path(padconf.__file__).parent
 LAYERS = {  # each layer's modules; the dict's order is the layers' order
-    "core": ["errors", "untrusted", "escape", "reaper", "dtypes", "reference", "specs"],
+    "core": ["errors", "untrusted", "escape", "reaper", "versions", "dtypes", "reference", "specs"],
     "cases": ["cases", "classify", "examples", "strategies", "onnx_model", "outcome", "verdicts", "signature",
               "triage"],
     "runtimes": ["compile_cache", "adapters", "adapters.openvino_tensors", "adapters.onnxruntime",
                  "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
                  "adapters.iree", "adapters.tvm", "worker_protocol", "worker_child", "worker_process", "worker",
                  "runtimes"],
-    "uses": ["onnx_testdata", "runner", "report", "report_html", "baseline", "gate", "pytest_plugin", "suite",
-             "suite.test_pad", "model_cut", "repro", "minimise"],
+    "uses": ["fixed_suite", "testdata_write", "scripts", "scripts.run_openvino", "testdata_read", "runner", "report",
+             "report_html", "baseline", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut", "repro",
+             "minimise", "progress"],
     "cli": ["cli"],
 }
 LAYER_OF = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}

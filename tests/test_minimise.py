@@ -13,11 +13,11 @@ from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
 from padconf.minimise import Attempt, Job, Shrunk, failure_key, fewer_axes, smaller_dims
-from padconf.onnx_testdata import read_case_dir
 from padconf.outcome import Outcome
 from padconf.repro import write_bundle
 from padconf.runner import result_row
 from padconf.specs import get_spec, load_specs
+from padconf.testdata_read import read_case_dir
 
 FAKE = "tests.fake_adapters:"
 SPEC = get_spec("onnx/Pad-19")

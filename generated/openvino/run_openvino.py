@@ -7,15 +7,21 @@ The tests run in a child process; when OpenVINO kills it (it corrupts its heap o
 that test is reported as CRASH and a new child goes on with the next one.
 Exit 0 when every test passed, 1 otherwise.
 """
+# generate copies this file into generated/openvino/, whose README promises it runs with nothing
+# but openvino and numpy: so it imports nothing from padconf, and its sub-byte packing (padconf's
+# adapters/openvino_tensors.py) and bit equality (padconf's dtypes.bit_equal) are copies by design.
+from __future__ import annotations
+
 import glob
 import os
 import subprocess
 import sys
+from typing import Any
 
 import numpy as np
 
 
-def tensor(arr, element_type):
+def tensor(arr: np.ndarray, element_type: Any) -> Any:
     """An ov.Tensor of the array's bytes, with the Parameter's element type (bf16 from uint16 ...);
     sub-byte kinds (int4, uint2 ...), one element a byte in the .npy, packed lowest bits first."""
     import openvino as ov
@@ -28,7 +34,7 @@ def tensor(arr, element_type):
     return ov.Tensor(raw, ov.Shape(list(arr.shape)), element_type)
 
 
-def values(out, dtype):
+def values(out: Any, dtype: np.dtype) -> np.ndarray:
     """The output tensor's elements as ``dtype`` (sub-byte kinds unpacked, lowest bits first)."""
     raw = np.frombuffer(np.asarray(out.data).tobytes(), dtype=np.uint8)
     bits = out.element_type.bitwidth
@@ -38,7 +44,7 @@ def values(out, dtype):
     return raw.copy().view(dtype).reshape(tuple(out.shape))
 
 
-def same(a, b):
+def same(a: np.ndarray, b: np.ndarray) -> bool:
     if a.shape != b.shape or a.dtype != b.dtype:
         return False
     if a.dtype.kind in "fc":
@@ -51,7 +57,7 @@ def same(a, b):
     return bool(np.array_equal(a, b))
 
 
-def run(test_dir, core):
+def run(test_dir: str, core: Any) -> bool:
     model = core.read_model(os.path.join(test_dir, "model.xml"))
     compiled = core.compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY"})
     feeds = [tensor(np.load(os.path.join(test_dir, f"input_{i}.npy"), allow_pickle=False), p.get_element_type())
@@ -63,7 +69,7 @@ def run(test_dir, core):
     return same(values(out, expected.dtype), expected)
 
 
-def child(dirs):
+def child(dirs: list[str]) -> None:
     import openvino as ov
     core = ov.Core()
     for d in dirs:
@@ -74,13 +80,15 @@ def child(dirs):
         print(("PASS " if ok else "FAIL ") + os.path.basename(d) + ("" if ok else ": " + why), flush=True)
 
 
-def main(argv):
+def main(argv: list[str]) -> int:
     if argv[:1] == ["--child"]:
-        return child(argv[1:])
-    dirs = []
+        child(argv[1:])
+        return 0
+    dirs: list[str] = []
     for arg in argv:
-        dirs += [arg] if os.path.exists(os.path.join(arg, "model.xml")) else sorted(glob.glob(os.path.join(arg, "test_*")))
-    lines = []
+        found = os.path.exists(os.path.join(arg, "model.xml"))
+        dirs += [arg] if found else sorted(glob.glob(os.path.join(arg, "test_*")))
+    lines: list[str] = []
     while dirs:
         proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", *dirs],
                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)

@@ -21,6 +21,7 @@ from ..compile_cache import CompileTimedOut
 from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
+from ..versions import package_version
 
 # pads/value/axes fed at run time; or baked in the model; or data baked in too, so that every input
 # of the Pad is constant and the runtime may evaluate it while compiling (its folding path)
@@ -67,10 +68,7 @@ class Adapter:
 
     def version(self) -> str | None:
         """The installed version of the runtime's package, or None."""
-        try:
-            return importlib.metadata.version(self.package) if self.package else None
-        except importlib.metadata.PackageNotFoundError:
-            return None
+        return package_version(self.package) if self.package else None
 
     def refusal(self, exc: Exception) -> Refusal:
         """The runtime's exception ``exc`` as a refusal: decided here, while its type is known

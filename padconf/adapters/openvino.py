@@ -19,6 +19,9 @@ from .openvino_tensors import (
     to_tensor,
 )
 
+# The friendly name of the zero Constant an omitted pad_value is written as (testdata_read finds it by it).
+OV_DEFAULT_PAD_VALUE = "pad_value_default"
+
 
 def split_pads(case: Case) -> dict[str, np.ndarray]:
     """ONNX-layout pads -> the inputs OpenVINO's Pad takes, in feed order."""
@@ -67,7 +70,7 @@ def native_model(case: Case, placement: str = "inputs", default_pad_value: bool 
     if default_pad_value and case.constant_value is None:
         zero = np.zeros((), dtype=numpy_dtype(case.dtype))
         args.append(ov.op.Constant(to_tensor(zero, case.dtype), shared_memory=False))
-        args[-1].set_friendly_name("pad_value_default")
+        args[-1].set_friendly_name(OV_DEFAULT_PAD_VALUE)
     node = ops.pad(data, args[0], args[1], case.mode, *args[2:])
     node.set_friendly_name("pad")
     node.output(0).get_tensor().set_names({"output"})

@@ -22,7 +22,7 @@ OV_TYPES = {
     "uint8": "u8", "uint16": "u16", "uint32": "u32", "uint64": "u64",
     "int4": "i4", "uint4": "u4", "uint2": "u2", "bool": "boolean", "string": "string",
 }
-_FROM_OV = {v: k for k, v in OV_TYPES.items()}
+FROM_OV = {v: k for k, v in OV_TYPES.items()}  # OpenVINO element type name -> padconf dtype
 # Compile so the CPU plugin keeps the model's precision (it may otherwise run f32 as bf16).
 COMPILE_CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1}
 _NOT_IMPLEMENTED = re.compile(
@@ -95,7 +95,7 @@ def from_tensor(tensor) -> np.ndarray:
     """``tensor`` as a numpy array of the padconf dtype matching its OpenVINO element type.
     tensor.data is not the values for every type (bf16 comes back as a float16 view, the
     float8 and packed kinds as raw bytes), so decode the bytes."""
-    name = _FROM_OV.get(tensor.element_type.to_string())
+    name = FROM_OV.get(tensor.element_type.to_string())
     if name is None:
         raise TypeError(f"OpenVINO returned element type {tensor.element_type}, which padconf has no name for")
     shape = tuple(tensor.shape)
