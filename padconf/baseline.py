@@ -27,14 +27,16 @@ from __future__ import annotations
 import difflib
 import functools
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import re2
 import yaml
 
 from .errors import CaseError
+from .results import ResultRow
 from .signature import escape, failure_pattern
 from .specs import spec_sort_key
 from .untrusted import read_text, yaml_depth_checked
@@ -65,7 +67,7 @@ class Cell(NamedTuple):
     placement: str
 
     @classmethod
-    def of(cls, row: dict) -> Cell:
+    def of(cls, row: Mapping[str, Any]) -> Cell:
         return cls(row["spec"], row["mode"], row["dtype"], row["placement"])
 
     @classmethod
@@ -82,7 +84,7 @@ class Cell(NamedTuple):
         return (spec_sort_key(self.spec), self.mode, self.dtype, self.placement)
 
 
-def explored(row: dict) -> bool:
+def explored(row: Mapping[str, Any]) -> bool:
     return str(row.get("origin", "")).startswith("explore")
 
 
@@ -101,11 +103,11 @@ class Entry:
     cell_lines: dict = field(default_factory=dict, compare=False, hash=False)  # Cell -> its line in the file
     lines: tuple[int, int] = field(default=(0, 0), compare=False)  # [first, end) of its lines, 0-based
 
-    def in_scope(self, row: dict) -> bool:
+    def in_scope(self, row: Mapping[str, Any]) -> bool:
         """The row is one this entry speaks of (whatever its verdict): in one of its cells."""
         return Cell.of(row) in self.cells and self._about(row)
 
-    def _about(self, row: dict) -> bool:
+    def _about(self, row: Mapping[str, Any]) -> bool:
         return ((self.case is None or row["case_id"] == self.case)
                 and all(getattr(self, k) is None or compiled(getattr(self, k)).fullmatch(str(row.get(k)))
                         for k in PATTERN_KEYS))
@@ -113,7 +115,7 @@ class Entry:
     def speaks_of(self, spec_id: str) -> bool:
         return any(c.spec == spec_id for c in self.cells)
 
-    def matches(self, row: dict) -> bool:
+    def matches(self, row: Mapping[str, Any]) -> bool:
         """The row is the failure this entry forgives: in one of its cells (an explored case: in
         any placement of one), of its verdict and error, after its poisoner if it names one
         (padconf.gate.confirm finds it)."""
@@ -212,12 +214,12 @@ def read_baseline(path: Path | str) -> tuple[str, list[Entry]]:
     return text, parse_baseline(text, str(path))
 
 
-def forgiving(entries: list[Entry], row: dict) -> Entry | None:
+def forgiving(entries: list[Entry], row: Mapping[str, Any]) -> Entry | None:
     """The first entry that forgives ``row``'s failure, if any."""
     return next((e for e in entries if e.matches(row)), None)
 
 
-def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
+def baseline_entries(rows: list[ResultRow], by_case: bool = False) -> list[dict]:
     """Entries (as plain mappings, ready for YAML) forgiving every failure in ``rows``, each
     listing exactly the cells its failures were seen in: one per failing case with ``by_case``,
     else one per runtime, verdict and failure class (and poisoner, for a state-dependent one)."""
@@ -228,7 +230,7 @@ def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
             groups[(r["runtime"], r["verdict"], what, r.get("after"))].append(r)
     entries = []
     for (runtime, verdict, what, after), group in groups.items():
-        entry = {"runtime": escape(runtime), "verdict": verdict}
+        entry: dict[str, Any] = {"runtime": escape(runtime), "verdict": verdict}
         if by_case:
             entry["case"] = what
         elif what != "^":
@@ -241,7 +243,7 @@ def baseline_entries(rows: list[dict], by_case: bool = False) -> list[dict]:
     return entries
 
 
-def breadth(entry: Entry, rows: list[dict]) -> float:
+def breadth(entry: Entry, rows: list[ResultRow]) -> float:
     """The cells ``entry`` admits over the cells of ``rows`` it forgives a failure in: 1.0 when
     it forgives nowhere it was not seen failing (inf when it forgives nothing there)."""
     failing = {Cell.of(r) for r in rows if entry.matches(r)}
@@ -270,7 +272,7 @@ def diff(old: str, new: str, path: str) -> str:
                                         f"a/{path}", f"b/{path}"))
 
 
-def _why(row: dict, group: list[dict]) -> str:
+def _why(row: Mapping[str, Any], group: list[ResultRow]) -> str:
     """A first reason, for a person to review: how many results (a case in one placement; a
     rerun alone counts no result twice), what went wrong, where first seen."""
     what = (row.get("error") or row.get("detail") or row["verdict"]).splitlines()[0][:120]

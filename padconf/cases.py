@@ -11,12 +11,23 @@ import numpy as np
 
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import CaseError
+from .vocabulary import Word
 
-DEFINED, MUST_REJECT, AMBIGUOUS = "defined", "must-reject", "ambiguous"
-# The output exceeds the reference's allocation bound: padconf's limit, not the spec's, so the
-# case is neither defined (padconf cannot say the output) nor must-reject.
-TOO_LARGE = "too-large-to-check"
-KINDS = (DEFINED, MUST_REJECT, AMBIGUOUS, TOO_LARGE)
+
+class CaseKind(Word):
+    """What a case's spec says of it (its classification)."""
+
+    DEFINED = "defined"
+    MUST_REJECT = "must-reject"
+    AMBIGUOUS = "ambiguous"
+    # The output exceeds the reference's allocation bound: padconf's limit, not the spec's, so the
+    # case is neither defined (padconf cannot say the output) nor must-reject.
+    TOO_LARGE = "too-large-to-check"
+
+
+KINDS = tuple(CaseKind)
+# The members under their old module-level names, for the modules that still import them so
+DEFINED, MUST_REJECT, AMBIGUOUS, TOO_LARGE = tuple(CaseKind)
 
 
 @dataclass
@@ -42,7 +53,7 @@ class Case:
     axes: list[int] | None = None
     pads_type: str = "int64"
     axes_type: str = "int64"
-    kind: str = DEFINED
+    kind: CaseKind = CaseKind.DEFINED
     expected: np.ndarray | None = None
     reason: str | None = None
     interpretations: dict[str, np.ndarray | None] = field(default_factory=dict)
@@ -117,7 +128,7 @@ class Case:
                 pads_type=doc.get("pads_type", "int64"),
                 axes_type=doc.get("axes_type", "int64"),
                 op=doc.get("op", "Pad"),
-                kind=doc.get("kind", DEFINED),
+                kind=_kind(doc.get("kind", CaseKind.DEFINED)),
                 expected=dec(doc.get("expected")),
                 reason=doc.get("reason"),
                 rule=doc.get("rule"),
@@ -132,8 +143,6 @@ class Case:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
         if doc.get("id"):
             case.__dict__["id"] = doc["id"]
-        if case.kind not in KINDS:
-            raise CaseError(f"malformed case: kind {case.kind!r} is not one of {KINDS}")
         return case
 
     def same_inputs(self, other: Case) -> bool:
@@ -144,8 +153,14 @@ class Case:
 
     def control(self) -> Case:
         """The same data through Identity: a defined case whose output is the data."""
-        return self.with_(op="Identity", kind=DEFINED, expected=self.data, reason=None, rule=None,
+        return self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
                           interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
+
+
+def _kind(word) -> CaseKind:
+    if not isinstance(word, str) or word not in KINDS:
+        raise CaseError(f"malformed case: kind {word!r} is not one of {KINDS}")
+    return CaseKind(word)
 
 
 def _fingerprint(arr: np.ndarray) -> list:

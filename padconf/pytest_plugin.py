@@ -24,11 +24,14 @@ import functools
 import json
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from .errors import PadconfError
+
+if TYPE_CHECKING:
+    from .results import ResultRow
 
 SUITE = pytest.StashKey["Suite"]()
 FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
@@ -92,7 +95,7 @@ class Suite:
         self.named: list | None = None  # (name in the suite, case)
         self.cases: list = []  # the gate's cases, once planned
         self.planned: Counter = Counter()  # spec id -> tests collected, before any deselection
-        self.rows: list[dict] = []  # one per test that ran, as the gate's results.jsonl has them
+        self.rows: list[ResultRow] = []  # one per test that ran, as the gate's results.jsonl has them
         self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
         self.judgement: Any = None  # padconf.gate.Judgement of the session, at its end
@@ -170,7 +173,7 @@ class Suite:
         """Run the case, keep its row, and judge it as the gate does."""
         from .gate import confirm, judge_rows, problem_lines
         from .outcome import Outcome
-        from .runner import result_row
+        from .results import result_row
         from .verdicts import FAILURES, SKIPPED
 
         case, placement = param.case, param.placement
@@ -179,7 +182,7 @@ class Suite:
         else:
             (outcome, status), = list(self.worker().run([case], placement))
             row = result_row(self.runtime, placement, case, outcome, status, self.worker().placed)
-        self.rows.append({k: v for k, v in row.items() if k not in SLIM})
+        self.rows.append(cast("ResultRow", {k: v for k, v in row.items() if k not in SLIM}))
         # the entries that speak of this test; covered=set(): one row never judges a signature
         # entry (each of these speaks of this row's version), the session's end does
         entries = [e for e in self.entries if e.in_scope(row)]

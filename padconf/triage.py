@@ -9,10 +9,12 @@ are coverage (``NOT_IMPLEMENTED``); the rest are Pad bugs by kind.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -76,7 +78,7 @@ class UpstreamFact:
     patterns: tuple[tuple[str, str], ...]  # (row field, regular expression matched whole)
     error: str | None = None  # searched in the row's error text
 
-    def covers(self, row: dict) -> bool:
+    def covers(self, row: Mapping[str, Any]) -> bool:
         return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
             self.error is None or re.search(self.error, row.get("error") or row.get("detail") or "") is not None)
 
@@ -105,7 +107,7 @@ def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
     return tuple(parse_facts(path.read_text(encoding="utf-8"), str(path)))
 
 
-def triage(row: dict) -> tuple[Triage, UpstreamFact | None]:
+def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
     fact = next((f for f in upstream_facts() if f.covers(row)), None)
     if fact is not None:

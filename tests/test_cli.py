@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from padconf.cli import ProgressLog, main
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
 from padconf.specs import SPECS_DIR
 
 FAKE = "tests.fake_adapters:"

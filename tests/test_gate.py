@@ -17,7 +17,7 @@ from padconf.cli import main
 from padconf.errors import CaseError
 from padconf.gate import EXPLORE_KEY, confirm, gate_cases, in_shard, judge_rows, parse_shard
 from padconf.outcome import Outcome
-from padconf.runner import read_jsonl, result_row
+from padconf.results import read_jsonl, result_row
 from padconf.specs import get_spec
 from padconf.verdicts import judge
 

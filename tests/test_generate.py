@@ -27,7 +27,7 @@ from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
 from padconf.onnx_testdata import ALL_KIND_DIRS, export_onnx_node_tests, read_case_dir
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
 from padconf.specs import load_specs
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -1,7 +1,9 @@
 """Imports run one way only, down the data flow, layer by layer:
 
-    core      the spec documents as data and the arithmetic they define (dtypes, specs, reference)
-    cases     a case, what its spec says of it, and how an outcome is judged (classify, verdicts)
+    core      the spec documents as data and the arithmetic they define (dtypes, specs, reference),
+              and padconf's closed vocabularies (vocabulary)
+    cases     a case, what its spec says of it, how an outcome is judged (classify, verdicts) and
+              the result row that records it (results)
     runtimes  adapters and the worker processes they run in
     uses      runner, report, gate, generate (onnx_testdata), minimise, on the layers below
     cli       the command line, thin over the uses
@@ -10,15 +12,17 @@ A module may import from its own layer and the layers below; an import from a hi
 module level or inside a function) fails here, and the checker is shown to see one by planting
 it."""
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import padconf
 
 PACKAGE = Path(padconf.__file__).parent
 LAYERS = {  # each layer's modules; the dict's order is the layers' order
-    "core": ["errors", "untrusted", "escape", "reaper", "dtypes", "reference", "specs"],
+    "core": ["errors", "untrusted", "escape", "reaper", "vocabulary", "dtypes", "reference", "specs"],
     "cases": ["cases", "classify", "examples", "strategies", "onnx_model", "outcome", "verdicts", "signature",
-              "triage"],
+              "results", "triage"],
     "runtimes": ["compile_cache", "adapters", "adapters.openvino_tensors", "adapters.onnxruntime",
                  "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
                  "adapters.iree", "adapters.tvm", "worker", "runtimes"],
@@ -84,3 +88,13 @@ def test_a_planted_upward_import_is_found():  # or the test above would pass on 
     assert upward_imports("adapters.openvino", planted) == ["adapters.openvino (runtimes) imports gate (uses)"]
     assert "adapters" in imported("adapters.openvino", MODULES["adapters.openvino"].read_text())
     assert {"report", "runner"} <= imported("cli", MODULES["cli"].read_text())
+
+
+def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
+    """Rendering a report, minimising or gating on recorded rows reads them through
+    padconf.results: none of them pulls in what draws and runs cases."""
+    for module in ("padconf.report", "padconf.report_html", "padconf.minimise", "padconf.gate"):
+        code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
+                "print(sorted({'hypothesis', 'padconf.runner', 'padconf.strategies'} & set(sys.modules)))")
+        out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.strip() == "[]", f"importing {module} imports {out.strip()}"

@@ -16,7 +16,7 @@ from padconf.minimise import Attempt, Job, Shrunk, failure_key, fewer_axes, smal
 from padconf.onnx_testdata import read_case_dir
 from padconf.outcome import Outcome
 from padconf.repro import write_bundle
-from padconf.runner import result_row
+from padconf.results import result_row
 from padconf.specs import get_spec, load_specs
 
 FAKE = "tests.fake_adapters:"

@@ -11,7 +11,7 @@ from padconf.adapters import PLACEMENTS
 from padconf.cases import Case
 from padconf.cli import main
 from padconf.report import MUST_REJECT_MARK
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
 
 FAKE = "tests.fake_adapters:"
 
