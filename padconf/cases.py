@@ -39,8 +39,7 @@ class Case:
     Classification: ``kind`` is one of KINDS; ``expected`` is the output for a defined case;
     ``reason`` is the rule a must-reject case breaks or the ambiguity an ambiguous case hits;
     ``rule`` names that rule (a key of the spec file) for a must-reject case; ``interpretations``
-    maps each interpretation of that ambiguity to its output (None: it rejects); the JSON key is
-    ``candidates``, as in the run directories' cases.jsonl. ``any_answer_conforms``: the case
+    maps each interpretation of that ambiguity to its output (None: it rejects). ``any_answer_conforms``: the case
     hits a point whose document says the behaviour is undefined, so any output or refusal
     conforms (a crash or a hang does not).
     """
@@ -107,7 +106,7 @@ class Case:
             reason=self.reason,
             rule=self.rule,
             any_answer_conforms=self.any_answer_conforms,
-            candidates={k: None if v is None else encode_array(v, self.dtype)
+            interpretations={k: None if v is None else encode_array(v, self.dtype)
                         for k, v in self.interpretations.items()},
             origin=self.origin,
             tags=list(self.tags),
@@ -133,7 +132,7 @@ class Case:
                 reason=doc.get("reason"),
                 rule=doc.get("rule"),
                 any_answer_conforms=bool(doc.get("any_answer_conforms", False)),
-                interpretations={k: dec(v) for k, v in (doc.get("candidates") or {}).items()},
+                interpretations={k: dec(v) for k, v in (doc.get("interpretations") or {}).items()},
                 origin=doc.get("origin", "generated"),
                 tags=list(doc.get("tags", [])),
             )

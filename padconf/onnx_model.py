@@ -110,8 +110,8 @@ def _value_key(arr) -> tuple | None:
     return arr.shape, body
 
 
-def model_signature(case: Case, placement: str = "inputs") -> tuple:
-    """Cases with equal signatures run on the same compiled model."""
+def model_key(case: Case, placement: str = "inputs") -> tuple:
+    """The cache key of the model a case runs on: cases with equal keys share one compiled model."""
     version = opset_version(case)
     key: tuple = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
            case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,

@@ -6,7 +6,7 @@ spec files and seed::
     out/onnx/test_<name>/model.onnx, test_data_set_0/input_<i>.pb, output_0.pb      defined
     out/onnx-invalid/test_<name>/   model.onnx, test_data_set_0/input_<i>.pb, expect.json
     out/onnx-ambiguous/test_<name>/ model.onnx, test_data_set_0/input_<i>.pb,
-                                    output_<interpretation>.pb (one per candidate that gives
+                                    output_<interpretation>.pb (one per interpretation that gives
                                     an output), expect.json
     out/openvino[-invalid|-ambiguous]/test_<name>/ model.xml + model.bin (OpenVINO IR),
                                     input_<i>.npy, output_0.npy (defined), expect.json
@@ -128,7 +128,7 @@ def combo_case(spec: Spec, mode: str, dtype: str) -> Case:
     mode where the version takes one."""
     data = as_array(_combo_values(dtype, 6), dtype).reshape(2, 3)
     value = None
-    if mode == "constant" and "constant_value" in spec.signature:
+    if mode == "constant" and "constant_value" in spec.operands:
         value = scalar(_combo_values(dtype, 2)[1] if dtype != "bool" else True, dtype)
     case = classify(Case(spec=spec.id, data=data, pads=[1, 1, 1, 2], mode=mode, constant_value=value,
                          origin="generate:combo"), spec)
@@ -167,7 +167,7 @@ def _placement(case: Case, spec: Spec) -> str:
     is fed (int32 axes initializers: "ParseData type mismatch for tensor: axes"; repeated axes:
     "Axis 0 is referred to more than once"), so every model in onnx/ and onnx-ambiguous/ passes
     ``onnx.checker.check_model(full_check=True)``."""
-    if spec.domain == "onnx" and spec.signature["pads"]["via"] == "attribute":
+    if spec.domain == "onnx" and spec.operands["pads"]["via"] == "attribute":
         return "attributes"
     placement = ("inputs", "initializers")[int(hashlib.sha1(case.id.encode()).hexdigest(), 16) % 2]
     if placement == "initializers" and spec.domain == "onnx" and case.kind != MUST_REJECT:
@@ -181,7 +181,7 @@ def _placement(case: Case, spec: Spec) -> str:
 def _attribute_roundtrip(case: Case, spec: Spec) -> Case:
     """Pad-1/2 carry the value in a float attribute: the case the files hold has the value as
     read back from it (so reading the directory gives this very case)."""
-    if case.constant_value is None or spec.signature["constant_value"]["via"] != "attribute":
+    if case.constant_value is None or spec.operands["constant_value"]["via"] != "attribute":
         return case
     try:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -304,13 +304,13 @@ def rule_text(spec: Spec, rule: str | None) -> dict:
         return {"spec_key": f"rules.{rule}", "text": rules[rule]["text"]}
     if rule in spec.ambiguities:
         return {"spec_key": f"ambiguities.{rule}", "text": spec.ambiguities[rule].text}
-    sig = spec.signature
+    sig = spec.operands
     listed = {
         "dtypes": ("dtypes", "T in (" + ", ".join(spec.dtypes) + ")"),
         "modes": ("modes", "mode in (" + ", ".join(spec.modes) + ")"),
-        "pads_index_types": ("signature.pads.index_types", "pads: " + ", ".join(spec.pads_index_types)),
-        "axes_index_types": ("signature.axes.index_types", "axes: " + ", ".join(spec.axes_index_types)),
-        "axes_input": ("signature",
+        "pads_index_types": ("operands.pads.index_types", "pads: " + ", ".join(spec.pads_index_types)),
+        "axes_index_types": ("operands.axes.index_types", "axes: " + ", ".join(spec.axes_index_types)),
+        "axes_input": ("operands",
                        "inputs: " + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "input")
                        + "; attributes: "
                        + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "attribute")),
@@ -324,7 +324,7 @@ def rule_text(spec: Spec, rule: str | None) -> dict:
 
 def _ambiguity_doc(case: Case, spec: Spec) -> dict:
     names = str(case.reason).split(",")
-    return {name: {"text": spec.ambiguities[name].text, "candidates": list(spec.ambiguities[name].interpretations),
+    return {name: {"text": spec.ambiguities[name].text, "interpretations": list(spec.ambiguities[name].interpretations),
                    "default": spec.ambiguities[name].default} for name in names}
 
 
@@ -350,9 +350,9 @@ def _expect_doc(entry: Entry, spec: Spec, outputs: dict[str, str]) -> dict:
     if case.kind == MUST_REJECT:
         doc.update(expect="reject", reason=case.reason, rule=case.rule, spec_text=rule_text(spec, case.rule))
     else:
-        doc.update(expect="one of the candidates", ambiguity=case.reason,
+        doc.update(expect="one of the interpretations", ambiguity=case.reason,
                    ambiguities=_ambiguity_doc(case, spec),
-                   candidates={key: outputs.get(key) for key in case.interpretations})
+                   interpretations={key: outputs.get(key) for key in case.interpretations})
     return doc
 
 
@@ -522,15 +522,15 @@ def readme(entries: list[Entry], specs: list[Spec], seed: int, per_combo: int) -
              f"(onnx's node-test layout) | {kinds['onnx', DEFINED]} |",
              "| `onnx-invalid/` | must-reject cases: model, inputs, `expect.json` "
              f"(the rule broken, quoting the spec) | {kinds['onnx', MUST_REJECT]} |",
-             "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per candidate, "
+             "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per interpretation, "
              f"`expect.json` | {kinds['onnx', AMBIGUOUS]} |",
              "| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, "
              f"`input_<i>.npy`, `output_0.npy` | {kinds['openvino', DEFINED]} |",
              f"| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | {kinds['openvino', MUST_REJECT]} |",
              "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
              f"`expect.json` | {kinds['openvino', AMBIGUOUS]} |",
-             "", "An ambiguous case's `expect.json` maps each interpretation (`name=candidate`, several joined "
-             "by commas when the case hits more than one undefined point) to its output file, or to `null` "
+             "", "An ambiguous case's `expect.json` maps each interpretation (`ambiguity=interpretation`, several "
+             "joined by commas when the case hits more than one undefined point) to its output file, or to `null` "
              "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
              "", "`MANIFEST.yaml` lists every case: directory, spec id, mode, dtype, kind, placement of "
              "pads / constant value / axes (`inputs`: fed at run time; `initializers`: baked into the "
@@ -882,7 +882,7 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
         data = as_array(data.astype(str).tolist(), "string")
     dtype = dtype_name(data.dtype)
     pads_type = axes_type = "int64"
-    if spec.signature["pads"]["via"] == "attribute":
+    if spec.operands["pads"]["via"] == "attribute":
         pads = attrs.get("paddings", attrs.get("pads"))
         if pads is None:
             raise CaseError(f"{where}: Pad-{opset} node has no pads attribute")

@@ -266,7 +266,7 @@ class Run:
                 self._starting[name].spawn()
 
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
-        """(runtime, placement, [cases]) batches still to run, cases with one model signature
+        """(runtime, placement, [cases]) batches still to run, cases with one model key
         kept together; what cannot run goes to ``notes``, and every case a runtime's adapter
         cannot express gets its skipped row now. Never empty for a run that has not finished:
         a run that would execute nothing is an error."""

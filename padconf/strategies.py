@@ -270,7 +270,7 @@ def _constant(draw, spec: Spec, dtype: str, focus: str):
     """The constant value as a 0-d array, or None (omitted) half the time; always a special
     value when the focus is special values."""
     special = focus in ("special-floats", "strings")
-    if "constant_value" in spec.signature and (special or draw(st.booleans())):
+    if "constant_value" in spec.operands and (special or draw(st.booleans())):
         values = st.sampled_from(special_values(dtype)[:3]) if special else elements(dtype)
         return scalar(draw(values), dtype)
     return None
@@ -283,7 +283,7 @@ def _violations(spec: Spec) -> list[str]:
         out.append("dtype")
     if set(MODES) - set(spec.modes):
         out.append("mode")
-    if spec.signature["pads"]["via"] == "input" and set(INDEX_TYPES) - set(spec.pads_index_types):
+    if spec.operands["pads"]["via"] == "input" and set(INDEX_TYPES) - set(spec.pads_index_types):
         out.append("pads_type")
     if spec.rule("negative_pads") == "forbidden":
         out.append("negative_pads")

@@ -146,12 +146,12 @@ def test_the_reference_reproduces_every_expected_output(replay):
         elif case.kind == AMBIGUOUS:
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
             assert expect["ambiguity"] == case.reason == ROWS[d]["ambiguity"]
-            assert set(expect["candidates"]) == set(case.interpretations)
+            assert set(expect["interpretations"]) == set(case.interpretations)
             for key, out in case.interpretations.items():
                 if out is None:
-                    assert expect["candidates"][key] is None, (d, key)
+                    assert expect["interpretations"][key] is None, (d, key)
                 else:
-                    assert bit_equal(_load(where / expect["candidates"][key], case.dtype), out), (d, key)
+                    assert bit_equal(_load(where / expect["interpretations"][key], case.dtype), out), (d, key)
         else:
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
             assert expect["reason"] == case.reason

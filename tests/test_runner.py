@@ -74,7 +74,7 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
     doc = json.loads(lines[0])
     doc["data"] = {"dtype": "int32", "shape": [3], "values": [666, 1, 2]}
     doc.update(pads=[0, 1], mode="constant", constant_value=None, axes=None, kind="defined",
-               expected={"dtype": "int32", "shape": [4], "values": [666, 1, 2, 0]}, candidates={}, tags=[])
+               expected={"dtype": "int32", "shape": [4], "values": [666, 1, 2, 0]}, interpretations={}, tags=[])
     cases.write_text(json.dumps(doc) + "\n")
     run_json = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps({**run_json, "case_count": 1}))  # else resume draws them again

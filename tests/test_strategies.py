@@ -38,11 +38,11 @@ def expected_classes(spec) -> set[str]:
         out.add("complex")
     if any(is_float_like(d) for d in spec.dtypes):
         out |= {"nan-in-data", "inf-in-data", "negative-zero-in-data", "subnormal-in-data"}
-    if "constant_value" in spec.signature:
+    if "constant_value" in spec.operands:
         out |= {"constant-value-given", "constant-value-omitted", "nan-in-constant", "negative-zero-in-constant"}
     if spec.has_axes:
         out |= {"axes-given", "axes-negative", "axes-out-of-range", "axes-duplicated", "axes-unordered", "axes-empty"}
-    if spec.signature["pads"]["via"] == "input":
+    if spec.operands["pads"]["via"] == "input":
         out |= {f"pads-{t}" for t in ("int32", "int64") if t in spec.pads_index_types or spec.domain == "onnx"}
     if set(ALL_DTYPES) - set(spec.dtypes):
         out.add("dtype-not-allowed")

@@ -4,7 +4,7 @@ An adapter runs the spec families in ``domains`` (cases of others are not its ca
 says whether it can express a spec version and dtype of those (``supports``: None, or why not;
 such cases are recorded as skipped) and runs a case (``run``: an Outcome holding the output
 array or the runtime's error text). Adapters cache compiled models by a key
-(onnx_model.model_signature, or for OpenVINO the converted graph's openvino_tensors.graph_key),
+(onnx_model.model_key, or for OpenVINO the converted graph's openvino_tensors.graph_key),
 so that cases differing only in what the model does not hold reuse one session. They never
 import their runtime at module import time: ``available()`` says, in one line, why a runtime
 is missing.

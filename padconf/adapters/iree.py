@@ -123,8 +123,8 @@ class IreeAdapter(Adapter):
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds, model_signature
-            function = self.cached(model_signature(case, placement),
+            from ..onnx_model import build_model, feeds, model_key
+            function = self.cached(model_key(case, placement),
                                    lambda: self._load(build_model(case, placement).SerializeToString()))
             if isinstance(function, str):
                 return failure(function, _NOT_IMPLEMENTED)

@@ -14,8 +14,8 @@ class OnnxReferenceAdapter(Adapter):
         try:
             from onnx.reference import ReferenceEvaluator
 
-            from ..onnx_model import build_model, feeds, model_signature
-            evaluator = self.cached(model_signature(case, placement),
+            from ..onnx_model import build_model, feeds, model_key
+            evaluator = self.cached(model_key(case, placement),
                                     lambda: ReferenceEvaluator(build_model(case, placement)))
             if isinstance(evaluator, str):
                 return Outcome(error=evaluator)

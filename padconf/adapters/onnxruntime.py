@@ -59,9 +59,9 @@ class OnnxRuntimeAdapter(Adapter):
     def _session(self, case: Case, placement: str):
         import onnxruntime as ort
 
-        from ..onnx_model import build_model, model_signature
+        from ..onnx_model import build_model, model_key
 
-        return self.cached(model_signature(case, placement),
+        return self.cached(model_key(case, placement),
                            lambda: _new_session(ort, build_model(case, placement).SerializeToString()))
 
     def run_model(self, model: bytes, feeds: dict) -> list:

@@ -40,8 +40,8 @@ class TractAdapter(Adapter):
         return super().supports(spec_id, dtype)
 
     def _runnable(self, case: Case, placement: str):
-        from ..onnx_model import build_model, model_signature
-        return self.cached(model_signature(case, placement),
+        from ..onnx_model import build_model, model_key
+        return self.cached(model_key(case, placement),
                            lambda: _load(build_model(case, placement).SerializeToString()))
 
     def run_model(self, model: bytes, feeds: dict) -> list:

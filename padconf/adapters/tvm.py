@@ -101,8 +101,8 @@ class TvmAdapter(Adapter):
 
     def run(self, case: Case, placement: str = "inputs") -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds, model_signature
-            built = self.cached(model_signature(case, placement),
+            from ..onnx_model import build_model, feeds, model_key
+            built = self.cached(model_key(case, placement),
                                 lambda: self._build(build_model(case, placement).SerializeToString()))
             if isinstance(built, str):
                 return failure(built, _NOT_IMPLEMENTED)
