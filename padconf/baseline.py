@@ -89,7 +89,7 @@ def explored(row: Mapping[str, Any]) -> bool:
 
 
 @dataclass(frozen=True)
-class Entry:
+class BaselineEntry:
     runtime: str
     verdict: str
     why: str
@@ -128,11 +128,8 @@ class Entry:
         return (self.error is None
                 or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None)
 
-    def describe(self) -> str:
-        return f"{self.where}: {self.runtime} {self.verdict} ({self.case or 'signature'}): {self.why}"
 
-
-def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
+def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
     """Entries of a baseline document; anything malformed is one CaseError naming ``where``
     and the line."""
     yaml_depth_checked(text, where)
@@ -173,7 +170,7 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
                 raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
         cell_lines = _cell_lines(node, at)
         fields = {k: " ".join(v.split()) if k == "why" else v for k, v in doc.items() if k != "cells"}
-        entries.append(Entry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
+        entries.append(BaselineEntry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
                              lines=(node.start_mark.line, _end_line(node))))
     return entries
 
@@ -204,17 +201,17 @@ def _cell_lines(node: yaml.MappingNode, at: str) -> dict[Cell, int]:
     return lines
 
 
-def load_baseline(path: Path | str) -> list[Entry]:
+def load_baseline(path: Path | str) -> list[BaselineEntry]:
     return read_baseline(path)[1]
 
 
-def read_baseline(path: Path | str) -> tuple[str, list[Entry]]:
+def read_baseline(path: Path | str) -> tuple[str, list[BaselineEntry]]:
     """A baseline file's text and its entries."""
     text = read_text(path, MAX_BASELINE_BYTES)
     return text, parse_baseline(text, str(path))
 
 
-def forgiving(entries: list[Entry], row: Mapping[str, Any]) -> Entry | None:
+def forgiving(entries: list[BaselineEntry], row: Mapping[str, Any]) -> BaselineEntry | None:
     """The first entry that forgives ``row``'s failure, if any."""
     return next((e for e in entries if e.matches(row)), None)
 
@@ -243,14 +240,14 @@ def baseline_entries(rows: list[ResultRow], by_case: bool = False) -> list[dict]
     return entries
 
 
-def breadth(entry: Entry, rows: list[ResultRow]) -> float:
+def breadth(entry: BaselineEntry, rows: list[ResultRow]) -> float:
     """The cells ``entry`` admits over the cells of ``rows`` it forgives a failure in: 1.0 when
     it forgives nowhere it was not seen failing (inf when it forgives nothing there)."""
     failing = {Cell.of(r) for r in rows if entry.matches(r)}
     return len(entry.cells) / len(failing) if failing else float("inf")
 
 
-def pruned(text: str, fixed: dict[Entry, set[Cell]]) -> str:
+def pruned(text: str, fixed: dict[BaselineEntry, set[Cell]]) -> str:
     """The baseline ``text`` without the lines of its fixed cells, and without the entries
     whose every cell is fixed; the rest (comments, wording) as it was."""
     lines, drop = text.splitlines(keepends=True), set[int]()

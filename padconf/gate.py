@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
-from .baseline import Cell, Entry, compiled, forgiving, pruned, read_baseline
+from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
 from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
@@ -154,7 +154,7 @@ def remember(db, rows: list[ResultRow], cases: list[Case], new: list[ResultRow])
 @dataclass
 class Fixed:
     """Cells of an entry where it forgives nothing any more."""
-    entry: Entry
+    entry: BaselineEntry
     cells: list[Cell]  # its cells whose results all pass now
     stale: list[Cell] = field(default_factory=list)  # its cells that hold no case of the suite
     gave: str = ""  # what the results of those cells were
@@ -173,10 +173,10 @@ class Judgement:
     runtime: str
     rows: list[ResultRow]
     new: list[ResultRow] = field(default_factory=list)  # failures no entry forgives
-    known: list[tuple[ResultRow, Entry]] = field(default_factory=list)
+    known: list[tuple[ResultRow, BaselineEntry]] = field(default_factory=list)
     fixed: list[Fixed] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)  # what the confirming reruns did not reproduce
-    unjudged: list[Entry] = field(default_factory=list)  # entries with cells this selection cannot judge
+    unjudged: list[BaselineEntry] = field(default_factory=list)  # entries with cells this selection cannot judge
 
     @property
     def counts(self) -> Counter:
@@ -187,7 +187,7 @@ class Judgement:
         return 1 if self.new or self.fixed else 0
 
 
-def judge_rows(rows: list[ResultRow], entries: list[Entry], runtime: str, covered: set[str]) -> Judgement:
+def judge_rows(rows: list[ResultRow], entries: list[BaselineEntry], runtime: str, covered: set[str]) -> Judgement:
     """Rows of one runtime against a baseline. ``covered``: the spec versions whose whole suite
     the rows hold (none for one shard). An entry's cell where it forgives nothing is fixed when
     its results are in: where its case ran (a case-id entry), or where the cell's version is
@@ -231,7 +231,7 @@ def judge_rows(rows: list[ResultRow], entries: list[Entry], runtime: str, covere
     return judgement
 
 
-def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worker: Worker,
+def confirm(judgement: Judgement, entries: list[BaselineEntry], cases: list[Case], worker: Worker,
             history: list[ResultRow] | None = None) -> None:
     """Rerun what would fail the gate. A new failure stays new when it recurs alone in a fresh
     worker process (any of CONFIRMATIONS tries; or when another new failure of its cell and
@@ -413,7 +413,7 @@ class GateConfig:
     memory_mb: int | None = None
 
 
-def gate(config: GateConfig, entries: list[Entry], out_dir: Path, jobs: int | None = None,
+def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: int | None = None,
          progress=None) -> Judgement:
     """Run the gate's cases and judge them against ``entries``; explored cases that fail in a
     new way go to the example database, replayed ones that no longer do leave it."""
@@ -469,7 +469,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     return run, cases
 
 
-def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judgement:
+def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
     """Judge the gate run directories of every shard of one gate as that gate unsharded would,
     confirming reruns included; an incomplete or mixed set of shards is a PadconfError."""
     rows: list[ResultRow] = []
