@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, TOO_LARGE, Case
+from .cases import Case, CaseKind
 from .dtypes import as_array, bit_equal, scalar
 from .errors import PadError, TooLargeToCheck
 from .reference import pad
@@ -104,11 +104,11 @@ def classify(case: Case, spec: Spec | None = None) -> Case:
     cleared: dict = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
     broken = rule_violation(case, spec)
     if broken:
-        return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": broken[0], "reason": broken[1]})
+        return case.with_(**{**cleared, "kind": CaseKind.MUST_REJECT, "rule": broken[0], "reason": broken[1]})
     branches = readings(case, spec)
     too_large = next((out for _, out in branches if isinstance(out, TooLargeToCheck)), None)
     if too_large is not None:
-        return case.with_(**{**cleared, "kind": TOO_LARGE, "reason": str(too_large)})
+        return case.with_(**{**cleared, "kind": CaseKind.TOO_LARGE, "reason": str(too_large)})
     base = base_interpretations(spec)
     reached = list(dict.fromkeys(name for chosen, _ in branches for name in chosen))
 
@@ -123,14 +123,14 @@ def classify(case: Case, spec: Spec | None = None) -> Case:
     if not hit:
         outcome = branches[0][1]
         if isinstance(outcome, PadError):
-            return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": outcome.rule, "reason": str(outcome)})
-        return case.with_(**{**cleared, "kind": DEFINED, "expected": outcome})
+            return case.with_(**{**cleared, "kind": CaseKind.MUST_REJECT, "rule": outcome.rule, "reason": str(outcome)})
+        return case.with_(**{**cleared, "kind": CaseKind.DEFINED, "expected": outcome})
     outputs = {}
     for values in itertools.product(*[spec.ambiguities[n].interpretations for n in hit]):
         combo = {**{n: base[n] for n in reached}, **dict(zip(hit, values))}
         out = outcome_of(combo)
         outputs[",".join(f"{n}={i}" for n, i in zip(hit, values))] = None if isinstance(out, PadError) else out
-    return case.with_(**{**cleared, "kind": AMBIGUOUS, "reason": ",".join(hit), "interpretations": outputs,
+    return case.with_(**{**cleared, "kind": CaseKind.AMBIGUOUS, "reason": ",".join(hit), "interpretations": outputs,
                          "any_answer_conforms": any(spec.ambiguities[n].any_answer_conforms for n in hit)})
 
 
@@ -179,7 +179,7 @@ def _twin(case: Case, spec: Spec) -> Case | str:
     if repaired is None:
         return f"padconf has no repair for rule {case.rule!r}"
     twin = classify(repaired.with_(origin=f"twin:{case.id}", tags=[]), spec)
-    if twin.kind not in (DEFINED, AMBIGUOUS):
+    if twin.kind not in (CaseKind.DEFINED, CaseKind.AMBIGUOUS):
         return f"the case breaks more than one rule: with {case.rule} undone it is still {twin.kind} ({twin.reason})"
     return twin
 

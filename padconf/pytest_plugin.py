@@ -174,7 +174,7 @@ class Suite:
         from .gate import confirm, judge_rows, problem_lines
         from .outcome import Outcome
         from .results import result_row
-        from .verdicts import FAILURES, SKIPPED
+        from .verdicts import FAILURES, Verdict
 
         case, placement = param.case, param.placement
         if param.why_not:  # the gate's row for a case the adapter cannot express
@@ -192,7 +192,7 @@ class Suite:
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
-        passed = row["verdict"] not in FAILURES + (SKIPPED,)
+        passed = row["verdict"] not in FAILURES + (Verdict.SKIPPED,)
         if judgement.fixed and not judgement.new and passed and item.get_closest_marker("xfail"):
             item.stash[FIXED] = lines  # XPASS(strict) fails it, in these words
             return
@@ -203,7 +203,7 @@ class Suite:
             raise KnownFailure(f"known {row['verdict']} ({entry.where}): {entry.why}")
         if judgement.flaky:  # not failing the gate; nor, under a case-id entry, an XPASS(strict)
             raise KnownFailure("flaky (not failing the gate): " + "; ".join(judgement.flaky))
-        if row["verdict"] == SKIPPED:
+        if row["verdict"] == Verdict.SKIPPED:
             pytest.skip(f"{self.runtime} cannot run it: {row['detail']}")
 
     def judge_session(self) -> None:

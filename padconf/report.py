@@ -15,7 +15,7 @@ from rich.console import Console
 from rich.table import Table
 
 from . import escape
-from .cases import AMBIGUOUS, MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .results import MAX_RUN_JSON_BYTES, ResultRow, attach_controls, named_again, read_jsonl, read_results
@@ -23,7 +23,7 @@ from .signature import distinct_failure, failure_class
 from .specs import Spec, get_spec, spec_sort_key
 from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
-from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, UNEXPLAINED, VERDICTS
+from .verdicts import FAILURES, VERDICTS, Difference, Verdict
 
 
 def _cell_order(key: tuple[str, str, str]) -> tuple:
@@ -49,7 +49,7 @@ def must_reject_only(rows: list[ResultRow]) -> set[tuple[str, str]]:
     kinds: dict[tuple[str, str], set] = defaultdict(set)
     for row in rows:
         kinds[(row["spec"], row["mode"])].add(row.get("kind"))
-    return {key for key, seen in kinds.items() if seen == {MUST_REJECT}}
+    return {key for key, seen in kinds.items() if seen == {CaseKind.MUST_REJECT}}
 
 
 def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
@@ -58,7 +58,7 @@ def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
 
 def counts_line(rows: list[ResultRow]) -> str:
     """What the numbers count: results (a case in a placement on a runtime), cases, skips."""
-    skipped = sum(r["verdict"] == SKIPPED for r in rows)
+    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in rows)
     return (f"{len(rows)} results over {len({r['case_id'] for r in rows})} cases: a result is one case in one "
             f"placement on one runtime" + (f"; {skipped} of them skipped (the adapter cannot put the case to its "
                                            f"runtime: each row and the notes say why)" if skipped else "") + ".")
@@ -101,7 +101,7 @@ def placement_dependent(rows: list[ResultRow]) -> list[dict]:
     like ``failures``, one group per runtime and pattern of verdicts."""
     by_case: dict[tuple, dict] = defaultdict(dict)
     for row in rows:
-        if row["verdict"] != SKIPPED:
+        if row["verdict"] != Verdict.SKIPPED:
             by_case[(row["runtime"], row["case_id"])][row["placement"]] = row
     groups: dict[tuple, dict] = {}
     for (runtime, _), placed in sorted(by_case.items()):
@@ -111,7 +111,7 @@ def placement_dependent(rows: list[ResultRow]) -> list[dict]:
         pattern = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
         if len(set(verdicts)) == 1:
             pattern += " (different answers)"
-        example = next(r for r in placed.values() if r["verdict"] != PASS)
+        example = next(r for r in placed.values() if r["verdict"] != Verdict.PASS)
         found, fact = triage(example) if example["verdict"] in FAILURES else (None, None)
         group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
                                                        "class": pattern, "triage": found, "upstream": fact,
@@ -128,7 +128,7 @@ def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
     an unexplained answer, also listed among the failures)."""
     picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row in rows:
-        if row["verdict"] not in (AMBIGUOUS_VERDICT, UNEXPLAINED):
+        if row["verdict"] not in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED):
             continue
         for chosen in row["matched"] or ["(rejected)" if row["error"] is not None else "(another output)"]:
             picks[(cast(str, row["reason"]), row["runtime"])][chosen] += 1
@@ -214,7 +214,7 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
 def _cell(verdict: str, n: int) -> str:
     if not n:
         return ""
-    colour = "green" if verdict == PASS else "yellow" if verdict == AMBIGUOUS_VERDICT else "red"
+    colour = "green" if verdict == Verdict.PASS else "yellow" if verdict == Verdict.AMBIGUOUS else "red"
     return f"[{colour}]{n}[/]"
 
 
@@ -279,7 +279,7 @@ def support_gaps(rows: list[ResultRow]) -> dict[tuple[str, str], set[str]]:
     """(runtime, spec) -> the dtypes it answered not-implemented for: coverage, not bugs."""
     gaps: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in rows:
-        if row["verdict"] == NOT_IMPLEMENTED:
+        if row["verdict"] == Verdict.NOT_IMPLEMENTED:
             gaps[(row["runtime"], row["spec"])].add(row["dtype"])
     return dict(sorted(gaps.items(), key=lambda kv: (kv[0][0], spec_sort_key(kv[0][1]))))
 
@@ -358,17 +358,16 @@ def rule_quotes(row: Mapping[str, Any], specs_dir=None) -> list[dict]:
     spec = _spec(row["spec"], specs_dir)
     if spec is None:
         return [{"spec_key": None, "text": None, "note": f"spec file of {row['spec']} not found"}]
-    if row.get("kind") == MUST_REJECT:
+    if row.get("kind") == CaseKind.MUST_REJECT:
         return [rule_text(spec, row.get("rule"))]
-    if row.get("kind") == AMBIGUOUS:
+    if row.get("kind") == CaseKind.AMBIGUOUS:
         return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
                 for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
-    detail = row.get("detail") or ""
-    if row["verdict"] == MISMATCH:
-        rule = ("output_shape" if detail.startswith("shape")
-                else "dtypes" if detail.startswith("dtype") else "pads_layout")
+    if row["verdict"] == Verdict.MISMATCH:  # the rule that fixes what differs
+        fixes: dict[str | None, str] = {Difference.SHAPE: "output_shape", Difference.DTYPE: "dtypes"}
+        rule = fixes.get(row.get("difference"), "pads_layout")
         return [rule_text(spec, rule)]
-    if row["verdict"] == NOT_IMPLEMENTED:
+    if row["verdict"] == Verdict.NOT_IMPLEMENTED:
         return [rule_text(spec, "dtypes")]
     return [{"spec_key": None, "text": None, "note": "the case is defined: no rule of the spec rejects it"}]
 
@@ -394,7 +393,7 @@ def ambiguity_texts(rows: list[ResultRow], specs_dir=None) -> dict[str, list[tup
     """ambiguity name -> [(the spec's text of it, the spec versions hit that say so)]: versions
     word the same undefined point differently."""
     texts: dict[str, dict[str, list[str]]] = defaultdict(dict)
-    for spec_id in sorted({r["spec"] for r in rows if r["verdict"] == AMBIGUOUS_VERDICT}, key=spec_sort_key):
+    for spec_id in sorted({r["spec"] for r in rows if r["verdict"] == Verdict.AMBIGUOUS}, key=spec_sort_key):
         spec = _spec(spec_id, specs_dir)
         hit = {name for r in rows if r["spec"] == spec_id and r["reason"] for name in r["reason"].split(",")}
         for name, amb in (spec.ambiguities if spec else {}).items():

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
 
-from .cases import KINDS, MUST_REJECT, Case
+from .cases import KINDS, Case, CaseKind
 from .classify import breaks_one_rule, classify
 from .dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from .reference import MODES
@@ -168,7 +168,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         raise ValueError(f"kind must be one of {KINDS + ('any',)}")
     if focus is None:
         choices = foci(spec)
-        focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == MUST_REJECT
+        focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
     # The draws happen in this order; changing it changes every seed's cases.
@@ -190,7 +190,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         assume(case.kind == kind)
     # a must-reject case breaks exactly one rule: with it undone the spec does not reject it
     # (classify.repaired_twin, which a runtime's refusal is checked against)
-    assume(case.kind != MUST_REJECT or breaks_one_rule(case, spec))
+    assume(case.kind != CaseKind.MUST_REJECT or breaks_one_rule(case, spec))
     case.tags = edge_classes(case, spec)
     for tag in case.tags:
         event(tag)
@@ -411,7 +411,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
     every edge class turns up (``shares`` sets some foci's budget instead); the same cases for
     the same seed and spec files, whatever else the process has imported."""
     found: dict[str, Case] = {}
-    chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != MUST_REJECT]
+    chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
     with _only_hypothesis_constants():
         for i, focus in enumerate(chosen):
             share = (shares or {}).get(focus, max_examples // len(chosen) + (i < max_examples % len(chosen)))
