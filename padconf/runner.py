@@ -45,6 +45,7 @@ from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
 from .verdicts import FAILURES, Verdict, control_fails_alike, judge
+from .vocabulary import Placement
 from .worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
     DEFAULT_MEMORY_MB,
@@ -413,7 +414,7 @@ class Run:
 
         def key(line):
             row = json.loads(line)
-            return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != "inputs",
+            return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != Placement.INPUTS,
                     row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
         write_atomically(self.results_path, "".join(sorted(rows, key=key)))
 

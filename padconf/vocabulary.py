@@ -30,4 +30,6 @@ class Placement(Word):
     ATTRIBUTES = "attributes"
 
 
-RUN_PLACEMENTS = (Placement.INPUTS, Placement.INITIALIZERS, Placement.FOLDED)  # what an adapter may offer
+# what a run's adapter may offer (an Adapter's placements); the folding path: every input of the
+# Pad constant, so that the runtime may evaluate it while compiling
+PLACEMENTS = (Placement.INPUTS, Placement.INITIALIZERS, Placement.FOLDED)

@@ -22,13 +22,13 @@ import pytest
 import yaml
 from onnx import numpy_helper
 
-from padconf.adapters import PLACEMENTS
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
 from padconf.onnx_testdata import ALL_KIND_DIRS, export_onnx_node_tests, read_case_dir
 from padconf.results import read_jsonl
 from padconf.specs import load_specs
+from padconf.vocabulary import PLACEMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"

@@ -7,11 +7,11 @@ import sys
 import time
 from collections import Counter
 
-from padconf.adapters import PLACEMENTS
 from padconf.cases import Case
 from padconf.cli import main
 from padconf.report import MUST_REJECT_MARK
 from padconf.results import read_jsonl
+from padconf.vocabulary import PLACEMENTS
 
 FAKE = "tests.fake_adapters:"
 

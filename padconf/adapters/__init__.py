@@ -21,10 +21,7 @@ from ..compile_cache import CompileTimedOut
 from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
-
-# pads/value/axes fed at run time; or baked in the model; or data baked in too, so that every input
-# of the Pad is constant and the runtime may evaluate it while compiling (its folding path)
-PLACEMENTS = ("inputs", "initializers", "folded")
+from ..vocabulary import PLACEMENTS, Placement
 
 
 def failure(text: str, not_implemented: re.Pattern) -> Outcome:
@@ -92,7 +89,7 @@ class Adapter:
             return f"{self.name} runs {' and '.join(self.domains)} specs only, not {spec_id}"
         return None
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         raise NotImplementedError
 
     def run_model(self, model: bytes, feeds: dict) -> list:

@@ -2,15 +2,16 @@
 from __future__ import annotations
 
 from ..cases import Case
+from ..vocabulary import Placement
 from . import Adapter, Outcome, error_text
 
 
 class OnnxReferenceAdapter(Adapter):
     name, module = "onnx-reference", "onnx.reference"
     package = "onnx"
-    placements = ("inputs",)  # no compilation step, so baking values in would show nothing new
+    placements = (Placement.INPUTS,)  # no compilation step, so baking values in would show nothing new
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             from onnx.reference import ReferenceEvaluator
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from ..cases import Case
 from ..dtypes import dtype_name, onnx_type
+from ..vocabulary import Placement
 from . import Adapter, Outcome, error_text, failure
 
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported"):
@@ -68,7 +69,7 @@ class OnnxRuntimeAdapter(Adapter):
         import onnxruntime as ort
         return _new_session(ort, model).run(None, feeds)
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             import onnxruntime as ort
 

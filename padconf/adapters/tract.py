@@ -7,6 +7,7 @@ import re
 import tempfile
 
 from ..cases import Case
+from ..vocabulary import Placement
 from . import Adapter, Outcome, error_text, failure
 
 # tract says so when its ONNX loader has no type for a dtype, or no kernel for an op variant.
@@ -32,7 +33,7 @@ class TractAdapter(Adapter):
     name = module = package = "tract"
     # tract's ONNX Pad takes pads, constant_value and axes as constants only ("Expect padding to
     # be constant", "Axes must be a constant"): there is no run-time-fed placement to test
-    placements = ("initializers",)
+    placements = (Placement.INITIALIZERS,)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if dtype == "string":  # tract's numpy conversion has no object arrays
@@ -52,7 +53,7 @@ class TractAdapter(Adapter):
         outputs = _load(model).run([feeds[name] for name in names])
         return [o.to_numpy() for o in outputs]
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             from ..onnx_model import feeds
             runnable = self._runnable(case, placement)
