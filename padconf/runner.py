@@ -233,7 +233,7 @@ class Run:
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
                 cases = _read_cases(self.cases_path)
-                if cases and recorded in (None, len(cases)):  # None: written by an older padconf
+                if cases and recorded == len(cases):
                     return cases
                 if cases:
                     self.notes.append(f"{self.cases_path.name}: {len(cases)} of {recorded} cases; drawn again")

@@ -1,4 +1,4 @@
-"""Adapters are found through the entry-point group padconf.adapters: padconf's own four, and a
+"""Adapters are found through the entry-point group padconf.adapters: padconf's own, and a
 third party's, registered here by a dist-info folder on the path of a subprocess (as
 `pip install` of a plugin package would leave it)."""
 import os

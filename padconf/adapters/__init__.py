@@ -98,7 +98,7 @@ class Adapter:
         raise PadconfError(f"{self.name} runs Pad cases only, not a user's whole model")
 
 
-ENTRY_POINT_GROUP = "padconf.adapters"  # name = "module:Class"; padconf's own four register here too
+ENTRY_POINT_GROUP = "padconf.adapters"  # name = "module:Class"; padconf's own adapters register here too
 
 
 @functools.cache
