@@ -57,7 +57,7 @@ from .worker import (
 )
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
-MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded; a default run's are a few MB
+MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
 
 
 def address_space_mb() -> float:
@@ -240,7 +240,7 @@ class Run:
         started = time.monotonic()
         if cases is not None and not self.resume:
             lines = [json.dumps(c.to_json()) for c in cases]
-        else:  # the drawn lines are written as they are: encoding every array again cost seconds
+        else:  # the drawn lines are written as they are, not encoded again
             lines = build_cases(self.config, self.jobs)
             cases = [Case.from_json(json.loads(line)) for line in lines]
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)

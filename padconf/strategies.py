@@ -106,11 +106,10 @@ def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
     kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
     least once, so a drawn NaN or empty string is in the array) are spread over the array in a
-    random order from a drawn seed: drawing each of up to 100,000 elements took most of the
-    time of drawing cases, and a repeated run would hide index errors of its period. Strings
-    longer than SPREAD_STRING_CHARS are not spread (the shortest value fills in when all are
-    long): 100,000 copies of 300-character strings made single cases of 4 MB, and a run's
-    cases.jsonl of 47 MB, while one long string already tests what long strings test."""
+    random order from a drawn seed: drawing every element is slow, and a repeated run would hide
+    index errors of its period. Strings longer than SPREAD_STRING_CHARS are not spread (the
+    shortest value fills in when all are long): copies of long strings over a large array make
+    cases of megabytes, while one long string already tests what long strings test."""
     size = math.prod(shape)
     drawn = min(size, DRAWN_ELEMENTS)
 

@@ -83,7 +83,7 @@ def test_arrays_travel_as_raw_bytes():
 
 
 def test_a_large_string_array_is_stored_compressed_and_small_ones_readable():
-    # a padded string array repeats its strings: 4 MB of JSON values made one case of seed 2
+    # a padded string array repeats its strings: as JSON values it would be megabytes
     strings = np.array(["ab" * 100, "äß漢字🙂", ""] * 20000, dtype=object).reshape(200, 300)
     doc = json.loads(dumps(Case(spec="s", data=strings, pads=[0, 0, 0, 0])))
     assert "values" not in doc["data"] and len(doc["data"]["z64"]) < 40_000 and doc["data"]["shape"] == [200, 300]

@@ -57,7 +57,7 @@ class OpenVinoOnnxAdapter(Adapter):
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             from ..onnx_model import build_model, feeds
-            # Every case is read (the frontend's conversion is under test, ~2 ms); a graph is
+            # Every case is read (the frontend's conversion is under test); a graph is
             # compiled once. The data input has a static rank (symbolic dims), which the CPU
             # plugin needs to compile.
             graph = self._read(build_model(case, placement).SerializeToString())
