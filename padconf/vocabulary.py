@@ -1,8 +1,11 @@
 """Closed vocabularies as types: a member is a str, equal to, hashed, formatted, printed and
-written to JSON as its value, so rows and reports read the same as when they were strings."""
+written to JSON and YAML as its value, so rows, reports and test data read the same as when
+they were strings."""
 from __future__ import annotations
 
 from enum import Enum
+
+import yaml
 
 
 class Word(str, Enum):
@@ -17,6 +20,10 @@ class Word(str, Enum):
 
     def __repr__(self) -> str:
         return str.__repr__(self)
+
+
+for _dumper in (yaml.SafeDumper, yaml.Dumper):  # yaml.safe_dump refuses a str subclass it was not told of
+    _dumper.add_multi_representer(Word, lambda dumper, word: dumper.represent_str(str(word)))
 
 
 class Placement(Word):
