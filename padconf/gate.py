@@ -24,7 +24,7 @@ from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_bas
 from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
-from .results import MAX_RUN_JSON_BYTES, ResultRow, jsonl_line, read_jsonl, read_results, result_row
+from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, jsonl_line, read_jsonl, read_results, result_row
 from .signature import failure_class
 from .specs import Spec, load_specs
 from .untrusted import json_value, read_text
@@ -496,7 +496,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
                                "shard count differ)")
         config = mine
         shards.append(shard[0])
-        for row in read_results(d / "results.jsonl"):
+        for row in read_results(d / RESULTS):
             if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
         cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))

@@ -18,7 +18,7 @@ from . import escape
 from .cases import Case, CaseKind
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .results import MAX_RUN_JSON_BYTES, ResultRow, attach_controls, named_again, read_jsonl, read_results
+from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, attach_controls, named_again, read_jsonl, read_results
 from .signature import distinct_failure, failure_class
 from .specs import Spec, get_spec, spec_sort_key
 from .triage import PAD_BUGS, triage
@@ -305,7 +305,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise PadconfError(f"{run_dir}: no such run directory")
-    results = run_dir / "results.jsonl"
+    results = run_dir / RESULTS
     if not results.is_file():
         raise PadconfError(f"{run_dir}: no results.jsonl (not a run directory of `padconf run --out`?)")
     rows = attach_controls(read_results(results), run_dir)

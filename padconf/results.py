@@ -22,7 +22,7 @@ from .verdicts import FAILURES, Ruling, Verdict, confirm_refusal, judge
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
 MAX_RUN_JSON_BYTES = 1 << 20  # run.json
-RESULTS = "results.jsonl"
+RESULTS = "results.jsonl"  # a run directory's rows, one per runtime x placement x case
 CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct failure
 # the keys every result row has, checked when a run directory is read
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")

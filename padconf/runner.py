@@ -30,6 +30,7 @@ from .outcome import Outcome
 from .results import (
     CONTROLS,
     MAX_RUN_JSON_BYTES,
+    RESULTS,
     ControlRow,
     ResultRow,
     jsonl_line,
@@ -168,7 +169,7 @@ class Run:
                  named_specs_dir: str | None = None):
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
-        self.results_path = self.dir / "results.jsonl"
+        self.results_path = self.dir / RESULTS
         self.cases_path = self.dir / "cases.jsonl"
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
