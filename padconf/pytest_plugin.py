@@ -351,7 +351,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller judges the whole
         suite.close()
         output = {"planned": dict(suite.planned), **{k: getattr(suite, k) for k in SHARED}}
-        config.workeroutput["padconf"] = output  # type: ignore[attr-defined]  # xdist sets it on its workers
+        # as JSON holds it: execnet sends only plain types, and a row's verdict is a Verdict
+        config.workeroutput["padconf"] = json.loads(json.dumps(output))  # type: ignore[attr-defined]  # xdist sets it on its workers
         return
     try:
         if config.option.collectonly or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):

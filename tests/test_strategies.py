@@ -71,16 +71,16 @@ def test_every_edge_class_is_drawn_within_the_default_budget(spec_id, drawn):
 def breaks_a_rule(case, doc: dict) -> str | None:
     """The rule of the spec document ``doc`` (its YAML as a dict) that ``case`` breaks on its
     face, by this test's own reading of the document, not classify's."""
-    signature, rank = doc["signature"], case.data.ndim
+    operands, rank = doc["operands"], case.data.ndim
     if case.dtype not in doc["dtypes"]:
         return "dtype"
     if case.mode not in doc["modes"]:
         return "mode"
-    if signature["pads"]["via"] == "input" and case.pads_type not in signature["pads"].get("index_types", ["int64"]):
+    if operands["pads"]["via"] == "input" and case.pads_type not in operands["pads"].get("index_types", ["int64"]):
         return "pads type"
-    if case.axes is not None and ("axes" not in signature or case.axes_type not in signature["axes"]["index_types"]):
+    if case.axes is not None and ("axes" not in operands or case.axes_type not in operands["axes"]["index_types"]):
         return "axes"
-    if case.constant_value is not None and "constant_value" not in signature:
+    if case.constant_value is not None and "constant_value" not in operands:
         return "constant value"
     if doc["rules"]["negative_pads"]["value"] == "forbidden" and any(p < 0 for p in case.pads):
         return "negative pads"
