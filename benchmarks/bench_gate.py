@@ -36,7 +36,7 @@ from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter  # noqa: E402
 from padconf.baseline import Cell, breadth, load_baseline  # noqa: E402
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT  # noqa: E402
 from padconf.outcome import Outcome  # noqa: E402
-from padconf.runner import read_jsonl  # noqa: E402
+from padconf.results import read_jsonl  # noqa: E402
 
 PLANT = "PADCONF_PLANT"
 ADAPTERS = {"onnxruntime": "benchmarks.bench_gate:PlantedOnnxRuntime",

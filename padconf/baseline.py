@@ -29,15 +29,16 @@ from __future__ import annotations
 import difflib
 import functools
 from collections import defaultdict
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import re2
 import yaml
 
 from .errors import CaseError
+from .results import ResultRow
 from .signature import escape, failure_pattern
 from .specs import spec_sort_key
 from .untrusted import read_text, yaml_depth_checked
@@ -68,7 +69,7 @@ class Cell(NamedTuple):
     placement: str
 
     @classmethod
-    def of(cls, row: dict) -> Cell:
+    def of(cls, row: Mapping[str, Any]) -> Cell:
         return cls(row["spec"], row["mode"], row["dtype"], row["placement"])
 
     @classmethod
@@ -85,12 +86,12 @@ class Cell(NamedTuple):
         return (spec_sort_key(self.spec), self.mode, self.dtype, self.placement)
 
 
-def explored(row: dict) -> bool:
+def explored(row: Mapping[str, Any]) -> bool:
     return str(row.get("origin", "")).startswith("explore")
 
 
 @dataclass(frozen=True)
-class Entry:
+class BaselineEntry:
     runtime: str
     verdict: str
     why: str
@@ -105,11 +106,11 @@ class Entry:
     cell_lines: dict = field(default_factory=dict, compare=False, hash=False)  # Cell -> its line in the file
     lines: tuple[int, int] = field(default=(0, 0), compare=False)  # [first, end) of its lines, 0-based
 
-    def in_scope(self, row: dict) -> bool:
+    def in_scope(self, row: Mapping[str, Any]) -> bool:
         """The row is one this entry speaks of (whatever its verdict): in one of its cells."""
         return Cell.of(row) in self.cells and self._about(row)
 
-    def _about(self, row: dict) -> bool:
+    def _about(self, row: Mapping[str, Any]) -> bool:
         return ((self.case is None or row["case_id"] == self.case)
                 and all(getattr(self, k) is None or compiled(getattr(self, k)).fullmatch(str(row.get(k)))
                         for k in PATTERN_KEYS))
@@ -117,7 +118,7 @@ class Entry:
     def speaks_of(self, spec_id: str) -> bool:
         return any(c.spec == spec_id for c in self.cells)
 
-    def matches(self, row: dict) -> bool:
+    def matches(self, row: Mapping[str, Any]) -> bool:
         """The row is the failure this entry forgives: in one of its cells (an explored case: in
         any placement of one), of its verdict and error, after its poisoner if it names one
         (padconf.gate.confirm finds it)."""
@@ -130,11 +131,8 @@ class Entry:
         return (self.error is None
                 or compiled(self.error).search(row.get("error") or row.get("detail") or "") is not None)
 
-    def describe(self) -> str:
-        return f"{self.where}: {self.runtime} {self.verdict} ({self.case or 'signature'}): {self.why}"
 
-
-def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
+def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
     """Entries of a baseline document; anything malformed is one CaseError naming ``where``
     and the line."""
     yaml_depth_checked(text, where)
@@ -177,7 +175,7 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[Entry]:
                 raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
         cell_lines = _cell_lines(node, at)
         fields: dict = {k: " ".join(v.split()) if k == "why" else v for k, v in doc.items() if k != "cells"}
-        entries.append(Entry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
+        entries.append(BaselineEntry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
                              lines=(node.start_mark.line, _end_line(node))))
     return entries
 
@@ -208,22 +206,23 @@ def _cell_lines(node: yaml.MappingNode, at: str) -> dict[Cell, int]:
     return lines
 
 
-def load_baseline(path: Path | str) -> list[Entry]:
+def load_baseline(path: Path | str) -> list[BaselineEntry]:
     return read_baseline(path)[1]
 
 
-def read_baseline(path: Path | str) -> tuple[str, list[Entry]]:
+def read_baseline(path: Path | str) -> tuple[str, list[BaselineEntry]]:
     """A baseline file's text and its entries."""
     text = read_text(path, MAX_BASELINE_BYTES)
     return text, parse_baseline(text, str(path))
 
 
-def forgiving(entries: list[Entry], row: dict) -> Entry | None:
+def forgiving(entries: list[BaselineEntry], row: Mapping[str, Any]) -> BaselineEntry | None:
     """The first entry that forgives ``row``'s failure, if any."""
     return next((e for e in entries if e.matches(row)), None)
 
 
-def baseline_entries(rows: list[dict], by_case: bool = False, unstable: Collection[tuple[str, str]] = ()) -> list[dict]:
+def baseline_entries(rows: list[ResultRow], by_case: bool = False,
+                     unstable: Collection[tuple[str, str]] = ()) -> list[dict]:
     """Entries (as plain mappings, ready for YAML) forgiving every failure in ``rows``, each
     listing exactly the cells its failures were seen in: one per failing case with ``by_case``,
     else one per runtime, verdict and failure class (and poisoner, for a state-dependent one);
@@ -236,7 +235,7 @@ def baseline_entries(rows: list[dict], by_case: bool = False, unstable: Collecti
             groups[(r["runtime"], r["verdict"], what, r.get("after"), shaky)].append(r)
     entries = []
     for (runtime, verdict, what, after, shaky), group in groups.items():
-        entry = {"runtime": escape(runtime), "verdict": verdict}
+        entry: dict[str, Any] = {"runtime": escape(runtime), "verdict": verdict}
         if by_case:
             entry["case"] = what
         elif what != "^":
@@ -251,14 +250,14 @@ def baseline_entries(rows: list[dict], by_case: bool = False, unstable: Collecti
     return entries
 
 
-def breadth(entry: Entry, rows: list[dict]) -> float:
+def breadth(entry: BaselineEntry, rows: list[ResultRow]) -> float:
     """The cells ``entry`` admits over the cells of ``rows`` it forgives a failure in: 1.0 when
     it forgives nowhere it was not seen failing (inf when it forgives nothing there)."""
     failing = {Cell.of(r) for r in rows if entry.matches(r)}
     return len(entry.cells) / len(failing) if failing else float("inf")
 
 
-def pruned(text: str, fixed: dict[Entry, set[Cell]]) -> str:
+def pruned(text: str, fixed: dict[BaselineEntry, set[Cell]]) -> str:
     """The baseline ``text`` without the lines of its fixed cells, and without the entries
     whose every cell is fixed; the rest (comments, wording) as it was."""
     lines, drop = text.splitlines(keepends=True), set[int]()
@@ -280,7 +279,7 @@ def diff(old: str, new: str, path: str) -> str:
                                         f"a/{path}", f"b/{path}"))
 
 
-def _why(row: dict, group: list[dict]) -> str:
+def _why(row: Mapping[str, Any], group: list[ResultRow]) -> str:
     """A first reason, for a person to review: how many results (a case in one placement; a
     rerun alone counts no result twice), what went wrong, where first seen."""
     what = (row.get("error") or row.get("detail") or row["verdict"]).splitlines()[0][:120]

@@ -11,12 +11,23 @@ import numpy as np
 
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import CaseError
+from .vocabulary import Word
 
-DEFINED, MUST_REJECT, AMBIGUOUS = "defined", "must-reject", "ambiguous"
-# The output exceeds the reference's allocation bound: padconf's limit, not the spec's, so the
-# case is neither defined (padconf cannot say the output) nor must-reject.
-TOO_LARGE = "too-large-to-check"
-KINDS = (DEFINED, MUST_REJECT, AMBIGUOUS, TOO_LARGE)
+
+class CaseKind(Word):
+    """What a case's spec says of it (its classification)."""
+
+    DEFINED = "defined"
+    MUST_REJECT = "must-reject"
+    AMBIGUOUS = "ambiguous"
+    # The output exceeds the reference's allocation bound: padconf's limit, not the spec's, so the
+    # case is neither defined (padconf cannot say the output) nor must-reject.
+    TOO_LARGE = "too-large-to-check"
+
+
+KINDS = tuple(CaseKind)
+# The members under their old module-level names, for the modules that still import them so
+DEFINED, MUST_REJECT, AMBIGUOUS, TOO_LARGE = tuple(CaseKind)
 
 
 @dataclass
@@ -28,8 +39,7 @@ class Case:
     Classification: ``kind`` is one of KINDS; ``expected`` is the output for a defined case;
     ``reason`` is the rule a must-reject case breaks or the ambiguity an ambiguous case hits;
     ``rule`` names that rule (a key of the spec file) for a must-reject case; ``interpretations``
-    maps each interpretation of that ambiguity to its output (None: it rejects); the JSON key is
-    ``candidates``, as in the run directories' cases.jsonl. ``any_answer_conforms``: the case
+    maps each interpretation of that ambiguity to its output (None: it rejects). ``any_answer_conforms``: the case
     hits a point whose document says the behaviour is undefined, so any output or refusal
     conforms (a crash or a hang does not).
     """
@@ -42,7 +52,7 @@ class Case:
     axes: list[int] | None = None
     pads_type: str = "int64"
     axes_type: str = "int64"
-    kind: str = DEFINED
+    kind: CaseKind = CaseKind.DEFINED
     expected: np.ndarray | None = None
     reason: str | None = None
     interpretations: dict[str, np.ndarray | None] = field(default_factory=dict)
@@ -96,7 +106,7 @@ class Case:
             reason=self.reason,
             rule=self.rule,
             any_answer_conforms=self.any_answer_conforms,
-            candidates={k: None if v is None else encode_array(v, self.dtype)
+            interpretations={k: None if v is None else encode_array(v, self.dtype)
                         for k, v in self.interpretations.items()},
             origin=self.origin,
             tags=list(self.tags),
@@ -117,12 +127,12 @@ class Case:
                 pads_type=doc.get("pads_type", "int64"),
                 axes_type=doc.get("axes_type", "int64"),
                 op=doc.get("op", "Pad"),
-                kind=doc.get("kind", DEFINED),
+                kind=_kind(doc.get("kind", CaseKind.DEFINED)),
                 expected=dec(doc.get("expected")),
                 reason=doc.get("reason"),
                 rule=doc.get("rule"),
                 any_answer_conforms=bool(doc.get("any_answer_conforms", False)),
-                interpretations={k: dec(v) for k, v in (doc.get("candidates") or {}).items()},
+                interpretations={k: dec(v) for k, v in (doc.get("interpretations") or {}).items()},
                 origin=doc.get("origin", "generated"),
                 tags=list(doc.get("tags", [])),
             )
@@ -132,8 +142,6 @@ class Case:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
         if doc.get("id"):
             case.__dict__["id"] = doc["id"]
-        if case.kind not in KINDS:
-            raise CaseError(f"malformed case: kind {case.kind!r} is not one of {KINDS}")
         return case
 
     def same_inputs(self, other: Case) -> bool:
@@ -144,8 +152,14 @@ class Case:
 
     def control(self) -> Case:
         """The same data through Identity: a defined case whose output is the data."""
-        return self.with_(op="Identity", kind=DEFINED, expected=self.data, reason=None, rule=None,
+        return self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
                           interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
+
+
+def _kind(word) -> CaseKind:
+    if not isinstance(word, str) or word not in KINDS:
+        raise CaseError(f"malformed case: kind {word!r} is not one of {KINDS}")
+    return CaseKind(word)
 
 
 def _fingerprint(arr: np.ndarray) -> list:

@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, TOO_LARGE, Case
+from .cases import Case, CaseKind
 from .dtypes import as_array, bit_equal, scalar
 from .errors import PadError, TooLargeToCheck
 from .reference import pad
@@ -24,12 +24,12 @@ from .specs import Spec, get_spec
 
 def rule_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
     """(rule, reason) for the rule of ``spec`` that ``case`` breaks before any padding is
-    computed, or None. The rule is a key of the spec file (or of its signature's lists)."""
+    computed, or None. The rule is a key of the spec file (or of its operands' lists)."""
     if case.dtype not in spec.dtypes:
         return "dtypes", f"dtype {case.dtype} is not in this version's type list"
     if case.mode not in spec.modes:
         return "modes", f"mode {case.mode!r} is not one of this version's modes {list(spec.modes)}"
-    if spec.signature["pads"]["via"] == "input" and case.pads_type not in spec.pads_index_types:
+    if spec.operands["pads"]["via"] == "input" and case.pads_type not in spec.pads_index_types:
         return "pads_index_types", (f"pads of type {case.pads_type} "
                                     f"(this version takes {', '.join(spec.pads_index_types)})")
     if case.axes is not None:
@@ -38,7 +38,7 @@ def rule_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
         if case.axes_type not in spec.axes_index_types:
             return "axes_index_types", (f"axes of type {case.axes_type} "
                                         f"(this version takes {', '.join(spec.axes_index_types)})")
-    if case.constant_value is not None and "constant_value" not in spec.signature:
+    if case.constant_value is not None and "constant_value" not in spec.operands:
         return "constant_value_input", "this version takes no constant value"
     if spec.rule("negative_pads") == "forbidden" and any(p < 0 for p in case.pads):
         return "negative_pads", "negative pads are not allowed by this version"
@@ -50,7 +50,7 @@ def reference_call(case: Case, spec: Spec, interpretations: dict[str, str],
     """The reference output of ``case`` under ``interpretations`` (ambiguity -> interpretation);
     PadError when they reject it."""
     return pad(case.data, case.pads, case.mode, case.constant_value, case.axes,
-               float32_constant=spec.signature.get("constant_value", {}).get("attribute_type") == "float",
+               float32_constant=spec.operands.get("constant_value", {}).get("attribute_type") == "float",
                consulted=consulted, **interpretations)
 
 
@@ -59,9 +59,9 @@ def base_interpretations(spec: Spec) -> dict[str, str]:
     fixed = {}
     if spec.rule("crop_beyond_dim") == "clamp_to_zero":
         fixed["crop_beyond_dim"] = "clamp_to_zero"
-    if spec.rule("mixed_sign") == "original_coordinates":
+    if spec.rule("mixed_sign_pads") == "original_coordinates":
         fixed["mixed_sign_pads"] = "original_coordinates"
-    if spec.rule("mirror_bounds") not in (None, "unstated"):
+    if spec.rule("mirror_beyond_dim") not in (None, "unstated"):
         fixed["mirror_beyond_dim"] = "reject"
     return {**fixed, **{a.name: a.default for a in spec.ambiguities.values()}}
 
@@ -104,11 +104,11 @@ def classify(case: Case, spec: Spec | None = None) -> Case:
     cleared: dict = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
     broken = rule_violation(case, spec)
     if broken:
-        return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": broken[0], "reason": broken[1]})
+        return case.with_(**{**cleared, "kind": CaseKind.MUST_REJECT, "rule": broken[0], "reason": broken[1]})
     branches = readings(case, spec)
     too_large = next((out for _, out in branches if isinstance(out, TooLargeToCheck)), None)
     if too_large is not None:
-        return case.with_(**{**cleared, "kind": TOO_LARGE, "reason": str(too_large)})
+        return case.with_(**{**cleared, "kind": CaseKind.TOO_LARGE, "reason": str(too_large)})
     base = base_interpretations(spec)
     reached = list(dict.fromkeys(name for chosen, _ in branches for name in chosen))
 
@@ -123,14 +123,14 @@ def classify(case: Case, spec: Spec | None = None) -> Case:
     if not hit:
         outcome = branches[0][1]
         if isinstance(outcome, PadError):
-            return case.with_(**{**cleared, "kind": MUST_REJECT, "rule": outcome.rule, "reason": str(outcome)})
-        return case.with_(**{**cleared, "kind": DEFINED, "expected": outcome})
+            return case.with_(**{**cleared, "kind": CaseKind.MUST_REJECT, "rule": outcome.rule, "reason": str(outcome)})
+        return case.with_(**{**cleared, "kind": CaseKind.DEFINED, "expected": outcome})
     outputs = {}
     for values in itertools.product(*[spec.ambiguities[n].interpretations for n in hit]):
         combo = {**{n: base[n] for n in reached}, **dict(zip(hit, values))}
         out = outcome_of(combo)
         outputs[",".join(f"{n}={i}" for n, i in zip(hit, values))] = None if isinstance(out, PadError) else out
-    return case.with_(**{**cleared, "kind": AMBIGUOUS, "reason": ",".join(hit), "interpretations": outputs,
+    return case.with_(**{**cleared, "kind": CaseKind.AMBIGUOUS, "reason": ",".join(hit), "interpretations": outputs,
                          "any_answer_conforms": any(spec.ambiguities[n].any_answer_conforms for n in hit)})
 
 
@@ -167,7 +167,7 @@ def _repaired(case: Case, spec: Spec) -> Case | None:
         keep = [i for i, a in enumerate(axes) if -rank <= a < rank]
         return case.with_(axes=[axes[i] for i in keep],
                           pads=[case.pads[i] for i in keep] + [case.pads[len(axes) + i] for i in keep])
-    if rule == "mirror_bounds":
+    if rule == "mirror_beyond_dim":
         reach = [n - (case.mode == "reflect") for n in case.data.shape]  # -1: reflect on an empty axis
         if case.axes is None:
             return case.with_(pads=[min(p, reach[i % rank]) for i, p in enumerate(case.pads)])
@@ -179,7 +179,7 @@ def _twin(case: Case, spec: Spec) -> Case | str:
     if repaired is None:
         return f"padconf has no repair for rule {case.rule!r}"
     twin = classify(repaired.with_(origin=f"twin:{case.id}", tags=[]), spec)
-    if twin.kind not in (DEFINED, AMBIGUOUS):
+    if twin.kind not in (CaseKind.DEFINED, CaseKind.AMBIGUOUS):
         return f"the case breaks more than one rule: with {case.rule} undone it is still {twin.kind} ({twin.reason})"
     return twin
 

@@ -122,7 +122,7 @@ def _run_config(args):
 
 def cmd_run(args) -> int:
     from . import report
-    from .runner import attach_controls, read_jsonl
+    from .results import attach_controls, read_jsonl, read_results
     from .verdicts import SKIPPED
 
     run = _run_config(args)
@@ -143,7 +143,7 @@ def cmd_run(args) -> int:
                   soft_wrap=True)
     with progress(console, "running", todo) as advance:
         run.execute(plan, progress=advance)
-    rows = attach_controls(read_jsonl(run.results_path), run.dir)
+    rows = attach_controls(read_results(run.results_path), run.dir)
     cases_rows = read_jsonl(run.cases_path)
     for part in report.terminal_output(rows, console.width):
         text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping

@@ -30,7 +30,7 @@ _TABLE: dict[str, tuple[np.dtype, int]] = {
     "float8e4m3fnuz": (np.dtype(ml_dtypes.float8_e4m3fnuz), TensorProto.FLOAT8E4M3FNUZ),
     "float8e5m2": (np.dtype(ml_dtypes.float8_e5m2), TensorProto.FLOAT8E5M2),
     "float8e5m2fnuz": (np.dtype(ml_dtypes.float8_e5m2fnuz), TensorProto.FLOAT8E5M2FNUZ),
-    "float8e8m0": (np.dtype(ml_dtypes.float8_e8m0fnu), getattr(TensorProto, "FLOAT8E8M0", 24)),
+    "float8e8m0": (np.dtype(ml_dtypes.float8_e8m0fnu), TensorProto.FLOAT8E8M0),
     "float4e2m1": (np.dtype(ml_dtypes.float4_e2m1fn), TensorProto.FLOAT4E2M1),
     "complex64": (np.dtype(np.complex64), TensorProto.COMPLEX64),
     "complex128": (np.dtype(np.complex128), TensorProto.COMPLEX128),
@@ -44,8 +44,8 @@ _TABLE: dict[str, tuple[np.dtype, int]] = {
     "uint64": (np.dtype(np.uint64), TensorProto.UINT64),
     "int4": (np.dtype(ml_dtypes.int4), TensorProto.INT4),
     "uint4": (np.dtype(ml_dtypes.uint4), TensorProto.UINT4),
-    "int2": (np.dtype(ml_dtypes.int2), getattr(TensorProto, "INT2", 26)),
-    "uint2": (np.dtype(ml_dtypes.uint2), getattr(TensorProto, "UINT2", 25)),
+    "int2": (np.dtype(ml_dtypes.int2), TensorProto.INT2),
+    "uint2": (np.dtype(ml_dtypes.uint2), TensorProto.UINT2),
     "bool": (np.dtype(np.bool_), TensorProto.BOOL),
     "string": (np.dtype(object), TensorProto.STRING),
 }
@@ -137,10 +137,9 @@ MAX_ARRAY_BYTES = 1 << 26  # 64 MiB: padconf draws outputs of at most 100,000 el
 
 
 def decode_array(obj: dict) -> np.ndarray:
-    """The array ``encode_array`` wrote; also the older forms (``"bits"`` of floats, integer
-    ``"values"``), so run directories of earlier padconf versions still load. The JSON may come
-    from a file padconf did not write: the declared shape is checked against MAX_ARRAY_BYTES
-    before anything is decoded, and a zlib payload is inflated to that size and no further."""
+    """The array ``encode_array`` wrote. The JSON may come from a file padconf did not write:
+    the declared shape is checked against MAX_ARRAY_BYTES before anything is decoded, and a zlib
+    payload is inflated to that size and no further."""
     try:
         name, shape = obj["dtype"], tuple(obj["shape"])
         dtype = numpy_dtype(name)
@@ -156,14 +155,8 @@ def decode_array(obj: dict) -> np.ndarray:
                 raise TypeError(f"string values must be a list, got {type(values).__name__}")
             flat = np.empty(len(values), dtype=object)
             flat[:] = [sys.intern(str(s)) for s in values]
-        elif "b64" in obj or "z64" in obj:
-            flat = np.frombuffer(_unpacked(obj, size), dtype=dtype.newbyteorder("<")).astype(dtype)
-        elif "bits" in obj:
-            flat = np.array(obj["bits"], dtype=np.uint64)
-            itemsize = dtype.itemsize // (2 if dtype.kind == "c" else 1)
-            flat = flat.astype(_BITS_VIEW[itemsize]).view(dtype)
         else:
-            flat = np.array(obj["values"], dtype=np.int64 if name != "uint64" else np.uint64).astype(dtype)
+            flat = np.frombuffer(_unpacked(obj, size), dtype=dtype.newbyteorder("<")).astype(dtype)
         return flat.reshape(shape)
     except CaseError:
         raise

@@ -8,7 +8,7 @@ class PadconfError(Exception):
 class PadError(PadconfError, ValueError):
     """The reference refuses a Pad input (bad pads, axes, mode, dtype, or an undefined point
     whose selected interpretation is 'reject'). ``rule`` names what it breaks: a key of the spec
-    files' rules or ambiguities (e.g. "pads_length", "mirror_bounds"), so that nothing has to
+    files' rules or ambiguities (e.g. "pads_length", "mirror_beyond_dim"), so that nothing has to
     read the rule back out of the message."""
 
     def __init__(self, message: str, rule: str | None = None):

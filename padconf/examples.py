@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cases import DEFINED, Case
+from .cases import Case, CaseKind
 from .classify import base_interpretations, classify, reference_call
 from .dtypes import as_array, bit_equal, numpy_dtype, scalar
 from .errors import PadError
@@ -54,7 +54,7 @@ def example_cases(spec: Spec) -> list[Case]:
         case = example_inputs(spec, ex)
         printed = printed_output(ex)
         if printed is not None and not withdrawn(ex):
-            cases.append(case.with_(kind=DEFINED, expected=printed, reason=None))
+            cases.append(case.with_(kind=CaseKind.DEFINED, expected=printed, reason=None))
         else:
             cases.append(classify(case, spec))
     return cases

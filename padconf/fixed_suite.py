@@ -100,7 +100,7 @@ def combo_case(spec: Spec, mode: str, dtype: str) -> Case:
     mode where the version takes one."""
     data = as_array(_combo_values(dtype, 6), dtype).reshape(2, 3)
     value = None
-    if mode == "constant" and "constant_value" in spec.signature:
+    if mode == "constant" and "constant_value" in spec.operands:
         value = scalar(_combo_values(dtype, 2)[1] if dtype != "bool" else True, dtype)
     case = classify(Case(spec=spec.id, data=data, pads=[1, 1, 1, 2], mode=mode, constant_value=value,
                          origin="generate:combo"), spec)
@@ -139,7 +139,7 @@ def _placement(case: Case, spec: Spec) -> str:
     is fed (int32 axes initializers: "ParseData type mismatch for tensor: axes"; repeated axes:
     "Axis 0 is referred to more than once"), so every model in onnx/ and onnx-ambiguous/ passes
     ``onnx.checker.check_model(full_check=True)``."""
-    if spec.domain == "onnx" and spec.signature["pads"]["via"] == "attribute":
+    if spec.domain == "onnx" and spec.operands["pads"]["via"] == "attribute":
         return "attributes"
     placement = ("inputs", "initializers")[int(hashlib.sha1(case.id.encode()).hexdigest(), 16) % 2]
     if placement == "initializers" and spec.domain == "onnx" and case.kind != MUST_REJECT:
@@ -153,7 +153,7 @@ def _placement(case: Case, spec: Spec) -> str:
 def _attribute_roundtrip(case: Case, spec: Spec) -> Case:
     """Pad-1/2 carry the value in a float attribute: the case the files hold has the value as
     read back from it (so reading the directory gives this very case)."""
-    if case.constant_value is None or spec.signature["constant_value"]["via"] != "attribute":
+    if case.constant_value is None or spec.operands["constant_value"]["via"] != "attribute":
         return case
     try:
         with np.errstate(over="ignore", invalid="ignore"):

@@ -17,21 +17,23 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
-from .baseline import Cell, Entry, compiled, forgiving, pruned, read_baseline
+from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
 from .cases import Case
 from .classify import classify
 from .errors import CaseError, PadconfError
-from .fixed_suite import suite_cases
-from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, Run, RunConfig, read_jsonl, result_row
+from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, jsonl_line, read_jsonl, read_results, result_row
 from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
-from .strategies import draw_cases, edge_classes
 from .triage import triage
 from .untrusted import json_value, read_text
 from .verdicts import CRASH, FAILURES, SKIPPED, TIMEOUT
 from .worker import Worker
+
+if TYPE_CHECKING:
+    from .runner import Run
 
 # reruns of a new failure, each alone in a fresh worker, until one shows it: a failure half of
 # the time goes unseen by all five with odds 1 in 32 (and then a replay after its history)
@@ -89,6 +91,7 @@ def _db_value(case: Case) -> bytes:
 def replayed(db, spec: Spec) -> list[Case]:
     """The cases earlier explorations found failing for ``spec``, classified afresh (the
     database keeps inputs only, as JSON: the spec files may have changed since)."""
+    from .strategies import edge_classes  # Hypothesis: imported when cases are drawn, not to judge rows
     cases, key = [], EXPLORE_KEY + spec.id.encode()
     for value in sorted(db.fetch(key)):
         try:
@@ -109,6 +112,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
     """The fixed part of the gate's cases, each once, with its name in the suite
     (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over. The
     same for a padconf version and its spec files, whatever ``--seed`` explores."""
+    from .fixed_suite import suite_cases
     unique: dict[str, tuple[str, Case]] = {}
     for entry in suite_cases(specs):
         unique.setdefault(entry.case.id, (entry.name, entry.case))
@@ -118,6 +122,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
 def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> list[Case]:
     """The suite, then ``explore`` cases per version drawn with ``seed``, then the database's
     replays; each case once."""
+    from .strategies import draw_cases
     cases = [case for _, case in gate_suite(specs)]
     for spec in specs:
         if explore:
@@ -130,7 +135,7 @@ def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> l
     return list(unique.values())
 
 
-def remember(db, rows: list[dict], cases: list[Case], new: list[dict]) -> None:
+def remember(db, rows: list[ResultRow], cases: list[Case], new: list[ResultRow]) -> None:
     """Keep the explored cases that failed in a new way; forget replayed ones that no longer do."""
     by_id = {c.id: c for c in cases}
     new_ids = {r["case_id"] for r in new}
@@ -151,7 +156,7 @@ def remember(db, rows: list[dict], cases: list[Case], new: list[dict]) -> None:
 @dataclass
 class Fixed:
     """Cells of an entry where it forgives nothing any more."""
-    entry: Entry
+    entry: BaselineEntry
     cells: list[Cell]  # its cells whose results all pass now
     stale: list[Cell] = field(default_factory=list)  # its cells that hold no case of the suite
     gave: str = ""  # what the results of those cells were
@@ -168,12 +173,12 @@ class Fixed:
 @dataclass
 class Judgement:
     runtime: str
-    rows: list[dict]
-    new: list[dict] = field(default_factory=list)  # failures no entry forgives
-    known: list[tuple[dict, Entry]] = field(default_factory=list)
+    rows: list[ResultRow]
+    new: list[ResultRow] = field(default_factory=list)  # failures no entry forgives
+    known: list[tuple[ResultRow, BaselineEntry]] = field(default_factory=list)
     fixed: list[Fixed] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)  # what the confirming reruns did not reproduce
-    unjudged: list[Entry] = field(default_factory=list)  # entries with cells this selection cannot judge
+    unjudged: list[BaselineEntry] = field(default_factory=list)  # entries with cells this selection cannot judge
 
     @property
     def counts(self) -> Counter:
@@ -184,7 +189,7 @@ class Judgement:
         return 1 if self.new or self.fixed else 0
 
 
-def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: set[str]) -> Judgement:
+def judge_rows(rows: list[ResultRow], entries: list[BaselineEntry], runtime: str, covered: set[str]) -> Judgement:
     """Rows of one runtime against a baseline. ``covered``: the spec versions whose whole suite
     the rows hold (none for one shard). An entry's cell where it forgives nothing is fixed when
     its results are in: where its case ran (a case-id entry), or where the cell's version is
@@ -228,8 +233,8 @@ def judge_rows(rows: list[dict], entries: list[Entry], runtime: str, covered: se
     return judgement
 
 
-def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worker: Worker,
-            history: list[dict] | None = None) -> None:
+def confirm(judgement: Judgement, entries: list[BaselineEntry], cases: list[Case], worker: Worker,
+            history: list[ResultRow] | None = None) -> None:
     """Rerun what would fail the gate. A new failure stays new when it recurs alone in a fresh
     worker process (any of CONFIRMATIONS tries; or when another new failure of its cell and
     class did: a broad regression costs one rerun a cell), or when it recurs after the cases its
@@ -297,12 +302,14 @@ def confirm(judgement: Judgement, entries: list[Entry], cases: list[Case], worke
             judgement.fixed.remove(fixed)
 
 
-def _poisoners(row: dict, history: list[dict], by_id: dict, worker: Worker, runtime: str, recurs) -> list[str]:
+def _poisoners(row: ResultRow, history: list[ResultRow], by_id: dict, worker: Worker, runtime: str,
+               recurs) -> list[str]:
     """The earlier cases of ``row``'s worker process after which its failure recurs, narrowed
     by bisection (one case, unless it takes cases of both halves); [] if it does not recur
     after all of them."""
     earlier = sorted((r for r in history if r.get("process") and r.get("process") == row.get("process")
-                      and r["position"] < row["position"] and r["case_id"] in by_id), key=lambda r: r["position"])
+                      and (r["position"] or 0) < (row["position"] or 0) and r["case_id"] in by_id),
+                     key=lambda r: r["position"] or 0)  # a row with a process has its position
     case = by_id[row["case_id"]]
 
     def after(rows) -> bool:
@@ -323,14 +330,14 @@ def _poisoners(row: dict, history: list[dict], by_id: dict, worker: Worker, runt
     return [r["case_id"] for r in earlier]
 
 
-def suspicious(row: dict) -> bool:
+def suspicious(row: ResultRow) -> bool:
     """A failure a runtime with a corrupted heap may answer differently when its case runs
     alone: a wrong output, a crash, a hang (a refusal is the runtime's own check)."""
     return row["verdict"] in FAILURES and (row.get("output") is not None or row["verdict"] in (CRASH, TIMEOUT))
 
 
 def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
-                  progress=None) -> tuple[list[dict], int, set[tuple[str, str]]]:
+                  progress=None) -> tuple[list[ResultRow], int, set[tuple[str, str]]]:
     """The rows a baseline is written from, the number of cases, and the unstable results.
 
     The gate's run, run again (in ``out_dir``/repeats) until a run shows no failure the earlier
@@ -338,15 +345,15 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     alone of every suspicious result: the failures of every run and rerun. A result (a case in
     one placement) is unstable when the runs and reruns answered it differently: a runtime that
     reads memory it never wrote, or whose heap an earlier case corrupted, answers the same case
-    now right, now with another wrong value, now with a crash. A baseline made of one run would miss what the next
-    run shows, and every gate would fail on it."""
-    runs: list[list[dict]] = []
+    now right, now with another wrong value, now with a crash. A baseline made of one run
+    would miss what the next run shows, and every gate would fail on it."""
+    runs: list[list[ResultRow]] = []
     seen: set[tuple] = set()
     cases: list[Case] = []
     for k in range(BASELINE_RUNS):
         run, cases = gate_run(config, out_dir if k == 0 else Path(out_dir) / "repeats" / str(k + 1), None, jobs,
                               progress)
-        rows = read_jsonl(run.results_path)
+        rows = read_results(run.results_path)
         runs.append(rows)
         shown = {(r["case_id"], r["placement"], _outcome(r)[:2]) for r in rows if r["verdict"] in FAILURES}
         if k and shown <= seen:
@@ -368,11 +375,11 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     unstable = {result for result, seen_there in outcomes.items() if len(seen_there) > 1}
     failing = [r for rows in runs[1:] for r in rows if r["verdict"] in FAILURES]
     failing += [r for r in reruns if r["verdict"] in FAILURES]
-    (Path(out_dir) / "reruns.jsonl").write_text("".join(json.dumps(r) + "\n" for r in failing), encoding="utf-8")
+    (Path(out_dir) / "reruns.jsonl").write_text("".join(map(jsonl_line, failing)), encoding="utf-8")
     return runs[0] + failing, len(cases), unstable
 
 
-def _outcome(row: dict) -> tuple[str, str | None, str]:
+def _outcome(row: ResultRow) -> tuple[str, str | None, str]:
     """What a result was, as a baseline tells results apart: its verdict and failure class, and
     its output (garbage read from memory never written differs from run to run)."""
     return (row["verdict"], failure_pattern(row) if row["verdict"] in FAILURES else None,
@@ -390,14 +397,14 @@ def problem_lines(judgement: Judgement) -> list[str]:
     return lines + [f.line() for f in judgement.fixed]
 
 
-def _after(row: dict) -> str:
+def _after(row: ResultRow) -> str:
     if not row.get("after"):
         return ""
     return (f"; it recurs only after {row['after']} ran in the same worker process (a known pair: "
             f"an entry with `after: {row['after']}`)")
 
 
-def _reason(row: dict) -> str:
+def _reason(row: ResultRow) -> str:
     text = row.get("error") or row.get("detail") or row.get("reason") or ""
     where = f"{row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
@@ -446,13 +453,13 @@ class GateConfig:
     memory_mb: int | None = None
 
 
-def gate(config: GateConfig, entries: list[Entry], out_dir: Path, jobs: int | None = None,
+def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: int | None = None,
          progress=None) -> Judgement:
     """Run the gate's cases and judge them against ``entries``; explored cases that fail in a
     new way go to the example database, replayed ones that no longer do leave it."""
     db = example_database(config.example_db) if config.explore else None
     run, cases = gate_run(config, out_dir, db, jobs, progress)
-    rows = read_jsonl(run.results_path)
+    rows = read_results(run.results_path)
     covered = set() if config.shard else {s.id for s in load_specs(config.specs_dir, config.specs)}
     judgement = judge_rows(rows, entries, config.runtime, covered)
     if judgement.new or judgement.fixed:
@@ -482,6 +489,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
              progress=None) -> tuple[Run, list[Case]]:
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
     directory like ``padconf run``'s plus gate.json; returns the run and its cases."""
+    from .runner import Run, RunConfig
     out_dir = Path(out_dir)
     if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
@@ -501,10 +509,10 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     return run, cases
 
 
-def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judgement:
+def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
     """Judge the gate run directories of every shard of one gate as that gate unsharded would,
     confirming reruns included; an incomplete or mixed set of shards is a PadconfError."""
-    rows: list[dict] = []
+    rows: list[ResultRow] = []
     cases: dict[str, dict] = {}
     spec_ids: set[str] = set()
     config: tuple | None = None
@@ -528,7 +536,7 @@ def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judge
                                "shard count differ)")
         config = mine
         shards.append(shard[0])
-        for row in read_jsonl(d / "results.jsonl", RESULT_KEYS):
+        for row in read_results(d / RESULTS):
             if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
         cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))
@@ -544,6 +552,7 @@ def judge_results(dirs: list[Path], entries: list[Entry], runtime: str) -> Judge
     if judgement.new or judgement.fixed:
         run_json = Path(dirs[0]) / "run.json"  # a shard's: its limits, checked as a run's are
         doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES, PadconfError), str(run_json))
+        from .runner import RunConfig
         try:
             limits = RunConfig(runtimes=[runtime], memory_mb=doc["memory_mb"], timeout=doc["timeout"])
         except (KeyError, TypeError) as exc:

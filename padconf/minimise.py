@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,7 @@ from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import failures, load_run, placement_dependent
-from .runner import MAX_JSONL_BYTES, result_row
+from .results import MAX_JSONL_BYTES, ControlRow, ResultRow, result_row
 from .signature import failure_class
 from .specs import get_spec
 from .triage import triage
@@ -40,7 +41,7 @@ UNJUDGED = (NOT_IMPLEMENTED, CRASH, TIMEOUT)  # verdicts that do not compare wit
 ELEMENTWISE_UP_TO = 64  # elements: beyond this, values are simplified in blocks only
 
 
-def failure_key(row: dict) -> tuple:
+def failure_key(row: Mapping[str, Any]) -> tuple:
     """What must stay the same while shrinking."""
     reason = row.get("reason")
     masked = None if reason is None else failure_class({"verdict": "", "error": reason})
@@ -50,7 +51,7 @@ def failure_key(row: dict) -> tuple:
 @dataclass
 class Attempt:
     case: Case  # classified
-    row: dict  # result_row's
+    row: ResultRow
     outcome: Outcome
 
 
@@ -69,8 +70,8 @@ class Job:
     the run recorded of it."""
     case: Case
     placement: str | None = None
-    recorded: dict | None = None
-    run_rows: list[dict] = field(default_factory=list)  # every runtime's rows of the run, for context
+    recorded: ResultRow | None = None
+    run_rows: list[ResultRow] = field(default_factory=list)  # every runtime's rows of the run, for context
     specs_dir: str | None = None
     preferred: str | None = None  # a user's model's own placement: the only one tried where the runtime has it
     found_in: list[str] = field(default_factory=list)  # markdown lines: where the case came from
@@ -333,7 +334,7 @@ def _split_run_case(target: str) -> tuple[Path, str] | None:
     return None
 
 
-def _failing_first(rows: list[dict]) -> dict | None:
+def _failing_first(rows: list[ResultRow]) -> ResultRow | None:
     return next((r for r in rows if r["verdict"] in FAILURES), rows[0] if rows else None)
 
 
@@ -463,7 +464,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(judge, start, placement, time_limit, say)
-                cause = root_cause(shrunk, (job.recorded or {}).get("control"))
+                cause = root_cause(shrunk, job.recorded.get("control") if job.recorded else None)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same minimal failure: a variant, not a bundle
                     root["variants"].append(variant_text(shrunk, placement))
@@ -503,7 +504,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     return summaries
 
 
-def root_cause(shrunk: Shrunk, control: dict | None = None) -> tuple:
+def root_cause(shrunk: Shrunk, control: ControlRow | None = None) -> tuple:
     """What makes two minimised failures one bug: the same failure (failure_key: verdict and
     error class, numbers masked) and triage class on the same minimal input, whatever its
     dtype or spec version (onnxruntime's refusal of rank-0 data, say, found once per dtype);

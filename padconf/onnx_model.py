@@ -14,6 +14,7 @@ from onnx import helper, numpy_helper
 from .cases import Case
 from .dtypes import dtype_name, numpy_dtype, onnx_type, scalar
 from .specs import parse_spec_id
+from .vocabulary import Placement
 
 OUTPUT_NAME = "output"
 
@@ -62,11 +63,11 @@ def _arrays(case: Case) -> dict[str, np.ndarray]:
     return out
 
 
-def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
+def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProto:
     version = opset_version(case)
     elem = onnx_type(case.dtype)
     rank = case.data.ndim
-    if placement == "folded":  # every input constant: the runtime may evaluate Pad while compiling
+    if placement == Placement.FOLDED:  # every input constant: the runtime may evaluate Pad while compiling
         inputs, initializers = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
     else:
         inputs, initializers = [helper.make_tensor_value_info("data", elem, [f"d{i}" for i in range(rank)])], []
@@ -93,7 +94,7 @@ def build_model(case: Case, placement: str = "inputs") -> onnx.ModelProto:
         while node_inputs[-1] == "":
             node_inputs.pop()
         for name, arr in arrays.items():
-            if placement in ("initializers", "folded"):
+            if placement in (Placement.INITIALIZERS, Placement.FOLDED):
                 initializers.append(numpy_helper.from_array(arr, name))
             else:  # symbolic dims so that pads/axes of any length reuse the session
                 shape = [f"{name}_{i}" for i in range(arr.ndim)]
@@ -117,16 +118,16 @@ def _value_key(arr) -> tuple | None:
     return arr.shape, body
 
 
-def model_signature(case: Case, placement: str = "inputs") -> tuple:
-    """Cases with equal signatures run on the same compiled model."""
+def model_key(case: Case, placement: str = Placement.INPUTS) -> tuple:
+    """The cache key of the model a case runs on: cases with equal keys share one compiled model."""
     version = opset_version(case)
     key: tuple = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
            case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,
            None if case.constant_value is None else np.ndim(case.constant_value))
-    if placement in ("initializers", "folded") or version <= 2:
+    if placement in (Placement.INITIALIZERS, Placement.FOLDED) or version <= 2:
         key += (tuple(int(p) for p in case.pads), _value_key(case.constant_value),
                 None if case.axes is None else tuple(int(a) for a in case.axes))
-    if placement == "folded":
+    if placement == Placement.FOLDED:
         key += (_value_key(case.data),)
     return key
 
@@ -137,11 +138,11 @@ def fed_input_names(model: onnx.ModelProto) -> list[str]:
     return [i.name for i in model.graph.input if i.name not in constants]
 
 
-def feeds(case: Case, placement: str = "inputs") -> dict[str, np.ndarray]:
+def feeds(case: Case, placement: str = Placement.INPUTS) -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
-    if placement == "folded":
+    if placement == Placement.FOLDED:
         return {}
     out = {"data": case.data}
-    if placement == "inputs" and opset_version(case) > 2 and case.op == "Pad":
+    if placement == Placement.INPUTS and opset_version(case) > 2 and case.op == "Pad":
         out.update(_arrays(case))
     return out

@@ -24,11 +24,14 @@ import functools
 import json
 import re
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
 from .errors import PadconfError
+
+if TYPE_CHECKING:
+    from .results import ResultRow
 
 SUITE = pytest.StashKey["Suite"]()
 FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
@@ -92,7 +95,7 @@ class Suite:
         self.named: list | None = None  # (name in the suite, case)
         self.cases: list = []  # the gate's cases, once planned
         self.planned: Counter = Counter()  # spec id -> tests collected, before any deselection
-        self.rows: list[dict] = []  # one per test that ran, as the gate's results.jsonl has them
+        self.rows: list[ResultRow] = []  # one per test that ran, as the gate's results.jsonl has them
         self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
         self.judgement: Any = None  # padconf.gate.Judgement of the session, at its end
@@ -170,8 +173,8 @@ class Suite:
         """Run the case, keep its row, and judge it as the gate does."""
         from .gate import confirm, judge_rows, problem_lines
         from .outcome import Outcome
-        from .runner import result_row
-        from .verdicts import FAILURES, SKIPPED
+        from .results import result_row
+        from .verdicts import FAILURES, Verdict
 
         case, placement = param.case, param.placement
         if param.why_not:  # the gate's row for a case the adapter cannot express
@@ -179,7 +182,7 @@ class Suite:
         else:
             (outcome, status), = list(self.worker().run([case], placement))
             row = result_row(self.runtime, placement, case, outcome, status, self.worker().placed)
-        self.rows.append({k: v for k, v in row.items() if k not in SLIM})
+        self.rows.append(cast("ResultRow", {k: v for k, v in row.items() if k not in SLIM}))
         # the entries that speak of this test; covered=set(): one row never judges a signature
         # entry (each of these speaks of this row's version), the session's end does
         entries = [e for e in self.entries if e.in_scope(row)]
@@ -189,7 +192,7 @@ class Suite:
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
-        passed = row["verdict"] not in FAILURES + (SKIPPED,)
+        passed = row["verdict"] not in FAILURES + (Verdict.SKIPPED,)
         if judgement.fixed and not judgement.new and passed and item.get_closest_marker("xfail"):
             item.stash[FIXED] = lines  # XPASS(strict) fails it, in these words
             return
@@ -200,7 +203,7 @@ class Suite:
             raise KnownFailure(f"known {row['verdict']} ({entry.where}): {entry.why}")
         if judgement.flaky:  # not failing the gate; nor, under a case-id entry, an XPASS(strict)
             raise KnownFailure("flaky (not failing the gate): " + "; ".join(judgement.flaky))
-        if row["verdict"] == SKIPPED:
+        if row["verdict"] == Verdict.SKIPPED:
             pytest.skip(f"{self.runtime} cannot run it: {row['detail']}")
 
     def judge_session(self) -> None:
@@ -348,7 +351,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller judges the whole
         suite.close()
         output = {"planned": dict(suite.planned), **{k: getattr(suite, k) for k in SHARED}}
-        config.workeroutput["padconf"] = output  # type: ignore[attr-defined]  # xdist sets it on its workers
+        # as JSON holds it: execnet sends only plain types, and a row's verdict is a Verdict
+        config.workeroutput["padconf"] = json.loads(json.dumps(output))  # type: ignore[attr-defined]  # xdist sets it on its workers
         return
     try:
         if config.option.collectonly or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):

@@ -204,7 +204,7 @@ class _AxisPlan:
             reach = self.mirror_len - (mode == "reflect")
             if max(begin, end) > reach and chosen["mirror_beyond_dim"] == "reject":
                 raise PadError(f"{mode} pad {max(begin, end)} exceeds what the dimension "
-                               f"{self.mirror_len} can mirror ({reach})", "mirror_bounds")
+                               f"{self.mirror_len} can mirror ({reach})", "mirror_beyond_dim")
         self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or all(
             np.all(self._in_interior(self._source_of(border))) for border in self.border_positions())
 

@@ -6,22 +6,24 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, cast
 
 from rich.console import Console
 from rich.table import Table
 
 from . import escape
-from .cases import AMBIGUOUS, MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .runner import MAX_RUN_JSON_BYTES, RESULT_KEYS, attach_controls, named_again, read_jsonl
+from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, attach_controls, named_again, read_jsonl, read_results
 from .signature import distinct_failure, failure_class
 from .specs import Spec, get_spec, rule_text, spec_sort_key
 from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
-from .verdicts import AMBIGUOUS_VERDICT, FAILURES, MISMATCH, NOT_IMPLEMENTED, PASS, SKIPPED, UNEXPLAINED, VERDICTS
+from .verdicts import FAILURES, VERDICTS, Difference, Verdict
 
 
 def _cell_order(key: tuple[str, str, str]) -> tuple:
@@ -29,7 +31,7 @@ def _cell_order(key: tuple[str, str, str]) -> tuple:
     return key[0], spec_sort_key(key[1]), key[2]
 
 
-def matrix(rows: list[dict]) -> dict[tuple[str, str, str], Counter]:
+def matrix(rows: list[ResultRow]) -> dict[tuple[str, str, str], Counter]:
     """(runtime, spec, mode) -> results per verdict; a result is one case in one placement."""
     cells: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
     for row in rows:
@@ -42,27 +44,27 @@ MUST_REJECT_NOTE = (f"{MUST_REJECT_MARK} every case of this spec version and mod
                     "(a mode the version lacks, say): there, pass means the runtime rejected it.")
 
 
-def must_reject_only(rows: list[dict]) -> set[tuple[str, str]]:
+def must_reject_only(rows: list[ResultRow]) -> set[tuple[str, str]]:
     """(spec, mode) pairs all of whose cases are must-reject: a mode the version lacks, say."""
     kinds: dict[tuple[str, str], set] = defaultdict(set)
     for row in rows:
         kinds[(row["spec"], row["mode"])].add(row.get("kind"))
-    return {key for key, seen in kinds.items() if seen == {MUST_REJECT}}
+    return {key for key, seen in kinds.items() if seen == {CaseKind.MUST_REJECT}}
 
 
 def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
     return mode + (MUST_REJECT_MARK if (spec, mode) in marked else "")
 
 
-def counts_line(rows: list[dict]) -> str:
+def counts_line(rows: list[ResultRow]) -> str:
     """What the numbers count: results (a case in a placement on a runtime), cases, skips."""
-    skipped = sum(r["verdict"] == SKIPPED for r in rows)
+    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in rows)
     return (f"{len(rows)} results over {len({r['case_id'] for r in rows})} cases: a result is one case in one "
             f"placement on one runtime" + (f"; {skipped} of them skipped (the adapter cannot put the case to its "
                                            f"runtime: each row and the notes say why)" if skipped else "") + ".")
 
 
-def failures(rows: list[dict]) -> list[dict]:
+def failures(rows: list[ResultRow]) -> list[dict]:
     """Distinct failures: one entry per runtime, verdict, error class and triage class, with a
     count, the dtypes / specs it covers and one example row (a spec document's worked example
     if any)."""
@@ -86,20 +88,20 @@ def failures(rows: list[dict]) -> list[dict]:
 PLACEMENT_DEPENDENT = "placement-dependent"
 
 
-def _answer(row: dict) -> tuple:
+def _answer(row: ResultRow) -> tuple:
     """What a runtime answered, as far as a row tells: verdict, interpretations matched, the
     class of its failure, and its output where the row keeps it."""
     return (row["verdict"], tuple(row.get("matched") or ()),
             failure_class(row) if row["verdict"] in FAILURES else None, json.dumps(row.get("output")))
 
 
-def placement_dependent(rows: list[dict]) -> list[dict]:
+def placement_dependent(rows: list[ResultRow]) -> list[dict]:
     """Cases one runtime answers differently in two placements (its kernel against its folding
     path, say), even where one answer is right: a user's model can take either path. Grouped
     like ``failures``, one group per runtime and pattern of verdicts."""
     by_case: dict[tuple, dict] = defaultdict(dict)
     for row in rows:
-        if row["verdict"] != SKIPPED:
+        if row["verdict"] != Verdict.SKIPPED:
             by_case[(row["runtime"], row["case_id"])][row["placement"]] = row
     groups: dict[tuple, dict] = {}
     for (runtime, _), placed in sorted(by_case.items()):
@@ -109,7 +111,7 @@ def placement_dependent(rows: list[dict]) -> list[dict]:
         pattern = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
         if len(set(verdicts)) == 1:
             pattern += " (different answers)"
-        example = next(r for r in placed.values() if r["verdict"] != PASS)
+        example = next(r for r in placed.values() if r["verdict"] != Verdict.PASS)
         found, fact = triage(example) if example["verdict"] in FAILURES else (None, None)
         group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
                                                        "class": pattern, "triage": found, "upstream": fact,
@@ -121,15 +123,15 @@ def placement_dependent(rows: list[dict]) -> list[dict]:
     return sorted(groups.values(), key=lambda g: (g["runtime"], -g["count"]))
 
 
-def interpretations(rows: list[dict]) -> dict[tuple[str, str], Counter]:
+def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
     """(ambiguity, runtime) -> how often the runtime matched each interpretation (or none:
     an unexplained answer, also listed among the failures)."""
     picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row in rows:
-        if row["verdict"] not in (AMBIGUOUS_VERDICT, UNEXPLAINED):
+        if row["verdict"] not in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED):
             continue
         for chosen in row["matched"] or ["(rejected)" if row["error"] is not None else "(another output)"]:
-            picks[(row["reason"], row["runtime"])][chosen] += 1
+            picks[(cast(str, row["reason"]), row["runtime"])][chosen] += 1
     return dict(sorted(picks.items()))
 
 
@@ -142,7 +144,7 @@ def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
     return dict(sorted(counts.items()))
 
 
-def _example(row: dict, with_id: bool = True) -> str:
+def _example(row: ResultRow, with_id: bool = True) -> str:
     return (f"{row['spec']} {row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
             + (f" axes={row['axes']}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
@@ -154,7 +156,7 @@ def _example(row: dict, with_id: bool = True) -> str:
 MATRIX_TITLE = "Conformance matrix (results per verdict: each case once per placement)"
 
 
-def matrix_table(rows: list[dict]) -> Table:
+def matrix_table(rows: list[ResultRow]) -> Table:
     """One row per runtime, spec version and mode, one column per verdict."""
     used = used_verdicts(rows)
     marked = must_reject_only(rows)
@@ -169,7 +171,7 @@ def matrix_table(rows: list[dict]) -> Table:
     return t
 
 
-def matrix_lines(rows: list[dict]) -> list[str]:
+def matrix_lines(rows: list[ResultRow]) -> list[str]:
     """The matrix as lines, for a width the table does not fit (a CI log has 80 columns):
     each runtime, then one line per spec version and mode with its counts."""
     marked = must_reject_only(rows)
@@ -183,7 +185,7 @@ def matrix_lines(rows: list[dict]) -> list[str]:
     return lines
 
 
-def terminal_output(rows: list[dict], width: int) -> list:
+def terminal_output(rows: list[ResultRow], width: int) -> list:
     """What `padconf run` prints: the matrix as a table where it fits ``width``, else as lines;
     the distinct failures (each with its triage class) and the interpretations picked as lines.
     Lines are printed without wrapping (soft_wrap): no name is cut and no case id split, so
@@ -212,7 +214,7 @@ def terminal_output(rows: list[dict], width: int) -> list:
 def _cell(verdict: str, n: int) -> str:
     if not n:
         return ""
-    colour = "green" if verdict == PASS else "yellow" if verdict == AMBIGUOUS_VERDICT else "red"
+    colour = "green" if verdict == Verdict.PASS else "yellow" if verdict == Verdict.AMBIGUOUS else "red"
     return f"[{colour}]{n}[/]"
 
 
@@ -232,7 +234,7 @@ def _what(group: dict) -> str:
     return f"{group['class']}  — {_seen_on(group)}"
 
 
-def markdown(rows: list[dict], cases_rows: list[dict], notes: list[str]) -> str:
+def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) -> str:
     used = used_verdicts(rows)
     marked = must_reject_only(rows)
     out = ["# padconf run summary", "", counts_line(rows) + f" The run drew {len(cases_rows)} cases.", ""]
@@ -273,11 +275,11 @@ def _md_row(*cells) -> str:
     return "| " + " | ".join(map(escape.markdown, cells)) + " |"
 
 
-def support_gaps(rows: list[dict]) -> dict[tuple[str, str], set[str]]:
+def support_gaps(rows: list[ResultRow]) -> dict[tuple[str, str], set[str]]:
     """(runtime, spec) -> the dtypes it answered not-implemented for: coverage, not bugs."""
     gaps: dict[tuple[str, str], set[str]] = defaultdict(set)
     for row in rows:
-        if row["verdict"] == NOT_IMPLEMENTED:
+        if row["verdict"] == Verdict.NOT_IMPLEMENTED:
             gaps[(row["runtime"], row["spec"])].add(row["dtype"])
     return dict(sorted(gaps.items(), key=lambda kv: (kv[0][0], spec_sort_key(kv[0][1]))))
 
@@ -287,7 +289,7 @@ def support_gaps(rows: list[dict]) -> dict[tuple[str, str], set[str]]:
 @dataclass
 class RunData:
     dir: Path
-    rows: list[dict]  # results.jsonl
+    rows: list[ResultRow]  # results.jsonl
     cases: dict[str, dict]  # cases.jsonl by case id, still JSON (decoded only where shown)
     specs_dir: str | None  # run.json's: where the run's spec files are
 
@@ -303,10 +305,10 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     run_dir = Path(run_dir)
     if not run_dir.is_dir():
         raise PadconfError(f"{run_dir}: no such run directory")
-    results = run_dir / "results.jsonl"
+    results = run_dir / RESULTS
     if not results.is_file():
         raise PadconfError(f"{run_dir}: no results.jsonl (not a run directory of `padconf run --out`?)")
-    rows = attach_controls(read_jsonl(results, RESULT_KEYS), run_dir)
+    rows = attach_controls(read_results(results), run_dir)
     if not rows:
         raise PadconfError(f"{results}: holds no result: nothing to report")
     cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
@@ -319,7 +321,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     return RunData(run_dir, rows, cases, specs_dir)
 
 
-def totals(rows: list[dict]) -> dict[str, Counter]:
+def totals(rows: list[ResultRow]) -> dict[str, Counter]:
     """runtime -> results per verdict."""
     out: dict[str, Counter] = defaultdict(Counter)
     for row in rows:
@@ -327,13 +329,13 @@ def totals(rows: list[dict]) -> dict[str, Counter]:
     return dict(sorted(out.items()))
 
 
-def used_verdicts(rows: list[dict]) -> list[str]:
+def used_verdicts(rows: list[ResultRow]) -> list[str]:
     return [v for v in VERDICTS if any(r["verdict"] == v for r in rows)]
 
 
-def cell_findings(rows: list[dict]) -> dict[tuple[str, str, str], dict]:
+def cell_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:
     """(runtime, spec, mode) -> that matrix cell's distinct failures and interpretation picks."""
-    by_cell: dict[tuple, list[dict]] = defaultdict(list)
+    by_cell: dict[tuple, list[ResultRow]] = defaultdict(list)
     for row in rows:
         by_cell[(row["runtime"], row["spec"], row["mode"])].append(row)
     return {key: {"failures": failures(cell), "picks": interpretations(cell)}
@@ -347,49 +349,49 @@ def _spec(spec_id: str, specs_dir) -> Spec | None:
         return None
 
 
-def rule_quotes(row: dict, specs_dir=None) -> list[dict]:
+def rule_quotes(row: Mapping[str, Any], specs_dir=None) -> list[dict]:
     """The spec's sentences a failure is judged by, as [{spec_key, text, note?}]: the rule a
     must-reject case breaks, the ambiguity an ambiguous case hits, or for a defined case the
     rule that fixes what went wrong (output shape, layout of pads, type list)."""
     spec = _spec(row["spec"], specs_dir)
     if spec is None:
         return [{"spec_key": None, "text": None, "note": f"spec file of {row['spec']} not found"}]
-    if row.get("kind") == MUST_REJECT:
+    if row.get("kind") == CaseKind.MUST_REJECT:
         return [rule_text(spec, row.get("rule"))]
-    if row.get("kind") == AMBIGUOUS:
+    if row.get("kind") == CaseKind.AMBIGUOUS:
         return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
                 for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
-    detail = row.get("detail") or ""
-    if row["verdict"] == MISMATCH:
-        rule = ("output_shape" if detail.startswith("shape")
-                else "dtypes" if detail.startswith("dtype") else "pads_layout")
+    if row["verdict"] == Verdict.MISMATCH:  # the rule that fixes what differs
+        fixes: dict[str | None, str] = {Difference.SHAPE: "output_shape", Difference.DTYPE: "dtypes"}
+        rule = fixes.get(row.get("difference"), "pads_layout")
         return [rule_text(spec, rule)]
-    if row["verdict"] == NOT_IMPLEMENTED:
+    if row["verdict"] == Verdict.NOT_IMPLEMENTED:
         return [rule_text(spec, "dtypes")]
     return [{"spec_key": None, "text": None, "note": "the case is defined: no rule of the spec rejects it"}]
 
 
-def evidence(row: dict, run: RunData) -> dict:
+def evidence(row: ResultRow, run: RunData) -> dict:
     """What a reader needs to see a failure for themselves: the inputs, the expected output
     (or each interpretation's), what the runtime gave or said, and the spec's words."""
     doc = run.cases.get(row["case_id"])
-    out = {"case": None, "actual": None, "error": row.get("error"), "detail": row.get("detail"),
+    out: dict[str, Any] = {"case": None, "actual": None, "error": row.get("error"), "detail": row.get("detail"),
            "note": row.get("note"), "rules": rule_quotes(row, run.specs_dir)}
     try:
         if doc is not None:
             out["case"] = Case.from_json(doc)
-        if row.get("output") is not None:
-            out["actual"] = decode_array(row["output"])
+        output = row.get("output")
+        if output is not None:
+            out["actual"] = decode_array(output)
     except CaseError as exc:
         raise CaseError(f"{run.dir / 'cases.jsonl'}: case {row['case_id']}: {exc}") from None
     return out
 
 
-def ambiguity_texts(rows: list[dict], specs_dir=None) -> dict[str, list[tuple[str, list[str]]]]:
+def ambiguity_texts(rows: list[ResultRow], specs_dir=None) -> dict[str, list[tuple[str, list[str]]]]:
     """ambiguity name -> [(the spec's text of it, the spec versions hit that say so)]: versions
     word the same undefined point differently."""
     texts: dict[str, dict[str, list[str]]] = defaultdict(dict)
-    for spec_id in sorted({r["spec"] for r in rows if r["verdict"] == AMBIGUOUS_VERDICT}, key=spec_sort_key):
+    for spec_id in sorted({r["spec"] for r in rows if r["verdict"] == Verdict.AMBIGUOUS}, key=spec_sort_key):
         spec = _spec(spec_id, specs_dir)
         hit = {name for r in rows if r["spec"] == spec_id and r["reason"] for name in r["reason"].split(",")}
         for name, amb in (spec.ambiguities if spec else {}).items():
@@ -398,7 +400,7 @@ def ambiguity_texts(rows: list[dict], specs_dir=None) -> dict[str, list[tuple[st
     return {name: list(by_text.items()) for name, by_text in sorted(texts.items())}
 
 
-def short_markdown(rows: list[dict], html_name: str | None = None, top: int = 10) -> str:
+def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int = 10) -> str:
     """A few dozen lines for a pull-request comment: totals per runtime and verdict, the most
     frequent distinct failures, and where the full report is."""
     used = used_verdicts(rows)

@@ -22,26 +22,31 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .adapters import default_runtimes, registry, unknown_runtime
-from .cases import MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .classify import repaired_twin
-from .dtypes import dtype_name, encode_array
 from .errors import CaseError, PadconfError
 from .examples import example_cases
 from .outcome import Outcome
+from .results import (
+    CONTROLS,
+    MAX_RUN_JSON_BYTES,
+    RESULTS,
+    ControlRow,
+    ResultRow,
+    jsonl_line,
+    named_again,
+    read_jsonl,
+    read_results,
+    result_row,
+    set_torn_line_aside,
+    write_atomically,
+)
 from .signature import distinct_failure
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
-from .verdicts import (
-    FAILURES,
-    MISMATCH,
-    PASS,
-    UNEXPLAINED,
-    WRONGLY_ACCEPTED,
-    confirm_refusal,
-    control_fails_alike,
-    judge,
-)
+from .verdicts import FAILURES, Verdict, control_fails_alike, judge
+from .vocabulary import Placement
 from .worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
     DEFAULT_MEMORY_MB,
@@ -53,11 +58,7 @@ from .worker import (
 )
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
-MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl; a default run's are a few MB
-MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded; a default run's are a few MB
-MAX_RUN_JSON_BYTES = 1 << 20  # run.json
-CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct failure
-RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
+MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
 
 
 def address_space_mb() -> float:
@@ -105,45 +106,6 @@ class RunConfig:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
 
 
-_KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
-
-
-def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict]:
-    """Rows of a JSON-lines file. A last line cut short by a killed run (no newline after it) is
-    left out; any other malformed line, or a ``required`` key missing or of another type, is a
-    CaseError naming file and line."""
-    if not path.exists():
-        return []
-    lines = read_text(path, MAX_JSONL_BYTES).split("\n")
-    rows = []
-    for number, line in enumerate(lines, 1):
-        if not line.strip() or number == len(lines):  # the last piece has no newline: torn or empty
-            continue
-        row = json_value(line, f"{path}:{number}")
-        if not isinstance(row, dict):
-            raise CaseError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
-        missing = [k for k in required if k not in row]
-        if missing:
-            raise CaseError(f"{path}:{number}: row lacks {', '.join(missing)}")
-        mistyped = [k for k in required if not isinstance(row[k], _KEY_TYPES.get(k, str))]
-        if mistyped:
-            raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
-                            f"not a {_KEY_TYPES.get(mistyped[0], str).__name__}")
-        rows.append(row)
-    return rows
-
-
-def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
-    """The spec folder a run directory's run.json names, which padconf reads only when the user
-    names it too (--specs-dir): a run directory from anyone must not point padconf at files
-    elsewhere (whose values a schema error would print)."""
-    if recorded_specs_dir is not None and (named_specs_dir is None
-                                           or Path(named_specs_dir).resolve() != Path(recorded_specs_dir).resolve()):
-        raise PadconfError(f"{run_json}: the run read its spec files from {recorded_specs_dir}, which padconf reads "
-                           f"only when you name it again: --specs-dir {recorded_specs_dir}")
-    return recorded_specs_dir
-
-
 def _read_cases(path: Path) -> list[Case]:
     """The cases of a run's cases.jsonl, their arrays MAX_CASES_BYTES at most in all (each is
     bounded by decode_array: many arrays just under its bound are a bomb too)."""
@@ -158,29 +120,6 @@ def _read_cases(path: Path) -> list[Case]:
             raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")
         cases.append(case)
     return cases
-
-
-def set_torn_line_aside(path: Path) -> bool:
-    """Move a last line cut short (no newline after it) to ``<path>.torn`` and cut the file
-    back to its last whole line, so that appending goes on cleanly. True if there was one."""
-    if not path.exists():
-        return False
-    if not path.is_file():  # a FIFO or a device: opening or seeking it would hang or fail
-        raise CaseError(f"{path}: not a regular file")
-    with path.open("rb+") as f:
-        size = f.seek(0, os.SEEK_END)
-        tail_start = max(0, size - (1 << 22))
-        f.seek(tail_start)
-        tail = f.read()
-        if not tail or tail.endswith(b"\n"):
-            return False
-        cut = tail_start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0
-        f.seek(cut)
-        torn = f.read()
-        with open(f"{path}.torn", "ab") as aside:
-            aside.write(torn + b"\n")
-        f.truncate(cut)
-    return True
 
 
 def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
@@ -214,58 +153,6 @@ def _draw_spec(args) -> list[str]:
     return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
 
 
-def _evidence(verdict, outcome) -> dict | None:
-    """The runtime's output where it is what the verdict is about (a wrong or unexpected answer),
-    so that a report can show it; None otherwise (a pass is the case's expected output)."""
-    if outcome.output is None or verdict.verdict not in (MISMATCH, WRONGLY_ACCEPTED, UNEXPLAINED):
-        return None
-    try:
-        return encode_array(outcome.output, dtype_name(outcome.output.dtype))
-    except CaseError:  # a dtype padconf has no name for
-        return None
-
-
-def result_row(runtime: str, placement: str, case: Case, outcome, status: str,
-               placed: tuple[str, int] | None = None, twin=None, target: str | None = None) -> dict:
-    """``placed``: the worker process that answered and how many cases it ran before (Worker.placed).
-    ``twin``: for a must-reject case the runtime refused, (its repaired twin or why there is
-    none, the twin's outcome, status) in the same runtime and placement (verdicts.confirm_refusal).
-    ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the rows of runtimes that have one."""
-    v = judge(case, outcome, status)
-    if twin is not None:
-        v = confirm_refusal(v, *twin)
-    return ({"target": target} if target else {}) | {
-        "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
-        "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
-        "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
-        # detail only where it says more than the error text (a refusal's detail is that text)
-        "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": v.verdict,
-        "detail": None if v.detail == outcome.error else v.detail,
-        "matched": v.matched, "difference": v.difference, "error": outcome.error, "note": outcome.note,
-        "printed": outcome.printed,
-        "seconds": outcome.seconds, "output": _evidence(v, outcome),
-        "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
-        "process": placed and placed[0], "position": placed and placed[1],
-    }
-
-
-def attach_controls(rows: list[dict], run_dir: Path) -> list[dict]:
-    """``rows`` with each failing row's control (from the run directory's controls.jsonl) as
-    its ``control``."""
-    controls = {tuple(r["failure"]): r for r in read_jsonl(Path(run_dir) / CONTROLS, ("failure",))}
-    if controls:
-        for row in rows:
-            if row["verdict"] in FAILURES and distinct_failure(row) in controls:
-                row["control"] = controls[distinct_failure(row)]
-    return rows
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
-
-
 def runtime_scope(cases: list[Case], pairs: list[tuple[str, str]], about: dict) -> list[tuple[Case, str | None]]:
     """The cases of the spec families a runtime runs, from its worker's describe answer ``about``
     for ``pairs``, each with why its adapter cannot express it (None: it can; else a skipped row)."""
@@ -282,7 +169,7 @@ class Run:
                  named_specs_dir: str | None = None):
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
-        self.results_path = self.dir / "results.jsonl"
+        self.results_path = self.dir / RESULTS
         self.cases_path = self.dir / "cases.jsonl"
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
@@ -347,14 +234,14 @@ class Run:
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
                 cases = _read_cases(self.cases_path)
-                if cases and recorded in (None, len(cases)):  # None: written by an older padconf
+                if cases and recorded == len(cases):
                     return cases
                 if cases:
                     self.notes.append(f"{self.cases_path.name}: {len(cases)} of {recorded} cases; drawn again")
         started = time.monotonic()
         if cases is not None and not self.resume:
             lines = [json.dumps(c.to_json()) for c in cases]
-        else:  # the drawn lines are written as they are: encoding every array again cost seconds
+        else:  # the drawn lines are written as they are, not encoded again
             lines = build_cases(self.config, self.jobs)
             cases = [Case.from_json(json.loads(line)) for line in lines]
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
@@ -367,7 +254,7 @@ class Run:
                     (self.dir / stale).unlink(missing_ok=True)
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
-        _write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
+        write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
         self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
 
@@ -381,7 +268,7 @@ class Run:
                 self._starting[name].spawn()
 
     def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
-        """(runtime, placement, [cases]) batches still to run, cases with one model signature
+        """(runtime, placement, [cases]) batches still to run, cases with one model key
         kept together; what cannot run goes to ``notes``, and every case a runtime's adapter
         cannot express gets its skipped row now. Never empty for a run that has not finished:
         a run that would execute nothing is an error."""
@@ -391,11 +278,11 @@ class Run:
         else:
             batches, skipped = self._schedule(
                 cases,
-                {(r["runtime"], r["placement"], r["case_id"]) for r in read_jsonl(self.results_path, RESULT_KEYS)})
+                {(r["runtime"], r["placement"], r["case_id"]) for r in read_results(self.results_path)})
         with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
-                out.write(json.dumps(result_row(name, placement, case, Outcome(skipped=why), "ok",
-                                                      target=self.targets.get(name))) + "\n")
+                out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), "ok",
+                                                target=self.targets.get(name))))
         return batches
 
     def _schedule(self, cases: list[Case], done: set) -> tuple[list, list]:
@@ -497,13 +384,13 @@ class Run:
 
                 def write(row, figures=figures, name=name):  # bound: the loop moves on
                     with lock:
-                        out.write(json.dumps(row) + "\n")
+                        out.write(jsonl_line(row))
                         out.flush()
                         figures["results"] += 1
                     if progress:
                         progress(name)
                 for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    if case.kind == MUST_REJECT and judge(case, outcome, status).verdict == PASS:
+                    if case.kind == CaseKind.MUST_REJECT and judge(case, outcome, status).verdict == Verdict.PASS:
                         refused.append((case, outcome, status, worker.placed))
                     else:
                         write(result_row(name, placement, case, outcome, status, worker.placed,
@@ -528,9 +415,9 @@ class Run:
 
         def key(line):
             row = json.loads(line)
-            return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != "inputs",
+            return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != Placement.INPUTS,
                     row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
-        _write_atomically(self.results_path, "".join(sorted(rows, key=key)))
+        write_atomically(self.results_path, "".join(sorted(rows, key=key)))
 
     def _run_controls(self) -> None:
         """A control for every distinct failure (signature.distinct_failure): its first case's data
@@ -538,8 +425,8 @@ class Run:
         worker, written to controls.jsonl (results.jsonl's rows stay as they were written);
         ``attach_controls`` gives each failing row its failure's control. Where the control
         fails the same way, the failure is not Pad-specific (padconf.triage)."""
-        rows = read_jsonl(self.results_path, RESULT_KEYS)
-        groups: dict[tuple, list[dict]] = {}
+        rows = read_results(self.results_path)
+        groups: dict[tuple, list[ResultRow]] = {}
         for row in rows:
             if row["verdict"] in FAILURES:
                 groups.setdefault(distinct_failure(row), []).append(row)
@@ -547,11 +434,11 @@ class Run:
             return
         wanted = {group[0]["case_id"] for group in groups.values()}
         cases = {doc["id"]: Case.from_json(doc) for doc in read_jsonl(self.cases_path) if doc.get("id") in wanted}
-        by_runtime: dict[str, list[list[dict]]] = {}
+        by_runtime: dict[str, list[list[ResultRow]]] = {}
         for group in groups.values():
             if group[0]["case_id"] in cases:
                 by_runtime.setdefault(group[0]["runtime"], []).append(group)
-        records = []
+        records: list[ControlRow] = []
         for name, runtime_groups in by_runtime.items():
             worker = Worker(name, self.config.memory_mb, self.config.timeout,
                             compile_timeout=self.config.compile_timeout)
@@ -567,7 +454,7 @@ class Run:
                                     "case_id": first["case_id"], "placement": first["placement"]})
             finally:
                 worker.close()
-        _write_atomically(self.dir / CONTROLS, "".join(json.dumps(r) + "\n" for r in records))
+        write_atomically(self.dir / CONTROLS, "".join(map(jsonl_line, records)))
 
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:

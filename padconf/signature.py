@@ -7,8 +7,10 @@ which matches every text of that class."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
-from .verdicts import CRASH, MISMATCH, UNEXPLAINED
+from .verdicts import Verdict
 
 # A bracketed group is a particular when it holds numbers and no word (a shape, a list), not
 # when it follows a word ("Pad(19)": an op's version) or holds one ("tensor(float16)").
@@ -27,16 +29,16 @@ _PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\
 MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
 
 
-def _text(row: dict) -> str:
+def _text(row: Mapping[str, Any]) -> str:
     """The first line of what the row says went wrong; for a mismatch only its kind
     ("values differ first at [..] (NaN where numbers belong)", "shape [..] instead of [..]"),
     not the values."""
     text = row.get("error") or row.get("detail") or ""
-    if row["verdict"] == MISMATCH:
+    if row["verdict"] == Verdict.MISMATCH:
         text = (row.get("detail") or "").split(":")[0]
-    elif row["verdict"] == UNEXPLAINED:  # the undefined point and what the runtime did, not what the readings give
+    elif row["verdict"] == Verdict.UNEXPLAINED:  # the undefined point and what the runtime did, not the readings'
         text = ":".join((row.get("detail") or "").split(":")[:2])
-    elif row["verdict"] == CRASH:  # glibc's last words name whichever check the heap tripped first
+    elif row["verdict"] == Verdict.CRASH:  # glibc's last words name whichever check the heap tripped first
         text = text.split("; last words:")[0]
     return text.splitlines()[0][:MAX_CHARS] if text else ""
 
@@ -54,16 +56,16 @@ def escape(text: str) -> str:
     return re.sub(r"([.^$*+?{}\[\]\\|()])", r"\\\1", text)
 
 
-def failure_class(row: dict) -> str:
+def failure_class(row: Mapping[str, Any]) -> str:
     return _render(_text(row), _SHOWN, str) or "(no text)"
 
 
-def distinct_failure(row: dict) -> tuple[str, str, str]:
+def distinct_failure(row: Mapping[str, Any]) -> tuple[str, str, str]:
     """What makes two failing rows one distinct failure: runtime, verdict and failure class."""
     return row["runtime"], row["verdict"], failure_class(row)
 
 
-def failure_pattern(row: dict) -> str:
+def failure_pattern(row: Mapping[str, Any]) -> str:
     """A regular expression (for ``re.search``) matching the start of the error text of every
     failure of ``row``'s class."""
     return "^" + _render(_text(row), _PATTERN, escape)

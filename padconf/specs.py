@@ -30,7 +30,7 @@ SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
 class Ambiguity:
     name: str
     text: str
-    interpretations: tuple[str, ...]  # the spec file's `candidates`
+    interpretations: tuple[str, ...]
     default: str
     any_answer_conforms: bool = False  # "Behavior is undefined": any output or refusal conforms
 
@@ -45,7 +45,7 @@ class Spec:
     version = property(lambda self: self.doc["version"])
     modes = property(lambda self: tuple(self.doc["modes"]))
     dtypes = property(lambda self: tuple(self.doc["dtypes"]))
-    signature = property(lambda self: self.doc["signature"])
+    operands = property(lambda self: self.doc["operands"])
     examples = property(lambda self: tuple(self.doc.get("examples", ())))
 
     def rule(self, name: str, default=None):
@@ -54,21 +54,21 @@ class Spec:
 
     @property
     def ambiguities(self) -> dict[str, Ambiguity]:
-        return {a["name"]: Ambiguity(a["name"], a["text"], tuple(a["candidates"]), a["default"],
+        return {a["name"]: Ambiguity(a["name"], a["text"], tuple(a["interpretations"]), a["default"],
                                      a.get("any_answer_conforms", False))
                 for a in self.doc.get("ambiguities", ())}
 
     @property
     def has_axes(self) -> bool:
-        return "axes" in self.signature
+        return "axes" in self.operands
 
     @property
     def pads_index_types(self) -> tuple[str, ...]:
-        return tuple(self.signature["pads"].get("index_types", ("int64",)))
+        return tuple(self.operands["pads"].get("index_types", ("int64",)))
 
     @property
     def axes_index_types(self) -> tuple[str, ...]:
-        return tuple(self.signature["axes"].get("index_types", ())) if self.has_axes else ()
+        return tuple(self.operands["axes"].get("index_types", ())) if self.has_axes else ()
 
 
 def _display(path: Path) -> str:
@@ -93,7 +93,7 @@ def schema() -> dict:
     ambiguity["properties"]["name"]["enum"] = list(INTERPRETATIONS)
     ambiguity["allOf"] = [
         {"if": {"properties": {"name": {"const": name}}, "required": ["name"]},
-         "then": {"properties": {"candidates": {"items": {"enum": list(values)}},
+         "then": {"properties": {"interpretations": {"items": {"enum": list(values)}},
                                  "default": {"enum": list(values)}}}}
         for name, values in INTERPRETATIONS.items()]
     example["properties"]["interpretation"]["properties"] = {
@@ -106,7 +106,7 @@ def _validator():
     return jsonschema.Draft202012Validator(schema())
 
 
-MAX_SPEC_BYTES = 1 << 20  # the largest real spec file is ~20 KB
+MAX_SPEC_BYTES = 1 << 20  # far above any real spec file
 MAX_SPEC_VALUES = 100_000  # values after YAML aliases are expanded (an alias bomb has billions)
 MAX_SPEC_DEPTH = 32
 
@@ -220,8 +220,9 @@ def _check_examples(path: Path, doc: dict) -> None:
                     problem = str(exc).split(".")[0] if "inhomogeneous" not in str(exc) else "rows of unequal length"
                     raise SpecError(f"{where}.{key}: not a {ex['dtype']} array: {problem}") from None
     for i, amb in enumerate(doc.get("ambiguities", ())):
-        if amb["default"] not in amb["candidates"]:
-            raise SpecError(f"{_display(path)}: ambiguities[{i}].default: {amb['default']!r} is not a candidate")
+        if amb["default"] not in amb["interpretations"]:
+            raise SpecError(f"{_display(path)}: ambiguities[{i}].default: {amb['default']!r} is not one of its "
+                            "interpretations")
 
 
 _SPEC_ID = re.compile(r"([a-z]+)/Pad-([0-9]+)")
@@ -289,13 +290,13 @@ def rule_text(spec: Spec, rule: str | None) -> dict:
         return {"spec_key": f"rules.{rule}", "text": rules[rule]["text"]}
     if rule in spec.ambiguities:
         return {"spec_key": f"ambiguities.{rule}", "text": spec.ambiguities[rule].text}
-    sig = spec.signature
+    sig = spec.operands
     listed = {
         "dtypes": ("dtypes", "T in (" + ", ".join(spec.dtypes) + ")"),
         "modes": ("modes", "mode in (" + ", ".join(spec.modes) + ")"),
-        "pads_index_types": ("signature.pads.index_types", "pads: " + ", ".join(spec.pads_index_types)),
-        "axes_index_types": ("signature.axes.index_types", "axes: " + ", ".join(spec.axes_index_types)),
-        "axes_input": ("signature",
+        "pads_index_types": ("operands.pads.index_types", "pads: " + ", ".join(spec.pads_index_types)),
+        "axes_index_types": ("operands.axes.index_types", "axes: " + ", ".join(spec.axes_index_types)),
+        "axes_input": ("operands",
                        "inputs: " + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "input")
                        + "; attributes: "
                        + ", ".join(n for k in sig for n in sig[k]["names"] if sig[k]["via"] == "attribute")),

@@ -24,7 +24,7 @@ from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
 
-from .cases import KINDS, MUST_REJECT, Case
+from .cases import KINDS, Case, CaseKind
 from .classify import breaks_one_rule, classify
 from .dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from .reference import MODES
@@ -106,11 +106,10 @@ def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
     kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
     least once, so a drawn NaN or empty string is in the array) are spread over the array in a
-    random order from a drawn seed: drawing each of up to 100,000 elements took most of the
-    time of drawing cases, and a repeated run would hide index errors of its period. Strings
-    longer than SPREAD_STRING_CHARS are not spread (the shortest value fills in when all are
-    long): 100,000 copies of 300-character strings made single cases of 4 MB, and a run's
-    cases.jsonl of 47 MB, while one long string already tests what long strings test."""
+    random order from a drawn seed: drawing every element is slow, and a repeated run would hide
+    index errors of its period. Strings longer than SPREAD_STRING_CHARS are not spread (the
+    shortest value fills in when all are long): copies of long strings over a large array make
+    cases of megabytes, while one long string already tests what long strings test."""
     size = math.prod(shape)
     drawn = min(size, DRAWN_ELEMENTS)
 
@@ -168,7 +167,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         raise ValueError(f"kind must be one of {KINDS + ('any',)}")
     if focus is None:
         choices = foci(spec)
-        focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == MUST_REJECT
+        focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
     # The draws happen in this order; changing it changes every seed's cases.
@@ -190,7 +189,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         assume(case.kind == kind)
     # a must-reject case breaks exactly one rule: with it undone the spec does not reject it
     # (classify.repaired_twin, which a runtime's refusal is checked against)
-    assume(case.kind != MUST_REJECT or breaks_one_rule(case, spec))
+    assume(case.kind != CaseKind.MUST_REJECT or breaks_one_rule(case, spec))
     case.tags = edge_classes(case, spec)
     for tag in case.tags:
         event(tag)
@@ -270,7 +269,7 @@ def _constant(draw, spec: Spec, dtype: str, focus: str):
     """The constant value as a 0-d array, or None (omitted) half the time; always a special
     value when the focus is special values."""
     special = focus in ("special-floats", "strings")
-    if "constant_value" in spec.signature and (special or draw(st.booleans())):
+    if "constant_value" in spec.operands and (special or draw(st.booleans())):
         values = st.sampled_from(special_values(dtype)[:3]) if special else elements(dtype)
         return scalar(draw(values), dtype)
     return None
@@ -283,7 +282,7 @@ def _violations(spec: Spec) -> list[str]:
         out.append("dtype")
     if set(MODES) - set(spec.modes):
         out.append("mode")
-    if spec.signature["pads"]["via"] == "input" and set(INDEX_TYPES) - set(spec.pads_index_types):
+    if spec.operands["pads"]["via"] == "input" and set(INDEX_TYPES) - set(spec.pads_index_types):
         out.append("pads_type")
     if spec.rule("negative_pads") == "forbidden":
         out.append("negative_pads")
@@ -411,7 +410,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
     every edge class turns up (``shares`` sets some foci's budget instead); the same cases for
     the same seed and spec files, whatever else the process has imported."""
     found: dict[str, Case] = {}
-    chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != MUST_REJECT]
+    chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
     with _only_hypothesis_constants():
         for i, focus in enumerate(chosen):
             share = (shares or {}).get(focus, max_examples // len(chosen) + (i < max_examples % len(chosen)))

@@ -145,7 +145,7 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
         data = as_array(data.astype(str).tolist(), "string")
     dtype = dtype_name(data.dtype)
     pads_type = axes_type = "int64"
-    if spec.signature["pads"]["via"] == "attribute":
+    if spec.operands["pads"]["via"] == "attribute":
         pads = attrs.get("paddings", attrs.get("pads"))
         if pads is None:
             raise CaseError(f"{where}: Pad-{opset} node has no pads attribute")

@@ -6,7 +6,7 @@ spec files and seed::
     out/onnx/test_<name>/model.onnx, test_data_set_0/input_<i>.pb, output_0.pb      defined
     out/onnx-invalid/test_<name>/   model.onnx, test_data_set_0/input_<i>.pb, expect.json
     out/onnx-ambiguous/test_<name>/ model.onnx, test_data_set_0/input_<i>.pb,
-                                    output_<interpretation>.pb (one per candidate that gives
+                                    output_<interpretation>.pb (one per interpretation that gives
                                     an output), expect.json
     out/openvino[-invalid|-ambiguous]/test_<name>/ model.xml + model.bin (OpenVINO IR),
                                     input_<i>.npy, output_0.npy (defined), expect.json
@@ -48,7 +48,7 @@ OPENVINO_RUNNER = resources.files("padconf.scripts") / "run_openvino.py"  # copi
 
 def _ambiguity_doc(case: Case, spec: Spec) -> dict:
     names = str(case.reason).split(",")
-    return {name: {"text": spec.ambiguities[name].text, "candidates": list(spec.ambiguities[name].interpretations),
+    return {name: {"text": spec.ambiguities[name].text, "interpretations": list(spec.ambiguities[name].interpretations),
                    "default": spec.ambiguities[name].default} for name in names}
 
 
@@ -71,9 +71,9 @@ def _expect_doc(entry: SuiteCase, spec: Spec, outputs: dict[str, str]) -> dict:
     if case.kind == MUST_REJECT:
         doc.update(expect="reject", reason=case.reason, rule=case.rule, spec_text=rule_text(spec, case.rule))
     else:
-        doc.update(expect="one of the candidates", ambiguity=case.reason,
+        doc.update(expect="one of the interpretations", ambiguity=case.reason,
                    ambiguities=_ambiguity_doc(case, spec),
-                   candidates={key: outputs.get(key) for key in case.interpretations})
+                   interpretations={key: outputs.get(key) for key in case.interpretations})
     return doc
 
 
@@ -231,15 +231,15 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
              f"(onnx's node-test layout) | {kinds['onnx', DEFINED]} |",
              "| `onnx-invalid/` | must-reject cases: model, inputs, `expect.json` "
              f"(the rule broken, quoting the spec) | {kinds['onnx', MUST_REJECT]} |",
-             "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per candidate, "
+             "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per interpretation, "
              f"`expect.json` | {kinds['onnx', AMBIGUOUS]} |",
              "| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, "
              f"`input_<i>.npy`, `output_0.npy` | {kinds['openvino', DEFINED]} |",
              f"| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | {kinds['openvino', MUST_REJECT]} |",
              "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
              f"`expect.json` | {kinds['openvino', AMBIGUOUS]} |",
-             "", "An ambiguous case's `expect.json` maps each interpretation (`name=candidate`, several joined "
-             "by commas when the case hits more than one undefined point) to its output file, or to `null` "
+             "", "An ambiguous case's `expect.json` maps each interpretation (`ambiguity=interpretation`, several "
+             "joined by commas when the case hits more than one undefined point) to its output file, or to `null` "
              "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
              "", "`MANIFEST.yaml` lists every case: directory, spec id, mode, dtype, kind, placement of "
              "pads / constant value / axes (`inputs`: fed at run time; `initializers`: baked into the "

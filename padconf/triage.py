@@ -9,29 +9,22 @@ are coverage (``NOT_IMPLEMENTED``); the rest are Pad bugs by kind.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import Enum
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import yaml
 
 from .errors import CaseError
-from .verdicts import (
-    CRASH,
-    MISMATCH,
-    NAN_PAYLOAD_OR_ZERO_SIGN,
-    NOT_IMPLEMENTED,
-    TIMEOUT,
-    UNEXPLAINED,
-    WRONGLY_ACCEPTED,
-    WRONGLY_REJECTED,
-)
+from .verdicts import Difference, Verdict
+from .vocabulary import Word
 
 UPSTREAM = Path(__file__).with_name("upstream.yaml")
 
 
-class Triage(str, Enum):
+class Triage(Word):
     WRONG_VALUE = "wrong-value"
     NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
     CRASH = "crash"
@@ -60,9 +53,9 @@ _LABELS = {
 # the classes that are Pad bugs to file; the others stay in the matrix and leave the bug list
 PAD_BUGS = (Triage.WRONG_VALUE, Triage.NAN_PAYLOAD_OR_ZERO_SIGN, Triage.CRASH, Triage.HANG,
             Triage.WRONGLY_REJECTED, Triage.LENIENT)
-_BY_VERDICT = {MISMATCH: Triage.WRONG_VALUE, CRASH: Triage.CRASH, TIMEOUT: Triage.HANG,
-               WRONGLY_REJECTED: Triage.WRONGLY_REJECTED, WRONGLY_ACCEPTED: Triage.LENIENT,
-               NOT_IMPLEMENTED: Triage.NOT_IMPLEMENTED}
+_BY_VERDICT = {Verdict.MISMATCH: Triage.WRONG_VALUE, Verdict.CRASH: Triage.CRASH, Verdict.TIMEOUT: Triage.HANG,
+               Verdict.WRONGLY_REJECTED: Triage.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED: Triage.LENIENT,
+               Verdict.NOT_IMPLEMENTED: Triage.NOT_IMPLEMENTED}
 _PATTERN_KEYS = ("runtime", "verdict", "spec", "mode", "dtype", "placement", "origin")
 
 
@@ -76,7 +69,7 @@ class UpstreamFact:
     patterns: tuple[tuple[str, str], ...]  # (row field, regular expression matched whole)
     error: str | None = None  # searched in the row's error text
 
-    def covers(self, row: dict) -> bool:
+    def covers(self, row: Mapping[str, Any]) -> bool:
         return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
             self.error is None or re.search(self.error, row.get("error") or row.get("detail") or "") is not None)
 
@@ -105,15 +98,15 @@ def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
     return tuple(parse_facts(path.read_text(encoding="utf-8"), str(path)))
 
 
-def triage(row: dict) -> tuple[Triage, UpstreamFact | None]:
+def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
     fact = next((f for f in upstream_facts() if f.covers(row)), None)
     if fact is not None:
         return fact.triage, fact
     if (row.get("control") or {}).get("same_failure"):  # padconf.runner's control experiment
         return Triage.NOT_PAD_SPECIFIC, None
-    if row["verdict"] == MISMATCH and row.get("difference") == NAN_PAYLOAD_OR_ZERO_SIGN:
+    if row["verdict"] == Verdict.MISMATCH and row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:
         return Triage.NAN_PAYLOAD_OR_ZERO_SIGN, None
-    if row["verdict"] == UNEXPLAINED:  # an undefined point answered as no reading does: a refusal, or an output
+    if row["verdict"] == Verdict.UNEXPLAINED:  # an undefined point answered as no reading does: a refusal, or an output
         return (Triage.WRONGLY_REJECTED if row.get("error") else Triage.WRONG_VALUE), None
     return _BY_VERDICT[row["verdict"]], None

@@ -5,44 +5,72 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, TOO_LARGE, Case
+from .cases import Case, CaseKind
 from .dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from .outcome import Outcome
+from .vocabulary import Word
 
-PASS, MISMATCH = "pass", "mismatch"
-WRONGLY_REJECTED, WRONGLY_ACCEPTED = "wrongly-rejected", "wrongly-accepted"
-NOT_IMPLEMENTED, CRASH, TIMEOUT, AMBIGUOUS_VERDICT = "not-implemented", "crash", "timeout", "ambiguous"
-# an ambiguous case answered with an output, or a refusal, that none of the spec's readings gives
-UNEXPLAINED = "unexplained"
-SKIPPED = "skipped"  # the adapter cannot express the case (the runtime's API lacks a way to feed it)
-# Nothing can be concluded, for the reason in the detail: a refusal of a must-reject case whose
-# repaired twin the runtime refuses too, or a case too large for the reference to check.
-INCONCLUSIVE = "inconclusive"
-VERDICTS = (PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, UNEXPLAINED,
-            AMBIGUOUS_VERDICT, SKIPPED, INCONCLUSIVE)
-FAILURES = (MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED, NOT_IMPLEMENTED, CRASH, TIMEOUT, UNEXPLAINED)
-# What a mismatch differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every element is
-# the expected number, but a NaN's payload or a zero's sign changed: a low-severity class.
-NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
-DIFFERENCES = ("dtype", "shape", "values", NAN_PAYLOAD_OR_ZERO_SIGN)
+
+class Verdict(Word):
+    """What a runtime's outcome on a case is, judged by the case's spec (a row's "verdict")."""
+
+    PASS = "pass"
+    MISMATCH = "mismatch"
+    WRONGLY_REJECTED = "wrongly-rejected"
+    WRONGLY_ACCEPTED = "wrongly-accepted"
+    NOT_IMPLEMENTED = "not-implemented"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    # an ambiguous case answered with an output, or a refusal, that none of the spec's readings gives
+    UNEXPLAINED = "unexplained"
+    AMBIGUOUS = "ambiguous"
+    SKIPPED = "skipped"  # the adapter cannot express the case (the runtime's API lacks a way to feed it)
+    # Nothing can be concluded, for the reason in the detail: a refusal of a must-reject case whose
+    # repaired twin the runtime refuses too, or a case too large for the reference to check.
+    INCONCLUSIVE = "inconclusive"
+
+
+class Difference(Word):
+    """What a mismatch differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every element
+    is the expected number, but a NaN's payload or a zero's sign changed: a low-severity class."""
+
+    DTYPE = "dtype"
+    SHAPE = "shape"
+    VALUES = "values"
+    NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
+
+
+VERDICTS = tuple(Verdict)
+FAILURES = (Verdict.MISMATCH, Verdict.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED, Verdict.NOT_IMPLEMENTED,
+            Verdict.CRASH, Verdict.TIMEOUT, Verdict.UNEXPLAINED)
+# The members under their old module-level names, for the modules that still import them so
+PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED = (Verdict.PASS, Verdict.MISMATCH, Verdict.WRONGLY_REJECTED,
+                                                      Verdict.WRONGLY_ACCEPTED)
+NOT_IMPLEMENTED, CRASH, TIMEOUT, UNEXPLAINED = (Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.TIMEOUT,
+                                                Verdict.UNEXPLAINED)
+AMBIGUOUS_VERDICT, SKIPPED, INCONCLUSIVE = Verdict.AMBIGUOUS, Verdict.SKIPPED, Verdict.INCONCLUSIVE
+NAN_PAYLOAD_OR_ZERO_SIGN = Difference.NAN_PAYLOAD_OR_ZERO_SIGN
 
 
 @dataclass
-class Verdict:
-    verdict: str
+class Ruling:
+    """A verdict on one outcome, with what a report shows of why."""
+
+    verdict: Verdict
     detail: str | None = None  # what differs, or which interpretation the runtime matched
     matched: list[str] | None = None  # ambiguous cases: the interpretations the outcome equals
-    difference: str | None = None  # a mismatch: one of DIFFERENCES
+    difference: Difference | None = None  # a mismatch
 
 
-def _mismatch(expected, got) -> Verdict | None:
+def _mismatch(expected, got) -> Ruling | None:
     """The mismatch between ``expected`` and ``got`` (a defined case's output), None if none:
     bit for bit, NaN payloads included, so that a changed payload or zero sign is reported, as
     a class of its own, not taken for a wrong value."""
     if got.dtype != expected.dtype:
-        return Verdict(MISMATCH, f"dtype {got.dtype} instead of {expected.dtype}", difference="dtype")
+        return Ruling(Verdict.MISMATCH, f"dtype {got.dtype} instead of {expected.dtype}", difference=Difference.DTYPE)
     if got.shape != expected.shape:
-        return Verdict(MISMATCH, f"shape {list(got.shape)} instead of {list(expected.shape)}", difference="shape")
+        return Ruling(Verdict.MISMATCH, f"shape {list(got.shape)} instead of {list(expected.shape)}",
+                      difference=Difference.SHAPE)
     differ = ~equal_elements(expected, got, "exact")
     if not differ.any():
         return None
@@ -52,11 +80,12 @@ def _mismatch(expected, got) -> Verdict | None:
     shown = [repr(a.reshape(-1)[i]) if not _is_nan(a.reshape(-1)[i]) else _nan_bits(a.reshape(-1)[i])
              for a in (got, expected)]
     if not wrong.any():
-        return Verdict(MISMATCH, f"only NaN payloads or signs of zero differ first at {where}: {shown[0]} instead of "
-                                 f"{shown[1]}".replace("np.", ""), difference=NAN_PAYLOAD_OR_ZERO_SIGN)
+        return Ruling(Verdict.MISMATCH, f"only NaN payloads or signs of zero differ first at {where}: {shown[0]} "
+                                        f"instead of {shown[1]}".replace("np.", ""),
+                      difference=Difference.NAN_PAYLOAD_OR_ZERO_SIGN)
     kind = _wrong_kind(expected.reshape(-1), got.reshape(-1), wrong.reshape(-1))
-    return Verdict(MISMATCH, f"values differ first at {where} ({kind}): {shown[0]} instead of {shown[1]}"
-                   .replace("np.", ""), difference="values")
+    return Ruling(Verdict.MISMATCH, f"values differ first at {where} ({kind}): {shown[0]} instead of {shown[1]}"
+                   .replace("np.", ""), difference=Difference.VALUES)
 
 
 def _difference(expected: np.ndarray, got: np.ndarray) -> str:
@@ -99,37 +128,38 @@ def _nan_bits(x) -> str:
     return f"nan (0x{x.view(np.dtype(f'u{x.itemsize}')).item():x})" if x.dtype.kind != "c" else repr(x.item())
 
 
-def judge(case: Case, outcome: Outcome, status: str = "ok") -> Verdict:
+def judge(case: Case, outcome: Outcome, status: str = "ok") -> Ruling:
     """``status`` is the worker's: "ok", "crash" or "timeout"."""
-    if status in (CRASH, TIMEOUT):  # the verdict's word, not the worker's Status member (rows go to YAML too)
-        return Verdict(CRASH if status == CRASH else TIMEOUT, outcome.error)
+    if status in (Verdict.CRASH, Verdict.TIMEOUT):  # the worker's word for it is the verdict's
+        return Ruling(Verdict(status), outcome.error)
     if outcome.skipped:
-        return Verdict(SKIPPED, outcome.skipped)
+        return Ruling(Verdict.SKIPPED, outcome.skipped)
     rejected = outcome.output is None
-    if case.kind == TOO_LARGE:
-        return Verdict(INCONCLUSIVE, case.reason)
-    if case.kind == MUST_REJECT:
-        return Verdict(PASS) if rejected else Verdict(WRONGLY_ACCEPTED, f"accepted although: {case.reason}")
+    if case.kind == CaseKind.TOO_LARGE:
+        return Ruling(Verdict.INCONCLUSIVE, case.reason)
+    if case.kind == CaseKind.MUST_REJECT:
+        return (Ruling(Verdict.PASS) if rejected
+                else Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}"))
     if outcome.not_implemented:
-        return Verdict(NOT_IMPLEMENTED, outcome.error)
-    if case.kind == DEFINED:
+        return Ruling(Verdict.NOT_IMPLEMENTED, outcome.error)
+    if case.kind == CaseKind.DEFINED:
         if rejected:
-            return Verdict(WRONGLY_REJECTED, outcome.error)
-        return _mismatch(case.expected, np.asarray(outcome.output)) or Verdict(PASS)
-    assert case.kind == AMBIGUOUS
+            return Ruling(Verdict.WRONGLY_REJECTED, outcome.error)
+        return _mismatch(case.expected, np.asarray(outcome.output)) or Ruling(Verdict.PASS)
+    assert case.kind == CaseKind.AMBIGUOUS
     output = outcome.output
     matched = [name for name, out in case.interpretations.items()
                if (out is None and rejected) or (out is not None and output is not None and bit_equal(out, output))]
     if matched:
-        return Verdict(AMBIGUOUS_VERDICT, f"{case.reason}: matched {' | '.join(matched)}", matched)
+        return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: matched {' | '.join(matched)}", matched)
     other = "rejected it, which no reading does" if rejected else "returned an output no reading gives"
     if case.any_answer_conforms:  # the document: "Behavior is undefined"
-        return Verdict(AMBIGUOUS_VERDICT, f"{case.reason}: {other}, which conforms: the document leaves the "
-                                          "behaviour undefined", [])
+        return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: {other}, which conforms: the document leaves the "
+                                         "behaviour undefined", [])
     readings = "; ".join(f"{name} {'rejects it' if out is None else 'gives ' + _shown(out)}"
                          + ("" if output is None or out is None else f" ({_difference(out, output)})")
                          for name, out in case.interpretations.items())
-    return Verdict(UNEXPLAINED, f"{case.reason}: {other}: {readings}", [])
+    return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [])
 
 
 def _shown(out: np.ndarray) -> str:
@@ -140,13 +170,14 @@ def _shown(out: np.ndarray) -> str:
 
 # A failure and its control (the same data through Identity, padconf.cases.Case.control) fail
 # the same way when the control's verdict is in the failure's verdict's set here.
-_SAME_WAY = {MISMATCH: {MISMATCH}, WRONGLY_REJECTED: {WRONGLY_REJECTED, NOT_IMPLEMENTED},
-             NOT_IMPLEMENTED: {WRONGLY_REJECTED, NOT_IMPLEMENTED}, CRASH: {CRASH}, TIMEOUT: {TIMEOUT}}
+_REFUSED = {Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED}
+_SAME_WAY: dict[str, set[Verdict]] = {Verdict.MISMATCH: {Verdict.MISMATCH}, Verdict.WRONGLY_REJECTED: _REFUSED,
+             Verdict.NOT_IMPLEMENTED: _REFUSED, Verdict.CRASH: {Verdict.CRASH}, Verdict.TIMEOUT: {Verdict.TIMEOUT}}
 
 
 def control_fails_alike(verdict: str, control_verdict: str) -> bool:
     """The failure is not Pad-specific: its control fails the same way."""
-    return control_verdict in _SAME_WAY.get(verdict, ())
+    return control_verdict in _SAME_WAY.get(verdict, set())
 
 
 def accepted(outcome: Outcome, status: str = "ok") -> bool:
@@ -154,17 +185,17 @@ def accepted(outcome: Outcome, status: str = "ok") -> bool:
     return status == "ok" and not outcome.skipped and not outcome.not_implemented and outcome.output is not None
 
 
-def confirm_refusal(verdict: Verdict, twin, twin_outcome: Outcome | None = None, twin_status: str = "ok") -> Verdict:
-    """A refusal of a must-reject case (``verdict`` pass) counts only if the runtime, in the same
+def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, twin_status: str = "ok") -> Ruling:
+    """A refusal of a must-reject case (``ruling`` a pass) counts only if the runtime, in the same
     placement, accepts its repaired twin (padconf.classify.repaired_twin: the case or why there
     is none); else the verdict is inconclusive, saying why."""
-    if verdict.verdict != PASS:
-        return verdict
+    if ruling.verdict != Verdict.PASS:
+        return ruling
     if isinstance(twin, str):
-        return Verdict(INCONCLUSIVE, f"refused, and no repaired twin to confirm why: {twin}")
+        return Ruling(Verdict.INCONCLUSIVE, f"refused, and no repaired twin to confirm why: {twin}")
     assert twin_outcome is not None  # a twin that ran has its outcome
     if accepted(twin_outcome, twin_status):
-        return verdict
+        return ruling
     why = twin_status if twin_status != "ok" else twin_outcome.skipped or twin_outcome.error or "no output"
-    return Verdict(INCONCLUSIVE, f"refused, but it refuses the repaired twin {twin.id} too ({why}): "
-                                 f"the refusal may have another cause")
+    return Ruling(Verdict.INCONCLUSIVE, f"refused, but it refuses the repaired twin {twin.id} too ({why}): "
+                                        f"the refusal may have another cause")

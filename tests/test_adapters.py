@@ -9,9 +9,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from padconf.adapters import PLACEMENTS, Outcome, Refusal, get_adapter, registry
+from padconf.adapters import Outcome, Refusal, get_adapter, registry
 from padconf.cases import Case
 from padconf.dtypes import bit_equal
+from padconf.vocabulary import PLACEMENTS
 
 _ADAPTERS = {}
 

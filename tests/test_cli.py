@@ -13,7 +13,7 @@ import yaml
 
 from padconf.cli import main
 from padconf.progress import ProgressLog
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
 from padconf.specs import SPECS_DIR
 
 FAKE = "tests.fake_adapters:"

@@ -113,9 +113,9 @@ def test_openvino_mirror_bounds_hold_on_an_axis_of_size_zero_as_written():
     (symmetric): on an axis of size 0, any reflect pad and any symmetric pad > 0 break the bound."""
     empty = np.zeros((0, 2), np.float32)
     reflect = classify(Case(spec="openvino/Pad-12", data=empty, pads=[0, 1, 0, 1], mode="reflect"))
-    assert reflect.kind == MUST_REJECT and reflect.rule == "mirror_bounds"
+    assert reflect.kind == MUST_REJECT and reflect.rule == "mirror_beyond_dim"
     symmetric = classify(Case(spec="openvino/Pad-12", data=empty, pads=[1, 0, 0, 0], mode="symmetric"))
-    assert symmetric.kind == MUST_REJECT and symmetric.rule == "mirror_bounds"
+    assert symmetric.kind == MUST_REJECT and symmetric.rule == "mirror_beyond_dim"
     assert classify(Case(spec="openvino/Pad-12", data=empty, pads=[0, 1, 0, 1], mode="symmetric")).kind == DEFINED
     edge = classify(Case(spec="openvino/Pad-12", data=empty, pads=[1, 0, 0, 0], mode="edge"))
     assert edge.kind == AMBIGUOUS and edge.reason == "empty_axis_nonconstant"

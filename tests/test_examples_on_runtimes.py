@@ -10,7 +10,7 @@ from padconf.adapters import get_adapter, registry
 from padconf.baseline import load_baseline
 from padconf.examples import example_cases
 from padconf.gate import judge_rows, problem_lines
-from padconf.runner import result_row
+from padconf.results import result_row
 from padconf.specs import load_specs
 from padconf.worker import Worker
 

@@ -9,7 +9,6 @@ import pytest
 import yaml
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from padconf.adapters import PLACEMENTS
 from padconf.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.cases import Case
 from padconf.classify import classify
@@ -17,9 +16,10 @@ from padconf.cli import main
 from padconf.errors import CaseError
 from padconf.gate import EXPLORE_KEY, confirm, gate_cases, in_shard, judge_rows, parse_shard
 from padconf.outcome import Outcome
-from padconf.runner import read_jsonl, result_row
+from padconf.results import read_jsonl, result_row
 from padconf.specs import get_spec
 from padconf.verdicts import judge
+from padconf.vocabulary import PLACEMENTS
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]

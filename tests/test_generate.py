@@ -22,15 +22,15 @@ import pytest
 import yaml
 from onnx import numpy_helper
 
-from padconf.adapters import PLACEMENTS
 from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
 from padconf.fixed_suite import ALL_KIND_DIRS
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
 from padconf.specs import load_specs
 from padconf.testdata_read import read_case_dir
 from padconf.testdata_write import export_onnx_node_tests
+from padconf.vocabulary import PLACEMENTS
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"
@@ -148,12 +148,12 @@ def test_the_reference_reproduces_every_expected_output(replay):
         elif case.kind == AMBIGUOUS:
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
             assert expect["ambiguity"] == case.reason == ROWS[d]["ambiguity"]
-            assert set(expect["candidates"]) == set(case.interpretations)
+            assert set(expect["interpretations"]) == set(case.interpretations)
             for key, out in case.interpretations.items():
                 if out is None:
-                    assert expect["candidates"][key] is None, (d, key)
+                    assert expect["interpretations"][key] is None, (d, key)
                 else:
-                    assert bit_equal(_load(where / expect["candidates"][key], case.dtype), out), (d, key)
+                    assert bit_equal(_load(where / expect["interpretations"][key], case.dtype), out), (d, key)
         else:
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
             assert expect["reason"] == case.reason

@@ -1,7 +1,9 @@
 """Imports run one way only, down the data flow, layer by layer:
 
-    core      the spec documents as data and the arithmetic they define (dtypes, specs, reference)
-    cases     a case, what its spec says of it, and how an outcome is judged (classify, verdicts)
+    core      the spec documents as data and the arithmetic they define (dtypes, specs, reference),
+              and padconf's closed vocabularies (vocabulary)
+    cases     a case, what its spec says of it, how an outcome is judged (classify, verdicts) and
+              the result row that records it (results)
     runtimes  adapters and the worker processes they run in
     uses      runner, report, gate, the fixed suite and its test data (written, read back), minimise,
               on the layers below
@@ -15,15 +17,17 @@ Within the runtimes layer, the worker side (``worker_child``: what runs inside a
 imports nothing of padconf's side that drives it, not even through another module, as
 pytest-xdist's remote side imports nothing of its controller."""
 import ast
+import subprocess
+import sys
 from pathlib import Path
 
 import padconf
 
 PACKAGE = Path(padconf.__file__).parent
 LAYERS = {  # each layer's modules; the dict's order is the layers' order
-    "core": ["errors", "untrusted", "escape", "reaper", "versions", "dtypes", "reference", "specs"],
+    "core": ["errors", "untrusted", "escape", "reaper", "versions", "vocabulary", "dtypes", "reference", "specs"],
     "cases": ["cases", "classify", "examples", "strategies", "onnx_model", "outcome", "verdicts", "signature",
-              "triage"],
+              "results", "triage"],
     "runtimes": ["compile_cache", "adapters", "adapters.openvino_tensors", "adapters.onnxruntime",
                  "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
                  "adapters.iree", "adapters.tvm", "worker_protocol", "worker_child", "worker_process", "worker",
@@ -123,3 +127,13 @@ def test_a_planted_parent_side_import_in_the_worker_side_is_found():  # or the t
     # through a module it imports, too
     planted = dict(sources, dtypes=sources["dtypes"] + "\nfrom padconf.worker_process import Zygote\n")
     assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"worker_process"}
+
+
+def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
+    """Rendering a report, minimising or gating on recorded rows reads them through
+    padconf.results: none of them pulls in what draws and runs cases."""
+    for module in ("padconf.report", "padconf.report_html", "padconf.minimise", "padconf.gate"):
+        code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
+                "print(sorted({'hypothesis', 'padconf.runner', 'padconf.strategies'} & set(sys.modules)))")
+        out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
+        assert out.strip() == "[]", f"importing {module} imports {out.strip()}"

@@ -15,7 +15,7 @@ from padconf.cli import main
 from padconf.minimise import Attempt, Job, Shrunk, failure_key, fewer_axes, smaller_dims
 from padconf.outcome import Outcome
 from padconf.repro import write_bundle
-from padconf.runner import result_row
+from padconf.results import result_row
 from padconf.specs import get_spec, load_specs
 from padconf.testdata_read import read_case_dir
 

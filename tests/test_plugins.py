@@ -1,4 +1,4 @@
-"""Adapters are found through the entry-point group padconf.adapters: padconf's own four, and a
+"""Adapters are found through the entry-point group padconf.adapters: padconf's own, and a
 third party's, registered here by a dist-info folder on the path of a subprocess (as
 `pip install` of a plugin package would leave it)."""
 import os
@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 
 from padconf.adapters import OPT_IN, registry
-from padconf.runner import RunConfig, read_jsonl
+from padconf.results import read_jsonl
+from padconf.runner import RunConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -14,7 +14,7 @@ import yaml
 from padconf.baseline import parse_baseline
 from padconf.cli import main
 from padconf.gate import GateConfig, gate
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent  # tests.fake_adapters imports from here
 FAKE = "tests.fake_adapters:"

@@ -19,7 +19,7 @@ from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
 from padconf.dtypes import decode_array, encode_array
-from padconf.runner import read_jsonl, set_torn_line_aside
+from padconf.results import read_jsonl, set_torn_line_aside
 from padconf.verdicts import judge
 from padconf.worker import Worker
 

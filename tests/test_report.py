@@ -25,7 +25,7 @@ from padconf.classify import classify
 from padconf.cli import main
 from padconf.outcome import Outcome
 from padconf.report_html import render
-from padconf.runner import read_jsonl, result_row
+from padconf.results import read_jsonl, result_row
 from padconf.specs import get_spec
 from padconf.verdicts import FAILURES, VERDICTS
 

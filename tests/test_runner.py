@@ -7,11 +7,14 @@ import sys
 import time
 from collections import Counter
 
-from padconf.adapters import PLACEMENTS
+import numpy as np
+
 from padconf.cases import Case
 from padconf.cli import main
+from padconf.dtypes import encode_array
 from padconf.report import MUST_REJECT_MARK
-from padconf.runner import read_jsonl
+from padconf.results import read_jsonl
+from padconf.vocabulary import PLACEMENTS
 
 FAKE = "tests.fake_adapters:"
 
@@ -72,9 +75,9 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
                  "--max-examples", "5", "--out", str(out)]) == 0
     lines = cases.read_text().splitlines()
     doc = json.loads(lines[0])
-    doc["data"] = {"dtype": "int32", "shape": [3], "values": [666, 1, 2]}
+    doc["data"] = encode_array(np.array([666, 1, 2], np.int32), "int32")
     doc.update(pads=[0, 1], mode="constant", constant_value=None, axes=None, kind="defined",
-               expected={"dtype": "int32", "shape": [4], "values": [666, 1, 2, 0]}, candidates={}, tags=[])
+               expected=encode_array(np.array([666, 1, 2, 0], np.int32), "int32"), interpretations={}, tags=[])
     cases.write_text(json.dumps(doc) + "\n")
     run_json = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps({**run_json, "case_count": 1}))  # else resume draws them again

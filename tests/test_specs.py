@@ -36,7 +36,7 @@ def test_version_deltas_as_documented():
     assert set(by_id["onnx/Pad-24"].dtypes) - set(by_id["onnx/Pad-23"].dtypes) == {"float8e8m0"}
     assert set(by_id["onnx/Pad-23"].dtypes) - set(by_id["onnx/Pad-21"].dtypes) == {"float4e2m1"}
     assert "symmetric" in by_id["openvino/Pad-12"].modes
-    assert by_id["onnx/Pad-1"].signature["pads"]["names"] == ["paddings"]
+    assert by_id["onnx/Pad-1"].operands["pads"]["names"] == ["paddings"]
     assert "repeated_axes" in by_id["onnx/Pad-18"].ambiguities
     assert by_id["openvino/Pad-12"].rule("crop_beyond_dim") == "clamp_to_zero"
 
@@ -108,14 +108,15 @@ def test_schema_takes_ambiguity_names_from_the_reference(spec_copy, monkeypatch)
     monkeypatch.setitem(INTERPRETATIONS, "brand_new_point", ("one_way", "another_way"))
     _validator.cache_clear()
     try:
-        new = "  - name: brand_new_point\n    text: \"x\"\n    candidates: [one_way, another_way]\n" \
+        new = "  - name: brand_new_point\n    text: \"x\"\n    interpretations: [one_way, another_way]\n" \
               "    default: one_way\n  - name: repeated_axes"
         load_spec(_break(spec_copy, "onnx/Pad-18.yaml", "  - name: repeated_axes", new), spec_copy)
         _break(spec_copy, "onnx/Pad-19.yaml", "  - name: repeated_axes", "  - name: repeated_axis")
         with pytest.raises(SpecError, match=r"Pad-19.yaml: ambiguities\[0\].name: 'repeated_axis' is not one of"):
             load_spec(spec_copy / "onnx/Pad-19.yaml", spec_copy)
         _break(spec_copy, "onnx/Pad-11.yaml", "[reject, clamp_to_zero]", "[reject, clamp]")
-        with pytest.raises(SpecError, match=r"candidates\[1\]: 'clamp' is not one of \['reject', 'clamp_to_zero'\]"):
+        with pytest.raises(SpecError,
+                           match=r"interpretations\[1\]: 'clamp' is not one of \['reject', 'clamp_to_zero'\]"):
             load_spec(spec_copy / "onnx/Pad-11.yaml", spec_copy)
     finally:
         monkeypatch.undo()

@@ -38,11 +38,11 @@ def expected_classes(spec) -> set[str]:
         out.add("complex")
     if any(is_float_like(d) for d in spec.dtypes):
         out |= {"nan-in-data", "inf-in-data", "negative-zero-in-data", "subnormal-in-data"}
-    if "constant_value" in spec.signature:
+    if "constant_value" in spec.operands:
         out |= {"constant-value-given", "constant-value-omitted", "nan-in-constant", "negative-zero-in-constant"}
     if spec.has_axes:
         out |= {"axes-given", "axes-negative", "axes-out-of-range", "axes-duplicated", "axes-unordered", "axes-empty"}
-    if spec.signature["pads"]["via"] == "input":
+    if spec.operands["pads"]["via"] == "input":
         out |= {f"pads-{t}" for t in ("int32", "int64") if t in spec.pads_index_types or spec.domain == "onnx"}
     if set(ALL_DTYPES) - set(spec.dtypes):
         out.add("dtype-not-allowed")
@@ -71,16 +71,16 @@ def test_every_edge_class_is_drawn_within_the_default_budget(spec_id, drawn):
 def breaks_a_rule(case, doc: dict) -> str | None:
     """The rule of the spec document ``doc`` (its YAML as a dict) that ``case`` breaks on its
     face, by this test's own reading of the document, not classify's."""
-    signature, rank = doc["signature"], case.data.ndim
+    operands, rank = doc["operands"], case.data.ndim
     if case.dtype not in doc["dtypes"]:
         return "dtype"
     if case.mode not in doc["modes"]:
         return "mode"
-    if signature["pads"]["via"] == "input" and case.pads_type not in signature["pads"].get("index_types", ["int64"]):
+    if operands["pads"]["via"] == "input" and case.pads_type not in operands["pads"].get("index_types", ["int64"]):
         return "pads type"
-    if case.axes is not None and ("axes" not in signature or case.axes_type not in signature["axes"]["index_types"]):
+    if case.axes is not None and ("axes" not in operands or case.axes_type not in operands["axes"]["index_types"]):
         return "axes"
-    if case.constant_value is not None and "constant_value" not in signature:
+    if case.constant_value is not None and "constant_value" not in operands:
         return "constant value"
     if doc["rules"]["negative_pads"]["value"] == "forbidden" and any(p < 0 for p in case.pads):
         return "negative pads"
@@ -169,7 +169,7 @@ def test_a_seed_draws_the_same_cases_whatever_else_is_imported():
 @settings(max_examples=30)
 @given(arrays("string", (40, 50)))
 def test_a_large_string_array_holds_each_drawn_long_string_once(arr):
-    # spread over 2,000 elements, the long strings made cases of megabytes (seed 2: 47 MB)
+    # spread over 2,000 elements, the long strings would make cases of megabytes
     long_ones = [s for s in arr.flat if len(s) > SPREAD_STRING_CHARS]
     assert len(long_ones) <= DRAWN_ELEMENTS
     assert sum(map(len, arr.flat)) <= arr.size * SPREAD_STRING_CHARS + DRAWN_ELEMENTS * 300

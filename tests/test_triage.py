@@ -8,7 +8,8 @@ from padconf.examples import example_cases
 from padconf.minimise import minimize
 from padconf.outcome import Outcome
 from padconf.report import failures, markdown
-from padconf.runner import Run, RunConfig, attach_controls, read_jsonl, result_row
+from padconf.results import attach_controls, read_jsonl, result_row
+from padconf.runner import Run, RunConfig
 from padconf.specs import get_spec
 from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
 from padconf.worker import Worker

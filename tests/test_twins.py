@@ -13,7 +13,7 @@ from padconf.outcome import Outcome
 from padconf.runner import Run, RunConfig
 from padconf.specs import get_spec
 from padconf.strategies import draw_cases
-from padconf.verdicts import INCONCLUSIVE, PASS, Verdict, confirm_refusal
+from padconf.verdicts import Ruling, Verdict, confirm_refusal
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
@@ -31,8 +31,9 @@ def must_reject(spec_id, **kw):
     ("onnx/Pad-13", dict(axes=[1], pads=[1, 1]), "axes_input"),
     ("onnx/Pad-19", dict(axes=[0, 5], pads=[1, 2, 3, 4]), "axes_range"),
     ("onnx/Pad-19", dict(pads=[0, 1, 0]), "pads_length"),
-    ("openvino/Pad-12", dict(mode="reflect", pads=[0, 3, 0, 0]), "mirror_bounds"),
-    ("openvino/Pad-12", dict(mode="reflect", data=np.zeros((0, 2), np.float32), pads=[0, 0, 0, 0]), "mirror_bounds"),
+    ("openvino/Pad-12", dict(mode="reflect", pads=[0, 3, 0, 0]), "mirror_beyond_dim"),
+    ("openvino/Pad-12", dict(mode="reflect", data=np.zeros((0, 2), np.float32), pads=[0, 0, 0, 0]),
+     "mirror_beyond_dim"),
 ])
 def test_each_rule_has_a_twin_that_undoes_it_alone(spec_id, kw, rule):
     case = must_reject(spec_id, **kw)
@@ -59,13 +60,13 @@ def test_every_drawn_must_reject_case_breaks_exactly_one_rule(spec_id):
 def test_a_refusal_counts_only_when_the_twin_is_accepted():
     case = must_reject("onnx/Pad-18", mode="wrap")
     twin = repaired_twin(case, get_spec("onnx/Pad-18"))
-    refused = Verdict(PASS)
-    assert confirm_refusal(refused, twin, Outcome(output=X), "ok").verdict == PASS
+    refused = Ruling(Verdict.PASS)
+    assert confirm_refusal(refused, twin, Outcome(output=X), "ok").verdict == Verdict.PASS
     for outcome, status in ((Outcome(error="no kernel", not_implemented=True), "ok"),
                             (Outcome(error="bad"), "ok"), (Outcome(error="SIGSEGV"), "crash")):
         got = confirm_refusal(refused, twin, outcome, status)
-        assert got.verdict == INCONCLUSIVE and twin.id in got.detail
-    assert confirm_refusal(refused, "no repair").verdict == INCONCLUSIVE
+        assert got.verdict == Verdict.INCONCLUSIVE and twin.id in got.detail
+    assert confirm_refusal(refused, "no repair").verdict == Verdict.INCONCLUSIVE
 
 
 def test_the_twin_finds_onnxruntimes_wrap_lenience_before_opset_19(tmp_path):
@@ -80,5 +81,5 @@ def test_the_twin_finds_onnxruntimes_wrap_lenience_before_opset_19(tmp_path):
     for placement in ("inputs", "initializers", "folded"):
         for v in (11, 13, 18):
             assert verdicts[f"onnx/Pad-{v}", "float", placement] == "wrongly-accepted"
-        assert verdicts["onnx/Pad-18", "bfloat16", placement] == INCONCLUSIVE
-    assert all("repaired twin" in r["detail"] for r in rows if r["verdict"] == INCONCLUSIVE)
+        assert verdicts["onnx/Pad-18", "bfloat16", placement] == Verdict.INCONCLUSIVE
+    assert all("repaired twin" in r["detail"] for r in rows if r["verdict"] == Verdict.INCONCLUSIVE)

@@ -4,7 +4,7 @@ An adapter runs the spec families in ``domains`` (cases of others are not its ca
 says whether it can express a spec version and dtype of those (``supports``: None, or why not;
 such cases are recorded as skipped) and runs a case (``run``: an Outcome holding the output
 array or the runtime's error text). Adapters cache compiled models by a key
-(onnx_model.model_signature, or for OpenVINO the converted graph's openvino_tensors.graph_key),
+(onnx_model.model_key, or for OpenVINO the converted graph's openvino_tensors.graph_key),
 so that cases differing only in what the model does not hold reuse one session. They never
 import their runtime at module import time: ``available()`` says, in one line, why a runtime
 is missing.
@@ -22,10 +22,7 @@ from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
 from ..versions import package_version
-
-# pads/value/axes fed at run time; or baked in the model; or data baked in too, so that every input
-# of the Pad is constant and the runtime may evaluate it while compiling (its folding path)
-PLACEMENTS = ("inputs", "initializers", "folded")
+from ..vocabulary import PLACEMENTS, Placement
 
 
 @dataclass(frozen=True)
@@ -107,7 +104,7 @@ class Adapter:
             return f"{self.name} runs {' and '.join(self.domains)} specs only, not {spec_id}"
         return None
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         raise NotImplementedError
 
     def run_model(self, model: bytes, feeds: dict) -> list:
@@ -116,7 +113,7 @@ class Adapter:
         raise PadconfError(f"{self.name} runs Pad cases only, not a user's whole model")
 
 
-ENTRY_POINT_GROUP = "padconf.adapters"  # name = "module:Class"; padconf's own four register here too
+ENTRY_POINT_GROUP = "padconf.adapters"  # name = "module:Class"; padconf's own adapters register here too
 
 
 @functools.cache

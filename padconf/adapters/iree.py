@@ -17,6 +17,7 @@ import numpy as np
 
 from ..cases import Case
 from ..compile_cache import CompileCache, CompileFailed, CompileTimedOut, cache_key, default_root
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal, error_text
 
 _NOT_IMPLEMENTED = re.compile(r"failed to legalize|unsupported|not supported|unimplemented|not implemented"
@@ -131,10 +132,10 @@ class IreeAdapter(Adapter):
         outputs = self._load(model)(*[feeds[name] for name in names])
         return [np.asarray(o.to_host()) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds, model_signature
-            function = self.cached(model_signature(case, placement),
+            from ..onnx_model import build_model, feeds, model_key
+            function = self.cached(model_key(case, placement),
                                    lambda: self._load(build_model(case, placement).SerializeToString()))
             if isinstance(function, Refusal):
                 return function.outcome()

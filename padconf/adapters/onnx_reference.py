@@ -2,20 +2,21 @@
 from __future__ import annotations
 
 from ..cases import Case
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal, error_text
 
 
 class OnnxReferenceAdapter(Adapter):
     name, module = "onnx-reference", "onnx.reference"
     package = "onnx"
-    placements = ("inputs",)  # no compilation step, so baking values in would show nothing new
+    placements = (Placement.INPUTS,)  # no compilation step, so baking values in would show nothing new
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             from onnx.reference import ReferenceEvaluator
 
-            from ..onnx_model import build_model, feeds, model_signature
-            evaluator = self.cached(model_signature(case, placement),
+            from ..onnx_model import build_model, feeds, model_key
+            evaluator = self.cached(model_key(case, placement),
                                     lambda: ReferenceEvaluator(build_model(case, placement)))
             if isinstance(evaluator, Refusal):
                 return evaluator.outcome()

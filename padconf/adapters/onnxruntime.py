@@ -9,6 +9,7 @@ import numpy as np
 
 from ..cases import Case
 from ..dtypes import dtype_name, onnx_type
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal, error_text
 
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported"):
@@ -70,9 +71,9 @@ class OnnxRuntimeAdapter(Adapter):
     def _session(self, case: Case, placement: str):
         import onnxruntime as ort
 
-        from ..onnx_model import build_model, model_signature
+        from ..onnx_model import build_model, model_key
 
-        return self.cached(model_signature(case, placement),
+        return self.cached(model_key(case, placement),
                            lambda: _new_session(ort, build_model(case, placement).SerializeToString()))
 
     def lacks_kernel(self, exc: Exception) -> bool:
@@ -83,7 +84,7 @@ class OnnxRuntimeAdapter(Adapter):
         import onnxruntime as ort
         return _new_session(ort, model).run(None, feeds)
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             import onnxruntime as ort
 

@@ -6,6 +6,7 @@ import numpy as np
 from ..cases import Case
 from ..dtypes import numpy_dtype
 from ..specs import parse_spec_id
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal
 from .openvino_tensors import (
     COMPILE_CONFIG,
@@ -34,7 +35,7 @@ def split_pads(case: Case) -> dict[str, np.ndarray]:
     return out
 
 
-def native_model(case: Case, placement: str = "inputs", default_pad_value: bool = False):
+def native_model(case: Case, placement: str = Placement.INPUTS, default_pad_value: bool = False):
     """OpenVINO's own Pad (opset1 or opset12, from the case's spec) as an ov.Model: data, then
     pads_begin / pads_end / pad_value as Parameters ("inputs") or Constants ("initializers").
     Every node gets a fixed friendly name, so a saved IR does not depend on OpenVINO's global
@@ -44,7 +45,7 @@ def native_model(case: Case, placement: str = "inputs", default_pad_value: bool 
     import openvino.opset1 as opset1
     import openvino.opset12 as opset12
     ops = opset1 if parse_spec_id(case.spec)[1] == 1 else opset12
-    if placement == "folded":  # every input a Constant: compiling may evaluate the Pad (ConstantFolding)
+    if placement == Placement.FOLDED:  # every input a Constant: compiling may evaluate the Pad (ConstantFolding)
         data = ov.op.Constant(to_tensor(case.data, case.dtype), shared_memory=False)
         data.set_friendly_name("data")
         params = []
@@ -59,7 +60,7 @@ def native_model(case: Case, placement: str = "inputs", default_pad_value: bool 
     args = []
     for name, arr in split_pads(case).items():
         dtype = case.dtype if name == "pad_value" else case.pads_type
-        if placement in ("initializers", "folded"):
+        if placement in (Placement.INITIALIZERS, Placement.FOLDED):
             # Copy: a Constant sharing the Tensor's memory does not keep that memory alive.
             args.append(ov.op.Constant(to_tensor(arr, dtype), shared_memory=False))
             args[-1].set_friendly_name(name)
@@ -108,7 +109,7 @@ class OpenVinoAdapter(Adapter):
         compiled = self._core.compile_model(graph, "CPU", COMPILE_CONFIG)
         return compiled, compiled.create_infer_request()
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         if case.axes is not None:  # checked per case: a cached build error must not stand for it
             return Outcome(error="OpenVINO Pad has no axes input")
         try:
@@ -117,8 +118,8 @@ class OpenVinoAdapter(Adapter):
             if isinstance(model, Refusal):
                 return model.outcome()
             _, request = model
-            inputs = {} if placement == "folded" else {"data": case.data}
-            if placement == "inputs" and case.op == "Pad":
+            inputs = {} if placement == Placement.FOLDED else {"data": case.data}
+            if placement == Placement.INPUTS and case.op == "Pad":
                 inputs.update(split_pads(case))
             # Positional, in Parameter order (data, pads_begin, pads_end, pad_value).
             request.infer([to_tensor(v, case.dtype if k in ("data", "pad_value") else case.pads_type)

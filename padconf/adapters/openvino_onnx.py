@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..cases import Case
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal
 from .openvino_tensors import (
     COMPILE_CONFIG,
@@ -54,10 +55,10 @@ class OpenVinoOnnxAdapter(Adapter):
         request.infer([to_tensor(a, dtype_name(a.dtype)) for a in arrays])
         return [from_tensor(request.get_output_tensor(i)) for i in range(len(compiled.outputs))]
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             from ..onnx_model import build_model, feeds
-            # Every case is read (the frontend's conversion is under test, ~2 ms); a graph is
+            # Every case is read (the frontend's conversion is under test); a graph is
             # compiled once. The data input has a static rank (symbolic dims), which the CPU
             # plugin needs to compile.
             graph = self._read(build_model(case, placement).SerializeToString())

@@ -7,6 +7,7 @@ import re
 import tempfile
 
 from ..cases import Case
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal, error_text
 
 _NOT_IMPLEMENTED = re.compile(r"Unknown DatumType|unknown ONNX TensorProto.DataType|not implemented|unimplemented"
@@ -38,7 +39,7 @@ class TractAdapter(Adapter):
     name = module = package = "tract"
     # tract's ONNX Pad takes pads, constant_value and axes as constants only ("Expect padding to
     # be constant", "Axes must be a constant"): there is no run-time-fed placement to test
-    placements = ("initializers",)
+    placements = (Placement.INITIALIZERS,)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if dtype == "string":  # tract's numpy conversion has no object arrays
@@ -52,8 +53,8 @@ class TractAdapter(Adapter):
         return says_not_implemented(_message(exc))
 
     def _runnable(self, case: Case, placement: str):
-        from ..onnx_model import build_model, model_signature
-        return self.cached(model_signature(case, placement),
+        from ..onnx_model import build_model, model_key
+        return self.cached(model_key(case, placement),
                            lambda: _load(build_model(case, placement).SerializeToString()))
 
     def run_model(self, model: bytes, feeds: dict) -> list:
@@ -64,7 +65,7 @@ class TractAdapter(Adapter):
         outputs = _load(model).run([feeds[name] for name in names])
         return [o.to_numpy() for o in outputs]
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
             from ..onnx_model import feeds
             runnable = self._runnable(case, placement)

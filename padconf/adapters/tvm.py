@@ -16,6 +16,7 @@ import tempfile
 
 from ..cases import Case
 from ..compile_cache import CompileCache, CompileFailed, cache_key, default_root
+from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal, error_text
 
 _DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind -> device
@@ -109,10 +110,10 @@ class TvmAdapter(Adapter):
         names = fed_input_names(onnx.load_model_from_string(model))
         return self._call(self._build(model), [feeds[name] for name in names])
 
-    def run(self, case: Case, placement: str = "inputs") -> Outcome:
+    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds, model_signature
-            built = self.cached(model_signature(case, placement),
+            from ..onnx_model import build_model, feeds, model_key
+            built = self.cached(model_key(case, placement),
                                 lambda: self._build(build_model(case, placement).SerializeToString()))
             if isinstance(built, Refusal):
                 return built.outcome()

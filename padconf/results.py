@@ -1,0 +1,203 @@
+"""A run's result rows: their schema, how one is made from a case and its outcome, and the
+JSON-lines files of a run directory that hold them (results.jsonl, controls.jsonl; cases.jsonl
+is read here too), read bounded since a run directory may come from anyone.
+
+What reads rows (report, gate, baseline, minimise, repro, the pytest plugin) imports this
+module, not padconf.runner: reading a run needs none of what makes one (Hypothesis, workers).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any, TypedDict, cast
+
+from .cases import Case
+from .dtypes import dtype_name, encode_array
+from .errors import CaseError, PadconfError
+from .outcome import Outcome
+from .signature import distinct_failure
+from .untrusted import json_value, read_text
+from .verdicts import FAILURES, Ruling, Verdict, confirm_refusal, judge
+
+MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
+MAX_RUN_JSON_BYTES = 1 << 20  # run.json
+RESULTS = "results.jsonl"  # a run directory's rows, one per runtime x placement x case
+CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct failure
+# the keys every result row has, checked when a run directory is read
+RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
+_KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
+
+
+class ControlRow(TypedDict):
+    """A control experiment (controls.jsonl): a failure's first case's data through Identity."""
+    failure: list  # signature.distinct_failure of the failure it controls
+    verdict: str  # a Verdict
+    same_failure: bool  # verdicts.control_fails_alike
+    detail: str | None
+    error: str | None
+    case_id: str
+    placement: str
+
+
+class _Row(TypedDict):
+    runtime: str
+    placement: str
+    spec: str
+    mode: str
+    dtype: str
+    shape: list[int]
+    pads: list[int]
+    axes: list[int] | None
+    constant_value: str | None  # repr of the scalar
+    kind: str  # a CaseKind
+    reason: str | None
+    rule: str | None  # the spec rule a must-reject case breaks (a key of its spec file)
+    verdict: str  # a Verdict
+    detail: str | None  # only where it says more than ``error``
+    matched: list[str] | None  # an ambiguous case: the interpretations its output equals
+    difference: str | None  # a mismatch: a Difference
+    error: str | None
+    note: str | None
+    printed: dict | None
+    seconds: float | None
+    output: dict | None  # the runtime's output where the verdict is about it (encoded array)
+    case_id: str
+    origin: str
+    process: str | None  # the worker process that answered, and how many cases it ran before
+    position: int | None
+
+
+class ResultRow(_Row, total=False):
+    """One line of results.jsonl: a runtime x placement x case, judged. The keys are written in
+    this order (``target`` first), so a run's file is the same byte for byte."""
+    target: str  # a compiler's target (llvm-cpu, cuda ...), for runtimes that have one
+    control: ControlRow  # attached on reading (attach_controls), never written
+    after: str  # the gate: the case ids after which a failure recurs (its poisoners)
+
+
+def _evidence(ruling: Ruling, outcome: Outcome) -> dict | None:
+    """The runtime's output where it is what the verdict is about (a wrong or unexpected answer),
+    so that a report can show it; None otherwise (a pass is the case's expected output)."""
+    if outcome.output is None or ruling.verdict not in (Verdict.MISMATCH, Verdict.WRONGLY_ACCEPTED,
+                                                            Verdict.UNEXPLAINED):
+        return None
+    try:
+        return encode_array(outcome.output, dtype_name(outcome.output.dtype))
+    except CaseError:  # a dtype padconf has no name for
+        return None
+
+
+def result_row(runtime: str, placement: str, case: Case, outcome: Outcome, status: str,
+               placed: tuple[str, int] | None = None, twin=None, target: str | None = None) -> ResultRow:
+    """``placed``: the worker process that answered and how many cases it ran before (Worker.placed).
+    ``twin``: for a must-reject case the runtime refused, (its repaired twin or why there is
+    none, the twin's outcome, status) in the same runtime and placement (verdicts.confirm_refusal).
+    ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the rows of runtimes that have one."""
+    v = judge(case, outcome, status)
+    if twin is not None:
+        v = confirm_refusal(v, *twin)
+    return cast(ResultRow, ({"target": target} if target else {}) | {
+        "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
+        "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
+        "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
+        # detail only where it says more than the error text (a refusal's detail is that text)
+        "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": v.verdict,
+        "detail": None if v.detail == outcome.error else v.detail,
+        "matched": v.matched, "difference": v.difference, "error": outcome.error, "note": outcome.note,
+        "printed": outcome.printed,
+        "seconds": outcome.seconds, "output": _evidence(v, outcome),
+        "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
+        "process": placed and placed[0], "position": placed and placed[1],
+    })
+
+
+def jsonl_line(row: ResultRow | ControlRow | dict) -> str:
+    """One row as its line of a JSON-lines file."""
+    return json.dumps(row) + "\n"
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """``text`` as the whole of ``path``, which a reader sees before or after, never half written."""
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Rows of a JSON-lines file. A last line cut short by a killed run (no newline after it) is
+    left out; any other malformed line, or a ``required`` key missing or of another type, is a
+    CaseError naming file and line."""
+    if not path.exists():
+        return []
+    lines = read_text(path, MAX_JSONL_BYTES).split("\n")
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or number == len(lines):  # the last piece has no newline: torn or empty
+            continue
+        row = json_value(line, f"{path}:{number}")
+        if not isinstance(row, dict):
+            raise CaseError(f"{path}:{number}: expected a JSON object, got {type(row).__name__}")
+        missing = [k for k in required if k not in row]
+        if missing:
+            raise CaseError(f"{path}:{number}: row lacks {', '.join(missing)}")
+        mistyped = [k for k in required if not isinstance(row[k], _KEY_TYPES.get(k, str))]
+        if mistyped:
+            raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
+                            f"not a {_KEY_TYPES.get(mistyped[0], str).__name__}")
+        rows.append(row)
+    return rows
+
+
+def read_results(path: Path) -> list[ResultRow]:
+    """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS."""
+    return cast("list[ResultRow]", read_jsonl(path, RESULT_KEYS))
+
+
+def read_controls(run_dir: Path) -> list[ControlRow]:
+    return cast("list[ControlRow]", read_jsonl(Path(run_dir) / CONTROLS, ("failure",)))
+
+
+def attach_controls(rows: list[ResultRow], run_dir: Path) -> list[ResultRow]:
+    """``rows`` with each failing row's control (from the run directory's controls.jsonl) as
+    its ``control``."""
+    controls = {tuple(r["failure"]): r for r in read_controls(run_dir)}
+    if controls:
+        for row in rows:
+            if row["verdict"] in FAILURES and distinct_failure(row) in controls:
+                row["control"] = controls[distinct_failure(row)]
+    return rows
+
+
+def set_torn_line_aside(path: Path) -> bool:
+    """Move a last line cut short (no newline after it) to ``<path>.torn`` and cut the file
+    back to its last whole line, so that appending goes on cleanly. True if there was one."""
+    if not path.exists():
+        return False
+    if not path.is_file():  # a FIFO or a device: opening or seeking it would hang or fail
+        raise CaseError(f"{path}: not a regular file")
+    with path.open("rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        tail_start = max(0, size - (1 << 22))
+        f.seek(tail_start)
+        tail = f.read()
+        if not tail or tail.endswith(b"\n"):
+            return False
+        cut = tail_start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0
+        f.seek(cut)
+        torn = f.read()
+        with open(f"{path}.torn", "ab") as aside:
+            aside.write(torn + b"\n")
+        f.truncate(cut)
+    return True
+
+
+def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
+    """The spec folder a run directory's run.json names, which padconf reads only when the user
+    names it too (--specs-dir): a run directory from anyone must not point padconf at files
+    elsewhere (whose values a schema error would print)."""
+    if recorded_specs_dir is not None and (named_specs_dir is None
+                                           or Path(named_specs_dir).resolve() != Path(recorded_specs_dir).resolve()):
+        raise PadconfError(f"{run_json}: the run read its spec files from {recorded_specs_dir}, which padconf reads "
+                           f"only when you name it again: --specs-dir {recorded_specs_dir}")
+    return recorded_specs_dir

@@ -1,0 +1,54 @@
+"""A result row: what result_row writes is what ResultRow declares, key for key and in order (a
+run's results.jsonl is compared byte for byte), and vocabulary words travel as their values."""
+import json
+import typing
+
+import numpy as np
+import pytest
+
+from padconf.cases import Case, CaseKind
+from padconf.classify import classify
+from padconf.errors import CaseError
+from padconf.outcome import Outcome
+from padconf.results import RESULT_KEYS, ResultRow, jsonl_line, read_results, result_row
+from padconf.specs import get_spec
+from padconf.verdicts import Difference, Verdict
+from padconf.vocabulary import Placement
+
+SPEC = get_spec("onnx/Pad-19")
+CASE = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1]), SPEC)
+
+
+def declared(total: bool) -> list[str]:
+    """ResultRow's keys, required (total) or optional, in their declared order."""
+    keys = typing.get_type_hints(ResultRow)
+    return [k for k in keys if (k in ResultRow.__required_keys__) == total]
+
+
+def test_result_row_writes_exactly_the_declared_keys_in_order():
+    wrong = Outcome(output=np.zeros(5, np.float32))
+    row = result_row("onnxruntime", Placement.INPUTS, CASE, wrong, "ok", ("p1", 3))
+    assert list(row) == declared(total=True)
+    assert row["verdict"] == Verdict.MISMATCH and row["difference"] == Difference.VALUES
+    targeted = result_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
+    assert list(targeted) == ["target", *declared(total=True)]
+    assert set(declared(total=False)) == {"target", "control", "after"}
+    assert set(RESULT_KEYS) <= set(declared(total=True))
+
+
+def test_vocabulary_words_are_written_and_read_back_as_plain_values(tmp_path):
+    row = result_row("onnxruntime", Placement.INITIALIZERS, CASE, Outcome(output=CASE.expected), "ok")
+    line = jsonl_line(row)
+    assert '"verdict": "pass"' in line and '"kind": "defined"' in line and '"placement": "initializers"' in line
+    assert f"{row['verdict']} {row['kind']!r}" == "pass 'defined'"  # as when they were strings
+    (tmp_path / "results.jsonl").write_text(line + json.dumps({**row, "verdict": "pass"}) + "\n")
+    back = read_results(tmp_path / "results.jsonl")
+    assert back[0] == back[1] == json.loads(line) and back[0]["kind"] == CaseKind.DEFINED
+
+
+def test_a_row_missing_a_result_key_is_a_one_line_error(tmp_path):
+    row = dict(result_row("onnxruntime", Placement.INPUTS, CASE, Outcome(output=CASE.expected), "ok"))
+    del row["case_id"]
+    (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
+    with pytest.raises(CaseError, match=r"results.jsonl:1: row lacks case_id"):
+        read_results(tmp_path / "results.jsonl")
