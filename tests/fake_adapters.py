@@ -20,6 +20,8 @@ class CorrectAdapter(Adapter):
     domains = ("onnx", "openvino")
 
     def run(self, case, placement="inputs"):
+        if case.op == "Identity":  # a control (padconf.cases.Case.control): the data, unchanged
+            return Outcome(case.data.copy())
         if self.triggered(case):
             return self.misbehave(case)
         try:
@@ -193,7 +195,7 @@ class ConformingAdapter(CorrectAdapter):
     def run(self, case, placement="inputs"):
         from padconf.classify import rule_violation
         from padconf.specs import get_spec
-        broken = rule_violation(case, get_spec(case.spec))  # the worker sends inputs, not the verdict
+        broken = case.op == "Pad" and rule_violation(case, get_spec(case.spec))  # inputs, not the verdict
         return Outcome(error=f"refused: {broken[1]}") if broken else super().run(case, placement)
 
 
@@ -395,4 +397,14 @@ class SlowCompilerAdapter(CorrectAdapter):
 
     def run(self, case, placement="inputs"):
         self.cached(tuple(case.pads), lambda: time.sleep(3600 if list(case.pads) == [9, 9] else 2))
+        return super().run(case, placement)
+
+
+class ScalarAndCropCrashAdapter(ConformingAdapter):
+    """Two bugs, one crash class: segfaults on any rank-0 data, through Pad and through Identity
+    alike (its control fails too: no Pad bug), and in Pad on any negative pad (a Pad bug)."""
+
+    def run(self, case, placement="inputs"):
+        if case.data.ndim == 0 or (case.op == "Pad" and any(p < 0 for p in case.pads)):
+            os.kill(os.getpid(), signal.SIGSEGV)
         return super().run(case, placement)

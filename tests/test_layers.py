@@ -23,6 +23,7 @@ LAYERS = {  # each layer's modules; the dict's order is the layers' order
                  "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
                  "adapters.iree", "adapters.tvm", "worker", "runtimes"],
     "uses": ["onnx_testdata", "runner", "report", "report_html", "baseline", "gate", "pytest_plugin", "suite",
+             "bundle_check", "repro_api", "bundle_title",
              "suite.test_pad", "model_cut", "repro", "minimise"],
     "cli": ["cli"],
 }

@@ -1,0 +1,121 @@
+"""The short repro in a runtime's own API that a bundle carries beside its generic checker
+(padconf.bundle_check): one function per runtime here, copied with the helpers it calls into
+``repro_<runtime>.py`` and called there on the minimal case, written out as literals (or loaded
+from the bundle's .npy files when large). It builds the one-node model the runtime's own way,
+runs it, prints expected and actual and exits 1 while the bug shows, 0 once fixed.
+
+The functions import nothing from padconf (the script runs where only numpy and the runtime are
+installed): ``same`` comes from bundle_check, the one standalone copy of padconf's bit equality.
+Only padconf's adapters with a short public API have one (tract, IREE and TVM need a compile
+step or a tensor conversion each: their bundles keep the generic checker only)."""
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable
+from typing import Any
+
+from .bundle_check import same
+
+PREAMBLE = '''"""{title}
+
+padconf's standalone repro in {runtime}'s own API: prints expected and actual, exit 1 while
+the bug shows, 0 once it is fixed. (The generic checker beside it: python repro.py)
+"""
+import os
+import sys
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))  # large arrays are read from the bundle's .npy files
+'''
+
+
+def check(expected, run):
+    """``expected``: the outputs the specification allows (None: an error). 1 while the bug shows."""
+    for want in expected:
+        print("expected:", "an error" if want is None else repr(want))
+    try:
+        actual = run()
+    except Exception as exc:  # the runtime refused the model or its inputs
+        print("actual:   an error:", " ".join(str(exc).split())[:1000])
+        return 0 if any(want is None for want in expected) else 1
+    print("actual:  ", repr(actual))
+    return 0 if any(want is not None and same(want, actual) for want in expected) else 1
+
+
+def onnx_model(operands, inputs, fed, attributes, opset, ir):
+    """Pad alone: the ``fed`` operands are graph inputs of unknown dims, the others initializers."""
+    from onnx import helper, numpy_helper
+    kind = {name: helper.np_dtype_to_tensor_dtype(arr.dtype) for name, arr in operands.items()}
+    graph = helper.make_graph(
+        [helper.make_node("Pad", inputs, ["y"], **attributes)], "pad",
+        [helper.make_tensor_value_info(name, kind[name], [None] * operands[name].ndim) for name in fed],
+        [helper.make_tensor_value_info("y", kind["data"], None)],
+        [numpy_helper.from_array(arr, name) for name, arr in operands.items() if name not in fed])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
+
+
+def onnxruntime(operands, inputs, fed, attributes, opset, ir, expected):
+    import onnxruntime as ort
+
+    def run():
+        model = onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString()
+        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+        return session.run(None, {name: operands[name] for name in fed})[0]
+    return check(expected, run)
+
+
+def openvino_onnx(operands, inputs, fed, attributes, opset, ir, expected):
+    import openvino as ov
+
+    def run():
+        core = ov.Core()
+        model = core.read_model(onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString(), b"")
+        compiled = core.compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY"})
+        return compiled([operands[name] for name in fed])[0]
+    return check(expected, run)
+
+
+def onnx_reference(operands, inputs, fed, attributes, opset, ir, expected):
+    from onnx.reference import ReferenceEvaluator
+
+    def run():
+        model = onnx_model(operands, inputs, fed, attributes, opset, ir)
+        return ReferenceEvaluator(model).run(None, {name: operands[name] for name in fed})[0]
+    return check(expected, run)
+
+
+def openvino(operands, fed, mode, opset, expected):
+    """OpenVINO's own Pad (opset1 or opset12): data, pads_begin, pads_end[, pad_value]."""
+    import openvino as ov
+    import openvino.opset1
+    import openvino.opset12
+    ops = openvino.opset1 if opset == 1 else openvino.opset12
+
+    def run():
+        nodes = {name: ops.parameter(ov.PartialShape([-1] * arr.ndim), ov.Type(arr.dtype), name=name) if name in fed
+                 else ops.constant(arr) for name, arr in operands.items()}
+        pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
+        model = ov.Model([pad], [nodes[name] for name in fed])
+        compiled = ov.Core().compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY"})
+        return compiled([operands[name] for name in fed])[0]
+    return check(expected, run)
+
+
+# runtime -> (its function, the helpers it calls, in the order the script defines them)
+Runner = Callable[..., Any]
+RUNNERS: dict[str, tuple[Runner, tuple[Runner, ...]]] = {
+    "onnxruntime": (onnxruntime, (same, check, onnx_model)),
+    "openvino-onnx": (openvino_onnx, (same, check, onnx_model)),
+    "onnx-reference": (onnx_reference, (same, check, onnx_model)),
+    "openvino": (openvino, (same, check))}
+
+
+def script(runtime: str, title: str, arrays: list[str], call: str) -> str:
+    """The standalone script: ``arrays``, lines assigning the case's arrays, and ``call``, the
+    runner's keyword arguments as source text."""
+    function, helpers = RUNNERS[runtime]
+    sources = [inspect.getsource(f) for f in (*helpers, function)]
+    return "\n".join([PREAMBLE.format(title=title.replace('"""', "'''"), runtime=runtime),
+                      *[s + "\n" for s in sources], *arrays, "",
+                      f"sys.exit({function.__name__}({call}))", ""])
