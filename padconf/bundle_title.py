@@ -59,6 +59,8 @@ def feature(case: Case) -> str:
         return "a crop down to zero elements"
     if case.mode != "constant" and any(max(b, e) >= d for d, b, e in per_axis):
         return "a pad as large as the dimension or larger"
+    if case.mode != "constant" and any(d >= 2 and max(b, e) == d - 1 for d, b, e in per_axis):
+        return "a pad of the dimension minus one"
     begin, end = any(b < 0 for _, b, _ in per_axis), any(e < 0 for _, _, e in per_axis)
     if begin or end:
         return "negative pads" if begin and end else f"a negative {'begin' if begin else 'end'} pad"

@@ -250,9 +250,10 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
     fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
     arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
               for name, arr in operands.items()]
-    call = "{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"
+    arrays.append(f"expected = {_allowed(case)}  # what the specification allows (None: an error)")
+    args = ["{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"]
     if runtime == "openvino":
-        args = f"{call}, fed={fed!r}, mode={case.mode!r}, opset={version}, expected={_allowed(case)}"
+        args += [f"fed={fed!r}", f"mode={case.mode!r}", f"opset={version}"]
     else:
         if version <= 2:
             attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
@@ -265,8 +266,9 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
                       *(["axes"] if "axes" in operands else [])]
             while inputs[-1] == "":
                 inputs.pop()
-        args = (f"{call}, inputs={inputs!r}, fed={fed!r}, attributes={attributes!r}, opset={version}, "
-                f"ir={ir_version(version, case.dtype)}, expected={_allowed(case)}")
+        args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={attributes!r}", f"opset={version}",
+                 f"ir={ir_version(version, case.dtype)}"]
+    args.append("expected=expected")
     return repro_api.script(runtime, heading, arrays, args)
 
 

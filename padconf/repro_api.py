@@ -111,11 +111,11 @@ RUNNERS: dict[str, tuple[Runner, tuple[Runner, ...]]] = {
     "openvino": (openvino, (same, check))}
 
 
-def script(runtime: str, title: str, arrays: list[str], call: str) -> str:
-    """The standalone script: ``arrays``, lines assigning the case's arrays, and ``call``, the
-    runner's keyword arguments as source text."""
+def script(runtime: str, title: str, arrays: list[str], arguments: list[str]) -> str:
+    """The standalone script: ``arrays``, lines assigning the case's arrays (``expected`` among
+    them), and ``arguments``, the runner's arguments as source text."""
     function, helpers = RUNNERS[runtime]
-    sources = [inspect.getsource(f) for f in (*helpers, function)]
-    return "\n".join([PREAMBLE.format(title=title.replace('"""', "'''"), runtime=runtime),
-                      *[s + "\n" for s in sources], *arrays, "",
-                      f"sys.exit({function.__name__}({call}))", ""])
+    sources = [inspect.getsource(f).rstrip() for f in (*helpers, function)]
+    call = f"sys.exit({function.__name__}(\n    " + ",\n    ".join(arguments) + "))"
+    preamble = PREAMBLE.format(title=title.replace('"""', "'''"), runtime=runtime).rstrip()
+    return "\n\n\n".join([preamble, *sources, "\n".join(arrays) + "\n" + call]) + "\n"
