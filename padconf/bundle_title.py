@@ -20,12 +20,12 @@ from .verdicts import (
 )
 
 # what a must-reject case breaks, as the object of "accepts ..." (padconf/specs' rule names)
-_BROKEN = {"modes": "mode {mode}, which {spec} does not define", "dtypes": "{dtype} data, which {spec} does not list",
+_BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (not in this opset's type list)",
            "pads_length": "pads of the wrong length", "crop_beyond_dim": "a crop beyond the dimension",
            "negative_pads": "a negative pad", "axes_range": "an axis out of range",
            "mirror_bounds": "a {mode} pad beyond what the data can mirror",
            "pads_index_types": "pads of type {pads_type}", "axes_index_types": "axes of type {axes_type}",
-           "axes_input": "an axes input, which {spec} does not have", "output_shape": "a negative output dimension"}
+           "axes_input": "an axes input (not in this opset)", "output_shape": "a negative output dimension"}
 PLACED = {"inputs": "with pads fed at run time", "initializers": "with constant pads",
           "folded": "when folded at compile time"}
 
@@ -85,9 +85,9 @@ def title(row: dict, case: Case, placement_dependent: bool = False) -> str:
         phrase = f"rejects {on}"
     elif verdict == WRONGLY_ACCEPTED:
         broken = _BROKEN.get(case.rule or "", "an input the specification forbids ({rule})")
-        phrase = "accepts " + broken.format(mode=case.mode, dtype=case.dtype, spec=version_text(case),
-                                            pads_type=case.pads_type, axes_type=case.axes_type, rule=case.reason)
-        phrase += f" ({case.dtype})" if case.rule != "dtypes" else ""
+        phrase = "accepts " + broken.format(mode=case.mode, dtype=case.dtype, pads_type=case.pads_type,
+                                            axes_type=case.axes_type, rule=case.reason)
+        phrase += f" on {case.dtype}" if case.rule != "dtypes" else ""
     elif verdict == NOT_IMPLEMENTED:
         phrase = f"has no implementation for {case.dtype}"
     elif verdict == CRASH:

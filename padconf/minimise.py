@@ -176,7 +176,8 @@ def _without_axis(case: Case, i: int) -> Case:
                 kept.append((j, r if a >= 0 else r - (n - 1)))
         pads = [pads[j] for j, _ in kept] + [pads[k + j] for j, _ in kept]
         axes = [a for _, a in kept]
-    return case.with_(data=np.ascontiguousarray(data), pads=pads, axes=axes)
+    # reshape: np.ascontiguousarray alone turns the scalar np.take leaves of rank-1 data into shape (1,)
+    return case.with_(data=np.ascontiguousarray(data).reshape(shape), pads=pads, axes=axes)
 
 
 def fewer_dims(case: Case):
