@@ -101,19 +101,20 @@ def test_shrinking_one_bug_never_answers_with_the_other(tmp_path):
 
 
 def test_a_real_openvino_refusal_gives_a_repro_in_openvinos_own_api_that_exits_1(tmp_path):
-    """OpenVINO's ONNX frontend refuses Pad-13 on rank-0 data, which Pad-13 defines (the scalar
-    itself): its own repro builds the model with onnx.helper and reads it with read_model."""
+    """OpenVINO's ONNX frontend fails Pad-13 on rank-0 data, which Pad-13 defines (the scalar
+    itself): refused with constant pads, garbage or "ptr is Null" with pads fed at run time. Its
+    own repro builds the model with onnx.helper and reads it with read_model."""
     pytest.importorskip("openvino")
     case = classify(Case(spec="onnx/Pad-13", data=np.array(3, np.int64), pads=[], mode="reflect"))
     path = tmp_path / "case.jsonl"
     path.write_text(__import__("json").dumps(case.to_json()) + "\n")
     out = tmp_path / "out"
     assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(out), "--time-limit", "10"]) == 0
-    report = (out / "REPORT.md").read_text()
-    assert report.startswith("# Pad(reflect) rejects a rank-0 input on int64 (opset 13)\n")
+    first = (out / "REPORT.md").read_text().splitlines()[0]
+    assert first.startswith("# Pad(reflect) ") and " a rank-0 input on " in first and first.endswith(" (opset 13)")
     assert "read_model(onnx_model(" in (out / "repro_openvino_onnx.py").read_text()
     code, printed = run_script(out, "repro_openvino_onnx.py")
-    assert code == 1 and "expected: array(3)" in printed and "actual:   an error:" in printed
+    assert code == 1 and "expected: array(" in printed and "\nactual:   " in printed
 
 
 def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path):
