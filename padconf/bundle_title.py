@@ -102,7 +102,7 @@ def title(row: dict, case: Case, placement_dependent: bool = False) -> str:
     elif verdict == TIMEOUT:
         phrase = f"hangs on {on}"
     elif verdict == UNEXPLAINED:
-        phrase = f"answers {on} as no reading of the specification does ({case.reason})"
+        phrase = f"answers {on} as no reading of the specification does"  # the readings: in REPORT.md
     else:
         phrase = f"{verdict} on {on}"
     where = f" {PLACED[row['placement']]}" if placement_dependent and row.get("placement") in PLACED else ""

@@ -438,10 +438,10 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
         if s.get("dir") is None:
             rec = s["recorded"]
             lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
-                         f"{s['error']} | {s['shape']} | - | - |")
+                         f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
             continue
         sh = s["shrunk"]
         a, b = sh.original.case.data, sh.final.case.data
-        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {s['title'].replace('|', '/')} | "
+        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(s['title'])} | "
                      f"{list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
     return "\n".join(lines) + "\n"

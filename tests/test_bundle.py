@@ -140,3 +140,12 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
                  "initializers", "openvino", None, Job(case))
     code, printed = run_script(tmp_path / "wrong", "repro_openvino.py")
     assert code == 1 and "actual:   array([0., 0., 1., 2.], dtype=float32)" in printed
+
+
+def test_a_runtimes_error_in_the_index_stays_one_table_row():
+    """OpenVINO's errors span lines and hold ``|``: INDEX.md shows them as data, one row each."""
+    from padconf.repro import index_markdown
+    error = "RuntimeError: Check 'a || b' failed at src/x.hpp:83:\nWhile validating node 'Pad'\n[link](x)"
+    rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
+                                               "error": error, "shape": [0]}]).splitlines()
+    assert len(rows) == 5 and rows[-1].count(" | ") == 5 and "[link]" not in rows[-1]
