@@ -352,7 +352,7 @@ def _expected_lines(case: Case) -> list[str]:
 
 def _control_lines(control: dict | None, whose: str) -> list[str]:
     """What a control (the same data through an Identity model, same runtime and placement)
-    did; ``whose``: "the run's control of the original case" or the minimal case's."""
+    did; ``whose``: whose data it was."""
     if not control:
         return []
     did = "passed: the data comes back unchanged without the Pad" if control["verdict"] == "pass" else \
@@ -378,11 +378,12 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                        "evaluate the Pad while compiling"}[placement]
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
-    recorded = (job.recorded or {}).get("control")  # the run's control of the original case
+    recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
     control = shrunk.final.control or recorded  # the minimal case's own, where minimise ran one
     found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
-                *_control_lines(recorded, "the run's control of the original case")]
+                *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
+                                          f"`{(recorded or {}).get('case_id')}`")]
     lines = [f"# {escape.markdown(heading)}", "",
              escape.markdown(summary_line(row, case, runtime)), "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
