@@ -149,3 +149,16 @@ def test_a_runtimes_error_in_the_index_stays_one_table_row():
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
     assert len(rows) == 5 and rows[-1].count(" | ") == 5 and "[link]" not in rows[-1]
+
+
+def test_the_openvino_repros_compile_with_padconfs_settings():
+    """OpenVINO's CPU plugin answers some cases differently with more threads (a symmetric pad
+    beyond an empty axis: accepted on one thread, refused on several), so a repro must compile
+    as padconf's adapters do."""
+    import inspect
+
+    from padconf import repro_api
+    from padconf.adapters.openvino_tensors import COMPILE_CONFIG
+    for runner in (repro_api.openvino, repro_api.openvino_onnx):
+        source = inspect.getsource(runner)
+        assert all(f'"{key}": {value!r}'.replace("'", '"') in source for key, value in COMPILE_CONFIG.items())
