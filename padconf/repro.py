@@ -122,19 +122,23 @@ def _described(name: str, arr: np.ndarray, file: str) -> dict:
             "string": arr.dtype == object}
 
 
-def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tuple[str, list[dict]]:
+def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tuple[str | None, list[dict]]:
     """The model and its inputs (npy, and ONNX TensorProto .pb in onnx's test-data layout);
-    returns the model file's name and the inputs in feed order."""
+    returns the model file's name (None: OpenVINO refuses to build the graph at all, the bug
+    itself) and the inputs in feed order."""
     data_set = where / "test_data_set_0"
     data_set.mkdir(parents=True)
     if runtime == "openvino":
         import openvino as ov
 
         from .adapters.openvino import native_model, split_pads
-        ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
-                      compress_to_fp16=False)
         inputs = {"data": case.data, **(split_pads(case) if placement == "inputs" else {})}
-        model = "model.xml"
+        model: str | None = "model.xml"
+        try:
+            ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
+                          compress_to_fp16=False)
+        except RuntimeError:  # its shape inference refuses constant inputs while the graph is built
+            model = None
     else:
         (where / "model.onnx").write_bytes(build_model(case, placement).SerializeToString())
         inputs, model = feeds(case, placement), "model.onnx"
@@ -178,8 +182,9 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime, "model": model,
              "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
-    (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
-    (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
+    if model is not None:
+        (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
+        (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
     api = api_script(case, placement, runtime, heading)
     if api is not None:
         (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
@@ -361,7 +366,7 @@ def _control_lines(control: dict | None, whose: str) -> list[str]:
             + (". The failure is not Pad-specific." if control["same_failure"] else "")]
 
 
-def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str,
+def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
                     api: str | None = None) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     original = shrunk.original.case
@@ -393,7 +398,9 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
-             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",
+             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})" if model else
+             f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
+             "it and shows the refusal", "",
              "## Expected", "", *_expected_lines(case), "", "## Actual", ""]
     if outcome.output is not None:
         lines += ["```", _array_text(outcome.output), "```", ""]
@@ -406,20 +413,22 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
     if api is not None:
         lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
                   f"`pip install numpy {PACKAGES[runtime]}`; exit 1 while the bug shows):", "",
-                  "```python", api.rstrip(), "```", "", "The generic checker:", ""]
+                  "```python", api.rstrip(), "```", ""]
+        lines += ["The generic checker:", ""] if model else []
     else:
         lines += [f"No short repro in {runtime}'s own API here "
                   + ("(its data needs numpy's ml_dtypes or strings): " if runtime in repro_api.RUNNERS else
                      "(padconf writes one for onnxruntime, openvino-onnx, openvino and onnx-reference only): ")
                   + "the generic checker only.", ""]
-    lines += [f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
-              if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
-              "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
-              "runs the model on a runtime instead.", "",
-              "```",
-              "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
-              "```", "",
-              "## Environment", "", *_versions(runtime, runtime_version), "",
+    if model:  # else there is no model file for the generic checker to run
+        lines += [f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
+                  if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
+                  "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
+                  "runs the model on a runtime instead.", "",
+                  "```",
+                  "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
+                  "```", ""]
+    lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
               f"Minimised by `padconf minimize` from case `{shrunk.original.case.id}` "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"

@@ -19,7 +19,7 @@ from .bundle_check import same
 PREAMBLE = '''"""{title}
 
 padconf's standalone repro in {runtime}'s own API: prints expected and actual, exit 1 while
-the bug shows, 0 once it is fixed. (The generic checker beside it: python repro.py)
+the bug shows, 0 once it is fixed. (REPORT.md beside it says what padconf found.)
 """
 import os
 import sys
@@ -95,7 +95,7 @@ def openvino(operands, fed, mode, opset, expected):
         import openvino.opset12
         ops = openvino.opset1 if opset == 1 else openvino.opset12
         nodes = {name: ops.parameter(ov.PartialShape([-1] * arr.ndim), ov.Type(arr.dtype), name=name) if name in fed
-                 else ops.constant(arr) for name, arr in operands.items()}
+                 else ov.op.Constant(ov.Tensor(arr), shared_memory=False) for name, arr in operands.items()}
         pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
         model = ov.Model([pad], [nodes[name] for name in fed])
         # padconf's settings (adapters/openvino_tensors.COMPILE_CONFIG): some answers change with the threads

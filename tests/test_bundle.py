@@ -162,3 +162,21 @@ def test_the_openvino_repros_compile_with_padconfs_settings():
     for runner in (repro_api.openvino, repro_api.openvino_onnx):
         source = inspect.getsource(runner)
         assert all(f'"{key}": {value!r}'.replace("'", '"') in source for key, value in COMPILE_CONFIG.items())
+
+
+def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):
+    """OpenVINO's shape inference refuses edge mode on an empty axis, crop and pad in one
+    (output shape [0], defined), while building a graph of constants: there is no model file
+    to write, so the bundle's repro is the opset12 script that builds it."""
+    pytest.importorskip("openvino")
+    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.repro import write_bundle
+    case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
+    refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
+    attempt = Attempt(case, planted_row(case, refused, runtime="openvino", placement="folded"), refused)
+    write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "folded", "openvino", None, Job(case))
+    assert not (tmp_path / "b" / "model.xml").exists() and not (tmp_path / "b" / "repro.py").exists()
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "- model: none: OpenVINO refuses to build this graph" in report and "python repro.py" not in report
+    code, printed = run_script(tmp_path / "b", "repro_openvino.py")
+    assert code == 1 and "EDGE padding mode requires" in printed
