@@ -180,3 +180,22 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     assert "- model: none: OpenVINO refuses to build this graph" in report and "python repro.py" not in report
     code, printed = run_script(tmp_path / "b", "repro_openvino.py")
     assert code == 1 and "EDGE padding mode requires" in printed
+
+
+def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
+    """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
+    the script reports whatever onnx's evaluator does against the spec's required error."""
+    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.repro import write_bundle
+    for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
+                       ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:
+        case = classify(case)
+        outcome = Outcome(case.expected if case.expected is not None else np.array([2, 0, 1, 2], np.int32))
+        attempt = Attempt(case, planted_row(case, outcome, runtime="onnx-reference"), outcome)
+        write_bundle(tmp_path / name, Shrunk(attempt, attempt, 1, 0.0, False), "initializers", "onnx-reference", None,
+                     Job(case))
+        assert "ReferenceEvaluator(model)" in (tmp_path / name / "repro_onnx_reference.py").read_text()
+    code, printed = run_script(tmp_path / "right", "repro_onnx_reference.py")
+    assert code == 0 and "expected: array([0, 0, 1, 2], dtype=int32)" in printed
+    code, printed = run_script(tmp_path / "wrap", "repro_onnx_reference.py")
+    assert "expected: an error" in printed and code == (0 if "actual:   an error" in printed else 1)
