@@ -40,6 +40,15 @@ def version_text(case: Case) -> str:
 
 
 def feature(case: Case) -> str:
+    """``_feature``, and rank 0 too where the case has it and the feature is another."""
+    found = _feature(case)
+    return found if case.data.ndim or found == RANK_0 else f"{found} on rank-0 data"
+
+
+RANK_0 = "a rank-0 input"
+
+
+def _feature(case: Case) -> str:
     """The minimal case's distinguishing feature, as a noun phrase: an empty axis, a crop beyond
     or down to nothing, a pad beyond the dimension, a negative pad, axes or pads of a narrower
     type, rank 0; else its rank. Rank 0 comes late: shrinking heads there whatever the bug, so
@@ -71,7 +80,7 @@ def feature(case: Case) -> str:
     if case.axes is not None and n:
         return "negative axes" if any(a < 0 for a in case.axes) else "an axes input"
     if n == 0:
-        return "a rank-0 input"
+        return RANK_0
     if case.constant_value is not None and case.mode == "constant":
         return "an explicit constant value"
     return f"a rank-{n} input"

@@ -57,7 +57,7 @@ def planted_row(case, outcome, status="ok", runtime="onnxruntime", placement="in
     # onnxruntime's constant folding refuses int32 axes: rank 0 is where shrinking ends, not the bug
     (Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[], axes=[], axes_type="int32"),
      Outcome(error="ParseData type mismatch for tensor: axes. Expected:int64 Actual:int32"), "ok",
-     "Pad(constant) rejects int32 axes on float (opset 18)"),
+     "Pad(constant) rejects int32 axes on rank-0 data on float (opset 18)"),
     (Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.float32), pads=[0, 1], mode="wrap"),
      Outcome(np.array([0, 1, 2, 0], np.float32)), "ok",
      "Pad(wrap) accepts mode wrap (not in this opset) on float (opset 18)"),
