@@ -412,13 +412,13 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
     lines += ["## Reproduce", ""]
     if api is not None:
         lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
-                  f"`pip install numpy {PACKAGES[runtime]}`; exit 1 while the bug shows):", "",
+                  f"`pip install numpy {repro_api.PIP[runtime]}`; exit 1 while the bug shows):", "",
                   "```python", api.rstrip(), "```", ""]
         lines += ["The generic checker:", ""] if model else []
     else:
         lines += [f"No short repro in {runtime}'s own API here "
                   + ("(its data needs numpy's ml_dtypes or strings): " if runtime in repro_api.RUNNERS else
-                     "(padconf writes one for onnxruntime, openvino-onnx, openvino and onnx-reference only): ")
+                     f"(padconf writes one for {', '.join(repro_api.RUNNERS)} only): ")
                   + "the generic checker only.", ""]
     if model:  # else there is no model file for the generic checker to run
         lines += [f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."

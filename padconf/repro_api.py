@@ -6,8 +6,8 @@ runs it, prints expected and actual and exits 1 while the bug shows, 0 once fixe
 
 The functions import nothing from padconf (the script runs where only numpy and the runtime are
 installed): ``same`` comes from bundle_check, the one standalone copy of padconf's bit equality.
-Only padconf's adapters with a short public API have one (tract, IREE and TVM need a compile
-step or a tensor conversion each: their bundles keep the generic checker only)."""
+Only padconf's adapters with a short public API have one (IREE and TVM need a compile step
+and a tensor conversion each: their bundles keep the generic checker only)."""
 from __future__ import annotations
 
 import inspect
@@ -48,12 +48,13 @@ def check(expected, run):
 
 
 def onnx_model(operands, inputs, fed, attributes, opset, ir):
-    """Pad alone: the ``fed`` operands are graph inputs of unknown dims, the others initializers."""
+    """Pad alone: the ``fed`` operands are graph inputs of symbolic dims, the others initializers."""
     from onnx import helper, numpy_helper
     kind = {name: helper.np_dtype_to_tensor_dtype(arr.dtype) for name, arr in operands.items()}
     graph = helper.make_graph(
         [helper.make_node("Pad", inputs, ["y"], **attributes)], "pad",
-        [helper.make_tensor_value_info(name, kind[name], [None] * operands[name].ndim) for name in fed],
+        [helper.make_tensor_value_info(name, kind[name], [f"{name}_{i}" for i in range(operands[name].ndim)])
+         for name in fed],
         [helper.make_tensor_value_info("y", kind["data"], None)],
         [numpy_helper.from_array(arr, name) for name, arr in operands.items() if name not in fed])
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
@@ -87,6 +88,19 @@ def onnx_reference(operands, inputs, fed, attributes, opset, ir, expected):
     return check(expected, run)
 
 
+def tract(operands, inputs, fed, attributes, opset, ir, expected):
+    def run():
+        import tempfile
+
+        import tract
+        with tempfile.NamedTemporaryFile(suffix=".onnx") as f:  # tract loads models from files only
+            f.write(onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString())
+            f.flush()
+            runnable = tract.onnx().load(f.name).into_model().into_runnable()
+        return runnable.run([operands[name] for name in fed])[0].to_numpy()
+    return check(expected, run)
+
+
 def openvino(operands, fed, mode, opset, expected):
     """OpenVINO's own Pad (opset1 or opset12): data, pads_begin, pads_end[, pad_value]."""
     def run():
@@ -106,11 +120,14 @@ def openvino(operands, fed, mode, opset, expected):
 
 
 # runtime -> (its function, the helpers it calls, in the order the script defines them)
+PIP = {"onnxruntime": "onnx onnxruntime", "openvino-onnx": "onnx openvino", "openvino": "openvino",
+       "onnx-reference": "onnx", "tract": "onnx tract"}  # what each runner needs besides numpy
 Runner = Callable[..., Any]
 RUNNERS: dict[str, tuple[Runner, tuple[Runner, ...]]] = {
     "onnxruntime": (onnxruntime, (same, check, onnx_model)),
     "openvino-onnx": (openvino_onnx, (same, check, onnx_model)),
     "onnx-reference": (onnx_reference, (same, check, onnx_model)),
+    "tract": (tract, (same, check, onnx_model)),
     "openvino": (openvino, (same, check))}
 
 
