@@ -25,7 +25,7 @@ import numpy as np
 
 from .adapters import unknown_runtime
 from .cases import AMBIGUOUS, DEFINED, Case
-from .classify import classify
+from .classify import classify, repaired_twin
 from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
@@ -34,7 +34,7 @@ from .runner import MAX_JSONL_BYTES, result_row
 from .signature import failure_class, failure_signature
 from .specs import get_spec
 from .untrusted import json_value, read_text
-from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT, control_fails_alike, judge
+from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, control_fails_alike, judge
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -132,6 +132,19 @@ class IsolatedRunner:
         return {"verdict": v.verdict, "same_failure": control_fails_alike(attempt.row["verdict"], v.verdict),
                 "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                 "case_id": attempt.case.id, "placement": placement}
+
+    def twin_fails(self, attempt: Attempt, placement: str, deadline: float | None = None) -> bool:
+        """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken
+        rule undone) fails too: another failure answers there (OpenVINO's garbage for rank-0
+        data "accepts" any pads), so the acceptance says nothing of the rule."""
+        spec = get_spec(attempt.case.spec, Path(self.specs_dir) if self.specs_dir else None)
+        twin = repaired_twin(attempt.case, spec)
+        if isinstance(twin, str):
+            return False
+        try:
+            return self.attempt(twin, placement, deadline, shorten=deadline is not None).row["verdict"] in FAILURES
+        except (PadconfError, ValueError, TypeError, OverflowError):  # a twin the reference cannot take
+            return False
 
 
 # ---------------------------------------------------------------- simplifications
@@ -304,12 +317,15 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit:
            others: frozenset = frozenset()) -> Shrunk:
     """The smallest case found within ``time_limit`` seconds that fails as ``start`` does: the
     same failure_key, and the same failure_signature (``start.control`` run already), which is
-    none of ``others``, the run's other distinct failures on this runtime."""
+    none of ``others``, the run's other distinct failures on this runtime; for a lenient failure,
+    where the runtime gets the repaired twin right (IsolatedRunner.twin_fails)."""
     began = time.monotonic()
     deadline, key = began + time_limit, failure_key(start.row)
     shorten = start.row["verdict"] != TIMEOUT  # only a hang is allowed the full timeout
     signature = signature_of(start)
     others = others - {signature}
+    # a lenient failure counts where the runtime is right on the valid twin, as it is on start's
+    twin_guard = key[0] == WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement, deadline)
     best, tried, tries = start, {start.case.id}, isolated.tries
 
     def same_failure(candidate: Case) -> Attempt | None:
@@ -324,6 +340,8 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit:
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
         if not (found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED)):
+            return None
+        if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
         got.control = isolated.control(got, placement, deadline)
         found_signature = signature_of(got)

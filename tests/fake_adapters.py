@@ -408,3 +408,15 @@ class ScalarAndCropCrashAdapter(ConformingAdapter):
         if case.data.ndim == 0 or (case.op == "Pad" and any(p < 0 for p in case.pads)):
             os.kill(os.getpid(), signal.SIGSEGV)
         return super().run(case, placement)
+
+
+class ScalarGarbageLenientPadsAdapter(ConformingAdapter):
+    """Two bugs: garbage for any rank-0 data in Pad (its control passes: a Pad bug), whatever
+    the pads, and at rank >= 1 it accepts pads of the wrong length, returning the data."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            return Outcome(np.asarray(case.data + 100, dtype=case.data.dtype))
+        if case.op == "Pad" and case.axes is None and len(case.pads) != 2 * case.data.ndim:
+            return Outcome(case.data.copy())
+        return super().run(case, placement)

@@ -199,3 +199,19 @@ def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
     assert code == 0 and "expected: array([0, 0, 1, 2], dtype=int32)" in printed
     code, printed = run_script(tmp_path / "wrap", "repro_onnx_reference.py")
     assert "expected: an error" in printed and code == (0 if "actual:   an error" in printed else 1)
+
+
+def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
+    """ScalarGarbageLenientPadsAdapter accepts pads of the wrong length (a Pad bug) and answers
+    rank-0 data with garbage (another), which "accepts" wrong pads too. Shrinking the first
+    stops at rank 1: at rank 0 the repaired twin (pads of the right length) fails as well."""
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(6, dtype=np.float32).reshape(2, 3), pads=[1, 0, 0],
+                         mode="constant"))
+    assert case.kind == "must-reject" and case.rule == "pads_length"
+    path = tmp_path / "case.jsonl"
+    path.write_text(__import__("json").dumps(case.to_json()) + "\n")
+    out = tmp_path / "out"
+    assert main(["minimize", str(path), "--runtime", FAKE + "ScalarGarbageLenientPadsAdapter", "--out", str(out),
+                 "--time-limit", "20"]) == 0
+    assert np.load(out / "data.npy").ndim == 1
+    assert (out / "REPORT.md").read_text().startswith("# Pad(constant) accepts pads of the wrong length on float ")
