@@ -2,8 +2,12 @@
 persists, and write a bundle ready to file upstream (padconf.repro writes it).
 
 "The same failure": the same verdict and failure class (padconf.signature.failure_class: the
-error text with its numbers masked, or for a mismatch the kind of difference), and the reference
-still classifies the case alike (its kind, and the rule or ambiguity with numbers masked).
+error text with its numbers masked, or for a mismatch the kind of difference), the reference
+still classifies the case alike (its kind, and the rule or ambiguity with numbers masked), and
+the same distinct failure of the run (padconf.signature.failure_signature: with its triage class,
+which the candidate's own control decides), never another one of the run's: a runtime with two
+bugs (OpenVINO garbles rank-0 data, through Pad and Identity alike) must not have one bug's case
+shrink into the other's.
 Shrinking is a small deterministic greedy pass in the manner of delta debugging: every
 simplification below is tried in turn and kept when the failure persists, round after round
 until none helps or the time limit is reached. Each attempt runs alone in a fresh worker process
@@ -22,17 +26,16 @@ import numpy as np
 
 from .adapters import unknown_runtime
 from .cases import AMBIGUOUS, DEFINED, Case
-from .classify import classify
+from .classify import classify, repaired_twin
 from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import failures, load_run, placement_dependent
-from .results import MAX_JSONL_BYTES, ControlRow, ResultRow, result_row
-from .signature import failure_class
+from .results import MAX_JSONL_BYTES, ResultRow, result_row
+from .signature import failure_class, failure_signature
 from .specs import get_spec
-from .triage import triage
 from .untrusted import json_value, read_text
-from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT
+from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, control_fails_alike, judge
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -53,6 +56,7 @@ class Attempt:
     case: Case  # classified
     row: ResultRow
     outcome: Outcome
+    control: dict | None = None  # IsolatedRunner.control's, once run
 
 
 @dataclass
@@ -90,8 +94,9 @@ class Job:
 # ---------------------------------------------------------------- running one attempt
 
 
-class Judge:
-    """Runs cases on one runtime, each alone in a fresh worker process, and judges them."""
+class IsolatedRunner:
+    """Runs cases on one runtime, each alone in a fresh worker process (the spec's verdict on
+    each comes from padconf.verdicts, by way of result_row)."""
 
     def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None):
         self.worker, self.runtime, self.specs_dir = worker, runtime, specs_dir
@@ -111,6 +116,36 @@ class Judge:
         outcome, status = self.worker.run_alone(case, placement)
         self.worker.timeout = self.base_timeout
         return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
+
+    def control(self, attempt: Attempt, placement: str, deadline: float | None = None) -> dict | None:
+        """The attempt's control: its data through an Identity model, alone, as padconf.runner
+        runs one for each distinct failure of a run; None for a hang (its control would wait
+        as long)."""
+        if attempt.row["verdict"] == TIMEOUT:
+            return None
+        control = attempt.case.control()
+        if deadline is not None:
+            self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
+        self.tries += 1
+        outcome, status = self.worker.run_alone(control, placement)
+        self.worker.timeout = self.base_timeout
+        v = judge(control, outcome, status)
+        return {"verdict": v.verdict, "same_failure": control_fails_alike(attempt.row["verdict"], v.verdict),
+                "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
+                "case_id": attempt.case.id, "placement": placement}
+
+    def twin_fails(self, attempt: Attempt, placement: str, deadline: float | None = None) -> bool:
+        """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken
+        rule undone) fails too: another failure answers there (OpenVINO's garbage for rank-0
+        data "accepts" any pads), so the acceptance says nothing of the rule."""
+        spec = get_spec(attempt.case.spec, Path(self.specs_dir) if self.specs_dir else None)
+        twin = repaired_twin(attempt.case, spec)
+        if isinstance(twin, str):
+            return False
+        try:
+            return self.attempt(twin, placement, deadline, shorten=deadline is not None).row["verdict"] in FAILURES
+        except (PadconfError, ValueError, TypeError, OverflowError):  # a twin the reference cannot take
+            return False
 
 
 # ---------------------------------------------------------------- simplifications
@@ -155,7 +190,8 @@ def _without_axis(case: Case, i: int) -> Case:
                 kept.append((j, r if a >= 0 else r - (n - 1)))
         pads = [pads[j] for j, _ in kept] + [pads[k + j] for j, _ in kept]
         axes = [a for _, a in kept]
-    return case.with_(data=np.ascontiguousarray(data), pads=pads, axes=axes)
+    # reshape: np.ascontiguousarray alone turns the scalar np.take leaves of rank-1 data into shape (1,)
+    return case.with_(data=np.ascontiguousarray(data).reshape(shape), pads=pads, axes=axes)
 
 
 def fewer_dims(case: Case):
@@ -274,26 +310,43 @@ def size_text(case: Case) -> str:
            + (f", axes {case.axes}" if case.axes is not None else "")
 
 
-def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, progress=None) -> Shrunk:
-    """The smallest case found within ``time_limit`` seconds that fails as ``start`` does."""
+def signature_of(attempt: Attempt) -> tuple:
+    return failure_signature({**attempt.row, "control": attempt.control})
+
+
+def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit: float, progress=None,
+           others: frozenset = frozenset()) -> Shrunk:
+    """The smallest case found within ``time_limit`` seconds that fails as ``start`` does: the
+    same failure_key, and the same failure_signature (``start.control`` run already), which is
+    none of ``others``, the run's other distinct failures on this runtime; for a lenient failure,
+    where the runtime gets the repaired twin right (IsolatedRunner.twin_fails)."""
     began = time.monotonic()
     deadline, key = began + time_limit, failure_key(start.row)
     shorten = start.row["verdict"] != TIMEOUT  # only a hang is allowed the full timeout
-    best, tried, tries = start, {start.case.id}, judge.tries
+    signature = signature_of(start)
+    others = others - {signature}
+    # a lenient failure counts where the runtime is right on the valid twin, as it is on start's
+    twin_guard = key[0] == WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement, deadline)
+    best, tried, tries = start, {start.case.id}, isolated.tries
 
     def same_failure(candidate: Case) -> Attempt | None:
         if candidate.id in tried or time.monotonic() >= deadline:
             return None
         tried.add(candidate.id)
         try:
-            got = judge.attempt(candidate, placement, deadline, shorten)
+            got = isolated.attempt(candidate, placement, deadline, shorten)
         except (PadconfError, ValueError, TypeError, OverflowError):  # a candidate the reference cannot take
             return None
         found = failure_key(got.row)
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
-        return (got if found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED)
-                else None)
+        if not (found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED)):
+            return None
+        if twin_guard and isolated.twin_fails(got, placement, deadline):
+            return None
+        got.control = isolated.control(got, placement, deadline)
+        found_signature = signature_of(got)
+        return got if found_signature == signature and found_signature not in others else None
 
     improved = True
     while improved and time.monotonic() < deadline:
@@ -305,9 +358,10 @@ def shrink(judge: Judge, start: Attempt, placement: str, time_limit: float, prog
                     break
                 best, improved = found, True
                 if progress:
-                    progress(f"{time.monotonic() - began:4.1f} s, {judge.tries - tries} tries: {size_text(best.case)}")
+                    progress(f"{time.monotonic() - began:4.1f} s, {isolated.tries - tries} tries: "
+                             f"{size_text(best.case)}")
     seconds = time.monotonic() - began
-    return Shrunk(start, best, judge.tries - tries, seconds, seconds >= time_limit)
+    return Shrunk(start, best, isolated.tries - tries, seconds, seconds >= time_limit)
 
 
 # ---------------------------------------------------------------- targets
@@ -407,7 +461,7 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
         f"run alone on the arrays that reach it (computed by {pad.inputs_from})"]) for pad in found]
 
 
-def reproduce(judge: Judge, job: Job, placements: list[str]) -> tuple[Attempt, str]:
+def reproduce(isolated: IsolatedRunner, job: Job, placements: list[str]) -> tuple[Attempt, str]:
     """The job's case run alone (in its recorded placement, or in the placement of the user's
     model it came from, or else in the first that fails); CaseError when it does not fail."""
     tried = []
@@ -415,11 +469,12 @@ def reproduce(judge: Judge, job: Job, placements: list[str]) -> tuple[Attempt, s
     if chosen and (job.placement or chosen in placements):  # a failure in another placement is another bug
         placements = [chosen]
     for placement in placements:
-        got = judge.attempt(job.case, placement)
+        got = isolated.attempt(job.case, placement)
         if got.row["verdict"] in FAILURES:
+            got.control = isolated.control(got, placement)
             return got, placement
         tried.append(f"{got.row['verdict']} [{placement}]")
-    raise CaseError(f"case {job.case.id} does not fail on {judge.runtime} when run alone ({', '.join(tried)})")
+    raise CaseError(f"case {job.case.id} does not fail on {isolated.runtime} when run alone ({', '.join(tried)})")
 
 
 def short_name(case: Case) -> str:
@@ -447,6 +502,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     worker = Worker(runtime, timeout=timeout)
     summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
+    others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
+                       if r["runtime"] == runtime and r["verdict"] in FAILURES)  # the run's distinct failures
     try:
         if kind == "model":
             jobs = model_jobs(Path(target), worker, progress)
@@ -455,16 +512,16 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
         for n, job in enumerate(jobs, 1):
             example = job.example
-            judge = Judge(worker, runtime, job.specs_dir, example and example["interpretation"])
+            isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"])
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
-                start, placement = reproduce(judge, job, about["placements"])
+                start, placement = reproduce(isolated, job, about["placements"])
                 def say(text: str, label: str = label, verdict: str = start.row["verdict"]) -> None:
                     _say(progress, f"minimize {label} {verdict}: {text}")
 
                 say(f"start: {size_text(start.case)}")
-                shrunk = shrink(judge, start, placement, time_limit, say)
-                cause = root_cause(shrunk, job.recorded.get("control") if job.recorded else None)
+                shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                cause = root_cause(shrunk)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same minimal failure: a variant, not a bundle
                     root["variants"].append(variant_text(shrunk, placement))
@@ -504,7 +561,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     return summaries
 
 
-def root_cause(shrunk: Shrunk, control: ControlRow | None = None) -> tuple:
+def root_cause(shrunk: Shrunk) -> tuple:
     """What makes two minimised failures one bug: the same failure (failure_key: verdict and
     error class, numbers masked) and triage class on the same minimal input, whatever its
     dtype or spec version (onnxruntime's refusal of rank-0 data, say, found once per dtype);
@@ -513,7 +570,7 @@ def root_cause(shrunk: Shrunk, control: ControlRow | None = None) -> tuple:
     verdict, error_class, kind, reason = failure_key(row)
     # C++ template arguments (cut at 400 characters) name the dtype
     error_class = re.sub(r"\[with .*", "[with ..]", error_class)
-    return (verdict, error_class, kind, reason, triage({**row, "control": control})[0], case.mode, case.data.shape,
+    return (verdict, error_class, kind, reason, signature_of(shrunk.final)[3], case.mode, case.data.shape,
             tuple(case.pads), None if case.axes is None else tuple(case.axes), case.constant_value is None,
             case.dtype if row["verdict"] == NOT_IMPLEMENTED else None)
 

@@ -19,7 +19,7 @@ from .cases import Case, CaseKind
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, attach_controls, named_again, read_jsonl, read_results
-from .signature import distinct_failure, failure_class
+from .signature import failure_class, failure_signature
 from .specs import Spec, get_spec, rule_text, spec_sort_key
 from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
@@ -72,8 +72,8 @@ def failures(rows: list[ResultRow]) -> list[dict]:
     for row in rows:
         if row["verdict"] not in FAILURES:
             continue
+        key = failure_signature(row)
         found, fact = triage(row)
-        key = (*distinct_failure(row), found)
         group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": found,
                                         "upstream": fact, "count": 0, "dtypes": set(), "specs": set(),
                                         "example": row})

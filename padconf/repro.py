@@ -1,7 +1,8 @@
 """The bundle `padconf minimize` writes for one minimised failure: the model (ONNX, or OpenVINO
-IR for the native adapter), the inputs as .npy and .pb, the expected output, a standalone
-``repro.py`` (numpy and the runtime only) and ``REPORT.md``, ready to paste into the runtime's
-issue tracker."""
+IR for the native adapter), the inputs as .npy and .pb, the expected output, the generic checker
+``repro.py`` (padconf/bundle_check.py copied verbatim, its case in ``repro.json``), a short
+``repro_<runtime>.py`` in the runtime's own API (padconf.repro_api) and ``REPORT.md``, ready to
+paste into the runtime's issue tracker. Both scripts need numpy and the runtime only."""
 from __future__ import annotations
 
 import json
@@ -14,9 +15,11 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
+from . import bundle_check, escape, repro_api
+from .bundle_title import title
 from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
 from .dtypes import npy_bytes
-from .onnx_model import build_model, feeds
+from .onnx_model import build_model, feeds, ir_version
 from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
 from .triage import PAD_BUGS, triage
@@ -52,8 +55,9 @@ def case_text(case: Case) -> str:
     return f"{spec_label(case.spec)} {case.mode} {case.dtype}, shape {list(case.data.shape)}, pads {case.pads}"
 
 
-def title(row: dict, case: Case, runtime: str) -> str:
-    """One line saying what is wrong."""
+def summary_line(row: dict, case: Case, runtime: str) -> str:
+    """One line saying what is wrong, with the runtime's own words (the title says it in the
+    runtime's terms, padconf.bundle_title)."""
     detail, error = row.get("detail") or "", short_error(row.get("error"))
     verdict = row["verdict"]
     if verdict == MISMATCH:
@@ -105,19 +109,23 @@ def _described(name: str, arr: np.ndarray, file: str) -> dict:
             "string": arr.dtype == object}
 
 
-def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tuple[str, list[dict]]:
+def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tuple[str | None, list[dict]]:
     """The model and its inputs (npy, and ONNX TensorProto .pb in onnx's test-data layout);
-    returns the model file's name and the inputs in feed order."""
+    returns the model file's name (None: OpenVINO refuses to build the graph at all, the bug
+    itself) and the inputs in feed order."""
     data_set = where / "test_data_set_0"
     data_set.mkdir(parents=True)
     if runtime == "openvino":
         import openvino as ov
 
         from .adapters.openvino import native_model, split_pads
-        ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
-                      compress_to_fp16=False)
         inputs = {"data": case.data, **(split_pads(case) if placement == "inputs" else {})}
-        model = "model.xml"
+        model: str | None = "model.xml"
+        try:
+            ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
+                          compress_to_fp16=False)
+        except RuntimeError:  # its shape inference refuses constant inputs while the graph is built
+            model = None
     else:
         (where / "model.onnx").write_bytes(build_model(case, placement).SerializeToString())
         inputs, model = feeds(case, placement), "model.onnx"
@@ -156,15 +164,104 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     expect = _write_expected(where, case)
     if outcome.output is not None:
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
-    heading = title(row, case, runtime)
+    heading = title(row, case, _placement_dependent(job, runtime))
     data = _described("data", case.data, "data.npy")
-    about = {"title": heading, "case": case_text(case), "runtime": runtime, "model": model, "inputs": inputs,
-             "expect": expect,
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime, "model": model,
+             "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
-    (where / "repro.py").write_text(REPRO.replace("@ABOUT@", json.dumps(about, indent=1)), encoding="utf-8")
-    (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model),
-                                     encoding="utf-8")
+    if model is not None:
+        (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
+        (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
+    api = api_script(case, placement, runtime, heading)
+    if api is not None:
+        (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
+    (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model,
+                                                     api), encoding="utf-8")
     return heading
+
+
+def _placement_dependent(job, runtime: str) -> bool:
+    """The run's original case passed in another placement on this runtime."""
+    original = job.recorded["case_id"] if job.recorded else None
+    return any(r["case_id"] == original and r["runtime"] == runtime and r["verdict"] not in FAILURES
+               and r["placement"] != job.recorded["placement"] for r in job.run_rows)
+
+
+# ---------------------------------------------------------------- repro_<runtime>.py
+
+SHOWN_INLINE = 24  # elements: larger arrays are read from the bundle's .npy files
+
+
+def api_script_name(runtime: str) -> str:
+    return f"repro_{runtime.replace('-', '_')}.py"
+
+
+def _scalar_literal(v) -> str:
+    if isinstance(v, float) and not np.isfinite(v):
+        return 'float("nan")' if np.isnan(v) else ('-' if v < 0 else '') + 'float("inf")'
+    return repr(v)
+
+
+def _literal(arr, file: str) -> str:
+    """Source text giving ``arr``: inline when small and exact (every bit, NaN payloads too), else
+    read from the bundle's ``file``."""
+    arr = np.asarray(arr)
+    if arr.size <= SHOWN_INLINE:
+        flat = ", ".join(_scalar_literal(v) for v in arr.reshape(-1).tolist())
+        text = f'np.array([{flat}], dtype="{arr.dtype.name}").reshape({list(arr.shape)})'
+        back = eval(text, {"np": np})  # noqa: S307 -- padconf's own text of numbers, checked bit for bit
+        if back.dtype == arr.dtype and back.tobytes() == arr.tobytes():
+            return text
+    return f'np.load(os.path.join(HERE, "{file}"))'
+
+
+def _allowed(case: Case) -> str:
+    """The outputs the specification allows, as source text (None: an error)."""
+    if case.kind == DEFINED:
+        return f"[{_literal(case.expected, 'expected.npy')}]"
+    if case.kind == MUST_REJECT:
+        return "[None]"
+    return "[" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
+                           for i, (_, out) in enumerate(sorted(case.interpretations.items()))) + "]"
+
+
+def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | None:
+    """repro_<runtime>.py for ``case``, or None where the runtime has no short one here
+    (padconf.repro_api.RUNNERS) or numpy's own dtypes cannot carry the data (bfloat16, float8,
+    int4 ..., strings: the generic checker handles those)."""
+    if runtime not in repro_api.RUNNERS or case.data.dtype.isbuiltin != 1:
+        return None
+    domain, version = parse_spec_id(case.spec)
+    if runtime == "openvino":
+        from .adapters.openvino import split_pads
+        operands = {"data": case.data, **split_pads(case)}
+    else:
+        if version <= 2 and not case.pads:  # an empty INTS attribute has no type helper.make_node can infer
+            return None
+        operands = dict(feeds(case, "inputs"))
+    fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
+    arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
+              for name, arr in operands.items()]
+    arrays.append(f"expected = {_allowed(case)}  # what the specification allows (None: an error)")
+    args = ["{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"]
+    if runtime == "openvino":
+        args += [f"fed={fed!r}", f"mode={case.mode!r}", f"opset={version}"]
+    else:
+        if version <= 2:
+            attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
+            if case.constant_value is not None:
+                attributes["value"] = float(np.asarray(case.constant_value).astype(np.float64))
+            inputs = ["data"]
+        else:
+            attributes = {"mode": case.mode}
+            inputs = ["data", "pads", "constant_value" if "constant_value" in operands else "",
+                      *(["axes"] if "axes" in operands else [])]
+            while inputs[-1] == "":
+                inputs.pop()
+        args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={attributes!r}", f"opset={version}",
+                 f"ir={ir_version(version, case.dtype)}"]
+    args.append("expected=expected")
+    return repro_api.script(runtime, heading, arrays, args)
 
 
 # ---------------------------------------------------------------- REPORT.md
@@ -244,18 +341,19 @@ def _expected_lines(case: Case) -> list[str]:
     return lines
 
 
-def _control_lines(control: dict | None) -> list[str]:
-    """What the run's control (the same data through an Identity model, same runtime and
-    placement) did."""
+def _control_lines(control: dict | None, whose: str) -> list[str]:
+    """What a control (the same data through an Identity model, same runtime and placement)
+    did; ``whose``: whose data it was."""
     if not control:
         return []
     did = "passed: the data comes back unchanged without the Pad" if control["verdict"] == "pass" else \
-        f"{control['verdict']}: {control.get('detail') or control.get('error') or ''}".rstrip(": ")
-    return [f"Control (the original case's data through an Identity model, {control['placement']}): {did}"
-            + (" The failure is not Pad-specific." if control["same_failure"] else ""), ""]
+        f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
+    return [f"- {whose} ({control['placement']}): {escape.markdown(did)}"
+            + (". The failure is not Pad-specific." if control["same_failure"] else "")]
 
 
-def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str) -> str:
+def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
+                    api: str | None = None) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     original = shrunk.original.case
     inputs = [f"- data: `{_array_text(case.data)}`" if case.data.size <= 12 else
@@ -271,16 +369,24 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                        "evaluate the Pad while compiling"}[placement]
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
-    control = (job.recorded or {}).get("control")  # the run's control of the original case
+    recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
+    control = shrunk.final.control or recorded  # the minimal case's own, where minimise ran one
     found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
-    lines = [f"# {heading}", "",
+    controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
+                *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
+                                          f"`{(recorded or {}).get('case_id')}`")]
+    lines = [f"# {escape.markdown(heading)}", "",
+             escape.markdown(summary_line(row, case, runtime)), "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
              *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
                 + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
-             *_control_lines(control),
+             *(["Controls (the same data through an Identity model instead of Pad, on the same runtime):", "",
+                *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
-             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})", "",
+             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})" if model else
+             f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
+             "it and shows the refusal", "",
              "## Expected", "", *_expected_lines(case), "", "## Actual", ""]
     if outcome.output is not None:
         lines += ["```", _array_text(outcome.output), "```", ""]
@@ -289,15 +395,26 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
     if row.get("error"):
         lines += ["The runtime's error:", "", "```", row["error"].strip(), "```", ""]
     needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
-    lines += ["## Reproduce", "",
-              f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
-              if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
-              "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
-              "runs the model on a runtime instead.", "",
-              "```",
-              "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
-              "```", "",
-              "## Environment", "", *_versions(runtime, runtime_version), "",
+    lines += ["## Reproduce", ""]
+    if api is not None:
+        lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
+                  f"`pip install numpy {repro_api.PIP[runtime]}`; exit 1 while the bug shows):", "",
+                  "```python", api.rstrip(), "```", ""]
+        lines += ["The generic checker:", ""] if model else []
+    else:
+        lines += [f"No short repro in {runtime}'s own API here "
+                  + ("(its data needs numpy's ml_dtypes or strings): " if runtime in repro_api.RUNNERS else
+                     f"(padconf writes one for {', '.join(repro_api.RUNNERS)} only): ")
+                  + "the generic checker only.", ""]
+    if model:  # else there is no model file for the generic checker to run
+        lines += [f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
+                  if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
+                  "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
+                  "runs the model on a runtime instead.", "",
+                  "```",
+                  "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
+                  "```", ""]
+    lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
               f"Minimised by `padconf minimize` from case `{shrunk.original.case.id}` "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
@@ -317,240 +434,10 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
         if s.get("dir") is None:
             rec = s["recorded"]
             lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
-                         f"{s['error']} | {s['shape']} | - | - |")
+                         f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
             continue
         sh = s["shrunk"]
         a, b = sh.original.case.data, sh.final.case.data
-        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {s['title'].replace('|', '/')} | "
+        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(s['title'])} | "
                      f"{list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
     return "\n".join(lines) + "\n"
-
-
-# ---------------------------------------------------------------- repro.py
-
-REPRO = (r'''"""Reproducer written by padconf minimize. Standalone: needs numpy and the runtime only
-(and ml_dtypes for bfloat16, float8, float4, int4 and int2 data).
-
-usage: python repro.py [--runtime onnxruntime|openvino-onnx|openvino|onnx-reference]
-
-Runs the model next to this file on its inputs (*.npy), in a child process (a runtime that
-crashes or hangs is reported, not this script's end), and compares the output with what the
-specification says, bit for bit (any NaN equals any NaN). Prints expected and actual.
-Exit 1 while the bug is there, 0 once it is fixed.
-"""
-import json
-import os
-import subprocess
-import sys
-
-try:
-    import numpy as np
-except ImportError:
-    print("cannot run: numpy is not installed (pip install numpy)")
-    sys.exit(2)
-
-ABOUT = json.loads(r"""@ABOUT@""")
-HERE = os.path.dirname(os.path.abspath(__file__))
-HANG_SECONDS = 120
-BITS = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
-SUB_BYTE = {"int4": 4, "uint4": 4, "float4_e2m1fn": 4, "int2": 2, "uint2": 2}
-
-
-def load(spec, file=None):
-    arr = np.load(os.path.join(HERE, file or spec["file"]), allow_pickle=False)
-    if spec.get("string"):
-        return arr.astype(object)
-    if spec.get("ml_dtypes"):  # bfloat16, float8, int4 ... are stored as their bits
-        import ml_dtypes
-        arr = arr.view(getattr(ml_dtypes, spec["ml_dtypes"]))
-    return arr
-
-
-def raw_bytes(arr):
-    """The array's bytes as ONNX and OpenVINO lay them out: sub-byte kinds packed, low bits first."""
-    bits = SUB_BYTE.get(arr.dtype.name)
-    raw = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
-    if not bits:
-        return raw
-    per = 8 // bits
-    raw = np.pad(raw & ((1 << bits) - 1), (0, -raw.size % per)).reshape(-1, per)
-    return np.bitwise_or.reduce(raw << (np.arange(per, dtype=np.uint8) * bits), axis=1).astype(np.uint8)
-
-
-def from_raw(raw, dtype, shape):
-    raw = np.frombuffer(raw, dtype=np.uint8)
-    bits = SUB_BYTE.get(dtype.name)
-    if bits:
-        shifts = np.arange(8 // bits, dtype=np.uint8) * bits
-        raw = ((raw[:, None] >> shifts) & ((1 << bits) - 1)).reshape(-1)[:int(np.prod(shape))]
-    return raw.copy().view(dtype).reshape(shape)
-
-
-def run_onnxruntime(inputs, data_dtype):
-    import ctypes
-    import onnxruntime as ort
-    options = ort.SessionOptions()
-    options.log_severity_level = 4  # the error comes back as the exception; no second copy on stderr
-    session = ort.InferenceSession(os.path.join(HERE, ABOUT["model"]), options, providers=["CPUExecutionProvider"])
-    quiet = ort.RunOptions()
-    quiet.log_severity_level = 4
-    if data_dtype.isbuiltin == 1 and all(a.dtype.isbuiltin == 1 for a in inputs.values()):
-        return session.run(None, inputs, quiet)[0]
-    # numpy kinds ORT's binding cannot map (ml_dtypes'): OrtValues built from the raw bytes
-    types = {i.name: i.type for i in session.get_inputs()}
-    values = {}
-    for name, arr in inputs.items():
-        if arr.dtype.isbuiltin == 1:
-            values[name] = ort.OrtValue.ortvalue_from_numpy(arr)
-            continue
-        code = ONNX_TYPES[types[name]]
-        value = ort.OrtValue.ortvalue_from_shape_and_type(list(arr.shape), code)
-        raw = raw_bytes(arr).tobytes()
-        ctypes.memmove(value.data_ptr(), raw, min(len(raw), value.tensor_size_in_bytes()))
-        values[name] = value
-    out = session.run_with_ort_values(None, values, quiet)[0]
-    return from_raw(ctypes.string_at(out.data_ptr(), out.tensor_size_in_bytes()), data_dtype, tuple(out.shape()))
-
-
-ONNX_TYPES = {"tensor(bfloat16)": 16, "tensor(float8e4m3fn)": 17, "tensor(float8e4m3fnuz)": 18,
-              "tensor(float8e5m2)": 19, "tensor(float8e5m2fnuz)": 20, "tensor(uint4)": 21, "tensor(int4)": 22,
-              "tensor(float4e2m1)": 23, "tensor(float8e8m0)": 24, "tensor(uint2)": 25, "tensor(int2)": 26}
-
-
-def run_openvino(inputs, data_dtype):
-    import openvino as ov
-    core = ov.Core()
-    model = core.read_model(os.path.join(HERE, ABOUT["model"]))
-    compiled = core.compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1})
-    arrays = list(inputs.values())
-    if ABOUT["model"].endswith(".onnx"):  # the ONNX frontend keeps the ONNX input names
-        arrays = [inputs[port.get_any_name()] for port in compiled.inputs]
-    tensors = []
-    for arr, port in zip(arrays, compiled.inputs):
-        if arr.dtype == object:
-            tensors.append(ov.Tensor(np.asarray(arr, dtype=str)))
-        else:
-            tensors.append(ov.Tensor(raw_bytes(arr).copy(), ov.Shape(list(arr.shape)), port.get_element_type()))
-    request = compiled.create_infer_request()
-    request.infer(tensors)
-    out = request.get_output_tensor(0)
-    if data_dtype == object:
-        return np.asarray(out.str_data, dtype=object).reshape(tuple(out.shape))
-    if compiled.inputs and out.element_type != compiled.inputs[0].get_element_type():
-        raise TypeError(f"output element type {out.element_type} instead of {compiled.inputs[0].get_element_type()}")
-    raw = np.ascontiguousarray(out.data).reshape(-1).view(np.uint8).tobytes()
-    return from_raw(raw, data_dtype, tuple(out.shape))
-
-
-def run_onnx_reference(inputs):
-    from onnx.reference import ReferenceEvaluator
-    return np.asarray(ReferenceEvaluator(os.path.join(HERE, ABOUT["model"])).run(None, inputs)[0])
-
-
-def same(a, b):
-    a, b = np.asarray(a), np.asarray(b)
-    if a.shape != b.shape or a.dtype != b.dtype:
-        return False
-    if a.dtype == object:
-        return a.tolist() == b.tolist()
-    fa, fb = a.reshape(-1), b.reshape(-1)
-    if fa.dtype.kind == "c":
-        fa, fb = fa.view(fa.real.dtype), fb.view(fb.real.dtype)
-    try:
-        nan = np.isnan(fa) & np.isnan(fb)
-    except TypeError:  # integers
-        nan = np.zeros(fa.shape, dtype=bool)
-    return bool(np.all((fa.view(BITS[fa.itemsize]) == fb.view(BITS[fb.itemsize])) | nan))
-
-
-def show(arr):
-    arr = np.asarray(arr)
-    with np.printoptions(threshold=60, edgeitems=3, linewidth=100):
-        body = repr(arr.tolist()) if arr.dtype == object else np.array2string(arr, separator=", ")
-    return f"{body}   ({arr.dtype if arr.dtype != object else 'string'}, shape {list(arr.shape)})"
-
-
-def child(runtime):
-    try:
-        inputs = {spec["name"]: load(spec) for spec in ABOUT["inputs"]}
-        data = load(ABOUT["data"])
-        expect = ABOUT["expect"]
-        expected = {label: None if f is None else load(ABOUT["output"], f) for label, f in expect["outputs"].items()}
-    except ImportError as exc:  # bfloat16, float8, int4 ... need numpy's ml_dtypes extension
-        print(f"cannot read the inputs: {exc} (pip install ml_dtypes)")
-        return 2
-    for name, arr in {"data": data, **inputs}.items():
-        print(f"{name}: {show(arr)}" + ("" if name in inputs else "   (in the model: every input is a constant)"))
-    if expect["kind"] == "must-reject":
-        print(f"expected: an error ({expect['reason']})")
-    for label, arr in expected.items():
-        print(f"expected{'' if label == 'expected' else ' if ' + label}: " + ("an error" if arr is None else show(arr)))
-    module = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino",
-              "onnx-reference": "onnx"}.get(runtime)
-    if module is None:
-        print(f"no standalone runner for {runtime!r}: pass --runtime onnxruntime, openvino-onnx, '''
-         r'''openvino or onnx-reference")
-        return 2
-    try:
-        __import__(module)
-    except ImportError as exc:  # not the bug: the runtime is missing
-        print(f"cannot run: {exc} (pip install {module})")
-        return 2
-    try:
-        if runtime == "onnxruntime":
-            actual = run_onnxruntime(inputs, data.dtype)
-        elif runtime in ("openvino", "openvino-onnx"):
-            actual = run_openvino(inputs, data.dtype)
-        else:
-            actual = run_onnx_reference(inputs)
-    except Exception as exc:  # the runtime refused the model or the inputs
-        print(f"actual: an error: {' '.join(str(exc).split())[:2000]}")
-        if expect["kind"] == "must-reject" or any(arr is None for arr in expected.values()):
-            print("OK: the runtime rejects it, as the specification allows")
-            return 0
-        print("BUG: the runtime rejects an input the specification defines")
-        return 1
-    print(f"actual: {show(actual)}")
-    if expect["kind"] == "must-reject":
-        print(f"BUG: the runtime accepts an input the specification forbids ({expect['reason']})")
-        return 1
-    matched = [label for label, arr in expected.items() if arr is not None and same(arr, actual)]
-    if matched:
-        print("OK: the output is " + ("the expected one" if matched == ["expected"] else '''
-         r'''"what " + " | ".join(matched) + " gives"))
-        return 0
-    print("BUG: the output differs from " + ("the expected one" if expect["kind"] == "defined" else "every reading"))
-    return 1
-
-
-def main(argv):
-    import argparse
-    usage, about = __doc__.split("\n\n", 2)[1:]
-    parser = argparse.ArgumentParser(usage=usage.split("usage: ", 1)[1], description=about,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--runtime", default=ABOUT["runtime"],
-                        help=f"the runtime to run the model on (default: {ABOUT['runtime']}, where padconf found this)")
-    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # the child process that runs it
-    args = parser.parse_args(argv)
-    runtime = args.runtime
-    if args.child:
-        return child(runtime)
-    if runtime == ABOUT["runtime"]:
-        print(ABOUT["title"], flush=True)
-    else:  # what padconf found is another runtime's answer: this one's is below
-        print(f"{runtime}: {ABOUT['case']}\n(padconf found this on {ABOUT['title']})", flush=True)
-    try:
-        proc = subprocess.run([sys.executable, os.path.abspath(__file__), "--child", "--runtime", runtime],
-                              timeout=HANG_SECONDS)
-    except subprocess.TimeoutExpired:
-        print(f"BUG: the runtime gave no answer within {HANG_SECONDS} s")
-        return 1
-    if proc.returncode in (0, 1, 2):
-        return proc.returncode
-    print(f"BUG: the runtime killed the process (exit status {proc.returncode})")
-    return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
-''')

@@ -10,6 +10,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from .triage import Triage, triage
 from .verdicts import Verdict
 
 # A bracketed group is a particular when it holds numbers and no word (a shape, a list), not
@@ -63,6 +64,13 @@ def failure_class(row: Mapping[str, Any]) -> str:
 def distinct_failure(row: Mapping[str, Any]) -> tuple[str, str, str]:
     """What makes two failing rows one distinct failure: runtime, verdict and failure class."""
     return row["runtime"], row["verdict"], failure_class(row)
+
+
+def failure_signature(row: Mapping[str, Any]) -> tuple[str, str, str, Triage]:
+    """One distinct failure of a run (padconf.report.failures' groups): distinct_failure and the
+    triage class, which the row's control (``row["control"]``) and padconf/upstream.yaml decide.
+    A failure that also shows through an Identity model is not the Pad bug beside it."""
+    return (*distinct_failure(row), triage(row)[0])
 
 
 def failure_pattern(row: Mapping[str, Any]) -> str:

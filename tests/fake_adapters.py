@@ -20,6 +20,8 @@ class CorrectAdapter(Adapter):
     domains = ("onnx", "openvino")
 
     def run(self, case, placement="inputs"):
+        if case.op == "Identity":  # a control (padconf.cases.Case.control): the data, unchanged
+            return Outcome(case.data.copy())
         if self.triggered(case):
             return self.misbehave(case)
         try:
@@ -193,7 +195,7 @@ class ConformingAdapter(CorrectAdapter):
     def run(self, case, placement="inputs"):
         from padconf.classify import rule_violation
         from padconf.specs import get_spec
-        broken = rule_violation(case, get_spec(case.spec))  # the worker sends inputs, not the verdict
+        broken = case.op == "Pad" and rule_violation(case, get_spec(case.spec))  # inputs, not the verdict
         return Outcome(error=f"refused: {broken[1]}") if broken else super().run(case, placement)
 
 
@@ -413,4 +415,26 @@ class SlowCompilerAdapter(CorrectAdapter):
 
     def run(self, case, placement="inputs"):
         self.cached(tuple(case.pads), lambda: time.sleep(3600 if list(case.pads) == [9, 9] else 2))
+        return super().run(case, placement)
+
+
+class ScalarAndCropCrashAdapter(ConformingAdapter):
+    """Two bugs, one crash class: segfaults on any rank-0 data, through Pad and through Identity
+    alike (its control fails too: no Pad bug), and in Pad on any negative pad (a Pad bug)."""
+
+    def run(self, case, placement="inputs"):
+        if case.data.ndim == 0 or (case.op == "Pad" and any(p < 0 for p in case.pads)):
+            os.kill(os.getpid(), signal.SIGSEGV)
+        return super().run(case, placement)
+
+
+class ScalarGarbageLenientPadsAdapter(ConformingAdapter):
+    """Two bugs: garbage for any rank-0 data in Pad (its control passes: a Pad bug), whatever
+    the pads, and at rank >= 1 it accepts pads of the wrong length, returning the data."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            return Outcome(np.asarray(case.data + 100, dtype=case.data.dtype))
+        if case.op == "Pad" and case.axes is None and len(case.pads) != 2 * case.data.ndim:
+            return Outcome(case.data.copy())
         return super().run(case, placement)

@@ -34,7 +34,7 @@ LAYERS = {  # each layer's modules; the dict's order is the layers' order
                  "runtimes"],
     "uses": ["fixed_suite", "testdata_write", "scripts", "scripts.run_openvino", "testdata_read", "runner", "report",
              "report_html", "baseline", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut", "repro",
-             "minimise", "progress"],
+             "bundle_check", "repro_api", "bundle_title", "minimise", "progress"],
     "cli": ["cli"],
 }
 LAYER_OF = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}

@@ -5,10 +5,12 @@ import json
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+from padconf import bundle_check
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
@@ -53,7 +55,9 @@ def test_a_large_random_case_shrinks_to_the_smallest_that_trips_the_planted_bug(
     assert data.shape == (2,) and sorted(pads) == [0, 1]  # pad == dim - 1 = 1 on one axis of two elements
     assert data.tolist() == [1.0, 2.0] and data.dtype == np.float32  # small distinct values, float kept
     report = (out / "REPORT.md").read_text()
-    assert report.startswith("# tests.fake_adapters:ReflectOffByOneAdapter: ONNX Pad-19 reflect float, shape [2], ")
+    assert report.startswith("# Pad(reflect) returns wrong values for a pad of the dimension minus one on float "
+                             "(opset 19)\n\ntests.fake_adapters:ReflectOffByOneAdapter: ONNX Pad-19 reflect float, "
+                             "shape \\[2\\], ")
     assert "returns wrong values: values differ first at" in report
     assert "shape [60, 7, 6], 2520 elements" in report
     assert np.load(out / "expected.npy").tolist() in ([1.0, 2.0, 1.0], [2.0, 1.0, 2.0])
@@ -88,7 +92,7 @@ def test_a_runtime_crashing_on_every_other_attempt_stops_at_the_time_limit(tmp_p
     code, out = minimize(tmp_path, case_file(tmp_path, large_reflect_case()), runtime, "--time-limit", "1")
     assert code == 0
     report = (out / "REPORT.md").read_text()
-    assert report.count("returns wrong values") == 1 and "(stopped at the time limit)" in report
+    assert report.count("returns wrong values") == 2 and "(stopped at the time limit)" in report  # title, summary
     runs = int(re.search(r"and (\d+) runs, each in a fresh process", report)[1])
     assert 1 <= runs <= 3  # no attempt started after the limit: 1 s / 0.4 s
     assert len((tmp_path / "counter").read_text()) >= 2  # it did run, crashes and all
@@ -97,8 +101,8 @@ def test_a_runtime_crashing_on_every_other_attempt_stops_at_the_time_limit(tmp_p
 # ---------------------------------------------------------------- real runtime: repro.py
 
 
-def run_repro(where, *args):
-    proc = subprocess.run([sys.executable, str(where / "repro.py"), *args], capture_output=True, text=True, timeout=120)
+def run_repro(where, *args, script="repro.py"):
+    proc = subprocess.run([sys.executable, str(where / script), *args], capture_output=True, text=True, timeout=120)
     return proc.returncode, proc.stdout
 
 
@@ -113,16 +117,23 @@ def test_onnxruntime_refusing_a_reflect_crop_to_zero_gives_a_repro_that_exits_1_
     data, pads = bundle_inputs(out)
     assert data.ndim == 1 and data.shape[0] + sum(pads) == 0 and min(pads) < 0  # a crop to zero
     report = (out / "REPORT.md").read_text()
-    assert re.match(r"# onnxruntime: ONNX Pad-19 reflect float, shape \[\d\], pads \[-?\d, -?\d\]: rejects an input "
-                    r"the spec defines: .*zero effective input extent", report)
+    assert report.startswith("# Pad(reflect) rejects a crop down to zero elements on float (opset 19)\n")
+    assert re.search(r"\nonnxruntime: ONNX Pad-19 reflect float, shape \\\[\d\\\], pads \\\[-?\d, -?\d\\\]: rejects an "
+                     r"input the spec defines: .*zero effective input extent", report)
     assert "Triage: **wrongly rejected**" in report
     assert "- runtime: onnxruntime 1." in report and "- Python: 3." in report
-    assert ("import padconf" not in (out / "repro.py").read_text()
-            and "from padconf" not in (out / "repro.py").read_text())
+    assert (out / "repro.py").read_bytes() == Path(bundle_check.__file__).read_bytes()  # verbatim
+    assert not re.search(r"^\s*(import|from) padconf", (out / "repro.py").read_text(), re.M)
     rc, printed = run_repro(out)
     assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
     rc, printed = run_repro(out, "--runtime", "openvino-onnx")  # a runtime that crops to an empty output
     assert rc == 0 and "OK: the output is the expected one" in printed
+    # the repro in onnxruntime's own API: in the report, and beside it, failing the same way
+    api = (out / "repro_onnxruntime.py").read_text()
+    assert f"```python\n{api.rstrip()}\n```" in report and not re.search(r"^\s*(import|from) padconf", api, re.M)
+    rc, printed = run_repro(out, script="repro_onnxruntime.py")
+    assert rc == 1 and "expected: array([], dtype=float32)" in printed
+    assert "actual:   an error:" in printed and "zero effective input extent" in printed
 
 
 def test_a_repro_of_a_case_the_runtime_gets_right_exits_0(tmp_path):
@@ -220,7 +231,8 @@ def test_a_users_model_openvino_refuses_is_cut_with_openvinos_own_pad_inputs(tmp
     bundle = next(d for d in out.iterdir() if d.is_dir() and "`the_pad`" in (d / "REPORT.md").read_text())
     report = (bundle / "REPORT.md").read_text()
     assert "on openvino-onnx the whole model: refused:" in report and "computed by openvino-onnx" in report
-    assert "has incorrect number of input/output dimensions" in report.splitlines()[0]  # OpenVINO's innermost words
+    assert report.splitlines()[0] == "# Pad(reflect) rejects a rank-0 input on int64 (opset 13)"
+    assert "has incorrect number of input/output dimensions" in report.splitlines()[2]  # OpenVINO's innermost words
     assert "baked into the model as constants" in report  # the model's own placement, and only that one
     rc, printed = run_repro(bundle)
     assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
@@ -237,6 +249,8 @@ def test_a_users_model_that_panics_tract_is_cut_with_tracts_own_pad_inputs(tmp_p
     assert "on tract the whole model: crash: killed by SIGABRT" in report and "computed by tract" in report
     case, _ = read_case_dir(bundle, load_specs())
     assert case.data.size == 1 and -1 in case.pads  # shrunk, the crop kept
+    rc, printed = run_repro(bundle, script="repro_tract.py")  # tract's own API: the same panic
+    assert rc < 0 and "expected: array(" in printed and "tract.onnx().load(" in (bundle / "repro_tract.py").read_text()
 
 
 def test_the_whole_model_is_compared_with_the_directorys_output_files(tmp_path):

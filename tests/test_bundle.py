@@ -1,0 +1,218 @@
+"""A bundle as a runtime's maintainer reads it: titled in the runtime's terms, with a short repro
+in the runtime's own API that exits 1 while the bug shows, beside the generic checker (a real
+file of the package, copied verbatim); and shrinking one bug never slips into another of the
+same run."""
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from padconf import bundle_check
+from padconf.bundle_title import title
+from padconf.cases import Case
+from padconf.classify import classify
+from padconf.cli import main
+from padconf.dtypes import bit_equal
+from padconf.outcome import Outcome
+from padconf.results import result_row
+from padconf.runner import Run, RunConfig
+
+FAKE = "tests.fake_adapters:"
+
+
+def run_script(where, script, *args):
+    proc = subprocess.run([sys.executable, str(where / script), *args], capture_output=True, text=True, timeout=120)
+    return proc.returncode, proc.stdout + proc.stderr
+
+
+def test_the_checkers_bit_equality_is_padconfs():
+    """bundle_check.same is a standalone copy (a bundle runs without padconf): it must say what
+    padconf.dtypes.bit_equal says, NaN payloads equal, signs of zero not."""
+    nan2 = np.array([0x7FC00001], np.uint32).view(np.float32)[0]
+    pairs = [(np.array([np.nan, 1.0], np.float32), np.array([nan2, 1.0], np.float32)),
+             (np.array([0.0], np.float64), np.array([-0.0], np.float64)),
+             (np.array([1, 2], np.int8), np.array([1, 2], np.int8)),
+             (np.array([1, 2], np.int8), np.array([1, 3], np.int8)),
+             (np.array([1, 2], np.int8), np.array([1, 2], np.int16)),
+             (np.array([1 + 2j]), np.array([1 - 2j])),
+             (np.array(["a", "b"], dtype=object), np.array(["a", "b"], dtype=object)),
+             (np.ones((2, 1), np.float16), np.ones((1, 2), np.float16))]
+    got = [bundle_check.same(a, b) for a, b in pairs]
+    assert got == [bit_equal(a, b) for a, b in pairs] == [True, False, True, False, False, False, True, False]
+
+
+def planted_row(case, outcome, status="ok", runtime="onnxruntime", placement="inputs"):
+    return result_row(runtime, placement, case, outcome, status)
+
+
+@pytest.mark.parametrize("case, outcome, status, expected", [
+    (Case(spec="onnx/Pad-19", data=np.arange(4, dtype=np.float16).reshape(2, 2), pads=[0, -1, 0, 0], mode="reflect"),
+     Outcome(np.zeros((2, 1), np.float16)), "ok",
+     "Pad(reflect) returns wrong values for a negative begin pad on float16 (opset 19)"),
+    (Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.float64), pads=[-5, 0], mode="edge"),
+     Outcome(error="killed by SIGSEGV"), "crash",
+     "Pad(edge) crashes (SIGSEGV) on a crop beyond the dimension on double (opset 18)"),
+    (Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[], mode="constant"),
+     Outcome(error="Pad: invalid rank 0"), "ok", "Pad(constant) rejects a rank-0 input on float (opset 18)"),
+    # onnxruntime's constant folding refuses int32 axes: rank 0 is where shrinking ends, not the bug
+    (Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[], axes=[], axes_type="int32"),
+     Outcome(error="ParseData type mismatch for tensor: axes. Expected:int64 Actual:int32"), "ok",
+     "Pad(constant) rejects int32 axes on rank-0 data on float (opset 18)"),
+    (Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.float32), pads=[0, 1], mode="wrap"),
+     Outcome(np.array([0, 1, 2, 0], np.float32)), "ok",
+     "Pad(wrap) accepts mode wrap (not in this opset) on float (opset 18)"),
+    (Case(spec="openvino/Pad-12", data=np.zeros((2, 0), np.int32), pads=[0, 1, 0, 1], mode="symmetric"),
+     Outcome(error="no answer within 5 s"), "timeout",
+     "Pad(symmetric) hangs on an empty axis on int32 (OpenVINO opset12)"),
+])
+def test_a_title_says_mode_failure_feature_and_dtype(case, outcome, status, expected):
+    case = classify(case)
+    assert title(planted_row(case, outcome, status), case) == expected
+
+
+def test_a_placement_dependent_failure_says_where_the_pads_come_from():
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.int64), pads=[1, 0], mode="edge"))
+    row = planted_row(case, Outcome(np.zeros(4, np.int64)), placement="initializers")
+    assert title(row, case, placement_dependent=True) == \
+        "Pad(edge) returns wrong values for a rank-1 input on int64 with constant pads (opset 19)"
+
+
+def test_shrinking_one_bug_never_answers_with_the_other(tmp_path):
+    """Two bugs, one crash class (a run's one distinct failure): ScalarAndCropCrashAdapter
+    segfaults on rank-0 data through Pad and Identity alike (not a Pad bug: its control fails
+    too) and in Pad on a negative pad. The negative pad's case shrinks to rank 1, never to rank
+    0, where the other bug answers: each candidate's own control tells them apart."""
+    runtime = FAKE + "ScalarAndCropCrashAdapter"
+    crop = classify(Case(spec="onnx/Pad-19", data=np.arange(12, dtype=np.float32).reshape(3, 4),
+                         pads=[0, -1, 1, 0], mode="constant"))
+    scalar = classify(Case(spec="onnx/Pad-19", data=np.array(5, np.float32), pads=[], mode="constant"))
+    run = Run(tmp_path / "run", RunConfig(runtimes=[runtime]), jobs=1)
+    run.execute(run.plan(run.prepare([crop, scalar])))
+    out = tmp_path / "bundle"
+    assert main(["minimize", f"{tmp_path / 'run'}:{crop.id}", "--runtime", runtime, "--out", str(out),
+                 "--time-limit", "20"]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert np.load(out / "data.npy").ndim == 1
+    first = report.splitlines()[0]
+    assert first.startswith("# Pad(constant) crashes (SIGSEGV) on ") and "rank-0" not in first
+    assert "Triage: **crash or memory corruption**" in report
+    assert "- the minimal case's control (inputs): passed" in report
+    # the other bug, minimised alone, is the rank-0 crash, and no Pad bug
+    assert main(["minimize", f"{tmp_path / 'run'}:{scalar.id}", "--runtime", runtime, "--out",
+                 str(tmp_path / "other"), "--time-limit", "5"]) == 0
+    other = (tmp_path / "other" / "REPORT.md").read_text()
+    assert "rank-0 input" in other.splitlines()[0] and "Triage: **not Pad-specific**" in other
+
+
+def test_a_real_openvino_refusal_gives_a_repro_in_openvinos_own_api_that_exits_1(tmp_path):
+    """OpenVINO's ONNX frontend fails Pad-13 on rank-0 data, which Pad-13 defines (the scalar
+    itself): refused with constant pads, garbage or "ptr is Null" with pads fed at run time. Its
+    own repro builds the model with onnx.helper and reads it with read_model."""
+    pytest.importorskip("openvino")
+    case = classify(Case(spec="onnx/Pad-13", data=np.array(3, np.int64), pads=[], mode="reflect"))
+    path = tmp_path / "case.jsonl"
+    path.write_text(__import__("json").dumps(case.to_json()) + "\n")
+    out = tmp_path / "out"
+    assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(out), "--time-limit", "10"]) == 0
+    first = (out / "REPORT.md").read_text().splitlines()[0]
+    assert first.startswith("# Pad(reflect) ") and " a rank-0 input on " in first and first.endswith(" (opset 13)")
+    assert "read_model(onnx_model(" in (out / "repro_openvino_onnx.py").read_text()
+    code, printed = run_script(out, "repro_openvino_onnx.py")
+    assert code == 1 and "expected: array(" in printed and "\nactual:   " in printed
+
+
+def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path):
+    """The native adapter's bundle builds OpenVINO's own opset12 Pad graph; where the runtime
+    is right (a planted bundle of a correct answer) the same script exits 0."""
+    pytest.importorskip("openvino")
+    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.repro import write_bundle
+    case = classify(Case(spec="openvino/Pad-12", data=np.arange(4, dtype=np.float32), pads=[1, -1], mode="edge"))
+    right = Attempt(case, planted_row(case, Outcome(case.expected), runtime="openvino"), Outcome(case.expected))
+    write_bundle(tmp_path / "right", Shrunk(right, right, 1, 0.0, False), "inputs", "openvino", None, Job(case))
+    code, printed = run_script(tmp_path / "right", "repro_openvino.py")
+    assert code == 0 and "expected: array([0., 0., 1., 2.], dtype=float32)" in printed
+    assert "ops.pad(" in (tmp_path / "right" / "repro_openvino.py").read_text()
+    wrong = Attempt(case, planted_row(case, Outcome(case.expected[::-1].copy()), runtime="openvino"),
+                    Outcome(case.expected[::-1].copy()))
+    broken = case.with_(expected=case.expected[::-1].copy())  # an expectation the runtime misses
+    write_bundle(tmp_path / "wrong", Shrunk(wrong, Attempt(broken, wrong.row, wrong.outcome), 1, 0.0, False),
+                 "initializers", "openvino", None, Job(case))
+    code, printed = run_script(tmp_path / "wrong", "repro_openvino.py")
+    assert code == 1 and "actual:   array([0., 0., 1., 2.], dtype=float32)" in printed
+
+
+def test_a_runtimes_error_in_the_index_stays_one_table_row():
+    """OpenVINO's errors span lines and hold ``|``: INDEX.md shows them as data, one row each."""
+    from padconf.repro import index_markdown
+    error = "RuntimeError: Check 'a || b' failed at src/x.hpp:83:\nWhile validating node 'Pad'\n[link](x)"
+    rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
+                                               "error": error, "shape": [0]}]).splitlines()
+    assert len(rows) == 5 and rows[-1].count(" | ") == 5 and "[link]" not in rows[-1]
+
+
+def test_the_openvino_repros_compile_with_padconfs_settings():
+    """OpenVINO's CPU plugin answers some cases differently with more threads (a symmetric pad
+    beyond an empty axis: accepted on one thread, refused on several), so a repro must compile
+    as padconf's adapters do."""
+    import inspect
+
+    from padconf import repro_api
+    from padconf.adapters.openvino_tensors import COMPILE_CONFIG
+    for runner in (repro_api.openvino, repro_api.openvino_onnx):
+        source = inspect.getsource(runner)
+        assert all(f'"{key}": {value!r}'.replace("'", '"') in source for key, value in COMPILE_CONFIG.items())
+
+
+def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):
+    """OpenVINO's shape inference refuses edge mode on an empty axis, crop and pad in one
+    (output shape [0], defined), while building a graph of constants: there is no model file
+    to write, so the bundle's repro is the opset12 script that builds it."""
+    pytest.importorskip("openvino")
+    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.repro import write_bundle
+    case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
+    refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
+    attempt = Attempt(case, planted_row(case, refused, runtime="openvino", placement="folded"), refused)
+    write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "folded", "openvino", None, Job(case))
+    assert not (tmp_path / "b" / "model.xml").exists() and not (tmp_path / "b" / "repro.py").exists()
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    assert "- model: none: OpenVINO refuses to build this graph" in report and "python repro.py" not in report
+    code, printed = run_script(tmp_path / "b", "repro_openvino.py")
+    assert code == 1 and "EDGE padding mode requires" in printed
+
+
+def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
+    """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
+    the script reports whatever onnx's evaluator does against the spec's required error."""
+    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.repro import write_bundle
+    for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
+                       ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:
+        case = classify(case)
+        outcome = Outcome(case.expected if case.expected is not None else np.array([2, 0, 1, 2], np.int32))
+        attempt = Attempt(case, planted_row(case, outcome, runtime="onnx-reference"), outcome)
+        write_bundle(tmp_path / name, Shrunk(attempt, attempt, 1, 0.0, False), "initializers", "onnx-reference", None,
+                     Job(case))
+        assert "ReferenceEvaluator(model)" in (tmp_path / name / "repro_onnx_reference.py").read_text()
+    code, printed = run_script(tmp_path / "right", "repro_onnx_reference.py")
+    assert code == 0 and "expected: array([0, 0, 1, 2], dtype=int32)" in printed
+    code, printed = run_script(tmp_path / "wrap", "repro_onnx_reference.py")
+    assert "expected: an error" in printed and code == (0 if "actual:   an error" in printed else 1)
+
+
+def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
+    """ScalarGarbageLenientPadsAdapter accepts pads of the wrong length (a Pad bug) and answers
+    rank-0 data with garbage (another), which "accepts" wrong pads too. Shrinking the first
+    stops at rank 1: at rank 0 the repaired twin (pads of the right length) fails as well."""
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(6, dtype=np.float32).reshape(2, 3), pads=[1, 0, 0],
+                         mode="constant"))
+    assert case.kind == "must-reject" and case.rule == "pads_length"
+    path = tmp_path / "case.jsonl"
+    path.write_text(__import__("json").dumps(case.to_json()) + "\n")
+    out = tmp_path / "out"
+    assert main(["minimize", str(path), "--runtime", FAKE + "ScalarGarbageLenientPadsAdapter", "--out", str(out),
+                 "--time-limit", "20"]) == 0
+    assert np.load(out / "data.npy").ndim == 1
+    assert (out / "REPORT.md").read_text().startswith("# Pad(constant) accepts pads of the wrong length on float ")
