@@ -17,7 +17,7 @@ from rich.table import Table
 
 from .errors import PadconfError
 from .escape import plain, terminal
-from .minimise import DEFAULT_TIME_LIMIT_S
+from .minimize import DEFAULT_TIME_LIMIT_S
 from .progress import progress
 from .strategies import PROFILES
 from .verdicts import FAILURES
@@ -296,7 +296,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_minimize(args) -> int:
-    from .minimise import minimize
+    from .minimize import minimize
 
     err = Console(stderr=True)
     live = err.is_terminal

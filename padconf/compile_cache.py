@@ -4,7 +4,7 @@ An entry is keyed by everything its bytes depend on: the converted graph (the co
 of the Pad model, as text), the compiler's version, its target and its flags. It lives in one
 folder, ``$PADCONF_COMPILE_CACHE`` (default ``$XDG_CACHE_HOME/padconf/compile`` or
 ``~/.cache/padconf/compile``; ``none`` turns the cache off), so a second identical run, a gate
-or a minimise on the same machine compiles nothing it compiled before.
+or a minimize on the same machine compiles nothing it compiled before.
 
 What a compile ends in is kept, not only its output: a compiler's refusal (``CompileFailed``)
 is as deterministic as its output, and a compile that ran out of its time limit

@@ -11,7 +11,6 @@ whole suite: one unsharded gate, or ``padconf gate --results DIR ...`` over ever
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 import re
 from collections import Counter, defaultdict
@@ -22,8 +21,8 @@ from xml.etree import ElementTree
 
 from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
 from .cases import Case
-from .classify import classify
 from .errors import CaseError, PadconfError
+from .explore import example_database, remember, replayed
 from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, jsonl_line, read_jsonl, read_results, result_row
 from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
@@ -42,8 +41,6 @@ BASELINE_RERUNS = 2  # reruns alone of each suspicious result of a baseline's ru
 BASELINE_RUNS = 5  # at most; a baseline runs the suite again until a run shows no failure the earlier ones did not
 MAX_RECHECKS = 40  # cells of a fixed-looking entry rerun to see whether its failure comes back
 RECHECKS_PER_CELL = 8  # results of such a cell rerun, once each
-EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
-DEFAULT_DATABASE = ".padconf/examples"
 
 
 # ---------------------------------------------------------------- the cases
@@ -62,50 +59,6 @@ def in_shard(case_id: str, shard: tuple[int, int] | None) -> bool:
         return True
     index, count = shard
     return int(hashlib.sha1(case_id.encode()).hexdigest(), 16) % count == index - 1
-
-
-def example_database(where: str | None):
-    """A Hypothesis example database: a folder (DirectoryBasedExampleDatabase), or
-    ``module:attribute`` naming any ExampleDatabase (GitHubArtifactDatabase,
-    MultiplexedDatabase ...), or None for ``none``."""
-    from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
-    where = where or DEFAULT_DATABASE
-    if where == "none":
-        return None
-    if re.fullmatch(r"[\w.]+:\w+", where):
-        module, name = where.split(":")
-        try:
-            db = getattr(importlib.import_module(module), name)
-        except Exception as exc:
-            raise PadconfError(f"--example-db {where}: cannot load it: {type(exc).__name__}: {exc}") from None
-        if not isinstance(db, ExampleDatabase):
-            raise PadconfError(f"--example-db {where}: not a hypothesis ExampleDatabase but {type(db).__name__}")
-        return db
-    return DirectoryBasedExampleDatabase(where)
-
-
-def _db_value(case: Case) -> bytes:
-    return json.dumps(case.inputs_json(), sort_keys=True).encode()
-
-
-def replayed(db, spec: Spec) -> list[Case]:
-    """The cases earlier explorations found failing for ``spec``, classified afresh (the
-    database keeps inputs only, as JSON: the spec files may have changed since)."""
-    from .strategies import edge_classes  # Hypothesis: imported when cases are drawn, not to judge rows
-    cases, key = [], EXPLORE_KEY + spec.id.encode()
-    for value in sorted(db.fetch(key)):
-        try:
-            case = classify(Case.from_json(json.loads(value)), spec)
-        except (ValueError, RecursionError, CaseError, PadconfError):
-            db.delete(key, value)  # written by another padconf, or broken (or nested past the recursion limit)
-            continue
-        if value != _db_value(case):  # one spelling per case, so that forgetting it forgets it
-            db.delete(key, value)
-            db.save(key, _db_value(case))
-        case.tags = edge_classes(case, spec)
-        case.origin = "explore:replayed"
-        cases.append(case)
-    return cases
 
 
 def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
@@ -133,21 +86,6 @@ def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> l
     for case in cases:
         unique.setdefault(case.id, case)
     return list(unique.values())
-
-
-def remember(db, rows: list[ResultRow], cases: list[Case], new: list[ResultRow]) -> None:
-    """Keep the explored cases that failed in a new way; forget replayed ones that no longer do."""
-    by_id = {c.id: c for c in cases}
-    new_ids = {r["case_id"] for r in new}
-    for case_id in {r["case_id"] for r in rows}:
-        case = by_id.get(case_id)
-        if case is None or not case.origin.startswith("explore"):
-            continue
-        key, value = EXPLORE_KEY + case.spec.encode(), _db_value(case)
-        if case_id in new_ids:
-            db.save(key, value)
-        elif case.origin == "explore:replayed":
-            db.delete(key, value)
 
 
 # ---------------------------------------------------------------- judging

@@ -1,7 +1,7 @@
 """A user's model in ONNX test-data layout (``model.onnx`` + ``test_data_set_0/input_<i>.pb``)
 cut down to one of its Pad nodes, for ``padconf minimize``: the whole model is run on the
 runtime (what the user saw), then the graph up to each Pad, to get the arrays that really reach
-the Pad; each Pad becomes a padconf case, which minimise then runs alone.
+the Pad; each Pad becomes a padconf case, which minimize then runs alone.
 
 Every run goes through the isolated worker. The graph up to the Pad runs on the runtime under
 test (its own Pad inputs are what its Pad got); when the runtime cannot run it, on onnx's

@@ -1,4 +1,4 @@
-"""The bundle `padconf minimize` writes for one minimised failure: the model (ONNX, or OpenVINO
+"""The bundle `padconf minimize` writes for one minimized failure: the model (ONNX, or OpenVINO
 IR for the native adapter), the inputs as .npy and .pb, the expected output, the generic checker
 ``repro.py`` (padconf/bundle_check.py copied verbatim, its case in ``repro.json``), a short
 ``repro_<runtime>.py`` in the runtime's own API (padconf.repro_api) and ``REPORT.md``, ready to
@@ -96,7 +96,7 @@ def _versions(runtime: str, runtime_version: str | None) -> list[str]:
              f"(a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
     lines += [f"- {p}: {of(p)}" for p in ("onnx", "numpy") if p != PACKAGES.get(runtime)]
     lines += [f"- Python: {platform.python_version()}", f"- OS: {platform.platform()}",
-              f"- found and minimised by padconf {of('padconf')}"]
+              f"- found and minimized by padconf {of('padconf')}"]
     return lines
 
 
@@ -157,7 +157,7 @@ def _write_expected(where: Path, case: Case) -> dict:
 
 
 def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_version: str | None, job) -> str:
-    """The bundle for ``shrunk`` (a padconf.minimise.Shrunk) in ``where``; returns its title."""
+    """The bundle for ``shrunk`` (a padconf.minimize.Shrunk) in ``where``; returns its title."""
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     where.mkdir(parents=True, exist_ok=True)
     model, inputs = _write_inputs(where, case, placement, runtime)
@@ -312,7 +312,7 @@ def _others(job, case: Case, runtime: str) -> list[str]:
     others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime]
     out = []
     if others:
-        out += [f"The same run's other runtimes on the original case `{original}` (before minimising):", ""]
+        out += [f"The same run's other runtimes on the original case `{original}` (before minimizing):", ""]
         out += [f"- {r['runtime']} [{r['placement']}]: {r['verdict']}"
                 + (f" ({short_error(r.get('detail') or r.get('error'), 160)})"
                    if r.get("detail") or r.get("error") else "")
@@ -370,7 +370,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
     kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
             AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
     recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
-    control = shrunk.final.control or recorded  # the minimal case's own, where minimise ran one
+    control = shrunk.final.control or recorded  # the minimal case's own, where minimize ran one
     found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
                 *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
@@ -415,7 +415,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                   "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
                   "```", ""]
     lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
-              f"Minimised by `padconf minimize` from case `{shrunk.original.case.id}` "
+              f"Minimized by `padconf minimize` from case `{shrunk.original.case.id}` "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
               + (" (stopped at the time limit)." if shrunk.out_of_time else ".")]

@@ -2,7 +2,7 @@
 JSON-lines files of a run directory that hold them (results.jsonl, controls.jsonl; cases.jsonl
 is read here too), read bounded since a run directory may come from anyone.
 
-What reads rows (report, gate, baseline, minimise, repro, the pytest plugin) imports this
+What reads rows (report, gate, baseline, minimize, repro, the pytest plugin) imports this
 module, not padconf.runner: reading a run needs none of what makes one (Hypothesis, workers).
 """
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Reading test data back: a folder of test directories (padconf generate's, or onnx's own
-node tests) as classified Cases, for ``padconf run --cases``, model_cut and minimise.
+node tests) as classified Cases, for ``padconf run --cases``, model_cut and minimize.
 
 Every file read may come from anyone: sizes, element types and paths are checked before
 anything is allocated or opened.

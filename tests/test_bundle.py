@@ -98,7 +98,7 @@ def test_shrinking_one_bug_never_answers_with_the_other(tmp_path):
     assert first.startswith("# Pad(constant) crashes (SIGSEGV) on ") and "rank-0" not in first
     assert "Triage: **crash or memory corruption**" in report
     assert "- the minimal case's control (inputs): passed" in report
-    # the other bug, minimised alone, is the rank-0 crash, and no Pad bug
+    # the other bug, minimized alone, is the rank-0 crash, and no Pad bug
     assert main(["minimize", f"{tmp_path / 'run'}:{scalar.id}", "--runtime", runtime, "--out",
                  str(tmp_path / "other"), "--time-limit", "5"]) == 0
     other = (tmp_path / "other" / "REPORT.md").read_text()
@@ -126,7 +126,7 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
     """The native adapter's bundle builds OpenVINO's own opset12 Pad graph; where the runtime
     is right (a planted bundle of a correct answer) the same script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.minimize import Attempt, Job, Shrunk
     from padconf.repro import write_bundle
     case = classify(Case(spec="openvino/Pad-12", data=np.arange(4, dtype=np.float32), pads=[1, -1], mode="edge"))
     right = Attempt(case, planted_row(case, Outcome(case.expected), runtime="openvino"), Outcome(case.expected))
@@ -170,7 +170,7 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     (output shape [0], defined), while building a graph of constants: there is no model file
     to write, so the bundle's repro is the opset12 script that builds it."""
     pytest.importorskip("openvino")
-    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.minimize import Attempt, Job, Shrunk
     from padconf.repro import write_bundle
     case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
     refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
@@ -186,7 +186,7 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
 def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
     """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
     the script reports whatever onnx's evaluator does against the spec's required error."""
-    from padconf.minimise import Attempt, Job, Shrunk
+    from padconf.minimize import Attempt, Job, Shrunk
     from padconf.repro import write_bundle
     for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
                        ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:

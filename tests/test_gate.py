@@ -14,7 +14,8 @@ from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
 from padconf.errors import CaseError
-from padconf.gate import EXPLORE_KEY, confirm, gate_cases, in_shard, judge_rows, parse_shard
+from padconf.explore import EXPLORE_KEY
+from padconf.gate import confirm, gate_cases, in_shard, judge_rows, parse_shard
 from padconf.outcome import Outcome
 from padconf.results import read_jsonl, result_row
 from padconf.specs import get_spec

@@ -5,7 +5,7 @@
     cases     a case, what its spec says of it, how an outcome is judged (classify, verdicts) and
               the result row that records it (results)
     runtimes  adapters and the worker processes they run in
-    uses      runner, report, gate, the fixed suite and its test data (written, read back), minimise,
+    uses      runner, report, gate, the fixed suite and its test data (written, read back), minimize,
               on the layers below
     cli       the command line, thin over the uses
 
@@ -33,8 +33,8 @@ LAYERS = {  # each layer's modules; the dict's order is the layers' order
                  "adapters.iree", "adapters.tvm", "worker_protocol", "worker_child", "worker_process", "worker",
                  "runtimes"],
     "uses": ["fixed_suite", "testdata_write", "scripts", "scripts.run_openvino", "testdata_read", "runner", "report",
-             "report_html", "baseline", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut", "repro",
-             "bundle_check", "repro_api", "bundle_title", "minimise", "progress"],
+             "report_html", "baseline", "explore", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut",
+             "repro", "bundle_check", "repro_api", "bundle_title", "simplify", "minimize", "progress"],
     "cli": ["cli"],
 }
 LAYER_OF = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}
@@ -130,9 +130,9 @@ def test_a_planted_parent_side_import_in_the_worker_side_is_found():  # or the t
 
 
 def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
-    """Rendering a report, minimising or gating on recorded rows reads them through
+    """Rendering a report, minimizing or gating on recorded rows reads them through
     padconf.results: none of them pulls in what draws and runs cases."""
-    for module in ("padconf.report", "padconf.report_html", "padconf.minimise", "padconf.gate"):
+    for module in ("padconf.report", "padconf.report_html", "padconf.minimize", "padconf.gate"):
         code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
                 "print(sorted({'hypothesis', 'padconf.runner', 'padconf.strategies'} & set(sys.modules)))")
         out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout

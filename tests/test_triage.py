@@ -5,7 +5,7 @@ import numpy as np
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.examples import example_cases
-from padconf.minimise import minimize
+from padconf.minimize import minimize
 from padconf.outcome import Outcome
 from padconf.report import failures, markdown
 from padconf.results import attach_controls, read_jsonl, result_row

@@ -14,10 +14,11 @@ from padconf import bundle_check
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.cli import main
-from padconf.minimise import Attempt, Job, Shrunk, failure_key, fewer_axes, smaller_dims
+from padconf.minimize import Attempt, Job, Shrunk, failure_key
 from padconf.outcome import Outcome
 from padconf.repro import write_bundle
 from padconf.results import result_row
+from padconf.simplify import fewer_axes, smaller_dims
 from padconf.specs import get_spec, load_specs
 from padconf.testdata_read import read_case_dir
 
@@ -343,7 +344,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, run
     assert code == 2 and len(err.strip().splitlines()) == 1 and re.search(message, err), err
 
 
-def test_a_run_minimises_every_failure_and_goes_on_past_one_it_cannot(tmp_path, monkeypatch):
+def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, monkeypatch):
     """One failure whose bundle cannot be written is listed in INDEX.md; the others still get theirs."""
     from padconf import repro
     run = tmp_path / "run"

@@ -22,26 +22,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from .adapters import unknown_runtime
 from .cases import AMBIGUOUS, DEFINED, Case
 from .classify import classify, repaired_twin
-from .dtypes import as_array, bit_equal, is_float_like, scalar
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import failures, load_run, placement_dependent
 from .results import MAX_JSONL_BYTES, ResultRow, result_row
 from .signature import failure_class, failure_signature
+from .simplify import PASSES
 from .specs import get_spec
 from .untrusted import json_value, read_text
 from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, control_fails_alike, judge
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
-SIMPLER_DTYPES = ("float", "int64", "int32", "uint8")  # tried in this order, where the failure still shows
 UNJUDGED = (NOT_IMPLEMENTED, CRASH, TIMEOUT)  # verdicts that do not compare with the spec's answer
-ELEMENTWISE_UP_TO = 64  # elements: beyond this, values are simplified in blocks only
 
 
 def failure_key(row: Mapping[str, Any]) -> tuple:
@@ -70,7 +66,7 @@ class Shrunk:
 
 @dataclass
 class Job:
-    """One failure to minimise: a case, the placement it failed in (None: find one), and what
+    """One failure to minimize: a case, the placement it failed in (None: find one), and what
     the run recorded of it."""
     case: Case
     placement: str | None = None
@@ -146,163 +142,6 @@ class IsolatedRunner:
             return self.attempt(twin, placement, deadline, shorten=deadline is not None).row["verdict"] in FAILURES
         except (PadconfError, ValueError, TypeError, OverflowError):  # a twin the reference cannot take
             return False
-
-
-# ---------------------------------------------------------------- simplifications
-
-
-def _small_values(shape, dtype: str) -> np.ndarray:
-    """1, 2, 3 ... in the dtype (strings "a", "b" ...; bools alternating): distinct where the
-    dtype allows, so that a wrong index shows in the output."""
-    n = int(np.prod(shape, dtype=np.int64))
-    if dtype == "string":
-        return np.array([chr(ord("a") + i % 26) for i in range(n)], dtype=object).reshape(shape)
-    if dtype == "bool":
-        return (np.arange(n) % 2 == 0).reshape(shape)
-    return as_array(np.arange(1, n + 1).reshape(shape), dtype)
-
-
-def _axis_pad_slots(case: Case, axis: int) -> list[int]:
-    """The indices into pads of ``axis``'s begin and end pads (none when pads are malformed)."""
-    n = case.data.ndim
-    if case.axes is None:
-        return [axis, n + axis] if len(case.pads) == 2 * n else []
-    k = len(case.axes)
-    if len(case.pads) != 2 * k:
-        return []
-    return [s for j, a in enumerate(case.axes) if -n <= a < n and a % n == axis for s in (j, k + j)]
-
-
-def _without_axis(case: Case, i: int) -> Case:
-    n = case.data.ndim
-    shape = case.data.shape[:i] + case.data.shape[i + 1:]
-    data = np.take(case.data, 0, axis=i) if case.data.shape[i] else _small_values(shape, case.dtype)
-    pads, axes = list(case.pads), case.axes
-    if case.axes is None and len(pads) == 2 * n:
-        pads = pads[:i] + pads[i + 1:n] + pads[n:n + i] + pads[n + i + 1:]
-    elif case.axes is not None and len(pads) == 2 * len(case.axes):
-        k, kept = len(case.axes), []
-        for j, a in enumerate(case.axes):
-            if not -n <= a < n:
-                kept.append((j, a))  # out of range: a broken rule the failure may be about
-            elif a % n != i:
-                r = a % n - (a % n > i)
-                kept.append((j, r if a >= 0 else r - (n - 1)))
-        pads = [pads[j] for j, _ in kept] + [pads[k + j] for j, _ in kept]
-        axes = [a for _, a in kept]
-    # reshape: np.ascontiguousarray alone turns the scalar np.take leaves of rank-1 data into shape (1,)
-    return case.with_(data=np.ascontiguousarray(data).reshape(shape), pads=pads, axes=axes)
-
-
-def fewer_dims(case: Case):
-    for i in range(case.data.ndim):
-        yield _without_axis(case, i)
-
-
-def smaller_dims(case: Case):
-    """Each dimension cut to 1, 2, half, one less (its first slices); also with that axis's pads
-    shrunk by as much, which keeps a pad's distance to the dimension (pad == dim - 1 ...)."""
-    for i, size in enumerate(case.data.shape):
-        for n in sorted({1, 2, size // 2, size - 1} - {0}):
-            if n >= size:
-                continue
-            data = np.ascontiguousarray(case.data[(slice(None),) * i + (slice(0, n),)])
-            yield case.with_(data=data)
-            pads = list(case.pads)
-            for s in _axis_pad_slots(case, i):
-                pads[s] = int(np.sign(pads[s])) * max(abs(pads[s]) - (size - n), 0)
-            if pads != case.pads:
-                yield case.with_(data=data, pads=pads)
-
-
-def _toward_zero(p: int) -> list[int]:
-    s = 1 if p > 0 else -1
-    return sorted({0, s, s * (abs(p) // 2), p - s} - {p}, key=abs)
-
-
-def smaller_pads(case: Case):
-    if any(case.pads):
-        yield case.with_(pads=[0] * len(case.pads))
-        yield case.with_(pads=[int(np.sign(p)) * (abs(p) // 2) for p in case.pads])
-    for j, p in enumerate(case.pads):
-        for q in _toward_zero(p) if p else []:
-            yield case.with_(pads=case.pads[:j] + [q] + case.pads[j + 1:])
-
-
-def fewer_axes(case: Case):
-    if case.axes is None:
-        return
-    n, k = case.data.ndim, len(case.axes)
-    if len(case.pads) == 2 * k:
-        normal = [a % n for a in case.axes if -n <= a < n]
-        if len(normal) == k and len(set(normal)) == k:  # no axes input at all, the same pads
-            full = [0] * (2 * n)
-            for j, a in enumerate(normal):
-                full[a], full[n + a] = case.pads[j], case.pads[k + j]
-            yield case.with_(axes=None, pads=full)
-        for j in range(k):
-            yield case.with_(axes=case.axes[:j] + case.axes[j + 1:],
-                             pads=case.pads[:j] + case.pads[j + 1:k] + case.pads[k:k + j] + case.pads[k + j + 1:])
-    if n and any(a < 0 for a in case.axes):
-        yield case.with_(axes=[a % n if -n <= a < 0 else a for a in case.axes])
-
-
-def simpler_values(case: Case):
-    """Blocks of elements, then single ones, replaced by small integers; a float element that
-    must stay special (NaN, inf) stays, a finite one is also tried truncated."""
-    flat, size = case.data.reshape(-1), case.data.size
-    target = _small_values(case.data.shape, case.dtype).reshape(-1)
-    smallest = 1 if size <= ELEMENTWISE_UP_TO else max(1, size // 16)
-    block = size
-    while block >= smallest and size:
-        for start in range(0, size, block):
-            if not bit_equal(flat[start:start + block], target[start:start + block]):
-                new = flat.copy()
-                new[start:start + block] = target[start:start + block]
-                yield case.with_(data=new.reshape(case.data.shape))
-        block //= 2
-    if is_float_like(case.dtype) and size <= ELEMENTWISE_UP_TO and np.dtype(case.data.dtype).kind != "c":
-        with np.errstate(invalid="ignore", over="ignore"):
-            wide = flat.astype(np.float64)
-        for i, v in enumerate(wide):
-            if np.isfinite(v) and v != np.trunc(v):
-                new = flat.copy()
-                new[i] = scalar(np.trunc(v), case.dtype)
-                yield case.with_(data=new.reshape(case.data.shape))
-
-
-def simpler_constant(case: Case):
-    value = case.constant_value
-    if value is None:
-        return
-    yield case.with_(constant_value=None)
-    if np.ndim(value):
-        yield case.with_(constant_value=value.reshape(()))
-    if case.dtype == "string":
-        yield case.with_(constant_value=scalar("", "string"))
-        return
-    for v in (0, 1):
-        yield case.with_(constant_value=scalar(v, case.dtype).reshape(np.shape(value)))
-
-
-def simpler_types(case: Case):
-    if case.pads_type != "int64":
-        yield case.with_(pads_type="int64")
-    if case.axes is not None and case.axes_type != "int64":
-        yield case.with_(axes_type="int64")
-    if case.dtype == "string":
-        return
-    rank = SIMPLER_DTYPES.index(case.dtype) if case.dtype in SIMPLER_DTYPES else len(SIMPLER_DTYPES)
-    value = case.constant_value
-    with np.errstate(invalid="ignore", over="ignore"):
-        values = case.data.astype(np.complex128).real
-        simpler = [case.with_(data=as_array(values, dtype), constant_value=None if value is None
-                              else as_array(value.astype(np.complex128).real, dtype))
-                   for dtype in SIMPLER_DTYPES[:rank]]  # only simpler ones: greedy acceptance must not cycle
-    yield from simpler
-
-
-PASSES = (fewer_dims, smaller_pads, smaller_dims, fewer_axes, simpler_values, simpler_constant, simpler_types)
 
 
 def size_text(case: Case) -> str:
@@ -408,7 +247,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         found += [g for g in placement_dependent(mine)
                   if g["example"]["verdict"] in FAILURES and g["example"]["case_id"] not in seen]
         if not found:
-            raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimise")
+            raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimize")
         jobs = []
         for group in found:
             row = group["example"]
@@ -488,7 +327,7 @@ def _safe(text: str) -> str:
 
 def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S,
              progress=None, timeout: float = DEFAULT_TIMEOUT_S, specs_dir: str | None = None) -> list[dict]:
-    """Minimise what TARGET names on ``runtime`` into ``out``; one summary dict per failure
+    """Minimize what TARGET names on ``runtime`` into ``out``; one summary dict per failure
     ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
     from .repro import index_markdown, write_bundle
 
@@ -533,7 +372,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 where = out if kind == "case" else out / (f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-"
                                                           f"{short_name(shrunk.final.case)}")
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
-            except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimised must not lose the rest
+            except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest
                 if kind == "case":
                     raise
                 why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
@@ -562,7 +401,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
 
 def root_cause(shrunk: Shrunk) -> tuple:
-    """What makes two minimised failures one bug: the same failure (failure_key: verdict and
+    """What makes two minimized failures one bug: the same failure (failure_key: verdict and
     error class, numbers masked) and triage class on the same minimal input, whatever its
     dtype or spec version (onnxruntime's refusal of rank-0 data, say, found once per dtype);
     but a missing kernel is one per dtype."""
