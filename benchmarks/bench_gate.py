@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 from padconf.adapters.onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter  # noqa: E402
 from padconf.baseline import Cell, breadth, load_baseline  # noqa: E402
-from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT  # noqa: E402
+from padconf.cases import CaseKind  # noqa: E402
 from padconf.outcome import Outcome  # noqa: E402
 from padconf.results import read_jsonl  # noqa: E402
 
@@ -65,13 +65,13 @@ class _Planted:
 
         judged = classify(case, get_spec(case.spec))
         right = super().run(case, placement)
-        if kind in ("wrong-cell", "wrong-placement", "wrong-dtype") and judged.kind == DEFINED:
+        if kind in ("wrong-cell", "wrong-placement", "wrong-dtype") and judged.kind == CaseKind.DEFINED:
             return _spoiled(right)
-        if kind == "wrong-warm" and judged.kind == DEFINED and _Planted.served > 1:
+        if kind == "wrong-warm" and judged.kind == CaseKind.DEFINED and _Planted.served > 1:
             return _spoiled(right)
-        if kind == "flake" and judged.kind == DEFINED and random.random() < 0.5:
+        if kind == "flake" and judged.kind == CaseKind.DEFINED and random.random() < 0.5:
             return _spoiled(right)
-        if kind == "not-implemented" and judged.kind == DEFINED:
+        if kind == "not-implemented" and judged.kind == CaseKind.DEFINED:
             version = case.spec.rsplit("-", 1)[1]
             return Outcome(error=f"[ONNXRuntimeError] : 9 : NOT_IMPLEMENTED : Could not find an implementation "
                                  f"for Pad({version}) node with name ''", not_implemented=True)
@@ -79,16 +79,16 @@ class _Planted:
             os.abort()
         if kind == "hang":
             time.sleep(3600)
-        if kind == "accept" and judged.kind == MUST_REJECT:
+        if kind == "accept" and judged.kind == CaseKind.MUST_REJECT:
             return Outcome(np.resize(case.data, case.data.shape))
-        if kind == "refuse" and judged.kind == DEFINED:
+        if kind == "refuse" and judged.kind == CaseKind.DEFINED:
             return Outcome(error="planted: refused")
-        if kind == "garbage" and judged.kind == AMBIGUOUS:
+        if kind == "garbage" and judged.kind == CaseKind.AMBIGUOUS:
             return Outcome(np.resize(case.data, tuple(n + 7 for n in case.data.shape)))
         if kind in ("fix-part", "fix-whole"):  # what the spec says, as a conforming runtime answers
-            if judged.kind == DEFINED:
+            if judged.kind == CaseKind.DEFINED:
                 return Outcome(judged.expected)
-            if judged.kind == MUST_REJECT:
+            if judged.kind == CaseKind.MUST_REJECT:
                 return Outcome(error="planted: rejected")
             reading = next(iter(judged.interpretations.values()))
             return Outcome(error="planted: rejected") if reading is None else Outcome(reading)
@@ -122,7 +122,7 @@ def choose(kind: str, rows: list[dict], entries) -> dict | None:
     for r in rows:
         cells[Cell.of(r)].append(r)  # reruns alone included: a cell where a case crashed alone is not clean
 
-    def passing(kinds=(DEFINED,), least=1):  # cells where nothing fails or is skipped, with cases of those kinds
+    def passing(kinds=(CaseKind.DEFINED,), least=1):  # cells where nothing fails or is skipped, with such cases
         return sorted(c for c, rs in cells.items() if all(r["verdict"] in ("pass", "ambiguous") for r in rs)
                       and sum(r["kind"] in kinds for r in rs) >= least)
 
@@ -144,9 +144,9 @@ def choose(kind: str, rows: list[dict], entries) -> dict | None:
         cell = clean[-1 if kind == "crash" else -2]
         return plant([cell], sorted(r["case_id"] for r in cells[cell])[0])
     if kind == "accept":
-        return plant(passing((MUST_REJECT,))[:1])
+        return plant(passing((CaseKind.MUST_REJECT,))[:1])
     if kind == "garbage":
-        return plant([c for c in passing((AMBIGUOUS,)) if c.placement == "inputs"][:3])
+        return plant([c for c in passing((CaseKind.AMBIGUOUS,)) if c.placement == "inputs"][:3])
     if kind in ("fix-part", "fix-whole"):
         # an unstable entry's fix cannot show in one run: the gate never calls it fixed
         sized = sorted((e for e in entries if len(e.cells) > 1 and e.case is None and e.after is None

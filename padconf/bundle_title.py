@@ -8,16 +8,7 @@ import re
 
 from .cases import Case
 from .specs import parse_spec_id
-from .verdicts import (
-    CRASH,
-    MISMATCH,
-    NAN_PAYLOAD_OR_ZERO_SIGN,
-    NOT_IMPLEMENTED,
-    TIMEOUT,
-    UNEXPLAINED,
-    WRONGLY_ACCEPTED,
-    WRONGLY_REJECTED,
-)
+from .verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Verdict
 
 # what a must-reject case breaks, as the object of "accepts ..." (padconf/specs' rule names)
 _BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (not in this opset's type list)",
@@ -90,27 +81,27 @@ def title(row: dict, case: Case, placement_dependent: bool = False) -> str:
     """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype."""
     verdict, what = row["verdict"], feature(case)
     on = f"{what} on {case.dtype}"
-    if verdict == MISMATCH:
+    if verdict == Verdict.MISMATCH:
         detail = row.get("detail") or ""
         wrong = "the wrong output shape" if detail.startswith("shape") else \
             "the wrong element type" if detail.startswith("dtype") else "wrong values"
         phrase = (f"changes a NaN payload or the sign of zero for {on}"
                   if row.get("difference") == NAN_PAYLOAD_OR_ZERO_SIGN else f"returns {wrong} for {on}")
-    elif verdict == WRONGLY_REJECTED:
+    elif verdict == Verdict.WRONGLY_REJECTED:
         phrase = f"rejects {on}"
-    elif verdict == WRONGLY_ACCEPTED:
+    elif verdict == Verdict.WRONGLY_ACCEPTED:
         broken = _BROKEN.get(case.rule or "", "an input the specification forbids ({rule})")
         phrase = "accepts " + broken.format(mode=case.mode, dtype=case.dtype, pads_type=case.pads_type,
                                             axes_type=case.axes_type, rule=case.reason)
         phrase += f" on {case.dtype}" if case.rule != "dtypes" else ""
-    elif verdict == NOT_IMPLEMENTED:
+    elif verdict == Verdict.NOT_IMPLEMENTED:
         phrase = f"has no implementation for {case.dtype}"
-    elif verdict == CRASH:
+    elif verdict == Verdict.CRASH:
         signal = re.search(r"SIG[A-Z]+", row.get("error") or "")
         phrase = f"crashes{f' ({signal[0]})' if signal else ''} on {on}"
-    elif verdict == TIMEOUT:
+    elif verdict == Verdict.TIMEOUT:
         phrase = f"hangs on {on}"
-    elif verdict == UNEXPLAINED:
+    elif verdict == Verdict.UNEXPLAINED:
         phrase = f"answers {on} as no reading of the specification does"  # the readings: in REPORT.md
     else:
         phrase = f"{verdict} on {on}"

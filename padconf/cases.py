@@ -26,8 +26,6 @@ class CaseKind(Word):
 
 
 KINDS = tuple(CaseKind)
-# The members under their old module-level names, for the modules that still import them so
-DEFINED, MUST_REJECT, AMBIGUOUS, TOO_LARGE = tuple(CaseKind)
 
 
 @dataclass

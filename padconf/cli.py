@@ -123,7 +123,7 @@ def _run_config(args):
 def cmd_run(args) -> int:
     from . import report
     from .results import attach_controls, read_jsonl, read_results
-    from .verdicts import SKIPPED
+    from .verdicts import Verdict
 
     run = _run_config(args)
     console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
@@ -135,7 +135,7 @@ def cmd_run(args) -> int:
     todo: Counter[str] = Counter()
     for name, _, batch in plan:
         todo[name] += len(batch)
-    skipped = sum(r["verdict"] == SKIPPED for r in read_jsonl(run.results_path))
+    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in read_jsonl(run.results_path))
     runtimes = f"{len(run.workers)} runtime{'s' * (len(run.workers) != 1)}"
     console.print(f"{len(cases)} cases over {len({c.spec for c in cases})} spec files; {sum(todo.values())} results "
                   f"to compute (each case in each placement of each of the {runtimes} that runs it)"

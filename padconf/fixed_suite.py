@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .classify import classify
 from .dtypes import as_array, bit_equal, is_integer, scalar
 from .errors import PadconfError
@@ -31,8 +31,9 @@ DRAW_BUDGET = PROFILES["default"]["max_examples"]  # drawn cases per spec versio
 FOCUS_SHARE = {"large": 4}
 SMALL = 1024  # elements (input + largest output): beyond its edge classes, the suite keeps small cases
 KIND_DIRS = {
-    "onnx": {DEFINED: "onnx", MUST_REJECT: "onnx-invalid", AMBIGUOUS: "onnx-ambiguous"},
-    "openvino": {DEFINED: "openvino", MUST_REJECT: "openvino-invalid", AMBIGUOUS: "openvino-ambiguous"},
+    "onnx": {CaseKind.DEFINED: "onnx", CaseKind.MUST_REJECT: "onnx-invalid", CaseKind.AMBIGUOUS: "onnx-ambiguous"},
+    "openvino": {CaseKind.DEFINED: "openvino", CaseKind.MUST_REJECT: "openvino-invalid",
+                 CaseKind.AMBIGUOUS: "openvino-ambiguous"},
 }
 ALL_KIND_DIRS = tuple(d for kinds in KIND_DIRS.values() for d in kinds.values())
 
@@ -104,7 +105,7 @@ def combo_case(spec: Spec, mode: str, dtype: str) -> Case:
         value = scalar(_combo_values(dtype, 2)[1] if dtype != "bool" else True, dtype)
     case = classify(Case(spec=spec.id, data=data, pads=[1, 1, 1, 2], mode=mode, constant_value=value,
                          origin="generate:combo"), spec)
-    if case.kind != DEFINED:
+    if case.kind != CaseKind.DEFINED:
         raise PadconfError(f"{spec.id} {mode} {dtype}: the combination case is {case.kind} ({case.reason})")
     case.tags = edge_classes(case, spec)
     return case
@@ -142,7 +143,7 @@ def _placement(case: Case, spec: Spec) -> str:
     if spec.domain == "onnx" and spec.operands["pads"]["via"] == "attribute":
         return "attributes"
     placement = ("inputs", "initializers")[int(hashlib.sha1(case.id.encode()).hexdigest(), 16) % 2]
-    if placement == "initializers" and spec.domain == "onnx" and case.kind != MUST_REJECT:
+    if placement == "initializers" and spec.domain == "onnx" and case.kind != CaseKind.MUST_REJECT:
         try:
             onnx.checker.check_model(build_model(case, placement), full_check=True)
         except Exception:
@@ -239,9 +240,9 @@ def _label(entry: SuiteCase) -> str:
     case = entry.case
     if case.origin.startswith("example:"):
         return "ex_" + case.origin.split(":", 1)[1].removeprefix("test_")
-    if case.kind == MUST_REJECT:
+    if case.kind == CaseKind.MUST_REJECT:
         return str(case.rule)
-    if case.kind == AMBIGUOUS:
+    if case.kind == CaseKind.AMBIGUOUS:
         return "_".join(str(case.reason).split(","))
     words = []
     for prefix, word in _LABELS:

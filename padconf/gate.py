@@ -28,7 +28,7 @@ from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
 from .triage import triage
 from .untrusted import json_value, read_text
-from .verdicts import CRASH, FAILURES, SKIPPED, TIMEOUT
+from .verdicts import FAILURES, Verdict
 from .worker import Worker
 
 if TYPE_CHECKING:
@@ -271,7 +271,8 @@ def _poisoners(row: ResultRow, history: list[ResultRow], by_id: dict, worker: Wo
 def suspicious(row: ResultRow) -> bool:
     """A failure a runtime with a corrupted heap may answer differently when its case runs
     alone: a wrong output, a crash, a hang (a refusal is the runtime's own check)."""
-    return row["verdict"] in FAILURES and (row.get("output") is not None or row["verdict"] in (CRASH, TIMEOUT))
+    return row["verdict"] in FAILURES and (row.get("output") is not None
+                                           or row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT))
 
 
 def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
@@ -363,7 +364,7 @@ def junit_xml(judgement: Judgement) -> str:
         elif id(row) in known:
             ElementTree.SubElement(case, "skipped", message=f"known {row['verdict']} ({known[id(row)].where}): "
                                                             f"{known[id(row)].why}")
-        elif row["verdict"] == SKIPPED:
+        elif row["verdict"] == Verdict.SKIPPED:
             ElementTree.SubElement(case, "skipped", message=f"skipped: {row.get('detail')}")
     for fixed in judgement.fixed:
         case = ElementTree.SubElement(suite, "testcase", classname="baseline", name=fixed.entry.where)

@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from .adapters import unknown_runtime
-from .cases import AMBIGUOUS, DEFINED, Case
+from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
@@ -33,11 +33,11 @@ from .signature import failure_class, failure_signature
 from .simplify import PASSES
 from .specs import get_spec
 from .untrusted import json_value, read_text
-from .verdicts import CRASH, FAILURES, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, control_fails_alike, judge
+from .verdicts import FAILURES, Verdict, control_fails_alike, judge
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
-UNJUDGED = (NOT_IMPLEMENTED, CRASH, TIMEOUT)  # verdicts that do not compare with the spec's answer
+UNJUDGED = (Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.TIMEOUT)  # not compared with the spec's answer
 
 
 def failure_key(row: Mapping[str, Any]) -> tuple:
@@ -81,7 +81,7 @@ class Job:
         """The spec document's worked example the case is, when its print fixes a reading of
         an undefined point (``interpretation``): shrunk cases are judged by that reading too."""
         name = self.case.origin.removeprefix("example:")
-        if self.case.kind != DEFINED or name == self.case.origin:
+        if self.case.kind != CaseKind.DEFINED or name == self.case.origin:
             return None
         spec = get_spec(self.case.spec, Path(self.specs_dir) if self.specs_dir else None)
         return next((ex for ex in spec.examples if ex["name"] == name and ex.get("interpretation")), None)
@@ -103,8 +103,8 @@ class IsolatedRunner:
     def attempt(self, case: Case, placement: str, deadline: float | None = None, shorten: bool = False) -> Attempt:
         case = classify(case, get_spec(case.spec, Path(self.specs_dir) if self.specs_dir else None))
         names = (case.reason or "").split(",")
-        if case.kind == AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
-            case = case.with_(kind=DEFINED, reason=None, interpretations={},
+        if case.kind == CaseKind.AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
+            case = case.with_(kind=CaseKind.DEFINED, reason=None, interpretations={},
                               expected=case.interpretations[",".join(f"{n}={self.fixed[n]}" for n in names)])
         if shorten and deadline is not None:  # a hang must not outlast the time limit
             self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
@@ -117,7 +117,7 @@ class IsolatedRunner:
         """The attempt's control: its data through an Identity model, alone, as padconf.runner
         runs one for each distinct failure of a run; None for a hang (its control would wait
         as long)."""
-        if attempt.row["verdict"] == TIMEOUT:
+        if attempt.row["verdict"] == Verdict.TIMEOUT:
             return None
         control = attempt.case.control()
         if deadline is not None:
@@ -161,11 +161,11 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit:
     where the runtime gets the repaired twin right (IsolatedRunner.twin_fails)."""
     began = time.monotonic()
     deadline, key = began + time_limit, failure_key(start.row)
-    shorten = start.row["verdict"] != TIMEOUT  # only a hang is allowed the full timeout
+    shorten = start.row["verdict"] != Verdict.TIMEOUT  # only a hang is allowed the full timeout
     signature = signature_of(start)
     others = others - {signature}
     # a lenient failure counts where the runtime is right on the valid twin, as it is on start's
-    twin_guard = key[0] == WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement, deadline)
+    twin_guard = key[0] == Verdict.WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement, deadline)
     best, tried, tries = start, {start.case.id}, isolated.tries
 
     def same_failure(candidate: Case) -> Attempt | None:
@@ -179,7 +179,7 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit:
         found = failure_key(got.row)
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
-        if not (found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == DEFINED)):
+        if not (found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == CaseKind.DEFINED)):
             return None
         if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
@@ -411,7 +411,7 @@ def root_cause(shrunk: Shrunk) -> tuple:
     error_class = re.sub(r"\[with .*", "[with ..]", error_class)
     return (verdict, error_class, kind, reason, signature_of(shrunk.final)[3], case.mode, case.data.shape,
             tuple(case.pads), None if case.axes is None else tuple(case.axes), case.constant_value is None,
-            case.dtype if row["verdict"] == NOT_IMPLEMENTED else None)
+            case.dtype if row["verdict"] == Verdict.NOT_IMPLEMENTED else None)
 
 
 def variant_text(shrunk: Shrunk, placement: str) -> str:

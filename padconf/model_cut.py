@@ -21,6 +21,7 @@ from .dtypes import bit_equal
 from .errors import CaseError
 from .specs import Spec
 from .testdata_read import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
+from .vocabulary import Status
 from .worker import Worker
 
 REFERENCE = "onnx-reference"
@@ -84,7 +85,7 @@ class UserModel:
     def whole_run(self, worker: Worker) -> str:
         """What the runtime does with the whole model, in one line (for the report)."""
         outputs, error, status = worker.run_model(self.model.SerializeToString(), self.feeds, MODEL_TIMEOUT_S)
-        if status != "ok":
+        if status != Status.OK:
             return f"{status}: {error}"
         if error:
             return f"refused: {error}"
@@ -107,7 +108,7 @@ class UserModel:
         why = []
         for worker in workers:
             outputs, error, status = worker.run_model(sub.SerializeToString(), feeds, MODEL_TIMEOUT_S)
-            if status == "ok" and not error and outputs is not None:
+            if status == Status.OK and not error and outputs is not None:
                 return {**known, **dict(zip(computed, outputs))}, worker.adapter
             why.append(f"{worker.adapter}: {status if status != 'ok' else 'refused'}: {error}")
         raise CaseError(f"{self.where}: cannot compute the inputs of Pad node {node.name!r}: {'; '.join(why)}")

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any, cast
 import pytest
 
 from .errors import PadconfError
+from .vocabulary import Status
 
 if TYPE_CHECKING:
     from .results import ResultRow
@@ -178,7 +179,7 @@ class Suite:
 
         case, placement = param.case, param.placement
         if param.why_not:  # the gate's row for a case the adapter cannot express
-            row = result_row(self.runtime, placement, case, Outcome(skipped=param.why_not), "ok")
+            row = result_row(self.runtime, placement, case, Outcome(skipped=param.why_not), Status.OK)
         else:
             (outcome, status), = list(self.worker().run([case], placement))
             row = result_row(self.runtime, placement, case, outcome, status, self.worker().placed)

@@ -17,13 +17,13 @@ from onnx import numpy_helper
 
 from . import bundle_check, escape, repro_api
 from .bundle_title import title
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .dtypes import npy_bytes
 from .onnx_model import build_model, feeds, ir_version
 from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
 from .triage import PAD_BUGS, triage
-from .verdicts import CRASH, FAILURES, MISMATCH, NOT_IMPLEMENTED, TIMEOUT, WRONGLY_ACCEPTED, WRONGLY_REJECTED
+from .verdicts import FAILURES, Verdict
 
 PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
@@ -60,18 +60,18 @@ def summary_line(row: dict, case: Case, runtime: str) -> str:
     runtime's terms, padconf.bundle_title)."""
     detail, error = row.get("detail") or "", short_error(row.get("error"))
     verdict = row["verdict"]
-    if verdict == MISMATCH:
+    if verdict == Verdict.MISMATCH:
         what = "shape" if detail.startswith("shape") else "element type" if detail.startswith("dtype") else "values"
         phrase = f"returns wrong {what}: {detail}"
-    elif verdict == WRONGLY_REJECTED:
+    elif verdict == Verdict.WRONGLY_REJECTED:
         phrase = f"rejects an input the spec defines: {error}"
-    elif verdict == WRONGLY_ACCEPTED:
+    elif verdict == Verdict.WRONGLY_ACCEPTED:
         phrase = f"accepts an input the spec forbids ({case.reason})"
-    elif verdict == NOT_IMPLEMENTED:
+    elif verdict == Verdict.NOT_IMPLEMENTED:
         phrase = f"has no implementation: {error}"
-    elif verdict == CRASH:
+    elif verdict == Verdict.CRASH:
         phrase = f"crashes the process ({error})"
-    elif verdict == TIMEOUT:
+    elif verdict == Verdict.TIMEOUT:
         phrase = f"hangs ({error})"
     else:
         phrase = f"{verdict}: {detail or error}"
@@ -142,13 +142,13 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
 def _write_expected(where: Path, case: Case) -> dict:
     """The expected outputs, and what repro.py expects: {"kind", "reason", "outputs": {label: file}}."""
     outputs: dict[str, str | None] = {}
-    if case.kind == DEFINED:
+    if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
         (where / "expected.npy").write_bytes(npy_bytes(case.expected))
         (where / "test_data_set_0" / "output_0.pb").write_bytes(
             numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
         outputs["expected"] = "expected.npy"
-    elif case.kind == AMBIGUOUS:
+    elif case.kind == CaseKind.AMBIGUOUS:
         for i, (label, out) in enumerate(sorted(case.interpretations.items())):
             outputs[label] = None if out is None else f"expected_{i}.npy"
             if out is not None:
@@ -217,9 +217,9 @@ def _literal(arr, file: str) -> str:
 
 def _allowed(case: Case) -> str:
     """The outputs the specification allows, as source text (None: an error)."""
-    if case.kind == DEFINED:
+    if case.kind == CaseKind.DEFINED:
         return f"[{_literal(case.expected, 'expected.npy')}]"
-    if case.kind == MUST_REJECT:
+    if case.kind == CaseKind.MUST_REJECT:
         return "[None]"
     return "[" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
                            for i, (_, out) in enumerate(sorted(case.interpretations.items()))) + "]"
@@ -280,13 +280,13 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
                     f"`{example.get('mode', 'constant')}`, printed output `{example.get('output')}`. The input below "
                     "is judged by that same reading.", ""]
     quotes = rule_quotes({**row, "kind": case.kind, "reason": case.reason}, job.specs_dir)
-    if case.kind == DEFINED and not any(q.get("text") for q in quotes):  # refused or failed on a valid input:
+    if case.kind == CaseKind.DEFINED and not any(q.get("text") for q in quotes):  # refused or failed on a valid input:
         from .specs import get_spec, rule_text  # rule_text: the sentences that make it valid and fix its output
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"]
                                                        if case.axes is not None else [])
         quotes = [q for q in (rule_text(spec, r) for r in rules) if q.get("text")]
-    if case.kind == DEFINED:  # and the sentence that says what the mode computes
+    if case.kind == CaseKind.DEFINED:  # and the sentence that says what the mode computes
         from .specs import get_spec
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         mode_rule = next((key for key, rule in spec.doc.get("rules", {}).items()
@@ -318,7 +318,7 @@ def _others(job, case: Case, runtime: str) -> list[str]:
                    if r.get("detail") or r.get("error") else "")
                 for r in others]
         out.append("")
-    if case.kind == AMBIGUOUS:
+    if case.kind == CaseKind.AMBIGUOUS:
         picks = interpretations([r for r in job.run_rows if r["reason"] == case.reason and r["spec"] == case.spec])
         if picks:
             out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched:",
@@ -330,9 +330,9 @@ def _others(job, case: Case, runtime: str) -> list[str]:
 
 
 def _expected_lines(case: Case) -> list[str]:
-    if case.kind == DEFINED:
+    if case.kind == CaseKind.DEFINED:
         return ["```", _array_text(case.expected), "```"]
-    if case.kind == MUST_REJECT:
+    if case.kind == CaseKind.MUST_REJECT:
         return [f"An error: the input breaks the rule \"{case.reason}\"."]
     lines = [f"The document leaves this undefined ({case.reason}); each reading gives:", ""]
     for label, out in sorted(case.interpretations.items()):
@@ -367,8 +367,9 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              "initializers": "pads and the other operands baked into the model as constants",
              "folded": "every input, data included, baked into the model as constants: the runtime may "
                        "evaluate the Pad while compiling"}[placement]
-    kind = {DEFINED: "defined: the document fixes one output", MUST_REJECT: "invalid: the document requires an error",
-            AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
+    kind = {CaseKind.DEFINED: "defined: the document fixes one output",
+            CaseKind.MUST_REJECT: "invalid: the document requires an error",
+            CaseKind.AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
     recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
     control = shrunk.final.control or recorded  # the minimal case's own, where minimize ran one
     found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)

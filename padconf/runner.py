@@ -46,7 +46,7 @@ from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
 from .verdicts import FAILURES, Verdict, control_fails_alike, judge
-from .vocabulary import Placement
+from .vocabulary import Placement, Status
 from .worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
     DEFAULT_MEMORY_MB,
@@ -281,7 +281,7 @@ class Run:
                 {(r["runtime"], r["placement"], r["case_id"]) for r in read_results(self.results_path)})
         with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
-                out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), "ok",
+                out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), Status.OK,
                                                 target=self.targets.get(name))))
         return batches
 
@@ -398,7 +398,7 @@ class Run:
                 twins = [repaired_twin(case, get_spec(case.spec, self.config.specs_dir)) for case, *_ in refused]
                 ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
                 for (case, outcome, status, placed), twin in zip(refused, twins):
-                    twin_ran = next(ran) if isinstance(twin, Case) else (None, "ok")
+                    twin_ran = next(ran) if isinstance(twin, Case) else (None, Status.OK)
                     write(result_row(name, placement, case, outcome, status, placed, (twin, *twin_ran),
                                      self.targets.get(name)))
                 with lock:

@@ -35,7 +35,7 @@ import numpy as np
 import yaml
 from onnx import numpy_helper
 
-from .cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .dtypes import npy_bytes
 from .errors import PadconfError
 from .fixed_suite import ALL_KIND_DIRS, SuiteCase, suite_cases
@@ -68,7 +68,7 @@ def _expect_doc(entry: SuiteCase, spec: Spec, outputs: dict[str, str]) -> dict:
     case = entry.case
     doc: dict[str, Any] = {"spec": case.spec, "mode": case.mode, "dtype": case.dtype, "kind": case.kind,
            "placement": entry.placement, "case_id": case.id}
-    if case.kind == MUST_REJECT:
+    if case.kind == CaseKind.MUST_REJECT:
         doc.update(expect="reject", reason=case.reason, rule=case.rule, spec_text=rule_text(spec, case.rule))
     else:
         doc.update(expect="one of the interpretations", ambiguity=case.reason,
@@ -88,7 +88,7 @@ def write_onnx(entry: SuiteCase, spec: Spec, root: Path) -> None:
     (where / "model.onnx").write_bytes(model.SerializeToString())
     for i, (name, arr) in enumerate(feeds(case, placement).items()):
         (data_set / f"input_{i}.pb").write_bytes(_tensor_bytes(arr, name))
-    if case.kind == DEFINED:
+    if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
         (data_set / "output_0.pb").write_bytes(_tensor_bytes(case.expected, "output"))
         return
@@ -116,7 +116,7 @@ def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
         inputs.update(split_pads(case))
     for i, arr in enumerate(inputs.values()):
         (where / f"input_{i}.npy").write_bytes(npy_bytes(arr))
-    if case.kind == DEFINED:
+    if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
         (where / "output_0.npy").write_bytes(npy_bytes(case.expected))
         return
@@ -134,9 +134,9 @@ def manifest(entries: list[SuiteCase]) -> list[dict]:
         c = e.case
         row: dict[str, Any] = {"dir": e.path, "spec": c.spec, "mode": c.mode, "dtype": c.dtype, "kind": c.kind,
                "placement": e.placement, "tags": list(c.tags), "origin": c.origin, "case_id": c.id}
-        if c.kind == MUST_REJECT:
+        if c.kind == CaseKind.MUST_REJECT:
             row.update(rule=c.rule, reason=c.reason)
-        elif c.kind == AMBIGUOUS:
+        elif c.kind == CaseKind.AMBIGUOUS:
             row["ambiguity"] = c.reason
         rows.append(row)
     return rows
@@ -144,7 +144,7 @@ def manifest(entries: list[SuiteCase]) -> list[dict]:
 
 def coverage(entries: list[SuiteCase], specs: list[Spec]) -> dict[str, dict[str, tuple[int, int]]]:
     """spec id -> mode -> (dtypes with a defined case, dtypes allowed)."""
-    have = {(e.case.spec, e.case.mode, e.case.dtype) for e in entries if e.case.kind == DEFINED}
+    have = {(e.case.spec, e.case.mode, e.case.dtype) for e in entries if e.case.kind == CaseKind.DEFINED}
     return {s.id: {m: (sum((s.id, m, d) in have for d in s.dtypes), len(s.dtypes)) for m in s.modes} for s in specs}
 
 
@@ -228,16 +228,17 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
              "",
              "| directory | what | cases |", "|---|---|---:|",
              "| `onnx/` | defined cases: `model.onnx`, `test_data_set_0/input_<i>.pb`, `output_0.pb` "
-             f"(onnx's node-test layout) | {kinds['onnx', DEFINED]} |",
+             f"(onnx's node-test layout) | {kinds['onnx', CaseKind.DEFINED]} |",
              "| `onnx-invalid/` | must-reject cases: model, inputs, `expect.json` "
-             f"(the rule broken, quoting the spec) | {kinds['onnx', MUST_REJECT]} |",
+             f"(the rule broken, quoting the spec) | {kinds['onnx', CaseKind.MUST_REJECT]} |",
              "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per interpretation, "
-             f"`expect.json` | {kinds['onnx', AMBIGUOUS]} |",
+             f"`expect.json` | {kinds['onnx', CaseKind.AMBIGUOUS]} |",
              "| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, "
-             f"`input_<i>.npy`, `output_0.npy` | {kinds['openvino', DEFINED]} |",
-             f"| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | {kinds['openvino', MUST_REJECT]} |",
+             f"`input_<i>.npy`, `output_0.npy` | {kinds['openvino', CaseKind.DEFINED]} |",
+             "| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | "
+             f"{kinds['openvino', CaseKind.MUST_REJECT]} |",
              "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
-             f"`expect.json` | {kinds['openvino', AMBIGUOUS]} |",
+             f"`expect.json` | {kinds['openvino', CaseKind.AMBIGUOUS]} |",
              "", "An ambiguous case's `expect.json` maps each interpretation (`ambiguity=interpretation`, several "
              "joined by commas when the case hits more than one undefined point) to its output file, or to `null` "
              "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
@@ -281,7 +282,7 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
               "| version | placement | cases | with constant value | with axes |", "|---|---|---:|---:|---:|"]
     per_placement: dict[tuple, Counter] = defaultdict(Counter)
     for e in entries:
-        if e.case.kind == DEFINED:
+        if e.case.kind == CaseKind.DEFINED:
             counts = per_placement[e.case.spec, e.placement]
             counts["cases"] += 1
             counts["value"] += e.case.constant_value is not None

@@ -8,7 +8,7 @@ import numpy as np
 from .cases import Case, CaseKind
 from .dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from .outcome import Outcome
-from .vocabulary import Word
+from .vocabulary import Status, Word
 
 
 class Verdict(Word):
@@ -43,12 +43,6 @@ class Difference(Word):
 VERDICTS = tuple(Verdict)
 FAILURES = (Verdict.MISMATCH, Verdict.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED, Verdict.NOT_IMPLEMENTED,
             Verdict.CRASH, Verdict.TIMEOUT, Verdict.UNEXPLAINED)
-# The members under their old module-level names, for the modules that still import them so
-PASS, MISMATCH, WRONGLY_REJECTED, WRONGLY_ACCEPTED = (Verdict.PASS, Verdict.MISMATCH, Verdict.WRONGLY_REJECTED,
-                                                      Verdict.WRONGLY_ACCEPTED)
-NOT_IMPLEMENTED, CRASH, TIMEOUT, UNEXPLAINED = (Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.TIMEOUT,
-                                                Verdict.UNEXPLAINED)
-AMBIGUOUS_VERDICT, SKIPPED, INCONCLUSIVE = Verdict.AMBIGUOUS, Verdict.SKIPPED, Verdict.INCONCLUSIVE
 NAN_PAYLOAD_OR_ZERO_SIGN = Difference.NAN_PAYLOAD_OR_ZERO_SIGN
 
 
@@ -128,8 +122,8 @@ def _nan_bits(x) -> str:
     return f"nan (0x{x.view(np.dtype(f'u{x.itemsize}')).item():x})" if x.dtype.kind != "c" else repr(x.item())
 
 
-def judge(case: Case, outcome: Outcome, status: str = "ok") -> Ruling:
-    """``status`` is the worker's: "ok", "crash" or "timeout"."""
+def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
+    """``status`` is the worker's (vocabulary.Status)."""
     if status in (Verdict.CRASH, Verdict.TIMEOUT):  # the worker's word for it is the verdict's
         return Ruling(Verdict(status), outcome.error)
     if outcome.skipped:
@@ -180,12 +174,12 @@ def control_fails_alike(verdict: str, control_verdict: str) -> bool:
     return control_verdict in _SAME_WAY.get(verdict, set())
 
 
-def accepted(outcome: Outcome, status: str = "ok") -> bool:
+def accepted(outcome: Outcome, status: str = Status.OK) -> bool:
     """The runtime ran the case and returned an output."""
-    return status == "ok" and not outcome.skipped and not outcome.not_implemented and outcome.output is not None
+    return status == Status.OK and not outcome.skipped and not outcome.not_implemented and outcome.output is not None
 
 
-def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, twin_status: str = "ok") -> Ruling:
+def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, twin_status: str = Status.OK) -> Ruling:
     """A refusal of a must-reject case (``ruling`` a pass) counts only if the runtime, in the same
     placement, accepts its repaired twin (padconf.classify.repaired_twin: the case or why there
     is none); else the verdict is inconclusive, saying why."""
@@ -196,6 +190,6 @@ def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, t
     assert twin_outcome is not None  # a twin that ran has its outcome
     if accepted(twin_outcome, twin_status):
         return ruling
-    why = twin_status if twin_status != "ok" else twin_outcome.skipped or twin_outcome.error or "no output"
+    why = twin_status if twin_status != Status.OK else twin_outcome.skipped or twin_outcome.error or "no output"
     return Ruling(Verdict.INCONCLUSIVE, f"refused, but it refuses the repaired twin {twin.id} too ({why}): "
                                         f"the refusal may have another cause")

@@ -40,3 +40,11 @@ class Placement(Word):
 # what a run's adapter may offer (an Adapter's placements); the folding path: every input of the
 # Pad constant, so that the runtime may evaluate it while compiling
 PLACEMENTS = (Placement.INPUTS, Placement.INITIALIZERS, Placement.FOLDED)
+
+
+class Status(Word):
+    """How a case ended in its worker (padconf.worker_protocol): the ``status`` of a worker's
+    answer, and what ``Worker.run`` yields with each outcome; verdicts.judge reads it."""
+    OK = "ok"  # the runtime answered: an output, or its own error
+    CRASH = "crash"  # the worker died on it (or ran out of memory and ended itself)
+    TIMEOUT = "timeout"  # no answer within the time limit (or the adapter's own compile limit ran out)

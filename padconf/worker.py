@@ -20,7 +20,7 @@ import weakref
 from collections.abc import Iterator
 
 from .adapters import Outcome
-from .cases import MUST_REJECT, Case
+from .cases import Case, CaseKind
 from .dtypes import bit_equal, decode_array, dtype_name, encode_array
 from .errors import PadconfError
 from .worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
@@ -63,7 +63,7 @@ def _corrupting(case: Case, output) -> bool:
     the dimension; its garbage for mixed-sign edge pads)."""
     if output is None:
         return False
-    if case.kind == MUST_REJECT:
+    if case.kind == CaseKind.MUST_REJECT:
         return True
     allowed = ([case.expected] if case.expected is not None
                else [c for c in case.interpretations.values() if c is not None])

@@ -22,35 +22,18 @@ JSON lines:
 """
 from __future__ import annotations
 
-from enum import Enum
 from typing import Literal
 
+from .vocabulary import Status, Word
 
-class _Word(str, Enum):
-    """A member is a str, equal to, formatted and written to JSON as its value (Python 3.11
-    formats a plain (str, Enum) member as ``Status.OK``). Merge note: the same as the
-    vocabularies' base elsewhere; one base, once both are in."""
-
-    def __str__(self) -> str:
-        return str.__str__(self)
-
-    def __format__(self, format_spec: str) -> str:
-        return str.__format__(self, format_spec)
-
-
-class Status(_Word):
-    """How a case ended in its worker: the ``status`` of a worker's answer, and what
-    ``Worker.run`` yields with each outcome. A str, so rows and verdicts take it as it is."""
-    OK = "ok"  # the runtime answered: an output, or its own error
-    CRASH = "crash"  # the worker died on it (or ran out of memory and ended itself)
-    TIMEOUT = "timeout"  # no answer within the time limit (or the adapter's own compile limit ran out)
+__all__ = ["Status", "Ended", "Op", "READY", "BUILDING"]
 
 
 # What ended a wait for a worker's line, when no line came: it is gone, or the deadline passed.
 Ended = Literal[Status.CRASH, Status.TIMEOUT]
 
 
-class Op(_Word):
+class Op(Word):
     """What padconf asks: of a zygote (DESCRIBE, FORK, WAIT) or of a worker (RUN, MODEL)."""
     DESCRIBE = "describe"
     FORK = "fork"

@@ -307,10 +307,10 @@ class GarbageOnAmbiguousEdgeAdapter(ConformingAdapter):
     """Answers the ambiguous cases of mode edge with an output none of the spec's readings gives."""
 
     def run(self, case, placement="inputs"):
-        from padconf.cases import AMBIGUOUS
+        from padconf.cases import CaseKind
         from padconf.classify import classify
         from padconf.specs import get_spec
-        if case.mode == "edge" and classify(case, get_spec(case.spec)).kind == AMBIGUOUS:
+        if case.mode == "edge" and classify(case, get_spec(case.spec)).kind == CaseKind.AMBIGUOUS:
             return Outcome(np.resize(case.data, tuple(n + 7 for n in case.data.shape)))
         return super().run(case, placement)
 

@@ -16,7 +16,7 @@ from padconf.cases import Case
 from padconf.classify import classify
 from padconf.compile_cache import ENV, MAGIC, CompileCache, CompileFailed, CompileTimedOut, cache_key
 from padconf.runner import Run, RunConfig
-from padconf.verdicts import MISMATCH, PASS, TIMEOUT, judge
+from padconf.verdicts import Verdict, judge
 from padconf.worker import Worker
 
 needs_iree = pytest.mark.skipif(importlib.util.find_spec("iree") is None, reason="padconf[iree] is not installed")
@@ -138,7 +138,7 @@ def test_a_build_gets_the_compile_time_limit_not_the_run_time_limit():
         assert status == "ok" and outcome.output is not None
         hung = slow.with_(pads=[9, 9])  # the fake's build of this one never ends
         (outcome, status), = list(worker.run([classify(hung)], "inputs"))
-        assert status == TIMEOUT
+        assert status == Verdict.TIMEOUT
         assert "compile time limit" in outcome.error
     finally:
         worker.close()
@@ -168,17 +168,17 @@ def test_iree_runs_what_its_cache_holds_and_rebuilds_a_corrupt_entry(cache_dir):
     a = _case(data, [1, 0, 0, 2], constant_value=np.float32(7))
     b = _case(data, [0, 1, 1, 0], constant_value=np.float32(7))
     outcome, status = _run_alone("iree", a, "initializers")
-    assert (status, judge(a, outcome).verdict) == ("ok", PASS)
+    assert (status, judge(a, outcome).verdict) == ("ok", Verdict.PASS)
     (entry_a,) = _entries(cache_dir)
     outcome, _ = _run_alone("iree", b, "initializers")
-    assert judge(b, outcome).verdict == PASS
+    assert judge(b, outcome).verdict == Verdict.PASS
     (entry_b,) = set(_entries(cache_dir)) - {entry_a}
     entry_a.write_bytes(entry_b.read_bytes())
     outcome, _ = _run_alone("iree", a, "initializers")
     np.testing.assert_array_equal(outcome.output, b.expected)  # b's module: read from the cache
     entry_a.write_bytes(entry_b.read_bytes()[:-10])  # torn
     outcome, _ = _run_alone("iree", a, "initializers")
-    assert judge(a, outcome).verdict == PASS
+    assert judge(a, outcome).verdict == Verdict.PASS
     assert CompileCache(cache_dir).get(entry_a.stem) not in (None, CompileCache(cache_dir).get(entry_b.stem))
 
 
@@ -193,7 +193,7 @@ def test_iree_gives_a_wrong_value_for_a_begin_pad_with_an_end_crop(cache_dir, pl
     outcome, status = _run_alone("iree", case, placement)
     assert status == "ok"
     verdict = judge(case, outcome)
-    assert verdict.verdict == MISMATCH, verdict
+    assert verdict.verdict == Verdict.MISMATCH, verdict
     assert outcome.output[1, 0] == 3
 
 

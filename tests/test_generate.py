@@ -22,7 +22,7 @@ import pytest
 import yaml
 from onnx import numpy_helper
 
-from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from padconf.cases import Case, CaseKind
 from padconf.cli import main
 from padconf.dtypes import bit_equal, numpy_dtype
 from padconf.fixed_suite import ALL_KIND_DIRS
@@ -66,7 +66,8 @@ def test_onnx_loader_loads_every_defined_case():
     loaded = load_model_tests(data_dir=str(GENERATED), kind="onnx")
     names = {t.name for t in loaded}
     assert names == {Path(d).name for d, row in ROWS.items() if d.startswith("onnx/")}
-    assert len(names) == sum(1 for row in ROWS.values() if row["kind"] == DEFINED and row["spec"].startswith("onnx/"))
+    assert len(names) == sum(1 for row in ROWS.values()
+                             if row["kind"] == CaseKind.DEFINED and row["spec"].startswith("onnx/"))
     for t in loaded:
         data_set = Path(t.model_dir) / "test_data_set_0"
         assert (Path(t.model_dir) / "model.onnx").is_file() and (data_set / "output_0.pb").is_file()
@@ -87,7 +88,7 @@ def test_every_model_passes_the_full_checker():
 
 def test_must_reject_models_load_and_name_their_rule_with_the_spec_text():
     for d, row in ROWS.items():
-        if row["kind"] != MUST_REJECT:
+        if row["kind"] != CaseKind.MUST_REJECT:
             continue
         expect = json.loads((GENERATED / d / "expect.json").read_text(encoding="utf-8"))
         assert expect["expect"] == "reject" and expect["rule"] == row["rule"]
@@ -130,7 +131,7 @@ def test_run_cases_reads_every_directory_back_as_the_case_written(replay):
         assert case.id == row["case_id"] and case.kind == row["kind"], d
         fake = [r for r in results if r["runtime"] != "onnxruntime"]
         assert sorted(r["placement"] for r in fake) == sorted(PLACEMENTS)
-        if case.kind == DEFINED:  # the planted runtime is padconf's reference (it cannot cast every kind)
+        if case.kind == CaseKind.DEFINED:  # the planted runtime is padconf's reference (it cannot cast every kind)
             assert all(r["verdict"] in ("pass", "wrongly-rejected") for r in fake), (d, results)
     placements = {d: read_case_dir(GENERATED / d, SPECS)[1] for d in list(ROWS)[::25]}
     assert placements == {d: ROWS[d]["placement"] for d in placements}
@@ -142,10 +143,10 @@ def test_the_reference_reproduces_every_expected_output(replay):
         where = GENERATED / d
         onnx_dir = d.startswith("onnx")
         outputs = where / "test_data_set_0" if onnx_dir else where
-        if case.kind == DEFINED:
+        if case.kind == CaseKind.DEFINED:
             got = _load(outputs / ("output_0.pb" if onnx_dir else "output_0.npy"), case.dtype)
             assert bit_equal(got, case.expected), d
-        elif case.kind == AMBIGUOUS:
+        elif case.kind == CaseKind.AMBIGUOUS:
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
             assert expect["ambiguity"] == case.reason == ROWS[d]["ambiguity"]
             assert set(expect["interpretations"]) == set(case.interpretations)
@@ -158,14 +159,14 @@ def test_the_reference_reproduces_every_expected_output(replay):
             expect = json.loads((where / "expect.json").read_text(encoding="utf-8"))
             assert expect["reason"] == case.reason
         seen[case.kind] += 1
-    assert sum(seen.values()) == len(ROWS) and all(seen[k] for k in (DEFINED, MUST_REJECT, AMBIGUOUS))
+    assert sum(seen.values()) == len(ROWS) and all(seen[k] for k in CaseKind if k != CaseKind.TOO_LARGE)
 
 
 # ---------------------------------------------------------------- coverage and size
 
 
 def test_every_version_mode_dtype_has_a_defined_case():
-    have = {(r["spec"], r["mode"], r["dtype"]) for r in ROWS.values() if r["kind"] == DEFINED}
+    have = {(r["spec"], r["mode"], r["dtype"]) for r in ROWS.values() if r["kind"] == CaseKind.DEFINED}
     allowed = {(s.id, m, d) for s in SPECS for m in s.modes for d in s.dtypes}
     onnx_total = sum(len(s.modes) * len(s.dtypes) for s in SPECS if s.domain == "onnx")
     ov_total = sum(len(s.modes) * len(s.dtypes) for s in SPECS if s.domain == "openvino")
@@ -193,10 +194,10 @@ def test_every_edge_class_of_every_version_is_in_the_suite():
 
 
 def test_the_issue_s_edge_cases_appear_as_defined_cases_in_every_placement():
-    defined = [r for r in ROWS.values() if r["kind"] == DEFINED]
+    defined = [r for r in ROWS.values() if r["kind"] == CaseKind.DEFINED]
     tags = {t for r in defined for t in r["tags"]}
     # a reflect pad beyond the dimension is an undefined point since upstream withdrew Example 2
-    assert "reflect-pad>dim" in {t for r in ROWS.values() if r["kind"] == AMBIGUOUS for t in r["tags"]}
+    assert "reflect-pad>dim" in {t for r in ROWS.values() if r["kind"] == CaseKind.AMBIGUOUS for t in r["tags"]}
     for tag in ("negative-pads", "mixed-sign-pads", "wrap-pad>dim", "zero-size-dim-at-0",
                 "rank-0", "nan-in-data", "negative-zero-in-data", "subnormal-in-data", "string-empty",
                 "string-non-ascii", "string-long", "axes-given", "axes-negative", "large-output"):

@@ -164,7 +164,7 @@ def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reaso
 
     from padconf.classify import classify
     from padconf.runner import Run, RunConfig
-    from padconf.verdicts import NOT_IMPLEMENTED, SKIPPED
+    from padconf.verdicts import Verdict
 
     complex_case = classify(Case("onnx/Pad-21", np.array([1 + 2j, 3j], np.complex64), [1, 0]))
     float_case = classify(Case("onnx/Pad-21", np.array([1.0, 2.0], np.float32), [1, 0]))
@@ -176,9 +176,9 @@ def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reaso
     # OpenVINO has no complex element type: a row per placement, verdict skipped, with why
     for placement in PLACEMENTS:
         row = got[("openvino-onnx", placement, "complex64")]
-        assert row["verdict"] == SKIPPED and "no element type for complex64" in row["detail"]
+        assert row["verdict"] == Verdict.SKIPPED and "no element type for complex64" in row["detail"]
     # onnxruntime's Python API cannot feed complex, but loading the model says there is no kernel
-    assert got[("onnxruntime", "inputs", "complex64")]["verdict"] == NOT_IMPLEMENTED
+    assert got[("onnxruntime", "inputs", "complex64")]["verdict"] == Verdict.NOT_IMPLEMENTED
     # the OpenVINO-native case is no ONNX runtime's case: no row, one note
     assert not any(r["spec"] == "openvino/Pad-12" for r in got.values())
     assert any("1 cases of spec families it does not run" in n for n in run.notes)

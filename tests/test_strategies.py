@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 
-from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT
+from padconf.cases import CaseKind
 from padconf.dtypes import ALL_DTYPES, is_float_like
 from padconf.reference import MODES
 from padconf.specs import load_specs
@@ -99,17 +99,17 @@ def test_classification_agrees_with_the_rules(spec_id, drawn):
         rule = breaks_a_rule(case, spec.doc)
         broken[rule] += 1
         if rule:
-            assert case.kind == MUST_REJECT, f"{case.id} breaks the {rule} rule but is {case.kind}"
-        if case.kind == DEFINED:
+            assert case.kind == CaseKind.MUST_REJECT, f"{case.id} breaks the {rule} rule but is {case.kind}"
+        if case.kind == CaseKind.DEFINED:
             assert case.expected is not None and case.expected.dtype == case.data.dtype
-        if case.kind == AMBIGUOUS:
+        if case.kind == CaseKind.AMBIGUOUS:
             assert len(case.interpretations) >= 2
             assert all(name.split("=")[0] in spec.ambiguities
                        for key in case.interpretations for name in key.split(","))
     assert broken["pads length"] and broken[None]  # the check saw both kinds of case
 
 
-@pytest.mark.parametrize("kind", [DEFINED, MUST_REJECT, AMBIGUOUS])
+@pytest.mark.parametrize("kind", [CaseKind.DEFINED, CaseKind.MUST_REJECT, CaseKind.AMBIGUOUS])
 @settings(max_examples=15)
 @given(data=__import__("hypothesis").strategies.data())
 def test_kind_filter(kind, data):
@@ -142,8 +142,8 @@ def test_openvino_pad_1_draws_negative_pads_as_ambiguous_cases(drawn):
     spec = SPECS["openvino/Pad-1"]
     found = drawn.get(spec.id) or draw_cases(spec, BUDGET, seed=0)
     negative = [c for c in found if "negative-pads" in c.tags]
-    assert any(c.kind == AMBIGUOUS and "negative_pads" in c.reason for c in negative)
-    assert not any(c.kind == MUST_REJECT and "negative" in c.reason for c in negative)
+    assert any(c.kind == CaseKind.AMBIGUOUS and "negative_pads" in c.reason for c in negative)
+    assert not any(c.kind == CaseKind.MUST_REJECT and "negative" in c.reason for c in negative)
 
 
 DRAW = """

@@ -6,7 +6,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from padconf.cases import AMBIGUOUS, DEFINED, MUST_REJECT, Case
+from padconf.cases import Case, CaseKind
 from padconf.classify import breaks_one_rule, classify, repaired_twin
 from padconf.dtypes import as_array
 from padconf.outcome import Outcome
@@ -20,7 +20,7 @@ X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
 def must_reject(spec_id, **kw):
     case = classify(Case(**{"spec": spec_id, "data": X, "pads": [0, 1, 0, 1], **kw}))
-    assert case.kind == MUST_REJECT, case.reason
+    assert case.kind == CaseKind.MUST_REJECT, case.reason
     return case
 
 
@@ -39,7 +39,7 @@ def test_each_rule_has_a_twin_that_undoes_it_alone(spec_id, kw, rule):
     case = must_reject(spec_id, **kw)
     assert case.rule == rule
     twin = repaired_twin(case, get_spec(spec_id))
-    assert isinstance(twin, Case) and twin.kind in (DEFINED, AMBIGUOUS), twin
+    assert isinstance(twin, Case) and twin.kind in (CaseKind.DEFINED, CaseKind.AMBIGUOUS), twin
     changed = {k for k, v in case.inputs_json().items() if twin.inputs_json()[k] != v}
     assert changed and changed <= {"data", "mode", "pads", "pads_type", "axes", "constant_value"}
 
@@ -52,7 +52,7 @@ def test_a_case_breaking_two_rules_has_no_twin():
 @pytest.mark.parametrize("spec_id", ["onnx/Pad-13", "onnx/Pad-19", "openvino/Pad-1"])
 def test_every_drawn_must_reject_case_breaks_exactly_one_rule(spec_id):
     spec = get_spec(spec_id)
-    cases = [c for c in draw_cases(spec, 60, seed=3) if c.kind == MUST_REJECT]
+    cases = [c for c in draw_cases(spec, 60, seed=3) if c.kind == CaseKind.MUST_REJECT]
     assert cases
     assert all(breaks_one_rule(c, spec) for c in cases)
 
