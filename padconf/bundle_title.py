@@ -8,7 +8,7 @@ import re
 
 from .cases import Case
 from .specs import parse_spec_id
-from .verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Verdict
+from .verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
 
 # what a must-reject case breaks, as the object of "accepts ..." (padconf/specs' rule names)
 _BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (not in this opset's type list)",
@@ -82,9 +82,9 @@ def title(row: dict, case: Case, placement_dependent: bool = False) -> str:
     verdict, what = row["verdict"], feature(case)
     on = f"{what} on {case.dtype}"
     if verdict == Verdict.MISMATCH:
-        detail = row.get("detail") or ""
-        wrong = "the wrong output shape" if detail.startswith("shape") else \
-            "the wrong element type" if detail.startswith("dtype") else "wrong values"
+        difference = row.get("difference")
+        wrong = ("the wrong output shape" if difference == Difference.SHAPE else
+                 "the wrong element type" if difference == Difference.DTYPE else "wrong values")
         phrase = (f"changes a NaN payload or the sign of zero for {on}"
                   if row.get("difference") == NAN_PAYLOAD_OR_ZERO_SIGN else f"returns {wrong} for {on}")
     elif verdict == Verdict.WRONGLY_REJECTED:

@@ -23,7 +23,7 @@ from .onnx_model import build_model, feeds, ir_version
 from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
 from .triage import PAD_BUGS, triage
-from .verdicts import FAILURES, Verdict
+from .verdicts import FAILURES, Difference, Verdict
 
 PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
@@ -61,7 +61,8 @@ def summary_line(row: dict, case: Case, runtime: str) -> str:
     detail, error = row.get("detail") or "", short_error(row.get("error"))
     verdict = row["verdict"]
     if verdict == Verdict.MISMATCH:
-        what = "shape" if detail.startswith("shape") else "element type" if detail.startswith("dtype") else "values"
+        difference = row.get("difference")
+        what = "shape" if difference == Difference.SHAPE else "element type" if difference == Difference.DTYPE else "values"
         phrase = f"returns wrong {what}: {detail}"
     elif verdict == Verdict.WRONGLY_REJECTED:
         phrase = f"rejects an input the spec defines: {error}"
