@@ -62,7 +62,8 @@ def summary_line(row: dict, case: Case, runtime: str) -> str:
     verdict = row["verdict"]
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
-        what = "shape" if difference == Difference.SHAPE else "element type" if difference == Difference.DTYPE else "values"
+        what = ("shape" if difference == Difference.SHAPE else
+                "element type" if difference == Difference.DTYPE else "values")
         phrase = f"returns wrong {what}: {detail}"
     elif verdict == Verdict.WRONGLY_REJECTED:
         phrase = f"rejects an input the spec defines: {error}"
