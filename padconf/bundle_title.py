@@ -14,7 +14,7 @@ from .verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
 _BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (not in this opset's type list)",
            "pads_length": "pads of the wrong length", "crop_beyond_dim": "a crop beyond the dimension",
            "negative_pads": "a negative pad", "axes_range": "an axis out of range",
-           "mirror_bounds": "a {mode} pad beyond what the data can mirror",
+           "mirror_beyond_dim": "a {mode} pad beyond what the data can mirror",
            "pads_index_types": "pads of type {pads_type}", "axes_index_types": "axes of type {axes_type}",
            "axes_input": "an axes input (not in this opset)", "output_shape": "a negative output dimension"}
 PLACED = {"inputs": "with pads fed at run time", "initializers": "with constant pads",

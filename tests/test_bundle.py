@@ -62,6 +62,10 @@ def planted_row(case, outcome, status="ok", runtime="onnxruntime", placement="in
     (Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.float32), pads=[0, 1], mode="wrap"),
      Outcome(np.array([0, 1, 2, 0], np.float32)), "ok",
      "Pad(wrap) accepts mode wrap (not in this opset) on float (opset 18)"),
+    # OpenVINO Pad-12: "pads_begin[D] and pads_end[D] must be not greater than data.shape[D] 1" (a minus lost)
+    (Case(spec="openvino/Pad-12", data=np.arange(3, dtype=np.float32), pads=[3, 0], mode="reflect"),
+     Outcome(np.array([2, 1, 0, 0, 1, 2], np.float32)), "ok",
+     "Pad(reflect) accepts a reflect pad beyond what the data can mirror on float (OpenVINO opset12)"),
     (Case(spec="openvino/Pad-12", data=np.zeros((2, 0), np.int32), pads=[0, 1, 0, 1], mode="symmetric"),
      Outcome(error="no answer within 5 s"), "timeout",
      "Pad(symmetric) hangs on an empty axis on int32 (OpenVINO opset12)"),
