@@ -230,8 +230,8 @@ def baseline_entries(rows: list[ResultRow], by_case: bool = False,
     groups = defaultdict(list)
     for r in rows:
         if r["verdict"] in FAILURES:
-            what = r["case_id"] if by_case else failure_pattern(r)
             shaky = (r["case_id"], r["placement"]) in unstable
+            what = r["case_id"] if by_case else failure_pattern(r, kind=not shaky)
             groups[(r["runtime"], r["verdict"], what, r.get("after"), shaky)].append(r)
     entries = []
     for (runtime, verdict, what, after, shaky), group in groups.items():

@@ -73,7 +73,11 @@ def failure_signature(row: Mapping[str, Any]) -> tuple[str, str, str, Triage]:
     return (*distinct_failure(row), triage(row)[0])
 
 
-def failure_pattern(row: Mapping[str, Any]) -> str:
+def failure_pattern(row: Mapping[str, Any], kind: bool = True) -> str:
     """A regular expression (for ``re.search``) matching the start of the error text of every
-    failure of ``row``'s class."""
-    return "^" + _render(_text(row), _PATTERN, escape)
+    failure of ``row``'s class; with ``kind=False``, of a mismatch's every kind of wrong value
+    (garbage read from memory never written is now a value the output lacks, now one misplaced)."""
+    text = _text(row)
+    if not kind and row["verdict"] == Verdict.MISMATCH:
+        text = text.split(" (")[0]
+    return "^" + _render(text, _PATTERN, escape)

@@ -259,8 +259,9 @@ class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
 
 class GarbageOnExampleAdapter(_OnExample, WrongValuesAdapter):
     """On the example, as a runtime reading memory it never wrote: another wrong value each
-    time (counted in the file PADCONF_FLAKY_COUNTER, shared by every worker); the right one
-    when PADCONF_ANSWER_RIGHT is set, as by chance."""
+    time (counted in the file PADCONF_FLAKY_COUNTER, shared by every worker); expected values
+    misplaced when PADCONF_GARBAGE_MISPLACED is set; the right one when PADCONF_ANSWER_RIGHT is
+    set, as by chance."""
 
     def misbehave(self, case):
         right = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
@@ -271,7 +272,10 @@ class GarbageOnExampleAdapter(_OnExample, WrongValuesAdapter):
             f.seek(0)
             count = len(f.read())
         out = right.copy().reshape(-1)
-        out[0] = count + 1000
+        if os.environ.get("PADCONF_GARBAGE_MISPLACED"):  # another kind of wrong value: the expected ones, moved
+            out[0], out[-1] = out[-1], out[0]
+        else:
+            out[0] = count + 1000
         return Outcome(out.reshape(right.shape))
 
 
