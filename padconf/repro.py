@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import platform
 import re
-from importlib.metadata import PackageNotFoundError
-from importlib.metadata import version as package_version
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +22,7 @@ from .report import interpretations, rule_quotes
 from .specs import parse_spec_id
 from .triage import PAD_BUGS, triage
 from .verdicts import FAILURES, Difference, Verdict
+from .versions import package_version
 
 PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
@@ -89,10 +88,7 @@ def _array_text(arr) -> str:
 
 def _versions(runtime: str, runtime_version: str | None) -> list[str]:
     def of(package):
-        try:
-            return package_version(package)
-        except PackageNotFoundError:
-            return "not installed"
+        return package_version(package) or "not installed"
     lines = [f"- runtime: {runtime} {runtime_version or of(PACKAGES[runtime])}" if runtime in PACKAGES else
              f"- runtime: {runtime} "
              f"(a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
