@@ -27,7 +27,7 @@ from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
-from .report import failures, load_run, placement_dependent
+from .report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
 from .results import MAX_JSONL_BYTES, ResultRow, result_row
 from .signature import failure_class, failure_signature
 from .simplify import PASSES
@@ -227,6 +227,24 @@ def _split_run_case(target: str) -> tuple[Path, str] | None:
     return None
 
 
+def _starting_rows(rows: list[ResultRow]) -> dict[tuple, ResultRow]:
+    """Per distinct failure (failure_signature), the case shrinking starts from: a spec
+    document's worked example, else the first case of rank 1 or more. From rank 0 shrinking can
+    only stay there, where a runtime's rank-0 bug of its own (OpenVINO's garbage) may fail the
+    same way whatever the failure is about."""
+    starts: dict[tuple, ResultRow] = {}
+    for row in rows:
+        if row["verdict"] in FAILURES:
+            key, held = failure_signature(row), starts.get(failure_signature(row))
+            if held is None or _start_rank(row) > _start_rank(held):
+                starts[key] = row
+    return starts
+
+
+def _start_rank(row: ResultRow) -> tuple[bool, bool]:
+    return row["origin"].startswith("example:"), bool(row["shape"])
+
+
 def _failing_first(rows: list[ResultRow]) -> ResultRow | None:
     return next((r for r in rows if r["verdict"] in FAILURES), rows[0] if rows else None)
 
@@ -249,8 +267,11 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         if not found:
             raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimize")
         jobs = []
+        starts = _starting_rows(mine)
         for group in found:
             row = group["example"]
+            if group["verdict"] != PLACEMENT_DEPENDENT:
+                row = starts.get(failure_signature(row), row)
             doc = run.cases.get(row["case_id"])
             if doc is None:
                 raise CaseError(f"{path}: case {row['case_id']} is in results.jsonl but not in cases.jsonl")

@@ -381,3 +381,17 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
     assert all(f"onnx/Pad-18 constant {dtype}" in variants for dtype in ("float", "uint8", "int64"))
     assert (out / "INDEX.md").read_text().count("merged: the same minimal failure") == 2
+
+
+def test_shrinking_starts_from_a_worked_example_else_from_data_of_rank_one_or_more():
+    # from rank 0 shrinking can only stay there, where OpenVINO's own rank-0 bug answers
+    from padconf.minimize import _starting_rows
+
+    def row(case_id, shape, origin="generated"):
+        return {"runtime": "rt", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "edge", "dtype": "float",
+                "error": "killed by SIGSEGV", "detail": None, "origin": origin, "case_id": case_id, "shape": shape,
+                "placement": "inputs", "reason": None, "matched": None}
+    rows = [row("scalar", []), row("matrix", [2, 3]), row("vector", [4])]
+    assert [r["case_id"] for r in _starting_rows(rows).values()] == ["matrix"]
+    rows.append(row("documented", [], origin="example:example_3_edge"))
+    assert [r["case_id"] for r in _starting_rows(rows).values()] == ["documented"]
