@@ -287,6 +287,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     now right, now with another wrong value, now with a crash. A baseline made of one run
     would miss what the next run shows, and every gate would fail on it."""
     runs: list[list[ResultRow]] = []
+    outcomes: defaultdict[tuple[str, str], set] = defaultdict(set)  # result -> what the runs and reruns answered
     seen: set[tuple] = set()
     cases: list[Case] = []
     for k in range(BASELINE_RUNS):
@@ -294,7 +295,12 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
                               progress)
         rows = read_results(run.results_path)
         runs.append(rows)
-        shown = {(r["case_id"], r["placement"], _outcome(r)[:2]) for r in rows if r["verdict"] in FAILURES}
+        shown = set()
+        for r in rows:
+            outcome = _outcome(r)
+            outcomes[(r["case_id"], r["placement"])].add(outcome)
+            if r["verdict"] in FAILURES:
+                shown.add((r["case_id"], r["placement"], outcome[:2]))
         if k and shown <= seen:
             break
         seen |= shown
@@ -308,8 +314,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
                                   *worker.run_alone(by_id[case_id], placement)) for _ in range(BASELINE_RERUNS)]
     finally:
         worker.close()
-    outcomes = defaultdict(set)
-    for row in [r for rows in runs for r in rows] + reruns:
+    for row in reruns:
         outcomes[(row["case_id"], row["placement"])].add(_outcome(row))
     unstable = {result for result, seen_there in outcomes.items() if len(seen_there) > 1}
     failing = [r for rows in runs[1:] for r in rows if r["verdict"] in FAILURES]

@@ -227,17 +227,20 @@ class HangOnExampleAdapter(_OnExample, HangAdapter):
     pass
 
 
+def shared_count() -> int:
+    """How many times any worker has called this: a counter in the file PADCONF_FLAKY_COUNTER."""
+    with open(os.environ["PADCONF_FLAKY_COUNTER"], "a+") as f:
+        f.write("x")
+        f.seek(0)
+        return len(f.read())
+
+
 class FlakyOnExampleAdapter(_OnExample, SegfaultAdapter):
     """Crashes on the example the first two times anyone runs it (the run, and the run's retry
     alone), then not: a counter in the file PADCONF_FLAKY_COUNTER, shared by every worker."""
 
     def misbehave(self, case):
-        path = os.environ["PADCONF_FLAKY_COUNTER"]
-        with open(path, "a+") as f:
-            f.write("x")
-            f.seek(0)
-            count = len(f.read())
-        if count <= 2:
+        if shared_count() <= 2:
             super().misbehave(case)
         return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
 
@@ -267,10 +270,7 @@ class GarbageOnExampleAdapter(_OnExample, WrongValuesAdapter):
         right = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
         if os.environ.get("PADCONF_ANSWER_RIGHT"):
             return Outcome(right)
-        with open(os.environ["PADCONF_FLAKY_COUNTER"], "a+") as f:
-            f.write("x")
-            f.seek(0)
-            count = len(f.read())
+        count = shared_count()
         out = right.copy().reshape(-1)
         if os.environ.get("PADCONF_GARBAGE_MISPLACED"):  # another kind of wrong value: the expected ones, moved
             out[0], out[-1] = out[-1], out[0]
