@@ -130,11 +130,10 @@ def choose(kind: str, rows: list[dict], entries) -> dict | None:
         return {"kind": kind, "cells": [list(c) for c in cells_], "case": case} if cells_ else None
 
     clean = passing(least=3)
+    floats = [c for c in clean if c.dtype == "float"] or clean
     if kind == "flake":  # in four cells, so that a coin thrown for each of their cases comes up spoiled
-        floats = [c for c in clean if c.dtype == "float"] or clean
         return plant(floats[4:8] or floats[:4])
     if kind in ("wrong-cell", "not-implemented", "refuse", "wrong-warm"):
-        floats = [c for c in clean if c.dtype == "float"] or clean
         return plant(floats[{"wrong-cell": 0, "not-implemented": 1, "refuse": 2, "wrong-warm": 3}[kind]
                             % len(floats):][:1])
     if kind == "wrong-placement":  # every clean cell of one version in one placement
