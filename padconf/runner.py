@@ -12,9 +12,9 @@ from __future__ import annotations
 import concurrent.futures
 import json
 import math
-import multiprocessing
 import os
 import resource
+import subprocess
 import threading
 import time
 from collections import Counter
@@ -56,6 +56,7 @@ from .worker import (
     Worker,
     WorkerClosed,
 )
+from .worker_process import exit_text, isolated, wait_status
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
@@ -136,21 +137,42 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
             raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(selected)})")
         return [json.dumps(c.to_json()) for c in cases]
     args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
-    # Forked, so no __main__ is imported again; only while this process has one thread, which
-    # is what makes a fork safe. Below 40 cases a spec, starting processes costs more than it saves.
-    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40 and threading.active_count() == 1:
-        context = multiprocessing.get_context("fork")
-        with concurrent.futures.ProcessPoolExecutor(min(jobs, len(specs)), mp_context=context) as pool:
-            drawn = list(pool.map(_draw_spec, args))
+    # Below 40 cases a spec, starting processes costs more than it saves.
+    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40:
+        drawn = _draw_in_children(args, min(jobs, len(specs)))
     else:
-        drawn = [_draw_spec(a) for a in args]
+        drawn = [draw_spec(a) for a in args]
     return [line for lines in drawn for line in lines]
 
 
-def _draw_spec(args) -> list[str]:
+def draw_spec(args) -> list[str]:
     specs_dir, spec_id, n, seed = args
     spec = get_spec(spec_id, specs_dir)
     return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
+
+
+def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
+    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.draw_child), the
+    versions dealt out in turn; in the order of ``args``."""
+    shares = [list(range(k, len(args), jobs)) for k in range(jobs)]
+    children = [subprocess.Popen(isolated("padconf.draw_child"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE) for _ in shares]
+
+    def talk(child, share):
+        return child.communicate(json.dumps([args[i] for i in share]).encode())
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        answers = list(pool.map(talk, children, shares))
+    drawn: list[list[str]] = [[] for _ in args]
+    for child, share, (out, err) in zip(children, shares, answers):
+        lines = out.decode().splitlines()
+        if child.returncode != 0 or len(lines) != len(share):
+            last = (err.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+            how = exit_text(wait_status(child.returncode))
+            raise PadconfError(f"drawing cases in a child process failed ({how}): {last}")
+        for i, line in zip(share, lines):
+            drawn[i] = json.loads(line)
+    return drawn
 
 
 def runtime_scope(cases: list[Case], pairs: list[tuple[str, str]], about: dict) -> list[tuple[Case, str | None]]:
@@ -438,12 +460,13 @@ class Run:
         for group in groups.values():
             if group[0]["case_id"] in cases:
                 by_runtime.setdefault(group[0]["runtime"], []).append(group)
-        records: list[ControlRow] = []
-        for name, runtime_groups in by_runtime.items():
+
+        def controls(name: str) -> list[ControlRow]:
+            records: list[ControlRow] = []
             worker = Worker(name, self.config.memory_mb, self.config.timeout,
                             compile_timeout=self.config.compile_timeout)
             try:
-                for group in runtime_groups:
+                for group in by_runtime[name]:
                     first = group[0]
                     control = cases[first["case_id"]].control()
                     outcome, status = worker.run_alone(control, first["placement"])
@@ -454,6 +477,10 @@ class Run:
                                     "case_id": first["case_id"], "placement": first["placement"]})
             finally:
                 worker.close()
+            return records
+
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:  # the runtimes side by side
+            records = [r for rs in pool.map(controls, by_runtime) for r in rs]
         write_atomically(self.dir / CONTROLS, "".join(map(jsonl_line, records)))
 
     def _retire(self, worker: Worker | None) -> None:

@@ -56,7 +56,7 @@ PAD_BUGS = (Triage.WRONG_VALUE, Triage.NAN_PAYLOAD_OR_ZERO_SIGN, Triage.CRASH, T
 _BY_VERDICT = {Verdict.MISMATCH: Triage.WRONG_VALUE, Verdict.CRASH: Triage.CRASH, Verdict.TIMEOUT: Triage.HANG,
                Verdict.WRONGLY_REJECTED: Triage.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED: Triage.LENIENT,
                Verdict.NOT_IMPLEMENTED: Triage.NOT_IMPLEMENTED}
-_PATTERN_KEYS = ("runtime", "verdict", "spec", "mode", "dtype", "placement", "origin")
+_PATTERN_KEYS = ("runtime", "verdict", "spec", "mode", "dtype", "placement", "origin", "difference")
 
 
 @dataclass(frozen=True)
@@ -100,11 +100,11 @@ def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
 
 def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
+    if (row.get("control") or {}).get("same_failure"):  # padconf.runner's control experiment: it decides first
+        return Triage.NOT_PAD_SPECIFIC, None
     fact = next((f for f in upstream_facts() if f.covers(row)), None)
     if fact is not None:
         return fact.triage, fact
-    if (row.get("control") or {}).get("same_failure"):  # padconf.runner's control experiment
-        return Triage.NOT_PAD_SPECIFIC, None
     if row["verdict"] == Verdict.MISMATCH and row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:
         return Triage.NAN_PAYLOAD_OR_ZERO_SIGN, None
     if row["verdict"] == Verdict.UNEXPLAINED:  # an undefined point answered as no reading does: a refusal, or an output

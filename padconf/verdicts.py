@@ -31,13 +31,17 @@ class Verdict(Word):
 
 
 class Difference(Word):
-    """What a mismatch differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every element
-    is the expected number, but a NaN's payload or a zero's sign changed: a low-severity class."""
+    """What a wrong output differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every
+    element is the expected number, but a NaN's payload or a zero's sign changed: a low-severity
+    class. NARROWED: every element is the expected one passed through the 32-bit type of its kind
+    (float64 rounded to float32, int64 wrapped or saturated to int32): computed in a narrower type, which a
+    runtime may document as its device's limit (padconf/upstream.yaml)."""
 
     DTYPE = "dtype"
     SHAPE = "shape"
     VALUES = "values"
     NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
+    NARROWED = "narrowed-to-32-bit"
 
 
 VERDICTS = tuple(Verdict)
@@ -78,8 +82,28 @@ def _mismatch(expected, got) -> Ruling | None:
                                         f"instead of {shown[1]}".replace("np.", ""),
                       difference=Difference.NAN_PAYLOAD_OR_ZERO_SIGN)
     kind = _wrong_kind(expected.reshape(-1), got.reshape(-1), wrong.reshape(-1))
-    return Ruling(Verdict.MISMATCH, f"values differ first at {where} ({kind}): {shown[0]} instead of {shown[1]}"
-                   .replace("np.", ""), difference=Difference.VALUES)
+    narrowed = _narrowed(expected, got)
+    return Ruling(Verdict.MISMATCH, f"values differ first at {where} ({kind}"
+                                    f"{', every value as computed in ' + narrowed if narrowed else ''}): "
+                                    f"{shown[0]} instead of {shown[1]}".replace("np.", ""),
+                  difference=Difference.NARROWED if narrowed else Difference.VALUES)
+
+
+def _narrowed(expected: np.ndarray, got: np.ndarray) -> str | None:
+    """The narrower type (float32 for float64, int32 for int64: wrapped or saturated) whose
+    conversion of ``expected`` ``got`` equals element for element, or None. A float64 infinity
+    is not taken for float32's largest value: saturating it is not rounding."""
+    if expected.shape != got.shape:
+        return None
+    if expected.dtype == np.float64 and got.dtype == np.float64:
+        with np.errstate(over="ignore"):
+            narrow = expected.astype(np.float32).astype(np.float64)
+        return "float32" if equal_elements(narrow, got, "numbers").all() else None
+    if expected.dtype == np.int64 and got.dtype == np.int64:  # the high bits dropped, or saturated
+        info = np.iinfo(np.int32)
+        wrapped, saturated = expected.astype(np.int32).astype(np.int64), np.clip(expected, info.min, info.max)
+        return "int32" if (wrapped == got).all() or (saturated == got).all() else None
+    return None
 
 
 def _difference(expected: np.ndarray, got: np.ndarray) -> str:
@@ -147,13 +171,18 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
     if matched:
         return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: matched {' | '.join(matched)}", matched)
     other = "rejected it, which no reading does" if rejected else "returned an output no reading gives"
+    narrowed = None if output is None else next(
+        (n for out in case.interpretations.values() if out is not None and (n := _narrowed(out, output))), None)
+    if narrowed:
+        other += f" (a reading's output as computed in {narrowed})"
     if case.any_answer_conforms:  # the document: "Behavior is undefined"
         return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: {other}, which conforms: the document leaves the "
                                          "behaviour undefined", [])
     readings = "; ".join(f"{name} {'rejects it' if out is None else 'gives ' + _shown(out)}"
                          + ("" if output is None or out is None else f" ({_difference(out, output)})")
                          for name, out in case.interpretations.items())
-    return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [])
+    return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [],
+                  Difference.NARROWED if narrowed else None)
 
 
 def _shown(out: np.ndarray) -> str:

@@ -23,12 +23,17 @@ from .worker_protocol import READY, Ended, Op, Status
 START_TIMEOUT_S = 60.0  # importing OpenVINO takes under a second; minutes means its import hangs
 
 
-def _exit_text(status: int | None) -> str:
+def exit_text(status: int | None) -> str:
     if status is None:
         return "ended (its exit status is lost)"
     if os.WIFSIGNALED(status):
         return f"killed by {signal.Signals(os.WTERMSIG(status)).name}"
     return f"exited with code {os.WEXITSTATUS(status)}"
+
+
+def wait_status(returncode: int) -> int:
+    """The wait status of a child whose ``subprocess`` return code is ``returncode``."""
+    return (returncode & 0xFF) << 8 if returncode >= 0 else -returncode
 
 
 def _last_words(*logs) -> str:
@@ -61,7 +66,7 @@ def import_path() -> list[str]:
     return [p for p in sys.path if p and ":" not in p and (os.path.realpath(p) != cwd or cwd in named)]
 
 
-def _isolated(module: str) -> list[str]:
+def isolated(module: str) -> list[str]:
     return [sys.executable, "-I", "-c", _BOOT, ":".join(import_path()), module]
 
 
@@ -71,7 +76,7 @@ class Zygote:
     def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
-        command = [*_isolated("padconf.reaper"), *_isolated("padconf.worker_child"), adapter, str(memory_mb),
+        command = [*isolated("padconf.reaper"), *isolated("padconf.worker_child"), adapter, str(memory_mb),
                    str(theirs.fileno())]
         try:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
@@ -104,12 +109,11 @@ class Zygote:
             self.close()
             raise PadconfError(f"no answer within {timeout:g} s of {doing}")
         self.close()
-        raise PadconfError(f"{_exit_text(self._status())}{_last_words(self.log)}")
+        raise PadconfError(f"{exit_text(self._status())}{_last_words(self.log)}")
 
     def _status(self) -> int | None:
         self.proc.wait()
-        code = self.proc.returncode  # the reaper ends the way the zygote did
-        return (code & 0xFF) << 8 if code >= 0 else -code
+        return wait_status(self.proc.returncode)  # the reaper ends the way the zygote did
 
     @property
     def alive(self) -> bool:
@@ -201,7 +205,7 @@ class WorkerProcess:
         """Why the worker is gone: its signal or exit code, and the last line it printed."""
         select.select([self.exited], [], [], 5)  # it may still be on its way out
         self.kill()
-        return _exit_text(self.status) + _last_words(self.stderr_log, self.stdout_log)
+        return exit_text(self.status) + _last_words(self.stderr_log, self.stdout_log)
 
     def kill(self) -> None:
         """End the worker and its process group, and have the zygote reap it. (A child that

@@ -91,3 +91,46 @@ def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_pa
     summaries = minimize(str(tmp_path / "run"), "openvino-onnx", tmp_path / "bundles", time_limit=2)
     reports = [(s["dir"] / "REPORT.md").read_text() for s in summaries if s["dir"]]
     assert any("Triage: **not Pad-specific**" in r and "int64" in r.splitlines()[0] for r in reports)
+
+
+def _on(runtime, case, placement="inputs"):
+    worker = Worker(runtime)
+    try:
+        (outcome, status), = worker.run([case], placement)
+    finally:
+        worker.close()
+    return row(case, outcome, status, runtime)
+
+
+def test_openvino_computing_float64_and_int64_in_32_bits_is_its_cpu_devices_documented_policy():
+    """OpenVINO's CPU device page lists f32, bf16, f16 and i32 as its inference precisions, no f64
+    and no i64: a float64 Pad comes back rounded to float32, an int64 one saturated to int32.
+    Such a mismatch is marked narrowed-to-32-bit, and that is policy, not a Pad bug."""
+    double = classify(Case(spec="onnx/Pad-19", data=np.array([[73.85, 0.1]]), pads=[0, 1, 0, 0]))
+    got = _on("openvino-onnx", double)
+    assert got["verdict"] == "mismatch" and got["difference"] == "narrowed-to-32-bit"
+    assert "every value as computed in float32" in got["detail"]
+    found, fact = triage(got)
+    assert found == Triage.POLICY and "Integer data types: i32" in fact.quote
+    big = classify(Case(spec="onnx/Pad-19", data=np.array([2**40, -5], dtype=np.int64), pads=[1, 0]))
+    got = _on("openvino-onnx", big)
+    assert got["difference"] == "narrowed-to-32-bit" and triage(got)[0] == Triage.POLICY
+
+
+def test_values_that_are_not_the_32_bit_conversion_stay_a_wrong_value():
+    """An infinity turned into float32's largest value is saturation, not rounding; garbage in one
+    element is garbage: both stay Pad bugs, though the dtype is float64 on OpenVINO."""
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([np.inf, 0.5]), pads=[0, 1]))
+    for wrong in ([3.4028234663852886e38, 0.5, 0.0], [np.inf, 0.5, 1e-310]):
+        got = row(case, Outcome(np.array(wrong)), runtime="openvino-onnx")
+        assert got["difference"] == "values" and triage(got)[0] == Triage.WRONG_VALUE
+
+
+def test_onnx_references_refusal_of_negative_pads_is_known_upstream_with_the_real_evaluator():
+    """onnx/onnx PR #8199: "The reference passed pads straight to ``numpy.pad``, which rejects
+    negative widths." Not in the onnx release padconf runs, and not a new bug to file."""
+    crop = classify(Case(spec="onnx/Pad-19", data=X, pads=[0, -1, 0, 0]))
+    got = _on("onnx-reference", crop)
+    assert got["verdict"] == "wrongly-rejected"
+    found, fact = triage(got)
+    assert found == Triage.KNOWN_UPSTREAM and fact.link.endswith("/onnx/onnx/pull/8199")
