@@ -23,8 +23,11 @@ from pathlib import Path
 from typing import Any
 
 from .adapters import unknown_runtime
+from .adapters.openvino_tensors import OV_TYPES
+from .bundle_title import feature
 from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
+from .dtypes import ALL_DTYPES
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
@@ -34,6 +37,7 @@ from .simplify import PASSES
 from .specs import get_spec
 from .untrusted import json_value, read_text
 from .verdicts import FAILURES, Verdict, control_fails_alike, judge
+from .vocabulary import Placement
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -381,7 +385,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
-                cause = root_cause(shrunk)
+                cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same minimal failure: a variant, not a bundle
                     root["variants"].append(variant_text(shrunk, placement))
@@ -421,18 +425,48 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     return summaries
 
 
-def root_cause(shrunk: Shrunk) -> tuple:
-    """What makes two minimized failures one bug: the same failure (failure_key: verdict and
-    error class, numbers masked) and triage class on the same minimal input, whatever its
-    dtype or spec version (onnxruntime's refusal of rank-0 data, say, found once per dtype);
-    but a missing kernel is one per dtype."""
+# dtype names in error texts (OpenVINO's "type: f8e5m2", C++ template arguments), masked in root_cause
+_DTYPE_WORDS = re.compile(r"\b(" + "|".join(sorted({*ALL_DTYPES, *OV_TYPES.values()}, key=len, reverse=True))
+                          + r"|(unsigned |signed )?(char|short|int|long|long long|float|double))\b")
+
+_GROUP = re.compile(r"[\[({][^\[\](){}]*[\])}]")
+_MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
+
+
+def root_cause(shrunk: Shrunk, placement: str) -> tuple:
+    """What makes two minimized failures one bug to file: the same failure (verdict; error class
+    with numbers and C++ template arguments masked; a mismatch's difference but not its kind of
+    wrong value, which garbage changes from run to run; the rule a lenient case breaks; dtype
+    names; for an answer no reading gives, not which undefined points the version names) and
+    triage class, in the same mode, on minimal inputs with the same distinguishing feature
+    (bundle_title.feature: a crop beyond the dimension, rank 0, ...), computed the same way
+    (folded at compile time, or run): whatever the dtype, spec version, placement or exact shape
+    (onnxruntime's refusal of rank-0 data, found once per dtype). A refusal is one whatever the
+    mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
+    per dtype."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict, error_class, kind, reason = failure_key(row)
-    # C++ template arguments (cut at 400 characters) name the dtype
-    error_class = re.sub(r"\[with .*", "[with ..]", error_class)
-    return (verdict, error_class, kind, reason, signature_of(shrunk.final)[3], case.mode, case.data.shape,
-            tuple(case.pads), None if case.axes is None else tuple(case.axes), case.constant_value is None,
-            case.dtype if row["verdict"] == Verdict.NOT_IMPLEMENTED else None)
+    if verdict == Verdict.MISMATCH:
+        error_class = error_class.split(" (")[0]
+    if verdict == Verdict.UNEXPLAINED:  # which undefined points apply is the version's wording, not the bug
+        error_class, reason = error_class.rsplit(":", 1)[-1], None
+    error_class = _DTYPE_WORDS.sub("<dtype>", re.sub(r"\[with .*", "[with ..]", error_class))
+    error_class = re.sub(r"'[^']*'", "<..>", error_class)  # Python's "Issues with types [<class ...>, ...]"
+    while (unbracketed := _GROUP.sub("<..>", error_class)) != error_class:
+        error_class = unbracketed
+    mode: str | None = case.mode
+    what: str | None = feature(case)
+    if verdict in (Verdict.CRASH, Verdict.TIMEOUT):  # whether the spec defines the output or not
+        kind, reason = None, None
+    if verdict == Verdict.WRONGLY_REJECTED:  # one check, whichever mode reaches it
+        mode = None
+    if kind == CaseKind.MUST_REJECT:  # "dtype int8 is not in this version's type list": the rule, not the dtype
+        reason = case.rule
+        if verdict == Verdict.WRONGLY_ACCEPTED:  # a check missing: its error class is that reason, and the
+            error_class, what = "", None  # data, or the mode but where the rule is about the mode, no part of it
+            mode = mode if case.rule in _MODE_RULES else None
+    return (verdict, error_class, row.get("difference"), kind, reason, signature_of(shrunk.final)[3], mode,
+            what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
 
 
 def variant_text(shrunk: Shrunk, placement: str) -> str:

@@ -32,9 +32,10 @@ LAYERS = {  # each layer's modules; the dict's order is the layers' order
                  "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
                  "adapters.iree", "adapters.tvm", "worker_protocol", "worker_child", "worker_process", "worker",
                  "runtimes"],
-    "uses": ["fixed_suite", "testdata_write", "scripts", "scripts.run_openvino", "testdata_read", "runner", "report",
-             "report_html", "baseline", "explore", "gate", "pytest_plugin", "suite", "suite.test_pad", "model_cut",
-             "repro", "bundle_check", "repro_api", "bundle_title", "simplify", "minimize", "progress"],
+    "uses": ["fixed_suite", "testdata_write", "scripts", "scripts.run_openvino", "testdata_read", "runner",
+             "draw_child", "report", "report_html", "baseline", "explore", "gate", "pytest_plugin", "suite",
+             "suite.test_pad", "model_cut", "repro", "bundle_check", "repro_api", "bundle_title", "simplify",
+             "minimize", "progress"],
     "cli": ["cli"],
 }
 LAYER_OF = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}

@@ -395,3 +395,29 @@ def test_shrinking_starts_from_a_worked_example_else_from_data_of_rank_one_or_mo
     assert [r["case_id"] for r in _starting_rows(rows).values()] == ["matrix"]
     rows.append(row("documented", [], origin="example:example_3_edge"))
     assert [r["case_id"] for r in _starting_rows(rows).values()] == ["documented"]
+
+
+def test_one_lenience_across_dtypes_and_versions_is_one_bundle_and_another_rule_its_own(tmp_path):
+    """onnx's ReferenceEvaluator checks no type list: int8 data at Pad-2 and complex64 at Pad-11
+    are two distinct failures of the run ("dtype int8 is not in this version's type list", and
+    complex64's), one bug to file: one bundle listing both. Its acceptance of mode wrap at
+    Pad-11 breaks another rule: a bundle of its own."""
+    from padconf.classify import classify
+    from padconf.runner import Run, RunConfig
+    data = np.arange(6).reshape(2, 3)
+    dtypes = [classify(Case(spec="onnx/Pad-2", data=data.astype(np.int8), pads=[0, 1, 0, 1])),
+              classify(Case(spec="onnx/Pad-11", data=data.astype(np.complex64), pads=[0, 1, 0, 1]))]
+    wrap = classify(Case(spec="onnx/Pad-11", data=data.astype(np.float32), pads=[0, 1, 0, 1], mode="wrap"))
+    assert [c.rule for c in dtypes] == ["dtypes", "dtypes"] and wrap.rule == "modes"
+    run = Run(tmp_path / "run", RunConfig(runtimes=["onnx-reference"]), jobs=1)
+    run.execute(run.plan(run.prepare([*dtypes, wrap])))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), "onnx-reference", "--time-limit", "3")
+    assert code == 0
+    reports = [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
+    assert len(reports) == 2
+    (lenient,) = [r for r in reports if "type list" in r.splitlines()[0]]
+    variants = lenient.split("## Variants", 1)[1]
+    assert "onnx/Pad-2" in variants and "onnx/Pad-11" in variants
+    assert "int8" in variants and "complex64" in variants
+    (modes,) = [r for r in reports if r is not lenient]
+    assert "accepts mode wrap" in modes.splitlines()[0] and "## Variants" not in modes
