@@ -19,8 +19,9 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
   mirroring; ``reject``.
 - ``empty_axis_nonconstant``: edge/reflect/symmetric/wrap must invent values on an axis with
   no elements. ``reject`` (default) or ``constant_fill`` (the dtype's default constant).
-- ``crop_beyond_dim``: begin + dim + end < 0. ``reject`` (default) or ``clamp_to_zero``
-  (OpenVINO's ``max(..., 0)``).
+- ``crop_beyond_dim``: begin + dim + end < 0; or, cropping first (``mixed_sign_pads``), the
+  negative pad alone larger than dim. ``reject`` (default) or ``clamp_to_zero`` (OpenVINO's
+  ``max(..., 0)`` of the output's size).
 - ``repeated_axes``: ``reject`` (default), ``last_wins`` or ``accumulate``.
 - ``negative_pads``: ``crop`` (default: every version that speaks of negative pads crops) or
   ``reject`` (ONNX Pad-1 speaks only of counts, OpenVINO Pad-1 of a "non-negative" type).
@@ -79,10 +80,12 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     shape = []
     for n, (b, e) in zip(data.shape, widths):
         size = n + b + e
-        if size < 0:
+        # cropping first, a crop can remove more than the axis holds though the padding makes up for it
+        if size < 0 or (b * e < 0 and mode != "constant" and n + min(b, 0) + min(e, 0) < 0
+                        and chosen["mixed_sign_pads"] == "crop_first"):
             if chosen["crop_beyond_dim"] == "reject":
                 raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds", "crop_beyond_dim")
-            size = 0
+            size = max(size, 0)
         shape.append(size)
     if math.prod(shape) > max_elements:
         raise TooLargeToCheck(f"output shape {shape} has more than {max_elements} elements: too large "

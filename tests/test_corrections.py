@@ -120,3 +120,25 @@ def test_openvino_mirror_bounds_hold_on_an_axis_of_size_zero_as_written():
     assert inside.kind == CaseKind.DEFINED
     edge = classify(Case(spec="openvino/Pad-12", data=empty, pads=[1, 0, 0, 0], mode="edge"))
     assert edge.kind == CaseKind.AMBIGUOUS and edge.reason == "empty_axis_nonconstant"
+
+
+def test_cropping_first_a_crop_larger_than_the_axis_reaches_crop_beyond_dim_so_a_refusal_conforms():
+    """ONNX Pad-25 says pads "add or remove (if negative)" and never in which order for edge when
+    one side adds and the other removes (mixed_sign_pads), nor what removing more than the axis
+    holds means (crop_beyond_dim). Edge [1..5] with pads [5, -10]: padding first, 10 elements
+    lose 10 (an empty output); cropping first, 10 are removed from 5: the second point. So
+    onnxruntime's refusal ("invalid mode: 2 with zero effective input extent") is a reading, not
+    a wrongly rejected defined case, as an audit of its bundle found."""
+    case = classify(Case(spec="onnx/Pad-25", data=np.arange(1, 6, dtype=np.float32), pads=[5, -10], mode="edge"))
+    assert case.kind == CaseKind.AMBIGUOUS and case.reason == "mixed_sign_pads,crop_beyond_dim"
+    refused = judge(case, Outcome(error="Pad: invalid mode: 2 with zero effective input extent"))
+    assert refused.verdict == Verdict.AMBIGUOUS
+    assert refused.matched == ["mixed_sign_pads=crop_first,crop_beyond_dim=reject"]
+    # an empty output is every other reading's answer; and with the crop within the axis, both
+    # orders give one defined output as before
+    assert judge(case, Outcome(np.zeros(0, np.float32))).verdict == Verdict.AMBIGUOUS
+    within = classify(Case(spec="onnx/Pad-25", data=np.arange(1, 6, dtype=np.float32), pads=[2, -3], mode="edge"))
+    assert within.kind == CaseKind.DEFINED and within.expected.tolist() == [1, 1, 1, 2]
+    # OpenVINO Pad-12 states its coordinates and its clamp: defined there
+    ov = classify(Case(spec="openvino/Pad-12", data=np.arange(1, 6, dtype=np.float32), pads=[5, -10], mode="edge"))
+    assert ov.kind == CaseKind.DEFINED and ov.expected.shape == (0,)
