@@ -93,13 +93,15 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
 
     out = np.empty(shape, dtype=data.dtype)
     axes_plan = [_AxisPlan(n, b, e, size, mode, chosen) for n, (b, e), size in zip(data.shape, widths, shape)]
-    if out.size == 0:  # after the plans: their bounds hold for an empty output too
-        return out
+    # after the plans, whose bounds hold for an empty output too; and an axis that must take
+    # padding from no elements is the undefined point even where another axis empties the output
     if any(plan.empty_source for plan in axes_plan):
         if chosen["empty_axis_nonconstant"] == "reject":
             raise PadError(f"mode {mode!r} has no elements to take its padding from on an empty axis",
                            "empty_axis_nonconstant")
         out[...] = default_constant(dtype_name(data.dtype))
+        return out
+    if out.size == 0:
         return out
     if mode != "constant" and not all(plan.borders_read_interior for plan in axes_plan):
         return data[np.ix_(*[plan.source_map() for plan in axes_plan])]

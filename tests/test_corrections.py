@@ -142,3 +142,19 @@ def test_cropping_first_a_crop_larger_than_the_axis_reaches_crop_beyond_dim_so_a
     # OpenVINO Pad-12 states its coordinates and its clamp: defined there
     ov = classify(Case(spec="openvino/Pad-12", data=np.arange(1, 6, dtype=np.float32), pads=[5, -10], mode="edge"))
     assert ov.kind == CaseKind.DEFINED and ov.expected.shape == (0,)
+
+
+def test_edge_padding_an_empty_axis_is_undefined_even_where_another_axis_empties_the_output():
+    """ONNX Pad-1: "edge - pads with the edge values of array". An axis of size 0 has no edge
+    values, whatever the other axes hold: shape [0, 0] padded [0, 0, 1, 0] (axis 0's end) asks
+    axis 0 for values it lacks, though the output [1, 0] holds no element. numpy.pad refuses
+    that ("can't extend empty axis 0"), and so does onnx's reference: a reading, as an audit of
+    its bundle found, not a wrongly rejected defined case."""
+    case = classify(Case(spec="onnx/Pad-1", data=np.zeros((0, 0), np.float32), pads=[0, 0, 1, 0], mode="edge"))
+    assert case.kind == CaseKind.AMBIGUOUS and case.reason == "empty_axis_nonconstant"
+    refused = judge(case, Outcome(error="ValueError: can't extend empty axis 0 using modes other than 'constant'"))
+    assert refused.verdict == Verdict.AMBIGUOUS and refused.matched == ["empty_axis_nonconstant=reject"]
+    assert judge(case, Outcome(np.zeros((1, 0), np.float32))).verdict == Verdict.AMBIGUOUS
+    # constant mode takes nothing from the data: defined
+    constant = classify(Case(spec="onnx/Pad-1", data=np.zeros((0, 0), np.float32), pads=[0, 0, 1, 0]))
+    assert constant.kind == CaseKind.DEFINED and constant.expected.shape == (1, 0)
