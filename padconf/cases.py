@@ -149,9 +149,18 @@ class Case:
         return replace(self, **changes)
 
     def control(self) -> Case:
-        """The same data through Identity: a defined case whose output is the data."""
-        return self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
-                          interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
+        """The same data through Identity: a defined case whose output is the data. But an ONNX
+        case whose dtype its version's type list lacks, where Identity's list at that opset lacks
+        it too, makes an Identity model that breaks the same rule: a must-reject control, which
+        a runtime that checks no type list accepts as well (its lenience is not Pad-specific)."""
+        control = self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
+                             interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
+        if self.rule == "dtypes" and self.spec.startswith("onnx/"):
+            from .onnx_model import identity_takes  # it builds on this module
+            if not identity_takes(control):
+                return control.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="dtypes",
+                                     reason=f"dtype {self.dtype} is not in Identity's type list at this opset")
+        return control
 
 
 def _kind(word) -> CaseKind:

@@ -30,6 +30,12 @@ def opset_version(case: Case) -> int:
     return version
 
 
+def identity_takes(case: Case) -> bool:
+    """Whether Identity, at the case's ONNX opset, lists the case's dtype (onnx's own schema)."""
+    schema = onnx.defs.get_schema("Identity", opset_version(case), "")
+    return f"tensor({case.dtype})" in schema.type_constraints[0].allowed_type_strs
+
+
 def ir_version(opset: int, dtype: str) -> int:
     """The oldest IR that can hold this opset and element type. Installed onnx stamps its newest
     IR (14 for onnx 1.23), which onnxruntime 1.31 refuses ("max supported IR version: 13"); the

@@ -344,8 +344,11 @@ def _control_lines(control: dict | None, whose: str) -> list[str]:
     did; ``whose``: whose data it was."""
     if not control:
         return []
-    did = "passed: the data comes back unchanged without the Pad" if control["verdict"] == "pass" else \
-        f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
+    if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
+        did = (f"passed: it refuses the Identity model too ({short_error(control['error'], 200)})"
+               if control.get("error") else "passed: the data comes back unchanged without the Pad")
+    else:
+        did = f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
     return [f"- {whose} ({control['placement']}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["same_failure"] else "")]
 

@@ -195,7 +195,8 @@ def _shown(out: np.ndarray) -> str:
 # the same way when the control's verdict is in the failure's verdict's set here.
 _REFUSED = {Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED}
 _SAME_WAY: dict[str, set[Verdict]] = {Verdict.MISMATCH: {Verdict.MISMATCH}, Verdict.WRONGLY_REJECTED: _REFUSED,
-             Verdict.NOT_IMPLEMENTED: _REFUSED, Verdict.CRASH: {Verdict.CRASH}, Verdict.TIMEOUT: {Verdict.TIMEOUT}}
+             Verdict.NOT_IMPLEMENTED: _REFUSED, Verdict.CRASH: {Verdict.CRASH}, Verdict.TIMEOUT: {Verdict.TIMEOUT},
+             Verdict.WRONGLY_ACCEPTED: {Verdict.WRONGLY_ACCEPTED}}
 
 
 def control_fails_alike(verdict: str, control_verdict: str) -> bool:

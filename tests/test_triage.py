@@ -1,5 +1,6 @@
 """Triage classes: every distinct failure says whether it is a Pad bug to file, and of what kind,
 or coverage, a runtime's documented policy, or known upstream."""
+import ml_dtypes
 import numpy as np
 
 from padconf.cases import Case
@@ -12,6 +13,7 @@ from padconf.results import attach_controls, read_jsonl, result_row
 from padconf.runner import Run, RunConfig
 from padconf.specs import get_spec
 from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
+from padconf.verdicts import judge
 from padconf.worker import Worker
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -134,3 +136,32 @@ def test_onnx_references_refusal_of_negative_pads_is_known_upstream_with_the_rea
     assert got["verdict"] == "wrongly-rejected"
     found, fact = triage(got)
     assert found == Triage.KNOWN_UPSTREAM and fact.link.endswith("/onnx/onnx/pull/8199")
+
+
+def test_a_lenience_an_identity_model_shares_is_not_pad_specific_with_the_real_runtimes():
+    """Pad-11's T lists no bfloat16; nor does Identity-11's (onnx's schema). onnx's reference
+    evaluator runs both models, so its acceptance of the Pad model says nothing of Pad: the
+    control, an Identity model with the same broken rule, is accepted alike. onnxruntime refuses
+    the Identity model, so its control passes and a lenience of its would stay a Pad bug."""
+    lenient = classify(Case(spec="onnx/Pad-11", data=X.astype("float32").astype(ml_dtypes.bfloat16),
+                            pads=[0, 1, 0, 1]))
+    assert lenient.kind == "must-reject" and lenient.rule == "dtypes"
+    control = lenient.control()
+    assert control.op == "Identity" and control.kind == "must-reject"
+    got = _on("onnx-reference", lenient)
+    assert got["verdict"] == "wrongly-accepted"
+    (outcome, status), = _runs("onnx-reference", control)
+    assert judge(control, outcome, status).verdict == "wrongly-accepted"
+    (outcome, status), = _runs("onnxruntime", control)
+    assert judge(control, outcome, status).verdict == "pass" and outcome.error
+    # Identity-13 lists bfloat16: at Pad-13 the control is the plain one, defined
+    assert classify(Case(spec="onnx/Pad-13", data=np.zeros(2, ml_dtypes.bfloat16), pads=[1, 0])).control().kind \
+        == "defined"
+
+
+def _runs(runtime, case, placement="inputs"):
+    worker = Worker(runtime)
+    try:
+        return list(worker.run([case], placement))
+    finally:
+        worker.close()
