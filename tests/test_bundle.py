@@ -220,3 +220,19 @@ def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
                  "--time-limit", "20"]) == 0
     assert np.load(out / "data.npy").ndim == 1
     assert (out / "REPORT.md").read_text().startswith("# Pad(constant) accepts pads of the wrong length on float ")
+
+
+def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_repro(tmp_path):
+    """Pad-1's value attribute inf once went into repro_<runtime>.py as a bare `inf`: the script
+    died of a NameError and exited 1, a false "the bug shows". The reference pads it right: 0."""
+    from padconf.minimize import Attempt, Job, Shrunk
+    from padconf.repro import write_bundle
+    case = classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32), pads=[0, 1],
+                         constant_value=np.float32(np.inf)))
+    outcome = Outcome(case.expected)
+    attempt = Attempt(case, planted_row(case, outcome, runtime="onnx-reference"), outcome)
+    write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnx-reference", None,
+                 Job(case))
+    assert "'value': float(\"inf\")" in (tmp_path / "b" / "repro_onnx_reference.py").read_text()
+    code, printed = run_script(tmp_path / "b", "repro_onnx_reference.py")
+    assert code == 0 and "NameError" not in printed, printed
