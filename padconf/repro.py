@@ -256,7 +256,8 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
                       *(["axes"] if "axes" in operands else [])]
             while inputs[-1] == "":
                 inputs.pop()
-        args += [f"inputs={inputs!r}", f"fed={fed!r}", "attributes={" + ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items()) + "}", f"opset={version}",
+        attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
+        args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
                  f"ir={ir_version(version, case.dtype)}"]
     args.append("expected=expected")
     return repro_api.script(runtime, heading, arrays, args)

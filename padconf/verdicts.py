@@ -34,7 +34,7 @@ class Difference(Word):
     """What a wrong output differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every
     element is the expected number, but a NaN's payload or a zero's sign changed: a low-severity
     class. NARROWED: every element is the expected one passed through the 32-bit type of its kind
-    (float64 rounded to float32, int64 wrapped or saturated to int32): computed in a narrower type, which a
+    (float64 rounded or saturated to float32, int64 wrapped or saturated to int32): computed in a narrower type, which a
     runtime may document as its device's limit (padconf/upstream.yaml)."""
 
     DTYPE = "dtype"
@@ -90,15 +90,19 @@ def _mismatch(expected, got) -> Ruling | None:
 
 
 def _narrowed(expected: np.ndarray, got: np.ndarray) -> str | None:
-    """The narrower type (float32 for float64, int32 for int64: wrapped or saturated) whose
-    conversion of ``expected`` ``got`` equals element for element, or None. A float64 infinity
-    is not taken for float32's largest value: saturating it is not rounding."""
+    """The narrower type (float32 for float64, int32 for int64) whose conversion of ``expected``
+    ``got`` equals element for element, or None: rounded, or saturated (infinities and values
+    beyond float32's range to its largest value, as OpenVINO's CPU plugin converts every f64
+    tensor: through Relu or Neg alike), for int64 its high bits dropped or saturated."""
     if expected.shape != got.shape:
         return None
     if expected.dtype == np.float64 and got.dtype == np.float64:
-        with np.errstate(over="ignore"):
-            narrow = expected.astype(np.float32).astype(np.float64)
-        return "float32" if equal_elements(narrow, got, "numbers").all() else None
+        biggest = float(np.finfo(np.float32).max)
+        with np.errstate(over="ignore", invalid="ignore"):
+            rounded = expected.astype(np.float32).astype(np.float64)
+            saturated = np.clip(expected, -biggest, biggest).astype(np.float32).astype(np.float64)
+        return "float32" if any(equal_elements(narrow, got, "numbers").all() for narrow in (rounded, saturated)) \
+            else None
     if expected.dtype == np.int64 and got.dtype == np.int64:  # the high bits dropped, or saturated
         info = np.iinfo(np.int32)
         wrapped, saturated = expected.astype(np.int32).astype(np.int64), np.clip(expected, info.min, info.max)
