@@ -36,7 +36,7 @@ from .signature import failure_class, failure_signature
 from .simplify import PASSES
 from .specs import get_spec
 from .untrusted import json_value, read_text
-from .verdicts import FAILURES, Verdict, control_fails_alike, judge
+from .verdicts import FAILURES, Verdict, control_fails, judge
 from .vocabulary import Placement
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
@@ -130,7 +130,7 @@ class IsolatedRunner:
         outcome, status = self.worker.run_alone(control, placement)
         self.worker.timeout = self.base_timeout
         v = judge(control, outcome, status)
-        return {"verdict": v.verdict, "same_failure": control_fails_alike(attempt.row["verdict"], v.verdict),
+        return {"verdict": v.verdict, "fails_too": control_fails(v.verdict),
                 "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                 "case_id": attempt.case.id, "placement": placement}
 

@@ -351,7 +351,7 @@ def _control_lines(control: dict | None, whose: str) -> list[str]:
     else:
         did = f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
     return [f"- {whose} ({control['placement']}): {escape.markdown(did)}"
-            + (". The failure is not Pad-specific." if control["same_failure"] else "")]
+            + (". The failure is not Pad-specific." if control["fails_too"] else "")]
 
 
 def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,

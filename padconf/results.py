@@ -33,7 +33,7 @@ class ControlRow(TypedDict):
     """A control experiment (controls.jsonl): a failure's first case's data through Identity."""
     failure: list  # signature.distinct_failure of the failure it controls
     verdict: str  # a Verdict
-    same_failure: bool  # verdicts.control_fails_alike
+    fails_too: bool  # verdicts.control_fails
     detail: str | None
     error: str | None
     case_id: str

@@ -45,7 +45,7 @@ from .signature import distinct_failure
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
-from .verdicts import FAILURES, Verdict, control_fails_alike, judge
+from .verdicts import FAILURES, Verdict, control_fails, judge
 from .vocabulary import Placement, Status
 from .worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
@@ -472,7 +472,7 @@ class Run:
                     outcome, status = worker.run_alone(control, first["placement"])
                     v = judge(control, outcome, status)
                     records.append({"failure": list(distinct_failure(first)), "verdict": v.verdict,
-                                    "same_failure": control_fails_alike(first["verdict"], v.verdict),
+                                    "fails_too": control_fails(v.verdict),
                                     "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                                     "case_id": first["case_id"], "placement": first["placement"]})
             finally:

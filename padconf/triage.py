@@ -103,7 +103,7 @@ def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
 
 def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
-    if (row.get("control") or {}).get("same_failure"):  # padconf.runner's control experiment: it decides first
+    if (row.get("control") or {}).get("fails_too"):  # padconf.runner's control experiment: it decides first
         return Triage.NOT_PAD_SPECIFIC, None
     fact = next((f for f in upstream_facts() if f.covers(row)), None)
     if fact is not None:

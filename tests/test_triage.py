@@ -13,7 +13,7 @@ from padconf.results import attach_controls, read_jsonl, result_row
 from padconf.runner import Run, RunConfig
 from padconf.specs import get_spec
 from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
-from padconf.verdicts import judge
+from padconf.verdicts import control_fails, judge
 from padconf.worker import Worker
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
@@ -72,7 +72,7 @@ def test_each_failure_verdict_has_its_class():
     assert {g["triage"] for g in failures(list(planted.values()))} == set(planted)
 
 
-def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_path):
+def test_a_failure_whose_identity_control_fails_too_is_not_pad_specific(tmp_path):
     """OpenVINO's ONNX frontend returns int64 2**40 + 5 as 5 through Pad and through Identity
     alike: a limit of the runtime, not a Pad bug. onnxruntime's refusal of a reflect crop to zero
     has a control that passes: it stays a Pad bug."""
@@ -84,7 +84,7 @@ def test_a_failure_whose_identity_control_fails_alike_is_not_pad_specific(tmp_pa
     assert not any("control" in r for r in read_jsonl(tmp_path / "run" / "results.jsonl"))  # rows stay as written
     ov = next(r for r in rows
               if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
-    assert ov["verdict"] == "mismatch" and ov["control"]["verdict"] == "mismatch" and ov["control"]["same_failure"]
+    assert ov["verdict"] == "mismatch" and ov["control"]["verdict"] == "mismatch" and ov["control"]["fails_too"]
     assert triage(ov)[0] == Triage.NOT_PAD_SPECIFIC
     ort = [r for r in rows if r["runtime"] == "onnxruntime" and r["case_id"] == crop.id]
     assert ort and all(r["verdict"] == "wrongly-rejected" and r["control"]["verdict"] == "pass" for r in ort)
@@ -168,3 +168,18 @@ def _runs(runtime, case, placement="inputs"):
         return list(worker.run([case], placement))
     finally:
         worker.close()
+
+
+def test_a_failure_whose_control_fails_in_another_way_is_not_pad_specific_either(tmp_path):
+    """OpenVINO's ONNX frontend reads an empty initializer as a scalar: Pad-18 folded on shape [0]
+    data is refused ("Indices rank ..."), and Identity folded on it returns shape [] instead of
+    [0]. The control fails otherwise than the Pad, but it fails: nothing is left to blame on Pad."""
+    empty = classify(Case(spec="onnx/Pad-18", data=np.zeros(0, np.float32), pads=[0, 0]))
+    assert empty.kind == "defined"
+    got = _on("openvino-onnx", empty, "folded")
+    assert got["verdict"] == "wrongly-rejected"
+    (outcome, status), = _runs("openvino-onnx", empty.control(), "folded")
+    control = judge(empty.control(), outcome, status)
+    assert control.verdict == "mismatch" and "shape [] instead of [0]" in control.detail
+    assert triage({**got, "control": {"verdict": control.verdict, "fails_too": control_fails(control.verdict)}})[0] \
+        == Triage.NOT_PAD_SPECIFIC
