@@ -5,6 +5,8 @@ on double (opset 18)"."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from .cases import Case
 from .specs import parse_spec_id
@@ -37,22 +39,33 @@ def feature(case: Case) -> str:
 
 
 RANK_0 = "a rank-0 input"
+NEGATIVE_SIZE = "pads that remove more than the axis holds"
+
+
+def generic(what: str) -> bool:
+    """A feature that says little of the cause: no edge of the spec's but the case's rank, an
+    explicit constant or an axes input (``_feature``'s last resorts)."""
+    return what.startswith("a rank-") and what != RANK_0 or what in (
+        "an explicit constant value", "an axes input", "negative axes")
 
 
 def _feature(case: Case) -> str:
-    """The minimal case's distinguishing feature, as a noun phrase: an empty axis, a crop beyond
-    or down to nothing, a pad beyond the dimension, a negative pad, axes or pads of a narrower
-    type, rank 0; else its rank. Rank 0 comes late: shrinking heads there whatever the bug, so
-    what a rank-0 minimal case still holds says more."""
+    """The minimal case's distinguishing feature, as a noun phrase: pads removing more than an
+    axis holds (a negative size), an empty axis, a crop beyond or down to nothing, a pad beyond
+    the dimension, a negative pad, axes or pads of a narrower type, rank 0; else its rank. Rank 0
+    comes late: shrinking heads there whatever the bug, so what a rank-0 minimal case still holds
+    says more."""
     shape, n, pads = case.data.shape, case.data.ndim, list(case.pads)
-    if 0 in shape:
-        return "an empty axis"
     per_axis: list[tuple[int, int, int]] = []  # (dim, begin, end) of each padded axis
     if case.axes is None and len(pads) == 2 * n:
         per_axis = [(shape[i], pads[i], pads[n + i]) for i in range(n)]
     elif case.axes is not None and len(pads) == 2 * len(case.axes):
         k = len(case.axes)
         per_axis = [(shape[a % n], pads[j], pads[k + j]) for j, a in enumerate(case.axes) if -n <= a < n]
+    if any(d + b + e < 0 for d, b, e in per_axis):
+        return NEGATIVE_SIZE
+    if 0 in shape:
+        return "an empty axis"
     if any(min(b, 0) + min(e, 0) < -d for d, b, e in per_axis):
         return "a crop beyond the dimension"
     if any(d + b + e == 0 for d, b, e in per_axis):
@@ -77,7 +90,7 @@ def _feature(case: Case) -> str:
     return f"a rank-{n} input"
 
 
-def title(row: dict, case: Case, placement_dependent: bool = False) -> str:
+def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False) -> str:
     """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype."""
     verdict, what = row["verdict"], feature(case)
     on = f"{what} on {case.dtype}"

@@ -24,7 +24,7 @@ from typing import Any
 
 from .adapters import unknown_runtime
 from .adapters.openvino_tensors import OV_TYPES
-from .bundle_title import feature
+from .bundle_title import feature, generic, title
 from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
 from .dtypes import ALL_DTYPES
@@ -35,6 +35,7 @@ from .results import MAX_JSONL_BYTES, ResultRow, result_row
 from .signature import failure_class, failure_signature
 from .simplify import PASSES
 from .specs import get_spec
+from .triage import PAD_BUGS
 from .untrusted import json_value, read_text
 from .verdicts import FAILURES, Verdict, control_fails, judge
 from .vocabulary import Placement
@@ -443,7 +444,9 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
     (folded at compile time, or run): whatever the dtype, spec version, placement or exact shape
     (onnxruntime's refusal of rank-0 data, found once per dtype). A refusal is one whatever the
     mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
-    per dtype."""
+    per dtype. A Pad bug whose minimal input has a telling feature (bundle_title.generic: not
+    just its rank) is one with every other Pad bug of that feature, however it shows: OpenVINO's
+    rank-0 data is refused with static shapes, and answered with garbage or a crash when fed."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict, error_class, kind, reason = failure_key(row)
     if verdict == Verdict.MISMATCH:
@@ -465,13 +468,16 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
         if verdict == Verdict.WRONGLY_ACCEPTED:  # a check missing: its error class is that reason, and the
             error_class, what = "", None  # data, or the mode but where the rule is about the mode, no part of it
             mode = mode if case.rule in _MODE_RULES else None
-    return (verdict, error_class, row.get("difference"), kind, reason, signature_of(shrunk.final)[3], mode,
+    found = signature_of(shrunk.final)[3]
+    if found in PAD_BUGS and what is not None and not generic(what):  # one bug, whatever it shows as
+        return "a Pad bug", what
+    return (verdict, error_class, row.get("difference"), kind, reason, found, mode,
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
 
 
 def variant_text(shrunk: Shrunk, placement: str) -> str:
     case = shrunk.final.case
-    return f"{case.spec} {case.mode} {case.dtype} [{placement}] (from case {shrunk.original.case.id})"
+    return f"{title(shrunk.final.row, case)} [{placement}] (from case {shrunk.original.case.id})"
 
 
 def _say(progress, text: str, end: bool = False) -> None:

@@ -442,3 +442,13 @@ class ScalarGarbageLenientPadsAdapter(ConformingAdapter):
         if case.op == "Pad" and case.axes is None and len(case.pads) != 2 * case.data.ndim:
             return Outcome(case.data.copy())
         return super().run(case, placement)
+
+
+class RankZeroAdapter(ConformingAdapter):
+    """One bug, two faces, as OpenVINO's rank-0 data: refused where the pads are constants,
+    answered with a wrong value where they are fed at run time."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            return Outcome(case.data + 1) if placement == "inputs" else Outcome(error="rank 0 is not supported")
+        return super().run(case, placement)

@@ -52,7 +52,11 @@ def planted_row(case, outcome, status="ok", runtime="onnxruntime", placement="in
      "Pad(reflect) returns wrong values for a negative begin pad on float16 (opset 19)"),
     (Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.float64), pads=[-5, 0], mode="edge"),
      Outcome(error="killed by SIGSEGV"), "crash",
-     "Pad(edge) crashes (SIGSEGV) on a crop beyond the dimension on double (opset 18)"),
+     "Pad(edge) crashes (SIGSEGV) on pads that remove more than the axis holds on double (opset 18)"),
+    # one end crops past the axis, the other pads more: the size stays positive
+    (Case(spec="onnx/Pad-18", data=np.arange(4, dtype=np.float64), pads=[2, -5], mode="edge"),
+     Outcome(error="killed by SIGABRT"), "crash",
+     "Pad(edge) crashes (SIGABRT) on a crop beyond the dimension on double (opset 18)"),
     (Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[], mode="constant"),
      Outcome(error="Pad: invalid rank 0"), "ok", "Pad(constant) rejects a rank-0 input on float (opset 18)"),
     # onnxruntime's constant folding refuses int32 axes: rank 0 is where shrinking ends, not the bug

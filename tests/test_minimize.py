@@ -379,7 +379,8 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     assert code == 0
     (bundle,) = [d for d in out.iterdir() if d.is_dir()]
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
-    assert all(f"onnx/Pad-18 constant {dtype}" in variants for dtype in ("float", "uint8", "int64"))
+    assert all(f"rejects a rank-0 input on {dtype} (opset 18) [inputs]" in variants
+               for dtype in ("float", "uint8", "int64"))
     assert (out / "INDEX.md").read_text().count("merged: the same minimal failure") == 2
 
 
@@ -417,7 +418,25 @@ def test_one_lenience_across_dtypes_and_versions_is_one_bundle_and_another_rule_
     assert len(reports) == 2
     (lenient,) = [r for r in reports if "type list" in r.splitlines()[0]]
     variants = lenient.split("## Variants", 1)[1]
-    assert "onnx/Pad-2" in variants and "onnx/Pad-11" in variants
-    assert "int8" in variants and "complex64" in variants
+    assert "int8 data (not in this opset's type list) (opset 2)" in variants
+    assert "complex64 data (not in this opset's type list) (opset 11)" in variants
     (modes,) = [r for r in reports if r is not lenient]
     assert "accepts mode wrap" in modes.splitlines()[0] and "## Variants" not in modes
+
+
+def test_one_bug_that_shows_as_a_wrong_value_and_as_a_refusal_is_one_bundle(tmp_path):
+    """A runtime that refuses rank-0 data with constant pads and answers it wrongly with fed pads
+    has one bug on rank-0 data (its minimal inputs share that feature): one bundle, both faces
+    under Variants. A wrong value on some other data would be a bundle of its own."""
+    from padconf.classify import classify
+    from padconf.runner import Run, RunConfig
+    scalar = classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[]))
+    matrix = classify(Case(spec="onnx/Pad-19", data=np.ones((2, 3), np.float32), pads=[0, 1, 0, 1]))
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RankZeroAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare([scalar, matrix])))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), FAKE + "RankZeroAdapter", "--time-limit", "3")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
+    assert "returns wrong values for a rank-0 input on float (opset 19) [inputs]" in variants
+    assert "rejects a rank-0 input on float (opset 19) [" in variants
