@@ -183,3 +183,14 @@ def test_a_failure_whose_control_fails_in_another_way_is_not_pad_specific_either
     assert control.verdict == "mismatch" and "shape [] instead of [0]" in control.detail
     assert triage({**got, "control": {"verdict": control.verdict, "fails_too": control_fails(control.verdict)}})[0] \
         == Triage.NOT_PAD_SPECIFIC
+
+
+def test_the_native_openvino_control_returns_its_data_not_freed_memory():
+    """A Parameter wired straight to the Result hands back the input tensor's own memory: the
+    adapter freed its input tensors before reading the output, and a [5, 109] control came back
+    as garbage (-3.7e9 for 0.69), marking OpenVINO's heap crashes "not Pad-specific"."""
+    data = np.random.default_rng(0).random((5, 109)).astype(np.float32)
+    for spec, runtime in (("openvino/Pad-12", "openvino"), ("onnx/Pad-19", "openvino-onnx")):
+        control = classify(Case(spec=spec, data=data, pads=[0, 0, 0, 0])).control()
+        (outcome, status), = _runs(runtime, control)
+        assert judge(control, outcome, status).verdict == "pass", runtime

@@ -121,9 +121,12 @@ class OpenVinoAdapter(Adapter):
             inputs = {} if placement == Placement.FOLDED else {"data": case.data}
             if placement == Placement.INPUTS and case.op == "Pad":
                 inputs.update(split_pads(case))
-            # Positional, in Parameter order (data, pads_begin, pads_end, pad_value).
-            request.infer([to_tensor(v, case.dtype if k in ("data", "pad_value") else case.pads_type)
-                           for k, v in inputs.items()])
+            # Positional, in Parameter order (data, pads_begin, pads_end, pad_value). The tensors
+            # live until the output is read: a Parameter wired to the Result (the control's graph)
+            # hands back the input's own memory.
+            tensors = [to_tensor(v, case.dtype if k in ("data", "pad_value") else case.pads_type)
+                       for k, v in inputs.items()]
+            request.infer(tensors)
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:
             return self.refusal(exc).outcome()

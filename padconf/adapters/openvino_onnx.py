@@ -52,7 +52,8 @@ class OpenVinoOnnxAdapter(Adapter):
         from ..dtypes import dtype_name
         compiled, request, _ = self._compile(self._read(model))
         arrays = [feeds[port.get_any_name()] for port in compiled.inputs]
-        request.infer([to_tensor(a, dtype_name(a.dtype)) for a in arrays])
+        tensors = [to_tensor(a, dtype_name(a.dtype)) for a in arrays]  # alive until the outputs are read
+        request.infer(tensors)
         return [from_tensor(request.get_output_tensor(i)) for i in range(len(compiled.outputs))]
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
@@ -69,7 +70,9 @@ class OpenVinoOnnxAdapter(Adapter):
             inputs = feeds(case, placement)
             types = {"pads": case.pads_type, "axes": case.axes_type}
             # By position in the compiled model's order; the frontend keeps the ONNX input names.
-            request.infer([to_tensor(inputs[n], types.get(n, case.dtype)) for n in names])
+            # alive until the output is read: Identity (the control) hands back the input's memory
+            tensors = [to_tensor(inputs[n], types.get(n, case.dtype)) for n in names]
+            request.infer(tensors)
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:
             return self.refusal(exc).outcome()
