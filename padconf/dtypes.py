@@ -90,6 +90,8 @@ def default_constant(name: str):
         return ""
     if name == "bool":
         return False
+    if name == "float8e8m0":  # no zero: onnx's own conversion (numpy_helper.to_float8e8m0, Cast's default
+        return np.array(0, np.uint8).view(numpy_dtype(name))[()]  # round_mode "up") gives 2**-127, bits 0x00
     return numpy_dtype(name).type(0)
 
 

@@ -24,7 +24,7 @@ from typing import Any
 
 from .adapters import unknown_runtime
 from .adapters.openvino_tensors import OV_TYPES
-from .bundle_title import feature, generic, title
+from .bundle_title import RANK_0, feature, generic, title
 from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
 from .dtypes import ALL_DTYPES
@@ -470,7 +470,8 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
             mode = mode if case.rule in _MODE_RULES else None
     found = signature_of(shrunk.final)[3]
     if found in PAD_BUGS and what is not None and not generic(what):  # one bug, whatever it shows as
-        return "a Pad bug", what
+        # rank 0 says it all but for a refusal, whose error text tells another cause ("int32 axes")
+        return "a Pad bug", RANK_0 if case.data.ndim == 0 and verdict != Verdict.WRONGLY_REJECTED else what
     return (verdict, error_class, row.get("difference"), kind, reason, found, mode,
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
 

@@ -158,3 +158,16 @@ def test_edge_padding_an_empty_axis_is_undefined_even_where_another_axis_empties
     # constant mode takes nothing from the data: defined
     constant = classify(Case(spec="onnx/Pad-1", data=np.zeros((0, 0), np.float32), pads=[0, 0, 1, 0]))
     assert constant.kind == CaseKind.DEFINED and constant.expected.shape == (1, 0)
+
+
+def test_float8e8m0_pads_with_the_value_onnx_converts_zero_to_since_it_has_no_zero():
+    """Pad-24: constant_value "defaults to 0"; float8e8m0 holds no 0. onnx's own conversion
+    (numpy_helper.to_float8e8m0, Cast's default round_mode "up") turns 0 into 2**-127, bits
+    0x00, which OpenVINO pads with too; ml_dtypes' cast gives NaN, which padconf once expected,
+    calling OpenVINO wrong (found auditing that bundle)."""
+    import ml_dtypes
+    from onnx.numpy_helper import to_float8e8m0
+    case = classify(Case(spec="onnx/Pad-24", data=np.ones(1, ml_dtypes.float8_e8m0fnu), pads=[1, 0]))
+    assert case.kind == CaseKind.DEFINED
+    pad_bits = case.expected.view(np.uint8)[0]
+    assert pad_bits == to_float8e8m0(np.array([0.0], np.float32)).view(np.uint8)[0] == 0
