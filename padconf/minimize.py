@@ -388,12 +388,12 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
-                if root is not None and kind != "case":  # the same minimal failure: a variant, not a bundle
+                if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
                     root["variants"].append(variant_text(shrunk, placement))
                     summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
-                                      "error": f"the same failure as bundle {root['n']} ({root['dir'].name})",
+                                      "error": f"the same root cause as bundle {root['n']} ({root['dir'].name})",
                                       "shape": list(job.case.data.shape)})
-                    _say(progress, f"minimize {label}: the same failure as bundle {root['n']}", end=True)
+                    _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
                 where = out if kind == "case" else out / (f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-"
                                                           f"{short_name(shrunk.final.case)}")
@@ -420,7 +420,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
         for s in summaries:  # a bundle that stands for several failures of the run lists them
             if len(s.get("variants", ())) > 1:
                 with (s["dir"] / "REPORT.md").open("a", encoding="utf-8") as report:
-                    report.write("\n## Variants\n\nThe same minimal failure, found for each of these inputs of the "
+                    report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
                                  "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
         (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
     return summaries

@@ -431,8 +431,8 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     for s in summaries:
         if s.get("merged_into"):
             root = s["merged_into"]
-            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same minimal "
-                         f"failure as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same root "
+                         f"cause as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
             continue
         if s.get("dir") is None:
             rec = s["recorded"]

@@ -12,7 +12,6 @@ prints during a case is kept as that case's evidence.
 from __future__ import annotations
 
 import base64
-import gc
 import json
 import os
 import resource
@@ -104,7 +103,6 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
     except Exception as exc:  # the adapter module itself does not load
         adapter, why = None, (f"cannot load adapter {adapter_name}: "
                               f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-    gc.freeze()
     send({"ready": True, "unavailable": why})
     while True:
         data, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)

@@ -381,7 +381,7 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
     assert all(f"rejects a rank-0 input on {dtype} (opset 18) [inputs]" in variants
                for dtype in ("float", "uint8", "int64"))
-    assert (out / "INDEX.md").read_text().count("merged: the same minimal failure") == 2
+    assert (out / "INDEX.md").read_text().count("merged: the same root cause") == 2
 
 
 def test_shrinking_starts_from_a_worked_example_else_from_data_of_rank_one_or_more():
