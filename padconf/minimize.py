@@ -27,7 +27,7 @@ from .adapters.openvino_tensors import OV_TYPES
 from .bundle_title import RANK_0, feature, generic, title
 from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
-from .dtypes import ALL_DTYPES
+from .dtypes import ALL_DTYPES, bit_equal
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
@@ -35,10 +35,10 @@ from .results import MAX_JSONL_BYTES, ResultRow, result_row
 from .signature import failure_class, failure_signature
 from .simplify import PASSES
 from .specs import get_spec
-from .triage import PAD_BUGS
+from .triage import PAD_BUGS, triage
 from .untrusted import json_value, read_text
 from .verdicts import FAILURES, Verdict, control_fails, judge
-from .vocabulary import Placement
+from .vocabulary import Placement, Status
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
 DEFAULT_TIME_LIMIT_S = 60.0
@@ -67,6 +67,9 @@ class Shrunk:
     tries: int
     seconds: float
     out_of_time: bool
+    # the minimal case through the operation the runtime lowers Pad to (native_check), where it
+    # fails as a Pad bug there too: {"runtime", "spec", "verdict", "detail"}
+    native: dict | None = None
 
 
 @dataclass
@@ -386,6 +389,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                shrunk.native = native_check(shrunk, runtime, placement, timeout)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
@@ -474,6 +478,55 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
         return "a Pad bug", RANK_0 if case.data.ndim == 0 and verdict != Verdict.WRONGLY_REJECTED else what
     return (verdict, error_class, row.get("difference"), kind, reason, found, mode,
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
+
+
+# runtimes whose Pad lowers to another runtime's own operation: OpenVINO's ONNX frontend converts
+# ONNX Pad to OpenVINO's Pad-12, which the native adapter builds directly
+LOWERED_TO = {"openvino-onnx": ("openvino", "openvino/Pad-12")}
+_NATIVE_MODES = ("constant", "edge", "reflect", "symmetric")
+
+
+def native_check(shrunk: Shrunk, runtime: str, placement: str, timeout: float) -> dict | None:
+    """The minimal case through the operation ``runtime`` lowers Pad to (LOWERED_TO), alone in
+    that runtime's fresh worker and the same placement: what it did, where it fails as a Pad
+    bug there too and alike (_alike: the same output, error or death; the bug is then that
+    operation's, to be filed once, against it); else None,
+    and None where the case has no such twin (axes, wrap) or the bug is no Pad bug."""
+    case, row = shrunk.final.case, shrunk.final.row
+    if runtime not in LOWERED_TO or case.axes is not None or case.mode not in _NATIVE_MODES \
+            or row["verdict"] not in FAILURES or triage({**row, "control": shrunk.final.control})[0] not in PAD_BUGS:
+        return None
+    other, spec = LOWERED_TO[runtime]
+    try:
+        native = classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
+                               constant_value=case.constant_value, pads_type=case.pads_type))
+    except (PadconfError, ValueError, TypeError, OverflowError):
+        return None
+    worker = Worker(other, timeout=timeout)
+    try:
+        outcome, status = worker.run_alone(native, placement)
+    except PadconfError:  # that runtime is not here
+        return None
+    finally:
+        worker.close()
+    got = result_row(other, placement, native, outcome, status)
+    if got["verdict"] not in FAILURES or triage(got)[0] not in PAD_BUGS or not _alike(shrunk.final, outcome, status):
+        return None
+    return {"runtime": other, "spec": spec, "verdict": got["verdict"],
+            "detail": got.get("detail") or got.get("error")}
+
+
+def _alike(attempt: Attempt, outcome: Outcome, status: str) -> bool:
+    """The other runtime failed as ``attempt`` did: both died (or hung), both returned the same
+    output, or both refused with the same error (the frontend's text wraps the operation's)."""
+    if status != Status.OK or attempt.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT):
+        return status == attempt.row["verdict"]
+    mine = attempt.outcome.output
+    if mine is not None or outcome.output is not None:
+        return mine is not None and outcome.output is not None and mine.shape == outcome.output.shape \
+            and mine.dtype == outcome.output.dtype and bit_equal(mine, outcome.output)
+    theirs = failure_class({"verdict": Verdict.WRONGLY_REJECTED, "error": outcome.error})
+    return theirs in failure_class(attempt.row)
 
 
 def variant_text(shrunk: Shrunk, placement: str) -> str:

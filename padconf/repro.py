@@ -340,6 +340,16 @@ def _expected_lines(case: Case) -> list[str]:
     return lines
 
 
+def _native_lines(native: dict | None, runtime: str, placement: str) -> list[str]:
+    """Where the minimal case fails as a Pad bug on the operation the runtime lowers Pad to too
+    (padconf.minimize.native_check): the bug is that operation's, to be filed once."""
+    if not native:
+        return []
+    return [escape.markdown(f"The same input fails through {native['spec']} itself too (runtime {native['runtime']}, "
+                            f"{placement}): {native['verdict']}: {short_error(native['detail'], 200)}. {runtime} "
+                            f"lowers Pad to that operation: this is its bug, to be filed once, against it."), ""]
+
+
 def _control_lines(control: dict | None, whose: str) -> list[str]:
     """What a control (the same data through an Identity model, same runtime and placement)
     did; ``whose``: whose data it was."""
@@ -383,6 +393,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
              *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
                 + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
+             *_native_lines(shrunk.native, runtime, placement),
              *(["Controls (the same data through an Identity model instead of Pad, on the same runtime):", "",
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
@@ -441,6 +452,7 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
             continue
         sh = s["shrunk"]
         a, b = sh.original.case.data, sh.final.case.data
-        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(s['title'])} | "
+        shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
+        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(shown)} | "
                      f"{list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
     return "\n".join(lines) + "\n"

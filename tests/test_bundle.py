@@ -240,3 +240,23 @@ def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_re
     assert "'value': float(\"inf\")" in (tmp_path / "b" / "repro_onnx_reference.py").read_text()
     code, printed = run_script(tmp_path / "b", "repro_onnx_reference.py")
     assert code == 0 and "NameError" not in printed, printed
+
+
+def test_an_onnx_frontend_bug_that_openvinos_own_pad_shares_is_said_to_be_that_pads(tmp_path):
+    """OpenVINO's ONNX frontend lowers Pad to OpenVINO's Pad-12. [2, 3] padded [0, -4, 0, 0] (the
+    crop removes more than axis 1 holds) comes back with shape [0, 0] through both, where Pad-12
+    says max(3 - 4, 0) = 0 and keeps axis 0: the bundle says the bug is Pad-12's, to be filed
+    once. Pad-1's inf value, refused by the frontend alone, says nothing of the kind."""
+    pytest.importorskip("openvino")
+    crop = classify(Case(spec="onnx/Pad-13", data=np.ones((2, 3), np.float32), pads=[0, -4, 0, 0]))
+    inf = classify(Case(spec="onnx/Pad-1", data=np.ones(2, np.float32), pads=[0, 1],
+                        constant_value=np.float32(np.inf)))
+    reports = {}
+    for name, case in (("crop", crop), ("inf", inf)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(__import__("json").dumps(case.to_json()) + "\n")
+        assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(tmp_path / name),
+                     "--time-limit", "3"]) == 0
+        reports[name] = (tmp_path / name / "REPORT.md").read_text()
+    assert "fails through openvino/Pad-12 itself too (runtime openvino" in reports["crop"]
+    assert "itself too" not in reports["inf"] and "Triage: **wrongly rejected**" in reports["inf"]
