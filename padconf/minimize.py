@@ -368,6 +368,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     out.mkdir(parents=True, exist_ok=True)
     kind, jobs = resolve(target, runtime, specs_dir)
     worker = Worker(runtime, timeout=timeout)
+    # the runtime Pad lowers to (native_check): one worker for every bundle, started on first use
+    lowered_to = Worker(LOWERED_TO[runtime][0], timeout=timeout) if runtime in LOWERED_TO else None
     summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
@@ -389,7 +391,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
-                shrunk.native = native_check(shrunk, runtime, placement, timeout)
+                shrunk.native = native_check(shrunk, runtime, placement, lowered_to)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
@@ -417,6 +419,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             roots[cause] = summaries[-1]
     finally:
         worker.close()
+        if lowered_to is not None:
+            lowered_to.close()
     if kind == "model" and not any(s["dir"] for s in summaries):
         raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
                         + "; ".join(s["error"] for s in summaries))
@@ -486,29 +490,23 @@ LOWERED_TO = {"openvino-onnx": ("openvino", "openvino/Pad-12")}
 _NATIVE_MODES = ("constant", "edge", "reflect", "symmetric")
 
 
-def native_check(shrunk: Shrunk, runtime: str, placement: str, timeout: float) -> dict | None:
-    """The minimal case through the operation ``runtime`` lowers Pad to (LOWERED_TO), alone in
-    that runtime's fresh worker and the same placement: what it did, where it fails as a Pad
-    bug there too and alike (_alike: the same output, error or death; the bug is then that
-    operation's, to be filed once, against it); else None,
-    and None where the case has no such twin (axes, wrap) or the bug is no Pad bug."""
+def native_check(shrunk: Shrunk, runtime: str, placement: str, lowered_to: Worker | None) -> dict | None:
+    """The minimal case through the operation ``runtime`` lowers Pad to (LOWERED_TO), alone in a
+    fresh process of ``lowered_to`` (that runtime's worker) and the same placement: what it did,
+    where it fails as a Pad bug there too and alike (_alike: the same output, error or death; the
+    bug is then that operation's, to be filed once, against it); else None, and None where the
+    case has no such twin (axes, wrap) or the bug is no Pad bug."""
     case, row = shrunk.final.case, shrunk.final.row
-    if runtime not in LOWERED_TO or case.axes is not None or case.mode not in _NATIVE_MODES \
-            or row["verdict"] not in FAILURES or triage({**row, "control": shrunk.final.control})[0] not in PAD_BUGS:
+    if lowered_to is None or case.axes is not None or case.mode not in _NATIVE_MODES \
+            or row["verdict"] not in FAILURES or signature_of(shrunk.final)[3] not in PAD_BUGS:
         return None
     other, spec = LOWERED_TO[runtime]
     try:
         native = classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
                                constant_value=case.constant_value, pads_type=case.pads_type))
-    except (PadconfError, ValueError, TypeError, OverflowError):
+        outcome, status = lowered_to.run_alone(native, placement)
+    except (PadconfError, ValueError, TypeError, OverflowError):  # no such twin, or that runtime is not here
         return None
-    worker = Worker(other, timeout=timeout)
-    try:
-        outcome, status = worker.run_alone(native, placement)
-    except PadconfError:  # that runtime is not here
-        return None
-    finally:
-        worker.close()
     got = result_row(other, placement, native, outcome, status)
     if got["verdict"] not in FAILURES or triage(got)[0] not in PAD_BUGS or not _alike(shrunk.final, outcome, status):
         return None

@@ -33,9 +33,9 @@ class Verdict(Word):
 class Difference(Word):
     """What a wrong output differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every
     element is the expected number, but a NaN's payload or a zero's sign changed: a low-severity
-    class. NARROWED: every element is the expected one passed through the 32-bit type of its kind
-    (float64 rounded or saturated to float32, int64 wrapped or saturated to int32): computed in a narrower type, which a
-    runtime may document as its device's limit (padconf/upstream.yaml)."""
+    class. NARROWED: every element is the expected one passed through the 32-bit type of its
+    kind (float64 rounded or saturated to float32, int64 wrapped or saturated to int32): computed
+    in a narrower type, which a runtime may document as its device's limit (padconf/upstream.yaml)."""
 
     DTYPE = "dtype"
     SHAPE = "shape"
