@@ -202,7 +202,8 @@ class _AxisPlan:
         # the tensor the padding mirrors / wraps / extends: the cropped one, or the original
         self.mirror_len = self.kept if self.crop_first else n
         needs_values = size > self.kept
-        self.empty_source = mode != "constant" and needs_values and self.mirror_len == 0
+        # "an axis with no elements ... that gets a pad > 0", whether or not a crop leaves room for it
+        self.empty_source = mode != "constant" and self.mirror_len == 0 and (needs_values or max(begin, end) > 0)
         if mode in ("reflect", "symmetric"):
             # the bound holds for every pad, as written ("must be not greater than
             # data.shape[D] – 1 for any valid D"): on an empty axis even a reflect pad of 0

@@ -174,9 +174,10 @@ def test_the_openvino_repros_compile_with_padconfs_settings():
 
 
 def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):
-    """OpenVINO's shape inference refuses edge mode on an empty axis, crop and pad in one
-    (output shape [0], defined), while building a graph of constants: there is no model file
-    to write, so the bundle's repro is the opset12 script that builds it."""
+    """OpenVINO's shape inference refuses edge mode on an empty axis, crop and pad in one, while
+    building a graph of constants: there is no model file to write, so the bundle's repro is the
+    opset12 script that builds it. The refusal is one reading of the open point
+    (empty_axis_nonconstant=reject; the other gives shape [0]), so the script exits 0."""
     pytest.importorskip("openvino")
     from padconf.minimize import Attempt, Job, Shrunk
     from padconf.repro import write_bundle
@@ -187,8 +188,9 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     assert not (tmp_path / "b" / "model.xml").exists() and not (tmp_path / "b" / "repro.py").exists()
     report = (tmp_path / "b" / "REPORT.md").read_text()
     assert "- model: none: OpenVINO refuses to build this graph" in report and "python repro.py" not in report
+    assert case.reason == "empty_axis_nonconstant" and "- empty_axis_nonconstant=reject: an error" in report
     code, printed = run_script(tmp_path / "b", "repro_openvino.py")
-    assert code == 1 and "EDGE padding mode requires" in printed
+    assert code == 0 and "EDGE padding mode requires" in printed
 
 
 def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
@@ -251,8 +253,12 @@ def test_an_onnx_frontend_bug_that_openvinos_own_pad_shares_is_said_to_be_that_p
     crop = classify(Case(spec="onnx/Pad-13", data=np.ones((2, 3), np.float32), pads=[0, -4, 0, 0]))
     inf = classify(Case(spec="onnx/Pad-1", data=np.ones(2, np.float32), pads=[0, 1],
                         constant_value=np.float32(np.inf)))
+    # reflect past the axis fed at run time: an empty tensor, which Pad-12 (whose document forbids
+    # the pad) answers alike; rank 0: memory never written, whose garbage differs between the two
+    beyond = classify(Case(spec="onnx/Pad-11", data=np.ones(1, np.float32), pads=[1, 0], mode="reflect"))
+    scalar = classify(Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[]))
     reports = {}
-    for name, case in (("crop", crop), ("inf", inf)):
+    for name, case in (("crop", crop), ("inf", inf), ("beyond", beyond), ("scalar", scalar)):
         path = tmp_path / f"{name}.jsonl"
         path.write_text(__import__("json").dumps(case.to_json()) + "\n")
         assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(tmp_path / name),
@@ -260,3 +266,29 @@ def test_an_onnx_frontend_bug_that_openvinos_own_pad_shares_is_said_to_be_that_p
         reports[name] = (tmp_path / name / "REPORT.md").read_text()
     assert "fails through openvino/Pad-12 itself too (runtime openvino" in reports["crop"]
     assert "itself too" not in reports["inf"] and "Triage: **wrongly rejected**" in reports["inf"]
+    assert reports["beyond"].startswith("# Pad(reflect) returns an empty tensor at run time for a pad as large as "
+                                        "the dimension or larger on float, which it refuses when folded")
+    assert "openvino/Pad-12 itself too (runtime openvino, inputs): wrongly-accepted (an input that operation's " \
+           "own document forbids, answered alike)" in reports["beyond"]
+    assert "fails through openvino/Pad-12 itself too (runtime openvino, inputs): mismatch" in reports["scalar"]
+
+
+def test_an_onnxruntime_refusal_that_onnxs_own_shape_inference_gives_is_said_to_be_onnxs(tmp_path):
+    """Pad-18 allows int32 axes ("Tind: tensor(int32), tensor(int64)"); onnxruntime refuses them
+    as an initializer with onnx's own shape inference's words ("ParseData type mismatch for
+    tensor: axes"), which onnx.shape_inference gives on the model too: the bundle says the
+    refusal is onnx's Pad schema's. Its refusal of rank-0 data is its own."""
+    pytest.importorskip("onnxruntime")
+    axes = classify(Case(spec="onnx/Pad-18", data=np.ones((2, 3), np.float32), pads=[0, 1], axes=[1],
+                         axes_type="int32"))
+    scalar = classify(Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[]))
+    reports = {}
+    for name, case in (("axes", axes), ("scalar", scalar)):
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text(__import__("json").dumps(case.to_json()) + "\n")
+        assert main(["minimize", str(path), "--runtime", "onnxruntime", "--out", str(tmp_path / name),
+                     "--time-limit", "3"]) == 0
+        reports[name] = (tmp_path / name / "REPORT.md").read_text()
+    assert "fails through onnx's shape inference itself too (runtime onnx, initializers): wrongly-rejected: " \
+           "ParseData type mismatch for tensor: axes" in reports["axes"]
+    assert "itself too" not in reports["scalar"] and "Triage: **wrongly rejected**" in reports["scalar"]

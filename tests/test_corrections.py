@@ -130,10 +130,12 @@ def test_cropping_first_a_crop_larger_than_the_axis_reaches_crop_beyond_dim_so_a
     onnxruntime's refusal ("invalid mode: 2 with zero effective input extent") is a reading, not
     a wrongly rejected defined case, as an audit of its bundle found."""
     case = classify(Case(spec="onnx/Pad-25", data=np.arange(1, 6, dtype=np.float32), pads=[5, -10], mode="edge"))
-    assert case.kind == CaseKind.AMBIGUOUS and case.reason == "mixed_sign_pads,crop_beyond_dim"
+    # cropped first to nothing, the axis also gets a pad of 5 from no elements (the test below)
+    assert case.kind == CaseKind.AMBIGUOUS and case.reason == "mixed_sign_pads,crop_beyond_dim,empty_axis_nonconstant"
     refused = judge(case, Outcome(error="Pad: invalid mode: 2 with zero effective input extent"))
     assert refused.verdict == Verdict.AMBIGUOUS
-    assert refused.matched == ["mixed_sign_pads=crop_first,crop_beyond_dim=reject"]
+    assert all(m.startswith("mixed_sign_pads=crop_first,") for m in refused.matched)
+    assert "mixed_sign_pads=crop_first,crop_beyond_dim=reject,empty_axis_nonconstant=constant_fill" in refused.matched
     # an empty output is every other reading's answer; and with the crop within the axis, both
     # orders give one defined output as before
     assert judge(case, Outcome(np.zeros(0, np.float32))).verdict == Verdict.AMBIGUOUS
@@ -171,3 +173,19 @@ def test_float8e8m0_pads_with_the_value_onnx_converts_zero_to_since_it_has_no_ze
     assert case.kind == CaseKind.DEFINED
     pad_bits = case.expected.view(np.uint8)[0]
     assert pad_bits == to_float8e8m0(np.array([0.0], np.float32)).view(np.uint8)[0] == 0
+
+
+def test_edge_padding_an_empty_axis_is_undefined_even_where_a_crop_leaves_it_no_room():
+    """OpenVINO Pad-12's open point, in padconf's words: "The text never says what edge produces
+    on an axis with no elements (data.shape[D] = 0, or cropped to 0) that gets a pad > 0". Shape
+    [0] padded [-1, 1] is such an axis with such a pad, though max(-1 + 0 + 1, 0) = 0 leaves the
+    output no element: OpenVINO refuses it while folding ("pad_mode != op::PadMode::EDGE ||
+    dim_lb >= 1"), a reading, as an audit of its bundle found, not a wrongly rejected defined case."""
+    case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-1, 1], mode="edge"))
+    assert case.kind == CaseKind.AMBIGUOUS and case.reason == "empty_axis_nonconstant"
+    refused = judge(case, Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed"))
+    assert refused.verdict == Verdict.AMBIGUOUS and refused.matched == ["empty_axis_nonconstant=reject"]
+    assert judge(case, Outcome(np.zeros(0, np.int8))).verdict == Verdict.AMBIGUOUS
+    # no pad > 0: nothing to take, defined
+    cropped = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-1, 0], mode="edge"))
+    assert cropped.kind == CaseKind.DEFINED and cropped.expected.shape == (0,)
