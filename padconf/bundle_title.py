@@ -90,10 +90,16 @@ def _feature(case: Case) -> str:
     return f"a rank-{n} input"
 
 
-def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False) -> str:
-    """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype."""
+def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
+          refused_when_folded: bool = False) -> str:
+    """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype.
+    ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
+    same case folded at compile time (padconf.minimize.refused_when_folded)."""
     verdict, what = row["verdict"], feature(case)
     on = f"{what} on {case.dtype}"
+    if refused_when_folded:
+        return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
+               f"when folded at compile time ({version_text(case)})"
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
         wrong = ("the wrong output shape" if difference == Difference.SHAPE else

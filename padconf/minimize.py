@@ -22,9 +22,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from .adapters import unknown_runtime
 from .adapters.openvino_tensors import OV_TYPES
-from .bundle_title import RANK_0, feature, generic, title
+from .bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic, title
 from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
 from .dtypes import ALL_DTYPES, bit_equal
@@ -35,9 +37,9 @@ from .results import MAX_JSONL_BYTES, ResultRow, result_row
 from .signature import failure_class, failure_signature
 from .simplify import PASSES
 from .specs import get_spec
-from .triage import PAD_BUGS, triage
+from .triage import PAD_BUGS, Triage, triage
 from .untrusted import json_value, read_text
-from .verdicts import FAILURES, Verdict, control_fails, judge
+from .verdicts import FAILURES, Verdict, control_fails, element_bits, judge
 from .vocabulary import Placement, Status
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
@@ -67,9 +69,13 @@ class Shrunk:
     tries: int
     seconds: float
     out_of_time: bool
-    # the minimal case through the operation the runtime lowers Pad to (native_check), where it
-    # fails as a Pad bug there too: {"runtime", "spec", "verdict", "detail"}
+    # the minimal case through the operation the runtime lowers Pad to (native_check), or onnx's
+    # shape inference (schema_check), where it fails there too: {"runtime", "spec", "verdict",
+    # "detail", "why"}
     native: dict | None = None
+    # the runtime's refusal of the minimal case folded, where at run time it gave an empty
+    # tensor (refused_when_folded)
+    refused_when_folded: str | None = None
 
 
 @dataclass
@@ -391,7 +397,10 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
-                shrunk.native = native_check(shrunk, runtime, placement, lowered_to)
+                shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
+                    or schema_check(shrunk, runtime, placement)
+                shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
+                                                                     about["placements"])
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
@@ -454,7 +463,11 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
     mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
     per dtype. A Pad bug whose minimal input has a telling feature (bundle_title.generic: not
     just its rank) is one with every other Pad bug of that feature, however it shows: OpenVINO's
-    rank-0 data is refused with static shapes, and answered with garbage or a crash when fed."""
+    rank-0 data is refused with static shapes, and answered with garbage or a crash when fed. So
+    is every Pad bug answered at run time with an empty tensor where the same case folded is
+    refused (refused_when_folded): one check the run-time path skips (OpenVINO's
+    edge on an empty axis, reflect past its bound), but for pads that remove more than an axis
+    holds, whose negative size is a bug of its own."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict, error_class, kind, reason = failure_key(row)
     if verdict == Verdict.MISMATCH:
@@ -477,11 +490,56 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
             error_class, what = "", None  # data, or the mode but where the rule is about the mode, no part of it
             mode = mode if case.rule in _MODE_RULES else None
     found = signature_of(shrunk.final)[3]
+    if found in PAD_BUGS and shrunk.refused_when_folded and what != NEGATIVE_SIZE:  # a check the run-time
+        return "a Pad bug", "an empty tensor where folded is refused"  # path skips, whatever it checks
     if found in PAD_BUGS and what is not None and not generic(what):  # one bug, whatever it shows as
         # rank 0 says it all but for a refusal, whose error text tells another cause ("int32 axes")
         return "a Pad bug", RANK_0 if case.data.ndim == 0 and verdict != Verdict.WRONGLY_REJECTED else what
     return (verdict, error_class, row.get("difference"), kind, reason, found, mode,
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
+
+
+def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: str,
+                        placements: list[str]) -> str | None:
+    """Where ``attempt`` (inputs fed at run time) is a wrong answer that is an empty tensor, and
+    the same case folded at compile time (every input a constant) is refused, rightly (a reading
+    of the document, or a rule it breaks): the refusal's error. The runtime checks the pads
+    where it knows the shapes while building the model, and its run-time path skips the check,
+    answering nothing instead. Else None."""
+    output = attempt.outcome.output
+    if placement == Placement.FOLDED or Placement.FOLDED not in placements or output is None \
+            or output.size or attempt.row["verdict"] not in (Verdict.MISMATCH, Verdict.UNEXPLAINED):
+        return None
+    folded = isolated.attempt(attempt.case, Placement.FOLDED)
+    refused = folded.outcome.error is not None and folded.row["verdict"] not in FAILURES
+    return folded.outcome.error if refused else None
+
+
+# runtimes that run onnx's own shape inference (the operator schemas') on every model they load
+SCHEMA_CHECKED = ("onnxruntime",)
+
+
+def schema_check(shrunk: Shrunk, runtime: str, placement: str) -> dict | None:
+    """Where ``runtime`` (SCHEMA_CHECKED) refuses the minimal case with the error onnx's own shape
+    inference gives on the same model (onnx.shape_inference.infer_shapes, strict): the refusal
+    is onnx's Pad schema's, to be filed once, against onnx; else None. Shaped as native_check's."""
+    import onnx
+
+    from .onnx_model import build_model
+    row, error = shrunk.final.row, shrunk.final.row.get("error")
+    if runtime not in SCHEMA_CHECKED or row["verdict"] != Verdict.WRONGLY_REJECTED or not error:
+        return None
+    try:
+        onnx.shape_inference.infer_shapes(build_model(shrunk.final.case, placement), check_type=True,
+                                          strict_mode=True, data_prop=True)
+        return None
+    except onnx.shape_inference.InferenceError as exc:
+        said = str(exc).strip().rsplit("] ", 1)[-1]  # past onnx's "[ShapeInferenceError] ..." prefixes
+    if said not in error:
+        return None
+    return {"runtime": "onnx", "spec": "onnx's shape inference", "verdict": row["verdict"], "detail": said,
+            "why": f"{runtime} runs onnx's shape inference on every model it loads: the refusal is onnx's Pad "
+                   "schema's, to be filed once, against onnx."}
 
 
 # runtimes whose Pad lowers to another runtime's own operation: OpenVINO's ONNX frontend converts
@@ -493,9 +551,10 @@ _NATIVE_MODES = ("constant", "edge", "reflect", "symmetric")
 def native_check(shrunk: Shrunk, runtime: str, placement: str, lowered_to: Worker | None) -> dict | None:
     """The minimal case through the operation ``runtime`` lowers Pad to (LOWERED_TO), alone in a
     fresh process of ``lowered_to`` (that runtime's worker) and the same placement: what it did,
-    where it fails as a Pad bug there too and alike (_alike: the same output, error or death; the
-    bug is then that operation's, to be filed once, against it); else None, and None where the
-    case has no such twin (axes, wrap) or the bug is no Pad bug."""
+    where it fails there too and alike (_alike: the same output, error or death), as a Pad bug or
+    by accepting what that operation's own document forbids (OpenVINO's Pad-12 on a reflect pad
+    past its bound): the bug is then that operation's, to be filed once, against it. Else None,
+    and None where the case has no such twin (axes, wrap) or the bug is no Pad bug."""
     case, row = shrunk.final.case, shrunk.final.row
     if lowered_to is None or case.axes is not None or case.mode not in _NATIVE_MODES \
             or row["verdict"] not in FAILURES or signature_of(shrunk.final)[3] not in PAD_BUGS:
@@ -508,28 +567,43 @@ def native_check(shrunk: Shrunk, runtime: str, placement: str, lowered_to: Worke
     except (PadconfError, ValueError, TypeError, OverflowError):  # no such twin, or that runtime is not here
         return None
     got = result_row(other, placement, native, outcome, status)
-    if got["verdict"] not in FAILURES or triage(got)[0] not in PAD_BUGS or not _alike(shrunk.final, outcome, status):
+    if got["verdict"] not in FAILURES or triage(got)[0] not in (*PAD_BUGS, Triage.LENIENT) \
+            or not _alike(shrunk.final, native, outcome, status):
         return None
-    return {"runtime": other, "spec": spec, "verdict": got["verdict"],
-            "detail": got.get("detail") or got.get("error")}
+    return {"runtime": other, "spec": spec, "verdict": got["verdict"], "detail": got.get("detail") or got.get("error"),
+            "why": f"{runtime} lowers Pad to that operation: this is its bug, to be filed once, against it."}
 
 
-def _alike(attempt: Attempt, outcome: Outcome, status: str) -> bool:
-    """The other runtime failed as ``attempt`` did: both died (or hung), both returned the same
-    output, or both refused with the same error (the frontend's text wraps the operation's)."""
+def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> bool:
+    """The other runtime failed on ``native`` as ``attempt`` did: both died (or hung), both
+    returned the same output, or outputs of one shape that both hold values found nowhere in
+    the input nor in any reading's output (memory never written, whose contents differ from
+    process to process), or both refused with the same error (the frontend's text wraps the
+    operation's)."""
     if status != Status.OK or attempt.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT):
         return status == attempt.row["verdict"]
-    mine = attempt.outcome.output
-    if mine is not None or outcome.output is not None:
-        return mine is not None and outcome.output is not None and mine.shape == outcome.output.shape \
-            and mine.dtype == outcome.output.dtype and bit_equal(mine, outcome.output)
-    theirs = failure_class({"verdict": Verdict.WRONGLY_REJECTED, "error": outcome.error})
-    return theirs in failure_class(attempt.row)
+    mine, theirs = attempt.outcome.output, outcome.output
+    if mine is not None or theirs is not None:
+        return mine is not None and theirs is not None and mine.shape == theirs.shape \
+            and mine.dtype == theirs.dtype and (bit_equal(mine, theirs) or bool(
+                _from_nowhere(attempt.case, mine) and _from_nowhere(native, theirs)))
+    return failure_class({"verdict": Verdict.WRONGLY_REJECTED, "error": outcome.error}) in failure_class(attempt.row)
+
+
+def _from_nowhere(case: Case, output) -> bool:
+    """``output`` holds a value (bit pattern) that neither the case's data, its constant value
+    nor any output the document's readings give holds."""
+    if output.dtype != case.data.dtype:
+        return False
+    known = [case.data, *([case.constant_value] if case.constant_value is not None else []),
+             *(a for a in (case.expected, *case.interpretations.values()) if a is not None)]
+    return bool(element_bits(output) - set().union(*(element_bits(np.asarray(a)) for a in known)))
 
 
 def variant_text(shrunk: Shrunk, placement: str) -> str:
     case = shrunk.final.case
-    return f"{title(shrunk.final.row, case)} [{placement}] (from case {shrunk.original.case.id})"
+    heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded))
+    return f"{heading} [{placement}] (from case {shrunk.original.case.id})"
 
 
 def _say(progress, text: str, end: bool = False) -> None:

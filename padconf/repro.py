@@ -162,7 +162,7 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     expect = _write_expected(where, case)
     if outcome.output is not None:
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
-    heading = title(row, case, _placement_dependent(job, runtime))
+    heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
     data = _described("data", case.data, "data.npy")
     about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime, "model": model,
              "inputs": inputs, "expect": expect,
@@ -341,13 +341,16 @@ def _expected_lines(case: Case) -> list[str]:
 
 
 def _native_lines(native: dict | None, runtime: str, placement: str) -> list[str]:
-    """Where the minimal case fails as a Pad bug on the operation the runtime lowers Pad to too
-    (padconf.minimize.native_check): the bug is that operation's, to be filed once."""
+    """Where the minimal case fails alike through the operation the runtime lowers Pad to, or
+    through onnx's shape inference (padconf.minimize.native_check, schema_check): the bug is
+    that one's, to be filed once."""
     if not native:
         return []
+    forbidden = " (an input that operation's own document forbids, answered alike)" \
+        if native["verdict"] == Verdict.WRONGLY_ACCEPTED else ""
     return [escape.markdown(f"The same input fails through {native['spec']} itself too (runtime {native['runtime']}, "
-                            f"{placement}): {native['verdict']}: {short_error(native['detail'], 200)}. {runtime} "
-                            f"lowers Pad to that operation: this is its bug, to be filed once, against it."), ""]
+                            f"{placement}): {native['verdict']}{forbidden}: {short_error(native['detail'], 200)}. "
+                            + native["why"]), ""]
 
 
 def _control_lines(control: dict | None, whose: str) -> list[str]:
@@ -394,6 +397,10 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
                 + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
              *_native_lines(shrunk.native, runtime, placement),
+             *([escape.markdown(f"Folded at compile time (every input a constant), {runtime} refuses this input: "
+                                f"{short_error(shrunk.refused_when_folded, 200)}. At run time it returns an "
+                                "empty tensor instead: the run-time path skips that check."), ""]
+               if shrunk.refused_when_folded else []),
              *(["Controls (the same data through an Identity model instead of Pad, on the same runtime):", "",
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),

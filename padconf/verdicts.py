@@ -128,13 +128,16 @@ def _wrong_kind(expected: np.ndarray, got: np.ndarray, differ: np.ndarray) -> st
             return "NaN where numbers belong"
         if e_nan.any() and not g_nan.any():
             return "numbers where NaN belongs"
-    return ("the expected values misplaced" if _elements(g) <= _elements(expected)
+    return ("the expected values misplaced" if element_bits(g) <= element_bits(expected)
             else "values the expected output lacks")
 
 
-def _elements(a: np.ndarray) -> set:
+def element_bits(a: np.ndarray) -> set:
+    """The distinct elements of ``a``, each as its bytes (strings as themselves)."""
     if a.dtype == object:
-        return set(a.tolist())
+        return set(a.reshape(-1).tolist())
+    if not a.size:
+        return set()
     return set(map(bytes, np.ascontiguousarray(a).view(np.uint8).reshape(a.size, -1)))
 
 

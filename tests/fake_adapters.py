@@ -452,3 +452,27 @@ class RankZeroAdapter(ConformingAdapter):
         if case.op == "Pad" and case.data.ndim == 0:
             return Outcome(case.data + 1) if placement == "inputs" else Outcome(error="rank 0 is not supported")
         return super().run(case, placement)
+
+
+class RunTimeSkipsCheckAdapter(ConformingAdapter):
+    """As OpenVINO: where it knows the shapes while building the model (folded), it refuses edge
+    or reflect padding the data cannot give (an empty axis, a reflect pad as large as the axis);
+    at run time it skips that check and answers an empty tensor. ``folded_too``: no check at all."""
+
+    folded_too = False
+
+    def run(self, case, placement="inputs"):
+        n = case.data.ndim
+        unfillable = case.op == "Pad" and case.mode in ("edge", "reflect") and case.axes is None and any(
+            max(case.pads[i], case.pads[n + i]) > 0 and (case.data.shape[i] == 0 or case.mode == "reflect"
+                                                          and max(case.pads[i], case.pads[n + i]) >= case.data.shape[i])
+            for i in range(n))
+        if not unfillable:
+            return super().run(case, placement)
+        if placement == "folded" and not self.folded_too:
+            return Outcome(error=f"{case.mode} padding needs more data than the axis has")
+        return Outcome(np.zeros((0,) * n, case.data.dtype))
+
+
+class NoCheckAdapter(RunTimeSkipsCheckAdapter):
+    folded_too = True

@@ -440,3 +440,51 @@ def test_one_bug_that_shows_as_a_wrong_value_and_as_a_refusal_is_one_bundle(tmp_
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
     assert "returns wrong values for a rank-0 input on float (opset 19) [inputs]" in variants
     assert "rejects a rank-0 input on float (opset 19) [" in variants
+
+
+@pytest.mark.parametrize("adapter, bundles", [("RunTimeSkipsCheckAdapter", 1), ("NoCheckAdapter", 2)])
+def test_empty_tensors_where_folded_is_refused_are_one_check_the_run_time_path_skips(tmp_path, adapter, bundles):
+    """OpenVINO refuses edge on an empty axis and reflect past the axis where it knows the shapes
+    (folded) and answers both with an empty tensor at run time: two distinct failures whose
+    minimal cases have different features, one check to file. A runtime that answers the empty
+    tensor folded too shows no such check: two bundles."""
+    from padconf.runner import Run, RunConfig
+    empty = classify(Case(spec="onnx/Pad-19", data=np.ones((2, 0), np.float32), pads=[0, 1, 0, 0], mode="edge"))
+    beyond = classify(Case(spec="onnx/Pad-19", data=np.ones((3, 2), np.float32), pads=[0, 2, 0, 0], mode="reflect"))
+    assert {empty.reason, beyond.reason} == {"empty_axis_nonconstant", "mirror_beyond_dim"}
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + adapter]), jobs=1)
+    run.execute(run.plan(run.prepare([empty, beyond])))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), FAKE + adapter, "--time-limit", "3")
+    assert code == 0
+    reports = [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
+    assert len(reports) == bundles
+    skipped = [r for r in reports if "returns an empty tensor at run time for" in r.splitlines()[0]]
+    if bundles == 1:
+        assert skipped and "which it refuses when folded at compile time (opset 19)" in reports[0].splitlines()[0]
+        assert "Folded at compile time (every input a constant)" in reports[0]
+        assert "needs more data than the axis has" in reports[0]
+        assert "## Variants" in reports[0]
+    else:
+        assert not skipped and all("## Variants" not in r for r in reports)
+
+
+def test_two_wrong_outputs_are_alike_when_equal_or_both_hold_values_from_nowhere():
+    """Memory never written (OpenVINO's rank-0 garbage, through its ONNX frontend and its own
+    Pad-12) differs from process to process: two such outputs are alike where both hold a value
+    that neither the input nor any reading's output holds. Values misplaced are not garbage."""
+    from padconf.minimize import _alike
+    from padconf.vocabulary import Status
+    case = classify(Case(spec="onnx/Pad-18", data=np.array([1.0, 2.0], np.float32), pads=[0, 1]))
+
+    def attempt(values):
+        outcome = Outcome(np.array(values, np.float32))
+        return Attempt(case, result_row("rt", "inputs", case, outcome, Status.OK), outcome)
+
+    def native(values):
+        return Outcome(np.array(values, np.float32))
+
+    assert _alike(attempt([7.5e30, 2, 0]), case, native([-3e-20, 2, 0]), Status.OK)
+    assert _alike(attempt([2, 1, 0]), case, native([2, 1, 0]), Status.OK)
+    assert not _alike(attempt([2, 1, 0]), case, native([1, 1, 0]), Status.OK)
+    assert not _alike(attempt([7.5e30, 2, 0]), case, native([2, 1, 0]), Status.OK)
+    assert not _alike(attempt([7.5e30, 2, 0]), case, native([7.5e30, 2]), Status.OK)
