@@ -510,7 +510,10 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: s
     if placement == Placement.FOLDED or Placement.FOLDED not in placements or output is None \
             or output.size or attempt.row["verdict"] not in (Verdict.MISMATCH, Verdict.UNEXPLAINED):
         return None
-    folded = isolated.attempt(attempt.case, Placement.FOLDED)
+    try:
+        folded = isolated.attempt(attempt.case, Placement.FOLDED)
+    except (PadconfError, ValueError, TypeError, OverflowError):  # a case the runtime cannot take folded
+        return None
     refused = folded.outcome.error is not None and folded.row["verdict"] not in FAILURES
     return folded.outcome.error if refused else None
 
