@@ -538,6 +538,8 @@ def schema_check(shrunk: Shrunk, runtime: str, placement: str) -> dict | None:
         return None
     except onnx.shape_inference.InferenceError as exc:
         said = str(exc).strip().rsplit("] ", 1)[-1]  # past onnx's "[ShapeInferenceError] ..." prefixes
+    except (onnx.checker.ValidationError, PadconfError, ValueError, TypeError, OverflowError):  # no model to infer
+        return None
     if said not in error:
         return None
     return {"runtime": "onnx", "spec": "onnx's shape inference", "verdict": row["verdict"], "detail": said,
