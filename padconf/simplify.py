@@ -60,6 +60,15 @@ def fewer_dims(case: Case):
         yield _without_axis(case, i)
 
 
+def rank_one(case: Case) -> Case | None:
+    """A rank-0 case's twin of rank 1: its one element as shape [1], padded by nothing on the
+    new axis (with axes, the same pads on the same axes); None where the rank-0 pads are not
+    empty (the wrong length for rank 0, a rule of their own) or the case is not rank 0."""
+    if case.data.ndim or (case.axes is None and list(case.pads)):
+        return None
+    return case.with_(data=case.data.reshape(1), pads=list(case.pads) if case.axes is not None else [0, 0])
+
+
 def smaller_dims(case: Case):
     """Each dimension cut to 1, 2, half, one less (its first slices); also with that axis's pads
     shrunk by as much, which keeps a pad's distance to the dimension (pad == dim - 1 ...)."""

@@ -266,6 +266,9 @@ def test_an_onnx_frontend_bug_that_openvinos_own_pad_shares_is_said_to_be_that_p
         reports[name] = (tmp_path / name / "REPORT.md").read_text()
     assert "fails through openvino/Pad-12 itself too (runtime openvino" in reports["crop"]
     assert "itself too" not in reports["inf"] and "Triage: **wrongly rejected**" in reports["inf"]
+    # shrinking reaches rank 0, where the refusal shows alike at rank 1: reported there, not as rank 0's
+    assert reports["inf"].startswith("# Pad(constant) rejects an explicit constant value on float (opset 1)")
+    assert "- data: `[1.]   # float32, shape [1]`" in reports["inf"]
     assert reports["beyond"].startswith("# Pad(reflect) returns an empty tensor at run time for a pad as large as "
                                         "the dimension or larger on float, which it refuses when folded")
     assert "openvino/Pad-12 itself too (runtime openvino, inputs): wrongly-accepted (an input that operation's " \
