@@ -162,6 +162,26 @@ class Case:
                                      reason=f"dtype {self.dtype} is not in Identity's type list at this opset")
         return control
 
+    def controls(self, placement: str) -> list[tuple[str, Case, str]]:
+        """(operand, control case, placement) for each control experiment: the data's
+        (``control()``, in ``placement``); and where ``placement`` bakes the pads or axes into
+        the model (initializers, folded) as a tensor (ONNX Pad-11 and later; OpenVINO's
+        pads_begin / pads_end) and that tensor is empty, the same empty tensor through Identity,
+        baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
+        one as a scalar), which the data's control cannot show where the data is not empty."""
+        from .specs import parse_spec_id  # it builds on this module
+        from .vocabulary import Placement
+        found = [("data", self.control(), placement)]
+        domain, version = parse_spec_id(self.spec)
+        if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):
+            return found
+        for operand, values, dtype in (("pads", self.pads, self.pads_type), ("axes", self.axes, self.axes_type)):
+            if values is not None and not len(values):
+                empty = np.zeros(0, dtype=np.dtype(dtype))
+                found.append((operand, self.with_(data=empty, pads=[], axes=None, constant_value=None,
+                                                  mode="constant").control(), Placement.FOLDED))
+        return found
+
 
 def _kind(word) -> CaseKind:
     if not isinstance(word, str) or word not in KINDS:

@@ -39,7 +39,7 @@ from .simplify import PASSES, rank_one
 from .specs import get_spec
 from .triage import PAD_BUGS, Triage, triage
 from .untrusted import json_value, read_text
-from .verdicts import FAILURES, Verdict, control_fails, element_bits, judge
+from .verdicts import FAILURES, Verdict, control_record, element_bits
 from .vocabulary import Placement, Status
 from .worker import DEFAULT_TIMEOUT_S, Worker
 
@@ -128,21 +128,22 @@ class IsolatedRunner:
         return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
 
     def control(self, attempt: Attempt, placement: str, deadline: float | None = None) -> dict | None:
-        """The attempt's control: its data through an Identity model, alone, as padconf.runner
-        runs one for each distinct failure of a run; None for a hang (its control would wait
+        """The attempt's control (verdicts.control_record: its data through an Identity model,
+        alone, and its empty baked pads or axes), as padconf.runner runs one for each distinct
+        failure of a run; None for a hang (its control would wait
         as long)."""
         if attempt.row["verdict"] == Verdict.TIMEOUT:
             return None
-        control = attempt.case.control()
-        if deadline is not None:
-            self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
-        self.tries += 1
-        outcome, status = self.worker.run_alone(control, placement)
-        self.worker.timeout = self.base_timeout
-        v = judge(control, outcome, status)
-        return {"verdict": v.verdict, "fails_too": control_fails(v.verdict),
-                "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
-                "case_id": attempt.case.id, "placement": placement}
+
+        def run(control: Case, where: str) -> tuple[Outcome, Status]:
+            if deadline is not None:
+                self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
+            self.tries += 1
+            try:
+                return self.worker.run_alone(control, where)
+            finally:
+                self.worker.timeout = self.base_timeout
+        return control_record(attempt.case, placement, run)
 
     def twin_fails(self, attempt: Attempt, placement: str, deadline: float | None = None) -> bool:
         """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken

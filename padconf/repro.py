@@ -363,7 +363,9 @@ def _control_lines(control: dict | None, whose: str) -> list[str]:
                if control.get("error") else "passed: the data comes back unchanged without the Pad")
     else:
         did = f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
-    return [f"- {whose} ({control['placement']}): {escape.markdown(did)}"
+    operand = control.get("operand", "data")
+    where = control["placement"] + ("" if operand == "data" else f", its empty {operand} through Identity")
+    return [f"- {whose} ({where}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
 
 
@@ -401,7 +403,8 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                                 f"{short_error(shrunk.refused_when_folded, 200)}. At run time it returns an "
                                 "empty tensor instead: the run-time path skips that check."), ""]
                if shrunk.refused_when_folded else []),
-             *(["Controls (the same data through an Identity model instead of Pad, on the same runtime):", "",
+             *(["Controls (the same data, or empty pads or axes baked into the model, through an Identity model "
+                "instead of Pad, on the same runtime):", "",
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),

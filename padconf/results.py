@@ -29,15 +29,20 @@ RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads",
 _KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
 
 
-class ControlRow(TypedDict):
-    """A control experiment (controls.jsonl): a failure's first case's data through Identity."""
+class _ControlFields(TypedDict):
     failure: list  # signature.distinct_failure of the failure it controls
     verdict: str  # a Verdict
     fails_too: bool  # verdicts.control_fails
     detail: str | None
     error: str | None
     case_id: str
-    placement: str
+    placement: str  # where the control ran
+
+
+class ControlRow(_ControlFields, total=False):
+    """A control experiment (controls.jsonl): a failure's first case's data (or its empty baked
+    pads or axes) through Identity."""
+    operand: str  # whose tensor went through Identity: data, pads or axes (runs before it: data)
 
 
 class _Row(TypedDict):

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
+from typing import cast
 
 from .adapters import default_runtimes, registry, unknown_runtime
 from .cases import Case, CaseKind
@@ -45,7 +46,7 @@ from .signature import distinct_failure
 from .specs import get_spec, load_specs, parse_spec_id
 from .strategies import PROFILES, draw_cases
 from .untrusted import json_value, read_text
-from .verdicts import FAILURES, Verdict, control_fails, judge
+from .verdicts import FAILURES, Verdict, control_record, judge
 from .vocabulary import Placement, Status
 from .worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
@@ -443,10 +444,11 @@ class Run:
 
     def _run_controls(self) -> None:
         """A control for every distinct failure (signature.distinct_failure): its first case's data
-        through an Identity model on the same runtime and placement, each alone in a fresh
-        worker, written to controls.jsonl (results.jsonl's rows stay as they were written);
+        through an Identity model on the same runtime and placement (and its empty pads or axes,
+        where they are baked in: verdicts.control_record), each alone in a fresh worker, written
+        to controls.jsonl (results.jsonl's rows stay as they were written);
         ``attach_controls`` gives each failing row its failure's control. Where the control
-        fails the same way, the failure is not Pad-specific (padconf.triage)."""
+        fails, the failure is not Pad-specific (padconf.triage)."""
         rows = read_results(self.results_path)
         groups: dict[tuple, list[ResultRow]] = {}
         for row in rows:
@@ -468,13 +470,8 @@ class Run:
             try:
                 for group in by_runtime[name]:
                     first = group[0]
-                    control = cases[first["case_id"]].control()
-                    outcome, status = worker.run_alone(control, first["placement"])
-                    v = judge(control, outcome, status)
-                    records.append({"failure": list(distinct_failure(first)), "verdict": v.verdict,
-                                    "fails_too": control_fails(v.verdict),
-                                    "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
-                                    "case_id": first["case_id"], "placement": first["placement"]})
+                    record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone)
+                    records.append(cast(ControlRow, {"failure": list(distinct_failure(first)), **record}))
             finally:
                 worker.close()
             return records

@@ -225,3 +225,19 @@ def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, t
     why = twin_status if twin_status != Status.OK else twin_outcome.skipped or twin_outcome.error or "no output"
     return Ruling(Verdict.INCONCLUSIVE, f"refused, but it refuses the repaired twin {twin.id} too ({why}): "
                                         f"the refusal may have another cause")
+
+
+def control_record(case: Case, placement: str, run) -> dict:
+    """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
+    ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
+    fails, else the data's. A failure whose control fails too is not Pad-specific."""
+    records = []
+    for operand, control, where in case.controls(placement):
+        outcome, status = run(control, where)
+        v = judge(control, outcome, status)
+        records.append({"verdict": v.verdict, "fails_too": control_fails(v.verdict),
+                        "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
+                        "case_id": case.id, "placement": where, "operand": operand})
+        if records[-1]["fails_too"]:
+            return records[-1]
+    return records[0]

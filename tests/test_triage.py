@@ -194,3 +194,29 @@ def test_the_native_openvino_control_returns_its_data_not_freed_memory():
         control = classify(Case(spec=spec, data=data, pads=[0, 0, 0, 0])).control()
         (outcome, status), = _runs(runtime, control)
         assert judge(control, outcome, status).verdict == "pass", runtime
+
+
+def test_empty_pads_or_axes_baked_in_get_a_control_of_their_own():
+    """The same frontend reads an empty axes or pads initializer as a scalar: Pad-18 folded on
+    [1.] with pads [] and axes [] is refused ("Indices rank and data rank are required to be
+    equal. Got: 0 and: 1"), and the data's control passes, its data not being empty. The empty
+    axes (int64) through Identity, folded, come back as shape []: not Pad-specific. With the
+    pads fed at run time nothing empty is baked, and there is no second control."""
+    from padconf.verdicts import control_record
+    case = classify(Case(spec="onnx/Pad-18", data=np.ones(1, np.float32), pads=[], axes=[]))
+    assert case.kind == "defined"
+    got = _on("openvino-onnx", case, "folded")
+    assert got["verdict"] == "wrongly-rejected" and "Indices rank" in got["error"]
+    assert [(operand, where) for operand, _, where in case.controls("folded")] == \
+        [("data", "folded"), ("pads", "folded"), ("axes", "folded")]
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data"]
+    worker = Worker("openvino-onnx")
+    try:
+        control = control_record(case, "folded", worker.run_alone)
+    finally:
+        worker.close()
+    assert control["operand"] == "pads" and control["fails_too"] and "shape [] instead of [0]" in control["detail"]
+    assert triage({**got, "control": control})[0] == Triage.NOT_PAD_SPECIFIC
+    # Pad-1 takes its pads as an attribute: nothing empty to bake but the data
+    assert [operand for operand, _, _ in classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32),
+                                                       pads=[0, 0])).controls("folded")] == ["data"]
