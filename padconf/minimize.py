@@ -29,7 +29,7 @@ from .adapters.openvino_tensors import OV_TYPES
 from .bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic, title
 from .cases import Case, CaseKind
 from .classify import classify, repaired_twin
-from .dtypes import ALL_DTYPES, bit_equal
+from .dtypes import ALL_DTYPES, SUB_BYTE_WIDER, bit_equal, numpy_dtype
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
 from .report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
@@ -76,6 +76,8 @@ class Shrunk:
     # the runtime's refusal of the minimal case folded, where at run time it gave an empty
     # tensor (refused_when_folded)
     refused_when_folded: str | None = None
+    # the byte-wide dtype whose twin of the minimal case passes, where its data is sub-byte (packing)
+    packing: str | None = None
 
 
 @dataclass
@@ -408,6 +410,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                     or schema_check(shrunk, runtime, placement)
                 shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
                                                                      about["placements"])
+                shrunk.packing = packing(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
@@ -474,7 +477,9 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
     is every Pad bug answered at run time with an empty tensor where the same case folded is
     refused (refused_when_folded): one check the run-time path skips (OpenVINO's
     edge on an empty axis, reflect past its bound), but for pads that remove more than an axis
-    holds, whose negative size is a bug of its own."""
+    holds, whose negative size is a bug of its own. So is every Pad bug on sub-byte data that
+    its byte-wide twin does not show (packing), computed the same way (folded, or run):
+    OpenVINO's CPU kernel packs uint2 and float4e2m1 wrong, whatever the pads."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict, error_class, kind, reason = failure_key(row)
     if verdict == Verdict.MISMATCH:
@@ -499,6 +504,8 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
     found = signature_of(shrunk.final)[3]
     if found in PAD_BUGS and shrunk.refused_when_folded and what != NEGATIVE_SIZE:  # a check the run-time
         return "a Pad bug", "an empty tensor where folded is refused"  # path skips, whatever it checks
+    if found in PAD_BUGS and shrunk.packing:  # right on the same values a byte wide: its packing, whatever
+        return "a Pad bug", "sub-byte data", placement == Placement.FOLDED  # the sub-byte type and input
     if found in PAD_BUGS and what is not None and not generic(what):  # one bug, whatever it shows as
         # rank 0 says it all but for a refusal, whose error text tells another cause ("int32 axes")
         return "a Pad bug", RANK_0 if case.data.ndim == 0 and verdict != Verdict.WRONGLY_REJECTED else what
@@ -523,6 +530,24 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: s
         return None
     refused = folded.outcome.error is not None and folded.row["verdict"] not in FAILURES
     return folded.outcome.error if refused else None
+
+
+def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str | None:
+    """Where ``attempt`` fails on data of a sub-byte dtype, and its twin holding the same values
+    in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same
+    runtime and placement: that dtype (the failure is about how the runtime packs the narrow
+    one). Else None."""
+    case = attempt.case
+    wider = SUB_BYTE_WIDER.get(case.dtype)
+    if wider is None or attempt.row["verdict"] not in FAILURES:
+        return None
+    dtype = numpy_dtype(wider)
+    try:
+        twin = isolated.attempt(case.with_(data=case.data.astype(dtype), constant_value=None if case.constant_value
+                                           is None else np.asarray(case.constant_value).astype(dtype)), placement)
+    except (PadconfError, ValueError, TypeError, OverflowError):  # a twin the reference cannot take
+        return None
+    return wider if twin.case.kind != CaseKind.MUST_REJECT and twin.row["verdict"] not in FAILURES else None
 
 
 # runtimes that run onnx's own shape inference (the operator schemas') on every model they load

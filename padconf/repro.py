@@ -403,6 +403,9 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
                                 f"{short_error(shrunk.refused_when_folded, 200)}. At run time it returns an "
                                 "empty tensor instead: the run-time path skips that check."), ""]
                if shrunk.refused_when_folded else []),
+             *([escape.markdown(f"The same values as {shrunk.packing} pass on {runtime} ({placement}): the "
+                                f"failure is about how it packs {case.dtype}, narrower than a byte."),
+                ""] if shrunk.packing else []),
              *(["Controls (the same data, or empty pads or axes baked into the model, through an Identity model "
                 "instead of Pad, on the same runtime):", "",
                 *controls, ""] if controls else []),

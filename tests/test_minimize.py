@@ -488,3 +488,27 @@ def test_two_wrong_outputs_are_alike_when_equal_or_both_hold_values_from_nowhere
     assert not _alike(attempt([2, 1, 0]), case, native([1, 1, 0]), Status.OK)
     assert not _alike(attempt([7.5e30, 2, 0]), case, native([2, 1, 0]), Status.OK)
     assert not _alike(attempt([7.5e30, 2, 0]), case, native([7.5e30, 2]), Status.OK)
+
+
+@pytest.mark.parametrize("adapter, bundles", [("PackingBugAdapter", 1), ("WideBugAdapter", 2)])
+def test_failures_on_sub_byte_data_that_its_byte_wide_twin_does_not_show_are_one_bug(tmp_path, adapter, bundles):
+    """OpenVINO's CPU kernel packs uint2 wrong: a wrong shape for zero pads (defined) and an
+    answer no reading gives for a reflect pad past the axis (undefined), two distinct failures
+    of two verdicts, are one bug, since the same values as uint8 pass. A runtime wrong on uint8
+    too has no packing bug: two bundles."""
+    import ml_dtypes
+
+    from padconf.runner import Run, RunConfig
+    wide = classify(Case(spec="onnx/Pad-25", data=np.ones((2, 3), ml_dtypes.uint2), pads=[0, 0, 0, 0]))
+    crop = classify(Case(spec="onnx/Pad-25", data=np.arange(2).astype(ml_dtypes.uint2), pads=[0, 2], mode="reflect"))
+    assert (wide.kind, crop.kind) == ("defined", "ambiguous")
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + adapter]), jobs=1)
+    run.execute(run.plan(run.prepare([wide, crop])))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), FAKE + adapter, "--time-limit", "3")
+    assert code == 0
+    reports = [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
+    assert len(reports) == bundles
+    packed = [r for r in reports if "The same values as uint8 pass" in r]
+    assert len(packed) == (1 if bundles == 1 else 0)
+    if bundles == 1:
+        assert "## Variants" in reports[0]
