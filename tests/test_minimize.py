@@ -42,6 +42,16 @@ def bundle_inputs(where):
     return np.load(where / "data.npy"), np.load(where / "pads.npy").tolist()
 
 
+def planted_run_bundles(tmp_path, runtime, cases) -> list[str]:
+    """The REPORT.md of each bundle `padconf minimize` writes for a run of ``cases`` on ``runtime``."""
+    from padconf.runner import Run, RunConfig
+    run = Run(tmp_path / "run", RunConfig(runtimes=[runtime]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), runtime, "--time-limit", "3")
+    assert code == 0
+    return [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
+
+
 def large_reflect_case():
     """60 x 7 x 6 random floats; the pad of 6 on the axis of 7 is the planted trigger."""
     data = np.random.default_rng(1).standard_normal((60, 7, 6)).astype(np.float32)
@@ -448,15 +458,10 @@ def test_empty_tensors_where_folded_is_refused_are_one_check_the_run_time_path_s
     (folded) and answers both with an empty tensor at run time: two distinct failures whose
     minimal cases have different features, one check to file. A runtime that answers the empty
     tensor folded too shows no such check: two bundles."""
-    from padconf.runner import Run, RunConfig
     empty = classify(Case(spec="onnx/Pad-19", data=np.ones((2, 0), np.float32), pads=[0, 1, 0, 0], mode="edge"))
     beyond = classify(Case(spec="onnx/Pad-19", data=np.ones((3, 2), np.float32), pads=[0, 2, 0, 0], mode="reflect"))
     assert {empty.reason, beyond.reason} == {"empty_axis_nonconstant", "mirror_beyond_dim"}
-    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + adapter]), jobs=1)
-    run.execute(run.plan(run.prepare([empty, beyond])))
-    code, out = minimize(tmp_path, str(tmp_path / "run"), FAKE + adapter, "--time-limit", "3")
-    assert code == 0
-    reports = [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
+    reports = planted_run_bundles(tmp_path, FAKE + adapter, [empty, beyond])
     assert len(reports) == bundles
     skipped = [r for r in reports if "returns an empty tensor at run time for" in r.splitlines()[0]]
     if bundles == 1:
@@ -497,16 +502,10 @@ def test_failures_on_sub_byte_data_that_its_byte_wide_twin_does_not_show_are_one
     of two verdicts, are one bug, since the same values as uint8 pass. A runtime wrong on uint8
     too has no packing bug: two bundles."""
     import ml_dtypes
-
-    from padconf.runner import Run, RunConfig
     wide = classify(Case(spec="onnx/Pad-25", data=np.ones((2, 3), ml_dtypes.uint2), pads=[0, 0, 0, 0]))
     crop = classify(Case(spec="onnx/Pad-25", data=np.arange(2).astype(ml_dtypes.uint2), pads=[0, 2], mode="reflect"))
     assert (wide.kind, crop.kind) == ("defined", "ambiguous")
-    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + adapter]), jobs=1)
-    run.execute(run.plan(run.prepare([wide, crop])))
-    code, out = minimize(tmp_path, str(tmp_path / "run"), FAKE + adapter, "--time-limit", "3")
-    assert code == 0
-    reports = [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
+    reports = planted_run_bundles(tmp_path, FAKE + adapter, [wide, crop])
     assert len(reports) == bundles
     packed = [r for r in reports if "The same values as uint8 pass" in r]
     assert len(packed) == (1 if bundles == 1 else 0)
