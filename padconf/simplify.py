@@ -37,7 +37,8 @@ def _axis_pad_slots(case: Case, axis: int) -> list[int]:
 def _without_axis(case: Case, i: int) -> Case:
     n = case.data.ndim
     shape = case.data.shape[:i] + case.data.shape[i + 1:]
-    data = np.take(case.data, 0, axis=i) if case.data.shape[i] else _small_values(shape, case.dtype)
+    # a list index, so that a string element stays in an object array (a bare 0 gives a str)
+    data = np.take(case.data, [0], axis=i).reshape(shape) if case.data.shape[i] else _small_values(shape, case.dtype)
     pads, axes = list(case.pads), case.axes
     if case.axes is None and len(pads) == 2 * n:
         pads = pads[:i] + pads[i + 1:n] + pads[n:n + i] + pads[n + i + 1:]

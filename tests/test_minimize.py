@@ -322,6 +322,17 @@ def test_a_dimension_shrinks_together_with_its_pads_and_axes_go_when_they_can():
     assert [(c.axes, c.pads) for c in fewer_axes(with_axes)] == [(None, [0, 1, 0, 2]), ([], []), ([1], [1, 2])]
 
 
+def test_string_data_stays_string_data_down_to_rank_0():
+    """np.take of one string element gives a bare str, which numpy then read as <U4 ("numpy dtype
+    <U4 has no spec name"): every string failure of a run was skipped by `padconf minimize`."""
+    from padconf.simplify import fewer_dims, rank_one
+    case = Case(spec="onnx/Pad-19", data=np.array(["abcd", "ef"], dtype=object), pads=[1, 0])
+    (scalar,) = fewer_dims(case)
+    assert scalar.data.dtype == object and scalar.data.shape == () and scalar.dtype == "string"
+    assert scalar.data.item() == "abcd" and scalar.id
+    assert rank_one(scalar).data.dtype == object and rank_one(scalar).dtype == "string"
+
+
 def test_the_failure_key_masks_numbers_but_not_the_kind_of_failure():
     row = {"verdict": "wrongly-rejected", "error": "pre-pad (4) exceeds maximum allowed (3)", "kind": "defined",
            "reason": None}
