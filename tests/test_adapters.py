@@ -171,6 +171,14 @@ def test_each_runtimes_words_for_a_missing_kernel_are_read_in_one_function(modul
     assert read(says) and not read(refuses)
 
 
+def test_openvinos_string_pad_in_constant_mode_only_is_coverage_not_a_refusal():
+    """OpenVINO pads strings in constant mode only (its ONNX frontend: "Only CONSTANT pad mode is
+    supported for element::string"): no kernel for edge on strings, not a refusal of the case."""
+    from padconf.adapters.openvino_tensors import says_not_implemented
+    assert says_not_implemented("Only CONSTANT pad mode is supported for element::string")
+    assert not says_not_implemented("Check 'pads_begin.size() == arg_rank' failed")
+
+
 def test_tract_reads_the_message_chain_not_its_backtrace():
     tract = get_adapter("tract")
     exc = RuntimeError("Expect padding to be constant\n\nStack backtrace:\n 0: tract_core::unimplemented")
