@@ -11,7 +11,7 @@ import numpy as np
 
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import CaseError
-from .vocabulary import Word
+from .vocabulary import Placement, Word
 
 
 class CaseKind(Word):
@@ -170,7 +170,6 @@ class Case:
         baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
         one as a scalar), which the data's control cannot show where the data is not empty."""
         from .specs import parse_spec_id  # it builds on this module
-        from .vocabulary import Placement
         found = [("data", self.control(), placement)]
         domain, version = parse_spec_id(self.spec)
         if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):

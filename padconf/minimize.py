@@ -129,11 +129,18 @@ class IsolatedRunner:
         self.worker.timeout = self.base_timeout
         return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
 
+    def attempt_if_it_can(self, case: Case, placement: str, deadline: float | None = None,
+                          shorten: bool = False) -> Attempt | None:
+        """``attempt``, or None for a case the reference cannot take (a twin, a candidate)."""
+        try:
+            return self.attempt(case, placement, deadline, shorten)
+        except (PadconfError, ValueError, TypeError, OverflowError):
+            return None
+
     def control(self, attempt: Attempt, placement: str, deadline: float | None = None) -> dict | None:
         """The attempt's control (verdicts.control_record: its data through an Identity model,
         alone, and its empty baked pads or axes), as padconf.runner runs one for each distinct
-        failure of a run; None for a hang (its control would wait
-        as long)."""
+        failure of a run; None for a hang (its control would wait as long)."""
         if attempt.row["verdict"] == Verdict.TIMEOUT:
             return None
 
@@ -155,10 +162,8 @@ class IsolatedRunner:
         twin = repaired_twin(attempt.case, spec)
         if isinstance(twin, str):
             return False
-        try:
-            return self.attempt(twin, placement, deadline, shorten=deadline is not None).row["verdict"] in FAILURES
-        except (PadconfError, ValueError, TypeError, OverflowError):  # a twin the reference cannot take
-            return False
+        got = self.attempt_if_it_can(twin, placement, deadline, shorten=deadline is not None)
+        return got is not None and got.row["verdict"] in FAILURES
 
 
 def size_text(case: Case) -> str:
@@ -189,9 +194,8 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit:
         if candidate.id in tried or time.monotonic() >= deadline:
             return None
         tried.add(candidate.id)
-        try:
-            got = isolated.attempt(candidate, placement, deadline, shorten)
-        except (PadconfError, ValueError, TypeError, OverflowError):  # a candidate the reference cannot take
+        got = isolated.attempt_if_it_can(candidate, placement, deadline, shorten)
+        if got is None:
             return None
         found = failure_key(got.row)
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
@@ -524,12 +528,10 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: s
     if placement == Placement.FOLDED or Placement.FOLDED not in placements or output is None \
             or output.size or attempt.row["verdict"] not in (Verdict.MISMATCH, Verdict.UNEXPLAINED):
         return None
-    try:
-        folded = isolated.attempt(attempt.case, Placement.FOLDED)
-    except (PadconfError, ValueError, TypeError, OverflowError):  # a case the runtime cannot take folded
+    folded = isolated.attempt_if_it_can(attempt.case, Placement.FOLDED)
+    if folded is None or folded.row["verdict"] in FAILURES:
         return None
-    refused = folded.outcome.error is not None and folded.row["verdict"] not in FAILURES
-    return folded.outcome.error if refused else None
+    return folded.outcome.error  # None where folded gave an output
 
 
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str | None:
@@ -542,12 +544,10 @@ def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str |
     if wider is None or attempt.row["verdict"] not in FAILURES:
         return None
     dtype = numpy_dtype(wider)
-    try:
-        twin = isolated.attempt(case.with_(data=case.data.astype(dtype), constant_value=None if case.constant_value
-                                           is None else np.asarray(case.constant_value).astype(dtype)), placement)
-    except (PadconfError, ValueError, TypeError, OverflowError):  # a twin the reference cannot take
-        return None
-    return wider if twin.case.kind != CaseKind.MUST_REJECT and twin.row["verdict"] not in FAILURES else None
+    constant = None if case.constant_value is None else np.asarray(case.constant_value).astype(dtype)
+    twin = isolated.attempt_if_it_can(case.with_(data=case.data.astype(dtype), constant_value=constant), placement)
+    passes = twin is not None and twin.case.kind != CaseKind.MUST_REJECT and twin.row["verdict"] not in FAILURES
+    return wider if passes else None
 
 
 # runtimes that run onnx's own shape inference (the operator schemas') on every model they load
