@@ -15,7 +15,11 @@ import pytest
 from padconf.cases import Case
 from padconf.classify import classify
 from padconf.compile_cache import ENV, MAGIC, CompileCache, CompileFailed, CompileTimedOut, cache_key
+from padconf.examples import example_cases
+from padconf.results import result_row
 from padconf.runner import Run, RunConfig
+from padconf.specs import get_spec
+from padconf.triage import Triage, triage
 from padconf.verdicts import Verdict, judge
 from padconf.worker import Worker
 
@@ -195,6 +199,24 @@ def test_iree_gives_a_wrong_value_for_a_begin_pad_with_an_end_crop(cache_dir, pl
     verdict = judge(case, outcome)
     assert verdict.verdict == Verdict.MISMATCH, verdict
     assert outcome.output[1, 0] == 3
+
+
+@needs_iree
+def test_iree_never_finishes_compiling_pad_19s_wrap_example_known_upstream(cache_dir):
+    """iree-org/iree#24585: "The `Pad` op with `mode="wrap"` causes `iree-compile` to hang
+    indefinitely". Pad-19's wrap example test_wrap_pad (int32 [1, 3, 4, 5]) with its pads as an
+    initializer runs past the compile
+    time limit (past 400 s by hand, so the 3 s here is no race); the timeout is triaged as known
+    upstream, not a new bug to file."""
+    (case,) = [c for c in example_cases(get_spec("onnx/Pad-19")) if c.origin == "example:test_wrap_pad"]
+    worker = Worker("iree", compile_timeout=3.0)
+    try:
+        outcome, status = worker.run_alone(case, "initializers")
+    finally:
+        worker.close()
+    assert status == Verdict.TIMEOUT and "the compile did not finish within 3 s" in outcome.error
+    found, fact = triage(result_row("iree", "initializers", case, outcome, status))
+    assert found == Triage.KNOWN_UPSTREAM and fact.link.endswith("/iree-org/iree/issues/24585")
 
 
 @needs_tvm
