@@ -202,12 +202,11 @@ def test_iree_gives_a_wrong_value_for_a_begin_pad_with_an_end_crop(cache_dir, pl
 
 
 @needs_iree
-def test_iree_never_finishes_compiling_pad_19s_wrap_example_known_upstream(cache_dir):
+def test_iree_does_not_finish_compiling_pad_19s_wrap_example_known_upstream(cache_dir):
     """iree-org/iree#24585: "The `Pad` op with `mode="wrap"` causes `iree-compile` to hang
     indefinitely". Pad-19's wrap example test_wrap_pad (int32 [1, 3, 4, 5]) with its pads as an
-    initializer runs past the compile
-    time limit (past 400 s by hand, so the 3 s here is no race); the timeout is triaged as known
-    upstream, not a new bug to file."""
+    initializer runs past the compile time limit (past 400 s by hand, so the 3 s here is no
+    race); the timeout is triaged as known upstream, not a new bug to file."""
     (case,) = [c for c in example_cases(get_spec("onnx/Pad-19")) if c.origin == "example:test_wrap_pad"]
     worker = Worker("iree", compile_timeout=3.0)
     try:
