@@ -122,12 +122,19 @@ class IsolatedRunner:
         if case.kind == CaseKind.AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
             case = case.with_(kind=CaseKind.DEFINED, reason=None, interpretations={},
                               expected=case.interpretations[",".join(f"{n}={self.fixed[n]}" for n in names)])
-        if shorten and deadline is not None:  # a hang must not outlast the time limit
+        outcome, status = self._run_alone(case, placement, deadline if shorten else None)
+        return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
+
+    def _run_alone(self, case: Case, placement: str, deadline: float | None) -> tuple[Outcome, Status]:
+        """``case`` alone in a fresh worker, counted in ``tries``; with a ``deadline``, a hang
+        does not outlast it (the worker waits 0.5 s at least)."""
+        if deadline is not None:
             self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
         self.tries += 1
-        outcome, status = self.worker.run_alone(case, placement)
-        self.worker.timeout = self.base_timeout
-        return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
+        try:
+            return self.worker.run_alone(case, placement)
+        finally:
+            self.worker.timeout = self.base_timeout
 
     def attempt_if_it_can(self, case: Case, placement: str, deadline: float | None = None,
                           shorten: bool = False) -> Attempt | None:
@@ -143,16 +150,8 @@ class IsolatedRunner:
         failure of a run; None for a hang (its control would wait as long)."""
         if attempt.row["verdict"] == Verdict.TIMEOUT:
             return None
-
-        def run(control: Case, where: str) -> tuple[Outcome, Status]:
-            if deadline is not None:
-                self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
-            self.tries += 1
-            try:
-                return self.worker.run_alone(control, where)
-            finally:
-                self.worker.timeout = self.base_timeout
-        return control_record(attempt.case, placement, run)
+        return control_record(attempt.case, placement,
+                              lambda control, where: self._run_alone(control, where, deadline))
 
     def twin_fails(self, attempt: Attempt, placement: str, deadline: float | None = None) -> bool:
         """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken
