@@ -3,6 +3,8 @@
 A runtime that says it has no kernel for a case is skipped, not failed: these tests check the
 plumbing (model building, feeding, reading back), not which runtime implements what.
 """
+import os
+import subprocess
 import sys
 
 import ml_dtypes
@@ -269,3 +271,24 @@ def test_openvino_graph_key_is_equal_only_for_graphs_that_compile_alike():
     assert key(native, "folded") != key(native.with_(data=f32([[1, 3]])), "folded")
     strings_case = Case("onnx/Pad-13", strings([["a"]]), [0, 1, 0, 0], constant_value=np.array("x", dtype=object))
     assert key(strings_case) != key(strings_case.with_(constant_value=np.array("y", dtype=object)))
+
+
+def test_tract_captures_no_backtraces_in_its_processes_whatever_rust_backtrace_says():
+    """With RUST_BACKTRACE=1 (many Rust developers' setting) every tract error captured a stack
+    backtrace, tens of milliseconds a refusal, for text the adapter drops: a default tract run
+    took 131 lane-s instead of 35. The adapter turns backtraces off where it imports tract."""
+    pytest.importorskip("tract")
+    script = ("from padconf.adapters import get_adapter\n"
+              "from padconf.cases import Case\n"
+              "from padconf.onnx_model import build_model\n"
+              "import ml_dtypes, numpy as np\n"
+              "from padconf.adapters.tract import _load\n"
+              "assert get_adapter('tract').available() is None\n"
+              "case = Case(spec='onnx/Pad-19', data=np.zeros((2, 3), ml_dtypes.bfloat16), pads=[0, 1, 0, 1])\n"
+              "try:\n"
+              "    _load(build_model(case, 'initializers').SerializeToString())\n"
+              "except Exception as exc:\n"
+              "    print('Unknown DatumType' in str(exc), 'backtrace' in str(exc).lower())\n")
+    env = {**os.environ, "RUST_BACKTRACE": "1", "RUST_LIB_BACKTRACE": "1"}
+    done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
+    assert done.stdout.split() == ["True", "False"], done.stderr

@@ -3,6 +3,7 @@ builds. A Rust panic aborts the whole process (e.g. on negative pads): the worke
 turns it into a crash verdict, and the panic's message arrives on stderr as its last words."""
 from __future__ import annotations
 
+import os
 import re
 import tempfile
 
@@ -40,6 +41,13 @@ class TractAdapter(Adapter):
     # tract's ONNX Pad takes pads, constant_value and axes as constants only ("Expect padding to
     # be constant", "Axes must be a constant"): there is no run-time-fed placement to test
     placements = (Placement.INITIALIZERS,)
+
+    def available(self) -> str | None:
+        # With RUST_BACKTRACE set (as many Rust developers have it), every tract error captures a
+        # stack backtrace and every panic prints one, a byte a write: tens of milliseconds each,
+        # for text that _message and the crash's last words drop. Off in tract's processes only.
+        os.environ["RUST_BACKTRACE"] = os.environ["RUST_LIB_BACKTRACE"] = "0"
+        return super().available()
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if dtype == "string":  # tract's numpy conversion has no object arrays
