@@ -4,7 +4,9 @@ An entry is keyed by everything its bytes depend on: the converted graph (the co
 of the Pad model, as text), the compiler's version, its target and its flags. It lives in one
 folder, ``$PADCONF_COMPILE_CACHE`` (default ``$XDG_CACHE_HOME/padconf/compile`` or
 ``~/.cache/padconf/compile``; ``none`` turns the cache off), so a second identical run, a gate
-or a minimize on the same machine compiles nothing it compiled before.
+or a minimize on the same machine compiles nothing it compiled before. Converting the model
+into that IR takes milliseconds a case, most of a warm run: a second kind of entry links the
+model's own bytes (and the versions the conversion depends on) to the converted graph's key.
 
 What a compile ends in is kept, not only its output: a compiler's refusal (``CompileFailed``)
 is as deterministic as its output, and a compile that ran out of its time limit
@@ -22,14 +24,21 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+T = TypeVar("T")
 
 ENV = "PADCONF_COMPILE_CACHE"
 MAGIC = b"padconf-compile-cache 1\n"
 MAX_ENTRY_BYTES = 256 << 20  # a Pad model compiles to kilobytes; a larger file is not ours
 _MODULE, _FAILED, _TIMED_OUT = b"M", b"E", b"T"  # an entry's first byte: what the compile ended in
+_LINK = b"L"  # ... or the key of the entry that holds it (CompileCache.converted_key)
+_KEY = re.compile(r"[0-9a-f]{64}")
 
 
 class CompileFailed(Exception):
@@ -111,6 +120,21 @@ class CompileCache:
             os.replace(tmp, path)
         except OSError:
             Path(tmp).unlink(missing_ok=True)
+
+    def converted_key(self, source_key: str, convert: Callable[[], tuple[str, T]]) -> tuple[str, T | None]:
+        """``(key, converted)`` for a compiler input that must be converted to be keyed (an ONNX
+        model, imported into the compiler's IR): ``convert()`` gives the converted graph and its
+        entry's key, and the cache links ``source_key`` (the input's own bytes and every version
+        the conversion depends on) to that key, so that a later run looks the key up instead
+        (``converted`` is then None; convert again only to compile). Only for a conversion as
+        deterministic as a compile."""
+        entry = self.get(source_key)
+        linked = entry[1:].decode(errors="replace") if entry is not None and entry[:1] == _LINK else ""
+        if _KEY.fullmatch(linked):
+            return linked, None
+        key, converted = convert()
+        self.put(source_key, _LINK + key.encode())
+        return key, converted
 
     def fetch(self, key: str, build, limit: float) -> bytes:
         """The compiled bytes for ``key``, from the cache or from ``build()``, which returns them

@@ -39,6 +39,11 @@ def _entries(root):
     return sorted(root.glob("*/*.bin"))
 
 
+def _compiled(root):
+    """The entries that hold what a compile ended in, not links from a model to them."""
+    return [p for p in _entries(root) if CompileCache(root).get(p.stem)[:1] != b"L"]
+
+
 # ---------------------------------------------------------------- the cache itself
 
 
@@ -87,6 +92,25 @@ def test_a_refusal_is_kept_and_a_time_out_is_kept_with_its_limit(tmp_path):
     with pytest.raises(CompileTimedOut, match="earlier attempt"):  # the same or a shorter limit: not waited for again
         cache.fetch(cache_key("slow"), lambda: pytest.fail("compiled again within a limit it ran out of"), 30)
     assert cache.fetch(cache_key("slow"), lambda: b"done in 100 s", 600) == b"done in 100 s"  # a longer one tries
+
+
+def test_a_converted_input_is_linked_to_its_key_and_a_bad_link_converts_again(tmp_path):
+    cache = CompileCache(tmp_path)
+    converted = []
+
+    def convert():
+        converted.append(1)
+        return cache_key("imported graph"), "imported graph"
+
+    assert cache.converted_key(cache_key("onnx bytes"), convert) == (cache_key("imported graph"), "imported graph")
+    assert cache.converted_key(cache_key("onnx bytes"), convert) == (cache_key("imported graph"), None)
+    assert len(converted) == 1  # the second time the link gave the key
+    cache.put(cache_key("onnx bytes"), b"L../../elsewhere")  # a whole entry, but no key: never a path
+    assert cache.converted_key(cache_key("onnx bytes"), convert) == (cache_key("imported graph"), "imported graph")
+    (link,) = [p for p in _entries(tmp_path) if p.stem == cache_key("onnx bytes")]
+    link.write_bytes(link.read_bytes()[:-3])  # torn
+    assert cache.converted_key(cache_key("onnx bytes"), convert)[1] == "imported graph"
+    assert len(converted) == 3 and cache.rebuilt == 1
 
 
 def _write_many(root: str, payload: bytes) -> None:
@@ -167,16 +191,16 @@ def _run_alone(runtime: str, case: Case, placement: str):
 def test_iree_runs_what_its_cache_holds_and_rebuilds_a_corrupt_entry(cache_dir):
     """Case a's entry is replaced by case b's (a whole, valid entry): a fresh worker that reads
     the cache runs b's module on a's input, which one that compiled again would not. A torn
-    entry is compiled again, never run."""
+    entry is compiled again, never run, although the link from a's model to it is whole."""
     data = np.arange(6, dtype=np.float32).reshape(2, 3)
     a = _case(data, [1, 0, 0, 2], constant_value=np.float32(7))
     b = _case(data, [0, 1, 1, 0], constant_value=np.float32(7))
     outcome, status = _run_alone("iree", a, "initializers")
     assert (status, judge(a, outcome).verdict) == ("ok", Verdict.PASS)
-    (entry_a,) = _entries(cache_dir)
+    (entry_a,) = _compiled(cache_dir)
     outcome, _ = _run_alone("iree", b, "initializers")
     assert judge(b, outcome).verdict == Verdict.PASS
-    (entry_b,) = set(_entries(cache_dir)) - {entry_a}
+    (entry_b,) = set(_compiled(cache_dir)) - {entry_a}
     entry_a.write_bytes(entry_b.read_bytes())
     outcome, _ = _run_alone("iree", a, "initializers")
     np.testing.assert_array_equal(outcome.output, b.expected)  # b's module: read from the cache
@@ -184,6 +208,30 @@ def test_iree_runs_what_its_cache_holds_and_rebuilds_a_corrupt_entry(cache_dir):
     outcome, _ = _run_alone("iree", a, "initializers")
     assert judge(a, outcome).verdict == Verdict.PASS
     assert CompileCache(cache_dir).get(entry_a.stem) not in (None, CompileCache(cache_dir).get(entry_b.stem))
+
+
+@needs_iree
+def test_a_warm_iree_run_neither_imports_nor_compiles(cache_dir, monkeypatch):
+    """The model's bytes are linked to its import's entry: a second adapter (a later run's) runs
+    the case from the cache alone."""
+    from padconf.adapters import get_adapter, iree
+    case = _case(np.arange(6, dtype=np.float32).reshape(2, 3), [1, 0, 0, 2], constant_value=np.float32(7))
+    assert judge(case, get_adapter("iree").run(case, "initializers")).verdict == Verdict.PASS
+    monkeypatch.setattr(iree, "_import", lambda model: pytest.fail("imported again"))
+    monkeypatch.setattr(iree.IreeAdapter, "_compile", lambda self, text: pytest.fail("compiled again"))
+    assert judge(case, get_adapter("iree").run(case, "initializers")).verdict == Verdict.PASS
+
+
+@needs_tvm
+def test_a_warm_tvm_run_neither_converts_nor_compiles(cache_dir, monkeypatch):
+    import tvm.relax.frontend.onnx
+
+    from padconf.adapters import get_adapter
+    case = _case(np.arange(6, dtype=np.float32).reshape(2, 3), [1, 0, 0, 2], constant_value=np.float32(7))
+    assert judge(case, get_adapter("tvm").run(case, "initializers")).verdict == Verdict.PASS
+    monkeypatch.setattr(tvm.relax.frontend.onnx, "from_onnx", lambda *a, **k: pytest.fail("converted again"))
+    monkeypatch.setattr(tvm, "compile", lambda *a, **k: pytest.fail("compiled again"))
+    assert judge(case, get_adapter("tvm").run(case, "initializers")).verdict == Verdict.PASS
 
 
 @needs_iree
@@ -228,6 +276,18 @@ def test_tvm_reads_outside_its_input_for_a_reflect_pad_as_long_as_the_axis():
     outcome, status = _run_alone("tvm", case, "initializers")
     assert status == "ok" and outcome.output is not None and outcome.output.shape == (3, 4)
     assert not np.isin(outcome.output, data).all()
+
+
+@needs_tvm
+def test_tvm_folded_cases_that_differ_only_in_their_data_do_not_share_an_entry(cache_dir):
+    """TVMScript leaves a folded tensor out ("Metadata omitted"): keyed by the text alone, the
+    second case ran the first one's library and was judged a mismatch holding the first's data."""
+    data = np.arange(6, dtype=np.float32).reshape(2, 3)
+    for values in (data, data + 10):
+        case = _case(values, [0, 1, 0, 1])
+        outcome, status = _run_alone("tvm", case, "folded")
+        assert status == "ok" and judge(case, outcome).verdict == Verdict.PASS, outcome
+    assert len(_compiled(cache_dir)) == 2
 
 
 @needs_tvm

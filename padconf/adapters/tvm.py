@@ -2,10 +2,10 @@
 ``tvm.relax.frontend.onnx.from_onnx``, compiled by ``tvm.compile`` (Relax's default pipeline)
 for a target, run by Relax's virtual machine.
 
-The conversion is redone for every case (it is under test, and takes milliseconds); the shared
-library ``tvm.compile`` makes of the converted module is kept in the persistent compile cache
-(padconf.compile_cache), keyed by the module's TVMScript text, TVM's version, the target and the
-flags. Compiling happens inside the worker, so a compile that hangs past the compile time limit
+The shared library ``tvm.compile`` makes of the converted module is kept in the persistent
+compile cache (padconf.compile_cache), keyed by the module's TVMScript text and constants, TVM's
+version and the target; the ONNX model's own bytes are linked to that key, so that a warm run neither
+converts nor compiles. Compiling happens inside the worker, so a compile that hangs past the compile time limit
 ends with the worker.
 """
 from __future__ import annotations
@@ -31,6 +31,24 @@ def says_not_implemented(text: str) -> bool:
     read back from the cache has no type left), and the frontend raises plain ValueError or
     TVMError for a refused case and a missing one alike."""
     return bool(_NOT_IMPLEMENTED.search(text))
+
+
+def _graph_parts(module) -> list[str | bytes]:
+    """What a converted module's compile depends on: its TVMScript text, and the tensor
+    constants (folded data, an initializer) that the text leaves out as "metadata omitted"
+    (``script(show_meta=True)``, which would print them, crashes TVM 0.27), as bytes, in order.
+    Keyed by the text alone, folded cases that differ only in their data shared one entry."""
+    import numpy as np
+    from tvm import relax
+    from tvm.ir.expr import GenericConst
+
+    constants: list[GenericConst] = []
+    for var in sorted(module.functions, key=lambda v: v.name_hint):
+        if isinstance(module[var], relax.Function):
+            relax.analysis.post_order_visit(
+                module[var], lambda e: constants.append(e) if isinstance(e, GenericConst) else None)
+    arrays = [np.ascontiguousarray(c.value.numpy()) for c in constants]
+    return [module.script(), *(f"{a.dtype}{a.shape}".encode() + a.tobytes() for a in arrays)]
 
 
 class TvmAdapter(Adapter):
@@ -72,14 +90,20 @@ class TvmAdapter(Adapter):
         from tvm import relax
         from tvm.relax.frontend.onnx import from_onnx
 
-        module = from_onnx(onnx.load_model_from_string(model), keep_params_in_input=False)
-        key = cache_key(module.script(), tvm.__version__, self.target)
+        def convert():
+            module = from_onnx(onnx.load_model_from_string(model), keep_params_in_input=False)
+            return cache_key(*_graph_parts(module), tvm.__version__, self.target), module
+
+        # conversion is deterministic given the ONNX bytes and TVM's and onnx's versions
+        key, module = self._cache.converted_key(
+            cache_key(b"onnx", model, onnx.__version__, tvm.__version__, self.target), convert)
 
         def compile_library() -> bytes:
             with tempfile.TemporaryDirectory() as tmp:
                 path = os.path.join(tmp, "model.so")
                 try:
-                    tvm.compile(module, target=tvm.target.Target(self.target)).export_library(path)
+                    graph = convert()[1] if module is None else module  # linked earlier: not converted yet
+                    tvm.compile(graph, target=tvm.target.Target(self.target)).export_library(path)
                 except MemoryError:  # the worker's cap, not TVM's verdict on the model
                     raise
                 except Exception as exc:  # TVM's refusal: as deterministic as its output
