@@ -221,8 +221,8 @@ def equal_elements(a: np.ndarray, b: np.ndarray, compare: str = "bits") -> np.nd
     itemsize = fa.dtype.itemsize
     same = fa.view(_BITS_VIEW[itemsize]) == fb.view(_BITS_VIEW[itemsize])
     if compare != "exact":
-        wide_a, wide_b = fa.astype(np.float64), fb.astype(np.float64)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore"):  # casting a signalling NaN (bfloat16 0x7f81) warns
+            wide_a, wide_b = fa.astype(np.float64), fb.astype(np.float64)
             same |= np.isnan(wide_a) & np.isnan(wide_b)
             if compare == "numbers":
                 same |= wide_a == wide_b

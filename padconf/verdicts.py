@@ -143,7 +143,8 @@ def element_bits(a: np.ndarray) -> set:
 
 def _is_nan(x) -> bool:
     try:
-        return bool(np.isnan(np.complex128(x)))
+        with np.errstate(invalid="ignore"):  # casting a signalling NaN (bfloat16 0x7f81) warns
+            return bool(np.isnan(np.complex128(x)))
     except (TypeError, ValueError):
         return False
 

@@ -75,3 +75,17 @@ def test_a_changed_nan_payload_or_zero_sign_is_a_low_severity_mismatch_of_its_ow
     assert (wrong.difference, wrong.detail) == ("values", "values differ first at [1] (values the expected output "
                                                           "lacks): float32(1.0) instead of float32(-0.0)")
     assert judge(c, Outcome(c.expected.copy())).verdict == "pass"
+
+
+def test_judging_a_bfloat16_signalling_nan_warns_nothing():
+    """Casting bfloat16's signalling NaNs (0x7f81 to 0x7fbf) to float64 raises numpy's "invalid
+    value encountered in cast": a run of the compilers printed it on padconf's own stderr."""
+    import warnings
+
+    import ml_dtypes
+    signalling = np.array([0x7F81, 0x3F80], np.uint16).view(ml_dtypes.bfloat16)
+    c = case(data=np.array([1.0, 2.0], ml_dtypes.bfloat16), pads=[0, 0])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        v = judge(c, Outcome(signalling))
+    assert v.verdict == "mismatch" and "nan (0x7f81)" in v.detail, v
