@@ -11,7 +11,11 @@ With --compare PROFILE it instead runs PROFILE serially twice and once in parall
 and counts, per runtime, the verdicts that differ: 0 for the runtimes that answer each case
 alike whatever ran before; OpenVINO's failures depend on what ran before in its process.
 
+With --runtime it runs those (e.g. all seven implementations; the compilers use the compile cache
+padconf would, ``$PADCONF_COMPILE_CACHE``: warm it with a first run, see bench_compilers.py).
+
 Run: python benchmarks/bench_run.py [--profile ci default] [--jobs N] [--seed 0 1 2 3 4] [--compare ci]
+     [--runtime NAME ...] [--compile-timeout S]
 """
 from __future__ import annotations
 
@@ -23,17 +27,21 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 TARGETS = {"ci": 25, "default": 120}
 PEAK_RSS_MB, RUN_DIR_MB = 300, 30
 
 
-def run(profile: str, jobs: int | None, seed: int) -> dict:
+def run(profile: str, jobs: int | None, seed: int, runtimes: Sequence[str] = (), extra: Sequence[str] = ()) -> dict:
     out = Path(tempfile.mkdtemp(prefix=f"padconf-bench-{profile}-")) / "run"
-    cmd = [sys.executable, "-m", "padconf.cli", "run", "--profile", profile, "--seed", str(seed), "--out", str(out)]
+    cmd = [sys.executable, "-m", "padconf.cli", "run", "--profile", profile, "--seed", str(seed), "--out", str(out),
+           *extra]
     if jobs:
         cmd += ["--jobs", str(jobs)]
+    for name in runtimes:
+        cmd += ["--runtime", name]
     started, cpu_before = time.monotonic(), _children_cpu()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     wall, cpu = time.monotonic() - started, _children_cpu() - cpu_before
@@ -81,6 +89,9 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None, help="lanes (default: one per core)")
     parser.add_argument("--seed", type=int, nargs="+", default=[0], help="one run per seed (default: 0)")
     parser.add_argument("--compare", metavar="PROFILE", help="serial twice and parallel once: verdicts that differ")
+    parser.add_argument("--runtime", nargs="+", default=[], help="these runtimes (default: the run's default ones)")
+    parser.add_argument("--compile-timeout", help="passed to padconf run (a warm compile cache keeps time-outs "
+                        "per limit: give a warm run the limit its cold run had)")
     args = parser.parse_args()
     if args.compare:
         return compare(args.compare, args.seed[0])
@@ -91,7 +102,8 @@ def main() -> None:
     figures = []
     for p in args.profile:
         for seed in args.seed:
-            f = run(p, args.jobs, seed)
+            f = run(p, args.jobs, seed, args.runtime,
+                    ["--compile-timeout", args.compile_timeout] if args.compile_timeout else [])
             figures.append(f)
             print(f"| {f['profile']} | {seed} | {f['wall']:.1f} | {TARGETS.get(f['profile'], '')} | {f['cpu']:.1f} | "
                   f"{f['cpu'] / cores:.1f} | {f['results']} | "
