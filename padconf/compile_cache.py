@@ -9,8 +9,9 @@ into that IR takes milliseconds a case, most of a warm run: a second kind of ent
 model's own bytes (and the versions the conversion depends on) to the converted graph's key.
 
 What a compile ends in is kept, not only its output: a compiler's refusal (``CompileFailed``)
-is as deterministic as its output, and a compile that ran out of its time limit
-(``CompileTimedOut``) is kept with that limit, so a later run with the same or a shorter limit
+is as deterministic as its output, a compiler that died of a signal (``CompileCrashed``) is kept
+as that crash, and a compile that ran out of its time limit (``CompileTimedOut``) is kept with
+that limit, so a later run with the same or a shorter limit
 does not wait for it again (a longer limit compiles again; ``padconf compile-cache --clear``
 forgets everything).
 
@@ -36,7 +37,7 @@ T = TypeVar("T")
 ENV = "PADCONF_COMPILE_CACHE"
 MAGIC = b"padconf-compile-cache 1\n"
 MAX_ENTRY_BYTES = 256 << 20  # a Pad model compiles to kilobytes; a larger file is not ours
-_MODULE, _FAILED, _TIMED_OUT = b"M", b"E", b"T"  # an entry's first byte: what the compile ended in
+_MODULE, _FAILED, _TIMED_OUT, _CRASHED = b"M", b"E", b"T", b"C"  # an entry's first byte: what the compile ended in
 _LINK = b"L"  # ... or the key of the entry that holds it (CompileCache.converted_key)
 _KEY = re.compile(r"[0-9a-f]{64}")
 
@@ -45,13 +46,28 @@ class CompileFailed(Exception):
     """The compiler refused the model; the message is its diagnostics, one line."""
 
 
-class CompileTimedOut(Exception):
-    """The compile ran past its time limit of ``seconds``. Not an adapter's refusal: the worker
-    reports it as a timeout."""
+_EARLIER = " (an earlier attempt's, kept in the compile cache)"
+
+
+class CompileDied(Exception):
+    """The compiler came to no answer: not an adapter's refusal of the model, but a verdict of
+    its own that the worker reports (a timeout or a crash), as it would the runtime's."""
+
+
+class CompileTimedOut(CompileDied):
+    """The compile ran past its time limit of ``seconds``."""
 
     def __init__(self, seconds: float, cached: bool = False):
         super().__init__(f"the compile did not finish within {seconds:g} s (the compile time limit)"
-                         + (" (an earlier attempt's, kept in the compile cache)" if cached else ""))
+                         + (_EARLIER if cached else ""))
+
+
+class CompileCrashed(CompileDied):
+    """The compiler, a subprocess, was killed by a signal (a segfault, glibc's abort on a
+    corrupt heap): ``why`` says which, and its last words."""
+
+    def __init__(self, why: str, cached: bool = False):
+        super().__init__(why + (_EARLIER if cached else ""))
 
 
 def default_root() -> Path | None:
@@ -138,8 +154,9 @@ class CompileCache:
 
     def fetch(self, key: str, build, limit: float) -> bytes:
         """The compiled bytes for ``key``, from the cache or from ``build()``, which returns them
-        or raises CompileFailed / CompileTimedOut; either end is kept and raised again by later
-        fetches (a time-out only for a ``limit`` no longer than the one it ran out of)."""
+        or raises CompileFailed / CompileCrashed / CompileTimedOut; each end is kept and raised
+        again by later fetches (a time-out only for a ``limit`` no longer than the one it ran out
+        of)."""
         entry = self.get(key)
         if entry is not None:
             tag, body = entry[:1], entry[1:]
@@ -149,10 +166,15 @@ class CompileCache:
                 raise CompileFailed(body.decode(errors="replace"))
             if tag == _TIMED_OUT and float(body) >= limit:
                 raise CompileTimedOut(float(body), cached=True)
+            if tag == _CRASHED:
+                raise CompileCrashed(body.decode(errors="replace"), cached=True)
         try:
             payload = build()
         except CompileFailed as exc:
             self.put(key, _FAILED + str(exc).encode())
+            raise
+        except CompileCrashed as exc:
+            self.put(key, _CRASHED + str(exc).encode())
             raise
         except CompileTimedOut:
             self.put(key, _TIMED_OUT + repr(float(limit)).encode())

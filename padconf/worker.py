@@ -197,7 +197,7 @@ class Worker:
                 return None, proc.death(), Status.CRASH
             reply = json.loads(line)
             return ((None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]),
-                    reply["error"], Status.OK)
+                    reply["error"], Status(reply["status"]))  # a compile that died: TIMEOUT or CRASH
         finally:
             self._retire_process()
 

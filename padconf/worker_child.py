@@ -20,8 +20,9 @@ import socket
 import sys
 import time
 
-from .adapters import CompileTimedOut, Outcome, error_text, get_adapter
+from .adapters import Outcome, error_text, get_adapter
 from .cases import Case
+from .compile_cache import CompileDied, CompileTimedOut
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import PadconfError
 from .reaper import PR_SET_PDEATHSIG, prctl
@@ -69,6 +70,8 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                                             {k: decode_array(v) for k, v in request["feeds"].items()})
                 send({"status": Status.OK, "error": None,
                       "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
+            except CompileDied as exc:
+                send({"status": _died(exc), "error": str(exc), "outputs": None})
             except Exception as exc:
                 send({"status": Status.OK, "error": error_text(exc), "outputs": None})
             continue
@@ -79,8 +82,8 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             started = time.perf_counter()
             try:
                 outcome = adapter.run(case, request["placement"])
-            except CompileTimedOut as exc:  # the adapter's own compile limit, e.g. iree-compile's subprocess
-                send({"status": Status.TIMEOUT, "error": str(exc)})
+            except CompileDied as exc:  # e.g. iree-compile's subprocess, past the compile limit or killed
+                send({"status": _died(exc), "error": str(exc)})
                 os._exit(0)
             except MemoryError:
                 send({"status": Status.CRASH, "error": f"out of memory (worker cap {memory_mb} MB)"})
@@ -90,6 +93,10 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             send({"status": Status.OK, "error": outcome.error, "not_implemented": outcome.not_implemented,
                   "output": _encode_output(outcome), "printed": _printed_since(marks),
                   "seconds": round(time.perf_counter() - started, 4)})
+
+
+def _died(exc: CompileDied) -> Status:
+    return Status.TIMEOUT if isinstance(exc, CompileTimedOut) else Status.CRASH
 
 
 def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:

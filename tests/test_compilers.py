@@ -250,6 +250,22 @@ def test_iree_gives_a_wrong_value_for_a_begin_pad_with_an_end_crop(cache_dir, pl
 
 
 @needs_iree
+def test_iree_compile_killed_by_a_signal_is_a_crash_not_a_refusal(cache_dir):
+    """Pad-2: "`pads` rank should be double of the input's rank"; a pads attribute of one value
+    for one axis must be rejected, and iree-compile 3.13 segfaults on it. A compiler killed by a
+    signal has not rejected anything: the verdict is crash (it was pass), and the compile cache
+    keeps it as a crash."""
+    case = classify(Case(spec="onnx/Pad-2", data=np.arange(5, dtype=np.float32), pads=[1], mode="edge"))
+    assert case.kind == "must-reject"
+    for attempt in ("compiled", "from the cache"):
+        outcome, status = _run_alone("iree", case, "initializers")
+        assert status == Verdict.CRASH, (attempt, outcome)
+        assert outcome.error.startswith("iree-compile killed by SIGSEGV"), (attempt, outcome)
+        assert judge(case, outcome, status).verdict == Verdict.CRASH
+    assert outcome.error.endswith("(an earlier attempt's, kept in the compile cache)")
+
+
+@needs_iree
 def test_iree_does_not_finish_compiling_pad_19s_wrap_example_known_upstream(cache_dir):
     """iree-org/iree#24585: "The `Pad` op with `mode="wrap"` causes `iree-compile` to hang
     indefinitely". Pad-19's wrap example test_wrap_pad (int32 [1, 3, 4, 5]) with its pads as an

@@ -17,7 +17,7 @@ import importlib.metadata
 from dataclasses import dataclass
 
 from ..cases import Case
-from ..compile_cache import CompileTimedOut
+from ..compile_cache import CompileDied
 from ..errors import PadconfError
 from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from ..specs import parse_spec_id
@@ -91,7 +91,7 @@ class Adapter:
                 if self.compiles_ahead and self.announce_build:
                     self.announce_build()
                 self._models[key] = build()
-            except CompileTimedOut:
+            except CompileDied:
                 raise
             except Exception as exc:
                 self._models[key] = self.refusal(exc)

@@ -11,12 +11,21 @@ so a compile that hangs past the compile time limit ends with the worker.
 from __future__ import annotations
 
 import re
+import signal
 import subprocess
 
 import numpy as np
 
 from ..cases import Case
-from ..compile_cache import CompileCache, CompileFailed, CompileTimedOut, cache_key, default_root
+from ..compile_cache import (
+    CompileCache,
+    CompileCrashed,
+    CompileDied,
+    CompileFailed,
+    CompileTimedOut,
+    cache_key,
+    default_root,
+)
 from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal, error_text
 
@@ -106,6 +115,9 @@ class IreeAdapter(Adapter):
             said = done.stderr.decode(errors="replace")
             # its error lines once each (it repeats one per dispatch), not its notes and warnings
             errors = list(dict.fromkeys(line for line in said.splitlines() if "error:" in line))
+            if done.returncode < 0:  # a signal: a segfault or an abort, no refusal of the model
+                raise CompileCrashed(f"iree-compile killed by {signal.Signals(-done.returncode).name}: "
+                                     + " ".join(said.split())[:300])
             raise CompileFailed(f"iree-compile exited with {done.returncode}: " + " ".join(errors or said.split()))
         return done.stdout
 
@@ -156,7 +168,7 @@ class IreeAdapter(Adapter):
                 return function.outcome()
             out = function(*feeds(case, placement).values())
             return Outcome(output=np.asarray(out.to_host()))
-        except CompileTimedOut:
+        except CompileDied:
             raise
         except Exception as exc:
             return self.refusal(exc).outcome()
