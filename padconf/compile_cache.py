@@ -55,11 +55,13 @@ class CompileDied(Exception):
 
 
 class CompileTimedOut(CompileDied):
-    """The compile ran past its time limit of ``seconds``."""
+    """The compile ran past its time limit of ``seconds``; ``said``: what the compiler had
+    written by then (iree-compile's "double free or corruption" before its crash handler hung)."""
 
-    def __init__(self, seconds: float, cached: bool = False):
+    def __init__(self, seconds: float, cached: bool = False, said: str = ""):
+        self.said = said
         super().__init__(f"the compile did not finish within {seconds:g} s (the compile time limit)"
-                         + (_EARLIER if cached else ""))
+                         + (f"; it had said: {said}" if said else "") + (_EARLIER if cached else ""))
 
 
 class CompileCrashed(CompileDied):
@@ -164,8 +166,10 @@ class CompileCache:
                 return body
             if tag == _FAILED:
                 raise CompileFailed(body.decode(errors="replace"))
-            if tag == _TIMED_OUT and float(body) >= limit:
-                raise CompileTimedOut(float(body), cached=True)
+            if tag == _TIMED_OUT:  # its limit, and what the compiler had said by then
+                seconds, _, said = body.partition(b"\n")
+                if float(seconds) >= limit:
+                    raise CompileTimedOut(float(seconds), cached=True, said=said.decode(errors="replace"))
             if tag == _CRASHED:
                 raise CompileCrashed(body.decode(errors="replace"), cached=True)
         try:
@@ -176,8 +180,8 @@ class CompileCache:
         except CompileCrashed as exc:
             self.put(key, _CRASHED + str(exc).encode())
             raise
-        except CompileTimedOut:
-            self.put(key, _TIMED_OUT + repr(float(limit)).encode())
+        except CompileTimedOut as exc:
+            self.put(key, _TIMED_OUT + repr(float(limit)).encode() + b"\n" + exc.said.encode())
             raise
         self.put(key, _MODULE + payload)
         return payload

@@ -266,6 +266,25 @@ def test_iree_compile_killed_by_a_signal_is_a_crash_not_a_refusal(cache_dir):
 
 
 @needs_iree
+def test_iree_compile_corrupting_its_heap_says_so_whether_it_hangs_or_dies(cache_dir):
+    """float32 [7, 16] reflect-padded [0, 1, 6, -16], folded (reduced by hand from a default
+    run's [120, 92] uint16): iree-compile 3.13 prints glibc's "double free or corruption", then
+    usually hangs in its crash handler (past 150 s by hand), sometimes dies of SIGABRT. Either
+    way the verdict says what it said, so that the hang is not taken for a slow compile; the
+    time-out kept in the compile cache says it again."""
+    case = _case(np.arange(112, dtype=np.float32).reshape(7, 16), [0, 1, 6, -16], mode="reflect")
+    worker = Worker("iree", compile_timeout=15.0)
+    try:
+        for attempt in ("compiled", "from the cache"):
+            outcome, status = worker.run_alone(case, "folded")
+            assert status in (Verdict.TIMEOUT, Verdict.CRASH), (attempt, outcome)
+            assert "double free or corruption" in outcome.error, (attempt, outcome)
+    finally:
+        worker.close()
+    assert outcome.error.endswith("(an earlier attempt's, kept in the compile cache)")
+
+
+@needs_iree
 def test_iree_does_not_finish_compiling_pad_19s_wrap_example_known_upstream(cache_dir):
     """iree-org/iree#24585: "The `Pad` op with `mode="wrap"` causes `iree-compile` to hang
     indefinitely". Pad-19's wrap example test_wrap_pad (int32 [1, 3, 4, 5]) with its pads as an

@@ -108,9 +108,10 @@ class IreeAdapter(Adapter):
             command = build_compile_command_line("-", saver, options)
         try:
             done = subprocess.run(command, input=text.encode(), capture_output=True, timeout=self.compile_timeout)
-        except subprocess.TimeoutExpired:
+        except subprocess.TimeoutExpired as exc:
             assert self.compile_timeout is not None  # only a run with a limit times out
-            raise CompileTimedOut(self.compile_timeout) from None
+            said = " ".join((exc.stderr or b"").decode(errors="replace").split())[:300]
+            raise CompileTimedOut(self.compile_timeout, said=said) from None
         if done.returncode:
             said = done.stderr.decode(errors="replace")
             # its error lines once each (it repeats one per dispatch), not its notes and warnings
