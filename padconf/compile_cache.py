@@ -35,7 +35,9 @@ from typing import TypeVar
 T = TypeVar("T")
 
 ENV = "PADCONF_COMPILE_CACHE"
-MAGIC = b"padconf-compile-cache 1\n"
+# 2: a compiler killed by a signal is kept as a crash (1 kept it as a refusal), a time-out keeps
+# what was said, TVM's keys hold constants: entries of 1 are rebuilt, as corrupt ones are.
+MAGIC = b"padconf-compile-cache 2\n"
 MAX_ENTRY_BYTES = 256 << 20  # a Pad model compiles to kilobytes; a larger file is not ours
 _MODULE, _FAILED, _TIMED_OUT, _CRASHED = b"M", b"E", b"T", b"C"  # an entry's first byte: what the compile ended in
 _LINK = b"L"  # ... or the key of the entry that holds it (CompileCache.converted_key)
