@@ -11,9 +11,8 @@ model's own bytes (and the versions the conversion depends on) to the converted 
 What a compile ends in is kept, not only its output: a compiler's refusal (``CompileFailed``)
 is as deterministic as its output, a compiler that died of a signal (``CompileCrashed``) is kept
 as that crash, and a compile that ran out of its time limit (``CompileTimedOut``) is kept with
-that limit, so a later run with the same or a shorter limit
-does not wait for it again (a longer limit compiles again; ``padconf compile-cache --clear``
-forgets everything).
+that limit, so a later run with the same or a shorter limit does not wait for it again (a
+longer limit compiles again; ``padconf compile-cache --clear`` forgets everything).
 
 Lanes and runs share the folder: an entry is written to a temporary file beside it and renamed
 into place, so a reader sees a whole entry or none. Each entry carries the SHA-256 of its bytes;

@@ -5,8 +5,9 @@
 What ``iree-compile`` makes of the imported module (torch-mlir's onnx dialect) is kept in the
 persistent compile cache (padconf.compile_cache), keyed by the module's text, IREE's version,
 the backend and the flags; the ONNX model's own bytes are linked to that key, so that a warm
-run neither imports nor compiles. ``iree-compile`` runs as a child of the worker, in its process group,
-so a compile that hangs past the compile time limit ends with the worker.
+run neither imports nor compiles. ``iree-compile`` runs as a child of the worker, in its
+process group, so a compile that hangs past the compile time limit ends with the worker; one
+killed by a signal is a crash, not a refusal.
 """
 from __future__ import annotations
 

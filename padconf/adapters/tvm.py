@@ -3,10 +3,10 @@
 for a target, run by Relax's virtual machine.
 
 The shared library ``tvm.compile`` makes of the converted module is kept in the persistent
-compile cache (padconf.compile_cache), keyed by the module's TVMScript text and constants, TVM's
-version and the target; the ONNX model's own bytes are linked to that key, so that a warm run neither
-converts nor compiles. Compiling happens inside the worker, so a compile that hangs past the compile time limit
-ends with the worker.
+compile cache (padconf.compile_cache), keyed by the module's TVMScript text and constants,
+TVM's version and the target; the ONNX model's own bytes are linked to that key, so that a
+warm run neither converts nor compiles. Compiling happens inside the worker, so a compile that
+hangs past the compile time limit, or crashes, ends with the worker.
 """
 from __future__ import annotations
 
