@@ -263,6 +263,14 @@ def test_iree_compile_killed_by_a_signal_is_a_crash_not_a_refusal(cache_dir):
         assert outcome.error.startswith("iree-compile killed by SIGSEGV"), (attempt, outcome)
         assert judge(case, outcome, status).verdict == Verdict.CRASH
     assert outcome.error.endswith("(an earlier attempt's, kept in the compile cache)")
+    from padconf.onnx_model import build_model  # a user's whole model (padconf minimize) dies the same way
+    worker = Worker("iree")
+    try:
+        outputs, error, status = worker.run_model(build_model(case, "initializers").SerializeToString(),
+                                                  {"data": case.data})
+    finally:
+        worker.close()
+    assert (outputs, status) == (None, Verdict.CRASH) and error.startswith("iree-compile killed by SIGSEGV"), error
 
 
 @needs_iree
