@@ -14,6 +14,7 @@ beyond zero), because that is where runtimes disagree.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 from typing import Any
 
@@ -102,7 +103,8 @@ DRAWN_ELEMENTS = 24  # elements Hypothesis draws one by one; larger arrays arran
 SPREAD_STRING_CHARS = 8  # longer drawn strings appear once each in a large array (see arrays)
 
 
-def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
+@functools.lru_cache(maxsize=4096)
+def arrays(dtype: str, shape: tuple[int, ...]) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
     kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
     least once, so a drawn NaN or empty string is in the array) are spread over the array in a
@@ -133,6 +135,7 @@ def arrays(dtype: str, shape) -> st.SearchStrategy[np.ndarray]:
 # ---------------------------------------------------------------- pads and axes
 
 
+@functools.lru_cache(maxsize=4096)
 def _pad_amount(n: int, sign: int = 0, mirror: bool = False):
     """One pad for an axis of n elements, biased to the boundaries that matter; ``sign`` +1 or
     -1 keeps it strictly positive or negative; ``mirror`` keeps to the reflect / symmetric /
