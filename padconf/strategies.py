@@ -82,7 +82,7 @@ _TEXT = st.one_of(
 )
 
 
-def elements(dtype: str):
+def elements(dtype: str):  # not cached: reusing its strategies changes what a seed draws
     """Python values for one element of ``dtype``, the special values drawn half the time."""
     ordinary: st.SearchStrategy
     if dtype == "string":
@@ -103,7 +103,7 @@ DRAWN_ELEMENTS = 24  # elements Hypothesis draws one by one; larger arrays arran
 SPREAD_STRING_CHARS = 8  # longer drawn strings appear once each in a large array (see arrays)
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # a strategy built anew is validated anew, in every draw
 def arrays(dtype: str, shape: tuple[int, ...]) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
     kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
@@ -135,7 +135,7 @@ def arrays(dtype: str, shape: tuple[int, ...]) -> st.SearchStrategy[np.ndarray]:
 # ---------------------------------------------------------------- pads and axes
 
 
-@functools.lru_cache(maxsize=4096)
+@functools.lru_cache(maxsize=4096)  # as arrays
 def _pad_amount(n: int, sign: int = 0, mirror: bool = False):
     """One pad for an axis of n elements, biased to the boundaries that matter; ``sign`` +1 or
     -1 keeps it strictly positive or negative; ``mirror`` keeps to the reflect / symmetric /
