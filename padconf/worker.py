@@ -95,6 +95,8 @@ class Worker:
         """Start the runtime's zygote if need be, without waiting for it to import the runtime.
         From the thread that will outlive the run: the reaper dies with the thread that started it."""
         if self.zygote is None or not self.zygote.alive:
+            if self.zygote is not None:
+                self.zygote.close()  # dead: its socket, pidfd and scratch folder go with it
             self.zygote = Zygote(self.adapter, self.memory_mb, self.start_timeout)
 
     def _zygote(self) -> Zygote:

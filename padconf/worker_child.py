@@ -19,6 +19,7 @@ import signal
 import socket
 import sys
 import time
+from pathlib import Path
 
 from .adapters import Outcome, error_text, get_adapter
 from .cases import Case
@@ -99,7 +100,7 @@ def _died(exc: CompileDied) -> Status:
     return Status.TIMEOUT if isinstance(exc, CompileTimedOut) else Status.CRASH
 
 
-def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
+def _zygote(adapter_name: str, memory_mb: int, control: socket.socket, scratch: Path) -> None:
     """Import the adapter and its runtime once, answer what it supports, fork workers."""
     def send(doc):
         control.send(json.dumps(doc).encode())
@@ -127,7 +128,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
             pid = os.fork()
             if pid == 0:
                 control.close()
-                _worker(adapter_name, memory_mb, *fds)
+                _worker(adapter_name, memory_mb, scratch, *fds)
             for fd in fds:
                 os.close(fd)
             send({"pid": pid})
@@ -139,7 +140,8 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket) -> None:
             send({"status": status})
 
 
-def _worker(adapter_name: str, memory_mb: int, requests: int, replies: int, stdout: int, stderr: int) -> None:
+def _worker(adapter_name: str, memory_mb: int, scratch: Path, requests: int, replies: int, stdout: int,
+            stderr: int) -> None:
     """The forked worker: its own process group, dies with the zygote, serves until told to end."""
     try:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -151,7 +153,9 @@ def _worker(adapter_name: str, memory_mb: int, requests: int, replies: int, stdo
         cap = memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
         with os.fdopen(requests, "r", encoding="utf-8") as reqs, os.fdopen(replies, "w", encoding="utf-8") as reps:
-            _serve(get_adapter(adapter_name), memory_mb, reqs, reps)
+            adapter = get_adapter(adapter_name)
+            adapter.scratch = scratch
+            _serve(adapter, memory_mb, reqs, reps)
     finally:
         os._exit(0)
 
@@ -170,9 +174,9 @@ def _encode_output(outcome: Outcome):
 
 def main(argv=None) -> None:
     argv = sys.argv[1:] if argv is None else argv
-    adapter, memory_mb, control = argv[0], int(argv[1]), int(argv[2])
+    adapter, memory_mb, control, scratch = argv[0], int(argv[1]), int(argv[2]), Path(argv[3])
     os.set_inheritable(control, False)  # padconf's channel: not for what the runtime execs
-    _zygote(adapter, memory_mb, socket.socket(fileno=control))
+    _zygote(adapter, memory_mb, socket.socket(fileno=control), scratch)
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -76,11 +77,16 @@ class Zygote:
     def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
+        # a folder for the zygote's workers, one at a time (what one compiled, the next imports)
+        self.scratch = tempfile.mkdtemp(prefix="padconf-worker-")
         command = [*isolated("padconf.reaper"), *isolated("padconf.worker_child"), adapter, str(memory_mb),
-                   str(theirs.fileno())]
+                   str(theirs.fileno()), self.scratch]
         try:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
                                          pass_fds=(theirs.fileno(),), start_new_session=True)
+        except BaseException:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            raise
         finally:
             theirs.close()
         self.exited = os.pidfd_open(self.proc.pid)
@@ -128,11 +134,12 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
-        for closing in (self.sock.close, lambda: os.close(self.exited)):
-            try:
-                closing()
-            except OSError:
-                pass
+        shutil.rmtree(self.scratch, ignore_errors=True)
+        if self.exited == -1:  # closed before: the number may be another file's by now
+            return
+        self.sock.close()
+        os.close(self.exited)
+        self.exited = -1
 
 
 class WorkerProcess:

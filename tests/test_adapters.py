@@ -292,3 +292,42 @@ def test_tract_captures_no_backtraces_in_its_processes_whatever_rust_backtrace_s
     env = {**os.environ, "RUST_BACKTRACE": "1", "RUST_LIB_BACKTRACE": "1"}
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=120)
     assert done.stdout.split() == ["True", "False"], done.stderr
+
+
+def test_openvino_imports_what_an_earlier_worker_compiled_and_compiles_what_does_not_import(tmp_path):
+    """compile_shared: the second of two workers (two Cores) sharing a scratch folder imports the
+    first one's compile instead of compiling; a stored blob OpenVINO cannot import is compiled
+    again, never trusted."""
+    pytest.importorskip("openvino")
+    import openvino as ov
+
+    from padconf.adapters.openvino import native_model
+    from padconf.adapters.openvino_tensors import compile_shared, from_tensor, graph_key
+    from padconf.compile_cache import CompileCache, cache_key
+
+    class Counting:  # a Core that counts its compiles
+        def __init__(self):
+            self.core, self.compiles = ov.Core(), 0
+
+        def compile_model(self, *args):
+            self.compiles += 1
+            return self.core.compile_model(*args)
+
+        def import_model(self, *args):
+            return self.core.import_model(*args)
+
+    case = Case("openvino/Pad-12", f32([[1, 2], [3, 4]]), [0, 1, 1, 0], mode="reflect")
+    graph = native_model(case, "folded")
+    key = graph_key(graph)
+
+    def output(core):
+        request = compile_shared(core, graph, key, tmp_path).create_infer_request()
+        request.infer([])
+        return from_tensor(request.get_output_tensor(0))
+
+    first, second = Counting(), Counting()
+    assert output(first).tolist() == output(second).tolist() == [[2, 1, 2], [4, 3, 4], [2, 1, 2]]
+    assert (first.compiles, second.compiles) == (1, 0)
+    CompileCache(tmp_path).put(cache_key(repr(key)), b"not a compiled model")
+    third = Counting()
+    assert output(third).tolist() == [[2, 1, 2], [4, 3, 4], [2, 1, 2]] and third.compiles == 1

@@ -5,6 +5,7 @@ import os
 import select
 import signal
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -76,3 +77,24 @@ def test_a_crash_verdict_is_the_verdicts_word_not_the_workers_status():
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1], np.int32), pads=[1, 1]))
     verdict = judge(case, Outcome(error="killed by SIGSEGV"), Status.CRASH).verdict
     assert yaml.safe_dump([verdict]) == "- crash\n"  # a baseline is YAML: a Status member is no str to it
+
+
+def test_a_zygotes_scratch_folder_goes_with_it_even_when_it_died():
+    """The folder a zygote's workers share is removed when the zygote is closed, and when a
+    worker replaces a zygote that died (with its socket and pidfd: no descriptor leaks)."""
+    worker = Worker("tests.fake_adapters:CorrectAdapter")
+    try:
+        worker.spawn()
+        first = worker.zygote
+        assert first is not None and first.ready["unavailable"] is None
+        scratch = Path(first.scratch)
+        assert scratch.is_dir()
+        first.proc.kill()
+        first.proc.wait()
+        worker.spawn()
+        assert worker.zygote is not first and not scratch.exists()
+        second = Path(worker.zygote.scratch)
+        assert second.is_dir()
+    finally:
+        worker.close()
+    assert not second.exists()

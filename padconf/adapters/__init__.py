@@ -15,6 +15,7 @@ import functools
 import importlib
 import importlib.metadata
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..cases import Case
 from ..compile_cache import CompileDied
@@ -50,6 +51,9 @@ class Adapter:
     compiles_ahead = False
     announce_build = None  # set by the worker process: a callable telling padconf a build begins
     compile_timeout: float | None = None  # set by the worker process from padconf's request
+    # set by the worker process: a folder the workers of one zygote share, one after another, and
+    # padconf removes with the zygote (a compiled model one exported, the next imports)
+    scratch: Path | None = None
 
     def __init__(self):
         self._models: dict = {}  # key -> compiled model, or the error text its build gave

@@ -9,9 +9,9 @@ from ..specs import parse_spec_id
 from ..vocabulary import Placement
 from . import Adapter, Outcome, Refusal
 from .openvino_tensors import (
-    COMPILE_CONFIG,
     OV_CACHE_SIZE,
     OV_TYPES,
+    compile_shared,
     from_tensor,
     graph_key,
     lacks_kernel,
@@ -102,11 +102,11 @@ class OpenVinoAdapter(Adapter):
             return f"OpenVINO has no element type for {dtype}"
         return None
 
-    def _build(self, graph):
+    def _build(self, graph, key: tuple):
         import openvino as ov
         if self._core is None:
             self._core = ov.Core()
-        compiled = self._core.compile_model(graph, "CPU", COMPILE_CONFIG)
+        compiled = compile_shared(self._core, graph, key, self.scratch)
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
@@ -114,7 +114,8 @@ class OpenVinoAdapter(Adapter):
             return Outcome(error="OpenVINO Pad has no axes input")
         try:
             graph = native_model(case, placement)
-            model = self.cached(graph_key(graph), lambda: self._build(graph))
+            key = graph_key(graph)
+            model = self.cached(key, lambda: self._build(graph, key))
             if isinstance(model, Refusal):
                 return model.outcome()
             _, request = model

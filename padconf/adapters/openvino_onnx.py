@@ -8,6 +8,7 @@ from .openvino_tensors import (
     COMPILE_CONFIG,
     OV_CACHE_SIZE,
     OV_TYPES,
+    compile_shared,
     from_tensor,
     graph_key,
     lacks_kernel,
@@ -43,8 +44,9 @@ class OpenVinoOnnxAdapter(Adapter):
         # Bytes in, no file: read_model picks the ONNX frontend from the content.
         return self._core.read_model(model, b"")
 
-    def _compile(self, graph):
-        compiled = self._core.compile_model(graph, "CPU", COMPILE_CONFIG)
+    def _compile(self, graph, key: tuple | None = None):
+        compiled = (self._core.compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
+                    else compile_shared(self._core, graph, key, self.scratch))
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
 
@@ -63,7 +65,8 @@ class OpenVinoOnnxAdapter(Adapter):
             # compiled once. The data input has a static rank (symbolic dims), which the CPU
             # plugin needs to compile.
             graph = self._read(build_model(case, placement).SerializeToString())
-            model = self.cached(graph_key(graph), lambda: self._compile(graph))
+            key = graph_key(graph)
+            model = self.cached(key, lambda: self._compile(graph, key))
             if isinstance(model, Refusal):
                 return model.outcome()
             _, request, names = model
