@@ -1,7 +1,7 @@
 """Run one command so that nothing it starts can outlive padconf.
 
-``python -m padconf.reaper COMMAND...`` forks COMMAND and stays beside it, idle, as the root of
-its process tree (Linux):
+``python -m padconf.reaper [--remove DIR] COMMAND...`` forks COMMAND and stays beside it, idle, as
+the root of its process tree (Linux):
 
 - it is a child subreaper, so a descendant that double-forks or calls ``setsid`` to escape its
   process group is re-parented to the reaper, not to init, and stays findable;
@@ -9,7 +9,7 @@ its process tree (Linux):
   kill -9 included; COMMAND dies with the reaper (SIGKILL);
 - on SIGTERM, SIGINT or SIGHUP, or when COMMAND ends, it SIGKILLs every descendant, then ends
   the way COMMAND ended (same exit code, or the same signal), so the caller sees a worker's
-  SIGSEGV as its own.
+  SIGSEGV as its own; and it removes DIR, COMMAND's scratch folder.
 
 It imports nothing but the standard library and does nothing but wait, so it answers SIGTERM at
 once even while COMMAND is stuck in native code (which a handler inside COMMAND could not).
@@ -19,6 +19,7 @@ from __future__ import annotations
 import ctypes
 import os
 import resource
+import shutil
 import signal
 import sys
 import time
@@ -82,14 +83,22 @@ def _end(status: int) -> None:
 
 
 def main(argv: list[str]) -> None:
+    removed = None
+    if argv[:1] == ["--remove"]:  # a folder of COMMAND's that goes when it does, padconf killed or not
+        removed, argv = argv[1], argv[2:]
     parent = os.getppid()
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))  # a crashing runtime is evidence, not a core file
     prctl(PR_SET_CHILD_SUBREAPER, 1)
     prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
     me = os.getpid()
 
-    def stop(signum, frame):
+    def end_tree() -> None:
         kill_tree(me)
+        if removed:
+            shutil.rmtree(removed, ignore_errors=True)
+
+    def stop(signum, frame):
+        end_tree()
         os._exit(128 + signum)
 
     for sig in (signal.SIGTERM, signal.SIGINT, signal.SIGHUP):
@@ -108,7 +117,7 @@ def main(argv: list[str]) -> None:
     while True:
         pid, status = os.waitpid(-1, 0)  # re-parented orphans are reaped here too
         if pid == child:
-            kill_tree(me)
+            end_tree()
             _end(status)
 
 

@@ -79,8 +79,8 @@ class Zygote:
         self.log = tempfile.TemporaryFile(mode="a+b")
         # a folder for the zygote's workers, one at a time (what one compiled, the next imports)
         self.scratch = tempfile.mkdtemp(prefix="padconf-worker-")
-        command = [*isolated("padconf.reaper"), *isolated("padconf.worker_child"), adapter, str(memory_mb),
-                   str(theirs.fileno()), self.scratch]
+        command = [*isolated("padconf.reaper"), "--remove", self.scratch, *isolated("padconf.worker_child"),
+                   adapter, str(memory_mb), str(theirs.fileno()), self.scratch]
         try:
             self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
                                          pass_fds=(theirs.fileno(),), start_new_session=True)

@@ -118,7 +118,9 @@ def test_no_process_outlives_padconf_even_one_that_left_the_process_group(tmp_pa
     (run_dir / "run.json").write_text(json.dumps(run_json))
     cmd = [sys.executable, "-m", "padconf.cli", "run", "--resume", "--runtime", FAKE + "EscapingHangAdapter",
            "--out", str(run_dir)]
-    env = {**os.environ, "PADCONF_TEST_MARKER": marker, "PYTHONPATH": str(ROOT)}
+    scratch = tmp_path / "tmp"  # where padconf's zygotes make their scratch folders
+    scratch.mkdir()
+    env = {**os.environ, "PADCONF_TEST_MARKER": marker, "PYTHONPATH": str(ROOT), "TMPDIR": str(scratch)}
     proc = subprocess.Popen(cmd, env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not survivors(marker):
@@ -130,12 +132,14 @@ def test_no_process_outlives_padconf_even_one_that_left_the_process_group(tmp_pa
     proc.send_signal(how)
     proc.wait(timeout=30)
     deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and (survivors(marker) or survivors(worker_marker)):
+    while time.monotonic() < deadline and (survivors(marker) or survivors(worker_marker)
+                                           or list(scratch.glob("padconf-worker-*"))):
         time.sleep(0.1)
     left = survivors(marker) + survivors(worker_marker)
     for pid in left:  # do not leave them spinning on the CI machine, then fail
         os.kill(pid, signal.SIGKILL)
     assert not left, f"{len(left)} processes outlived padconf after {how.name}"
+    assert not list(scratch.glob("padconf-worker-*")), "a zygote's scratch folder outlived padconf"
 
 
 # ---------------------------------------------------------------- torn files
