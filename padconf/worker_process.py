@@ -134,7 +134,7 @@ class Zygote:
             except subprocess.TimeoutExpired:
                 os.killpg(self.proc.pid, signal.SIGKILL)
                 self.proc.wait()
-        shutil.rmtree(self.scratch, ignore_errors=True)
+        shutil.rmtree(self.scratch, ignore_errors=True)  # the reaper removed it, unless it was killed
         if self.exited == -1:  # closed before: the number may be another file's by now
             return
         self.sock.close()
