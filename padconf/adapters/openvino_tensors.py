@@ -76,8 +76,9 @@ def compile_shared(core, graph, key: tuple, folder: Path | None):
     """``graph`` compiled for the CPU, or the same compile imported from ``folder``, where an
     earlier worker of this zygote exported it (OpenVINO's own model caching, by ``graph_key``).
     A worker replaced after an impossible output gets an empty heap, but need not compile its
-    first graphs anew: compiling costs ~12 ms more than importing, in a run's ~1,800 fresh
-    workers. A blob that does not import is compiled instead."""
+    first graphs anew: a fresh worker imports in about half the time it compiles
+    (benchmarks/bench_openvino_workers.py), and a run replaces workers ~1,800 times. A blob
+    that does not import is compiled instead."""
     entries = CompileCache(folder)
     name = cache_key(repr(key))
     blob = entries.get(name)
