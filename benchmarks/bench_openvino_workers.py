@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import statistics
 import tempfile
 import time
@@ -68,11 +69,14 @@ def main() -> None:
         os.waitpid(pid, 0)
         return times
 
-    forked(True)  # exports the first graph's compile for the workers after it
     runs: dict[bool, list[dict]] = {False: [], True: []}
-    for _ in range(args.forks):
-        for share in (False, True):
-            runs[share].append(forked(share))
+    try:
+        forked(True)  # exports the first graph's compile for the workers after it
+        for _ in range(args.forks):
+            for share in (False, True):
+                runs[share].append(forked(share))
+    finally:
+        shutil.rmtree(folder)
     print("| fresh worker, first graph | " + " | ".join(runs[False][0]) + " |")
     print("|---|" + "---:|" * len(runs[False][0]))
     for share, label in ((False, "graph 0 compiled"), (True, "graph 0 imported (compile_shared)")):
