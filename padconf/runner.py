@@ -10,6 +10,7 @@ end by padconf.report.
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import json
 import math
 import os
@@ -197,6 +198,7 @@ class Run:
         self.run_json = self.dir / "run.json"
         self.notes: list[str] = []  # one line per runtime or combination that could not run
         self.targets: dict[str, str | None] = {}  # runtime -> its compiler's target, as its worker says
+        self._order_independent: dict[str, bool] = {}  # runtime -> Adapter.order_independent, as its worker says
         self.workers: dict[str, Worker] = {}
         self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
@@ -328,6 +330,7 @@ class Run:
                 continue
             self.workers[name] = worker
             self.targets[name] = about.get("target")
+            self._order_independent[name] = about.get("order_independent", False)
             mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
                 self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "
@@ -346,18 +349,30 @@ class Run:
 
     def execute(self, plan, progress=None, jobs: int | None = None) -> None:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
-        ``jobs`` lanes (default: one per core) share the batches of every runtime, batch i
-        going to lane i mod jobs; a lane runs its batches in plan order, one worker alive at a
-        time, so each lane shows a runtime the same sequence of cases in every run. Once all
-        is done, results.jsonl is rewritten in plan order: the same run gives the same file,
-        however the lanes interleaved."""
+        ``jobs`` lanes (default: one per core) share the batches of every runtime. Those of a
+        runtime whose answers depend on what its process ran before are dealt out first, batch
+        i to lane i mod jobs, and a lane runs them in plan order, one worker alive at a time, so
+        each lane shows such a runtime the same sequence of cases in every run; then the lanes
+        take the order-independent runtimes' batches as each is free, which evens out when they
+        end. Once all is done, results.jsonl is rewritten in plan order: the same run gives the
+        same file, however the lanes interleaved."""
         jobs = max(1, min(jobs or self.jobs, len(plan)))
         lock = threading.Lock()
         failures: list[BaseException] = []
+        dealt = [b for b in plan if not self._order_independent.get(b[0])]
+        shared = iter([b for b in plan if self._order_independent.get(b[0])])
+
+        def take():  # the next shared batch, for whichever lane is free
+            while True:
+                with lock:
+                    batch = next(shared, None)
+                if batch is None:
+                    return
+                yield batch
 
         def lane(k: int):
             try:
-                self._run_lane(k, plan[k::jobs], out, lock, progress)
+                self._run_lane(k, itertools.chain(dealt[k::jobs], take()), out, lock, progress)
             except WorkerClosed:
                 pass
             except BaseException as exc:  # re-raised in the main thread

@@ -146,8 +146,9 @@ def test_unknown_runtime_is_a_usage_error(tmp_path, capsys):
 
 
 def test_a_parallel_run_gives_the_serial_run_row_for_row(tmp_path):
-    # onnxruntime and onnx's reference answer each case the same whatever ran before, so the lanes
-    # must change nothing but the time taken (results.jsonl is rewritten in plan order)
+    # onnxruntime and onnx's reference answer each case the same whatever ran before (their
+    # adapters' order_independent: any lane takes their batches), so the lanes must change
+    # nothing but the time taken (results.jsonl is rewritten in plan order)
     runs = {}
     for jobs in ("1", "2"):
         out = tmp_path / f"jobs{jobs}"

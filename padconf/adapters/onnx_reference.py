@@ -9,6 +9,7 @@ from . import Adapter, Outcome, Refusal, error_text
 class OnnxReferenceAdapter(Adapter):
     name, module = "onnx-reference", "onnx.reference"
     package = "onnx"
+    order_independent = True
     placements = (Placement.INPUTS,)  # no compilation step, so baking values in would show nothing new
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:

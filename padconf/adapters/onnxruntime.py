@@ -63,6 +63,7 @@ def _new_session(ort, model: bytes):
 class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
     package = "onnxruntime"
+    order_independent = True
 
     def __init__(self):
         super().__init__()
