@@ -25,6 +25,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--forks", type=int, default=20)
     args = parser.parse_args()
+    if args.forks < 1:
+        parser.error(f"--forks must be at least 1, got {args.forks}")  # exit 2, one line of why
 
     import openvino as ov
 
