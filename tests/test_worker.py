@@ -1,9 +1,12 @@
 """The worker protocol's vocabulary on real worker processes: what a wait for a worker's line
 ends in is a line or a Status (never a magic string), and an unusable runtime is told by its
 exception's type, not by words in a message."""
+import json
 import os
 import select
 import signal
+import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -98,3 +101,35 @@ def test_a_zygotes_scratch_folder_goes_with_it_even_when_it_died():
     finally:
         worker.close()
     assert not second.exists()
+
+
+# What a zygote does (Adapter.available), then a worker's first case, in a fresh interpreter.
+_ZYGOTE_THEN_FIRST_CASE = """
+import json, sys, threading
+import numpy as np
+from padconf.adapters import get_adapter
+from padconf.cases import Case
+adapter = get_adapter(sys.argv[1])
+why = adapter.available()
+threads, before = threading.active_count(), set(sys.modules)
+spec = "openvino/Pad-12" if sys.argv[1] == "openvino" else "onnx/Pad-19"
+outcome = adapter.run(Case(spec, np.arange(6, dtype=np.float32).reshape(2, 3), [0, 1, 1, 0], mode="reflect"))
+print(json.dumps({"unavailable": why, "threads": threads, "output": outcome.output is not None,
+                  "imported": sorted(set(sys.modules) - before)}))
+"""
+
+
+@pytest.mark.parametrize("runtime", ["onnxruntime", "onnx-reference", "openvino", "openvino-onnx"])
+def test_a_zygote_imports_what_a_first_case_needs_and_starts_no_thread(runtime, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("CI", "TF_BUILD", "JENKINS_URL")}  # telemetry's opt-outs
+    env["HOME"] = str(tmp_path)  # where OpenVINO's telemetry keeps a client id
+    done = subprocess.run([sys.executable, "-c", _ZYGOTE_THEN_FIRST_CASE, runtime], env=env, cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    answer = json.loads(done.stdout.splitlines()[-1])
+    if answer["unavailable"]:
+        pytest.skip(answer["unavailable"])
+    assert answer["output"]
+    assert answer["imported"] == []  # else every fresh worker imports it again (onnx-reference's ops: 30 ms)
+    assert answer["threads"] == 1  # a fork keeps only the thread that forks
+    assert not (tmp_path / "intel").exists()  # OpenVINO's telemetry kept no client id: it sent nothing

@@ -43,6 +43,9 @@ class Adapter:
     domains: tuple[str, ...] = ("onnx",)  # spec families (the part of a spec id before "/") it runs
     placements: tuple[str, ...] = PLACEMENTS
     module: str = ""  # what available() imports (nothing for padconf's own fakes)
+    # What run() imports besides: available() imports it too, in the zygote, so that a fresh
+    # worker does not import it again for its first case.
+    preload: tuple[str, ...] = ("padconf.onnx_model",)
     package: str = ""  # the distribution whose version ``version()`` reports
     cache_size = 512  # compiled models kept (initializer placement makes one per value set)
     target: str | None = None  # the compiler's target (llvm-cpu, cuda ...), recorded in every result row
@@ -63,11 +66,11 @@ class Adapter:
 
     def available(self) -> str | None:
         """None when the runtime can be used here, else a one-line reason."""
-        try:
-            if self.module:
-                importlib.import_module(self.module)
-        except Exception as exc:  # ImportError, or a broken shared library
-            return f"{self.module} cannot be imported: {error_text(exc)}"
+        for module in filter(None, (self.module, *self.preload)):
+            try:
+                importlib.import_module(module)
+            except Exception as exc:  # ImportError, or a broken shared library
+                return f"{module} cannot be imported: {error_text(exc)}"
         return None
 
     def version(self) -> str | None:

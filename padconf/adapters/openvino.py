@@ -17,7 +17,9 @@ from .openvino_tensors import (
     lacks_kernel,
     load_cpu_plugin,
     ov_type,
+    shared_core,
     to_tensor,
+    without_telemetry,
 )
 
 # The friendly name of the zero Constant an omitted pad_value is written as (testdata_read finds it by it).
@@ -86,11 +88,10 @@ class OpenVinoAdapter(Adapter):
     cache_size = OV_CACHE_SIZE
     lacks_kernel = staticmethod(lacks_kernel)
 
-    def __init__(self):
-        super().__init__()
-        self._core = None
+    preload = ()  # builds ov.Model objects, not ONNX models
 
     def available(self) -> str | None:
+        without_telemetry()
         return super().available() or load_cpu_plugin()
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
@@ -103,10 +104,7 @@ class OpenVinoAdapter(Adapter):
         return None
 
     def _build(self, graph, key: tuple):
-        import openvino as ov
-        if self._core is None:
-            self._core = ov.Core()
-        compiled = compile_shared(self._core, graph, key, self.scratch)
+        compiled = compile_shared(shared_core(), graph, key, self.scratch)
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:

@@ -13,7 +13,9 @@ from .openvino_tensors import (
     graph_key,
     lacks_kernel,
     load_cpu_plugin,
+    shared_core,
     to_tensor,
+    without_telemetry,
 )
 
 
@@ -23,11 +25,8 @@ class OpenVinoOnnxAdapter(Adapter):
     cache_size = OV_CACHE_SIZE
     lacks_kernel = staticmethod(lacks_kernel)
 
-    def __init__(self):
-        super().__init__()
-        self._core = None
-
     def available(self) -> str | None:
+        without_telemetry()
         return super().available() or load_cpu_plugin(onnx_frontend=True)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
@@ -38,15 +37,12 @@ class OpenVinoOnnxAdapter(Adapter):
         return None
 
     def _read(self, model: bytes):
-        import openvino as ov
-        if self._core is None:
-            self._core = ov.Core()
         # Bytes in, no file: read_model picks the ONNX frontend from the content.
-        return self._core.read_model(model, b"")
+        return shared_core().read_model(model, b"")
 
     def _compile(self, graph, key: tuple | None = None):
-        compiled = (self._core.compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
-                    else compile_shared(self._core, graph, key, self.scratch))
+        compiled = (shared_core().compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
+                    else compile_shared(shared_core(), graph, key, self.scratch))
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +49,17 @@ def lacks_kernel(exc: Exception) -> bool:
     return says_not_implemented(error_text(exc))
 
 
-_LOADED: list = []  # the Core that loaded the CPU plugin: while it lives, every fork finds it loaded
+_CORE: list = []  # the process's one Core: the zygote's loads the CPU plugin, and every fork inherits both
+
+
+def without_telemetry() -> None:
+    """Have ``import openvino`` take its own telemetry stub (openvino.tools.ovc.telemetry_stub,
+    what it uses when openvino-telemetry is not installed). Otherwise each import, unless the
+    user has opted out, sends a Google Analytics event from a thread and a forked process:
+    traffic padconf's user did not ask for, and a thread in a zygote that forks workers. Called
+    before the import; no effect on an openvino imported already."""
+    if "openvino_telemetry" not in sys.modules:  # None there: its import raises ImportError
+        sys.modules["openvino_telemetry"] = None  # type: ignore[assignment]
 
 
 def load_cpu_plugin(onnx_frontend: bool = False) -> str | None:
@@ -58,8 +69,7 @@ def load_cpu_plugin(onnx_frontend: bool = False) -> str | None:
     does, which is why a zygote never compiles: a fork would inherit a thread pool without its
     threads, and hang."""
     try:
-        import openvino as ov
-        core = ov.Core()
+        core = shared_core()
         core.get_property("CPU", "FULL_DEVICE_NAME")
         if onnx_frontend:
             from onnx import TensorProto, helper
@@ -68,8 +78,16 @@ def load_cpu_plugin(onnx_frontend: bool = False) -> str | None:
             core.read_model(helper.make_model(graph).SerializeToString(), b"")
     except Exception as exc:
         return f"OpenVINO's CPU plugin does not load: {error_text(exc)}"
-    _LOADED.append(core)
     return None
+
+
+def shared_core():
+    """The Core that loaded the CPU plugin: in a worker, the zygote's, inherited with the plugin
+    loaded (a Core of its own costs a fresh worker about a millisecond); a new one elsewhere."""
+    if not _CORE:
+        import openvino as ov
+        _CORE.append(ov.Core())
+    return _CORE[0]
 
 
 def compile_shared(core, graph, key: tuple, folder: Path | None):
