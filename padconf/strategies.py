@@ -103,7 +103,18 @@ DRAWN_ELEMENTS = 24  # elements Hypothesis draws one by one; larger arrays arran
 SPREAD_STRING_CHARS = 8  # longer drawn strings appear once each in a large array (see arrays)
 
 
+def _sampled_from(values) -> st.SearchStrategy:
+    """st.sampled_from(values), built once for each distinct values: for names and ints only
+    (the cache takes 0.0 for -0.0, and 1 for True)."""
+    return _sampled_from_tuple(tuple(values))
+
+
 @functools.lru_cache(maxsize=4096)  # a strategy built anew is validated anew, in every draw
+def _sampled_from_tuple(values: tuple) -> st.SearchStrategy:
+    return st.sampled_from(values)
+
+
+@functools.lru_cache(maxsize=4096)  # as _sampled_from
 def arrays(dtype: str, shape: tuple[int, ...]) -> st.SearchStrategy[np.ndarray]:
     """Arrays of ``dtype`` and ``shape``. Elements are drawn as Python values and cast (ml_dtypes
     kinds have no Hypothesis element strategy). Past DRAWN_ELEMENTS, the drawn values (each at
@@ -170,7 +181,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         raise ValueError(f"kind must be one of {KINDS + ('any',)}")
     if focus is None:
         choices = foci(spec)
-        focus = draw(st.sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
+        focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
     # The draws happen in this order; changing it changes every seed's cases.
@@ -180,9 +191,9 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
     pads = _pads(draw, spec, shape, axes, focus, wrong, empty_axis)
     fits = [t for t in spec.pads_index_types  # a type that holds the pads (no negative uint8)
             if all(np.iinfo(t).min <= p <= np.iinfo(t).max for p in pads)] or ["int64"]
-    pads_type = draw(st.sampled_from([t for t in INDEX_TYPES if t not in spec.pads_index_types])) \
-        if wrong == "pads_type" else draw(st.sampled_from(fits))
-    axes_type = draw(st.sampled_from(spec.axes_index_types)) if spec.has_axes else "int64"
+    pads_type = draw(_sampled_from([t for t in INDEX_TYPES if t not in spec.pads_index_types])) \
+        if wrong == "pads_type" else draw(_sampled_from(fits))
+    axes_type = draw(_sampled_from(spec.axes_index_types)) if spec.has_axes else "int64"
     constant_value = _constant(draw, spec, dtype, focus)
     data = draw(arrays(dtype, shape))
 
@@ -207,12 +218,12 @@ def _dtype_and_mode(draw, spec: Spec, focus: str, wrong: str | None) -> tuple[st
         "special-floats": [d for d in spec.dtypes if is_float_like(d)],
         "strings": ["string"],
     }.get(focus) or list(spec.dtypes)
-    dtype = draw(st.sampled_from([d for d in ALL_DTYPES if d not in spec.dtypes] if wrong == "dtype" else dtype_pool))
+    dtype = draw(_sampled_from([d for d in ALL_DTYPES if d not in spec.dtypes] if wrong == "dtype" else dtype_pool))
     mode_pool = {
         "mirror-beyond": [m for m in ("reflect", "symmetric", "wrap") if m in spec.modes],
         "empty-axis": [m for m in spec.modes if m != "constant"],
     }.get(focus) or list(spec.modes)
-    mode = draw(st.sampled_from([m for m in MODES if m not in spec.modes] if wrong == "mode" else mode_pool))
+    mode = draw(_sampled_from([m for m in MODES if m not in spec.modes] if wrong == "mode" else mode_pool))
     return dtype, mode
 
 
@@ -223,7 +234,7 @@ def _shape(draw, focus: str) -> tuple[tuple[int, ...], int | None]:
         shape = (draw(st.integers(91, 128)), draw(st.integers(91, 128))) if draw(st.booleans()) \
             else tuple(draw(st.integers(21, 32)) for _ in range(3))
     else:
-        rank = draw(st.sampled_from([MAX_RANK, MAX_RANK - 1]) if focus == "high-rank" else st.integers(0, 4))
+        rank = draw(_sampled_from([MAX_RANK, MAX_RANK - 1]) if focus == "high-rank" else st.integers(0, 4))
         # small sides at high rank keep the whole tensor small
         sides = [draw(st.integers(0, 3 if rank > 4 else 5)) for _ in range(rank)]
         if focus == "empty-axis" and rank:
@@ -294,10 +305,10 @@ def _violations(spec: Spec) -> list[str]:
 
 def _axes(draw, rank: int, out_of_range: bool) -> list[int]:
     if out_of_range:
-        return [draw(st.sampled_from([rank, -rank - 1, rank + 3]))]
+        return [draw(_sampled_from([rank, -rank - 1, rank + 3]))]
     if rank == 0:
         return []
-    return draw(st.lists(st.sampled_from(range(-rank, rank)), max_size=rank + 1))
+    return draw(st.lists(_sampled_from(range(-rank, rank)), max_size=rank + 1))
 
 
 # ---------------------------------------------------------------- edge classes
