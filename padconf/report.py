@@ -331,7 +331,8 @@ def totals(rows: list[ResultRow]) -> dict[str, Counter]:
 
 
 def used_verdicts(rows: list[ResultRow]) -> list[str]:
-    return [v for v in VERDICTS if any(r["verdict"] == v for r in rows)]
+    used = {r["verdict"] for r in rows}
+    return [v for v in VERDICTS if v in used]
 
 
 def cell_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:

@@ -202,6 +202,7 @@ class Run:
         self.workers: dict[str, Worker] = {}
         self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
+        self._twins: dict[str, Case | str] = {}  # case id -> its repaired twin, or why it has none
         self._lane_workers: set[Worker] = set()
         self._stats_lock = threading.Lock()
         self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
@@ -433,7 +434,7 @@ class Run:
                     else:
                         write(result_row(name, placement, case, outcome, status, worker.placed,
                                          target=self.targets.get(name)))
-                twins = [repaired_twin(case, get_spec(case.spec, self.config.specs_dir)) for case, *_ in refused]
+                twins = [self._twin(case) for case, *_ in refused]
                 ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
                 for (case, outcome, status, placed), twin in zip(refused, twins):
                     twin_ran = next(ran) if isinstance(twin, Case) else (None, Status.OK)
@@ -443,6 +444,12 @@ class Run:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
         finally:
             self._retire(worker)
+
+    def _twin(self, case: Case) -> Case | str:
+        """classify.repaired_twin of ``case``, worked out once for all its runtimes and placements."""
+        if case.id not in self._twins:  # two lanes may both work it out: the same answer
+            self._twins[case.id] = repaired_twin(case, get_spec(case.spec, self.config.specs_dir))
+        return self._twins[case.id]
 
     def _sort_results(self) -> None:
         """results.jsonl in plan order: runtime as configured, placement, case order."""
@@ -491,8 +498,12 @@ class Run:
                 worker.close()
             return records
 
-        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:  # the runtimes side by side
-            records = [r for rs in pool.map(controls, by_runtime) for r in rs]
+        # the runtimes side by side, the one with the most controls first: the others share the
+        # other threads meanwhile, rather than one thread running it alone at the end
+        order = sorted(by_runtime, key=lambda name: -len(by_runtime[name]))
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
+            done = dict(zip(order, pool.map(controls, order)))
+        records = [r for name in by_runtime for r in done[name]]
         write_atomically(self.dir / CONTROLS, "".join(map(jsonl_line, records)))
 
     def _retire(self, worker: Worker | None) -> None:
