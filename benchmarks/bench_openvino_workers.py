@@ -28,17 +28,18 @@ def main() -> None:
     if args.forks < 1:
         parser.error(f"--forks must be at least 1, got {args.forks}")  # exit 2, one line of why
 
-
     from padconf.adapters.openvino_tensors import (
         COMPILE_CONFIG,
         compile_shared,
         graph_key,
         load_cpu_plugin,
         shared_core,
+        without_telemetry,
     )
     from padconf.cases import Case
     from padconf.onnx_model import build_model
-    assert load_cpu_plugin(onnx_frontend=True) is None  # what a zygote does before it forks
+    without_telemetry()  # what a zygote does before it forks
+    assert load_cpu_plugin(onnx_frontend=True) is None
     cases = [Case("onnx/Pad-19", np.arange(12, dtype=np.float32).reshape(shape), [1, 0, 0, 2], mode="reflect")
              for shape in ((3, 4), (2, 6))]
     models = [build_model(case, "inputs").SerializeToString() for case in cases]
