@@ -3,7 +3,8 @@ are, from one that loaded OpenVINO's CPU plugin and ONNX frontend and compiled n
 reads a Pad model and compiles it, or imports the compile an earlier worker exported
 (openvino_tensors.compile_shared), then runs it once. Prints the median milliseconds of each
 step, compiling and importing side by side in one run (alternated), then the same worker's
-compile of a second graph.
+compile of a second graph; and, as a third worker alternated with them, compiling with a Core
+the worker builds itself ("core" step) instead of the zygote's (openvino_tensors.shared_core).
 
 Run: python benchmarks/bench_openvino_workers.py [--forks 20]
 """
@@ -28,6 +29,8 @@ def main() -> None:
     if args.forks < 1:
         parser.error(f"--forks must be at least 1, got {args.forks}")  # exit 2, one line of why
 
+    import openvino as ov
+
     from padconf.adapters.openvino_tensors import (
         COMPILE_CONFIG,
         compile_shared,
@@ -45,7 +48,8 @@ def main() -> None:
     models = [build_model(case, "inputs").SerializeToString() for case in cases]
     folder = Path(tempfile.mkdtemp(prefix="padconf-bench-"))
 
-    def worker(share: bool) -> dict:
+    def worker(variant: str) -> dict:
+        share = variant == "imported"
         times, started = {}, time.perf_counter()
 
         def step(name: str) -> None:
@@ -53,7 +57,8 @@ def main() -> None:
             times[name] = (time.perf_counter() - started) * 1000
             started = time.perf_counter()
 
-        core = shared_core()  # as a worker does: the one that loaded the plugin
+        core = ov.Core() if variant == "own core" else shared_core()  # a worker's: the zygote's
+        step("core")
         for i, model in enumerate(models):
             graph = core.read_model(model, b"")
             step(f"read {i}")
@@ -64,12 +69,12 @@ def main() -> None:
             step(f"infer {i}")
         return times
 
-    def forked(share: bool) -> dict:
+    def forked(variant: str) -> dict:
         read, write = os.pipe()
         pid = os.fork()
         if pid == 0:
             os.close(read)
-            os.write(write, json.dumps(worker(share)).encode())
+            os.write(write, json.dumps(worker(variant)).encode())
             os._exit(0)
         os.close(write)
         with os.fdopen(read, "rb") as answer:
@@ -77,21 +82,23 @@ def main() -> None:
         os.waitpid(pid, 0)
         return times
 
-    runs: dict[bool, list[dict]] = {False: [], True: []}
+    labels = {"compiled": "graph 0 compiled", "imported": "graph 0 imported (compile_shared)",
+              "own core": "graph 0 compiled, the worker's own Core"}
+    runs: dict[str, list[dict]] = {variant: [] for variant in labels}
     try:
-        forked(True)  # exports the first graph's compile for the workers after it
+        forked("imported")  # exports the first graph's compile for the workers after it
         for _ in range(args.forks):
-            for share in (False, True):
-                runs[share].append(forked(share))
+            for variant in labels:
+                runs[variant].append(forked(variant))
     finally:
         shutil.rmtree(folder)
-    print("| fresh worker, first graph | " + " | ".join(runs[False][0]) + " |")
-    print("|---|" + "---:|" * len(runs[False][0]))
-    for share, label in ((False, "graph 0 compiled"), (True, "graph 0 imported (compile_shared)")):
-        steps = runs[share][0]
-        print(f"| {label} | " + " | ".join(f"{statistics.median(r[s] for r in runs[share]):.1f}" for s in steps)
+    print("| fresh worker, first graph | " + " | ".join(runs["compiled"][0]) + " |")
+    print("|---|" + "---:|" * len(runs["compiled"][0]))
+    for variant, label in labels.items():
+        steps = runs[variant][0]
+        print(f"| {label} | " + " | ".join(f"{statistics.median(r[s] for r in runs[variant]):.2f}" for s in steps)
               + " |")
-    print(f"(milliseconds, median of {args.forks} forks each; graph 1 is compiled in both)")
+    print(f"(milliseconds, median of {args.forks} forks each; graph 1 is compiled in all)")
 
 
 if __name__ == "__main__":

@@ -104,8 +104,8 @@ SPREAD_STRING_CHARS = 8  # longer drawn strings appear once each in a large arra
 
 
 def _sampled_from(values) -> st.SearchStrategy:
-    """st.sampled_from(values), built once for each distinct values: for names and ints only
-    (the cache takes 0.0 for -0.0, and 1 for True)."""
+    """st.sampled_from(values), built once for each distinct tuple of values: for names and
+    ints only (the cache takes 0.0 for -0.0, and 1 for True)."""
     return _sampled_from_tuple(tuple(values))
 
 

@@ -130,6 +130,6 @@ def test_a_zygote_imports_what_a_first_case_needs_and_starts_no_thread(runtime, 
     if answer["unavailable"]:
         pytest.skip(answer["unavailable"])
     assert answer["output"]
-    assert answer["imported"] == []  # else every fresh worker imports it again (onnx-reference's ops: 30 ms)
+    assert answer["imported"] == []  # else every fresh worker imports it again
     assert answer["threads"] == 1  # a fork keeps only the thread that forks
     assert not (tmp_path / "intel").exists()  # OpenVINO's telemetry kept no client id: it sent nothing

@@ -83,7 +83,8 @@ def load_cpu_plugin(onnx_frontend: bool = False) -> str | None:
 
 def shared_core():
     """The Core that loaded the CPU plugin: in a worker, the zygote's, inherited with the plugin
-    loaded (a Core of its own costs a fresh worker about a millisecond); a new one elsewhere."""
+    loaded (a fresh worker that built a Core of its own would pay for it again,
+    benchmarks/bench_openvino_workers.py); a new one elsewhere."""
     if not _CORE:
         import openvino as ov
         _CORE.append(ov.Core())
