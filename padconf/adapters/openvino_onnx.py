@@ -41,8 +41,9 @@ class OpenVinoOnnxAdapter(Adapter):
         return shared_core().read_model(model, b"")
 
     def _compile(self, graph, key: tuple | None = None):
-        compiled = (shared_core().compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
-                    else compile_shared(shared_core(), graph, key, self.scratch))
+        core = shared_core()
+        compiled = (core.compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
+                    else compile_shared(core, graph, key, self.scratch))
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
 
