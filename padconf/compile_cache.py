@@ -249,10 +249,9 @@ def promote(staged: Path, root: Path, cases: int) -> int:
         for path in case.glob("*/*.bin"):
             if not _KEY.fullmatch(path.stem):
                 continue
-            target = cache._path(path.stem)
             try:
-                target.parent.mkdir(parents=True, exist_ok=True)
-                os.replace(path, target)
+                cache._path(path.stem).parent.mkdir(parents=True, exist_ok=True)
+                os.replace(path, cache._path(path.stem))
             except OSError:  # another file system: copied, checked as get() checks
                 payload = CompileCache(case).get(path.stem)
                 if payload is None:

@@ -78,12 +78,8 @@ class Zygote:
     def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
-        # a folder for the zygote's workers, one at a time: what each stages for the compile cache
-        # (and, with that off, what one compiled and the next imports)
-        try:
-            self.scratch = tempfile.mkdtemp(prefix="padconf-worker-", dir=scratch_parent())
-        except OSError:  # a cache folder padconf may not write to: the system's temporary folder
-            self.scratch = tempfile.mkdtemp(prefix="padconf-worker-")
+        # a folder for the zygote's workers, one at a time (what one compiled, the next imports)
+        self.scratch = tempfile.mkdtemp(prefix="padconf-worker-", dir=scratch_parent())
         command = [*isolated("padconf.reaper"), "--remove", self.scratch, *isolated("padconf.worker_child"),
                    adapter, str(memory_mb), str(theirs.fileno()), self.scratch]
         try:

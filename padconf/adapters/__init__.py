@@ -58,8 +58,7 @@ class Adapter:
     # checks for padconf's own): then any lane may run its batches, in any order.
     order_independent = False
     # set by the worker process: a folder the workers of one zygote share, one after another, and
-    # padconf removes with the zygote (with the compile cache off, a compiled model one worker
-    # exported, the next imports)
+    # padconf removes with the zygote (a compiled model one exported, the next imports)
     scratch: Path | None = None
     # set by the worker process before each case: where a compile made for that case is staged
     # for the persistent compile cache (padconf.compile_cache.staging)
