@@ -40,9 +40,7 @@ def main() -> None:
         without_telemetry,
     )
     from padconf.cases import Case
-    from padconf.compile_cache import ENV
     from padconf.onnx_model import build_model
-    os.environ[ENV] = "none"  # no persistent cache: the bench's folder is where workers share compiles
     without_telemetry()  # what a zygote does before it forks
     assert load_cpu_plugin(onnx_frontend=True) is None
     cases = [Case("onnx/Pad-19", np.arange(12, dtype=np.float32).reshape(shape), [1, 0, 0, 2], mode="reflect")
