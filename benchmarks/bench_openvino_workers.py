@@ -62,7 +62,7 @@ def main() -> None:
         for i, model in enumerate(models):
             graph = core.read_model(model, b"")
             step(f"read {i}")
-            compiled = (compile_shared(core, graph, graph_key(graph), folder, stage=folder) if share and i == 0
+            compiled = (compile_shared(core, graph, graph_key(graph), folder) if share and i == 0
                         else core.compile_model(graph, "CPU", COMPILE_CONFIG))
             step(f"build {i}")
             compiled.create_infer_request().infer([np.zeros((2, 2), np.float32), np.array([0, 0, 0, 0])])

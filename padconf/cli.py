@@ -355,7 +355,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--specs-dir", default=None,
                         help="folder of spec YAML files (default: the spec files shipped with padconf)")
     parser.add_argument("--compile-cache", default=None, metavar="DIR",
-                        help="the compile cache of iree, tvm and OpenVINO (default: $PADCONF_COMPILE_CACHE, else "
+                        help="the compile cache of iree and tvm (default: $PADCONF_COMPILE_CACHE, else "
                              "~/.cache/padconf/compile; none: no cache)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
@@ -431,7 +431,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--out", default="onnx-pad-tests", metavar="DIR", help="default: onnx-pad-tests")
     export.set_defaults(func=cmd_export_onnx_tests)
     cache = sub.add_parser("compile-cache",
-                           help="where the compile cache of iree, tvm and OpenVINO is, how large; --clear empties it")
+                           help="where the compile cache of iree and tvm is, how large; --clear empties it")
     cache.add_argument("--clear", action="store_true", help="delete every entry")
     cache.set_defaults(func=cmd_compile_cache)
     rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")

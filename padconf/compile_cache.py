@@ -1,5 +1,4 @@
-"""A persistent cache of compiled models, for the adapters of ahead-of-time compilers (IREE, TVM)
-and for OpenVINO's compiled models.
+"""A persistent cache of compiled models, for the adapters of ahead-of-time compilers (IREE, TVM).
 
 An entry is keyed by everything its bytes depend on: the converted graph (the compiler's own IR
 of the Pad model, as text), the compiler's version, its target and its flags. It lives in one
@@ -20,14 +19,6 @@ into place, so a reader sees a whole entry or none. Each entry carries the SHA-2
 one that does not match (a torn write from another tool, a disk error, a hand edit) is deleted
 and rebuilt, never used. The cache holds compiled code (TVM's entries are shared libraries that
 are loaded): point it only at a folder no one else writes.
-
-IREE and TVM compile in a subprocess, which no case before it can have corrupted. OpenVINO
-compiles inside the worker, on a heap an earlier case may have corrupted, so its workers
-*stage* each case's compiles (``staging``), and padconf moves them into the cache, where the
-zygote's later workers find them too (``promote``), only while every earlier answer of that
-worker was one some reading of the spec gives (padconf.worker): the worker state padconf bases
-its verdicts on, up to the answer after which it replaces the worker. With the cache off, the
-zygote's scratch folder serves as a cache for one run.
 """
 from __future__ import annotations
 
@@ -211,52 +202,3 @@ class CompileCache:
                 if sub.is_dir() and len(sub.name) == 2 and all(p.suffix in (".bin", "") for p in sub.iterdir()):
                     shutil.rmtree(sub)
         return count
-
-
-def staging(scratch: Path, pid: int, case: int | None = None) -> Path:
-    """Where worker ``pid`` of a zygote whose scratch folder is ``scratch`` stages the compiles
-    it makes for its ``case``-th case (from 0), or all of them."""
-    folder = scratch / "staged" / str(pid)
-    return folder if case is None else folder / str(case)
-
-
-def scratch_parent() -> str | None:
-    """Where a zygote makes its scratch folder (padconf.worker_process): in the cache folder when
-    there is one, so that ``promote`` moves a staged entry into the cache by renaming it; else
-    the system's temporary folder (None)."""
-    root = default_root()
-    if root is None:
-        return None
-    try:
-        root.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return str(root)
-
-
-def promote(staged: Path, root: Path, cases: int) -> int:
-    """Move the entries staged in ``staged`` (``staging``'s folder of one worker) for its first
-    ``cases`` cases into the cache at ``root``, renamed into place when they are on one file
-    system (``scratch_parent``), else copied as ``get`` and ``put`` would; ``staged`` is then
-    removed. The number moved."""
-    if not staged.is_dir():
-        return 0
-    moved = 0
-    cache = CompileCache(root)
-    for case in staged.iterdir():
-        if not (case.name.isdigit() and int(case.name) < cases):
-            continue
-        for path in case.glob("*/*.bin"):
-            if not _KEY.fullmatch(path.stem):
-                continue
-            try:
-                cache._path(path.stem).parent.mkdir(parents=True, exist_ok=True)
-                os.replace(path, cache._path(path.stem))
-            except OSError:  # another file system: copied, checked as get() checks
-                payload = CompileCache(case).get(path.stem)
-                if payload is None:
-                    continue
-                cache.put(path.stem, payload)
-            moved += 1
-    shutil.rmtree(staged, ignore_errors=True)
-    return moved

@@ -18,11 +18,9 @@ import json
 import time
 import weakref
 from collections.abc import Iterator
-from pathlib import Path
 
 from .adapters import Outcome
 from .cases import Case, CaseKind
-from .compile_cache import default_root, promote, staging
 from .dtypes import bit_equal, decode_array, dtype_name, encode_array
 from .errors import PadconfError
 from .worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
@@ -139,7 +137,7 @@ class Worker:
     def close(self) -> None:
         self._closed = True
         if self.proc:
-            self._end(self.proc)
+            self.proc.kill()
         if self.zygote:
             self.zygote.close()
         self.proc = self.zygote = None
@@ -156,12 +154,9 @@ class Worker:
                     retry.note = f"{status} when run after other cases ({outcome.error}); alone: " \
                                  + ("it ran" if retry_status == Status.OK else retry_status)
                 outcome, status = retry, retry_status
-            if status == Status.OK and self.proc is not None:
-                if _corrupting(case, outcome.output):
-                    self._retire_process()  # a runtime that returns this has often corrupted its memory:
-                    self.recycles += 1  # the next case gets a fresh worker, not its heap
-                elif self.proc.vouched == self.proc.served - 1:  # every answer before it was vouched for
-                    self.proc.vouched += 1
+            if status == Status.OK and _corrupting(case, outcome.output) and self.proc is not None:
+                self._retire_process()  # a runtime that returns this has often corrupted its memory:
+                self.recycles += 1  # the next case gets a fresh worker, not its heap
             yield outcome, status
 
     def run_alone(self, case: Case, placement: str) -> tuple[Outcome, Status]:
@@ -220,18 +215,8 @@ class Worker:
 
     def _retire_process(self) -> None:
         if self.proc is not None:
-            self._end(self.proc)
+            self.proc.kill()
             self.proc = None
-
-    @staticmethod
-    def _end(proc: WorkerProcess) -> None:
-        """End ``proc``; what it compiled for each case that followed only answers ``run``
-        judged possible goes to its zygote's later workers and the persistent compile cache
-        (compile_cache.promote): after an impossible answer, its heap may be corrupt, and a
-        compile on it too."""
-        proc.kill()
-        scratch = Path(proc.zygote.scratch)
-        promote(staging(scratch, proc.pid), default_root() or scratch, proc.vouched + 1)
 
     def _check_open(self) -> None:
         if self._closed:  # closed from another thread: what its process "answered" since is not its own

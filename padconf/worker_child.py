@@ -23,7 +23,7 @@ from pathlib import Path
 
 from .adapters import Outcome, error_text, get_adapter
 from .cases import Case
-from .compile_cache import CompileDied, CompileTimedOut, staging
+from .compile_cache import CompileDied, CompileTimedOut
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import PadconfError
 from .reaper import PR_SET_PDEATHSIG, prctl
@@ -62,7 +62,6 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
         say(json.dumps(doc))
 
     say(READY)
-    started_cases = 0
     adapter.announce_build = lambda: say(BUILDING)
     for line in requests:
         request = json.loads(line)
@@ -80,9 +79,6 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
         adapter.compile_timeout = request.get("compile_timeout")
         for doc in request["cases"]:
             case = Case.from_json(doc)
-            if adapter.scratch is not None:
-                adapter.stage = staging(adapter.scratch, os.getpid(), started_cases)
-            started_cases += 1
             marks = _marks()
             started = time.perf_counter()
             try:

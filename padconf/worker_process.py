@@ -18,7 +18,6 @@ import sys
 import tempfile
 import time
 
-from .compile_cache import scratch_parent
 from .errors import PadconfError
 from .worker_protocol import READY, Ended, Op, Status
 
@@ -79,7 +78,7 @@ class Zygote:
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
         # a folder for the zygote's workers, one at a time (what one compiled, the next imports)
-        self.scratch = tempfile.mkdtemp(prefix="padconf-worker-", dir=scratch_parent())
+        self.scratch = tempfile.mkdtemp(prefix="padconf-worker-")
         command = [*isolated("padconf.reaper"), "--remove", self.scratch, *isolated("padconf.worker_child"),
                    adapter, str(memory_mb), str(theirs.fileno()), self.scratch]
         try:
@@ -163,7 +162,6 @@ class WorkerProcess:
         self.status: int | None = None
         self.buffer = b""
         self.served = 0  # cases this process has answered
-        self.vouched = 0  # its first answers that Worker.run judged possible, in a row
         self.name = f"{zygote.proc.pid}.{self.pid}"  # unique while padconf runs: zygote and worker pids
         if self.readline(time.monotonic() + start_timeout) != READY.encode():
             raise PadconfError(f"a new worker did not start: {self.death()}")

@@ -6,7 +6,6 @@ plumbing (model building, feeding, reading back), not which runtime implements w
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 import ml_dtypes
 import numpy as np
@@ -295,33 +294,15 @@ def test_tract_captures_no_backtraces_in_its_processes_whatever_rust_backtrace_s
     assert done.stdout.split() == ["True", "False"], done.stderr
 
 
-def test_openvino_compiles_are_keyed_by_the_libraries_loaded_not_only_the_version():
-    """A rebuilt OpenVINO may report the version of the last: compile_shared's key holds each
-    loaded OpenVINO library's size and modification time too, so that a warm compile cache
-    never stands in for a rebuilt runtime's compiler."""
-    pytest.importorskip("openvino")
-    from padconf.adapters.openvino_tensors import compiler_identity, load_cpu_plugin
-
-    assert load_cpu_plugin(onnx_frontend=True) is None
-    libraries = [part.rsplit(" ", 2) for part in compiler_identity() if part.startswith("/")]
-    names = {Path(path).name.split(".so")[0] for path, _, _ in libraries}
-    assert {"libopenvino", "libopenvino_intel_cpu_plugin", "libopenvino_onnx_frontend"} <= names
-    assert all(int(size) > 0 and int(mtime) > 0 for _, size, mtime in libraries)
-
-
-def test_openvino_imports_what_an_earlier_worker_compiled_and_compiles_what_does_not_import(tmp_path, monkeypatch):
+def test_openvino_imports_what_an_earlier_worker_compiled_and_compiles_what_does_not_import(tmp_path):
     """compile_shared: the second of two workers (two Cores) sharing a scratch folder imports the
     first one's compile instead of compiling; a stored blob OpenVINO cannot import is compiled
     again, never trusted."""
     pytest.importorskip("openvino")
     import openvino as ov
 
-    from padconf.compile_cache import ENV
-    monkeypatch.setenv(ENV, "none")  # the scratch folder serves as the cache
-    from padconf.compile_cache import ENV
-    monkeypatch.setenv(ENV, "none")  # the scratch folder serves as the cache
     from padconf.adapters.openvino import native_model
-    from padconf.adapters.openvino_tensors import compile_shared, compiler_identity, from_tensor, graph_key
+    from padconf.adapters.openvino_tensors import compile_shared, from_tensor, graph_key
     from padconf.compile_cache import CompileCache, cache_key
 
     class Counting:  # a Core that counts its compiles
@@ -340,13 +321,13 @@ def test_openvino_imports_what_an_earlier_worker_compiled_and_compiles_what_does
     key = graph_key(graph)
 
     def output(core):
-        request = compile_shared(core, graph, key, tmp_path, stage=tmp_path).create_infer_request()
+        request = compile_shared(core, graph, key, tmp_path).create_infer_request()
         request.infer([])
         return from_tensor(request.get_output_tensor(0))
 
     first, second = Counting(), Counting()
     assert output(first).tolist() == output(second).tolist() == [[2, 1, 2], [4, 3, 4], [2, 1, 2]]
     assert (first.compiles, second.compiles) == (1, 0)
-    CompileCache(tmp_path).put(cache_key("openvino", *compiler_identity(), repr(key)), b"not a compiled model")
+    CompileCache(tmp_path).put(cache_key(repr(key)), b"not a compiled model")
     third = Counting()
     assert output(third).tolist() == [[2, 1, 2], [4, 3, 4], [2, 1, 2]] and third.compiles == 1

@@ -103,69 +103,6 @@ def test_a_zygotes_scratch_folder_goes_with_it_even_when_it_died():
     assert not second.exists()
 
 
-def test_openvino_compiles_go_to_the_compile_cache_and_a_later_worker_imports_them(tmp_path, monkeypatch):
-    """What an OpenVINO worker compiled before any impossible answer (the case that gave it
-    included) reaches the persistent compile cache when the worker is replaced, and a worker of
-    another zygote, as in a later run, imports it instead of compiling."""
-    pytest.importorskip("openvino")
-    from padconf.cases import CaseKind
-    from padconf.classify import classify
-    from padconf.compile_cache import ENV, CompileCache, staging
-
-    cache = CompileCache(tmp_path / "cache")
-    monkeypatch.setenv(ENV, str(cache.root))
-    data = np.arange(4, dtype=np.float32).reshape(2, 2)
-    good = [classify(Case("onnx/Pad-19", data, [0, k, 0, 0])) for k in (1, 2)]  # one graph: pads fed at run time
-    accepted = classify(Case("onnx/Pad-18", data, [0, 1, 0, 0], pads_type="int32"))
-    assert accepted.kind == CaseKind.MUST_REJECT
-
-    def run(cases):
-        """The outputs, and whether the worker compiled (staged) anything."""
-        worker = Worker("openvino-onnx")
-        try:
-            outputs = [outcome.output for outcome, _ in worker.run(cases, "inputs")]
-            proc = worker.proc
-            compiled = proc is not None and staging(Path(proc.zygote.scratch), proc.pid).is_dir()
-            return outputs, compiled
-        finally:
-            worker.close()
-
-    outputs, _ = run([good[0], accepted])
-    assert outputs[1] is not None  # OpenVINO accepts int32 pads: an output no reading gives
-    assert cache.size()[0] == 2  # both graphs, compiled before it
-    outputs, compiled = run([good[1]])
-    assert not compiled and outputs[0].tolist() == [[0, 0, 0, 1], [0, 0, 2, 3]]
-
-
-@pytest.mark.parametrize("same_file_system", [True, False])
-def test_promote_moves_what_a_worker_staged_for_its_first_cases_and_drops_the_rest(
-        tmp_path, monkeypatch, same_file_system):
-    """compile_cache.promote: the entries staged for cases before the limit go into the cache
-    (renamed, or copied from another file system), a torn one is never used, and the staging
-    folder is gone either way."""
-    from padconf import compile_cache
-    from padconf.compile_cache import CompileCache, cache_key, promote, staging
-
-    keys = [cache_key(str(i)) for i in range(3)]
-    for case, key in enumerate(keys):
-        CompileCache(staging(tmp_path, 7, case)).put(key, f"compiled {case}".encode())
-    torn = next(staging(tmp_path, 7, 0).glob("*/*.bin"))
-    torn.write_bytes(torn.read_bytes()[:-3])
-    cache = CompileCache(tmp_path / "cache")
-    if not same_file_system:
-        rename = os.replace
-
-        def across(src, dst):  # what a rename from a staging folder on another file system does
-            if "staged" in str(src):
-                raise OSError(18, "Invalid cross-device link")
-            rename(src, dst)
-        monkeypatch.setattr(compile_cache.os, "replace", across)
-    assert promote(staging(tmp_path, 7), cache.root, cases=2) == (2 if same_file_system else 1)
-    assert [cache.get(key) for key in keys] == [None, b"compiled 1", None]
-    assert not staging(tmp_path, 7).exists()
-    assert promote(staging(tmp_path, 7), cache.root, cases=2) == 0  # nothing staged: nothing to do
-
-
 # What a zygote does (Adapter.available), then a worker's first case, in a fresh interpreter.
 _ZYGOTE_THEN_FIRST_CASE = """
 import json, sys, threading

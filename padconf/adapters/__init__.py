@@ -60,9 +60,6 @@ class Adapter:
     # set by the worker process: a folder the workers of one zygote share, one after another, and
     # padconf removes with the zygote (a compiled model one exported, the next imports)
     scratch: Path | None = None
-    # set by the worker process before each case: where a compile made for that case is staged
-    # for the persistent compile cache (padconf.compile_cache.staging)
-    stage: Path | None = None
 
     def __init__(self):
         self._models: dict = {}  # key -> compiled model, or the error text its build gave

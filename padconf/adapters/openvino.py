@@ -104,7 +104,7 @@ class OpenVinoAdapter(Adapter):
         return None
 
     def _build(self, graph, key: tuple):
-        compiled = compile_shared(shared_core(), graph, key, self.scratch, self.stage)
+        compiled = compile_shared(shared_core(), graph, key, self.scratch)
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:

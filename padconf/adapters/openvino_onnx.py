@@ -43,7 +43,7 @@ class OpenVinoOnnxAdapter(Adapter):
     def _compile(self, graph, key: tuple | None = None):
         core = shared_core()
         compiled = (core.compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
-                    else compile_shared(core, graph, key, self.scratch, self.stage))
+                    else compile_shared(core, graph, key, self.scratch))
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
 

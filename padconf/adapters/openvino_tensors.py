@@ -3,17 +3,14 @@ settings, the graph key compiled models are shared by, and the error classificat
 native and the ONNX-frontend adapters share."""
 from __future__ import annotations
 
-import functools
 import io
-import json
-import os
 import re
 import sys
 from pathlib import Path
 
 import numpy as np
 
-from ..compile_cache import CompileCache, cache_key, default_root
+from ..compile_cache import CompileCache, cache_key
 from ..dtypes import numpy_dtype
 from . import error_text
 
@@ -79,7 +76,6 @@ def load_cpu_plugin(onnx_frontend: bool = False) -> str | None:
             x, y = (helper.make_tensor_value_info(n, TensorProto.FLOAT, [1]) for n in "xy")
             graph = helper.make_graph([helper.make_node("Identity", ["x"], ["y"])], "load", [x], [y])
             core.read_model(helper.make_model(graph).SerializeToString(), b"")
-        compiler_identity()
     except Exception as exc:
         return f"OpenVINO's CPU plugin does not load: {error_text(exc)}"
     return None
@@ -95,47 +91,23 @@ def shared_core():
     return _CORE[0]
 
 
-@functools.cache
-def compiler_identity() -> tuple[str, ...]:
-    """What a compiled model depends on besides its graph: OpenVINO's version, the path, size
-    and modification time of each OpenVINO library loaded (a rebuild that reports the same
-    version changes them), the CPU (its name and what it can compute in) and padconf's compile
-    settings. Asked in the zygote once the libraries are loaded; its workers inherit the
-    answer."""
-    import openvino as ov
-    core = shared_core()
-    with open("/proc/self/maps", encoding="utf-8", errors="replace") as maps:
-        paths = {fields[5].rstrip() for fields in (line.split(maxsplit=5) for line in maps) if len(fields) == 6}
-    libraries = []
-    for path in sorted(p for p in paths if p.startswith("/") and "openvino" in p):
-        try:
-            st = os.stat(path)
-        except OSError:  # deleted since it was loaded ("... (deleted)"): kept apart by its name
-            st = os.stat_result((0,) * 10)
-        libraries.append(f"{path} {st.st_size} {st.st_mtime_ns}")
-    return (ov.get_version(), *libraries, str(core.get_property("CPU", "FULL_DEVICE_NAME")),
-            str(core.get_property("CPU", "OPTIMIZATION_CAPABILITIES")), json.dumps(COMPILE_CONFIG, sort_keys=True))
-
-
-def compile_shared(core, graph, key: tuple, scratch: Path | None, stage: Path | None = None):
-    """``graph`` compiled for the CPU, or the same compile imported (OpenVINO's own model
-    caching, by ``graph_key``) from the persistent compile cache (or, with that off, the
-    zygote's ``scratch`` folder), where an earlier worker of this run or another left it. A
-    worker replaced after an impossible output gets an empty heap, but need not compile its
+def compile_shared(core, graph, key: tuple, folder: Path | None):
+    """``graph`` compiled for the CPU, or the same compile imported from ``folder``, where an
+    earlier worker of this zygote exported it (OpenVINO's own model caching, by ``graph_key``).
+    A worker replaced after an impossible output gets an empty heap, but need not compile its
     first graphs anew: a fresh worker imports in about half the time it compiles
-    (benchmarks/bench_openvino_workers.py), and a run replaces workers ~1,800 times. A blob that
-    does not import is compiled instead. A compile is exported to ``stage``, from where padconf
-    moves it into the cache once it has seen the worker's answers (compile_cache.promote)."""
-    name = cache_key("openvino", *compiler_identity(), repr(key))
-    blob = CompileCache(default_root() or scratch).get(name)
+    (benchmarks/bench_openvino_workers.py), and a run replaces workers ~1,800 times. A blob
+    that does not import is compiled instead."""
+    entries = CompileCache(folder)
+    name = cache_key(repr(key))
+    blob = entries.get(name)
     if blob is not None:
         try:
             return core.import_model(io.BytesIO(blob), "CPU", COMPILE_CONFIG)
         except Exception:  # noqa: BLE001  the compile below says what is wrong, if anything
             pass
     compiled = core.compile_model(graph, "CPU", COMPILE_CONFIG)
-    if stage is not None:
-        CompileCache(stage).put(name, compiled.export_model().getvalue())
+    entries.put(name, compiled.export_model().getvalue())
     return compiled
 
 
