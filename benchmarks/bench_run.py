@@ -14,8 +14,11 @@ alike whatever ran before; OpenVINO's failures depend on what ran before in its 
 With --runtime it runs those (e.g. all seven implementations; the compilers use the compile cache
 padconf would, ``$PADCONF_COMPILE_CACHE``: warm it with a first run, see bench_compilers.py).
 
+With --cache cold each run starts from an empty compile cache (the compilers compile every
+graph anew), with --cache warm from one that an unmeasured first run of the same command filled.
+
 Run: python benchmarks/bench_run.py [--profile ci default] [--jobs N] [--seed 0 1 2 3 4] [--compare ci]
-     [--runtime NAME ...] [--compile-timeout S]
+     [--runtime NAME ...] [--compile-timeout S] [--cache yours|cold|warm]
 """
 from __future__ import annotations
 
@@ -34,7 +37,8 @@ TARGETS = {"ci": 25, "default": 120}
 PEAK_RSS_MB, RUN_DIR_MB = 300, 30
 
 
-def run(profile: str, jobs: int | None, seed: int, runtimes: Sequence[str] = (), extra: Sequence[str] = ()) -> dict:
+def run(profile: str, jobs: int | None, seed: int, runtimes: Sequence[str] = (), extra: Sequence[str] = (),
+        cache: str | None = None) -> dict:
     out = Path(tempfile.mkdtemp(prefix=f"padconf-bench-{profile}-")) / "run"
     cmd = [sys.executable, "-m", "padconf.cli", "run", "--profile", profile, "--seed", str(seed), "--out", str(out),
            *extra]
@@ -42,6 +46,8 @@ def run(profile: str, jobs: int | None, seed: int, runtimes: Sequence[str] = (),
         cmd += ["--jobs", str(jobs)]
     for name in runtimes:
         cmd += ["--runtime", name]
+    if cache:
+        cmd[3:3] = ["--compile-cache", cache]  # padconf's own option, before the command
     started, cpu_before = time.monotonic(), _children_cpu()
     subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
     wall, cpu = time.monotonic() - started, _children_cpu() - cpu_before
@@ -92,18 +98,26 @@ def main() -> None:
     parser.add_argument("--runtime", nargs="+", default=[], help="these runtimes (default: the run's default ones)")
     parser.add_argument("--compile-timeout", help="passed to padconf run (a warm compile cache keeps time-outs "
                         "per limit: give a warm run the limit its cold run had)")
+    parser.add_argument("--cache", choices=["yours", "cold", "warm"], default="yours",
+                        help="the compilers' compile cache (iree, tvm): yours "
+                        "($PADCONF_COMPILE_CACHE or ~/.cache/padconf/compile), an empty one per run (cold), or one "
+                        "a first, unmeasured run of the same command filled (warm)")
     args = parser.parse_args()
     if args.compare:
         return compare(args.compare, args.seed[0])
     cores = os.cpu_count() or 1
+    print(f"compile cache: {args.cache}")
     print(f"| profile | seed | wall s | target s | CPU s | CPU s / {cores} cores | results | results/s | drawing s | "
           f"peak RSS MB (< {PEAK_RSS_MB}) | run dir MB (< {RUN_DIR_MB}) | largest file MB |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     figures = []
     for p in args.profile:
         for seed in args.seed:
-            f = run(p, args.jobs, seed, args.runtime,
-                    ["--compile-timeout", args.compile_timeout] if args.compile_timeout else [])
+            extra = ["--compile-timeout", args.compile_timeout] if args.compile_timeout else []
+            cache = None if args.cache == "yours" else tempfile.mkdtemp(prefix="padconf-bench-cache-")
+            if args.cache == "warm":
+                run(p, args.jobs, seed, args.runtime, extra, cache)
+            f = run(p, args.jobs, seed, args.runtime, extra, cache)
             figures.append(f)
             print(f"| {f['profile']} | {seed} | {f['wall']:.1f} | {TARGETS.get(f['profile'], '')} | {f['cpu']:.1f} | "
                   f"{f['cpu'] / cores:.1f} | {f['results']} | "
