@@ -26,6 +26,7 @@ import argparse
 import json
 import os
 import resource
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -115,9 +116,13 @@ def main() -> None:
         for seed in args.seed:
             extra = ["--compile-timeout", args.compile_timeout] if args.compile_timeout else []
             cache = None if args.cache == "yours" else tempfile.mkdtemp(prefix="padconf-bench-cache-")
-            if args.cache == "warm":
-                run(p, args.jobs, seed, args.runtime, extra, cache)
-            f = run(p, args.jobs, seed, args.runtime, extra, cache)
+            try:
+                if args.cache == "warm":
+                    run(p, args.jobs, seed, args.runtime, extra, cache)
+                f = run(p, args.jobs, seed, args.runtime, extra, cache)
+            finally:
+                if cache:  # compiled models: hundreds of MB with the compilers, of no use once measured
+                    shutil.rmtree(cache, ignore_errors=True)
             figures.append(f)
             print(f"| {f['profile']} | {seed} | {f['wall']:.1f} | {TARGETS.get(f['profile'], '')} | {f['cpu']:.1f} | "
                   f"{f['cpu'] / cores:.1f} | {f['results']} | "
