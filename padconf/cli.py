@@ -150,7 +150,7 @@ def cmd_run(args) -> int:
         console.print(part, soft_wrap=text, markup=not text, highlight=False)
     for note in run.notes:
         console.print(f"note: {plain(note)}", soft_wrap=True, markup=False, highlight=False)
-    if report.failures(rows):
+    if any(r["verdict"] in FAILURES for r in rows):
         console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> "
                       "--runtime <runtime>",
                       soft_wrap=True, markup=False, highlight=False)

@@ -1,9 +1,9 @@
 """The child side of drawing spec versions side by side (``padconf.runner.build_cases``).
 
 Started as ``python -I`` (``padconf.worker_process.isolated``), so it imports nothing from the
-working directory and needs no fork of padconf (whose progress thread may hold a lock). Reads a
-JSON list of ``[specs_dir, spec_id, cases, seed]`` on stdin and writes, per item and in order,
-one line: the JSON list of that spec version's cases.jsonl lines.
+working directory and needs no fork of padconf (whose progress thread may hold a lock). Reads
+one JSON ``[specs_dir, spec_id, cases, seed]`` a line on stdin and answers each with one line:
+the JSON list of that spec version's cases.jsonl lines.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ import sys
 def main() -> None:
     from .runner import draw_spec
 
-    for item in json.loads(sys.stdin.read()):
-        sys.stdout.write(json.dumps(draw_spec(tuple(item))) + "\n")
+    for line in sys.stdin:
+        sys.stdout.write(json.dumps(draw_spec(tuple(json.loads(line)))) + "\n")
         sys.stdout.flush()
 
 

@@ -73,10 +73,11 @@ def failures(rows: list[ResultRow]) -> list[dict]:
         if row["verdict"] not in FAILURES:
             continue
         key = failure_signature(row)
-        found, fact = triage(row)
-        group = groups.setdefault(key, {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": found,
-                                        "upstream": fact, "count": 0, "dtypes": set(), "specs": set(),
-                                        "example": row})
+        group = groups.get(key)
+        if group is None:  # triage's upstream fact, looked up once a group
+            group = groups[key] = {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": key[3],
+                                   "upstream": triage(row)[1], "count": 0, "dtypes": set(), "specs": set(),
+                                   "example": row}
         group["count"] += 1
         if row["origin"].startswith("example:") and not group["example"]["origin"].startswith("example:"):
             group["example"] = row  # a worked example of the spec document says most
@@ -174,14 +175,14 @@ def matrix_table(rows: list[ResultRow]) -> Table:
 def matrix_lines(rows: list[ResultRow]) -> list[str]:
     """The matrix as lines, for a width the table does not fit (a CI log has 80 columns):
     each runtime, then one line per spec version and mode with its counts."""
-    marked = must_reject_only(rows)
+    marked, used = must_reject_only(rows), used_verdicts(rows)
     lines, last = [MATRIX_TITLE], None
     for (runtime, spec, mode), counts in matrix(rows).items():
         if runtime != last:
             lines.append(runtime)
             last = runtime
         lines.append(f"  {spec} {mode_label(spec, mode, marked)}: "
-                     + ", ".join(f"{counts[v]} {v}" for v in used_verdicts(rows) if counts[v]))
+                     + ", ".join(f"{counts[v]} {v}" for v in used if counts[v]))
     return lines
 
 

@@ -16,6 +16,7 @@ import math
 import os
 import resource
 import subprocess
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -154,26 +155,45 @@ def draw_spec(args) -> list[str]:
 
 
 def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
-    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.draw_child), the
-    versions dealt out in turn; in the order of ``args``."""
-    shares = [list(range(k, len(args), jobs)) for k in range(jobs)]
-    children = [subprocess.Popen(isolated("padconf.draw_child"), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                 stderr=subprocess.PIPE) for _ in shares]
+    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.draw_child), each
+    child taking the next version as it finishes one (versions differ in cost: dealt out in
+    turn, one child drew alone at the end); in the order of ``args``."""
+    drawn: list[list[str]] = [[] for _ in args]
+    todo, lock = iter(range(len(args))), threading.Lock()
 
-    def talk(child, share):
-        return child.communicate(json.dumps([args[i] for i in share]).encode())
+    def child_draws() -> None:
+        with tempfile.TemporaryFile() as err:  # not a pipe: a child that says much cannot block on it
+            child = subprocess.Popen(isolated("padconf.draw_child"), stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, stderr=err)
+            assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
+            try:
+                while (i := next_version()) is not None:
+                    child.stdin.write(json.dumps(args[i]).encode() + b"\n")
+                    child.stdin.flush()
+                    line = child.stdout.readline()
+                    if not line:
+                        break
+                    drawn[i] = json.loads(line)
+                else:
+                    child.stdin.close()
+                    if child.wait() == 0:
+                        return
+            except OSError:  # it stopped reading: its exit status and last words say why
+                pass
+            child.kill()
+            child.wait()
+            err.seek(0)
+            last = (err.read().decode(errors="replace").strip().splitlines() or ["no message"])[-1]
+            raise PadconfError(f"drawing cases in a child process failed "
+                               f"({exit_text(wait_status(child.returncode))}): {last}")
+
+    def next_version() -> int | None:
+        with lock:
+            return next(todo, None)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        answers = list(pool.map(talk, children, shares))
-    drawn: list[list[str]] = [[] for _ in args]
-    for child, share, (out, err) in zip(children, shares, answers):
-        lines = out.decode().splitlines()
-        if child.returncode != 0 or len(lines) != len(share):
-            last = (err.decode(errors="replace").strip().splitlines() or ["no message"])[-1]
-            how = exit_text(wait_status(child.returncode))
-            raise PadconfError(f"drawing cases in a child process failed ({how}): {last}")
-        for i, line in zip(share, lines):
-            drawn[i] = json.loads(line)
+        for done in [pool.submit(child_draws) for _ in range(jobs)]:
+            done.result()
     return drawn
 
 
@@ -204,6 +224,9 @@ class Run:
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
         self._twins: dict[str, Case | str] = {}  # case id -> its repaired twin, or why it has none
         self._lane_workers: set[Worker] = set()
+        # runtime -> a lane's worker, its process ended, whose zygote the controls fork from: a
+        # fresh zygote would import the runtime again
+        self._spares: dict[str, Worker] = {}
         self._stats_lock = threading.Lock()
         self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
         self._scheduled: tuple | None = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
@@ -390,7 +413,7 @@ class Run:
                         while thread.is_alive():
                             thread.join(0.2)  # short waits: Ctrl-C and SIGTERM reach the main thread
                 finally:
-                    self.close()  # on an interrupt: the lanes stop at their next answer
+                    self._close_running()  # on an interrupt: the lanes stop at their next answer
                     for thread in lanes:
                         if thread.ident is not None:
                             thread.join(10)
@@ -402,6 +425,7 @@ class Run:
                            for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
+            self.close()
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
             (self.dir / "stats.json").write_text(json.dumps(self.stats, indent=2))
 
@@ -487,8 +511,8 @@ class Run:
 
         def controls(name: str) -> list[ControlRow]:
             records: list[ControlRow] = []
-            worker = Worker(name, self.config.memory_mb, self.config.timeout,
-                            compile_timeout=self.config.compile_timeout)
+            worker = self._spares.pop(name, None) or Worker(name, self.config.memory_mb, self.config.timeout,
+                                                            compile_timeout=self.config.compile_timeout)
             try:
                 for group in by_runtime[name]:
                     first = group[0]
@@ -509,17 +533,30 @@ class Run:
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:
             return
-        worker.close()
         with self._stats_lock:
             self._lane_workers.discard(worker)
+            spare = not worker.closed and worker.adapter not in self._spares
+            if spare:
+                self._spares[worker.adapter] = worker
             figures = self.stats["runtimes"].setdefault(worker.adapter, {"results": 0, "seconds": 0.0})
             figures["restarts"] = figures.get("restarts", 0) + worker.restarts
             figures["recycles"] = figures.get("recycles", 0) + worker.recycles
             figures["hang_wait_seconds"] = round(figures.get("hang_wait_seconds", 0) + worker.hang_wait, 2)
+        if spare:
+            worker.end_process()
+        else:
+            worker.close()
 
-    def close(self) -> None:
-        """End every worker: those that answered describe and those the lanes run."""
+    def _close_running(self) -> None:
+        """End the workers that answered describe and those the lanes run."""
         for worker in list(self.workers.values()) + list(self._lane_workers) + list(self._starting.values()):
             worker.close()
         self.workers.clear()
         self._starting.clear()
+
+    def close(self) -> None:
+        """End every worker: those ``_close_running`` ends and those kept for the controls."""
+        self._close_running()
+        for worker in list(self._spares.values()):
+            worker.close()
+        self._spares.clear()

@@ -91,6 +91,10 @@ class Worker:
         self.placed: tuple[str, int] | None = None
         _LIVE.add(self)
 
+    @property
+    def closed(self) -> bool:
+        return self._closed
+
     def spawn(self) -> None:
         """Start the runtime's zygote if need be, without waiting for it to import the runtime.
         From the thread that will outlive the run: the reaper dies with the thread that started it."""
@@ -155,26 +159,26 @@ class Worker:
                                  + ("it ran" if retry_status == Status.OK else retry_status)
                 outcome, status = retry, retry_status
             if status == Status.OK and _corrupting(case, outcome.output) and self.proc is not None:
-                self._retire_process()  # a runtime that returns this has often corrupted its memory:
+                self.end_process()  # a runtime that returns this has often corrupted its memory:
                 self.recycles += 1  # the next case gets a fresh worker, not its heap
             yield outcome, status
 
     def run_alone(self, case: Case, placement: str) -> tuple[Outcome, Status]:
         """``(outcome, status)`` of ``case`` in a worker process of its own, ended after it."""
-        self._retire_process()  # nothing ran there before it
+        self.end_process()  # nothing ran there before it
         (outcome, status, _), = self._raw([case], placement)
-        self._retire_process()  # nothing runs on its heap after it
+        self.end_process()  # nothing runs on its heap after it
         return outcome, status
 
     def replay(self, history: list[tuple[Case, str]], case: Case, placement: str) -> tuple[Outcome, Status]:
         """``(outcome, status)`` of ``case`` run in a fresh worker process right after the
         ``(case, placement)`` pairs of ``history``, in order, ended after it."""
-        self._retire_process()
+        self.end_process()
         for earlier, earlier_placement in history:
             for _ in self._raw([earlier], earlier_placement):
                 pass
         (outcome, status, _), = self._raw([case], placement)
-        self._retire_process()
+        self.end_process()
         return outcome, status
 
     def run_model(self, model: bytes, feeds: dict,
@@ -182,7 +186,7 @@ class Worker:
         """``(outputs, error, status)`` of a whole ONNX model run alone in a worker process of its
         own: outputs in graph order, or the runtime's error; its status OK, CRASH or TIMEOUT
         (after ``timeout`` seconds, default the worker's)."""
-        self._retire_process()
+        self.end_process()
         self.start()
         timeout = timeout or self.timeout
         proc, deadline = self.proc, time.monotonic() + timeout
@@ -201,7 +205,7 @@ class Worker:
             return ((None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]),
                     reply["error"], Status(reply["status"]))  # a compile that died: TIMEOUT or CRASH
         finally:
-            self._retire_process()
+            self.end_process()
 
     def _answer(self, proc: WorkerProcess, timeout: float) -> tuple[bytes | Ended, str]:
         """The worker's next answer (or CRASH / TIMEOUT) within ``timeout`` seconds, and how
@@ -213,7 +217,8 @@ class Worker:
             line = proc.readline(time.monotonic() + self.compile_timeout + timeout)
         return line, limit
 
-    def _retire_process(self) -> None:
+    def end_process(self) -> None:
+        """End its worker process, if any, keeping its zygote: the next case forks a fresh one."""
         if self.proc is not None:
             self.proc.kill()
             self.proc = None

@@ -8,13 +8,18 @@ import time
 from collections import Counter
 
 import numpy as np
+import pytest
 
 from padconf.cases import Case
+from padconf.classify import classify
 from padconf.cli import main
 from padconf.dtypes import encode_array
+from padconf.errors import PadconfError
 from padconf.report import MUST_REJECT_MARK
 from padconf.results import read_jsonl
+from padconf.runner import Run, RunConfig, _draw_in_children, draw_spec
 from padconf.vocabulary import PLACEMENTS
+from padconf.worker_process import Zygote
 
 FAKE = "tests.fake_adapters:"
 
@@ -158,6 +163,35 @@ def test_a_parallel_run_gives_the_serial_run_row_for_row(tmp_path):
         runs[jobs] = [{k: v for k, v in row.items() if k not in ("seconds", "process", "position")}
                       for row in rows_of(out)]
     assert len(runs["1"]) > 100 and runs["1"] == runs["2"]
+
+
+def test_versions_drawn_in_child_processes_come_back_in_order_as_drawn_here():
+    # each child takes the next version as it finishes one, so which child drew which varies
+    args = [(None, spec, 8, 0) for spec in ("onnx/Pad-2", "onnx/Pad-19", "openvino/Pad-12")]
+    assert _draw_in_children(args, 2) == [draw_spec(a) for a in args]
+
+
+def test_a_draw_child_that_fails_is_one_line_with_its_last_words():
+    with pytest.raises(PadconfError, match=r"^drawing cases in a child process failed \(exited with code 1\): "
+                                           r".*unknown spec id 'onnx/Pad-99'"):
+        _draw_in_children([(None, "onnx/Pad-19", 4, 0), (None, "onnx/Pad-99", 4, 0)], 2)
+
+
+def test_the_controls_fork_from_the_lanes_zygote_and_no_zygote_outlives_the_run(tmp_path, monkeypatch):
+    started = []
+    original = Zygote.__init__
+
+    def counted(self, *args, **kwargs):
+        started.append(self)
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Zygote, "__init__", counted)
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "WrongValuesAdapter"]), jobs=1)
+    planted = classify(Case("onnx/Pad-19", np.array([666, 1, 2], np.int32), [0, 1], mode="constant"))
+    run.execute(run.plan(run.prepare([planted])))
+    assert read_jsonl(tmp_path / "run" / "controls.jsonl")  # its wrong values had a control
+    # the zygote that answered describe ran the lane, then the controls: none imported it again
+    assert len(started) == 1 and not started[0].alive
 
 
 def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reason(tmp_path):
