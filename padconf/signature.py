@@ -6,6 +6,7 @@ class text people read (``<..>``, ``N``) and a regular expression a baseline ent
 which matches every text of that class."""
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -58,7 +59,12 @@ def escape(text: str) -> str:
 
 
 def failure_class(row: Mapping[str, Any]) -> str:
-    return _render(_text(row), _SHOWN, str) or "(no text)"
+    return _shown(_text(row)) or "(no text)"
+
+
+@functools.lru_cache(maxsize=4096)
+def _shown(text: str) -> str:  # a run's rows repeat a few hundred texts: the report classes each 3 times
+    return _render(text, _SHOWN, str)
 
 
 def distinct_failure(row: Mapping[str, Any]) -> tuple[str, str, str]:

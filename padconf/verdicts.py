@@ -138,7 +138,8 @@ def element_bits(a: np.ndarray) -> set:
         return set(a.reshape(-1).tolist())
     if not a.size:
         return set()
-    return set(map(bytes, np.ascontiguousarray(a).view(np.uint8).reshape(a.size, -1)))
+    # unique first: a drawn array holds at most a few dozen values however large it is
+    return set(map(bytes, np.unique(np.ascontiguousarray(a).reshape(-1).view(np.dtype((np.void, a.itemsize))))))
 
 
 def _is_nan(x) -> bool:
