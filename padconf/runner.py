@@ -156,29 +156,29 @@ def draw_spec(args) -> list[str]:
 
 def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
     """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.draw_child), each
-    child taking the next version as it finishes one (versions differ in cost: dealt out in
-    turn, one child drew alone at the end); in the order of ``args``."""
+    child taking the next version as it finishes one (versions differ in cost: in fixed shares,
+    one child would draw alone at the end); in the order of ``args``."""
     drawn: list[list[str]] = [[] for _ in args]
     todo, lock = iter(range(len(args))), threading.Lock()
 
     def child_draws() -> None:
-        with tempfile.TemporaryFile() as err:  # not a pipe: a child that says much cannot block on it
-            child = subprocess.Popen(isolated("padconf.draw_child"), stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, stderr=err)
+        # stderr to a file, not a pipe: a child that says much cannot block on it
+        with tempfile.TemporaryFile() as err, subprocess.Popen(isolated("padconf.draw_child"), stdin=subprocess.PIPE,
+                                                               stdout=subprocess.PIPE, stderr=err) as child:
             assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
             try:
                 while (i := next_version()) is not None:
                     child.stdin.write(json.dumps(args[i]).encode() + b"\n")
                     child.stdin.flush()
                     line = child.stdout.readline()
-                    if not line:
+                    if not line:  # it died: its exit status and last words say why
                         break
                     drawn[i] = json.loads(line)
-                else:
+                else:  # every version it took is drawn
                     child.stdin.close()
                     if child.wait() == 0:
                         return
-            except OSError:  # it stopped reading: its exit status and last words say why
+            except OSError:  # it stopped reading: as above
                 pass
             child.kill()
             child.wait()

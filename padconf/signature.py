@@ -63,7 +63,7 @@ def failure_class(row: Mapping[str, Any]) -> str:
 
 
 @functools.lru_cache(maxsize=4096)
-def _shown(text: str) -> str:  # a run's rows repeat a few hundred texts: the report classes each 3 times
+def _shown(text: str) -> str:  # a run's rows hold a few hundred texts, which each report section classes
     return _render(text, _SHOWN, str)
 
 
