@@ -1,6 +1,8 @@
 """Hypothesis profiles come from padconf.strategies (ci / default / thorough); CI sets
 HYPOTHESIS_PROFILE=ci, a developer may pass --hypothesis-profile=thorough."""
+import atexit
 import os
+import shutil
 import tempfile
 
 from hypothesis import settings
@@ -19,4 +21,6 @@ os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("
 
 # The compilers' persistent cache (padconf.compile_cache): a fresh one per test session, so that
 # no test passes on what an earlier session compiled, and none writes to the user's own cache.
+# Removed when the session's process ends (each pytest-xdist worker has its own).
 os.environ["PADCONF_COMPILE_CACHE"] = tempfile.mkdtemp(prefix="padconf-test-compile-cache-")
+atexit.register(shutil.rmtree, os.environ["PADCONF_COMPILE_CACHE"], ignore_errors=True)
