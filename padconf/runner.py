@@ -59,7 +59,7 @@ from .worker import (
     Worker,
     WorkerClosed,
 )
-from .worker_process import exit_text, isolated, wait_status
+from .worker_process import exit_text, isolated, last_words, wait_status
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
@@ -182,10 +182,8 @@ def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
                 pass
             child.kill()
             child.wait()
-            err.seek(0)
-            last = (err.read().decode(errors="replace").strip().splitlines() or ["no message"])[-1]
             raise PadconfError(f"drawing cases in a child process failed "
-                               f"({exit_text(wait_status(child.returncode))}): {last}")
+                               f"({exit_text(wait_status(child.returncode))}{last_words(err)})")
 
     def next_version() -> int | None:
         with lock:

@@ -37,7 +37,7 @@ def wait_status(returncode: int) -> int:
     return (returncode & 0xFF) << 8 if returncode >= 0 else -returncode
 
 
-def _last_words(*logs) -> str:
+def last_words(*logs) -> str:
     """The last line a process wrote to the first of ``logs`` that holds one; for a Rust panic
     (tract), the panic and its message, since a backtrace and "aborting" follow them (and, across
     an FFI boundary, a second panic that only says it cannot unwind). Text is all a dead process
@@ -115,7 +115,7 @@ class Zygote:
             self.close()
             raise PadconfError(f"no answer within {timeout:g} s of {doing}")
         self.close()
-        raise PadconfError(f"{exit_text(self._status())}{_last_words(self.log)}")
+        raise PadconfError(f"{exit_text(self._status())}{last_words(self.log)}")
 
     def _status(self) -> int | None:
         self.proc.wait()
@@ -212,7 +212,7 @@ class WorkerProcess:
         """Why the worker is gone: its signal or exit code, and the last line it printed."""
         select.select([self.exited], [], [], 5)  # it may still be on its way out
         self.kill()
-        return exit_text(self.status) + _last_words(self.stderr_log, self.stdout_log)
+        return exit_text(self.status) + last_words(self.stderr_log, self.stdout_log)
 
     def kill(self) -> None:
         """End the worker and its process group, and have the zygote reap it. (A child that
