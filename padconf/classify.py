@@ -98,6 +98,19 @@ def readings(case: Case, spec: Spec) -> list[tuple[dict[str, str], np.ndarray | 
     return branches
 
 
+def reading_label(reading: dict[str, str]) -> str:
+    """An ambiguous case's name for one reading (its ``interpretations`` key): each undefined
+    point the case hits with the interpretation chosen, ``point=interpretation`` joined by commas."""
+    return ",".join(f"{point}={interpretation}" for point, interpretation in reading.items())
+
+
+def reading_of(label: str) -> dict[str, str]:
+    """The reading a ``reading_label`` names; parts that are not ``point=interpretation`` (a
+    label from another's results file) name nothing."""
+    parts = [part.partition("=") for part in label.split(",")]
+    return {point: interpretation for point, sep, interpretation in parts if sep}
+
+
 def classify(case: Case, spec: Spec | None = None) -> Case:
     """``case`` with kind, expected, reason, rule and interpretations filled in from its spec."""
     spec = spec or get_spec(case.spec)
@@ -129,7 +142,7 @@ def classify(case: Case, spec: Spec | None = None) -> Case:
     for values in itertools.product(*[spec.ambiguities[n].interpretations for n in hit]):
         combo = {**{n: base[n] for n in reached}, **dict(zip(hit, values))}
         out = outcome_of(combo)
-        outputs[",".join(f"{n}={i}" for n, i in zip(hit, values))] = None if isinstance(out, PadError) else out
+        outputs[reading_label(dict(zip(hit, values)))] = None if isinstance(out, PadError) else out
     return case.with_(**{**cleared, "kind": CaseKind.AMBIGUOUS, "reason": ",".join(hit), "interpretations": outputs,
                          "any_answer_conforms": any(spec.ambiguities[n].any_answer_conforms for n in hit)})
 

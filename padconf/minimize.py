@@ -28,7 +28,7 @@ from .adapters import unknown_runtime
 from .adapters.openvino_tensors import OV_TYPES
 from .bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic, title
 from .cases import Case, CaseKind
-from .classify import classify, repaired_twin
+from .classify import classify, reading_label, repaired_twin
 from .dtypes import ALL_DTYPES, SUB_BYTE_WIDER, bit_equal, numpy_dtype
 from .errors import CaseError, PadconfError
 from .outcome import Outcome
@@ -121,7 +121,7 @@ class IsolatedRunner:
         names = (case.reason or "").split(",")
         if case.kind == CaseKind.AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
             case = case.with_(kind=CaseKind.DEFINED, reason=None, interpretations={},
-                              expected=case.interpretations[",".join(f"{n}={self.fixed[n]}" for n in names)])
+                              expected=case.interpretations[reading_label({n: self.fixed[n] for n in names})])
         outcome, status = self._run_alone(case, placement, deadline if shorten else None)
         return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
 

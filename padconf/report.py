@@ -9,13 +9,14 @@ from collections import Counter, defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, cast
+from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 from . import escape
 from .cases import Case, CaseKind
+from .classify import reading_of
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
 from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, attach_controls, named_again, read_jsonl, read_results
@@ -125,15 +126,25 @@ def placement_dependent(rows: list[ResultRow]) -> list[dict]:
 
 
 def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
-    """(ambiguity, runtime) -> how often the runtime matched each interpretation (or none:
-    an unexplained answer, also listed among the failures)."""
+    """(undefined point, runtime) -> results per reading of that point the runtime's answer
+    matched: one interpretation; several, "a or b", where the answer is what each of them
+    gives; or none, "(rejected)" / "(another output)" (an unexplained answer, also listed among
+    the failures, unless the document leaves the behaviour undefined). A result that hits
+    several undefined points counts under each."""
     picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
     for row in rows:
         if row["verdict"] not in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED):
             continue
-        for chosen in row["matched"] or ["(rejected)" if row["error"] is not None else "(another output)"]:
-            picks[(cast(str, row["reason"]), row["runtime"])][chosen] += 1
+        readings = [reading_of(str(label)) for label in row["matched"] or []]
+        for point in (row["reason"] or "").split(","):
+            matched = sorted({reading[point] for reading in readings if point in reading})
+            picks[(point, row["runtime"])][" or ".join(matched) if matched else
+                                           "(rejected)" if row["error"] is not None else "(another output)"] += 1
     return dict(sorted(picks.items()))
+
+
+SILENT_WHAT = ("which interpretation of each undefined point each runtime's answer matched, in results "
+               "(\"a or b\": the answer is what each of them gives)")
 
 
 def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
@@ -205,9 +216,9 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
         lines.append("(none)")
     picks = interpretations(rows)
     if picks:
-        lines += ["", "Where the spec is silent: which interpretation each runtime matched (results)"]
-        for (reason, runtime), counts in picks.items():
-            lines.append(f"- {reason} on {runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
+        lines += ["", f"Where the spec is silent: {SILENT_WHAT}"]
+        for (point, runtime), counts in picks.items():
+            lines.append(f"- {point} on {runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
     # printed as they are (no markup), each line with its control characters shown as text
     return out + ["\n".join(map(escape.plain, lines))]
 
@@ -261,9 +272,10 @@ def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) ->
             "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
     for (runtime, spec), dtypes in support_gaps(rows).items():
         out.append(_md_row(runtime, spec, ", ".join(sorted(dtypes))))
-    out += ["", "## Where the spec is silent", "", "| ambiguity | runtime | matched (results) |", "|---|---|---|"]
-    for (reason, runtime), counts in interpretations(rows).items():
-        out.append(_md_row(reason, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
+    out += ["", "## Where the spec is silent", "", f"Each row: {SILENT_WHAT}.", "",
+            "| undefined point | runtime | matched (results) |", "|---|---|---|"]
+    for (point, runtime), counts in interpretations(rows).items():
+        out.append(_md_row(point, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
     specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
     out += ["", "## Edge classes drawn (cases per spec version)", "",
             _md_row("edge class", *specs), "|---|" + "---:|" * len(specs)]
@@ -420,8 +432,9 @@ def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int
                 else f"Distinct failures ({len(found)}):", "", "| runtime | verdict | n | what |", "|---|---|---:|---|"]
         out += [_md_row(g["runtime"], g["verdict"], g["count"], _short(_what(g), 160)) for g in shown]
     if picks:
-        out += ["", f"Where the spec is silent: {len({reason for reason, _ in picks})} undefined points hit, "
-                    f"{sum(sum(c.values()) for c in picks.values())} results; see the full report."]
+        silent = sum(r["verdict"] in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED) for r in rows)
+        out += ["", f"Where the spec is silent: {len({point for point, _ in picks})} undefined points hit, "
+                    f"{silent} results; see the full report."]
     if html_name:
         out += ["", f"Full report (matrix, every failure with its arrays, spec rules quoted): `{html_name}`"]
     return "\n".join(out) + "\n"

@@ -13,6 +13,7 @@ from .dtypes import dtype_name
 from .errors import CaseError
 from .report import (
     MUST_REJECT_NOTE,
+    SILENT_WHAT,
     RunData,
     _example,
     ambiguity_texts,
@@ -173,8 +174,8 @@ def _panel(run: RunData, cell, found, key) -> str:
         out.append(_failure(run, group))
     if found["picks"]:
         out.append("<p class=caption>Where the spec is silent, this runtime matched:</p><ul class=picks>"
-                   + "".join(f"<li>{escape(reason)}: " + ", ".join(f"{escape(k)} ({n})" for k, n in c.most_common())
-                             + "</li>" for (reason, _), c in found["picks"].items()) + "</ul>")
+                   + "".join(f"<li>{escape(point)}: " + ", ".join(f"{escape(k)} ({n})" for k, n in c.most_common())
+                             + "</li>" for (point, _), c in found["picks"].items()) + "</ul>")
     return "".join(out) + "</div>"
 
 
@@ -248,15 +249,15 @@ def _ambiguity_table(rows, runtimes, specs_dir) -> str:
     if not picks:
         return "<h2>Where the spec is silent</h2><p class=meta>No case hit an undefined point.</p>"
     texts = ambiguity_texts(rows, specs_dir)
-    out = ["<h2>Where the spec is silent</h2><p class=meta>which interpretation each runtime's answer matched "
-           "(results)</p><table id=ambiguities><tr><th>undefined point</th>"
+    out = [f"<h2>Where the spec is silent</h2><p class=meta>{escape(SILENT_WHAT)}</p>"
+           "<table id=ambiguities><tr><th>undefined point</th>"
            + "".join(f"<th>{escape(rt)}</th>" for rt in runtimes) + "</tr>"]
-    for reason in sorted({reason for reason, _ in picks}):
+    for point in sorted({point for point, _ in picks}):
         quotes = "".join(f"<blockquote>{escape(text)} <span class=meta>({escape(', '.join(specs))})</span>"
-                         "</blockquote>" for name in reason.split(",") for text, specs in texts.get(name, []))
-        out.append(f"<tr><td><b>{escape(reason)}</b>{quotes}</td>")
+                         "</blockquote>" for text, specs in texts.get(point, []))
+        out.append(f"<tr><td><b>{escape(point)}</b>{quotes}</td>")
         for rt in runtimes:
-            c = picks.get((reason, rt))
+            c = picks.get((point, rt))
             out.append("<td class=none>–</td>" if c is None else
                        "<td>" + "<br>".join(f"{escape(k)} ({n})" for k, n in c.most_common()) + "</td>")
         out.append("</tr>")

@@ -320,10 +320,10 @@ def _others(job, case: Case, runtime: str) -> list[str]:
     if case.kind == CaseKind.AMBIGUOUS:
         picks = interpretations([r for r in job.run_rows if r["reason"] == case.reason and r["spec"] == case.spec])
         if picks:
-            out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched:",
-                    ""]
-            out += [f"- {rt}: " + ", ".join(f"{k} ({n} cases)" for k, n in counts.most_common())
-                    for (_, rt), counts in picks.items()]
+            out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched "
+                    "(results: a case in one placement; \"a or b\": the answer is what each of them gives):", ""]
+            out += [f"- {rt}, `{point}`: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common())
+                    for (point, rt), counts in sorted(picks.items(), key=lambda item: item[0][::-1])]
             out.append("")
     return out
 

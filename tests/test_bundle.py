@@ -4,6 +4,7 @@ file of the package, copied verbatim); and shrinking one bug never slips into an
 same run."""
 import subprocess
 import sys
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from padconf.classify import classify
 from padconf.cli import main
 from padconf.dtypes import bit_equal
 from padconf.outcome import Outcome
+from padconf.repro import _others
 from padconf.results import result_row
 from padconf.runner import Run, RunConfig
 
@@ -295,3 +297,18 @@ def test_an_onnxruntime_refusal_that_onnxs_own_shape_inference_gives_is_said_to_
     assert "fails through onnx's shape inference itself too (runtime onnx, initializers): wrongly-rejected: " \
            "ParseData type mismatch for tensor: axes" in reports["axes"]
     assert "itself too" not in reports["scalar"] and "Triage: **wrongly rejected**" in reports["scalar"]
+
+
+def test_a_bundle_for_an_undefined_point_says_what_each_runtime_matched_per_point():
+    """The bundle of an ambiguous case lists, per runtime and undefined point, the readings the
+    run's answers matched ("a or b" where the answer is what both give), counted in results."""
+    case = classify(Case("onnx/Pad-11", np.array([1, 2, 3], np.float32), [-1, 4], mode="reflect"))
+    rows = [result_row("alpha", "inputs", case, Outcome(np.array([9], np.float32)), "ok"),
+            result_row("beta", "inputs", case, Outcome(error="reflect pad 4 exceeds 3"), "ok"),
+            result_row("beta", "folded", case, Outcome(np.array([2, 3, 2, 1, 2, 3], np.float32)), "ok")]
+    lines = _others(SimpleNamespace(run_rows=rows, recorded=None, case=case), case, "alpha")
+    heading = next(i for i, line in enumerate(lines) if line.startswith("Where the document leaves"))
+    assert lines[heading + 2:] == [
+        "- alpha, `mirror_beyond_dim`: (another output) (1)", "- alpha, `mixed_sign_pads`: (another output) (1)",
+        "- beta, `mirror_beyond_dim`: reject (1), iterate (1)",
+        "- beta, `mixed_sign_pads`: crop_first or original_coordinates (1), original_coordinates (1)", ""]

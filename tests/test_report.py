@@ -143,8 +143,26 @@ def test_html_cell_shows_arrays_error_and_rule(run_dir):
     assert "expected under crop_beyond_dim=clamp_to_zero: float shape [0]" in odd
     assert "ambiguities.crop_beyond_dim" in odd  # the undefined point quoted, not the rule of that name
     silent = page.split("id=ambiguities", 1)[1]
-    assert "crop_beyond_dim=reject (1)" in silent and "(another output) (1)" in silent
+    assert "<td>reject (1)</td>" in silent and "<td>(another output) (1)</td>" in silent  # beta, alpha
     assert escape(get_spec("onnx/Pad-11").ambiguities["crop_beyond_dim"].text) in silent  # the spec's words
+
+
+def test_silent_points_count_each_with_the_readings_the_answer_fits():
+    """A result that hits two undefined points counts under each, with that point's
+    interpretations its answer matches: a refusal is what both readings of mixed_sign_pads give
+    here, once mirror_beyond_dim rejects."""
+    case = classify(Case("onnx/Pad-11", np.array([1, 2, 3], np.float32), [-1, 4], mode="reflect"))
+    assert case.reason == "mixed_sign_pads,mirror_beyond_dim"
+    rows = [result_row("alpha", "inputs", case, Outcome(np.array([2, 3, 2, 1, 2, 3], np.float32)), "ok"),
+            result_row("alpha", "initializers", case, Outcome(error="reflect pad 4 exceeds 3"), "ok"),
+            result_row("beta", "inputs", case, Outcome(np.array([9], np.float32)), "ok")]
+    assert report.interpretations(rows) == {
+        ("mirror_beyond_dim", "alpha"): Counter({"iterate": 1, "reject": 1}),
+        ("mirror_beyond_dim", "beta"): Counter({"(another output)": 1}),
+        ("mixed_sign_pads", "alpha"): Counter({"original_coordinates": 1, "crop_first or original_coordinates": 1}),
+        ("mixed_sign_pads", "beta"): Counter({"(another output)": 1})}
+    printed = report.terminal_output(rows, 200)[-1]
+    assert "- mixed_sign_pads on alpha: original_coordinates (1), crop_first or original_coordinates (1)" in printed
 
 
 def test_large_arrays_are_abridged_and_say_their_size(tmp_path):
@@ -220,7 +238,7 @@ def test_terminal_output_cuts_no_name_and_splits_no_case_id_at_80_columns():
         lines = text.splitlines()
         assert "…" not in text
         for name in ("openvino-onnx", "onnx-reference", "openvino/Pad-12", "wrongly-rejected", "wrongly-accepted",
-                     "crop_beyond_dim=reject"):
+                     "crop_beyond_dim on onnx-reference: reject (1)"):
             assert any(name in line for line in lines), (width, name)
         for group in report.failures(long_rows):  # whole on one line: `padconf minimize RUN:<id>` takes it
             assert any(f"case id: {group['example']['case_id']}" == line.strip() for line in lines), width
@@ -426,7 +444,7 @@ def test_html_report_in_chromium_with_every_verdict_kind(chromium, run_dir, tmp_
         assert opened["verdicts"] == ["wrongly-accepted"] and "dtype int32 is not in this version" in opened["text"]
         browser.js("document.querySelector(\"td[data-runtime='beta'][data-spec='onnx/Pad-11'] a\").click()")
         (opened,) = browser.js(OPEN_PANEL)
-        assert opened["cell"] == "beta--onnx-Pad-11--constant" and "crop_beyond_dim=reject (1)" in opened["text"]
+        assert opened["cell"] == "beta--onnx-Pad-11--constant" and "crop_beyond_dim: reject (1)" in opened["text"]
     finally:
         browser.close()
 
