@@ -135,11 +135,11 @@ def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
     for row in rows:
         if row["verdict"] not in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED):
             continue
-        readings = [reading_of(str(label)) for label in row["matched"] or []]
-        for point in (row["reason"] or "").split(","):
+        readings = [reading_of(label) for label in row.get("matched") or []]
+        for point in (row.get("reason") or "(not named)").split(","):
             matched = sorted({reading[point] for reading in readings if point in reading})
-            picks[(point, row["runtime"])][" or ".join(matched) if matched else
-                                           "(rejected)" if row["error"] is not None else "(another output)"] += 1
+            picks[(point, row["runtime"])][" or ".join(matched) if matched else "(rejected)"
+                                           if row.get("error") is not None else "(another output)"] += 1
     return dict(sorted(picks.items()))
 
 
@@ -375,7 +375,7 @@ def rule_quotes(row: Mapping[str, Any], specs_dir=None) -> list[dict]:
         return [rule_text(spec, row.get("rule"))]
     if row.get("kind") == CaseKind.AMBIGUOUS:
         return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
-                for name in (row["reason"] or "").split(",") if name in spec.ambiguities]
+                for name in (row.get("reason") or "").split(",") if name in spec.ambiguities]
     if row["verdict"] == Verdict.MISMATCH:  # the rule that fixes what differs
         fixes: dict[str | None, str] = {Difference.SHAPE: "output_shape", Difference.DTYPE: "dtypes"}
         rule = fixes.get(row.get("difference"), "pads_layout")
@@ -408,7 +408,7 @@ def ambiguity_texts(rows: list[ResultRow], specs_dir=None) -> dict[str, list[tup
     texts: dict[str, dict[str, list[str]]] = defaultdict(dict)
     for spec_id in sorted({r["spec"] for r in rows if r["verdict"] == Verdict.AMBIGUOUS}, key=spec_sort_key):
         spec = _spec(spec_id, specs_dir)
-        hit = {name for r in rows if r["spec"] == spec_id and r["reason"] for name in r["reason"].split(",")}
+        hit = {name for r in rows if r["spec"] == spec_id for name in (r.get("reason") or "").split(",")}
         for name, amb in (spec.ambiguities if spec else {}).items():
             if name in hit:
                 texts[name].setdefault(amb.text, []).append(spec_id)

@@ -318,7 +318,7 @@ def _others(job, case: Case, runtime: str) -> list[str]:
                 for r in others]
         out.append("")
     if case.kind == CaseKind.AMBIGUOUS:
-        picks = interpretations([r for r in job.run_rows if r["reason"] == case.reason and r["spec"] == case.spec])
+        picks = interpretations([r for r in job.run_rows if r.get("reason") == case.reason and r["spec"] == case.spec])
         if picks:
             out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched "
                     "(results: a case in one placement; \"a or b\": the answer is what each of them gives):", ""]

@@ -27,6 +27,8 @@ CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct fai
 # the keys every result row has, checked when a run directory is read
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
 _KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
+# keys a row may lack or hold null, and else must hold this type: the report reads them as such
+_OPTIONAL_TYPES = {"reason": str, "error": str, "detail": str, "matched": list}
 
 
 class _ControlFields(TypedDict):
@@ -150,6 +152,12 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
         if mistyped:
             raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
                             f"not a {_KEY_TYPES.get(mistyped[0], str).__name__}")
+        mistyped = [k for k, kind in _OPTIONAL_TYPES.items() if row.get(k) is not None and not isinstance(row[k], kind)]
+        if mistyped:
+            raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
+                            f"not a {_OPTIONAL_TYPES[mistyped[0]].__name__} or null")
+        if not all(isinstance(label, str) for label in row.get("matched") or ()):
+            raise CaseError(f"{path}:{number}: 'matched' holds something other than text")
         rows.append(row)
     return rows
 

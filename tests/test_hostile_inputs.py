@@ -456,10 +456,27 @@ def test_baseline_entries_that_are_not_data_are_one_line(tmp_path, text, problem
 @pytest.mark.parametrize("change,problem", [
     ({"origin": 5}, "'origin' is a int, not a str"),
     ({"shape": "x"}, "'shape' is a str, not a list"),
+    ({"verdict": "ambiguous", "reason": 5}, "'reason' is a int, not a str or null"),
+    ({"verdict": "ambiguous", "matched": "crop_beyond_dim=reject"}, "'matched' is a str, not a list or null"),
+    ({"verdict": "ambiguous", "matched": [{"a": 1}]}, "'matched' holds something other than text"),
+    ({"error": ["x"]}, "'error' is a list, not a str or null"),
 ])
 def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys, change, problem):
+    """The report reads these keys as what padconf writes: any other type is the file's fault."""
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="}, change)
     one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "results.jsonl:1", problem)
+
+
+def test_results_rows_without_the_keys_an_ambiguous_verdict_uses_still_make_a_report(tmp_path, capsys):
+    """A row from another tool may leave out what padconf writes as null (matched, reason,
+    error): the report counts it as an answer that matched no reading."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="}, {"verdict": "ambiguous"})
+    rows = [json.loads((run / "results.jsonl").read_text())]
+    for key in ("matched", "reason", "error"):
+        del rows[0][key]
+    (run / "results.jsonl").write_text(json.dumps(rows[0]) + "\n")
+    assert main(["report", str(run), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
+    assert "(not named)" in (tmp_path / "r.html").read_text()
 
 
 def test_a_number_of_thousands_of_digits_is_one_line(tmp_path, capsys):
