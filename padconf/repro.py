@@ -323,7 +323,7 @@ def _others(job, case: Case, runtime: str) -> list[str]:
             out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched "
                     "(results: a case in one placement; \"a or b\": the answer is what each of them gives):", ""]
             out += [f"- {rt}, `{point}`: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common())
-                    for (point, rt), counts in sorted(picks.items(), key=lambda item: item[0][::-1])]
+                    for (point, rt), counts in sorted(picks.items(), key=lambda item: (item[0][1], item[0][0]))]
             out.append("")
     return out
 

@@ -148,14 +148,12 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
         missing = [k for k in required if k not in row]
         if missing:
             raise CaseError(f"{path}:{number}: row lacks {', '.join(missing)}")
-        mistyped = [k for k in required if not isinstance(row[k], _KEY_TYPES.get(k, str))]
+        expected = ([(k, _KEY_TYPES.get(k, str), "") for k in required]
+                    + [(k, kind, " or null") for k, kind in _OPTIONAL_TYPES.items() if row.get(k) is not None])
+        mistyped = [(k, kind, or_null) for k, kind, or_null in expected if not isinstance(row[k], kind)]
         if mistyped:
-            raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
-                            f"not a {_KEY_TYPES.get(mistyped[0], str).__name__}")
-        mistyped = [k for k, kind in _OPTIONAL_TYPES.items() if row.get(k) is not None and not isinstance(row[k], kind)]
-        if mistyped:
-            raise CaseError(f"{path}:{number}: {mistyped[0]!r} is a {type(row[mistyped[0]]).__name__}, "
-                            f"not a {_OPTIONAL_TYPES[mistyped[0]].__name__} or null")
+            key, kind, or_null = mistyped[0]
+            raise CaseError(f"{path}:{number}: {key!r} is a {type(row[key]).__name__}, not a {kind.__name__}{or_null}")
         if not all(isinstance(label, str) for label in row.get("matched") or ()):
             raise CaseError(f"{path}:{number}: 'matched' holds something other than text")
         rows.append(row)
