@@ -16,7 +16,6 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 from xml.etree import ElementTree
 
 from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
@@ -30,9 +29,6 @@ from .triage import triage
 from .untrusted import json_value, read_text
 from .verdicts import FAILURES, Verdict
 from .worker import Worker
-
-if TYPE_CHECKING:
-    from .runner import Run
 
 # reruns of a new failure, each alone in a fresh worker, until one shows it: a failure half of
 # the time goes unseen by all five with odds 1 in 32 (and then a replay after its history)
@@ -291,9 +287,8 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     seen: set[tuple] = set()
     cases: list[Case] = []
     for k in range(BASELINE_RUNS):
-        run, cases = gate_run(config, out_dir if k == 0 else Path(out_dir) / "repeats" / str(k + 1), None, jobs,
-                              progress)
-        rows = read_results(run.results_path)
+        rows, cases = gate_run(config, out_dir if k == 0 else Path(out_dir) / "repeats" / str(k + 1), None, jobs,
+                               progress)
         runs.append(rows)
         shown = set()
         for r in rows:
@@ -402,8 +397,7 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
     """Run the gate's cases and judge them against ``entries``; explored cases that fail in a
     new way go to the example database, replayed ones that no longer do leave it."""
     db = example_database(config.example_db) if config.explore else None
-    run, cases = gate_run(config, out_dir, db, jobs, progress)
-    rows = read_results(run.results_path)
+    rows, cases = gate_run(config, out_dir, db, jobs, progress)
     covered = set() if config.shard else {s.id for s in load_specs(config.specs_dir, config.specs)}
     judgement = judge_rows(rows, entries, config.runtime, covered)
     if judgement.new or judgement.fixed:
@@ -430,9 +424,9 @@ def _worker_limits(config: GateConfig) -> dict:
 
 
 def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None,
-             progress=None) -> tuple[Run, list[Case]]:
+             progress=None) -> tuple[list[ResultRow], list[Case]]:
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
-    directory like ``padconf run``'s plus gate.json; returns the run and its cases."""
+    directory like ``padconf run``'s plus gate.json; returns its result rows and its cases."""
     from .runner import Run, RunConfig
     out_dir = Path(out_dir)
     if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
@@ -446,11 +440,14 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     run.prepare(cases)
-    (out_dir / "gate.json").write_text(json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
-                                                   "shard": config.shard or (1, 1), "seed": config.seed,
-                                                   "explore": config.explore}))
+    about = {"runtime": config.runtime, "spec_ids": [s.id for s in specs], "shard": config.shard or (1, 1),
+             "seed": config.seed, "explore": config.explore}
+    (out_dir / "gate.json").write_text(json.dumps(about))
     run.execute(run.plan(cases), progress=progress)
-    return run, cases
+    rows = read_results(run.results_path)
+    # recorded once every case has its row: judge_results takes no shard cut short, or copied in part
+    (out_dir / "gate.json").write_text(json.dumps({**about, "results": len(rows)}))
+    return rows, cases
 
 
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
@@ -467,12 +464,18 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         about = json_value(read_text(d / "gate.json", MAX_RUN_JSON_BYTES, PadconfError), f"{d / 'gate.json'}")
         try:
             shard = tuple(about.get("shard") or (1, 1))
+            if not (len(shard) == 2 and all(type(n) is int and n >= 1 for n in shard)):
+                raise ValueError(f"shard {about['shard']!r}: [i, n] expected")
             mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1])
-            if not (len(shard) == 2 and all(type(n) is int and n >= 1 for n in shard) and isinstance(mine[0], str)
-                    and all(isinstance(i, str) for i in mine[1])):
-                raise ValueError("shard [i, n] and spec_ids of text expected")
+            if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])):
+                raise ValueError("runtime and spec_ids of text expected")
+            written = about.get("results")
+            if written is not None and type(written) is not int:
+                raise ValueError(f"results {written!r}: a count expected")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CaseError(f"{d / 'gate.json'}: malformed: {exc}") from None
+        if written is None:
+            raise PadconfError(f"{d}: its gate run did not finish (gate.json counts no results): run that shard again")
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
@@ -480,7 +483,11 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
                                "shard count differ)")
         config = mine
         shards.append(shard[0])
-        for row in read_results(d / RESULTS):
+        shard_rows = read_results(d / RESULTS)
+        if len(shard_rows) != written:
+            raise PadconfError(f"{d}: {len(shard_rows)} results where its gate run wrote {written}: "
+                               "a copy cut short or added to")
+        for row in shard_rows:
             if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
         cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))

@@ -29,6 +29,9 @@ RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads",
 _KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
 # keys a row may lack or hold null, and else must hold this type: the report reads them as such
 _OPTIONAL_TYPES = {"reason": str, "error": str, "detail": str, "matched": list}
+# what a message calls a Python value read from JSON: the file's words, not Python's
+_JSON_NAMES = {dict: "an object", list: "an array", str: "text", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
 
 
 class _ControlFields(TypedDict):
@@ -153,7 +156,8 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
         mistyped = [(k, kind, or_null) for k, kind, or_null in expected if not isinstance(row[k], kind)]
         if mistyped:
             key, kind, or_null = mistyped[0]
-            raise CaseError(f"{path}:{number}: {key!r} is a {type(row[key]).__name__}, not a {kind.__name__}{or_null}")
+            raise CaseError(f"{path}:{number}: {key!r} is {_JSON_NAMES[type(row[key])]}, "
+                            f"not {_JSON_NAMES[kind]}{or_null}")
         if not all(isinstance(label, str) for label in row.get("matched") or ()):
             raise CaseError(f"{path}:{number}: 'matched' holds something other than text")
         rows.append(row)

@@ -254,7 +254,7 @@ def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind)
     gate_dir = tmp_path / "gate"
     gate_dir.mkdir()
     (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None,
-                                                    "seed": 0, "explore": 0}))
+                                                    "seed": 0, "explore": 0, "results": 0}))
     (gate_dir / "results.jsonl").write_text("")
     (tmp_path / "baseline.yaml").write_text("[]\n")
     specs = tmp_path / "specs"
@@ -454,12 +454,12 @@ def test_baseline_entries_that_are_not_data_are_one_line(tmp_path, text, problem
 
 
 @pytest.mark.parametrize("change,problem", [
-    ({"origin": 5}, "'origin' is a int, not a str"),
-    ({"shape": "x"}, "'shape' is a str, not a list"),
-    ({"verdict": "ambiguous", "reason": 5}, "'reason' is a int, not a str or null"),
-    ({"verdict": "ambiguous", "matched": "crop_beyond_dim=reject"}, "'matched' is a str, not a list or null"),
+    ({"origin": 5}, "'origin' is a number, not text"),
+    ({"shape": "x"}, "'shape' is text, not an array"),
+    ({"verdict": "ambiguous", "reason": 5}, "'reason' is a number, not text or null"),
+    ({"verdict": "ambiguous", "matched": "crop_beyond_dim=reject"}, "'matched' is text, not an array or null"),
     ({"verdict": "ambiguous", "matched": [{"a": 1}]}, "'matched' holds something other than text"),
-    ({"error": ["x"]}, "'error' is a list, not a str or null"),
+    ({"error": ["x"]}, "'error' is an array, not text or null"),
 ])
 def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys, change, problem):
     """The report reads these keys as what padconf writes: any other type is the file's fault."""
@@ -485,7 +485,11 @@ def test_a_number_of_thousands_of_digits_is_one_line(tmp_path, capsys):
     one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "results.jsonl:1")
 
 
-@pytest.mark.parametrize("gate_json", ["[]", '{"shard": 5}', '{"shard": [1], "spec_ids": []}', "{"])
+@pytest.mark.parametrize("gate_json", [
+    "[]", '{"shard": 5}', '{"shard": [1], "spec_ids": []}', "{",
+    '{"runtime": "rt", "spec_ids": [], "seed": 0, "explore": 0, "shard": [1]}',
+    '{"runtime": "rt", "spec_ids": [], "seed": 0, "explore": 0, "shard": "12"}',
+])
 def test_a_malformed_gate_json_is_one_line(tmp_path, capsys, gate_json):
     (tmp_path / "g").mkdir()
     (tmp_path / "g" / "gate.json").write_text(gate_json)
