@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import reprlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
 
-from .dtypes import decode_array, dtype_name, encode_array
+from .dtypes import ALL_DTYPES, decode_array, dtype_name, encode_array, is_integer
 from .errors import CaseError
 from .vocabulary import Placement, Word
 
@@ -26,6 +27,8 @@ class CaseKind(Word):
 
 
 KINDS = tuple(CaseKind)
+# what a case runs: Pad, or its data through Identity (Case.control)
+OPS = ("Pad", "Identity")
 
 
 @dataclass
@@ -113,15 +116,18 @@ class Case:
 
     @classmethod
     def from_json(cls, doc: dict) -> Case:
+        """The case ``doc`` (``to_json``'s, or ``inputs_json``'s) describes. Run directories and
+        case files come from others: a key of another type is a CaseError naming it."""
+        _check_types(doc)
         try:
             dec = lambda v: None if v is None else decode_array(v)  # noqa: E731
             case = cls(
                 spec=doc["spec"],
                 data=decode_array(doc["data"]),
-                pads=[int(p) for p in doc["pads"]],
+                pads=list(doc["pads"]),
                 mode=doc["mode"],
                 constant_value=dec(doc.get("constant_value")),
-                axes=None if doc.get("axes") is None else [int(a) for a in doc["axes"]],
+                axes=None if doc.get("axes") is None else list(doc["axes"]),
                 pads_type=doc.get("pads_type", "int64"),
                 axes_type=doc.get("axes_type", "int64"),
                 op=doc.get("op", "Pad"),
@@ -136,7 +142,9 @@ class Case:
             )
         except CaseError:
             raise
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        except KeyError as exc:
+            raise CaseError(f"malformed case: no {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
         if doc.get("id"):
             case.__dict__["id"] = doc["id"]
@@ -180,6 +188,37 @@ class Case:
                 found.append((operand, self.with_(data=empty, pads=[], axes=None, constant_value=None,
                                                   mode="constant").control(), Placement.FOLDED))
         return found
+
+
+# a case document's keys that must hold text, and lists of integers (those marked True may hold
+# null instead); the index inputs' types are integer dtypes
+_TEXT_KEYS = {"spec": False, "mode": False, "origin": False, "reason": True, "rule": True, "id": True}
+_INT_LISTS = {"pads": False, "axes": True}
+_INDEX_TYPE_KEYS = ("pads_type", "axes_type")
+
+
+def _check_types(doc: dict) -> None:
+    def fail(key: str, what: str) -> None:
+        raise CaseError(f"malformed case: {key} {reprlib.repr(doc[key])} is not {what}")
+
+    for key, nullable in _TEXT_KEYS.items():
+        if key in doc and not (isinstance(doc[key], str) or (nullable and doc[key] is None)):
+            fail(key, "text" + (" or null" if nullable else ""))
+    for key, nullable in _INT_LISTS.items():
+        if key in doc and not (isinstance(doc[key], list) and all(type(n) is int for n in doc[key])
+                               or (nullable and doc[key] is None)):
+            fail(key, "a list of integers" + (" or null" if nullable else ""))
+    for key in _INDEX_TYPE_KEYS:
+        if key in doc and not (doc[key] in ALL_DTYPES and is_integer(doc[key])):
+            fail(key, "an integer dtype")
+    if "op" in doc and doc["op"] not in OPS:
+        fail("op", f"one of {OPS}")
+    if not isinstance(doc.get("tags", []), list) or not all(isinstance(t, str) for t in doc.get("tags", [])):
+        fail("tags", "a list of text")
+    if not isinstance(doc.get("interpretations") or {}, dict):
+        fail("interpretations", "an object")
+    if not isinstance(doc.get("any_answer_conforms", False), bool):
+        fail("any_answer_conforms", "true or false")
 
 
 def _kind(word) -> CaseKind:

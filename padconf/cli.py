@@ -288,9 +288,11 @@ def cmd_report(args) -> int:
     html_path = Path(args.html)
     html_path.write_text(render(run), encoding="utf-8")
     if args.md:
-        Path(args.md).write_text(report.short_markdown(run.rows, html_path.name), encoding="utf-8")
+        Path(args.md).write_text(report.short_markdown(run.rows, html_path.name, unfinished=run.unfinished),
+                                 encoding="utf-8")
     console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}"
-                           + (f", {args.md}" if args.md else "")),
+                           + (f", {args.md}" if args.md else "")
+                           + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")),
                   soft_wrap=True)
     return 0
 

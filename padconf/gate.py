@@ -16,13 +16,23 @@ import re
 from collections import Counter, defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 from xml.etree import ElementTree
 
 from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
 from .cases import Case
 from .errors import CaseError, PadconfError
 from .explore import example_database, remember, replayed
-from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, jsonl_line, read_jsonl, read_results, result_row
+from .results import (
+    MAX_RUN_JSON_BYTES,
+    RESULTS,
+    ResultRow,
+    jsonl_line,
+    read_jsonl,
+    read_results,
+    result_row,
+    unfinished,
+)
 from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
 from .triage import triage
@@ -440,14 +450,11 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     run.prepare(cases)
-    about = {"runtime": config.runtime, "spec_ids": [s.id for s in specs], "shard": config.shard or (1, 1),
-             "seed": config.seed, "explore": config.explore}
-    (out_dir / "gate.json").write_text(json.dumps(about))
+    (out_dir / "gate.json").write_text(json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
+                                                   "shard": config.shard or (1, 1), "seed": config.seed,
+                                                   "explore": config.explore}))
     run.execute(run.plan(cases), progress=progress)
-    rows = read_results(run.results_path)
-    # recorded once every case has its row: judge_results takes no shard cut short, or copied in part
-    (out_dir / "gate.json").write_text(json.dumps({**about, "results": len(rows)}))
-    return rows, cases
+    return read_results(run.results_path), cases
 
 
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
@@ -457,7 +464,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
     cases: dict[str, dict] = {}
     spec_ids: set[str] = set()
     config: tuple | None = None
-    shards = []
+    shards: list[int] = []
+    first_run_doc: Any = None  # the first shard's run.json: its limits are the reruns'
     for k, d in enumerate(map(Path, dirs)):
         if not (d / "gate.json").is_file():
             raise PadconfError(f"{d}: not a gate run directory (no gate.json)")
@@ -469,13 +477,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1])
             if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])):
                 raise ValueError("runtime and spec_ids of text expected")
-            written = about.get("results")
-            if written is not None and type(written) is not int:
-                raise ValueError(f"results {written!r}: a count expected")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CaseError(f"{d / 'gate.json'}: malformed: {exc}") from None
-        if written is None:
-            raise PadconfError(f"{d}: its gate run did not finish (gate.json counts no results): run that shard again")
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
@@ -484,9 +487,11 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         config = mine
         shards.append(shard[0])
         shard_rows = read_results(d / RESULTS)
-        if len(shard_rows) != written:
-            raise PadconfError(f"{d}: {len(shard_rows)} results where its gate run wrote {written}: "
-                               "a copy cut short or added to")
+        run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError), str(d / "run.json"))
+        first_run_doc = first_run_doc or run_doc
+        why = unfinished(run_doc, len(shard_rows), d / "run.json")
+        if why:  # the failures it lacks would pass
+            raise PadconfError(f"{d}: {why}: run that shard again")
         for row in shard_rows:
             if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
@@ -501,13 +506,12 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
                            if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
     judgement = judge_rows(rows, entries, runtime, spec_ids)
     if judgement.new or judgement.fixed:
-        run_json = Path(dirs[0]) / "run.json"  # a shard's: its limits, checked as a run's are
-        doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES, PadconfError), str(run_json))
         from .runner import RunConfig
-        try:
-            limits = RunConfig(runtimes=[runtime], memory_mb=doc["memory_mb"], timeout=doc["timeout"])
+        try:  # checked as a run's are
+            limits = RunConfig(runtimes=[runtime], memory_mb=first_run_doc["memory_mb"],
+                               timeout=first_run_doc["timeout"])
         except (KeyError, TypeError) as exc:
-            raise CaseError(f"{run_json}: malformed: {exc}") from None
+            raise CaseError(f"{Path(dirs[0]) / 'run.json'}: malformed: {exc}") from None
         worker = Worker(runtime, limits.memory_mb, limits.timeout)
         try:
             confirm(judgement, entries, [Case.from_json(c) for c in cases.values()], worker)

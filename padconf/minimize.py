@@ -30,7 +30,7 @@ from .bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic, title
 from .cases import Case, CaseKind
 from .classify import classify, reading_label, repaired_twin
 from .dtypes import ALL_DTYPES, SUB_BYTE_WIDER, bit_equal, numpy_dtype
-from .errors import CaseError, PadconfError
+from .errors import CaseError, PadconfError, SpecError
 from .outcome import Outcome
 from .report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
 from .results import MAX_JSONL_BYTES, ResultRow, result_row
@@ -385,6 +385,11 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
     out.mkdir(parents=True, exist_ok=True)
     kind, jobs = resolve(target, runtime, specs_dir)
+    for job in jobs:  # a case of a version the spec folder lacks: one line, before any worker sees it
+        try:
+            get_spec(job.case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        except SpecError as exc:
+            raise CaseError(f"case {job.case.id}: {exc}") from None
     worker = Worker(runtime, timeout=timeout)
     # the runtime Pad lowers to (native_check): one worker for every bundle, started on first use
     lowered_to = Worker(LOWERED_TO[runtime][0], timeout=timeout) if runtime in LOWERED_TO else None

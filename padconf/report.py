@@ -19,7 +19,16 @@ from .cases import Case, CaseKind
 from .classify import reading_of
 from .dtypes import decode_array
 from .errors import CaseError, PadconfError, SpecError
-from .results import MAX_RUN_JSON_BYTES, RESULTS, ResultRow, attach_controls, named_again, read_jsonl, read_results
+from .results import (
+    MAX_RUN_JSON_BYTES,
+    RESULTS,
+    ResultRow,
+    attach_controls,
+    named_again,
+    read_jsonl,
+    read_results,
+    unfinished,
+)
 from .signature import failure_class, failure_signature
 from .specs import Spec, get_spec, rule_text, spec_sort_key
 from .triage import PAD_BUGS, triage
@@ -306,6 +315,7 @@ class RunData:
     rows: list[ResultRow]  # results.jsonl
     cases: dict[str, dict]  # cases.jsonl by case id, still JSON (decoded only where shown)
     specs_dir: str | None  # run.json's: where the run's spec files are
+    unfinished: str | None = None  # why the rows are not the whole run (results.unfinished)
 
     @property
     def cases_rows(self) -> list[dict]:
@@ -326,13 +336,14 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     if not rows:
         raise PadconfError(f"{results}: holds no result: nothing to report")
     cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
-    if (run_dir / "run.json").exists():
-        doc = json_value(read_text(run_dir / "run.json", MAX_RUN_JSON_BYTES), str(run_dir / "run.json"))
+    run_json, doc = run_dir / "run.json", None
+    if run_json.exists():
+        doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES), str(run_json))
         recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
         if not isinstance(recorded, (str, type(None))):
-            raise CaseError(f"{run_dir / 'run.json'}: malformed: specs_dir is not a path")
-        specs_dir = named_again(recorded, specs_dir, run_dir / "run.json")
-    return RunData(run_dir, rows, cases, specs_dir)
+            raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
+        specs_dir = named_again(recorded, specs_dir, run_json)
+    return RunData(run_dir, rows, cases, specs_dir, unfinished(doc, len(rows), run_json))
 
 
 def totals(rows: list[ResultRow]) -> dict[str, Counter]:
@@ -415,14 +426,17 @@ def ambiguity_texts(rows: list[ResultRow], specs_dir=None) -> dict[str, list[tup
     return {name: list(by_text.items()) for name, by_text in sorted(texts.items())}
 
 
-def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int = 10) -> str:
+def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int = 10,
+                   unfinished: str | None = None) -> str:
     """A few dozen lines for a pull-request comment: totals per runtime and verdict, the most
-    frequent distinct failures, and where the full report is."""
+    frequent distinct failures, and where the full report is; first, where the rows are not the
+    whole run (``unfinished``: why), that they are not."""
     used = used_verdicts(rows)
     found = failures(rows)
     picks = interpretations(rows)
     out = [f"### padconf: {len(rows)} results, {len({r['case_id'] for r in rows})} cases, "
            f"{len(found)} distinct failures", "",
+           *([f"**Part of a run only:** {unfinished}.", ""] if unfinished else []),
            "| runtime | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
     for runtime, counts in totals(rows).items():
         out.append(_md_row(runtime, *[counts[v] or "" for v in used]))

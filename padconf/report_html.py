@@ -57,7 +57,9 @@ td.none{color:#adb5bd;text-align:center}
 pre{background:#f8f9fa;padding:4px 6px;margin:2px 0;overflow:auto;max-height:260px;font-size:12px}
 pre.error{background:#fff5f5;white-space:pre-wrap;word-break:break-all}
 blockquote{margin:4px 0;padding:2px 8px;border-left:4px solid #1c7ed6;background:#e7f5ff}
-.meta{color:#495057;font-size:12px;margin:2px 0} .caption{font-size:12px;color:#495057;margin-top:4px}
+.meta{color:#495057;font-size:12px;margin:2px 0}
+.warn{background:#fff3cd;border:1px solid #ffe69c;padding:4px 8px;display:inline-block}
+.caption{font-size:12px;color:#495057;margin-top:4px}
 td.zero{background:#fff0f0;color:#c92a2a}
 """
 
@@ -89,7 +91,8 @@ def render(run: RunData) -> str:
     body = [
         f"<h1>padconf report</h1><p class=meta>{escape(str(run.dir))}: {len(rows)} results over "
         f"{len({r['case_id'] for r in rows})} cases, {len(runtimes)} runtimes, "
-        f"{len({r['spec'] for r in rows})} spec versions; {len(distinct)} distinct failures.</p>",
+        f"{len({r['spec'] for r in rows})} spec versions; {len(distinct)} distinct failures.</p>"
+        + (f"<p class=warn>Part of a run only: {escape(run.unfinished)}.</p>" if run.unfinished else ""),
         "<p class=legend>" + "".join(f"<span style='background:{COLOURS[v]}'>{v}</span>" for v in used) + "</p>",
         _totals_table(rows, used),
         "<div class=main><section id=matrix><h2>Conformance matrix</h2>"

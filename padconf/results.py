@@ -207,6 +207,22 @@ def set_torn_line_aside(path: Path) -> bool:
     return True
 
 
+# run.json's count of results.jsonl's rows, written (padconf.runner) once every case has its rows
+RESULTS_WRITTEN = "results"
+
+
+def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
+    """Why the ``rows`` read from a run directory are not its whole run, by its run.json
+    (``run_doc``, None where there is none): a run killed part way, or a directory copied in
+    part; None when they are."""
+    written = run_doc.get(RESULTS_WRITTEN) if isinstance(run_doc, dict) else None
+    if written is None:
+        return f"its {run_json.name} counts no results: the run did not finish (or an older padconf wrote it)"
+    if type(written) is not int:
+        raise CaseError(f"{run_json}: malformed: {RESULTS_WRITTEN} {written!r} is not a count")
+    return None if written == rows else f"it holds {rows} results where its run wrote {written}"
+
+
 def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
     """The spec folder a run directory's run.json names, which padconf reads only when the user
     names it too (--specs-dir): a run directory from anyone must not point padconf at files

@@ -14,6 +14,7 @@ import itertools
 import json
 import math
 import os
+import reprlib
 import resource
 import subprocess
 import tempfile
@@ -34,6 +35,7 @@ from .results import (
     CONTROLS,
     MAX_RUN_JSON_BYTES,
     RESULTS,
+    RESULTS_WRITTEN,
     ControlRow,
     ResultRow,
     jsonl_line,
@@ -87,19 +89,29 @@ class RunConfig:
     def __post_init__(self):
         problems = []
         if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
-            problems.append(f"runtimes must name at least one runtime, got {self.runtimes!r}")
+            problems.append(f"runtimes must name at least one runtime, got {reprlib.repr(self.runtimes)}")
         else:
             problems += [unknown_runtime(r) for r in self.runtimes if unknown_runtime(r)]
         if self.profile not in PROFILES:
-            problems.append(f"profile {self.profile!r} is not one of {', '.join(PROFILES)}")
+            problems.append(f"profile {reprlib.repr(self.profile)} is not one of {', '.join(PROFILES)}")
         if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
-            problems.append(f"max_examples must be a whole number >= 0, got {self.max_examples!r}")
+            problems.append(f"max_examples must be a whole number >= 0, got {reprlib.repr(self.max_examples)}")
         for name in ("timeout", "compile_timeout"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
-                problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, got {value!r}")
+                problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, "
+                                f"got {reprlib.repr(value)}")
+        for name in ("specs", "cases_dir"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                problems.append(f"{name} must be a list of text or null, got {reprlib.repr(value)}")
+        if self.specs_dir is not None and not isinstance(self.specs_dir, str):
+            problems.append(f"specs_dir must be text or null, got {reprlib.repr(self.specs_dir)}")
+        if type(self.seed) is not int:
+            problems.append(f"seed must be a whole number, got {reprlib.repr(self.seed)}")
         if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
-            problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, got {self.memory_mb!r}")
+            problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, "
+                            f"got {reprlib.repr(self.memory_mb)}")
         elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
             problems.append(f"memory_mb {self.memory_mb} is above this process's address-space limit "
                             f"(ulimit -v: {address_space_mb()} MB)")
@@ -255,7 +267,7 @@ class Run:
             if not isinstance(doc, dict):
                 raise TypeError("expected a JSON object")
             names = {f.name for f in fields(RunConfig)}
-            unknown = sorted(set(doc) - names - {"case_count"})
+            unknown = sorted(set(doc) - names - {"case_count", RESULTS_WRITTEN})
             if unknown or "runtimes" not in doc:
                 raise TypeError(f"unknown key {unknown[0]!r}" if unknown else "no 'runtimes'")
             return RunConfig(**{k: v for k, v in doc.items() if k in names})
@@ -276,7 +288,10 @@ class Run:
             if set_torn_line_aside(self.results_path):
                 self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
                                   f"{self.results_path.name}.torn; its case runs again")
-            recorded = self._run_doc().get("case_count")
+            doc = self._run_doc()
+            recorded = doc.get("case_count")
+            if doc.pop(RESULTS_WRITTEN, None) is not None:  # under way again, until execute counts its rows
+                self.run_json.write_text(json.dumps(doc, indent=2))
             if set_torn_line_aside(self.cases_path):
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
@@ -417,8 +432,10 @@ class Run:
                             thread.join(10)
             if failures:
                 raise failures[0]
-            self._sort_results()
+            written = self._sort_results()
             self._run_controls()
+            doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
+            self.run_json.write_text(json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
                            for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
@@ -473,11 +490,12 @@ class Run:
             self._twins[case.id] = repaired_twin(case, get_spec(case.spec, self.config.specs_dir))
         return self._twins[case.id]
 
-    def _sort_results(self) -> None:
-        """results.jsonl in plan order: runtime as configured, placement, case order."""
-        if not self._case_rank:
-            return
+    def _sort_results(self) -> int:
+        """results.jsonl in plan order: runtime as configured, placement, case order; how many
+        rows it holds."""
         rows = self.results_path.read_text(encoding="utf-8").splitlines(keepends=True)
+        if not self._case_rank:
+            return len(rows)
         runtimes = {name: i for i, name in enumerate(self.config.runtimes)}
 
         def key(line):
@@ -485,6 +503,7 @@ class Run:
             return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != Placement.INPUTS,
                     row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
         write_atomically(self.results_path, "".join(sorted(rows, key=key)))
+        return len(rows)
 
     def _run_controls(self) -> None:
         """A control for every distinct failure (signature.distinct_failure): its first case's data

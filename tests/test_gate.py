@@ -367,7 +367,7 @@ def test_sharded_gates_merge_into_the_whole_judgement(tmp_path, capsys):
 
 def test_a_shard_cut_short_is_never_judged_as_the_whole(tmp_path, capsys):
     """A shard's run killed part way, or its directory copied in part, holds fewer results than
-    its run wrote; judged anyway, the failures it lacks would pass the gate. gate.json counts the
+    its run wrote; judged anyway, the failures it lacks would pass the gate. run.json counts the
     results once the run has finished, and --results takes no shard whose count differs or is
     missing."""
     (tmp_path / "b.yaml").write_text("[]\n")
@@ -375,15 +375,16 @@ def test_a_shard_cut_short_is_never_judged_as_the_whole(tmp_path, capsys):
     for k, work in enumerate(dirs, 1):
         main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
               "--work", work, "--shard", f"{k}/2", *SPEC])
-    judge = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"), "--results", *dirs]
+    judge = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
+             "--results", *dirs]
     assert main(judge) == 0
     capsys.readouterr()
-    results, about = tmp_path / "s2" / "results.jsonl", tmp_path / "s2" / "gate.json"
+    results, about = tmp_path / "s2" / "results.jsonl", tmp_path / "s2" / "run.json"
     whole = results.read_text()
     results.write_text(whole[:whole.rindex("\n", 0, -1) + 1])  # its last row gone
     assert main(judge) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "results where its gate run wrote" in err
+    assert err.count("\n") == 1 and "results where its run wrote" in err
     results.write_text(whole)
     about.write_text(json.dumps({k: v for k, v in json.loads(about.read_text()).items() if k != "results"}))
     assert main(judge) == 2

@@ -254,7 +254,7 @@ def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind)
     gate_dir = tmp_path / "gate"
     gate_dir.mkdir()
     (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None,
-                                                    "seed": 0, "explore": 0, "results": 0}))
+                                                    "seed": 0, "explore": 0}))
     (gate_dir / "results.jsonl").write_text("")
     (tmp_path / "baseline.yaml").write_text("[]\n")
     specs = tmp_path / "specs"
@@ -465,6 +465,38 @@ def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys,
     """The report reads these keys as what padconf writes: any other type is the file's fault."""
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="}, change)
     one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "results.jsonl:1", problem)
+
+
+@pytest.mark.parametrize("change,problem", [
+    ({"spec": ["onnx/Pad-19"]}, "spec ['onnx/Pad-19'] is not text"),
+    ({"mode": 1.5}, "mode 1.5 is not text"),
+    ({"origin": 1.5}, "origin 1.5 is not text"),
+    ({"pads": [1.5, 1]}, "pads [1.5, 1] is not a list of integers"),
+    ({"pads_type": "float"}, "pads_type 'float' is not an integer dtype"),
+    ({"op": "Relu"}, "op 'Relu' is not one of"),
+    ({"tags": "rank-1"}, "tags 'rank-1' is not a list of text"),
+    ({"spec": "onnx/Pad-99"}, "case onnx/Pad-99:constant:float:"),
+])
+def test_a_case_file_with_keys_of_the_wrong_type_is_one_line_before_a_worker_sees_it(tmp_path, capsys, change,
+                                                                                    problem):
+    """minimize's case file, like a run's cases.jsonl, comes from others: a wrong type or a spec
+    version the folder lacks was a traceback, or reached the worker and read as the runtime
+    being unavailable."""
+    case = {"spec": "onnx/Pad-19", "data": {"dtype": "float", "shape": [1], "b64": "AAAAAA=="}, "pads": [1, 1],
+            "mode": "constant", **change}
+    (tmp_path / "case.jsonl").write_text(json.dumps(case) + "\n")
+    code = main(["minimize", str(tmp_path / "case.jsonl"), "--runtime", "onnx-reference", "--out",
+                 str(tmp_path / "b")])
+    one_line_exit_2(code, capsys, problem)
+
+
+@pytest.mark.parametrize("key,value", [("cases_dir", [1]), ("cases_dir", -1), ("specs", "onnx/Pad-19"),
+                                       ("seed", 1.5), ("specs_dir", 5)])
+def test_a_run_json_with_keys_of_the_wrong_type_is_one_line_on_resume(tmp_path, capsys, key, value):
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    doc = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**doc, key: value}))
+    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "run.json", key)
 
 
 def test_results_rows_without_the_keys_an_ambiguous_verdict_uses_still_make_a_report(tmp_path, capsys):

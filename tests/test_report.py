@@ -68,7 +68,7 @@ def planted_rows() -> tuple[list[Case], list[dict]]:
 
 def write_run(path, cases, rows):
     path.mkdir(parents=True, exist_ok=True)
-    (path / "run.json").write_text(json.dumps({"runtimes": ["alpha", "beta"], "specs_dir": None}))
+    (path / "run.json").write_text(json.dumps({"runtimes": ["alpha", "beta"], "specs_dir": None, "results": len(rows)}))
     (path / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
     (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -183,6 +183,23 @@ def test_short_markdown_fits_a_pr_comment(run_dir, tmp_path):
     shown = {(row[0], verdict): int(n) for row in body for verdict, n in zip(header[1:], row[1:]) if n}
     assert shown == Counter((r["runtime"], r["verdict"]) for r in rows)
     assert "| alpha | wrongly-rejected | 1 | Pad &lt;axes&gt; &amp; " in md and "<script>" not in md
+
+
+def test_a_report_on_part_of_a_run_says_so_where_it_is_read(run_dir, tmp_path, capsys):
+    """A run killed part way, or a directory copied in part, holds fewer results than its run
+    wrote (run.json counts them once the run has finished): a PR comment or page that showed
+    them as the run would hide the failures they lack."""
+    args = ["report", str(run_dir), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]
+    assert main(args) == 0
+    assert "part of a run" not in capsys.readouterr().out.lower()
+    assert "Part of a run" not in (tmp_path / "r.md").read_text() + (tmp_path / "r.html").read_text()
+    lines = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
+    (run_dir / "results.jsonl").write_text("".join(lines[:-1]))
+    assert main(args) == 0
+    said = f"it holds {len(lines) - 1} results where its run wrote {len(lines)}"
+    assert f"(part of a run only: {said})" in capsys.readouterr().out
+    assert f"**Part of a run only:** {said}." in (tmp_path / "r.md").read_text()
+    assert f"<p class=warn>Part of a run only: {said}.</p>" in (tmp_path / "r.html").read_text()
 
 
 def test_short_markdown_keeps_the_top_failures_only():

@@ -15,7 +15,7 @@ from padconf.classify import classify
 from padconf.cli import main
 from padconf.dtypes import encode_array
 from padconf.errors import PadconfError
-from padconf.report import MUST_REJECT_MARK
+from padconf.report import MUST_REJECT_MARK, load_run
 from padconf.results import read_jsonl
 from padconf.runner import Run, RunConfig, _draw_in_children, draw_spec
 from padconf.vocabulary import PLACEMENTS
@@ -112,8 +112,11 @@ def test_resume_after_a_killed_run_loses_nothing(tmp_path):
     before = rows_of(out)
     cases = read_jsonl(out / "cases.jsonl")
     assert 10 <= len(before) < len(PLACEMENTS) * len(cases)
+    assert "did not finish" in load_run(out).unfinished  # a report on it says it is part of a run
     assert main(["run", "--resume", "--runtime", FAKE + "SlowAdapter", "--out", str(out)]) == 0
     after = rows_of(out)
+    assert json.loads((out / "run.json").read_text())["results"] == len(after)
+    assert load_run(out).unfinished is None
     keys = Counter((r["runtime"], r["placement"], r["case_id"]) for r in after)
     assert len(keys) == len(PLACEMENTS) * len(cases) and max(keys.values()) == 1
     # results are rewritten in plan order at the end, so compare as sets: every row
