@@ -198,6 +198,9 @@ _INDEX_TYPE_KEYS = ("pads_type", "axes_type")
 
 
 def _check_types(doc: dict) -> None:
+    if not isinstance(doc, dict):
+        raise CaseError(f"malformed case: {type(doc).__name__}, not a JSON object")
+
     def fail(key: str, what: str) -> None:
         raise CaseError(f"malformed case: {key} {reprlib.repr(doc[key])} is not {what}")
 

@@ -490,6 +490,23 @@ def test_a_case_file_with_keys_of_the_wrong_type_is_one_line_before_a_worker_see
     one_line_exit_2(code, capsys, problem)
 
 
+def test_an_example_database_entry_that_is_no_case_is_dropped_not_replayed():
+    """--explore replays the example database a CI job downloaded (docs/ci.md): an entry that is
+    not a case's JSON object, or is one of the wrong types, is deleted; the good one is replayed."""
+    from hypothesis.database import InMemoryExampleDatabase
+
+    from padconf.cases import Case
+    from padconf.explore import EXPLORE_KEY, replayed
+
+    spec, = load_specs(ids=["onnx/Pad-19"])
+    db, key = InMemoryExampleDatabase(), EXPLORE_KEY + b"onnx/Pad-19"
+    good = json.dumps(Case("onnx/Pad-19", np.array([1.0], np.float32), [1, 1]).inputs_json(), sort_keys=True)
+    for value in (good, "[1]", '"onnx/Pad-19"', "{", '{"spec": 5}', "null"):
+        db.save(key, value.encode())
+    assert [c.data.tolist() for c in replayed(db, spec)] == [[1.0]]
+    assert list(db.fetch(key)) == [good.encode()]
+
+
 @pytest.mark.parametrize("key,value", [("cases_dir", [1]), ("cases_dir", -1), ("specs", "onnx/Pad-19"),
                                        ("seed", 1.5), ("specs_dir", 5)])
 def test_a_run_json_with_keys_of_the_wrong_type_is_one_line_on_resume(tmp_path, capsys, key, value):
