@@ -160,7 +160,7 @@ def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
     """edge class -> cases per spec version that exercise it."""
     counts: dict[str, Counter] = defaultdict(Counter)
     for row in cases_rows:
-        for tag in row.get("tags", []):
+        for tag in row.get("tags") or ():
             counts[tag][row["spec"]] += 1
     return dict(sorted(counts.items()))
 

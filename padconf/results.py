@@ -28,7 +28,10 @@ CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct fai
 RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
 _KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
 # keys a row may lack or hold null, and else must hold this type: the report reads them as such
-_OPTIONAL_TYPES = {"reason": str, "error": str, "detail": str, "matched": list}
+_OPTIONAL_TYPES = {"kind": str, "reason": str, "rule": str, "error": str, "detail": str, "difference": str,
+                   "note": str, "matched": list, "output": dict, "tags": list}
+# the lists among them that hold text only (a control's failure: its distinct_failure)
+_TEXT_LISTS = ("matched", "tags", "failure")
 # what a message calls a Python value read from JSON: the file's words, not Python's
 _JSON_NAMES = {dict: "an object", list: "an array", str: "text", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
@@ -158,8 +161,9 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
             key, kind, or_null = mistyped[0]
             raise CaseError(f"{path}:{number}: {key!r} is {_JSON_NAMES[type(row[key])]}, "
                             f"not {_JSON_NAMES[kind]}{or_null}")
-        if not all(isinstance(label, str) for label in row.get("matched") or ()):
-            raise CaseError(f"{path}:{number}: 'matched' holds something other than text")
+        for key in _TEXT_LISTS:
+            if not all(isinstance(item, str) for item in row.get(key) or ()):
+                raise CaseError(f"{path}:{number}: {key!r} holds something other than text")
         rows.append(row)
     return rows
 

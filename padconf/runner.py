@@ -1,6 +1,7 @@
 """The differential run: cases -> adapters (in worker subprocesses) -> verdicts -> results.jsonl.
 
-A run directory holds ``run.json`` (what was asked, and how many cases it drew), ``cases.jsonl``
+A run directory holds ``run.json`` (what was asked, how many cases it drew and, once every case
+has its rows, how many results it wrote), ``cases.jsonl``
 (every case, classified, written whole before anything runs) and ``results.jsonl`` (one line
 per runtime x placement x case, appended and flushed as each finishes, so a killed run loses
 nothing and ``--resume`` skips what is done). A line cut short by a kill or a full disk is moved

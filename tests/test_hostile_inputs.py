@@ -460,6 +460,9 @@ def test_baseline_entries_that_are_not_data_are_one_line(tmp_path, text, problem
     ({"verdict": "ambiguous", "matched": "crop_beyond_dim=reject"}, "'matched' is text, not an array or null"),
     ({"verdict": "ambiguous", "matched": [{"a": 1}]}, "'matched' holds something other than text"),
     ({"error": ["x"]}, "'error' is an array, not text or null"),
+    ({"note": 2 ** 70}, "'note' is a number, not text or null"),
+    ({"kind": ["must-reject"]}, "'kind' is an array, not text or null"),
+    ({"difference": ["shape"]}, "'difference' is an array, not text or null"),
 ])
 def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys, change, problem):
     """The report reads these keys as what padconf writes: any other type is the file's fault."""
@@ -514,6 +517,22 @@ def test_a_run_json_with_keys_of_the_wrong_type_is_one_line_on_resume(tmp_path, 
     doc = json.loads((run / "run.json").read_text())
     (run / "run.json").write_text(json.dumps({**doc, key: value}))
     one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "run.json", key)
+
+
+@pytest.mark.parametrize("name,line,problem", [
+    ("cases.jsonl", {"tags": [-1]}, "'tags' holds something other than text"),
+    ("cases.jsonl", {"tags": None}, "tags None is not a list of text"),  # the failure's case, decoded
+    ("controls.jsonl", {"failure": [["rt"]], "verdict": "pass", "fails_too": False},
+     "'failure' holds something other than text"),
+])
+def test_cases_and_controls_of_the_wrong_type_are_one_line_for_report(tmp_path, capsys, name, line, problem):
+    """The report counts each case's tags and looks each control up by its failure: a tag or a
+    failure that is not text was a traceback."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    if name == "cases.jsonl":
+        line = {**json.loads((run / name).read_text()), **line}
+    (run / name).write_text(json.dumps(line) + "\n")
+    one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, name, problem)
 
 
 def test_results_rows_without_the_keys_an_ambiguous_verdict_uses_still_make_a_report(tmp_path, capsys):
