@@ -3,6 +3,8 @@ directories and spec folders, built the way an attacker would. Each is one line 
 exit 2 (or the correct result); nothing is read or run from outside the folder padconf was
 given, and padconf stays bounded in memory and time (docs/reliability.md)."""
 import base64
+import contextlib
+import io
 import json
 import os
 import resource
@@ -16,6 +18,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from padconf.adapters import get_adapter
@@ -533,6 +537,47 @@ def test_cases_and_controls_of_the_wrong_type_are_one_line_for_report(tmp_path, 
         line = {**json.loads((run / name).read_text()), **line}
     (run / name).write_text(json.dumps(line) + "\n")
     one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, name, problem)
+
+
+# a value of each JSON type first (what a file of another version or tool holds), then any
+JSON_VALUES = (st.sampled_from([None, True, -1, 2 ** 70, 1.5, "", "x", [], ["x"], [1], [[1]], {}, {"x": 1}])
+               | st.recursive(st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=6),
+                              lambda inner: st.lists(inner, max_size=3)
+                              | st.dictionaries(st.text(max_size=4), inner, max_size=3), max_leaves=6))
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    """A real run directory: two runtimes, two spec versions, every verdict they give."""
+    out = tmp_path_factory.mktemp("small-run") / "run"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["run", "--runtime", "onnx-reference", "onnxruntime", "--spec", "onnx/Pad-18", "onnx/Pad-19",
+                     "--max-examples", "12", "--out", str(out)]) == 0
+    return out
+
+
+@given(data=st.data())
+def test_a_report_on_a_run_directory_with_any_value_changed_is_a_report_or_one_line(small_run, tmp_path_factory,
+                                                                                    data):
+    """Whatever one key of one line of a run directory's files holds (any JSON value, or none),
+    padconf report writes its report or exits 2 with one line: never a traceback."""
+    work = tmp_path_factory.mktemp("changed") / "run"
+    shutil.copytree(small_run, work)
+    name = data.draw(st.sampled_from(["results.jsonl", "cases.jsonl", "controls.jsonl", "run.json"]))
+    text = (work / name).read_text()
+    docs = [json.loads(line) for line in text.splitlines()] if name.endswith(".jsonl") else [json.loads(text)]
+    doc = data.draw(st.sampled_from(docs))
+    key = data.draw(st.sampled_from(sorted(doc)))
+    if data.draw(st.booleans()):
+        del doc[key]
+    else:
+        doc[key] = data.draw(JSON_VALUES)
+    (work / name).write_text("".join(json.dumps(d) + "\n" for d in docs) if name.endswith(".jsonl")
+                             else json.dumps(docs[0]))
+    err = io.StringIO()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(err):
+        code = main(["report", str(work), "--html", str(work / "r.html"), "--md", str(work / "r.md")])
+    assert code == 0 or (code == 2 and err.getvalue().count("\n") == 1), (code, err.getvalue())
 
 
 def test_results_rows_without_the_keys_an_ambiguous_verdict_uses_still_make_a_report(tmp_path, capsys):
