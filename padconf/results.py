@@ -219,6 +219,8 @@ def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
     """Why the ``rows`` read from a run directory are not its whole run, by its run.json
     (``run_doc``, None where there is none): a run killed part way, or a directory copied in
     part; None when they are."""
+    if run_doc is None:
+        return f"it has no {run_json.name}, which counts the results of a run that finished"
     written = run_doc.get(RESULTS_WRITTEN) if isinstance(run_doc, dict) else None
     if written is None:
         return f"its {run_json.name} counts no results: the run did not finish (or an older padconf wrote it)"

@@ -200,6 +200,10 @@ def test_a_report_on_part_of_a_run_says_so_where_it_is_read(run_dir, tmp_path, c
     assert f"(part of a run only: {said})" in capsys.readouterr().out
     assert f"**Part of a run only:** {said}." in (tmp_path / "r.md").read_text()
     assert f"<p class=warn>Part of a run only: {said}.</p>" in (tmp_path / "r.html").read_text()
+    (run_dir / "run.json").unlink()
+    assert main(args) == 0
+    assert "(part of a run only: it has no run.json, which counts the results of a run that finished)" \
+        in capsys.readouterr().out
 
 
 def test_short_markdown_keeps_the_top_failures_only():
