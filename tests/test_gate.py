@@ -373,8 +373,8 @@ def test_a_shard_cut_short_is_never_judged_as_the_whole(tmp_path, capsys):
     (tmp_path / "b.yaml").write_text("[]\n")
     dirs = [str(tmp_path / f"s{k}") for k in (1, 2)]
     for k, work in enumerate(dirs, 1):
-        main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
-              "--work", work, "--shard", f"{k}/2", *SPEC])
+        assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
+                     "--work", work, "--shard", f"{k}/2", *SPEC]) == 0
     judge = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
              "--results", *dirs]
     assert main(judge) == 0
