@@ -11,7 +11,8 @@ from functools import cached_property
 import numpy as np
 
 from .dtypes import ALL_DTYPES, decode_array, dtype_name, encode_array, is_integer
-from .errors import CaseError
+from .errors import CaseError, SpecError
+from .specs import parse_spec_id
 from .vocabulary import Placement, Word
 
 
@@ -214,6 +215,11 @@ def _check_types(doc: dict) -> None:
     for key in _INDEX_TYPE_KEYS:
         if key in doc and not (doc[key] in ALL_DTYPES and is_integer(doc[key])):
             fail(key, "an integer dtype")
+    if isinstance(doc.get("spec"), str):
+        try:  # a worker handed "../x" would die describing itself, read as the runtime being unavailable
+            parse_spec_id(doc["spec"])
+        except SpecError as exc:
+            raise CaseError(f"malformed case: {exc}") from None
     if "op" in doc and doc["op"] not in OPS:
         fail("op", f"one of {OPS}")
     if not isinstance(doc.get("tags", []), list) or not all(isinstance(t, str) for t in doc.get("tags", [])):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import reprlib
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
@@ -225,7 +226,7 @@ def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
     if written is None:
         return f"its {run_json.name} counts no results: the run did not finish (or an older padconf wrote it)"
     if type(written) is not int:
-        raise CaseError(f"{run_json}: malformed: {RESULTS_WRITTEN} {written!r} is not a count")
+        raise CaseError(f"{run_json}: malformed: {RESULTS_WRITTEN} {reprlib.repr(written)} is not a count")
     return None if written == rows else f"it holds {rows} results where its run wrote {written}"
 
 

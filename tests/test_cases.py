@@ -54,11 +54,11 @@ def test_bit_equal_is_strict_on_signed_zero_but_not_on_nan_payload():
 @pytest.mark.parametrize("text,problem", [
     ("{", "malformed case JSON"),
     ('{"spec": "onnx/Pad-18"}', "malformed case"),
-    ('{"spec": "s", "data": {"dtype": "float33", "shape": [1], "b64": "AAAAAA=="}, '
+    ('{"spec": "onnx/Pad-19", "data": {"dtype": "float33", "shape": [1], "b64": "AAAAAA=="}, '
      '"pads": [0, 0], "mode": "edge"}', "unknown dtype"),
-    ('{"spec": "s", "data": {"dtype": "float", "shape": [2], "b64": "AAAAAA=="}, '
+    ('{"spec": "onnx/Pad-19", "data": {"dtype": "float", "shape": [2], "b64": "AAAAAA=="}, '
      '"pads": [0, 0], "mode": "edge"}', "malformed array"),
-    ('{"spec": "s", "data": {"dtype": "int8", "shape": [1], "b64": "AQ=="}, '
+    ('{"spec": "onnx/Pad-19", "data": {"dtype": "int8", "shape": [1], "b64": "AQ=="}, '
      '"pads": [0, 0], "mode": "edge", "kind": "maybe"}', "kind"),
 ])
 def test_malformed_case_is_one_line_error(text, problem):
@@ -69,11 +69,11 @@ def test_malformed_case_is_one_line_error(text, problem):
 
 def test_arrays_travel_as_raw_bytes():
     for dtype in ALL_DTYPES:
-        doc = json.loads(dumps(Case(spec="s", data=np.zeros(1, numpy_dtype(dtype)) if dtype != "string"
+        doc = json.loads(dumps(Case(spec="onnx/Pad-19", data=np.zeros(1, numpy_dtype(dtype)) if dtype != "string"
                                     else np.array([""], object), pads=[0, 0])))
         assert ("b64" in doc["data"]) == (dtype != "string") and doc["data"]["dtype"] == dtype
     big = np.resize(np.arange(256, dtype=np.float64), (300, 300))  # 720 KB of a repeated run
-    doc = json.loads(dumps(Case(spec="s", data=big, pads=[0, 0, 0, 0])))
+    doc = json.loads(dumps(Case(spec="onnx/Pad-19", data=big, pads=[0, 0, 0, 0])))
     assert "z64" in doc["data"] and len(doc["data"]["z64"]) < 20_000 and doc["data"]["shape"] == [300, 300]
     assert bit_equal(loads(json.dumps(doc)).data, big)
     for pre_release in ({"dtype": "float", "shape": [2], "bits": [0x7FC00001, 0x80000000]},
@@ -85,10 +85,10 @@ def test_arrays_travel_as_raw_bytes():
 def test_a_large_string_array_is_stored_compressed_and_small_ones_readable():
     # a padded string array repeats its strings: as JSON values it would be megabytes
     strings = np.array(["ab" * 100, "äß漢字🙂", ""] * 20000, dtype=object).reshape(200, 300)
-    doc = json.loads(dumps(Case(spec="s", data=strings, pads=[0, 0, 0, 0])))
+    doc = json.loads(dumps(Case(spec="onnx/Pad-19", data=strings, pads=[0, 0, 0, 0])))
     assert "values" not in doc["data"] and len(doc["data"]["z64"]) < 40_000 and doc["data"]["shape"] == [200, 300]
     back = loads(json.dumps(doc)).data
     assert back.tolist() == strings.tolist() and back.dtype == object
     assert len({id(s) for s in back.flat}) == 3  # each distinct string once in memory
-    small = json.loads(dumps(Case(spec="s", data=np.array(["a", "é"], object), pads=[0, 0])))
+    small = json.loads(dumps(Case(spec="onnx/Pad-19", data=np.array(["a", "é"], object), pads=[0, 0])))
     assert small["data"]["values"] == ["a", "é"]  # still readable for jq

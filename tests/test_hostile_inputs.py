@@ -483,6 +483,7 @@ def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys,
     ({"op": "Relu"}, "op 'Relu' is not one of"),
     ({"tags": "rank-1"}, "tags 'rank-1' is not a list of text"),
     ({"spec": "onnx/Pad-99"}, "case onnx/Pad-99:constant:float:"),
+    ({"spec": "../onnx/Pad-19"}, "malformed case: spec id '../onnx/Pad-19' is not <domain>/Pad-<version>"),
 ])
 def test_a_case_file_with_keys_of_the_wrong_type_is_one_line_before_a_worker_sees_it(tmp_path, capsys, change,
                                                                                     problem):
@@ -512,6 +513,16 @@ def test_an_example_database_entry_that_is_no_case_is_dropped_not_replayed():
         db.save(key, value.encode())
     assert [c.data.tolist() for c in replayed(db, spec)] == [[1.0]]
     assert list(db.fetch(key)) == [good.encode()]
+
+
+def test_a_resumed_case_whose_spec_is_no_spec_id_is_one_line_not_an_unavailable_runtime(tmp_path, capsys):
+    """Such a case reached the workers, whose zygote died describing itself: the run went on with
+    the runtime "unavailable" and exited 0 without that runtime's missing results."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    case = json.loads((run / "cases.jsonl").read_text())
+    (run / "cases.jsonl").write_text(json.dumps({**case, "spec": "nonsense"}) + "\n")
+    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl",
+                    "spec id 'nonsense' is not <domain>/Pad-<version>")
 
 
 @pytest.mark.parametrize("key,value", [("cases_dir", [1]), ("cases_dir", -1), ("specs", "onnx/Pad-19"),
