@@ -368,7 +368,7 @@ class Run:
                 continue
             self.workers[name] = worker
             self.targets[name] = about.get("target")
-            self._order_independent[name] = about.get("order_independent", False)
+            self._order_independent[name] = worker.order_independent
             mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
                 self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "

@@ -118,6 +118,15 @@ class Worker:
             raise RuntimeUnavailable(self.adapter, why)
         return zygote
 
+    @property
+    def order_independent(self) -> bool:
+        """Adapter.order_independent of its runtime, as its zygote says (RuntimeUnavailable if
+        it cannot be started). Such a runtime gets its cases a batch at a time; any other gets
+        the next case only once padconf has judged its last answer, so that a worker ended after
+        an impossible answer has computed nothing on that heap, not even a build a later worker
+        takes up (OpenVINO's exports to the zygote's scratch folder, a compiler's compile cache)."""
+        return bool(self._zygote().ready.get("order_independent"))
+
     def start(self) -> None:
         """A fresh worker process, forked from the zygote."""
         try:
@@ -240,8 +249,9 @@ class Worker:
                 self.start()
             proc = self.proc
             assert proc is not None  # start() forked it
+            batch = pending[:None if proc.zygote.ready.get("order_independent") else 1]
             payload = (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": self.compile_timeout})[:-1]
-                       + ', "cases": [' + ", ".join(c.inputs_text for c in pending) + "]}\n")
+                       + ', "cases": [' + ", ".join(c.inputs_text for c in batch) + "]}\n")
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
             self._check_open()
             if sent != Status.OK:  # a worker that stops reading its input is hung or dead
@@ -254,7 +264,7 @@ class Worker:
                 else:
                     yield Outcome(error=proc.death()), Status.CRASH, proc.served == 0
                 continue
-            while pending:
+            for _ in batch:
                 if proc is not self.proc:  # recycled by run(): the rest goes to a fresh worker
                     break
                 asked = time.monotonic()

@@ -111,7 +111,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket, scratch: 
     except Exception as exc:  # the adapter module itself does not load
         adapter, why = None, (f"cannot load adapter {adapter_name}: "
                               f"{type(exc).__name__}: {' '.join(str(exc).split())[:300]}")
-    send({"ready": True, "unavailable": why})
+    send({"ready": True, "unavailable": why, "order_independent": bool(adapter and adapter.order_independent)})
     while True:
         data, fds, _, _ = socket.recv_fds(control, 1 << 20, 4)
         if not data:  # padconf is gone
@@ -122,7 +122,6 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket, scratch: 
                   "placements": list(adapter.placements) if adapter else [],
                   "domains": list(adapter.domains) if adapter else [],
                   "target": adapter.target if adapter else None,
-                  "order_independent": bool(adapter and adapter.order_independent),
                   "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
         elif request["op"] == Op.FORK:
             sys.stdout.flush(), sys.stderr.flush()

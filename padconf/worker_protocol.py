@@ -6,13 +6,15 @@ padconf talks to a runtime's zygote over a socket (JSON messages; a fork request
 new worker's pipes and logs as file descriptors) and to a worker over two pipes of its own,
 JSON lines:
 
-- the zygote first says ``{"ready": true, "unavailable": null | why}``, after importing the
-  adapter and its runtime (a module:Class that fails to import is "unavailable", not a crash);
+- the zygote first says ``{"ready": true, "unavailable": null | why, "order_independent": bool}``,
+  after importing the adapter and its runtime (a module:Class that fails to import is
+  "unavailable", not a crash);
   ``{"op": "describe", "pairs": [[spec, dtype], ...]}`` -> ``{"version", "placements", "domains",
   "target", "supports": [null | why, ...]}`` (the parent never imports an adapter itself);
   ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
 - a worker says READY, then answers ``{"op": "run", "placement": p, "compile_timeout": s,
-  "cases": [case inputs, ...]}`` with one line per case as it finishes (``{"status", "error",
+  "cases": [case inputs, ...]}`` (one case at a time where the adapter is not
+  order_independent) with one line per case as it finishes (``{"status", "error",
   "not_implemented", "output", "printed", "seconds"}``), so that when it dies the parent knows
   which case killed it, forks a new one and resends the rest (an adapter that compiles ahead
   of time first says BUILDING whenever it compiles a model, and then has the compile time

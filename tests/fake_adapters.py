@@ -65,6 +65,17 @@ class WrongValuesAdapter(CorrectAdapter):
         return Outcome(np.flip(out).copy())  # right shape and dtype, values in the wrong places
 
 
+class RecordingWrongValuesAdapter(WrongValuesAdapter):
+    """Notes each case a worker starts, with its pid, in the zygote's scratch folder (where
+    OpenVINO's workers leave their compiles for the next): seen whether padconf reads the answer
+    or not."""
+
+    def run(self, case, placement="inputs"):
+        with open(self.scratch / "started", "a") as log:
+            log.write(f"{os.getpid()} {case.data.reshape(-1)[0]}\n")
+        return super().run(case, placement)
+
+
 class SlowAdapter(CorrectAdapter):
     """Correct, but slow enough for a test to kill the run half way."""
 

@@ -1,5 +1,7 @@
 """Runtimes misbehaving in their worker: one case gets crash / timeout, the run goes on.
 The fakes (tests/fake_adapters.py) answer like the reference except on data starting with 666."""
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -58,8 +60,10 @@ def test_adapter_exception_is_an_error_outcome_not_a_crash():
 
 
 def test_a_worker_that_stops_reading_cannot_block_padconf():
-    big = [classify(Case(spec="onnx/Pad-18", data=np.arange(20000, dtype=np.int32) + 1, pads=[1, 1]))
-           for _ in range(8)]  # about 1 MB of JSON per batch: far more than a pipe holds
+    values = np.random.default_rng(0).integers(1, 2**31 - 1, 100_000, dtype=np.int32)
+    assert values[0] != 666
+    big = [classify(Case(spec="onnx/Pad-18", data=values, pads=[1, 1]))
+           for _ in range(3)]  # about 0.5 MB of JSON a case: far more than a pipe holds
     stuck = Case(spec="onnx/Pad-18", data=np.array([666, 1], np.int32), pads=[0, 0])
     worker = Worker("tests.fake_adapters:DeafAdapter", timeout=2)
     try:
@@ -67,7 +71,7 @@ def test_a_worker_that_stops_reading_cannot_block_padconf():
         results = list(worker.run(big, "inputs"))
     finally:
         worker.close()
-    assert [status for _, status in results] == ["ok"] * 8
+    assert [status for _, status in results] == ["ok"] * 3
     assert "stopped reading its input" in results[0][0].note  # retried alone in a fresh worker
 
 
@@ -101,6 +105,24 @@ def test_a_worker_that_returned_a_wrong_output_or_accepted_an_invalid_case_does_
     # the case after each corrupting answer (666's wrong values, the accepted Pad-2 case) runs in a fresh process
     assert [p[1] for p in placed] == [0, 1, 0, 1, 0]
     assert len({p[0] for p in placed}) == 3 and worker.recycles == 2
+
+
+def test_a_worker_ended_after_an_impossible_output_has_not_started_the_next_case():
+    # a runtime not known to answer alike whatever ran before gets one case at a time: what a
+    # worker computed ahead would run on the heap it may have corrupted, and a build it left
+    # for later workers (OpenVINO's scratch folder, a compiler's compile cache) would outlive it
+    cases = [classify(Case(spec="onnx/Pad-18", data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
+             for v in (1, 666, 4, 5)]
+    worker = Worker("tests.fake_adapters:RecordingWrongValuesAdapter", timeout=20)
+    try:
+        assert [status for _, status in worker.run(cases, "inputs")] == ["ok"] * 4
+        started = (Path(worker.zygote.scratch) / "started").read_text().split()
+    finally:
+        worker.close()
+    by_process: dict[str, list[str]] = {}
+    for pid, first in zip(started[::2], started[1::2]):
+        by_process.setdefault(pid, []).append(first)
+    assert list(by_process.values()) == [["1", "666"], ["4", "5"]] and worker.recycles == 1
 
 
 def test_a_worker_that_returned_an_impossible_output_does_not_run_the_next_case():
