@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import os
 import re
 
 from .cases import Case
@@ -12,16 +13,46 @@ from .classify import classify
 from .errors import CaseError, PadconfError
 from .results import ResultRow
 from .specs import Spec
+from .untrusted import inside, read_bytes
 
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
 DEFAULT_DATABASE = ".padconf/examples"
+MAX_VALUE_BYTES = 64 << 20  # one kept case's inputs as JSON: a drawn case's are a few MB at most
+
+
+def folder_database(where: str):
+    """Hypothesis's DirectoryBasedExampleDatabase over ``where``, read as a folder from others
+    (a CI job downloads it, a pull request can change it): a value is read only from a regular
+    file inside the folder, and refused past MAX_VALUE_BYTES before it is read; a key's folder
+    that leads outside it (a symbolic link) is neither read nor written. One line, CaseError."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    class FolderDatabase(DirectoryBasedExampleDatabase):
+        def _key_folder(self, key: bytes):
+            folder = self._key_path(key)
+            return inside(folder, self.path) if os.path.lexists(folder) else folder
+
+        def fetch(self, key: bytes):
+            folder = self._key_folder(key)
+            for name in sorted(os.listdir(folder)) if folder.is_dir() else []:
+                yield read_bytes(inside(folder / name, self.path), MAX_VALUE_BYTES, name=str(folder / name))
+
+        def save(self, key: bytes, value: bytes) -> None:
+            self._key_folder(key)
+            super().save(key, value)
+
+        def delete(self, key: bytes, value: bytes) -> None:
+            self._key_folder(key)
+            super().delete(key, value)
+
+    return FolderDatabase(where)
 
 
 def example_database(where: str | None):
     """A Hypothesis example database: a folder (DirectoryBasedExampleDatabase), or
     ``module:attribute`` naming any ExampleDatabase (GitHubArtifactDatabase,
     MultiplexedDatabase ...), or None for ``none``."""
-    from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+    from hypothesis.database import ExampleDatabase
     where = where or DEFAULT_DATABASE
     if where == "none":
         return None
@@ -34,7 +65,7 @@ def example_database(where: str | None):
         if not isinstance(db, ExampleDatabase):
             raise PadconfError(f"--example-db {where}: not a hypothesis ExampleDatabase but {type(db).__name__}")
         return db
-    return DirectoryBasedExampleDatabase(where)
+    return folder_database(where)
 
 
 def _db_value(case: Case) -> bytes:

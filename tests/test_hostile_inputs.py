@@ -515,6 +515,46 @@ def test_an_example_database_entry_that_is_no_case_is_dropped_not_replayed():
     assert list(db.fetch(key)) == [good.encode()]
 
 
+@pytest.mark.parametrize("plant,problem", [
+    ("a value that links outside", "leads outside"),
+    ("a value that is a FIFO", "not a regular file"),
+    ("a value past the bound", "larger than 100 bytes"),
+    ("a key folder that links outside", "leads outside"),
+])
+def test_an_example_database_is_read_only_inside_its_folder_and_bounded(tmp_path, capsys, monkeypatch, plant, problem):
+    """--explore reads the example database a CI job downloaded (docs/ci.md), and a pull request
+    can change a checked-in one: a link to a file outside (or to /dev/zero, read without end
+    before), a FIFO, a value past the bound, or a key's folder that leads outside (where it
+    would also have written) is one line and exit 2, and nothing outside is touched."""
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    from padconf import explore
+    from padconf.cases import Case
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret").write_text("not the database's")
+    db, key = DirectoryBasedExampleDatabase(str(tmp_path / "db")), explore.EXPLORE_KEY + b"onnx/Pad-19"
+    db.save(key, json.dumps(Case("onnx/Pad-19", np.array([1.0], np.float32), [1, 1]).inputs_json()).encode())
+    folder = db._key_path(key)
+    if plant == "a value that links outside":
+        (folder / "planted").symlink_to(outside / "secret")
+    elif plant == "a value that is a FIFO":
+        os.mkfifo(folder / "planted")
+    elif plant == "a value past the bound":
+        monkeypatch.setattr(explore, "MAX_VALUE_BYTES", 100)
+        (folder / "planted").write_bytes(b" " * 101)
+    else:
+        shutil.rmtree(folder)
+        folder.symlink_to(outside, target_is_directory=True)
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("[]\n")
+    code = main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(baseline), "--spec", "onnx/Pad-19",
+                 "--work", str(tmp_path / "work"), "--explore", "2", "--example-db", str(tmp_path / "db")])
+    one_line_exit_2(code, capsys, problem)
+    assert [p.name for p in outside.iterdir()] == ["secret"]
+
+
 def test_a_resumed_case_whose_spec_is_no_spec_id_is_one_line_not_an_unavailable_runtime(tmp_path, capsys):
     """Such a case reached the workers, whose zygote died describing itself: the run went on with
     the runtime "unavailable" and exited 0 without that runtime's missing results."""
