@@ -123,15 +123,18 @@ class RunConfig:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
 
 
-def _read_cases(path: Path) -> list[Case]:
-    """The cases of a run's cases.jsonl, their arrays MAX_CASES_BYTES at most in all (each is
-    bounded by decode_array: many arrays just under its bound are a bomb too)."""
+def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
+    """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays
+    MAX_CASES_BYTES at most in all (each is bounded by decode_array: many arrays just under its
+    bound are a bomb too)."""
     cases, held = [], 0
     for number, row in enumerate(read_jsonl(path), 1):
         try:
             case = Case.from_json(row)
         except CaseError as exc:
             raise CaseError(f"{path}: case {number}: {exc}") from None
+        if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
+            raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
         held += sum(a.nbytes for a in (case.data, case.expected, *case.interpretations.values()) if a is not None)
         if held > MAX_CASES_BYTES:
             raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")
@@ -296,7 +299,8 @@ class Run:
             if set_torn_line_aside(self.cases_path):
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
-                cases = _read_cases(self.cases_path)
+                cases = _read_cases(self.cases_path,
+                                    {s.id for s in load_specs(self.config.specs_dir, self.config.specs)})
                 if cases and recorded == len(cases):
                     return cases
                 if cases:

@@ -565,6 +565,17 @@ def test_a_resumed_case_whose_spec_is_no_spec_id_is_one_line_not_an_unavailable_
                     "spec id 'nonsense' is not <domain>/Pad-<version>")
 
 
+@pytest.mark.parametrize("spec", ["onnx/Pad-99", "openvino/Pad-12"])
+def test_a_resumed_case_of_a_spec_version_the_run_does_not_have_is_one_line(tmp_path, capsys, spec):
+    """An unknown version, or a known one the run did not select: no runtime claims such a case,
+    and the resumed run exited 0 with a column of its own in summary.md."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    case = json.loads((run / "cases.jsonl").read_text())
+    (run / "cases.jsonl").write_text(json.dumps({**case, "spec": spec}) + "\n")
+    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl: case 1",
+                    f"spec {spec} is not one of the run's spec versions")
+
+
 @pytest.mark.parametrize("key,value", [("cases_dir", [1]), ("cases_dir", -1), ("specs", "onnx/Pad-19"),
                                        ("seed", 1.5), ("specs_dir", 5)])
 def test_a_run_json_with_keys_of_the_wrong_type_is_one_line_on_resume(tmp_path, capsys, key, value):
