@@ -249,7 +249,7 @@ class Worker:
                 self.start()
             proc = self.proc
             assert proc is not None  # start() forked it
-            batch = pending[:None if proc.zygote.ready.get("order_independent") else 1]
+            batch = pending[:] if self.order_independent else pending[:1]  # a copy: answers pop pending
             payload = (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": self.compile_timeout})[:-1]
                        + ', "cases": [' + ", ".join(c.inputs_text for c in batch) + "]}\n")
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
