@@ -95,7 +95,7 @@ def test_a_worker_that_returned_a_wrong_output_or_accepted_an_invalid_case_does_
     cases = [classify(Case(spec=spec, data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
              for spec, v in (("onnx/Pad-18", 1), ("onnx/Pad-18", 666), ("onnx/Pad-18", 4), ("onnx/Pad-2", 5),
                              ("onnx/Pad-18", 6))]
-    worker = Worker("tests.fake_adapters:WrongValuesAdapter", timeout=2)
+    worker = Worker("tests.fake_adapters:WrongValuesAdapter", timeout=20)
     try:
         placed = []
         for _answer in worker.run(cases, "inputs"):
@@ -130,7 +130,7 @@ def test_a_worker_that_returned_an_impossible_output_does_not_run_the_next_case(
     # segfault on the next three cases: a fresh worker runs them, so each gets its true verdict
     cases = [classify(Case(spec="onnx/Pad-18", data=np.array([v, 2, 3], np.int32), pads=[1, 1]))
              for v in (1, 666, 4, 5, 6, 7)]
-    worker = Worker("tests.fake_adapters:CorruptingAdapter", timeout=2)
+    worker = Worker("tests.fake_adapters:CorruptingAdapter", timeout=20)
     try:
         outcomes = list(worker.run(cases, "inputs"))
     finally:
