@@ -18,13 +18,15 @@ from .untrusted import inside, read_bytes
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
 DEFAULT_DATABASE = ".padconf/examples"
 MAX_VALUE_BYTES = 64 << 20  # one kept case's inputs as JSON: a drawn case's are a few MB at most
+MAX_VALUES = 10_000  # kept cases of one spec version: each is a new failure an exploration found
 
 
 def folder_database(where: str):
     """Hypothesis's DirectoryBasedExampleDatabase over ``where``, read as a folder from others
     (a CI job downloads it, a pull request can change it): a value is read only from a regular
-    file inside the folder, and refused past MAX_VALUE_BYTES before it is read; a key's folder
-    that leads outside it (a symbolic link) is neither read nor written. One line, CaseError."""
+    file inside the folder, and refused past MAX_VALUE_BYTES before it is read, and a key holds
+    at most MAX_VALUES; a key's folder that leads outside it (a symbolic link) is neither read
+    nor written. One line, CaseError."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     class FolderDatabase(DirectoryBasedExampleDatabase):
@@ -34,7 +36,13 @@ def folder_database(where: str):
 
         def fetch(self, key: bytes):
             folder = self._key_folder(key)
-            for name in sorted(os.listdir(folder)) if folder.is_dir() else []:
+            if not folder.is_dir():
+                return
+            with os.scandir(folder) as entries:
+                names = [entry.name for entry, _ in zip(entries, range(MAX_VALUES + 1))]
+            if len(names) > MAX_VALUES:
+                raise CaseError(f"{folder}: more than {MAX_VALUES} values")
+            for name in sorted(names):
                 yield read_bytes(inside(folder / name, self.path), MAX_VALUE_BYTES, name=str(folder / name))
 
         def save(self, key: bytes, value: bytes) -> None:

@@ -519,6 +519,7 @@ def test_an_example_database_entry_that_is_no_case_is_dropped_not_replayed():
     ("a value that links outside", "leads outside"),
     ("a value that is a FIFO", "not a regular file"),
     ("a value past the bound", "larger than 100 bytes"),
+    ("values past the bound", "more than 3 values"),
     ("a key folder that links outside", "leads outside"),
 ])
 def test_an_example_database_is_read_only_inside_its_folder_and_bounded(tmp_path, capsys, monkeypatch, plant, problem):
@@ -544,6 +545,10 @@ def test_an_example_database_is_read_only_inside_its_folder_and_bounded(tmp_path
     elif plant == "a value past the bound":
         monkeypatch.setattr(explore, "MAX_VALUE_BYTES", 100)
         (folder / "planted").write_bytes(b" " * 101)
+    elif plant == "values past the bound":
+        monkeypatch.setattr(explore, "MAX_VALUES", 3)
+        for n in range(3):
+            (folder / f"planted{n}").write_text("{}")
     else:
         shutil.rmtree(folder)
         folder.symlink_to(outside, target_is_directory=True)
