@@ -4,6 +4,7 @@ version, the explored cases that failed in a new way, replayed by the next ``pad
 from __future__ import annotations
 
 import importlib
+import itertools
 import json
 import os
 import re
@@ -24,9 +25,9 @@ MAX_VALUES = 10_000  # kept cases of one spec version: each is a new failure an 
 def folder_database(where: str):
     """Hypothesis's DirectoryBasedExampleDatabase over ``where``, read as a folder from others
     (a CI job downloads it, a pull request can change it): a value is read only from a regular
-    file inside the folder, and refused past MAX_VALUE_BYTES before it is read, and a key holds
-    at most MAX_VALUES; a key's folder that leads outside it (a symbolic link) is neither read
-    nor written. One line, CaseError."""
+    file inside the folder, and refused past MAX_VALUE_BYTES before it is read; a key's folder
+    of more than MAX_VALUES values is refused before any is read, and one that leads outside
+    the folder (a symbolic link) is neither read nor written. One line, CaseError."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     class FolderDatabase(DirectoryBasedExampleDatabase):
@@ -39,7 +40,7 @@ def folder_database(where: str):
             if not folder.is_dir():
                 return
             with os.scandir(folder) as entries:
-                names = [entry.name for entry, _ in zip(entries, range(MAX_VALUES + 1))]
+                names = [entry.name for entry in itertools.islice(entries, MAX_VALUES + 1)]
             if len(names) > MAX_VALUES:
                 raise CaseError(f"{folder}: more than {MAX_VALUES} values")
             for name in sorted(names):
