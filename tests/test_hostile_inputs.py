@@ -525,8 +525,9 @@ def test_an_example_database_entry_that_is_no_case_is_dropped_not_replayed():
 def test_an_example_database_is_read_only_inside_its_folder_and_bounded(tmp_path, capsys, monkeypatch, plant, problem):
     """--explore reads the example database a CI job downloaded (docs/ci.md), and a pull request
     can change a checked-in one: a link to a file outside (or to /dev/zero, read without end
-    before), a FIFO, a value past the bound, or a key's folder that leads outside (where it
-    would also have written) is one line and exit 2, and nothing outside is touched."""
+    before), a FIFO, a value past the bound, more values than the bound, or a key's folder that
+    leads outside (where it would also have written) is one line and exit 2, and nothing outside
+    is touched."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
     from padconf import explore
