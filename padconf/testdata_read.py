@@ -122,6 +122,50 @@ def fed_inputs(model: onnx.ModelProto, where: Path, root: Path | None = None) ->
     return out
 
 
+# The attributes a Pad node is read by, each with the one AttributeProto type it may have: a
+# model padconf did not write may carry a TENSOR, a GRAPH or strings under any of these names.
+_PAD_ATTRIBUTES = {"mode": onnx.AttributeProto.STRING, "pads": onnx.AttributeProto.INTS,
+                   "paddings": onnx.AttributeProto.INTS, "value": onnx.AttributeProto.FLOAT}
+MAX_MODE_BYTES = 64  # "constant", "reflect", "edge", "wrap": a longer one is no mode any spec names
+
+
+def _type_name(code: int) -> str:
+    try:
+        return onnx.AttributeProto.AttributeType.Name(code)
+    except ValueError:  # a number no AttributeType has
+        return f"of type {code}"
+
+
+def _pad_attributes(node: onnx.NodeProto, where: Path) -> dict:
+    """The attributes padconf reads of a Pad node, typed: ``mode`` text, ``pads``/``paddings``
+    a list of ints, ``value`` a float. Of another type, twice, or a mode that is no short UTF-8
+    text: one CaseError (helper.get_attribute_value would hand back any of them unchecked)."""
+    out: dict = {}
+    for attr in node.attribute:
+        want = _PAD_ATTRIBUTES.get(attr.name)
+        if want is None:
+            continue  # not read: a runtime is given the model padconf builds from the case
+        label = f"{where}: the Pad node's {attr.name!r} attribute"
+        if attr.name in out:
+            raise CaseError(f"{label} is given twice")
+        if attr.type != want:
+            raise CaseError(f"{label} is {_type_name(attr.type)}, not {_type_name(want)}")
+        if want == onnx.AttributeProto.STRING:
+            try:
+                if len(attr.s) > MAX_MODE_BYTES:
+                    raise UnicodeError
+                out[attr.name] = attr.s.decode("utf-8")
+            except UnicodeError:
+                raise CaseError(f"{label} is not UTF-8 text of at most {MAX_MODE_BYTES} bytes") from None
+        elif want == onnx.AttributeProto.INTS:
+            if len(attr.ints) * 8 > MAX_ARRAY_BYTES:  # the bound a pads tensor input has
+                raise CaseError(f"{label} holds {len(attr.ints)} ints, more than {MAX_ARRAY_BYTES // 8}")
+            out[attr.name] = list(attr.ints)  # int64 by the protobuf: finite; a huge one is the spec's to judge
+        else:
+            out[attr.name] = attr.f  # any float32, NaN and infinities included: Pad's value may be one
+    return out
+
+
 def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray], constants: set[str],
                   specs: list[Spec], where: Path) -> tuple[Case, str]:
     """The case a Pad node of an ai.onnx ``opset`` model runs, given the arrays reaching its inputs
@@ -135,9 +179,8 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
             raise CaseError(f"{where}: Pad input {node.input[index]!r} is neither fed nor an initializer")
         return values[node.input[index]]
 
-    attrs = {a.name: helper.get_attribute_value(a) for a in node.attribute}
-    mode = attrs.get("mode", b"constant")
-    mode = mode.decode() if isinstance(mode, bytes) else str(mode)
+    attrs = _pad_attributes(node, where)
+    mode = attrs.get("mode", "constant")
     data = value(0)
     if data is None:
         raise CaseError(f"{where}: the Pad node has no data input")

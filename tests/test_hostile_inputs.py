@@ -700,3 +700,42 @@ def test_a_memory_cap_above_ulimit_is_one_line_naming_it(tmp_path):
     assert_one_line_exit_2(result, "memory_mb 4096", "ulimit -v")
     assert not (tmp_path / "run").exists()
 
+
+
+# ---------------------------------------------------------------- issue 40: hostile inputs found since
+
+
+def pad2_folder_with(where: Path, attribute) -> Path:
+    """A copy of a generated Pad-2 test folder whose Pad node has ``attribute`` in place of its own
+    of that name (or added, if it has none)."""
+    import onnx
+    source = sorted((GENERATED / "onnx").glob("test_pad2_constant_float_basic_*"))[0]
+    shutil.copytree(source, where / source.name)
+    model = onnx.load(where / source.name / "model.onnx")
+    node = model.graph.node[0]
+    kept = [a for a in node.attribute if a.name != attribute.name]
+    del node.attribute[:]
+    node.attribute.extend([*kept, attribute])
+    (where / source.name / "model.onnx").write_bytes(model.SerializeToString())
+    return where
+
+
+_TENSOR = helper.make_tensor("t", TensorProto.INT64, [2], [1, 1])
+
+
+@pytest.mark.parametrize("attribute,problem", [
+    (helper.make_attribute("pads", _TENSOR), "'pads' attribute is TENSOR, not INTS"),
+    (helper.make_attribute("pads", helper.make_graph([], "g", [], [])), "'pads' attribute is GRAPH, not INTS"),
+    (helper.make_attribute("pads", [float("nan")]), "'pads' attribute is FLOATS, not INTS"),
+    (helper.make_attribute("pads", [1e300]), "'pads' attribute is FLOATS, not INTS"),
+    (helper.make_attribute("pads", [b"1", b"2"]), "'pads' attribute is STRINGS, not INTS"),
+    (helper.make_attribute("value", b"0"), "'value' attribute is STRING, not FLOAT"),
+    (helper.make_attribute("value", _TENSOR), "'value' attribute is TENSOR, not FLOAT"),
+    (helper.make_attribute("mode", b"\xff\xfe"), "'mode' attribute is not UTF-8"),
+    (helper.make_attribute("mode", [1, 2]), "'mode' attribute is INTS, not STRING"),
+])
+def test_pad2_attributes_of_the_wrong_type_are_one_line(tmp_path, capsys, attribute, problem):
+    """Each was a traceback (int() of a TensorProto, of NaN, of b'1'; float() of a string)."""
+    cases = pad2_folder_with(tmp_path / "cases", attribute)
+    code = main(["run", "--cases", str(cases), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
+    one_line_exit_2(code, capsys, "test_pad2_constant_float_basic", problem)
