@@ -6,7 +6,6 @@ anything is allocated or opened.
 """
 from __future__ import annotations
 
-import io
 import math
 from pathlib import Path
 
@@ -22,7 +21,7 @@ from .errors import CaseError
 from .onnx_model import fed_input_names, value_from_attribute
 from .specs import Spec
 from .strategies import edge_classes
-from .untrusted import inside, read_bytes
+from .untrusted import inside, npy_array, read_bytes
 
 MAX_MODEL_BYTES = 1 << 28  # a file of a test folder (model, weights, tensor): padconf did not write it
 
@@ -256,17 +255,10 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
         etype = src.get_element_type().to_string()
         if src.get_type_name() == "Parameter":
             path = where / f"input_{params.index(src)}.npy"
-            try:
-                arr = np.load(io.BytesIO(read_bytes(inside(path, root), MAX_MODEL_BYTES, name=str(path))),
-                              allow_pickle=False)
-            except (OSError, ValueError, EOFError) as exc:
-                raise CaseError(f"{path}: malformed .npy: {exc}") from None
             name = FROM_OV.get(etype)
             if name is None:
                 raise CaseError(f"{where}: element type {etype} has no padconf name")
-            if arr.dtype != numpy_dtype(name):  # ml_dtypes' kinds kept as their bits
-                arr = arr.view(numpy_dtype(name))
-            inputs.append(arr)
+            inputs.append(npy_input(read_bytes(inside(path, root), MAX_MODEL_BYTES, name=str(path)), str(path), name))
         elif src.get_type_name() == "Constant":
             if i == 3 and src.get_friendly_name() == OV_DEFAULT_PAD_VALUE:
                 continue
@@ -281,6 +273,19 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
                 constant_value=inputs[3].reshape(()) if len(inputs) > 3 else None,
                 pads_type=dtype_name(begin.dtype))
     return case, placement
+
+
+def npy_input(data: bytes, where: str, name: str) -> np.ndarray:
+    """The array of dtype ``name`` a .npy file's bytes hold, stored as ``dtypes.npy_bytes``
+    writes it: the dtype itself, ml_dtypes' kinds as unsigned ints of their width (their bits),
+    strings as unicode. Any other dtype is refused, not reinterpreted (int64 viewed as float
+    would be a case of other values and shape)."""
+    want = numpy_dtype(name)
+    if name == "string":
+        arr = npy_array(data, where, lambda d: d.kind == "U", "unicode (a string input)", MAX_ARRAY_BYTES)
+        return as_array(arr.tolist(), "string")
+    stored = want if want.isbuiltin != 2 else np.dtype(f"<u{want.itemsize}")
+    return npy_array(data, where, lambda d: d == stored, f"{stored} (a {name} input)", MAX_ARRAY_BYTES).view(want)
 
 
 def case_dirs(path: Path | str) -> list[Path]:

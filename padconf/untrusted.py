@@ -6,11 +6,15 @@ spec files, CaseError for the rest).
 """
 from __future__ import annotations
 
+import io
 import json
+import math
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
+import numpy as np
 import yaml
 
 from .errors import CaseError
@@ -90,3 +94,39 @@ def inside(path: Path | str, folder: Path | str, error: type[Exception] = CaseEr
     if not resolved.is_relative_to(Path(folder).resolve()):
         raise error(f"{path}: leads outside {folder} (to {resolved})")
     return resolved
+
+
+MAX_NPY_DIMS = 32  # what a TensorProto may have here (testdata_read.tensor_array)
+
+
+def npy_array(data: bytes, where: str, allowed: Callable[[np.dtype], bool], expected: str, limit: int,
+              error: type[Exception] = CaseError) -> np.ndarray:
+    """The array a .npy file's bytes hold, read without ``np.load``: its header (format 1.0 or
+    2.0) is read first, the dtype must be one ``allowed`` accepts (``expected`` says which in
+    messages; never an object, a structured or a byte-swapped one), and the shape must describe
+    exactly the bytes that follow, at most ``limit`` of them, before any array is made: a
+    193-byte file declaring ``(2**40,)`` would have ``np.load`` allocate terabytes first."""
+    from numpy.lib import format as npy
+
+    buf = io.BytesIO(data)
+    try:
+        version = npy.read_magic(buf)
+        if version not in ((1, 0), (2, 0)):
+            raise ValueError(f"format version {version[0]}.{version[1]} (padconf reads 1.0 and 2.0)")
+        read_header = npy.read_array_header_1_0 if version == (1, 0) else npy.read_array_header_2_0
+        shape, fortran_order, dtype = read_header(buf)
+    except (ValueError, EOFError, TypeError, SyntaxError, OverflowError) as exc:
+        raise error(f"{where}: malformed .npy: {' '.join(str(exc).split())[:200]}") from None
+    if dtype.hasobject or dtype.fields is not None or dtype.subdtype is not None or not dtype.isnative \
+            or not allowed(dtype):
+        raise error(f"{where}: .npy of dtype {str(dtype)[:80]}, not {expected}")
+    if len(shape) > MAX_NPY_DIMS or not all(type(n) is int and n >= 0 for n in shape):
+        raise error(f"{where}: .npy shape {list(shape)[:MAX_NPY_DIMS + 1]} is not at most {MAX_NPY_DIMS} sizes >= 0")
+    size = math.prod(shape) * dtype.itemsize
+    body = len(data) - buf.tell()
+    if size > limit:
+        raise error(f"{where}: .npy of {dtype} shape {list(shape)} ({size} bytes) exceeds {limit} bytes")
+    if size != body:
+        raise error(f"{where}: .npy of {dtype} shape {list(shape)} needs {size} bytes; the file holds {body}")
+    flat = np.frombuffer(data, dtype=dtype, count=math.prod(shape), offset=buf.tell())
+    return flat.reshape(shape, order="F" if fortran_order else "C").copy(order="C")

@@ -739,3 +739,45 @@ def test_pad2_attributes_of_the_wrong_type_are_one_line(tmp_path, capsys, attrib
     cases = pad2_folder_with(tmp_path / "cases", attribute)
     code = main(["run", "--cases", str(cases), "--runtime", "onnx-reference", "--out", str(tmp_path / "run")])
     one_line_exit_2(code, capsys, "test_pad2_constant_float_basic", problem)
+
+
+def npy_of(arr: np.ndarray) -> bytes:
+    buf = io.BytesIO()
+    np.save(buf, arr, allow_pickle=True)
+    return buf.getvalue()
+
+
+def npy_header_only(shape) -> bytes:
+    """A .npy file that declares ``shape`` float32 and holds no data."""
+    from numpy.lib import format as npy
+    buf = io.BytesIO()
+    npy.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": shape})
+    return buf.getvalue()
+
+
+@pytest.mark.parametrize("npy,problem", [
+    (npy_header_only((2**40,)), r"\(4398046511104 bytes\) exceeds 67108864 bytes"),  # np.load allocated 4 TiB
+    (npy_header_only((2, 3)), "needs 24 bytes; the file holds 0"),
+    (npy_of(np.zeros((2, 3), np.int64)), "dtype int64, not float32"),  # was viewed as a (2, 6) float array
+    (npy_of(np.array(["ab", "c"])), "dtype <U2, not float32"),
+    (npy_of(np.zeros(3, ">f4")), "dtype >f4, not float32"),
+    (npy_of(np.zeros(3, [("a", "<f4")])), r"dtype \[\('a', '<f4'\)\], not float32"),
+    (npy_of(np.array([1.0, None], dtype=object)), "dtype object, not float32"),
+    (b"\x93NUMPY\x03\x00" + bytes(8), "format version 3.0"),
+    (b"not a numpy file", "malformed .npy"),
+])
+def test_openvino_npy_inputs_of_the_wrong_dtype_or_size_are_one_line(tmp_path, capsys, npy, problem):
+    """The .npy header is read and checked (dtype, shape against the bytes the file holds and
+    against 64 MiB) before any array is made."""
+    source = sorted((GENERATED / "openvino").glob("test_ovpad12_constant_float_basic_*"))[0]
+    where = tmp_path / "cases" / source.name
+    shutil.copytree(source, where)
+    good = read_cases([tmp_path / "cases"], SPECS)[0]
+    fortran = np.asfortranarray(good.data)  # the same values in the other order: read as they were
+    (where / "input_0.npy").write_bytes(npy_of(fortran))
+    assert np.array_equal(read_cases([tmp_path / "cases"], SPECS)[0].data, good.data)
+    (where / "input_0.npy").write_bytes(npy)
+    with pytest.raises(CaseError, match=problem):
+        read_cases([tmp_path / "cases"], SPECS)
+    code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "openvino", "--out", str(tmp_path / "run")])
+    one_line_exit_2(code, capsys, "input_0.npy")
