@@ -359,6 +359,17 @@ def _reason(row: ResultRow) -> str:
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
 
 
+# What XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates, U+FFFE,
+# U+FFFF): ElementTree writes them as they are, and the file no longer parses.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` (a baseline's why, a runtime's error, a case's id: none written by padconf) with
+    each character XML 1.0 forbids shown as ``\\xNN`` / ``\\uNNNN``, so that the file parses."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
 def junit_xml(judgement: Judgement) -> str:
     """JUnit XML: a testcase per result (new failures fail, forgiven ones and skips are
     skipped with their reason), and one per fixed entry, failing."""
@@ -383,6 +394,8 @@ def junit_xml(judgement: Judgement) -> str:
     suite.set("tests", str(len(cases)))
     suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
     suite.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))
+    for element in suite.iter():  # every attribute, whatever text it was built from
+        element.attrib.update({k: xml_text(v) for k, v in element.attrib.items()})
     return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 

@@ -781,3 +781,34 @@ def test_openvino_npy_inputs_of_the_wrong_dtype_or_size_are_one_line(tmp_path, c
         read_cases([tmp_path / "cases"], SPECS)
     code = main(["run", "--cases", str(tmp_path / "cases"), "--runtime", "openvino", "--out", str(tmp_path / "run")])
     one_line_exit_2(code, capsys, "input_0.npy")
+
+
+def test_control_characters_from_a_baseline_a_runtime_or_a_case_leave_the_junit_xml_parseable(tmp_path):
+    """A baseline's ``why`` (YAML's "\\x01" escape), a runtime's error text and a case id may
+    hold characters XML 1.0 forbids; ElementTree wrote them as they were and the file did not
+    parse. Each is shown as \\xNN / \\uNNNN."""
+    from xml.etree import ElementTree
+
+    from padconf.gate import judge_rows, junit_xml
+    text = ('- {runtime: "rt\\a", verdict: crash, why: "forgiven\\x01\\ud800\\uffff\\x1b[2J", '
+            'cells: [onnx/Pad-19 constant float inputs]}\n'
+            '- {runtime: "rt\\a", verdict: crash, why: "fixed\\x02", cells: [onnx/Pad-19 edge float inputs]}\n')
+    entries = parse_baseline(text, "b\x03.yaml")
+    assert "\x01" in entries[0].why and "\ud800" in entries[0].why  # the baseline keeps what it said
+    row = {"runtime": "rt\x07", "placement": "inputs", "spec": "onnx/Pad-19", "dtype": "float", "shape": [2],
+           "pads": [1, 1], "origin": "generated", "reason": None, "detail": None, "matched": None, "seconds": 0.1}
+    rows = [{**row, "mode": "constant", "verdict": "crash", "case_id": "forgiven\x04", "error": "x\x00y"},
+            {**row, "mode": "reflect", "verdict": "crash", "case_id": "new\x05\x0b\x0c\ufffe",
+             "error": "\x00\x1b[2J\udfff"},
+            {**row, "mode": "edge", "verdict": "pass", "case_id": "passes\x06", "error": None}]
+    judgement = judge_rows(rows, entries, "rt\x07", {"onnx/Pad-19"})
+    assert len(judgement.known) == 1 and len(judgement.new) == 1 and len(judgement.fixed) == 1
+    path = tmp_path / "junit.xml"
+    path.write_text(junit_xml(judgement), encoding="utf-8")  # a lone surrogate would not even encode
+    suite = ElementTree.parse(path).getroot()
+    messages = [e.get("message") for e in suite.iter() if e.get("message")]
+    assert len(messages) == 3 and suite.get("name") == "padconf gate rt\\x07"
+    assert any("forgiven\\x01\\ud800\\uffff\\x1b[2J" in m for m in messages)
+    assert any("\\x00\\x1b[2J\\udfff" in m for m in messages) and any("fixed\\x02" in m for m in messages)
+    names = [c.get("name") for c in suite.iter("testcase")]
+    assert "new\\x05\\x0b\\x0c\\ufffe[inputs]" in names and any(n.startswith("b\\x03.yaml") for n in names)
