@@ -1,4 +1,8 @@
 """padconf's exception types: every refusal is one of these, with a one-line reason."""
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
 
 
 class PadconfError(Exception):
@@ -27,3 +31,23 @@ class SpecError(PadconfError):
 
 class CaseError(PadconfError):
     """A case, baseline or results file is malformed."""
+
+
+class InternalFault(PadconfError):
+    """padconf's own fault, not the user's input: a helper process gone and not to be started
+    again, a drawing child that died. The command line says so with exit 3, not 2."""
+
+
+@contextlib.contextmanager
+def phase(name: str) -> Iterator[None]:
+    """An exception leaving the block carries ``name`` (the innermost phase's) as
+    ``padconf_phase``: what padconf was doing, for the one line that reports its own fault."""
+    try:
+        yield
+    except BaseException as exc:
+        if not hasattr(exc, "padconf_phase"):
+            try:
+                exc.padconf_phase = name  # type: ignore[attr-defined]
+            except AttributeError:  # an exception type without a __dict__
+                pass
+        raise

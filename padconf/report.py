@@ -23,6 +23,7 @@ from .results import (
     MAX_RUN_JSON_BYTES,
     RESULTS,
     ResultRow,
+    RunDirLock,
     attach_controls,
     named_again,
     read_jsonl,
@@ -332,18 +333,23 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     results = run_dir / RESULTS
     if not results.is_file():
         raise PadconfError(f"{run_dir}: no results.jsonl (not a run directory of `padconf run --out`?)")
-    rows = attach_controls(read_results(results), run_dir)
-    if not rows:
-        raise PadconfError(f"{results}: holds no result: nothing to report")
-    cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
-    run_json, doc = run_dir / "run.json", None
-    if run_json.exists():
-        doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES), str(run_json))
-        recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
-        if not isinstance(recorded, (str, type(None))):
-            raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
-        specs_dir = named_again(recorded, specs_dir, run_json)
-    return RunData(run_dir, rows, cases, specs_dir, unfinished(doc, len(rows), run_json))
+    with RunDirLock(run_dir, exclusive=False):  # not while a run writes it
+        read = read_results(results)
+        rows = attach_controls(read, run_dir)
+        if not rows:
+            raise PadconfError(f"{results}: holds no result: nothing to report")
+        cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
+        run_json, doc = run_dir / "run.json", None
+        if run_json.exists():
+            doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES), str(run_json))
+            recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
+            if not isinstance(recorded, (str, type(None))):
+                raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
+            specs_dir = named_again(recorded, specs_dir, run_json)
+    why = [unfinished(doc, len(rows), run_json),
+           f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
+           "the folder at once) and are left out" if read.duplicates else None]
+    return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)
 
 
 def totals(rows: list[ResultRow]) -> dict[str, Counter]:

@@ -7,6 +7,7 @@ module, not padconf.runner: reading a run needs none of what makes one (Hypothes
 """
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import reprlib
@@ -169,9 +170,58 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
     return rows
 
 
-def read_results(path: Path) -> list[ResultRow]:
-    """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS."""
-    return cast("list[ResultRow]", read_jsonl(path, RESULT_KEYS))
+class Rows(list["ResultRow"]):
+    """Result rows as read, each (runtime, placement, case id) once; ``duplicates`` counts the
+    rows read again and left out (a folder two processes wrote at once, before the run lock)."""
+    duplicates = 0
+
+
+def read_results(path: Path) -> Rows:
+    """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS; a row
+    of a (runtime, placement, case id) read before is left out and counted."""
+    rows, seen = Rows(), set()
+    for row in read_jsonl(path, RESULT_KEYS):
+        key = (row["runtime"], row["placement"], row["case_id"])
+        if key in seen:
+            rows.duplicates += 1
+        else:
+            seen.add(key)
+            rows.append(cast(ResultRow, row))
+    return rows
+
+
+class RunDirLock:
+    """An advisory lock on a run directory (flock on the folder itself): exclusive for what
+    writes it (``padconf run``, ``--resume``, ``--force``), shared for what reads it (``report``,
+    ``gate --results``), so that no two processes write one folder at once and nothing reads it
+    half written. The kernel drops it when the process ends, kill -9 included: it is never
+    stale, and nothing is written into the folder for it. A conflict is one line, never a wait."""
+
+    def __init__(self, run_dir: Path, exclusive: bool):
+        self.fd = -1
+        self.fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
+        try:
+            fcntl.flock(self.fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.fd)
+            self.fd = -1
+            raise PadconfError(f"{run_dir}: another padconf process is "
+                               f"{'using' if exclusive else 'writing'} this run directory; "
+                               "run again once it has finished") from None
+
+    def release(self) -> None:
+        if self.fd != -1:
+            os.close(self.fd)
+            self.fd = -1
+
+    def __del__(self) -> None:
+        self.release()
+
+    def __enter__(self) -> RunDirLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
 
 
 def read_controls(run_dir: Path) -> list[ControlRow]:

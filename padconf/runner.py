@@ -29,7 +29,7 @@ from typing import cast
 from .adapters import default_runtimes, registry, unknown_runtime
 from .cases import Case, CaseKind
 from .classify import repaired_twin
-from .errors import CaseError, PadconfError
+from .errors import CaseError, InternalFault, PadconfError, phase
 from .examples import example_cases
 from .outcome import Outcome
 from .results import (
@@ -39,6 +39,7 @@ from .results import (
     RESULTS_WRITTEN,
     ControlRow,
     ResultRow,
+    RunDirLock,
     jsonl_line,
     named_again,
     read_jsonl,
@@ -65,6 +66,7 @@ from .worker import (
 from .worker_process import exit_text, isolated, last_words, wait_status
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
+MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
 MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
 
 
@@ -176,12 +178,22 @@ def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
     one child would draw alone at the end); in the order of ``args``."""
     drawn: list[list[str]] = [[] for _ in args]
     todo, lock = iter(range(len(args))), threading.Lock()
+    again: list[int] = []  # versions whose child died drawing them
+    why: list[str] = []  # how each child that died ended
 
     def child_draws() -> None:
+        for _ in range(MAX_DRAW_CHILD_DEATHS + 1):
+            if drawn_in_a_child():
+                return
+        raise InternalFault(f"drawing cases: {MAX_DRAW_CHILD_DEATHS + 1} child processes died in turn ({why[-1]})")
+
+    def drawn_in_a_child() -> bool:
+        """Whether one child drew every version it took; a version it died on goes back."""
         # stderr to a file, not a pipe: a child that says much cannot block on it
         with tempfile.TemporaryFile() as err, subprocess.Popen(isolated("padconf.draw_child"), stdin=subprocess.PIPE,
                                                                stdout=subprocess.PIPE, stderr=err) as child:
             assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
+            i = None
             try:
                 while (i := next_version()) is not None:
                     child.stdin.write(json.dumps(args[i]).encode() + b"\n")
@@ -193,17 +205,20 @@ def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
                 else:  # every version it took is drawn
                     child.stdin.close()
                     if child.wait() == 0:
-                        return
+                        return True
             except OSError:  # it stopped reading: as above
                 pass
             child.kill()
             child.wait()
-            raise PadconfError(f"drawing cases in a child process failed "
-                               f"({exit_text(wait_status(child.returncode))}{last_words(err)})")
+            why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
+            if i is not None:
+                with lock:
+                    again.append(i)
+            return False
 
     def next_version() -> int | None:
         with lock:
-            return next(todo, None)
+            return again.pop() if again else next(todo, None)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         for done in [pool.submit(child_draws) for _ in range(jobs)]:
@@ -244,9 +259,11 @@ class Run:
         self._stats_lock = threading.Lock()
         self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
         self._scheduled: tuple | None = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
-        self.resume = resume
+        self.resume, self.force = resume, force
         if self.dir.exists() and not self.dir.is_dir():
             raise PadconfError(f"{self.dir}: not a directory")
+        # held while this Run lives; a new run's folder is locked once prepare() makes it
+        self.lock = RunDirLock(self.dir, exclusive=True) if self.dir.is_dir() else None
         if resume:
             self.config = self._recorded_config()
             # run.json is a file in a folder anyone may have written: it may ask for registered
@@ -316,6 +333,11 @@ class Run:
             self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run
             try:
                 self.dir.mkdir(parents=True, exist_ok=True)
+                if self.lock is None:  # made meanwhile by another padconf, which may have written a run
+                    self.lock = RunDirLock(self.dir, exclusive=True)
+                    if (self.run_json.exists() or self.results_path.exists()) and not self.force:
+                        raise PadconfError(f"{self.dir} holds a run already: --resume continues it, "
+                                           "--force replaces it")
                 for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
                               "summary.md", "stats.json", CONTROLS):  # --force: nothing of the run replaced stays
                     (self.dir / stale).unlink(missing_ok=True)
@@ -423,7 +445,7 @@ class Run:
 
         lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs)]
         try:
-            with self.results_path.open("a", encoding="utf-8") as out:
+            with phase("running the cases"), self.results_path.open("a", encoding="utf-8") as out:
                 try:
                     for thread in lanes:
                         thread.start()
@@ -435,10 +457,11 @@ class Run:
                     for thread in lanes:
                         if thread.ident is not None:
                             thread.join(10)
-            if failures:
-                raise failures[0]
+                if failures:
+                    raise failures[0]
             written = self._sort_results()
-            self._run_controls()
+            with phase("running the controls"):
+                self._run_controls()
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             self.run_json.write_text(json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
@@ -496,19 +519,20 @@ class Run:
         return self._twins[case.id]
 
     def _sort_results(self) -> int:
-        """results.jsonl in plan order: runtime as configured, placement, case order; how many
-        rows it holds."""
-        rows = self.results_path.read_text(encoding="utf-8").splitlines(keepends=True)
-        if not self._case_rank:
-            return len(rows)
+        """results.jsonl in plan order (runtime as configured, placement, case order), each
+        (runtime, placement, case) once; how many rows it holds."""
+        lines: dict[tuple, str] = {}
+        for line in self.results_path.read_text(encoding="utf-8").splitlines(keepends=True):
+            row = json.loads(line)
+            lines.setdefault((row["runtime"], row["placement"], row["case_id"]), line)
         runtimes = {name: i for i, name in enumerate(self.config.runtimes)}
 
-        def key(line):
-            row = json.loads(line)
-            return (runtimes.get(row["runtime"], len(runtimes)), row["placement"] != Placement.INPUTS,
-                    row["placement"], self._case_rank.get(row["case_id"], len(self._case_rank)))
-        write_atomically(self.results_path, "".join(sorted(rows, key=key)))
-        return len(rows)
+        def key(item):
+            runtime, placement, case_id = item[0]
+            return (runtimes.get(runtime, len(runtimes)), placement != Placement.INPUTS, placement,
+                    self._case_rank.get(case_id, len(self._case_rank)))
+        write_atomically(self.results_path, "".join(line for _, line in sorted(lines.items(), key=key)))
+        return len(lines)
 
     def _run_controls(self) -> None:
         """A control for every distinct failure (signature.distinct_failure): its first case's data
@@ -535,13 +559,22 @@ class Run:
             records: list[ControlRow] = []
             worker = self._spares.pop(name, None) or Worker(name, self.config.memory_mb, self.config.timeout,
                                                             compile_timeout=self.config.compile_timeout)
+            not_run: Counter[str] = Counter()  # why a control could not run: its failure stays uncontrolled
             try:
                 for group in by_runtime[name]:
                     first = group[0]
-                    record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone)
+                    try:
+                        record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone)
+                    except WorkerClosed:
+                        raise
+                    except PadconfError as exc:  # the runtime could not be started again
+                        not_run[str(exc)] += 1
+                        continue
                     records.append(cast(ControlRow, {"failure": list(distinct_failure(first)), **record}))
             finally:
                 worker.close()
+            self.notes += [f"{name}: {n} controls could not run ({why}); their failures have no control"
+                           for why, n in not_run.items()]
             return records
 
         # the runtimes side by side, the one with the most controls first: the others share the

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from .adapters import Outcome
 from .cases import Case, CaseKind
 from .dtypes import bit_equal, decode_array, dtype_name, encode_array
-from .errors import PadconfError
+from .errors import InternalFault, PadconfError
 from .worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
 from .worker_protocol import BUILDING, Ended, Op, Status
 
@@ -31,6 +31,7 @@ DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO co
 MAX_TIMEOUT_S = 86400.0  # a day; select() refuses a timeout near 1e308
 MAX_MEMORY_MB = 1 << 20  # a worker's cap: 1 TiB
 DEFAULT_COMPILE_TIMEOUT_S = 120.0  # an ahead-of-time compiler's build of one Pad model (IREE, TVM)
+MAX_ZYGOTE_DEATHS = 5  # a zygote that keeps dying is the runtime's fault, and the run's end
 
 
 _LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
@@ -84,6 +85,7 @@ class Worker:
         self.proc: WorkerProcess | None = None
         self._closed = False
         self.restarts = 0  # workers that died or hung
+        self.zygote_deaths = 0  # zygotes found gone: not a case's doing
         self.recycles = 0  # workers ended after an impossible output, before their next case
         self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
         # where the last answer came from: its process and how many cases that process ran
@@ -128,13 +130,25 @@ class Worker:
         return bool(self._zygote().ready.get("order_independent"))
 
     def start(self) -> None:
-        """A fresh worker process, forked from the zygote."""
-        try:
-            self.proc = WorkerProcess(self._zygote(), self.start_timeout)
-        except RuntimeUnavailable:
-            raise
-        except PadconfError as exc:
-            raise PadconfError(f"runtime {self.adapter}: {exc}") from None
+        """A fresh worker process, forked from the zygote; a zygote found gone (killed, or out of
+        memory) is started again, up to MAX_ZYGOTE_DEATHS times over the worker's life."""
+        while True:
+            self._check_open()
+            try:
+                self.proc = WorkerProcess(self._zygote(), self.start_timeout)
+                return
+            except RuntimeUnavailable:
+                raise
+            except PadconfError as exc:
+                if not self._zygote_died():
+                    raise InternalFault(f"runtime {self.adapter}: {exc}") from None
+
+    def _zygote_died(self) -> bool:
+        """Whether the zygote is gone, counted; False once it has died too often to start again."""
+        if self._closed or self.zygote is None or self.zygote.alive:
+            return False
+        self.zygote_deaths += 1
+        return self.zygote_deaths <= MAX_ZYGOTE_DEATHS
 
     def describe(self, pairs: list[tuple[str, str]]) -> dict:
         """``{"unavailable", "version", "placements", "supports"}``, asked of the zygote: a plugin
@@ -149,11 +163,11 @@ class Worker:
 
     def close(self) -> None:
         self._closed = True
-        if self.proc:
-            self.proc.kill()
-        if self.zygote:
-            self.zygote.close()
-        self.proc = self.zygote = None
+        proc, zygote, self.proc, self.zygote = self.proc, self.zygote, None, None  # another thread may close too
+        if proc:
+            proc.kill()
+        if zygote:
+            zygote.close()
         _LIVE.discard(self)
 
     def run(self, cases: list[Case], placement: str) -> Iterator[tuple[Outcome, Status]]:
@@ -228,9 +242,9 @@ class Worker:
 
     def end_process(self) -> None:
         """End its worker process, if any, keeping its zygote: the next case forks a fresh one."""
-        if self.proc is not None:
-            self.proc.kill()
-            self.proc = None
+        proc, self.proc = self.proc, None
+        if proc is not None:
+            proc.kill()
 
     def _check_open(self) -> None:
         if self._closed:  # closed from another thread: what its process "answered" since is not its own
@@ -239,6 +253,14 @@ class Worker:
     def _raw(self, cases: list[Case], placement: str) -> Iterator[tuple[Outcome, Status, bool]]:
         """``(outcome, status, fresh)`` per case; ``fresh`` is true when the case was the first
         one its worker process ran."""
+        try:
+            yield from self._answers(cases, placement)
+        except (OSError, ValueError):  # its pipes closed under it, from another thread: not a fault
+            if self._closed:
+                raise WorkerClosed(f"worker for {self.adapter} closed") from None
+            raise
+
+    def _answers(self, cases: list[Case], placement: str) -> Iterator[tuple[Outcome, Status, bool]]:
         pending = list(cases)
         while pending:
             self._check_open()
@@ -255,14 +277,17 @@ class Worker:
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
             self._check_open()
             if sent != Status.OK:  # a worker that stops reading its input is hung or dead
-                pending.pop(0)
                 self.placed = (proc.name, proc.served)
                 if sent is Status.TIMEOUT:
                     proc.kill()
+                    pending.pop(0)
                     yield (Outcome(error=f"stopped reading its input for {self.timeout:g} s"), Status.TIMEOUT,
                            proc.served == 0)
                 else:
-                    yield Outcome(error=proc.death()), Status.CRASH, proc.served == 0
+                    death = proc.death()
+                    if not self._zygote_died():  # else it died with its zygote: the case runs again
+                        pending.pop(0)
+                        yield Outcome(error=death), Status.CRASH, proc.served == 0
                 continue
             for _ in batch:
                 if proc is not self.proc:  # recycled by run(): the rest goes to a fresh worker
@@ -270,7 +295,7 @@ class Worker:
                 asked = time.monotonic()
                 line, limit = self._answer(proc, self.timeout)
                 self._check_open()
-                pending.pop(0)
+                case = pending.pop(0)
                 fresh = proc.served == 0
                 self.placed = (proc.name, proc.served)
                 proc.served += 1
@@ -280,7 +305,11 @@ class Worker:
                     yield Outcome(error=f"no answer within {limit}"), Status.TIMEOUT, fresh
                     break  # restart and resend the rest
                 if line is Status.CRASH:
-                    yield Outcome(error=proc.death()), Status.CRASH, fresh
+                    death = proc.death()
+                    if self._zygote_died():  # the worker died with its zygote: the case did not end it
+                        pending.insert(0, case)  # run again in a worker of the zygote started anew
+                        break
+                    yield Outcome(error=death), Status.CRASH, fresh
                     break
                 reply = json.loads(line)
                 if reply["status"] != Status.OK:  # it reported its own end (out of memory) and exits

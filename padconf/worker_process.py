@@ -7,6 +7,7 @@ that feeds cases to them, retries and recycles them is ``padconf.worker``.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import json
 import os
 import select
@@ -16,6 +17,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 from .errors import PadconfError
@@ -71,6 +73,20 @@ def isolated(module: str) -> list[str]:
     return [sys.executable, "-I", "-c", _BOOT, ":".join(import_path()), module]
 
 
+# Linux sends a child's PR_SET_PDEATHSIG when the *thread* that forked it ends, not its process
+# (prctl(2)): a reaper started from a lane or a pool thread took its zygote down when that thread
+# finished, and whatever forked from it next (the controls, an interrupt's clean-up) found it gone.
+# So every zygote is started from the main thread or from this one, which lives as long as padconf.
+_SPAWNER = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="padconf-spawner")
+
+
+def start_process(command: list[str], **popen) -> subprocess.Popen:
+    """``subprocess.Popen(command, **popen)`` from a thread that outlives the run."""
+    if threading.current_thread() is threading.main_thread():
+        return subprocess.Popen(command, **popen)
+    return _SPAWNER.submit(lambda: subprocess.Popen(command, **popen)).result()
+
+
 class Zygote:
     """The process that imports a runtime once and forks its workers (under a reaper)."""
 
@@ -82,14 +98,15 @@ class Zygote:
         command = [*isolated("padconf.reaper"), "--remove", self.scratch, *isolated("padconf.worker_child"),
                    adapter, str(memory_mb), str(theirs.fileno()), self.scratch]
         try:
-            self.proc = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
-                                         pass_fds=(theirs.fileno(),), start_new_session=True)
+            self.proc = start_process(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
+                                      pass_fds=(theirs.fileno(),), start_new_session=True)
         except BaseException:
             shutil.rmtree(self.scratch, ignore_errors=True)
             raise
         finally:
             theirs.close()
         self.exited = os.pidfd_open(self.proc.pid)
+        self._closing = threading.Lock()
         self.start_timeout = start_timeout
         self._ready: dict | None = None
 
@@ -107,8 +124,13 @@ class Zygote:
                 socket.send_fds(self.sock, [json.dumps(request).encode()], list(fds))
             except OSError:
                 pass  # it is gone: said below
-        ready = select.select([self.sock.fileno(), self.exited], [], [], timeout)[0]
-        data = self.sock.recv(1 << 20) if self.sock.fileno() in ready else b""
+        try:
+            ready = select.select([self.sock.fileno(), self.exited], [], [], timeout)[0]
+            data = self.sock.recv(1 << 20) if self.sock.fileno() in ready else b""
+        except (OSError, ValueError):  # ECONNRESET: it died with the request unread; or closed meanwhile
+            if self.exited == -1:
+                raise PadconfError(f"closed while {doing}") from None
+            data, ready = b"", [self.exited]
         if data:
             return json.loads(data)
         if not ready:
@@ -127,6 +149,10 @@ class Zygote:
 
     def close(self) -> None:
         """End the zygote, its workers and anything they started: the reaper kills them all."""
+        with self._closing:  # from a lane and from padconf's clean-up at once: its fds are closed once
+            self._close()
+
+    def _close(self) -> None:
         if self.proc.poll() is None:
             try:
                 self.proc.send_signal(signal.SIGTERM)
@@ -147,6 +173,7 @@ class WorkerProcess:
 
     def __init__(self, zygote: Zygote, start_timeout: float):
         self.zygote = zygote
+        self._closing = threading.Lock()
         req_read, self.req = os.pipe()
         self.rep, rep_write = os.pipe()
         self.stdout_log = tempfile.TemporaryFile(mode="a+b")  # appending: the worker may truncate
@@ -217,20 +244,21 @@ class WorkerProcess:
     def kill(self) -> None:
         """End the worker and its process group, and have the zygote reap it. (A child that
         left the group is ended with the zygote, by its reaper.)"""
-        if self.req == -1:
-            return
-        for end in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
-            try:  # the group, and the worker itself should it not have made its group yet
-                end()
-            except (ProcessLookupError, PermissionError):
-                pass
-        try:
-            self.status = self.zygote.ask({"op": Op.WAIT, "pid": self.pid}, doing="reaping a worker")["status"]
-        except PadconfError:
-            self.status = None
-        for fd in (self.req, self.rep, self.exited):
-            os.close(fd)
-        self.req = self.rep = self.exited = -1  # the logs stay readable for death()
+        with self._closing:  # a lane and padconf's clean-up may both end it: its fds are closed once
+            if self.req == -1:
+                return
+            for end in (lambda: os.killpg(self.pid, signal.SIGKILL), lambda: os.kill(self.pid, signal.SIGKILL)):
+                try:  # the group, and the worker itself should it not have made its group yet
+                    end()
+                except (ProcessLookupError, PermissionError):
+                    pass
+            try:
+                self.status = self.zygote.ask({"op": Op.WAIT, "pid": self.pid}, doing="reaping a worker")["status"]
+            except PadconfError:
+                self.status = None
+            fds, self.req, self.rep, self.exited = (self.req, self.rep, self.exited), -1, -1, -1
+            for fd in fds:  # the logs stay readable for death()
+                os.close(fd)
 
     @property
     def alive(self) -> bool:
