@@ -162,17 +162,20 @@ def cmd_run(args) -> int:
 
 
 def cmd_compile_cache(args) -> int:
-    from .compile_cache import CompileCache, default_root
+    from .compile_cache import CompileCache, default_root, key_path
 
     cache = CompileCache(default_root())
     if cache.root is None:
         console.print("the compile cache is off (PADCONF_COMPILE_CACHE=none)")
         return 0
-    if args.clear:
-        console.print(f"{cache.clear()} entries deleted from {cache.root}", soft_wrap=True)
+    if args.clear:  # only padconf's entries, in a folder carrying its tag (else PadconfError, exit 2)
+        console.print(f"{cache.clear()} entries deleted from {terminal(cache.root)}", soft_wrap=True)
         return 0
     entries, size = cache.size()
-    console.print(f"{cache.root}: {entries} entries, {size / 2**20:.1f} MB", soft_wrap=True)
+    console.print(f"{terminal(cache.root)}: {entries} entries, {size / 2**20:.1f} MB", soft_wrap=True)
+    why = cache.why_off()  # a key file it will not trust: runs compile everything again
+    console.print(terminal(why) if why else f"entries are trusted when signed with the key in {terminal(key_path())}",
+                  soft_wrap=True)
     return 0
 
 

@@ -5,7 +5,9 @@
 What ``iree-compile`` makes of the imported module (torch-mlir's onnx dialect) is kept in the
 persistent compile cache (padconf.compile_cache), keyed by the module's text, IREE's version,
 the backend and the flags; the ONNX model's own bytes are linked to that key, so that a warm
-run neither imports nor compiles. ``iree-compile`` runs as a child of the worker, in its
+run neither imports nor compiles. The cache gives back only what padconf compiled (an entry
+carries an HMAC under the user's key): a module planted there is compiled again, never run.
+``iree-compile`` runs as a child of the worker, in its
 process group, so a compile that hangs past the compile time limit ends with the worker; one
 killed by a signal is a crash, not a refusal.
 """
@@ -86,6 +88,7 @@ class IreeAdapter(Adapter):
                 return f"no {self.driver} device here"
         except Exception as exc:
             return f"IREE's {self.driver} driver is not usable here: {error_text(exc).split(';')[0]}"
+        self._cache.why_off()  # reads the cache's key here, in the zygote: its workers inherit it
         return None
 
     def lacks_kernel(self, exc: Exception) -> bool:

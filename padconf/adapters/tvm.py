@@ -5,8 +5,10 @@ for a target, run by Relax's virtual machine.
 The shared library ``tvm.compile`` makes of the converted module is kept in the persistent
 compile cache (padconf.compile_cache), keyed by the module's TVMScript text and constants,
 TVM's version and the target; the ONNX model's own bytes are linked to that key, so that a
-warm run neither converts nor compiles. Compiling happens inside the worker, so a compile that
-hangs past the compile time limit, or crashes, ends with the worker.
+warm run neither converts nor compiles. The library is loaded only when padconf wrote the
+entry (it carries an HMAC under the user's key): one planted there is compiled again, never
+loaded. Compiling happens inside the worker, so a compile that hangs past the compile time
+limit, or crashes, ends with the worker.
 """
 from __future__ import annotations
 
@@ -73,6 +75,7 @@ class TvmAdapter(Adapter):
                 return f"no {self.target} device here"
         except Exception as exc:
             return f"TVM's {self.target} target is not usable here: {error_text(exc)}"
+        self._cache.why_off()  # reads the cache's key here, in the zygote: its workers inherit it
         return None
 
     def lacks_kernel(self, exc: Exception) -> bool:
