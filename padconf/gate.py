@@ -27,6 +27,7 @@ from .results import (
     MAX_RUN_JSON_BYTES,
     RESULTS,
     ResultRow,
+    RunDirLock,
     jsonl_line,
     read_jsonl,
     read_results,
@@ -499,16 +500,17 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
                                "shard count differ)")
         config = mine
         shards.append(shard[0])
-        shard_rows = read_results(d / RESULTS)
-        run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError), str(d / "run.json"))
-        first_run_doc = first_run_doc or run_doc
-        why = unfinished(run_doc, len(shard_rows), d / "run.json")
-        if why:  # the failures it lacks would pass
-            raise PadconfError(f"{d}: {why}: run that shard again")
-        for row in shard_rows:
-            if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
-                rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
-        cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))
+        with RunDirLock(d, exclusive=False):  # not a shard a run still writes
+            shard_rows = read_results(d / RESULTS)
+            run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError), str(d / "run.json"))
+            first_run_doc = first_run_doc or run_doc
+            why = unfinished(run_doc, len(shard_rows), d / "run.json")
+            if why:  # the failures it lacks would pass
+                raise PadconfError(f"{d}: {why}: run that shard again")
+            for row in shard_rows:
+                if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
+                    rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
+            cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))
         spec_ids.update(about["spec_ids"])
     if config is None:
         raise PadconfError("--results: no gate run directory given")

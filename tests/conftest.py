@@ -24,3 +24,7 @@ os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("
 # Removed when the session's process ends (each pytest-xdist worker has its own).
 os.environ["PADCONF_COMPILE_CACHE"] = tempfile.mkdtemp(prefix="padconf-test-compile-cache-")
 atexit.register(shutil.rmtree, os.environ["PADCONF_COMPILE_CACHE"], ignore_errors=True)
+# and the key it is signed with (a file padconf creates there): not the user's own
+_key_dir = tempfile.mkdtemp(prefix="padconf-test-compile-cache-key-")
+os.environ["PADCONF_COMPILE_CACHE_KEY"] = os.path.join(_key_dir, "compile-cache.key")
+atexit.register(shutil.rmtree, _key_dir, ignore_errors=True)
