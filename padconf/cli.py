@@ -1,21 +1,25 @@
 """``padconf``: a thin command line over the library.
 
-Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or input error.
+Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or input error, 3
+padconf's own fault, 130 Ctrl-C (``main`` says more).
 """
 from __future__ import annotations
 
 import argparse
+import errno
 import os
 import signal
 import sys
+import tempfile
 import time
+import traceback
 from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
-from .errors import PadconfError
+from .errors import InternalFault, PadconfError, phase
 from .escape import plain, terminal
 from .minimize import DEFAULT_TIME_LIMIT_S
 from .progress import progress
@@ -121,17 +125,17 @@ def _run_config(args):
 
 
 def cmd_run(args) -> int:
-    from . import report
-    from .results import attach_controls, read_jsonl, read_results
+    from .results import read_jsonl
     from .verdicts import Verdict
 
     run = _run_config(args)
     console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
                   if run.config.cases_dir else
                   f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}", soft_wrap=True)
-    with progress(console, "drawing cases"):
+    with progress(console, "drawing cases"), phase("drawing the cases"):
         cases = run.prepare()
-    plan = run.plan(cases)
+    with phase("asking the runtimes what they run"):
+        plan = run.plan(cases)
     todo: Counter[str] = Counter()
     for name, _, batch in plan:
         todo[name] += len(batch)
@@ -143,6 +147,15 @@ def cmd_run(args) -> int:
                   soft_wrap=True)
     with progress(console, "running", todo) as advance:
         run.execute(plan, progress=advance)
+    with phase("writing the summary"):
+        return _summarise(run)
+
+
+def _summarise(run) -> int:
+    """The run's verdicts on the terminal and in summary.md."""
+    from . import report
+    from .results import attach_controls, read_jsonl, read_results
+
     rows = attach_controls(read_results(run.results_path), run.dir)
     cases_rows = read_jsonl(run.cases_path)
     for part in report.terminal_output(rows, console.width):
@@ -466,7 +479,40 @@ def _terminate(signum, frame):
     raise Terminated(signum)
 
 
+# errno values of an OSError that are the user's environment or the files they named, not padconf's fault
+_USERS_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP, errno.EROFS,
+                 errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTEMPTY}
+FAULT_FILE = "padconf-fault.txt"  # the traceback of padconf's own fault, in the run directory
+
+
+def _fault(args, exc: BaseException) -> int:
+    """One line for padconf's own fault: what it was doing, that what finished is kept, and where
+    the traceback went (the run directory where there is one, else a temporary file); exit 3."""
+    text = "".join(traceback.format_exception(exc))
+    where = None
+    out = Path(args.out) if args.command == "run" and args.out else None
+    if out is not None and out.is_dir():
+        try:
+            fd = os.open(out / FAULT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            where = out / FAULT_FILE
+        except OSError:  # a link planted there, or a folder gone read-only
+            pass
+    if where is None:
+        fd, name = tempfile.mkstemp(prefix="padconf-fault-", suffix=".txt")
+        where = Path(name)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    doing = getattr(exc, "padconf_phase", f"padconf {args.command}")
+    kept = "what finished is kept (--resume continues)" if args.command == "run" else "what finished is kept"
+    print(f"padconf: internal fault while {plain(doing)} ({type(exc).__name__}: {plain(exc)}); {kept}; "
+          f"traceback in {plain(where)}", file=sys.stderr)
+    return 3
+
+
 def main(argv=None) -> int:
+    """Exit codes: 0 success; 1 a check found a difference; 2 the user's input (a usage error, a
+    file they named, their disk full); 3 padconf's own fault (a traceback file says where);
+    130 Ctrl-C, 128 + N the signal N (SIGTERM, SIGHUP). What finished is kept in every case."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -479,12 +525,17 @@ def main(argv=None) -> int:
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
                            else str(Path(args.compile_cache).resolve()))
     try:
-        return args.func(args)
+        with phase(f"padconf {args.command}"):
+            return args.func(args)
+    except InternalFault as exc:
+        return _fault(args, exc)
     except PadconfError as exc:
         print(f"padconf: {plain(exc)}", file=sys.stderr)
         return 2
-    except OSError as exc:  # a file padconf was pointed at: unreadable, a folder, a full disk
-        where = f"{exc.filename}: " if exc.filename else ""
+    except OSError as exc:
+        if exc.filename is None and exc.errno not in _USERS_ERRNOS:  # a pipe or socket of padconf's own
+            return _fault(args, exc)
+        where = f"{exc.filename}: " if exc.filename else ""  # a file padconf was pointed at, a full disk
         print(f"padconf: {plain(where)}{plain(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
@@ -494,6 +545,8 @@ def main(argv=None) -> int:
         print(f"padconf: {signal.Signals(exc.args[0]).name}; what finished is kept (--resume continues)",
               file=sys.stderr)
         return 128 + exc.args[0]
+    except Exception as exc:  # a bug of padconf's: said in one line, its traceback kept
+        return _fault(args, exc)
     finally:
         from .worker import close_all
         close_all()
