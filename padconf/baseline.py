@@ -29,7 +29,7 @@ from __future__ import annotations
 import difflib
 import functools
 from collections import defaultdict
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -41,12 +41,27 @@ from .errors import CaseError
 from .results import ResultRow
 from .signature import escape, failure_pattern
 from .specs import spec_sort_key
-from .untrusted import read_text, yaml_depth_checked
+from .untrusted import read_text, yaml_compose
 from .verdicts import FAILURES
 
 MAX_BASELINE_BYTES = 16 << 20
+# YAML nodes a baseline may have, its aliases expanded: over twice the cells a 16 MB file holds
+# written out (about 400,000); 2,000 aliases of one entry of 20,000 cells (40M) took minutes.
+MAX_BASELINE_NODES = 1 << 20
+# RE2's memory for one pattern (its programs and the DFAs it builds while matching; RE2's own
+# default is 8 MiB): a pattern of padconf's (failure_pattern: at most 400 characters) needs a few
+# KiB; one that needs more is refused when the baseline is read.
+MAX_PATTERN_MEM = 1 << 20
+# Distinct patterns a baseline may hold, so that all of them together stay within
+# MAX_PATTERNS * MAX_PATTERN_MEM (1 GiB), checked before any is compiled; and the instructions
+# of their programs in all, checked as each is compiled, which bounds the time compiling takes
+# (RE2 compiles about 1.5M instructions a second): 300 patterns each just under RE2's default
+# budget took 949 MB and 41 s, 800 ended in std::bad_alloc.
+MAX_PATTERNS = 1024
+MAX_PATTERN_INSTRUCTIONS = 1 << 20
 _RE2_OPTIONS = re2.Options()
 _RE2_OPTIONS.log_errors = False  # a bad pattern is our one line, not RE2's log on stderr
+_RE2_OPTIONS.max_mem = MAX_PATTERN_MEM
 
 
 @functools.lru_cache(maxsize=4096)
@@ -135,9 +150,8 @@ class BaselineEntry:
 def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
     """Entries of a baseline document; anything malformed is one CaseError naming ``where``
     and the line."""
-    yaml_depth_checked(text, where)
     try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
+        root = yaml_compose(text, where, MAX_BASELINE_NODES)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         line = f":{mark.line + 1}" if mark else ""
@@ -146,7 +160,7 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
         return []
     if not isinstance(root, yaml.SequenceNode):
         raise CaseError(f"{where}:{root.start_mark.line + 1}: a baseline is a list of entries")
-    entries = []
+    checked = []
     for node in root.value:
         at = f"{where}:{node.start_mark.line + 1}"
         if not isinstance(node, yaml.MappingNode):
@@ -168,16 +182,37 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
             raise CaseError(f"{at}: 'unstable' is true or false, got {doc['unstable']!r}")
         if doc["verdict"] not in FAILURES:
             raise CaseError(f"{at}: verdict {doc['verdict']!r} is not a failure ({', '.join(FAILURES)})")
-        for key in PATTERN_KEYS + ("error",):
-            try:
-                compiled(doc.get(key) or "")
-            except re2.error as exc:
-                raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
+        checked.append((node, at, doc))
+    _compile_patterns(checked, where)
+    entries = []
+    for node, at, doc in checked:
         cell_lines = _cell_lines(node, at)
         fields: dict = {k: " ".join(v.split()) if k == "why" else v for k, v in doc.items() if k != "cells"}
         entries.append(BaselineEntry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
                              lines=(node.start_mark.line, _end_line(node))))
     return entries
+
+
+def _compile_patterns(checked: Sequence[tuple[yaml.Node, str, dict]], where: str) -> None:
+    """Compile every pattern of a baseline's entries (``(node, file:line, mapping)``) once,
+    within the bounds above: their number before any is compiled, each one's memory, and the
+    instructions of all as they are compiled; anything past them is one CaseError."""
+    patterns: dict[str, tuple[str, str]] = {}  # pattern -> (file:line, key) of its first entry
+    for _, at, doc in checked:
+        for key in PATTERN_KEYS + ("error",):
+            patterns.setdefault(doc.get(key) or "", (at, key))
+    if len(patterns) > MAX_PATTERNS:
+        raise CaseError(f"{where}: {len(patterns)} distinct patterns, more than {MAX_PATTERNS} (each may take "
+                        f"{MAX_PATTERN_MEM >> 20} MiB of RE2's memory)")
+    instructions = 0
+    for pattern, (at, key) in patterns.items():
+        try:
+            instructions += compiled(pattern).programsize
+        except re2.error as exc:
+            raise CaseError(f"{at}: {key}: not a regular expression RE2 accepts: {_re2_text(exc)}") from None
+        if instructions > MAX_PATTERN_INSTRUCTIONS:
+            raise CaseError(f"{at}: {key}: the baseline's patterns compile to more than {MAX_PATTERN_INSTRUCTIONS} "
+                            "RE2 instructions in all")
 
 
 def _re2_text(exc: Exception) -> str:

@@ -88,6 +88,56 @@ def yaml_depth_checked(text: str, where: str, error: type[Exception] = CaseError
         pass  # the caller's own parse reports it, with its line
 
 
+class _ExpansionCountingLoader(yaml.SafeLoader):
+    """A SafeLoader whose composer knows, for each node it composes, the size and depth that node
+    has with every alias inside it expanded (as constructing or serializing it would), and
+    refuses past ``max_nodes`` or MAX_DEPTH as the node is composed: aliases cost nothing to
+    compose, so a few KB of them can stand for millions of nodes, or one alias for a nesting far
+    deeper than the text shows."""
+
+    def __init__(self, text: str, where: str, max_nodes: int, error: type[Exception]):
+        super().__init__(text)
+        self.where, self.max_nodes, self.error = where, max_nodes, error
+        self.expanded: dict[int, tuple[int, int]] = {}  # id(node) -> (nodes, depth), its aliases expanded
+
+    def compose_node(self, parent, index):
+        alias = self.check_event(yaml.AliasEvent)
+        mark = self.peek_event().start_mark
+        node = super().compose_node(parent, index)
+        at = f"{self.where}:{mark.line + 1}" if mark else self.where
+        if alias:
+            if id(node) not in self.expanded:  # the alias stands inside its own anchor: endless
+                raise self.error(f"{at}: a YAML alias inside the node it names")
+            return node
+        if isinstance(node, yaml.SequenceNode):
+            children = node.value
+        elif isinstance(node, yaml.MappingNode):
+            children = [n for pair in node.value for n in pair]
+        else:
+            children = []
+        sizes = [self.expanded[id(c)] for c in children]
+        nodes, depth = 1 + sum(n for n, _ in sizes), 1 + max((d for _, d in sizes), default=0)
+        if nodes > self.max_nodes:
+            raise self.error(f"{at}: YAML of more than {self.max_nodes} nodes once its aliases are expanded")
+        if depth > MAX_DEPTH + 1:  # + 1: a scalar inside 64 collections
+            raise self.error(f"{at}: YAML nested more than {MAX_DEPTH} deep once its aliases are expanded")
+        self.expanded[id(node)] = (nodes, depth)
+        return node
+
+
+def yaml_compose(text: str, where: str, max_nodes: int, error: type[Exception] = CaseError) -> yaml.Node | None:
+    """``yaml.compose`` of ``text`` with its nesting checked on the event stream first
+    (``yaml_depth_checked``), then its size and nesting with aliases expanded checked while it
+    is composed: nothing is constructed from a document of more than ``max_nodes`` nodes.
+    Malformed YAML raises yaml.YAMLError, for the caller to report with its line."""
+    yaml_depth_checked(text, where, error)
+    loader = _ExpansionCountingLoader(text, where, max_nodes, error)
+    try:
+        return loader.get_single_node()
+    finally:
+        loader.dispose()
+
+
 def inside(path: Path | str, folder: Path | str, error: type[Exception] = CaseError) -> Path:
     """``path`` resolved (symbolic links followed), which must lie inside ``folder``."""
     resolved = Path(path).resolve()

@@ -812,3 +812,50 @@ def test_control_characters_from_a_baseline_a_runtime_or_a_case_leave_the_junit_
     assert any("\\x00\\x1b[2J\\udfff" in m for m in messages) and any("fixed\\x02" in m for m in messages)
     names = [c.get("name") for c in suite.iter("testcase")]
     assert "new\\x05\\x0b\\x0c\\ufffe[inputs]" in names and any(n.startswith("b\\x03.yaml") for n in names)
+
+
+CELL = "onnx/Pad-19 constant float inputs"
+
+
+def alias_chain(links: int) -> str:
+    """An entry holding anchors that each nest the previous one's alias 60 deep: 60 * ``links``
+    deep once expanded (for whatever walks it), 63 in the text."""
+    chain = ", ".join(f"&l{i} " + "[" * 60 + (f"*l{i - 1}" if i else "x") + "]" * 60 for i in range(links))
+    return f"- {{runtime: rt, verdict: crash, why: x, cells: [{CELL}], chain: [{chain}]}}\n"
+
+
+@pytest.mark.parametrize("text,problem", [
+    # one entry of 2,000 cells and 600 aliases of it: 1.2M nodes; the issue's 20,000 and 2,000 took minutes
+    ("- &e\n  runtime: rt\n  verdict: crash\n  why: x\n  cells:\n" + f"  - {CELL}\n" * 2000 + "- *e\n" * 600,
+     r"b.yaml:1: YAML of more than 1048576 nodes once its aliases are expanded"),
+    (alias_chain(200), "nested more than 64 deep once its aliases are expanded"),
+    (f"- &e {{runtime: rt, verdict: crash, why: x, cells: [{CELL}], case: *e}}\n", "alias inside the node it names"),
+])
+def test_yaml_aliases_are_counted_expanded_before_a_baseline_is_built(tmp_path, capsys, text, problem):
+    with pytest.raises(CaseError, match=problem):
+        parse_baseline(text, "b.yaml")
+    (tmp_path / "b.yaml").write_text(text)
+    one_line_exit_2(main(["gate", "--runtime", "onnx-reference", "--baseline", str(tmp_path / "b.yaml")]), capsys,
+                    "b.yaml", problem.split(": ")[-1])
+
+
+def entries_with_errors(patterns) -> str:
+    return "".join(f"- {{runtime: rt, verdict: crash, why: x, error: '{p}', cells: [{CELL}]}}\n" for p in patterns)
+
+
+@pytest.mark.parametrize("text,problem", [
+    # 1,023 errors, the runtime's and the empty one: 1,025 distinct patterns, refused before any is compiled
+    (entries_with_errors(f"error {i}" for i in range(1023)), "b.yaml: 1025 distinct patterns, more than 1024"),
+    # each just under the 1 MiB RE2 budget (66K instructions): the 16th passes 1M in all
+    (entries_with_errors(f"\\pL{{55}}|{i}" for i in range(300)),
+     r"b.yaml:16: error: the baseline's patterns compile to more than 1048576 RE2 instructions"),
+    # just under RE2's default 8 MiB budget: 300 of these took 949 MB and 41 s
+    (entries_with_errors(["\\pL{446}"]), "b.yaml:1: error: not a regular expression RE2 accepts: pattern too large"),
+])
+def test_a_baselines_patterns_are_bounded_in_number_memory_and_size_before_any_row_is_judged(tmp_path, capsys, text,
+                                                                                              problem):
+    with pytest.raises(CaseError, match=problem):
+        parse_baseline(text, "b.yaml")
+    (tmp_path / "b.yaml").write_text(text)
+    one_line_exit_2(main(["gate", "--runtime", "onnx-reference", "--baseline", str(tmp_path / "b.yaml")]), capsys,
+                    "b.yaml", problem.split(": ")[-1])
