@@ -154,7 +154,7 @@ def cmd_run(args) -> int:
 def _summarise(run) -> int:
     """The run's verdicts on the terminal and in summary.md."""
     from . import report
-    from .results import attach_controls, read_jsonl, read_results
+    from .results import attach_controls, read_jsonl, read_results, write_atomically
 
     rows = attach_controls(read_results(run.results_path), run.dir)
     cases_rows = read_jsonl(run.cases_path)
@@ -167,7 +167,7 @@ def _summarise(run) -> int:
         console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> "
                       "--runtime <runtime>",
                       soft_wrap=True, markup=False, highlight=False)
-    (run.dir / "summary.md").write_text(report.markdown(rows, cases_rows, run.notes), encoding="utf-8")
+    write_atomically(run.dir / "summary.md", report.markdown(rows, cases_rows, run.notes))
     console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; "
                   f"summary in {plain(run.dir / 'summary.md')}",
                   soft_wrap=True, markup=False, highlight=False)
@@ -238,13 +238,14 @@ def cmd_gate(args) -> int:
 def cmd_baseline(args) -> int:
     from .baseline import baseline_entries, diff, dump_baseline, forgiving, parse_baseline
     from .gate import baseline_rows, prune
+    from .results import write_atomically
 
     err = Console(stderr=True)  # stdout may be the baseline itself
     if args.prune:
         with progress(err, f"prune {args.prune}") as advance:
             old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
         if new != old:
-            Path(args.prune).write_text(new, encoding="utf-8")
+            write_atomically(Path(args.prune), new)  # the reviewed baseline: never left half written
         sys.stdout.write(diff(old, new, args.prune))
         err.print(f"{terminal(args.prune)}: "
                   f"{'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",

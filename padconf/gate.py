@@ -33,6 +33,7 @@ from .results import (
     read_results,
     result_row,
     unfinished,
+    write_atomically,
 )
 from .signature import failure_class, failure_pattern
 from .specs import Spec, load_specs
@@ -325,7 +326,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     unstable = {result for result, seen_there in outcomes.items() if len(seen_there) > 1}
     failing = [r for rows in runs[1:] for r in rows if r["verdict"] in FAILURES]
     failing += [r for r in reruns if r["verdict"] in FAILURES]
-    (Path(out_dir) / "reruns.jsonl").write_text("".join(map(jsonl_line, failing)), encoding="utf-8")
+    write_atomically(Path(out_dir) / "reruns.jsonl", "".join(map(jsonl_line, failing)))
     return runs[0] + failing, len(cases), unstable
 
 
@@ -464,9 +465,9 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     run.prepare(cases)
-    (out_dir / "gate.json").write_text(json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
-                                                   "shard": config.shard or (1, 1), "seed": config.seed,
-                                                   "explore": config.explore}))
+    write_atomically(out_dir / "gate.json", json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
+                                                        "shard": config.shard or (1, 1), "seed": config.seed,
+                                                        "explore": config.explore}))
     run.execute(run.plan(cases), progress=progress)
     return read_results(run.results_path), cases
 
@@ -483,7 +484,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
     for k, d in enumerate(map(Path, dirs)):
         if not (d / "gate.json").is_file():
             raise PadconfError(f"{d}: not a gate run directory (no gate.json)")
-        about = json_value(read_text(d / "gate.json", MAX_RUN_JSON_BYTES, PadconfError), f"{d / 'gate.json'}")
+        about = json_value(read_text(d / "gate.json", MAX_RUN_JSON_BYTES, PadconfError, follow=False),
+                           f"{d / 'gate.json'}")
         try:
             shard = tuple(about.get("shard") or (1, 1))
             if not (len(shard) == 2 and all(type(n) is int and n >= 1 for n in shard)):
@@ -502,7 +504,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
             shard_rows = read_results(d / RESULTS)
-            run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError), str(d / "run.json"))
+            run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError, follow=False),
+                                 str(d / "run.json"))
             first_run_doc = first_run_doc or run_doc
             why = unfinished(run_doc, len(shard_rows), d / "run.json")
             if why:  # the failures it lacks would pass

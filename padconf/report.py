@@ -341,7 +341,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
         cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
         run_json, doc = run_dir / "run.json", None
         if run_json.exists():
-            doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES), str(run_json))
+            doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES, follow=False), str(run_json))
             recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
             if not isinstance(recorded, (str, type(None))):
                 raise CaseError(f"{run_json}: malformed: specs_dir is not a path")

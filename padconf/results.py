@@ -7,12 +7,16 @@ module, not padconf.runner: reading a run needs none of what makes one (Hypothes
 """
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import os
 import reprlib
+import stat
+import tempfile
+import threading
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import IO, Any, TypedDict, cast
 
 from .cases import Case
 from .dtypes import dtype_name, encode_array
@@ -133,19 +137,48 @@ def jsonl_line(row: ResultRow | ControlRow | dict) -> str:
 
 
 def write_atomically(path: Path, text: str) -> None:
-    """``text`` as the whole of ``path``, which a reader sees before or after, never half written."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """``text`` as the whole of ``path``, which a reader sees before or after, never half written
+    nor empty (a full disk, a kill): a new file of its own in the same folder, synced, renamed
+    over ``path``. A link planted at ``path`` is replaced, never written through."""
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(folder)  # the rename itself survives a power loss
+    finally:
+        os.close(folder)
+
+
+def open_to_append(path: Path, mode: str = "a") -> IO:
+    """``path`` opened for appending (``mode`` "a" text, "ab" bytes), created if need be; a link
+    planted there, or anything but a regular file, is refused (CaseError), never written through."""
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise CaseError(f"{path}: a symbolic link, which padconf does not write through") from None
+        raise
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise CaseError(f"{path}: not a regular file")
+    return os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8")
 
 
 def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
     """Rows of a JSON-lines file. A last line cut short by a killed run (no newline after it) is
     left out; any other malformed line, or a ``required`` key missing or of another type, is a
     CaseError naming file and line."""
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return []
-    lines = read_text(path, MAX_JSONL_BYTES).split("\n")
+    lines = read_text(path, MAX_JSONL_BYTES, follow=False).split("\n")
     rows = []
     for number, line in enumerate(lines, 1):
         if not line.strip() or number == len(lines):  # the last piece has no newline: torn or empty
@@ -195,24 +228,45 @@ class RunDirLock:
     writes it (``padconf run``, ``--resume``, ``--force``), shared for what reads it (``report``,
     ``gate --results``), so that no two processes write one folder at once and nothing reads it
     half written. The kernel drops it when the process ends, kill -9 included: it is never
-    stale, and nothing is written into the folder for it. A conflict is one line, never a wait."""
+    stale, and nothing is written into the folder for it. A conflict is one line, never a wait.
+    Within one process the locks of a folder are one (a library user's objects may outlive
+    their use): held until the last is released."""
+
+    _held: dict[tuple[int, int], list] = {}  # (device, inode) -> [fd, holders, exclusive]
+    _guard = threading.Lock()
 
     def __init__(self, run_dir: Path, exclusive: bool):
-        self.fd = -1
-        self.fd = os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            fcntl.flock(self.fd, (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(self.fd)
-            self.fd = -1
-            raise PadconfError(f"{run_dir}: another padconf process is "
-                               f"{'using' if exclusive else 'writing'} this run directory; "
-                               "run again once it has finished") from None
+        self.key: tuple[int, int] | None = None
+        with RunDirLock._guard:
+            info = os.stat(run_dir)
+            key = (info.st_dev, info.st_ino)
+            held = RunDirLock._held.get(key)
+            if held is None:
+                held = [os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY), 0, False]
+            if held[1] == 0 or (exclusive and not held[2]):
+                try:
+                    fcntl.flock(held[0], (fcntl.LOCK_EX if exclusive or held[2] else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if held[1] == 0:
+                        os.close(held[0])
+                    raise PadconfError(f"{run_dir}: another padconf process is "
+                                       f"{'using' if exclusive else 'writing'} this run directory; "
+                                       "run again once it has finished") from None
+                held[2] = held[2] or exclusive
+            held[1] += 1
+            RunDirLock._held[key] = held
+            self.key = key
 
     def release(self) -> None:
-        if self.fd != -1:
-            os.close(self.fd)
-            self.fd = -1
+        with RunDirLock._guard:
+            if self.key is None:
+                return
+            held = RunDirLock._held[self.key]
+            held[1] -= 1
+            if held[1] == 0:
+                os.close(held[0])
+                del RunDirLock._held[self.key]
+            self.key = None
 
     def __del__(self) -> None:
         self.release()
@@ -242,11 +296,17 @@ def attach_controls(rows: list[ResultRow], run_dir: Path) -> list[ResultRow]:
 def set_torn_line_aside(path: Path) -> bool:
     """Move a last line cut short (no newline after it) to ``<path>.torn`` and cut the file
     back to its last whole line, so that appending goes on cleanly. True if there was one."""
-    if not path.exists():
+    if not path.exists() and not path.is_symlink():
         return False
-    if not path.is_file():  # a FIFO or a device: opening or seeking it would hang or fail
+    try:  # never a link (cutting it would cut a file elsewhere), a FIFO or a device (would hang or fail)
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise CaseError(f"{path}: {'a symbolic link' if exc.errno == errno.ELOOP else exc.strerror}: "
+                        "not a file padconf cuts") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
         raise CaseError(f"{path}: not a regular file")
-    with path.open("rb+") as f:
+    with os.fdopen(fd, "rb+") as f:
         size = f.seek(0, os.SEEK_END)
         tail_start = max(0, size - (1 << 22))
         f.seek(tail_start)
@@ -256,7 +316,7 @@ def set_torn_line_aside(path: Path) -> bool:
         cut = tail_start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0
         f.seek(cut)
         torn = f.read()
-        with open(f"{path}.torn", "ab") as aside:
+        with open_to_append(Path(f"{path}.torn"), "ab") as aside:
             aside.write(torn + b"\n")
         f.truncate(cut)
     return True

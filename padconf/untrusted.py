@@ -6,6 +6,7 @@ spec files, CaseError for the rest).
 """
 from __future__ import annotations
 
+import errno
 import io
 import json
 import math
@@ -22,15 +23,20 @@ from .errors import CaseError
 MAX_DEPTH = 64  # nesting of a YAML document (JSON: the recursion limit); padconf's own nest a few levels
 
 
-def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None) -> bytes:
+def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None,
+               follow: bool = True) -> bytes:
     """The bytes of ``path``, which must be a regular file of at most ``limit`` bytes: a FIFO,
     a device (/dev/zero) or a folder is refused before reading, and so is a file that grows
-    past ``limit`` while it is read. Messages call it ``name`` (default: the path)."""
+    past ``limit`` while it is read; with ``follow=False`` (a file of a folder padconf was
+    given, such as a run directory's) so is a symbolic link, which may lead outside it.
+    Messages call it ``name`` (default: the path)."""
     name = name or str(path)
     try:
         # O_NONBLOCK: opening a FIFO with no writer must not wait; it is refused just below
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | (0 if follow else os.O_NOFOLLOW))
     except OSError as exc:
+        if exc.errno == errno.ELOOP and not follow:
+            raise error(f"{name}: a symbolic link, which padconf does not follow here") from None
         raise error(f"{name}: cannot read: {exc.strerror}") from None
     try:
         info = os.fstat(fd)
@@ -49,9 +55,10 @@ def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError,
     return data
 
 
-def read_text(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None) -> str:
+def read_text(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None,
+              follow: bool = True) -> str:
     """``read_bytes`` as UTF-8 text."""
-    data = read_bytes(path, limit, error, name)
+    data = read_bytes(path, limit, error, name, follow)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -274,8 +274,9 @@ def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind)
     args = ["check"] if what == "spec" else ["gate", "--runtime", "rt", "--baseline", str(tmp_path / "baseline.yaml"),
                                              "--results", str(gate_dir)]
     result = padconf_cli(["--specs-dir", str(specs), *args], tmp_path, memory=2 * GiB, timeout=30)
-    linked_out = what == "spec" and kind == "/dev/zero"  # a spec folder's files must be its own, first
-    assert_one_line_exit_2(result, target.name, "leads outside" if linked_out else "not a regular file")
+    # a spec folder's or a run directory's files must be its own, first
+    linked_out = {"spec": "leads outside", "results": "a symbolic link"}.get(what) if kind == "/dev/zero" else None
+    assert_one_line_exit_2(result, target.name, linked_out or "not a regular file")
 
 
 # ---------------------------------------------------------------- 6: baseline patterns
