@@ -5,6 +5,7 @@ padconf's own fault, 130 Ctrl-C (``main`` says more).
 """
 from __future__ import annotations
 
+import _thread
 import argparse
 import errno
 import os
@@ -480,6 +481,17 @@ def _terminate(signum, frame):
     raise Terminated(signum)
 
 
+def _signal_again(unraisable) -> None:
+    """sys.unraisablehook: Ctrl-C or SIGTERM raised inside a callback whose exceptions Python
+    ignores (Hypothesis's gc callback, a __del__) is raised again in the main thread, where it
+    unwinds as it should, instead of printing a traceback and being lost."""
+    if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+        _thread.interrupt_main(unraisable.exc_value.args[0] if isinstance(unraisable.exc_value, Terminated)
+                               else signal.SIGINT)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
 # errno values of an OSError that are the user's environment or the files they named, not padconf's fault
 _USERS_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP, errno.EROFS,
                  errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTEMPTY}
@@ -521,6 +533,7 @@ def main(argv=None) -> int:
         return int(exc.code or 0)
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
+    sys.unraisablehook = _signal_again
     if args.compile_cache is not None:  # the workers read it from their environment
         from .compile_cache import ENV
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"

@@ -7,12 +7,14 @@ model (its placement) and its test directory's name. padconf generate writes the
 """
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import multiprocessing
 import os
 import re
+import signal
+import threading
 from collections import Counter, defaultdict
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -219,6 +221,21 @@ def _spec_cases_job(args) -> list[SuiteCase]:
     return spec_cases(*args)
 
 
+@contextlib.contextmanager
+def _children_ignore_ctrl_c():
+    """SIGINT ignored while child processes start, so that they inherit that: a terminal's
+    Ctrl-C reaches the whole process group, and padconf alone answers it, in one line (a child
+    importing when it came printed a traceback each)."""
+    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
 def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int | None = None) -> list[SuiteCase]:
     """Every case of the suite, named and in directory order. Spec versions are drawn in
     ``jobs`` processes (default: up to 2); each is independent of the others, so the result
@@ -227,8 +244,10 @@ def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int 
     args = [(spec, seed, per_combo) for spec in specs]
     if jobs > 1:
         # spawn, not fork: the caller may hold runtime threads (onnxruntime, OpenVINO)
-        with ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-            per_spec = list(pool.map(_spec_cases_job, args))
+        with _children_ignore_ctrl_c():
+            pool = multiprocessing.get_context("spawn").Pool(jobs)
+        with pool:  # ended on leaving, Ctrl-C included: the children do not draw on
+            per_spec = pool.map(_spec_cases_job, args)
     else:
         per_spec = [_spec_cases_job(a) for a in args]
     entries = [e for group in per_spec for e in group]

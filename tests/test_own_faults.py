@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+import uuid
 from pathlib import Path
 
 import numpy as np
@@ -179,34 +180,38 @@ def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatc
     assert capsys.readouterr().err == "padconf: interrupted; what finished is kept (--resume continues)\n"
 
 
-def _padconf(*args, cwd):
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}  # the fake adapters
+def _padconf(*args, cwd, tag=""):
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "PADCONF_TEST_TAG": tag}  # the fake adapters; a mark
     return subprocess.Popen([sys.executable, "-m", "padconf.cli", *args], cwd=cwd, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
 @pytest.mark.parametrize("command, into", [("run", 0.3), ("run", 2.0), ("run", 4.0), ("baseline", 0.3),
-                                           ("gate", 0.3), ("minimize", 0.3)])
+                                           ("gate", 0.3), ("minimize", 0.3), ("generate", 0.5)])
 def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, command, into):
-    """SIGINT ``into`` seconds after workers are busy (a real signal, while lanes, pipes and
-    zygotes are at work: two real runtimes for run, as issue 40 found it): never 'Bad file
-    descriptor' or 'Connection reset by peer', and no process left behind."""
+    """SIGINT ``into`` seconds after workers (generate: its drawing children) are busy (a real
+    signal, while lanes, pipes and zygotes are at work: two real runtimes for run, as issue 40
+    found it): never 'Bad file descriptor' or 'Connection reset by peer', and no process left
+    behind."""
     runtime = FAKE + "SlowAdapter"
     spec = ["--spec", "onnx/Pad-19"]
     args = {"run": ["run", "--runtime", "onnxruntime", "openvino-onnx", "--profile", "ci", "--out", "r"],
             "baseline": ["baseline", "--runtime", runtime, *spec, "--work", "w", "--out", "b.yaml"],
             "gate": ["gate", "--runtime", runtime, *spec, "--work", "w"],
-            "minimize": ["minimize", "case.json", "--runtime", runtime, "--out", "m"]}[command]
+            "minimize": ["minimize", "case.json", "--runtime", runtime, "--out", "m"],
+            "generate": ["generate", "--out", "g"]}[command]
     if command == "gate":
         (tmp_path / "padconf-baseline.yaml").write_text("")
         args += ["--baseline", "padconf-baseline.yaml"]
     if command == "minimize":
         big = classify(Case("onnx/Pad-19", np.full((40, 40), 666, np.int32), [1, 1, 1, 1], mode="constant"))
         (tmp_path / "case.json").write_text(json.dumps(big.to_json()))
-    proc = _padconf(*args, cwd=tmp_path)
+    tag = uuid.uuid4().hex
+    proc = _padconf(*args, cwd=tmp_path, tag=tag)
     try:
         deadline = time.monotonic() + 300  # a hang's bound, not a timing: it waits for a state
-        while not _busy_with(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+        busy = (lambda: descendants(proc.pid)) if command == "generate" else (lambda: _busy_with(proc.pid))
+        while not busy() and proc.poll() is None and time.monotonic() < deadline:
             time.sleep(0.05)
         time.sleep(into)  # somewhere inside the work
         proc.send_signal(signal.SIGINT)
@@ -215,7 +220,22 @@ def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, comma
         proc.kill()
     assert (proc.returncode, err.strip().splitlines()[-1:]) == (
         130, ["padconf: interrupted; what finished is kept (--resume continues)"]), err
-    assert not _busy_with(proc.pid)
+    for _ in range(200):  # every process it started carries the mark; each ends within moments of padconf
+        if not _marked(tag):
+            break
+        time.sleep(0.05)
+    assert not _marked(tag)
+
+
+def _marked(tag: str) -> list[int]:
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            if f"PADCONF_TEST_TAG={tag}".encode() in Path(f"/proc/{entry}/environ").read_bytes():
+                found.append(int(entry))
+        except OSError:
+            pass
+    return found
 
 
 def _busy_with(pid: int) -> bool:
@@ -256,7 +276,8 @@ def test_a_run_directory_lock_is_dropped_once_released_and_writes_nothing(tmp_pa
     (tmp_path / "d").mkdir()
     with RunDirLock(tmp_path / "d", exclusive=False), RunDirLock(tmp_path / "d", exclusive=False):
         pass  # readers share
-    taken = "import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)"
+    taken = ("import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+             "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)")
     with RunDirLock(tmp_path / "d", exclusive=True):
         assert subprocess.run([sys.executable, "-c", taken, str(tmp_path / "d")]).returncode != 0
     assert subprocess.run([sys.executable, "-c", taken, str(tmp_path / "d")]).returncode == 0
