@@ -25,9 +25,9 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from padconf.adapters import Adapter, Outcome  # noqa: E402
-from padconf.cases import Case  # noqa: E402
-from padconf.reference import pad  # noqa: E402
-from padconf.verdicts import judge  # noqa: E402
+from padconf.cases.case import Case  # noqa: E402
+from padconf.judging.verdicts import judge  # noqa: E402
+from padconf.spec.reference import pad  # noqa: E402
 
 ADAPTER = "benchmarks.bench_faults:ChaosAdapter"
 # per case, decided by its content so that the expected verdict of every case is known

@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from padconf.adapters.onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter  # noqa: E402
-from padconf.baseline import Cell, breadth, load_baseline  # noqa: E402
-from padconf.cases import CaseKind  # noqa: E402
-from padconf.outcome import Outcome  # noqa: E402
-from padconf.results import read_jsonl  # noqa: E402
+from padconf.cases.case import CaseKind  # noqa: E402
+from padconf.gate.baseline import Cell, breadth, load_baseline  # noqa: E402
+from padconf.judging.outcome import Outcome  # noqa: E402
+from padconf.run.results import read_jsonl  # noqa: E402
 
 PLANT = "PADCONF_PLANT"
 ADAPTERS = {"onnxruntime": "benchmarks.bench_gate:PlantedOnnxRuntime",
@@ -60,8 +60,8 @@ class _Planted:
         return self.planted(plant["kind"], case, placement)
 
     def planted(self, kind: str, case, placement: str) -> Outcome:
-        from padconf.classify import classify
-        from padconf.specs import get_spec
+        from padconf.cases.classify import classify
+        from padconf.spec.loader import get_spec
 
         judged = classify(case, get_spec(case.spec))
         right = super().run(case, placement)

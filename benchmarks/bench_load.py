@@ -60,13 +60,14 @@ def victims(tag: str, kind: str) -> list[int]:
     marked = dict(processes_marked(tag))
     out = []
     for pid, cmd in marked.items():
-        if kind == "drawing child" and "padconf.draw_child" in cmd:
+        if kind == "drawing child" and "padconf.run.draw_child" in cmd:
             out.append(pid)
-        elif "padconf.worker_child" in cmd:
+        elif "padconf.execution.worker_child" in cmd:
             above = marked.get(parent(pid) or -1, "")
-            if kind == "zygote" and "padconf.reaper" in above and "padconf.worker_child" not in above:
+            if (kind == "zygote" and "padconf.execution.reaper" in above
+                    and "padconf.execution.worker_child" not in above):
                 out.append(pid)
-            elif kind == "worker" and "padconf.worker_child" in above:
+            elif kind == "worker" and "padconf.execution.worker_child" in above:
                 out.append(pid)
     return out
 

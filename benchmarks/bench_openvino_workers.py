@@ -39,8 +39,8 @@ def main() -> None:
         shared_core,
         without_telemetry,
     )
-    from padconf.cases import Case
-    from padconf.onnx_model import build_model
+    from padconf.cases.case import Case
+    from padconf.cases.onnx_model import build_model
     without_telemetry()  # what a zygote does before it forks
     assert load_cpu_plugin(onnx_frontend=True) is None
     cases = [Case("onnx/Pad-19", np.arange(12, dtype=np.float32).reshape(shape), [1, 0, 0, 2], mode="reflect")

@@ -1,4 +1,4 @@
-"""padconf.reference.pad against numpy.pad, side by side in one run.
+"""padconf.spec.reference.pad against numpy.pad, side by side in one run.
 
 64x256x256 float32, pads of 8 on the last two axes, every mode numpy has; best of N runs each,
 interleaved so that machine noise hits both alike. Prints milliseconds and the ratio.
@@ -9,7 +9,7 @@ import time
 
 import numpy as np
 
-from padconf.reference import pad
+from padconf.spec.reference import pad
 
 MODES = ("constant", "edge", "reflect", "symmetric", "wrap")
 

@@ -10,11 +10,11 @@ import time
 import numpy as np
 
 from padconf.adapters import get_adapter, registry
-from padconf.cases import Case
-from padconf.classify import classify
-from padconf.runner import BATCH_SIZE
-from padconf.verdicts import judge
-from padconf.worker import Worker
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.execution.worker import Worker
+from padconf.judging.verdicts import judge
+from padconf.run.runner import BATCH_SIZE
 
 
 def small_cases(spec: str, n: int, seed=0) -> list[Case]:

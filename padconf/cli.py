@@ -20,20 +20,20 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from .errors import InternalFault, PadconfError, phase
-from .escape import plain, terminal
-from .minimize import DEFAULT_TIME_LIMIT_S
-from .progress import progress
-from .strategies import PROFILES
-from .verdicts import FAILURES
-from .versions import versions_line
-from .worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from padconf.cases.strategies import PROFILES
+from padconf.core.errors import InternalFault, PadconfError, phase
+from padconf.core.escape import plain, terminal
+from padconf.core.progress import progress
+from padconf.core.versions import versions_line
+from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from padconf.judging.verdicts import FAILURES
+from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
 
 console = Console()
 
 
 def cmd_specs(args) -> int:
-    from .specs import load_specs
+    from padconf.spec.loader import load_specs
 
     table = Table(title="Pad spec versions")
     for col in ("id", "modes", "dtypes", "examples", "ambiguities"):
@@ -48,9 +48,9 @@ def cmd_specs(args) -> int:
 
 
 def cmd_runtimes(args) -> int:
-    from .adapters import OPT_IN
-    from .runtimes import describe_runtimes
-    from .specs import load_specs
+    from padconf.adapters import OPT_IN
+    from padconf.execution.runtimes import describe_runtimes
+    from padconf.spec.loader import load_specs
 
     specs = load_specs(args.specs_dir)
     infos = describe_runtimes(specs)
@@ -79,8 +79,8 @@ def cmd_runtimes(args) -> int:
 
 
 def cmd_check(args) -> int:
-    from .examples import check_all
-    from .specs import load_specs
+    from padconf.cases.examples import check_all
+    from padconf.spec.loader import load_specs
 
     specs = load_specs(args.specs_dir, args.spec)
     results = check_all(specs)
@@ -104,7 +104,7 @@ RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", 
 def _run_config(args):
     """The RunConfig the arguments ask for; on --resume, the recorded one, which the arguments
     may repeat but not change."""
-    from .runner import Run, RunConfig
+    from padconf.run.runner import Run, RunConfig
 
     given = {name: getattr(args, name) for name in RUN_OPTIONS if getattr(args, name) is not None}
     renamed = {"runtime": "runtimes", "spec": "specs", "cases": "cases_dir"}
@@ -126,8 +126,8 @@ def _run_config(args):
 
 
 def cmd_run(args) -> int:
-    from .results import read_jsonl
-    from .verdicts import Verdict
+    from padconf.judging.verdicts import Verdict
+    from padconf.run.results import read_jsonl
 
     run = _run_config(args)
     console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
@@ -154,8 +154,8 @@ def cmd_run(args) -> int:
 
 def _summarise(run) -> int:
     """The run's verdicts on the terminal and in summary.md."""
-    from . import report
-    from .results import attach_controls, read_jsonl, read_results, write_atomically
+    from padconf.report import report
+    from padconf.run.results import attach_controls, read_jsonl, read_results, write_atomically
 
     rows = attach_controls(read_results(run.results_path), run.dir)
     cases_rows = read_jsonl(run.cases_path)
@@ -176,7 +176,7 @@ def _summarise(run) -> int:
 
 
 def cmd_compile_cache(args) -> int:
-    from .compile_cache import CompileCache, default_root, key_path
+    from padconf.adapters.compile_cache import CompileCache, default_root, key_path
 
     cache = CompileCache(default_root())
     if cache.root is None:
@@ -194,7 +194,7 @@ def cmd_compile_cache(args) -> int:
 
 
 def _gate_config(args):
-    from .gate import GateConfig, parse_shard
+    from padconf.gate.gate import GateConfig, parse_shard
 
     return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
                       specs_dir=None if args.specs_dir is None else str(Path(args.specs_dir).resolve()),
@@ -207,8 +207,8 @@ def _work_dir(args, use: str) -> Path:
 
 
 def cmd_gate(args) -> int:
-    from .baseline import load_baseline
-    from .gate import gate, judge_results, junit_xml, problem_lines
+    from padconf.gate.baseline import load_baseline
+    from padconf.gate.gate import gate, judge_results, junit_xml, problem_lines
 
     entries = load_baseline(args.baseline)
     if args.results:
@@ -237,9 +237,9 @@ def cmd_gate(args) -> int:
 
 
 def cmd_baseline(args) -> int:
-    from .baseline import baseline_entries, diff, dump_baseline, forgiving, parse_baseline
-    from .gate import baseline_rows, prune
-    from .results import write_atomically
+    from padconf.gate.baseline import baseline_entries, diff, dump_baseline, forgiving, parse_baseline
+    from padconf.gate.gate import baseline_rows, prune
+    from padconf.run.results import write_atomically
 
     err = Console(stderr=True)  # stdout may be the baseline itself
     if args.prune:
@@ -277,8 +277,8 @@ def cmd_baseline(args) -> int:
 
 
 def cmd_generate(args) -> int:
-    from .specs import load_specs
-    from .testdata_write import generate
+    from padconf.generate.testdata_write import generate
+    from padconf.spec.loader import load_specs
 
     start = time.monotonic()
     entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
@@ -288,7 +288,7 @@ def cmd_generate(args) -> int:
 
 
 def cmd_export_onnx_tests(args) -> int:
-    from .testdata_write import export_onnx_node_tests
+    from padconf.generate.testdata_write import export_onnx_node_tests
 
     written = export_onnx_node_tests(args.out)
     if not written:
@@ -299,8 +299,8 @@ def cmd_export_onnx_tests(args) -> int:
 
 
 def cmd_report(args) -> int:
-    from . import report
-    from .report_html import render
+    from padconf.report import report
+    from padconf.report.report_html import render
 
     run = report.load_run(args.run_dir, args.specs_dir)
     html_path = Path(args.html)
@@ -316,7 +316,7 @@ def cmd_report(args) -> int:
 
 
 def cmd_minimize(args) -> int:
-    from .minimize import minimize
+    from padconf.minimize.minimize import minimize
 
     err = Console(stderr=True)
     live = err.is_terminal
@@ -535,7 +535,7 @@ def main(argv=None) -> int:
         signal.signal(sig, _terminate)
     sys.unraisablehook = _signal_again
     if args.compile_cache is not None:  # the workers read it from their environment
-        from .compile_cache import ENV
+        from padconf.adapters.compile_cache import ENV
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
                            else str(Path(args.compile_cache).resolve()))
     try:
@@ -562,7 +562,7 @@ def main(argv=None) -> int:
     except Exception as exc:  # a bug of padconf's: said in one line, its traceback kept
         return _fault(args, exc)
     finally:
-        from .worker import close_all
+        from padconf.execution.worker import close_all
         close_all()
 
 

@@ -1,4 +1,4 @@
-"""Hypothesis profiles come from padconf.strategies (ci / default / thorough); CI sets
+"""Hypothesis profiles come from padconf.cases.strategies (ci / default / thorough); CI sets
 HYPOTHESIS_PROFILE=ci, a developer may pass --hypothesis-profile=thorough."""
 import atexit
 import os
@@ -7,19 +7,19 @@ import tempfile
 
 from hypothesis import settings
 
-from padconf.strategies import register_profiles
+from padconf.cases.strategies import register_profiles
 
 register_profiles()
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
-# Workers import nothing from the working directory (padconf.worker_process.import_path); the tests name
+# Workers import nothing from the working directory (padconf.execution.worker_process.import_path); the tests name
 # their fakes as tests.fake_adapters:X, so the repository is on PYTHONPATH, for workers and for
 # the padconf commands the tests start.
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 os.environ["PYTHONPATH"] = os.pathsep.join([ROOT] + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
                                                      if p])
 
-# The compilers' persistent cache (padconf.compile_cache): a fresh one per test session, so that
+# The compilers' persistent cache (padconf.adapters.compile_cache): a fresh one per test session, so that
 # no test passes on what an earlier session compiled, and none writes to the user's own cache.
 # Removed when the session's process ends (each pytest-xdist worker has its own).
 os.environ["PADCONF_COMPILE_CACHE"] = tempfile.mkdtemp(prefix="padconf-test-compile-cache-")

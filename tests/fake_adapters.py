@@ -10,7 +10,7 @@ import time
 import numpy as np
 
 from padconf.adapters import Adapter, Outcome
-from padconf.reference import pad
+from padconf.spec.reference import pad
 
 TRIGGER = 666
 
@@ -20,7 +20,7 @@ class CorrectAdapter(Adapter):
     domains = ("onnx", "openvino")
 
     def run(self, case, placement="inputs"):
-        if case.op == "Identity":  # a control (padconf.cases.Case.control): the data, unchanged
+        if case.op == "Identity":  # a control (padconf.cases.case.Case.control): the data, unchanged
             return Outcome(case.data.copy())
         if self.triggered(case):
             return self.misbehave(case)
@@ -204,8 +204,8 @@ class ConformingAdapter(CorrectAdapter):
         return False
 
     def run(self, case, placement="inputs"):
-        from padconf.classify import rule_violation
-        from padconf.specs import get_spec
+        from padconf.cases.classify import rule_violation
+        from padconf.spec.loader import get_spec
         broken = case.op == "Pad" and rule_violation(case, get_spec(case.spec))  # inputs, not the verdict
         return Outcome(error=f"refused: {broken[1]}") if broken else super().run(case, placement)
 
@@ -220,8 +220,8 @@ class _OnExample(ConformingAdapter):
     example = "example_3_edge"
 
     def triggered(self, case):
-        from padconf.examples import example_inputs
-        from padconf.specs import get_spec
+        from padconf.cases.examples import example_inputs
+        from padconf.spec.loader import get_spec
         spec = get_spec(case.spec)
         return any(ex["name"] == self.example and example_inputs(spec, ex).same_inputs(case) for ex in spec.examples)
 
@@ -322,9 +322,9 @@ class GarbageOnAmbiguousEdgeAdapter(ConformingAdapter):
     """Answers the ambiguous cases of mode edge with an output none of the spec's readings gives."""
 
     def run(self, case, placement="inputs"):
-        from padconf.cases import CaseKind
-        from padconf.classify import classify
-        from padconf.specs import get_spec
+        from padconf.cases.case import CaseKind
+        from padconf.cases.classify import classify
+        from padconf.spec.loader import get_spec
         if case.mode == "edge" and classify(case, get_spec(case.spec)).kind == CaseKind.AMBIGUOUS:
             return Outcome(np.resize(case.data, tuple(n + 7 for n in case.data.shape)))
         return super().run(case, placement)
@@ -416,7 +416,7 @@ class HostileTextAdapter(ConformingAdapter):
     """Refuses every case with an error text holding rich markup, a terminal escape sequence and
     an HTML tag: padconf must show it as text everywhere (terminal, summary.md, report)."""
 
-    # no digit or slash: the failure class (padconf.signature) keeps it as it is
+    # no digit or slash: the failure class (padconf.judging.signature) keeps it as it is
     HOSTILE = "[/] [bold]x \x1bc <img src=x onerror=alert(x)> | `x` [link](javascript:void)"
 
     def run(self, case, placement="inputs"):

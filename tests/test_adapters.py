@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from padconf.adapters import Outcome, Refusal, get_adapter, registry
-from padconf.cases import Case
-from padconf.dtypes import bit_equal
-from padconf.vocabulary import PLACEMENTS
+from padconf.cases.case import Case
+from padconf.core.dtypes import bit_equal
+from padconf.core.vocabulary import PLACEMENTS
 
 _ADAPTERS = {}
 
@@ -212,7 +212,7 @@ def test_the_folded_placement_is_evaluated_while_compiling(mode):
     import openvino as ov
 
     from padconf.adapters.openvino import native_model
-    from padconf.onnx_model import build_model
+    from padconf.cases.onnx_model import build_model
 
     data = np.arange(6, dtype=np.float32).reshape(3, 2)
     onnx_case = Case("onnx/Pad-19", data, [0, 1, 0, 1], mode)
@@ -247,7 +247,7 @@ def test_openvino_graph_key_is_equal_only_for_graphs_that_compile_alike():
 
     from padconf.adapters.openvino import native_model
     from padconf.adapters.openvino_tensors import graph_key
-    from padconf.onnx_model import build_model
+    from padconf.cases.onnx_model import build_model
 
     core = ov.Core()
     base = Case("onnx/Pad-13", f32([[1, 2], [3, 4]]), [0, 1, 1, 0], constant_value=np.float32(2).reshape(()))
@@ -279,8 +279,8 @@ def test_tract_captures_no_backtraces_in_its_processes_whatever_rust_backtrace_s
     took 131 lane-s instead of 35. The adapter turns backtraces off where it imports tract."""
     pytest.importorskip("tract")
     script = ("from padconf.adapters import get_adapter\n"
-              "from padconf.cases import Case\n"
-              "from padconf.onnx_model import build_model\n"
+              "from padconf.cases.case import Case\n"
+              "from padconf.cases.onnx_model import build_model\n"
               "import ml_dtypes, numpy as np\n"
               "from padconf.adapters.tract import _load\n"
               "assert get_adapter('tract').available() is None\n"
@@ -301,9 +301,9 @@ def test_openvino_imports_what_an_earlier_worker_compiled_and_compiles_what_does
     pytest.importorskip("openvino")
     import openvino as ov
 
+    from padconf.adapters.compile_cache import CompileCache, cache_key
     from padconf.adapters.openvino import native_model
     from padconf.adapters.openvino_tensors import compile_shared, from_tensor, graph_key
-    from padconf.compile_cache import CompileCache, cache_key
 
     class Counting:  # a Core that counts its compiles
         def __init__(self):

@@ -9,16 +9,16 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from padconf import bundle_check
-from padconf.bundle_title import title
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.dtypes import bit_equal
-from padconf.outcome import Outcome
-from padconf.repro import _others
-from padconf.results import result_row
-from padconf.runner import Run, RunConfig
+from padconf.core.dtypes import bit_equal
+from padconf.judging.outcome import Outcome
+from padconf.minimize import bundle_check
+from padconf.minimize.bundle_title import title
+from padconf.minimize.repro import _others
+from padconf.run.results import result_row
+from padconf.run.runner import Run, RunConfig
 
 FAKE = "tests.fake_adapters:"
 
@@ -30,7 +30,7 @@ def run_script(where, script, *args):
 
 def test_the_checkers_bit_equality_is_padconfs():
     """bundle_check.same is a standalone copy (a bundle runs without padconf): it must say what
-    padconf.dtypes.bit_equal says, NaN payloads equal, signs of zero not."""
+    padconf.core.dtypes.bit_equal says, NaN payloads equal, signs of zero not."""
     nan2 = np.array([0x7FC00001], np.uint32).view(np.float32)[0]
     pairs = [(np.array([np.nan, 1.0], np.float32), np.array([nan2, 1.0], np.float32)),
              (np.array([0.0], np.float64), np.array([-0.0], np.float64)),
@@ -136,8 +136,8 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
     """The native adapter's bundle builds OpenVINO's own opset12 Pad graph; where the runtime
     is right (a planted bundle of a correct answer) the same script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize import Attempt, Job, Shrunk
-    from padconf.repro import write_bundle
+    from padconf.minimize.minimize import Attempt, Job, Shrunk
+    from padconf.minimize.repro import write_bundle
     case = classify(Case(spec="openvino/Pad-12", data=np.arange(4, dtype=np.float32), pads=[1, -1], mode="edge"))
     right = Attempt(case, planted_row(case, Outcome(case.expected), runtime="openvino"), Outcome(case.expected))
     write_bundle(tmp_path / "right", Shrunk(right, right, 1, 0.0, False), "inputs", "openvino", None, Job(case))
@@ -155,7 +155,7 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
 
 def test_a_runtimes_error_in_the_index_stays_one_table_row():
     """OpenVINO's errors span lines and hold ``|``: INDEX.md shows them as data, one row each."""
-    from padconf.repro import index_markdown
+    from padconf.minimize.repro import index_markdown
     error = "RuntimeError: Check 'a || b' failed at src/x.hpp:83:\nWhile validating node 'Pad'\n[link](x)"
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
@@ -168,8 +168,8 @@ def test_the_openvino_repros_compile_with_padconfs_settings():
     as padconf's adapters do."""
     import inspect
 
-    from padconf import repro_api
     from padconf.adapters.openvino_tensors import COMPILE_CONFIG
+    from padconf.minimize import repro_api
     for runner in (repro_api.openvino, repro_api.openvino_onnx):
         source = inspect.getsource(runner)
         assert all(f'"{key}": {value!r}'.replace("'", '"') in source for key, value in COMPILE_CONFIG.items())
@@ -181,8 +181,8 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     opset12 script that builds it. The refusal is one reading of the open point
     (empty_axis_nonconstant=reject; the other gives shape [0]), so the script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize import Attempt, Job, Shrunk
-    from padconf.repro import write_bundle
+    from padconf.minimize.minimize import Attempt, Job, Shrunk
+    from padconf.minimize.repro import write_bundle
     case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
     refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
     attempt = Attempt(case, planted_row(case, refused, runtime="openvino", placement="folded"), refused)
@@ -198,8 +198,8 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
 def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
     """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
     the script reports whatever onnx's evaluator does against the spec's required error."""
-    from padconf.minimize import Attempt, Job, Shrunk
-    from padconf.repro import write_bundle
+    from padconf.minimize.minimize import Attempt, Job, Shrunk
+    from padconf.minimize.repro import write_bundle
     for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
                        ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:
         case = classify(case)
@@ -233,8 +233,8 @@ def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
 def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_repro(tmp_path):
     """Pad-1's value attribute inf once went into repro_<runtime>.py as a bare `inf`: the script
     died of a NameError and exited 1, a false "the bug shows". The reference pads it right: 0."""
-    from padconf.minimize import Attempt, Job, Shrunk
-    from padconf.repro import write_bundle
+    from padconf.minimize.minimize import Attempt, Job, Shrunk
+    from padconf.minimize.repro import write_bundle
     case = classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32), pads=[0, 1],
                          constant_value=np.float32(np.inf)))
     outcome = Outcome(case.expected)

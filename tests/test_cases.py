@@ -6,10 +6,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from padconf.cases import Case, dumps, loads
-from padconf.dtypes import ALL_DTYPES, bit_equal, decode_array, numpy_dtype
-from padconf.errors import CaseError
-from padconf.strategies import arrays
+from padconf.cases.case import Case, dumps, loads
+from padconf.cases.strategies import arrays
+from padconf.core.dtypes import ALL_DTYPES, bit_equal, decode_array, numpy_dtype
+from padconf.core.errors import CaseError
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)

@@ -1,11 +1,11 @@
 """Classification of hand-picked cases, each traced to what the spec documents say."""
 import numpy as np
 
-from padconf.cases import Case, CaseKind
-from padconf.classify import classify
-from padconf.dtypes import as_array, scalar
-from padconf.reference import INTERPRETATIONS, pad
-from padconf.specs import Spec, load_specs
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import classify
+from padconf.core.dtypes import as_array, scalar
+from padconf.spec.loader import Spec, load_specs
+from padconf.spec.reference import INTERPRETATIONS, pad
 
 SPECS = {s.id: s for s in load_specs()}
 

@@ -12,9 +12,9 @@ import pytest
 import yaml
 
 from padconf.cli import main
-from padconf.progress import ProgressLog
-from padconf.results import read_jsonl
-from padconf.specs import SPECS_DIR
+from padconf.core.progress import ProgressLog
+from padconf.run.results import read_jsonl
+from padconf.spec.loader import SPECS_DIR
 
 FAKE = "tests.fake_adapters:"
 
@@ -130,7 +130,7 @@ def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
 
 
 def test_without_a_terminal_a_run_prints_progress_lines_at_a_steady_interval(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("padconf.progress.PROGRESS_EVERY_S", 0.1)  # SlowAdapter takes >= 0.02 s a result: > 1 s
+    monkeypatch.setattr("padconf.core.progress.PROGRESS_EVERY_S", 0.1)  # SlowAdapter takes >= 0.02 s a result: > 1 s
     assert main(["run", "--runtime", FAKE + "SlowAdapter", "--spec", "onnx/Pad-19", "--max-examples", "20",
                  "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
@@ -139,7 +139,7 @@ def test_without_a_terminal_a_run_prints_progress_lines_at_a_steady_interval(tmp
 
 
 def test_baseline_counts_each_failing_result_once_as_the_gate_forgives_them(tmp_path, capsys, monkeypatch):
-    monkeypatch.setattr("padconf.progress.PROGRESS_EVERY_S", 0.01)
+    monkeypatch.setattr("padconf.core.progress.PROGRESS_EVERY_S", 0.01)
     runtime, spec = FAKE + "CrashOnExampleAdapter", ["--spec", "onnx/Pad-19"]
     baseline = tmp_path / "b.yaml"
     # its crashes are rerun alone to confirm them: the reruns are no further failures

@@ -19,13 +19,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from padconf import compile_cache
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.adapters import compile_cache
+from padconf.adapters.compile_cache import MAGIC, CompileCache, cache_key
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.compile_cache import MAGIC, CompileCache, cache_key
-from padconf.verdicts import Verdict, judge
-from padconf.worker import Worker
+from padconf.execution.worker import Worker
+from padconf.judging.verdicts import Verdict, judge
 
 KEY_ENV = "PADCONF_COMPILE_CACHE_KEY"
 

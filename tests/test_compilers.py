@@ -12,16 +12,16 @@ import multiprocessing
 import numpy as np
 import pytest
 
-from padconf.cases import Case
-from padconf.classify import classify
-from padconf.compile_cache import ENV, KEY_ENV, MAGIC, CompileCache, CompileFailed, CompileTimedOut, cache_key
-from padconf.examples import example_cases
-from padconf.results import result_row
-from padconf.runner import Run, RunConfig
-from padconf.specs import get_spec
-from padconf.triage import Triage, triage
-from padconf.verdicts import Verdict, judge
-from padconf.worker import Worker
+from padconf.adapters.compile_cache import ENV, KEY_ENV, MAGIC, CompileCache, CompileFailed, CompileTimedOut, cache_key
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.cases.examples import example_cases
+from padconf.execution.worker import Worker
+from padconf.judging.triage import Triage, triage
+from padconf.judging.verdicts import Verdict, judge
+from padconf.run.results import result_row
+from padconf.run.runner import Run, RunConfig
+from padconf.spec.loader import get_spec
 
 needs_iree = pytest.mark.skipif(importlib.util.find_spec("iree") is None, reason="padconf[iree] is not installed")
 needs_tvm = pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="padconf[tvm] is not installed")
@@ -146,7 +146,7 @@ def test_lanes_writing_one_entry_at_once_leave_a_whole_one(tmp_path):
 
 
 def test_none_turns_the_cache_off_and_clear_empties_it(tmp_path, monkeypatch):
-    from padconf.compile_cache import default_root
+    from padconf.adapters.compile_cache import default_root
     monkeypatch.setenv(ENV, "none")
     assert default_root() is None
     off = CompileCache(None)
@@ -269,7 +269,7 @@ def test_iree_compile_killed_by_a_signal_is_a_crash_not_a_refusal(cache_dir):
         assert outcome.error.startswith("iree-compile killed by SIGSEGV"), (attempt, outcome)
         assert judge(case, outcome, status).verdict == Verdict.CRASH
     assert outcome.error.endswith("(an earlier attempt's, kept in the compile cache)")
-    from padconf.onnx_model import build_model  # a user's whole model (padconf minimize) dies the same way
+    from padconf.cases.onnx_model import build_model  # a user's whole model (padconf minimize) dies the same way
     worker = Worker("iree")
     try:
         outputs, error, status = worker.run_model(build_model(case, "initializers").SerializeToString(),

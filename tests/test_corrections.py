@@ -4,12 +4,12 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from padconf.cases import Case, CaseKind
-from padconf.classify import classify
-from padconf.examples import check_example, example_cases
-from padconf.outcome import Outcome
-from padconf.specs import load_specs
-from padconf.verdicts import Verdict, judge
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import classify
+from padconf.cases.examples import check_example, example_cases
+from padconf.judging.outcome import Outcome
+from padconf.judging.verdicts import Verdict, judge
+from padconf.spec.loader import load_specs
 
 SPECS = {s.id: s for s in load_specs()}
 X32 = np.array([[1.0, 1.2], [2.3, 3.4], [4.5, 5.7]], np.float32)

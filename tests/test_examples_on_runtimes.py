@@ -7,12 +7,12 @@ from pathlib import Path
 import pytest
 
 from padconf.adapters import get_adapter, registry
-from padconf.baseline import load_baseline
-from padconf.examples import example_cases
-from padconf.gate import judge_rows, problem_lines
-from padconf.results import result_row
-from padconf.specs import load_specs
-from padconf.worker import Worker
+from padconf.cases.examples import example_cases
+from padconf.execution.worker import Worker
+from padconf.gate.baseline import load_baseline
+from padconf.gate.gate import judge_rows, problem_lines
+from padconf.run.results import result_row
+from padconf.spec.loader import load_specs
 
 BASELINE = Path(__file__).with_name("known_discrepancies.yaml")
 SPECS = load_specs()

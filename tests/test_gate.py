@@ -9,18 +9,18 @@ import pytest
 import yaml
 from hypothesis.database import DirectoryBasedExampleDatabase
 
-from padconf.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.errors import CaseError
-from padconf.explore import EXPLORE_KEY
-from padconf.gate import confirm, gate_cases, in_shard, judge_rows, parse_shard
-from padconf.outcome import Outcome
-from padconf.results import read_jsonl, result_row
-from padconf.specs import get_spec
-from padconf.verdicts import judge
-from padconf.vocabulary import PLACEMENTS
+from padconf.core.errors import CaseError
+from padconf.core.vocabulary import PLACEMENTS
+from padconf.gate.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
+from padconf.gate.explore import EXPLORE_KEY
+from padconf.gate.gate import confirm, gate_cases, in_shard, judge_rows, parse_shard
+from padconf.judging.outcome import Outcome
+from padconf.judging.verdicts import judge
+from padconf.run.results import read_jsonl, result_row
+from padconf.spec.loader import get_spec
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]
@@ -47,7 +47,7 @@ def test_a_new_failure_fails_the_gate_naming_its_case(tmp_path, capsys):
     rows = read_jsonl(tmp_path / "work" / "results.jsonl")
     bad = [r for r in rows if r["verdict"] not in ("pass", "ambiguous", "inconclusive")]
     assert bad and {r["origin"] for r in bad} == {"example:example_3_edge"}
-    for row in bad:  # each with its triage class (padconf.triage), as summary.md and the bundles give it
+    for row in bad:  # each with its triage class (padconf.judging.triage), as summary.md and the bundles give it
         assert re.search(rf"new: {row['case_id']} \[{row['placement']}\]: mismatch: .*; triage: wrong value\n", out)
     suite = ElementTree.parse(junit).getroot()
     assert int(suite.get("tests")) == len(rows) and int(suite.get("failures")) == len(bad)
@@ -95,7 +95,7 @@ def test_an_answer_no_reading_gives_fails_the_gate_as_unexplained(tmp_path, caps
     out = capsys.readouterr().out
     rows = read_jsonl(tmp_path / "work" / "results.jsonl")
     unexplained = [r for r in rows if r["verdict"] == "unexplained"]
-    # inconclusive: a refused must-reject case whose twin is no clean control (padconf.classify.repaired_twin)
+    # inconclusive: a refused must-reject case whose twin is no clean control (padconf.cases.classify.repaired_twin)
     assert unexplained and {r["verdict"] for r in rows} <= {"pass", "ambiguous", "unexplained", "inconclusive"}
     for row in unexplained:
         assert f"new: {row['case_id']} [{row['placement']}]: unexplained: edge " in out

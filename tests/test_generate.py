@@ -22,15 +22,15 @@ import pytest
 import yaml
 from onnx import numpy_helper
 
-from padconf.cases import Case, CaseKind
+from padconf.cases.case import Case, CaseKind
 from padconf.cli import main
-from padconf.dtypes import bit_equal, numpy_dtype
-from padconf.fixed_suite import ALL_KIND_DIRS
-from padconf.results import read_jsonl
-from padconf.specs import load_specs
-from padconf.testdata_read import read_case_dir
-from padconf.testdata_write import export_onnx_node_tests
-from padconf.vocabulary import PLACEMENTS
+from padconf.core.dtypes import bit_equal, numpy_dtype
+from padconf.core.vocabulary import PLACEMENTS
+from padconf.generate.fixed_suite import ALL_KIND_DIRS
+from padconf.generate.testdata_read import read_case_dir
+from padconf.generate.testdata_write import export_onnx_node_tests
+from padconf.run.results import read_jsonl
+from padconf.spec.loader import load_specs
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"

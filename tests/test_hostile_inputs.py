@@ -23,15 +23,15 @@ from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
 from padconf.adapters import get_adapter
-from padconf.baseline import parse_baseline
 from padconf.cli import main
-from padconf.dtypes import decode_array
-from padconf.errors import CaseError, PadconfError
-from padconf.model_cut import UserModel
-from padconf.report import short_markdown
-from padconf.specs import load_specs
-from padconf.testdata_read import case_dirs, load_tensor, read_cases
-from padconf.worker import Worker
+from padconf.core.dtypes import decode_array
+from padconf.core.errors import CaseError, PadconfError
+from padconf.execution.worker import Worker
+from padconf.gate.baseline import parse_baseline
+from padconf.generate.testdata_read import case_dirs, load_tensor, read_cases
+from padconf.minimize.model_cut import UserModel
+from padconf.report.report import short_markdown
+from padconf.spec.loader import load_specs
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
@@ -246,9 +246,9 @@ def test_a_zlib_bomb_in_a_run_directory_is_one_line_for_report_and_resume(tmp_pa
 
 
 def test_many_arrays_each_under_the_bound_are_bounded_together(tmp_path, capsys, monkeypatch):
-    import padconf.runner
+    import padconf.run.runner
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [64], "b64": base64.b64encode(bytes(256)).decode()})
-    monkeypatch.setattr(padconf.runner, "MAX_CASES_BYTES", 100)
+    monkeypatch.setattr(padconf.run.runner, "MAX_CASES_BYTES", 100)
     one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl", "more than 100 bytes")
 
 
@@ -289,7 +289,7 @@ def test_a_baseline_pattern_matches_in_linear_time(tmp_path):
            "verdict": "crash", "case_id": "c", "origin": "generated", "error": "a" * 40 + "!"}
     baseline = ("- {runtime: rt, verdict: crash, error: '(a+)+$', why: backtracks, "
                 "cells: ['onnx/Pad-19 constant float inputs']}\n")
-    code = ("import json, sys; from padconf.baseline import parse_baseline; "
+    code = ("import json, sys; from padconf.gate.baseline import parse_baseline; "
             f"print(parse_baseline({baseline!r})[0].matches(json.loads(sys.argv[1])))")
     done = subprocess.run([sys.executable, "-c", code, json.dumps(row)], capture_output=True, text=True, timeout=60,
                           cwd=tmp_path)
@@ -357,7 +357,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
     assert padconf_cli(args, tmp_path, timeout=300)[0] == 0
     before = files_of(out)
     dirs_before = case_dirs(tmp_path)
-    killer = ("import os, signal, sys, padconf.testdata_write as t, padconf.cli as cli\n"
+    killer = ("import os, signal, sys, padconf.generate.testdata_write as t, padconf.cli as cli\n"
               "written = t.write_onnx\n"
               "def write(*a):\n"
               "    written(*a)\n"
@@ -371,7 +371,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
 
 
 def test_an_interrupt_while_generate_swaps_its_output_in_leaves_one_whole_output(tmp_path, monkeypatch):
-    import padconf.testdata_write as testdata
+    import padconf.generate.testdata_write as testdata
     spec = [s for s in SPECS if s.id == "onnx/Pad-2"]
     testdata.generate(tmp_path / "ref", spec)
     new = files_of(tmp_path / "ref")
@@ -504,8 +504,8 @@ def test_an_example_database_entry_that_is_no_case_is_dropped_not_replayed():
     not a case's JSON object, or is one of the wrong types, is deleted; the good one is replayed."""
     from hypothesis.database import InMemoryExampleDatabase
 
-    from padconf.cases import Case
-    from padconf.explore import EXPLORE_KEY, replayed
+    from padconf.cases.case import Case
+    from padconf.gate.explore import EXPLORE_KEY, replayed
 
     spec, = load_specs(ids=["onnx/Pad-19"])
     db, key = InMemoryExampleDatabase(), EXPLORE_KEY + b"onnx/Pad-19"
@@ -531,8 +531,8 @@ def test_an_example_database_is_read_only_inside_its_folder_and_bounded(tmp_path
     is touched."""
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    from padconf import explore
-    from padconf.cases import Case
+    from padconf.cases.case import Case
+    from padconf.gate import explore
 
     outside = tmp_path / "outside"
     outside.mkdir()
@@ -790,7 +790,7 @@ def test_control_characters_from_a_baseline_a_runtime_or_a_case_leave_the_junit_
     parse. Each is shown as \\xNN / \\uNNNN."""
     from xml.etree import ElementTree
 
-    from padconf.gate import judge_rows, junit_xml
+    from padconf.gate.gate import judge_rows, junit_xml
     text = ('- {runtime: "rt\\a", verdict: crash, why: "forgiven\\x01\\ud800\\uffff\\x1b[2J", '
             'cells: [onnx/Pad-19 constant float inputs]}\n'
             '- {runtime: "rt\\a", verdict: crash, why: "fixed\\x02", cells: [onnx/Pad-19 edge float inputs]}\n')

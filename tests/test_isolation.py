@@ -5,10 +5,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from padconf.cases import Case
-from padconf.classify import classify
-from padconf.verdicts import judge
-from padconf.worker import Worker
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.execution.worker import Worker
+from padconf.judging.verdicts import judge
 
 
 def batch():

@@ -1,21 +1,31 @@
-"""Imports run one way only, down the data flow, layer by layer:
+"""Imports run one way only, down the data flow, layer by layer. Each folder of padconf that is a
+package is a layer; LAYERS orders them, from the bottom:
 
-    core      the spec documents as data and the arithmetic they define (dtypes, specs, reference),
-              and padconf's closed vocabularies (vocabulary)
-    cases     a case, what its spec says of it, how an outcome is judged (classify, verdicts) and
-              the result row that records it (results)
-    runtimes  adapters and the worker processes they run in
-    uses      runner, report, gate, the fixed suite and its test data (written, read back), minimize,
-              on the layers below
-    cli       the command line, thin over the uses
+    core       padconf's errors, closed vocabularies, dtypes, reading untrusted files, escaping,
+               versions, progress lines
+    spec       the spec documents loaded and checked, and the arithmetic they define (reference);
+               the documents themselves are data in padconf/specs, not a layer
+    cases      a case, what its spec says of it (classify), examples, drawn cases, its ONNX model
+    judging    a runtime's outcome, its verdict, its failure identity (signature), triage
+    adapters   the runtimes behind one interface, and their compile cache
+    execution  the worker processes adapters run in, and the pool that drives them
+    generate   the fixed suite, its test data written, and test data read back as cases
+               (``padconf run --cases`` reads them: below run)
+    run        running cases (runner, draw_child) and the run directory it records (results)
+    report     a run's summary, text and HTML
+    gate       judging a run against a baseline, and the pytest plugin over the gate's cases
+    suite      the gate's cases as a pytest suite (``pytest --pyargs padconf.suite``)
+    minimize   a failing case cut down and bundled (it reads test data, renders as report does)
+    padconf    the modules directly in padconf: cli, thin over the layers, and the public entry
+               points kept by name (pytest_plugin, onnx_model)
 
 A module may import from its own layer and the layers below; an import from a higher layer (at
 module level or inside a function) fails here, and the checker is shown to see one by planting
 it.
 
-Within the runtimes layer, the worker side (``worker_child``: what runs inside a worker process)
-imports nothing of padconf's side that drives it, not even through another module, as
-pytest-xdist's remote side imports nothing of its controller."""
+Within the execution layer, the worker side (``execution.worker_child``: what runs inside a
+worker process) imports nothing of padconf's side that drives it, not even through another
+module, as pytest-xdist's remote side imports nothing of its controller."""
 import ast
 import subprocess
 import sys
@@ -24,22 +34,15 @@ from pathlib import Path
 import padconf
 
 PACKAGE = Path(padconf.__file__).parent
-LAYERS = {  # each layer's modules; the dict's order is the layers' order
-    "core": ["errors", "untrusted", "escape", "reaper", "versions", "vocabulary", "dtypes", "reference", "specs"],
-    "cases": ["cases", "classify", "examples", "strategies", "onnx_model", "outcome", "verdicts", "signature",
-              "results", "triage"],
-    "runtimes": ["compile_cache", "adapters", "adapters.openvino_tensors", "adapters.onnxruntime",
-                 "adapters.onnx_reference", "adapters.openvino", "adapters.openvino_onnx", "adapters.tract",
-                 "adapters.iree", "adapters.tvm", "worker_protocol", "worker_child", "worker_process", "worker",
-                 "runtimes"],
-    "uses": ["fixed_suite", "testdata_write", "scripts", "scripts.run_openvino", "testdata_read", "runner",
-             "draw_child", "report", "report_html", "baseline", "explore", "gate", "pytest_plugin", "suite",
-             "suite.test_pad", "model_cut", "repro", "bundle_check", "repro_api", "bundle_title", "simplify",
-             "minimize", "progress"],
-    "cli": ["cli"],
-}
-LAYER_OF = {module: rank for rank, modules in enumerate(LAYERS.values()) for module in modules}
-LAYER_NAMES = list(LAYERS)
+LAYERS = ["core", "spec", "cases", "judging", "adapters", "execution", "generate", "run", "report", "gate", "suite",
+          "minimize", "padconf"]  # the data flow's order, from the bottom; "padconf": the modules directly in it
+FOLDERS = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
+
+
+def layer_of(module: str) -> int:
+    """``module``'s layer: the folder it is in, or "padconf" for a module directly in padconf."""
+    top = module.split(".")[0]
+    return LAYERS.index(top if top in FOLDERS else "padconf")
 
 
 def module_name(path: Path) -> str:
@@ -51,7 +54,8 @@ MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py") if module_name(p)}
 
 
 def imported(name: str, source: str, is_package: bool = False) -> set[str]:
-    """The padconf modules the module ``name`` (its ``source``) imports, relative imports resolved."""
+    """The padconf modules the module ``name`` (its ``source``) imports, relative imports resolved,
+    with the packages they are in (importing padconf.cases.case runs padconf/cases/__init__.py)."""
     package = name.split(".") if is_package else name.split(".")[:-1]
     found = set()
     for node in ast.walk(ast.parse(source)):
@@ -66,21 +70,24 @@ def imported(name: str, source: str, is_package: bool = False) -> set[str]:
             else:
                 continue
             target = ".".join(base + ([module] if module else []))
-            for alias in node.names:  # `from . import report` imports a module
+            for alias in node.names:  # `from padconf.report import report` imports a module
                 sub = f"{target}.{alias.name}" if target else alias.name
                 found.add(sub if sub in MODULES else target)
-    return found - {""}
+    parents = {".".join(m.split(".")[:i]) for m in found for i in range(1, m.count(".") + 1)}
+    return (found | parents) - {""}
 
 
 def upward_imports(name: str, source: str, is_package: bool = False) -> list[str]:
-    return [f"{name} ({LAYER_NAMES[LAYER_OF[name]]}) imports {other} ({LAYER_NAMES[LAYER_OF[other]]})"
-            for other in sorted(imported(name, source, is_package)) if LAYER_OF[other] > LAYER_OF[name]]
+    return [f"{name} ({LAYERS[layer_of(name)]}) imports {other} ({LAYERS[layer_of(other)]})"
+            for other in sorted(imported(name, source, is_package)) if layer_of(other) > layer_of(name)]
 
 
-def test_every_module_has_one_layer():
-    listed = [m for modules in LAYERS.values() for m in modules]
-    assert len(listed) == len(set(listed))
-    assert set(listed) == set(MODULES)
+def test_every_folder_is_one_layer():
+    assert len(LAYERS) == len(set(LAYERS))
+    assert sorted(set(LAYERS) - {"padconf"}) == FOLDERS  # a new folder takes its place in LAYERS
+    assert "specs" not in FOLDERS  # the spec documents: data, not a layer
+    assert {name for name in MODULES if "." not in name and name not in FOLDERS} == {"cli", "pytest_plugin",
+                                                                                     "onnx_model"}
 
 
 def test_no_module_imports_from_a_higher_layer():
@@ -90,17 +97,25 @@ def test_no_module_imports_from_a_higher_layer():
 
 
 def test_a_planted_upward_import_is_found():  # or the test above would pass on anything
-    planted = MODULES["dtypes"].read_text() + "\n\ndef later():\n    from .runner import read_jsonl\n"
-    assert upward_imports("dtypes", planted) == ["dtypes (core) imports runner (uses)"]
-    planted = MODULES["adapters.openvino"].read_text() + "\nfrom padconf.gate import gate\n"
-    assert upward_imports("adapters.openvino", planted) == ["adapters.openvino (runtimes) imports gate (uses)"]
+    dtypes = MODULES["core.dtypes"].read_text()
+    planted = dtypes + "\n\ndef later():\n    from ..run.runner import read_jsonl\n"
+    assert upward_imports("core.dtypes", planted) == ["core.dtypes (core) imports run (run)",
+                                                      "core.dtypes (core) imports run.runner (run)"]
+    planted = dtypes + "\n\ndef later():\n    from padconf.cases.case import Case\n"
+    assert upward_imports("core.dtypes", planted) == ["core.dtypes (core) imports cases (cases)",
+                                                      "core.dtypes (core) imports cases.case (cases)"]
+    planted = MODULES["adapters.openvino"].read_text() + "\nfrom padconf.gate.gate import gate\n"
+    assert upward_imports("adapters.openvino", planted) == ["adapters.openvino (adapters) imports gate (gate)",
+                                                            "adapters.openvino (adapters) imports gate.gate (gate)"]
+    planted = MODULES["run.runner"].read_text() + "\nfrom padconf import cli\n"  # a module directly in padconf
+    assert upward_imports("run.runner", planted) == ["run.runner (run) imports cli (padconf)"]
     assert "adapters" in imported("adapters.openvino", MODULES["adapters.openvino"].read_text())
-    assert {"report", "runner"} <= imported("cli", MODULES["cli"].read_text())
+    assert {"report.report", "run.runner"} <= imported("cli", MODULES["cli"].read_text())
 
 
 # What runs inside a worker process, and what drives it from padconf's side.
-CHILD_SIDE = "worker_child"
-PARENT_SIDE = {"worker_process", "worker", "runtimes"}
+CHILD_SIDE = "execution.worker_child"
+PARENT_SIDE = {"execution.worker_process", "execution.worker", "execution.runtimes"}
 
 
 def reachable(name: str, sources: dict[str, str]) -> set[str]:
@@ -118,23 +133,30 @@ def reachable(name: str, sources: dict[str, str]) -> set[str]:
 def test_the_worker_side_imports_nothing_of_the_side_driving_it():
     sources = {name: path.read_text() for name, path in MODULES.items()}
     assert not reachable(CHILD_SIDE, sources) & PARENT_SIDE
-    assert "worker_protocol" in reachable(CHILD_SIDE, sources)  # the one vocabulary both sides share
+    assert "execution.worker_protocol" in reachable(CHILD_SIDE, sources)  # the one vocabulary both sides share
 
 
 def test_a_planted_parent_side_import_in_the_worker_side_is_found():  # or the test above would pass on anything
     sources = {name: path.read_text() for name, path in MODULES.items()}
-    planted = dict(sources, worker_child=sources["worker_child"] + "\n\ndef later():\n    from .worker import Worker\n")
-    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"worker", "worker_process"}  # the pool brings its handles
+    planted = dict(sources, **{CHILD_SIDE: sources[CHILD_SIDE] + "\n\ndef later():\n    from .worker import Worker\n"})
+    # the pool brings its handles
+    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"execution.worker", "execution.worker_process"}
     # through a module it imports, too
-    planted = dict(sources, dtypes=sources["dtypes"] + "\nfrom padconf.worker_process import Zygote\n")
-    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"worker_process"}
+    planted = dict(sources, **{"core.dtypes": sources["core.dtypes"]
+                               + "\nfrom padconf.execution.worker_process import Zygote\n"})
+    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"execution.worker_process"}
+    # or through a package's __init__
+    planted = dict(sources, execution=sources["execution"] + "\nfrom padconf.execution import runtimes\n")
+    assert reachable(CHILD_SIDE, planted) & PARENT_SIDE == {"execution.runtimes", "execution.worker",
+                                                            "execution.worker_process"}
 
 
 def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
     """Rendering a report, minimizing or gating on recorded rows reads them through
-    padconf.results: none of them pulls in what draws and runs cases."""
-    for module in ("padconf.report", "padconf.report_html", "padconf.minimize", "padconf.gate"):
+    padconf.run.results: none of them pulls in what draws and runs cases."""
+    for module in ("padconf.report.report", "padconf.report.report_html", "padconf.minimize.minimize",
+                   "padconf.gate.gate"):
         code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
-                "print(sorted({'hypothesis', 'padconf.runner', 'padconf.strategies'} & set(sys.modules)))")
+                "print(sorted({'hypothesis', 'padconf.run.runner', 'padconf.cases.strategies'} & set(sys.modules)))")
         out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.strip() == "[]", f"importing {module} imports {out.strip()}"

@@ -10,17 +10,17 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from padconf import bundle_check
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.minimize import Attempt, Job, Shrunk, failure_key
-from padconf.outcome import Outcome
-from padconf.repro import write_bundle
-from padconf.results import result_row
-from padconf.simplify import fewer_axes, smaller_dims
-from padconf.specs import get_spec, load_specs
-from padconf.testdata_read import read_case_dir
+from padconf.generate.testdata_read import read_case_dir
+from padconf.judging.outcome import Outcome
+from padconf.minimize import bundle_check
+from padconf.minimize.minimize import Attempt, Job, Shrunk, failure_key
+from padconf.minimize.repro import write_bundle
+from padconf.minimize.simplify import fewer_axes, smaller_dims
+from padconf.run.results import result_row
+from padconf.spec.loader import get_spec, load_specs
 
 FAKE = "tests.fake_adapters:"
 SPEC = get_spec("onnx/Pad-19")
@@ -44,7 +44,7 @@ def bundle_inputs(where):
 
 def planted_run_bundles(tmp_path, runtime, cases) -> list[str]:
     """The REPORT.md of each bundle `padconf minimize` writes for a run of ``cases`` on ``runtime``."""
-    from padconf.runner import Run, RunConfig
+    from padconf.run.runner import Run, RunConfig
     run = Run(tmp_path / "run", RunConfig(runtimes=[runtime]), jobs=1)
     run.execute(run.plan(run.prepare(cases)))
     code, out = minimize(tmp_path, str(tmp_path / "run"), runtime, "--time-limit", "3")
@@ -267,8 +267,8 @@ def test_a_users_model_that_panics_tract_is_cut_with_tracts_own_pad_inputs(tmp_p
 def test_the_whole_model_is_compared_with_the_directorys_output_files(tmp_path):
     from onnx import numpy_helper
 
-    from padconf.model_cut import UserModel
-    from padconf.worker import Worker
+    from padconf.execution.worker import Worker
+    from padconf.minimize.model_cut import UserModel
     x = np.array([[1, -2], [3, 4]], np.float32)
     model = UserModel(user_model(tmp_path / "model", x, [0, 1, 0, 0], "edge"))
     y = np.abs(np.pad(np.maximum(x, 0) * 2, [(0, 0), (1, 0)], mode="edge"))  # relu, times 2, edge pad, abs
@@ -325,7 +325,7 @@ def test_a_dimension_shrinks_together_with_its_pads_and_axes_go_when_they_can():
 def test_string_data_stays_string_data_down_to_rank_0():
     """np.take of one string element gives a bare str, which numpy then read as <U4 ("numpy dtype
     <U4 has no spec name"): every string failure of a run was skipped by `padconf minimize`."""
-    from padconf.simplify import fewer_dims, rank_one
+    from padconf.minimize.simplify import fewer_dims, rank_one
     case = Case(spec="onnx/Pad-19", data=np.array(["abcd", "ef"], dtype=object), pads=[1, 0])
     (scalar,) = fewer_dims(case)
     assert scalar.data.dtype == object and scalar.data.shape == () and scalar.dtype == "string"
@@ -367,7 +367,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, run
 
 def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, monkeypatch):
     """One failure whose bundle cannot be written is listed in INDEX.md; the others still get theirs."""
-    from padconf import repro
+    from padconf.minimize import repro
     run = tmp_path / "run"
     assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-18", "--max-examples", "20",
                  "--out", str(run), "--jobs", "1"]) == 0
@@ -389,8 +389,8 @@ def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, 
 def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_variants(tmp_path):
     """onnxruntime refuses rank-0 data of every dtype, each with its own C++ template in the
     error text (one distinct failure per dtype in the run): one bug, one bundle."""
-    from padconf.classify import classify
-    from padconf.runner import Run, RunConfig
+    from padconf.cases.classify import classify
+    from padconf.run.runner import Run, RunConfig
     pytest.importorskip("onnxruntime")
     cases = [classify(Case(spec="onnx/Pad-18", data=np.array(1, dtype), pads=[]))
              for dtype in (np.float32, np.uint8, np.int64)]
@@ -407,7 +407,7 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
 
 def test_shrinking_starts_from_a_worked_example_else_from_data_of_rank_one_or_more():
     # from rank 0 shrinking can only stay there, where OpenVINO's own rank-0 bug answers
-    from padconf.minimize import _starting_rows
+    from padconf.minimize.minimize import _starting_rows
 
     def row(case_id, shape, origin="generated"):
         return {"runtime": "rt", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "edge", "dtype": "float",
@@ -424,8 +424,8 @@ def test_one_lenience_across_dtypes_and_versions_is_one_bundle_and_another_rule_
     are two distinct failures of the run ("dtype int8 is not in this version's type list", and
     complex64's), one bug to file: one bundle listing both. Its acceptance of mode wrap at
     Pad-11 breaks another rule: a bundle of its own."""
-    from padconf.classify import classify
-    from padconf.runner import Run, RunConfig
+    from padconf.cases.classify import classify
+    from padconf.run.runner import Run, RunConfig
     data = np.arange(6).reshape(2, 3)
     dtypes = [classify(Case(spec="onnx/Pad-2", data=data.astype(np.int8), pads=[0, 1, 0, 1])),
               classify(Case(spec="onnx/Pad-11", data=data.astype(np.complex64), pads=[0, 1, 0, 1]))]
@@ -449,8 +449,8 @@ def test_one_bug_that_shows_as_a_wrong_value_and_as_a_refusal_is_one_bundle(tmp_
     """A runtime that refuses rank-0 data with constant pads and answers it wrongly with fed pads
     has one bug on rank-0 data (its minimal inputs share that feature): one bundle, both faces
     under Variants. A wrong value on some other data would be a bundle of its own."""
-    from padconf.classify import classify
-    from padconf.runner import Run, RunConfig
+    from padconf.cases.classify import classify
+    from padconf.run.runner import Run, RunConfig
     scalar = classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[]))
     matrix = classify(Case(spec="onnx/Pad-19", data=np.ones((2, 3), np.float32), pads=[0, 1, 0, 1]))
     run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RankZeroAdapter"]), jobs=1)
@@ -488,8 +488,8 @@ def test_two_wrong_outputs_are_alike_when_equal_or_both_hold_values_from_nowhere
     """Memory never written (OpenVINO's rank-0 garbage, through its ONNX frontend and its own
     Pad-12) differs from process to process: two such outputs are alike where both hold a value
     that neither the input nor any reading's output holds. Values misplaced are not garbage."""
-    from padconf.minimize import _alike
-    from padconf.vocabulary import Status
+    from padconf.core.vocabulary import Status
+    from padconf.minimize.minimize import _alike
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1.0, 2.0], np.float32), pads=[0, 1]))
 
     def attempt(values):

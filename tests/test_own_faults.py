@@ -16,13 +16,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import FAULT_FILE, main
-from padconf.reaper import descendants
-from padconf.results import RESULTS_WRITTEN, RunDirLock, read_jsonl, read_results
-from padconf.runner import Run, RunConfig
-from padconf.worker import Worker
+from padconf.execution.reaper import descendants
+from padconf.execution.worker import Worker
+from padconf.run.results import RESULTS_WRITTEN, RunDirLock, read_jsonl, read_results
+from padconf.run.runner import Run, RunConfig
 
 FAKE = "tests.fake_adapters:"
 ROOT = Path(__file__).resolve().parent.parent
@@ -171,7 +171,8 @@ def _interrupt_in(monkeypatch, target, name):
 
 @pytest.mark.parametrize("where", ["drawing", "planning", "controls", "summary"])
 def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatch, capsys, where):
-    from padconf import report, runner
+    from padconf.report import report
+    from padconf.run import runner
     target = {"drawing": (runner, "build_cases"), "planning": (Run, "plan"), "controls": (Run, "_run_controls"),
               "summary": (report, "markdown")}[where]
     _interrupt_in(monkeypatch, *target)

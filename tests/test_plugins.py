@@ -7,8 +7,8 @@ import sys
 from pathlib import Path
 
 from padconf.adapters import OPT_IN, registry
-from padconf.results import read_jsonl
-from padconf.runner import RunConfig
+from padconf.run.results import read_jsonl
+from padconf.run.runner import RunConfig
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -11,10 +11,10 @@ from xml.etree import ElementTree
 import pytest
 import yaml
 
-from padconf.baseline import parse_baseline
 from padconf.cli import main
-from padconf.gate import GateConfig, gate
-from padconf.results import read_jsonl
+from padconf.gate.baseline import parse_baseline
+from padconf.gate.gate import GateConfig, gate
+from padconf.run.results import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent  # tests.fake_adapters imports from here
 FAKE = "tests.fake_adapters:"

@@ -5,9 +5,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from padconf.dtypes import ALL_DTYPES, as_array, bit_equal, numpy_dtype
-from padconf.errors import PadError
-from padconf.reference import INTERPRETATIONS, MODES, pad
+from padconf.core.dtypes import ALL_DTYPES, as_array, bit_equal, numpy_dtype
+from padconf.core.errors import PadError
+from padconf.spec.reference import INTERPRETATIONS, MODES, pad
 
 X34 = np.arange(1, 13).reshape(3, 4)
 
@@ -221,6 +221,6 @@ class TestDtypes:
         assert np.isnan(pad(np.array([1.0], np.float32), [1, 0], "constant", nan)[0])
 
     def test_interpretations_are_documented(self):
-        import padconf.reference as ref
+        import padconf.spec.reference as ref
         for name in INTERPRETATIONS:
             assert name in ref.__doc__

@@ -15,13 +15,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.dtypes import decode_array, encode_array
-from padconf.results import read_jsonl, set_torn_line_aside
-from padconf.verdicts import judge
-from padconf.worker import Worker
+from padconf.core.dtypes import decode_array, encode_array
+from padconf.execution.worker import Worker
+from padconf.judging.verdicts import judge
+from padconf.run.results import read_jsonl, set_torn_line_aside
 
 FAKE = "tests.fake_adapters:"
 ROOT = Path(__file__).resolve().parent.parent

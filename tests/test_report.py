@@ -18,16 +18,16 @@ import numpy as np
 import pytest
 from rich.console import Console
 
-from padconf import report
-from padconf.baseline import baseline_entries
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.outcome import Outcome
-from padconf.report_html import render
-from padconf.results import read_jsonl, result_row
-from padconf.specs import get_spec
-from padconf.verdicts import FAILURES, VERDICTS
+from padconf.gate.baseline import baseline_entries
+from padconf.judging.outcome import Outcome
+from padconf.judging.verdicts import FAILURES, VERDICTS
+from padconf.report import report
+from padconf.report.report_html import render
+from padconf.run.results import read_jsonl, result_row
+from padconf.spec.loader import get_spec
 
 EVIL = "Pad <axes> & \"x\" <script>alert(1)</script>"  # a runtime's error text, to be shown as text
 

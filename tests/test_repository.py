@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from padconf.explore import DEFAULT_DATABASE
+from padconf.gate.explore import DEFAULT_DATABASE
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

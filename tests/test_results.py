@@ -6,14 +6,14 @@ import typing
 import numpy as np
 import pytest
 
-from padconf.cases import Case, CaseKind
-from padconf.classify import classify
-from padconf.errors import CaseError
-from padconf.outcome import Outcome
-from padconf.results import RESULT_KEYS, ResultRow, jsonl_line, read_results, result_row
-from padconf.specs import get_spec
-from padconf.verdicts import Difference, Verdict
-from padconf.vocabulary import Placement
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import classify
+from padconf.core.errors import CaseError
+from padconf.core.vocabulary import Placement
+from padconf.judging.outcome import Outcome
+from padconf.judging.verdicts import Difference, Verdict
+from padconf.run.results import RESULT_KEYS, ResultRow, jsonl_line, read_results, result_row
+from padconf.spec.loader import get_spec
 
 SPEC = get_spec("onnx/Pad-19")
 CASE = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1]), SPEC)

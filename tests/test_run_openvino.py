@@ -1,4 +1,4 @@
-"""padconf/scripts/run_openvino.py, the standalone runner generate copies beside the OpenVINO
+"""padconf/generate/scripts/run_openvino.py, the standalone runner generate copies beside the OpenVINO
 cases, exercised function by function on tiny cases through real OpenVINO; its copies of
 padconf's sub-byte packing and bit equality are held to agree with the originals."""
 import io
@@ -9,11 +9,11 @@ import openvino as ov
 import pytest
 
 from padconf.adapters.openvino_tensors import ov_type, to_tensor
-from padconf.dtypes import as_array, bit_equal, npy_bytes
-from padconf.fixed_suite import SuiteCase, combo_case
-from padconf.scripts import run_openvino
-from padconf.specs import get_spec
-from padconf.testdata_write import OPENVINO_RUNNER, write_openvino
+from padconf.core.dtypes import as_array, bit_equal, npy_bytes
+from padconf.generate.fixed_suite import SuiteCase, combo_case
+from padconf.generate.scripts import run_openvino
+from padconf.generate.testdata_write import OPENVINO_RUNNER, write_openvino
+from padconf.spec.loader import get_spec
 
 SPEC = get_spec("openvino/Pad-12")
 

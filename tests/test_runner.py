@@ -10,16 +10,16 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from padconf.cases import Case
-from padconf.classify import classify
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.dtypes import encode_array
-from padconf.errors import PadconfError
-from padconf.report import MUST_REJECT_MARK, load_run
-from padconf.results import read_jsonl
-from padconf.runner import Run, RunConfig, _draw_in_children, draw_spec
-from padconf.vocabulary import PLACEMENTS
-from padconf.worker_process import Zygote
+from padconf.core.dtypes import encode_array
+from padconf.core.errors import PadconfError
+from padconf.core.vocabulary import PLACEMENTS
+from padconf.execution.worker_process import Zygote
+from padconf.report.report import MUST_REJECT_MARK, load_run
+from padconf.run.results import read_jsonl
+from padconf.run.runner import Run, RunConfig, _draw_in_children, draw_spec
 
 FAKE = "tests.fake_adapters:"
 
@@ -135,7 +135,7 @@ def test_truncated_last_line_is_dropped_but_a_broken_middle_line_is_an_error(tmp
     assert main(["run", "--resume", "--out", str(tmp_path)]) == 2  # no run.json: one-line error
     import pytest
 
-    from padconf.errors import CaseError
+    from padconf.core.errors import CaseError
     with pytest.raises(CaseError, match="results.jsonl:2"):
         read_jsonl(path)
 
@@ -200,9 +200,9 @@ def test_the_controls_fork_from_the_lanes_zygote_and_no_zygote_outlives_the_run(
 def test_every_case_in_a_runtimes_scope_gets_a_row_skipped_ones_with_their_reason(tmp_path):
     import numpy as np
 
-    from padconf.classify import classify
-    from padconf.runner import Run, RunConfig
-    from padconf.verdicts import Verdict
+    from padconf.cases.classify import classify
+    from padconf.judging.verdicts import Verdict
+    from padconf.run.runner import Run, RunConfig
 
     complex_case = classify(Case("onnx/Pad-21", np.array([1 + 2j, 3j], np.complex64), [1, 0]))
     float_case = classify(Case("onnx/Pad-21", np.array([1.0, 2.0], np.float32), [1, 0]))

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
+from padconf.cases.examples import check_example
 from padconf.cli import main
-from padconf.errors import SpecError
-from padconf.examples import check_example
-from padconf.reference import INTERPRETATIONS
-from padconf.specs import SPECS_DIR, _validator, load_spec, load_specs, parse_spec_id, spec_sort_key
+from padconf.core.errors import SpecError
+from padconf.spec.loader import SPECS_DIR, _validator, load_spec, load_specs, parse_spec_id, spec_sort_key
+from padconf.spec.reference import INTERPRETATIONS
 
 SPECS = load_specs()
 EXPECTED_IDS = {f"onnx/Pad-{v}" for v in (1, 2, 11, 13, 18, 19, 21, 23, 24, 25)} | {"openvino/Pad-1", "openvino/Pad-12"}

@@ -5,11 +5,11 @@ from collections import Counter
 import pytest
 from hypothesis import given, settings
 
-from padconf.cases import CaseKind
-from padconf.dtypes import ALL_DTYPES, is_float_like
-from padconf.reference import MODES
-from padconf.specs import load_specs
-from padconf.strategies import DRAWN_ELEMENTS, PROFILES, SPREAD_STRING_CHARS, arrays, cases, draw_cases
+from padconf.cases.case import CaseKind
+from padconf.cases.strategies import DRAWN_ELEMENTS, PROFILES, SPREAD_STRING_CHARS, arrays, cases, draw_cases
+from padconf.core.dtypes import ALL_DTYPES, is_float_like
+from padconf.spec.loader import load_specs
+from padconf.spec.reference import MODES
 
 SPECS = {s.id: s for s in load_specs()}
 BUDGET = PROFILES["default"]["max_examples"]
@@ -129,7 +129,7 @@ def test_importing_strategies_registers_no_profile():
     effect of an import. A fresh interpreter, since this one has them registered."""
     import subprocess
     import sys
-    code = ("import padconf.strategies as s; from hypothesis import settings\n"
+    code = ("import padconf.cases.strategies as s; from hypothesis import settings\n"
             "try:\n    settings.get_profile('thorough')\nexcept Exception:\n    print('absent')\n"
             "s.register_profiles(); print(settings.get_profile('thorough').max_examples)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
@@ -149,9 +149,9 @@ def test_openvino_pad_1_draws_negative_pads_as_ambiguous_cases(drawn):
 DRAW = """
 import sys
 if sys.argv[1] == "more":
-    import padconf.cli, padconf.runner, padconf.report, padconf.worker  # more local modules loaded
-from padconf.specs import load_specs
-from padconf.strategies import draw_cases
+    import padconf.cli, padconf.run.runner, padconf.report.report, padconf.execution.worker  # more local modules loaded
+from padconf.spec.loader import load_specs
+from padconf.cases.strategies import draw_cases
 print(",".join(c.id for s in load_specs() if s.id in ("onnx/Pad-19", "openvino/Pad-12") for c in draw_cases(s, 40, 0)))
 """
 

@@ -3,18 +3,18 @@ or coverage, a runtime's documented policy, or known upstream."""
 import ml_dtypes
 import numpy as np
 
-from padconf.cases import Case
-from padconf.classify import classify
-from padconf.examples import example_cases
-from padconf.minimize import minimize
-from padconf.outcome import Outcome
-from padconf.report import failures, markdown
-from padconf.results import attach_controls, read_jsonl, result_row
-from padconf.runner import Run, RunConfig
-from padconf.specs import get_spec
-from padconf.triage import PAD_BUGS, Triage, triage, upstream_facts
-from padconf.verdicts import control_fails, judge
-from padconf.worker import Worker
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.cases.examples import example_cases
+from padconf.execution.worker import Worker
+from padconf.judging.outcome import Outcome
+from padconf.judging.triage import PAD_BUGS, Triage, triage, upstream_facts
+from padconf.judging.verdicts import control_fails, judge
+from padconf.minimize.minimize import minimize
+from padconf.report.report import failures, markdown
+from padconf.run.results import attach_controls, read_jsonl, result_row
+from padconf.run.runner import Run, RunConfig
+from padconf.spec.loader import get_spec
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
@@ -202,7 +202,7 @@ def test_empty_pads_or_axes_baked_in_get_a_control_of_their_own():
     equal. Got: 0 and: 1"), and the data's control passes, its data not being empty. The empty
     axes (int64) through Identity, folded, come back as shape []: not Pad-specific. With the
     pads fed at run time nothing empty is baked, and there is no second control."""
-    from padconf.verdicts import control_record
+    from padconf.judging.verdicts import control_record
     case = classify(Case(spec="onnx/Pad-18", data=np.ones(1, np.float32), pads=[], axes=[]))
     assert case.kind == "defined"
     got = _on("openvino-onnx", case, "folded")

@@ -6,14 +6,14 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from padconf.cases import Case, CaseKind
-from padconf.classify import breaks_one_rule, classify, repaired_twin
-from padconf.dtypes import as_array
-from padconf.outcome import Outcome
-from padconf.runner import Run, RunConfig
-from padconf.specs import get_spec
-from padconf.strategies import draw_cases
-from padconf.verdicts import Ruling, Verdict, confirm_refusal
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import breaks_one_rule, classify, repaired_twin
+from padconf.cases.strategies import draw_cases
+from padconf.core.dtypes import as_array
+from padconf.judging.outcome import Outcome
+from padconf.judging.verdicts import Ruling, Verdict, confirm_refusal
+from padconf.run.runner import Run, RunConfig
+from padconf.spec.loader import get_spec
 
 X = np.arange(6, dtype=np.float32).reshape(2, 3)
 

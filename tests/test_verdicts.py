@@ -2,9 +2,9 @@
 import numpy as np
 
 from padconf.adapters import Outcome
-from padconf.cases import Case
-from padconf.classify import classify
-from padconf.verdicts import FAILURES, judge
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.judging.verdicts import FAILURES, judge
 
 X = np.array([1.0, 2.0], np.float32)
 

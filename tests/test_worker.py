@@ -13,11 +13,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from padconf.cases import Case
-from padconf.errors import PadconfError
-from padconf.worker import RuntimeUnavailable, Worker
-from padconf.worker_process import WorkerProcess, Zygote
-from padconf.worker_protocol import Status
+from padconf.cases.case import Case
+from padconf.core.errors import PadconfError
+from padconf.execution.worker import RuntimeUnavailable, Worker
+from padconf.execution.worker_process import WorkerProcess, Zygote
+from padconf.execution.worker_protocol import Status
 
 
 @pytest.fixture
@@ -74,9 +74,9 @@ def test_an_unusable_runtime_is_its_own_exception_type():
 def test_a_crash_verdict_is_the_verdicts_word_not_the_workers_status():
     import yaml
 
-    from padconf.classify import classify
-    from padconf.outcome import Outcome
-    from padconf.verdicts import judge
+    from padconf.cases.classify import classify
+    from padconf.judging.outcome import Outcome
+    from padconf.judging.verdicts import judge
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1], np.int32), pads=[1, 1]))
     verdict = judge(case, Outcome(error="killed by SIGSEGV"), Status.CRASH).verdict
     assert yaml.safe_dump([verdict]) == "- crash\n"  # a baseline is YAML: a Status member is no str to it
@@ -108,7 +108,7 @@ _ZYGOTE_THEN_FIRST_CASE = """
 import json, sys, threading
 import numpy as np
 from padconf.adapters import get_adapter
-from padconf.cases import Case
+from padconf.cases.case import Case
 adapter = get_adapter(sys.argv[1])
 why = adapter.available()
 threads, before = threading.active_count(), set(sys.modules)

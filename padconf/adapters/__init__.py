@@ -17,13 +17,13 @@ import importlib.metadata
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cases import Case
-from ..compile_cache import CompileDied
-from ..errors import PadconfError
-from ..outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
-from ..specs import parse_spec_id
-from ..versions import package_version
-from ..vocabulary import PLACEMENTS, Placement
+from padconf.adapters.compile_cache import CompileDied
+from padconf.cases.case import Case
+from padconf.core.errors import PadconfError
+from padconf.core.versions import package_version
+from padconf.core.vocabulary import PLACEMENTS, Placement
+from padconf.judging.outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
+from padconf.spec.loader import parse_spec_id
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Adapter:
     module: str = ""  # what available() imports (nothing for padconf's own fakes)
     # What run() imports besides: available() imports it too, in the zygote, so that a fresh
     # worker does not import it again for its first case.
-    preload: tuple[str, ...] = ("padconf.onnx_model",)
+    preload: tuple[str, ...] = ("padconf.cases.onnx_model",)
     package: str = ""  # the distribution whose version ``version()`` reports
     cache_size = 512  # compiled models kept (initializer placement makes one per value set)
     target: str | None = None  # the compiler's target (llvm-cpu, cuda ...), recorded in every result row

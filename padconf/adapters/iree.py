@@ -1,9 +1,9 @@
-"""IREE, the MLIR compiler and runtime, on the model padconf.onnx_model builds: imported by
+"""IREE, the MLIR compiler and runtime, on the model padconf.cases.onnx_model builds: imported by
 ``iree.compiler.extras.onnx_importer`` (what ``iree-import-onnx`` runs), compiled by
 ``iree-compile`` for a target backend, run by ``iree.runtime`` on that backend's driver.
 
 What ``iree-compile`` makes of the imported module (torch-mlir's onnx dialect) is kept in the
-persistent compile cache (padconf.compile_cache), keyed by the module's text, IREE's version,
+persistent compile cache (padconf.adapters.compile_cache), keyed by the module's text, IREE's version,
 the backend and the flags; the ONNX model's own bytes are linked to that key, so that a warm
 run neither imports nor compiles. The cache gives back only what padconf compiled (an entry
 carries an HMAC under the user's key): a module planted there is compiled again, never run.
@@ -19,8 +19,8 @@ import subprocess
 
 import numpy as np
 
-from ..cases import Case
-from ..compile_cache import (
+from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters.compile_cache import (
     CompileCache,
     CompileCrashed,
     CompileDied,
@@ -29,8 +29,8 @@ from ..compile_cache import (
     cache_key,
     default_root,
 )
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal, error_text
+from padconf.cases.case import Case
+from padconf.core.vocabulary import Placement
 
 _NOT_IMPLEMENTED = re.compile(r"failed to legalize|unsupported|not supported|unimplemented|not implemented"
                               r"|unknown (element|data) ?type|no lowering|does not have integral number of total bytes",
@@ -159,14 +159,14 @@ class IreeAdapter(Adapter):
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
 
-        from ..onnx_model import fed_input_names
+        from padconf.cases.onnx_model import fed_input_names
         names = fed_input_names(onnx.load_model_from_string(model))
         outputs = self._load(model)(*[feeds[name] for name in names])
         return [np.asarray(o.to_host()) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds, model_key
+            from padconf.cases.onnx_model import build_model, feeds, model_key
             function = self.cached(model_key(case, placement),
                                    lambda: self._load(build_model(case, placement).SerializeToString()))
             if isinstance(function, Refusal):

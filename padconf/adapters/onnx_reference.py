@@ -1,9 +1,9 @@
 """onnx.reference.ReferenceEvaluator, ONNX's own Python implementation, on the same model."""
 from __future__ import annotations
 
-from ..cases import Case
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.cases.case import Case
+from padconf.core.vocabulary import Placement
 
 
 class OnnxReferenceAdapter(Adapter):
@@ -18,7 +18,7 @@ class OnnxReferenceAdapter(Adapter):
         try:
             from onnx.reference import ReferenceEvaluator
 
-            from ..onnx_model import build_model, feeds, model_key
+            from padconf.cases.onnx_model import build_model, feeds, model_key
             evaluator = self.cached(model_key(case, placement),
                                     lambda: ReferenceEvaluator(build_model(case, placement)))
             if isinstance(evaluator, Refusal):

@@ -1,4 +1,4 @@
-"""ONNX Runtime, CPU execution provider, on the model padconf.onnx_model builds."""
+"""ONNX Runtime, CPU execution provider, on the model padconf.cases.onnx_model builds."""
 from __future__ import annotations
 
 import ctypes
@@ -7,10 +7,10 @@ import sys
 
 import numpy as np
 
-from ..cases import Case
-from ..dtypes import dtype_name, onnx_type
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.cases.case import Case
+from padconf.core.dtypes import dtype_name, onnx_type
+from padconf.core.vocabulary import Placement
 
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported"):
 # the model is still loaded, so a missing kernel shows as not-implemented; only a model that
@@ -72,7 +72,7 @@ class OnnxRuntimeAdapter(Adapter):
     def _session(self, case: Case, placement: str):
         import onnxruntime as ort
 
-        from ..onnx_model import build_model, model_key
+        from padconf.cases.onnx_model import build_model, model_key
 
         return self.cached(model_key(case, placement),
                            lambda: _new_session(ort, build_model(case, placement).SerializeToString()))
@@ -89,7 +89,7 @@ class OnnxRuntimeAdapter(Adapter):
         try:
             import onnxruntime as ort
 
-            from ..onnx_model import feeds
+            from padconf.cases.onnx_model import feeds
             if self._quiet is None:
                 self._quiet = ort.RunOptions()
                 self._quiet.log_severity_level = 4

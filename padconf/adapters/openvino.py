@@ -3,12 +3,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..cases import Case
-from ..dtypes import numpy_dtype
-from ..specs import parse_spec_id
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal
-from .openvino_tensors import (
+from padconf.adapters import Adapter, Outcome, Refusal
+from padconf.adapters.openvino_tensors import (
     OV_CACHE_SIZE,
     OV_TYPES,
     compile_shared,
@@ -21,6 +17,10 @@ from .openvino_tensors import (
     to_tensor,
     without_telemetry,
 )
+from padconf.cases.case import Case
+from padconf.core.dtypes import numpy_dtype
+from padconf.core.vocabulary import Placement
+from padconf.spec.loader import parse_spec_id
 
 # The friendly name of the zero Constant an omitted pad_value is written as (testdata_read finds it by it).
 OV_DEFAULT_PAD_VALUE = "pad_value_default"

@@ -1,10 +1,8 @@
-"""The ONNX model padconf.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
+"""The ONNX model padconf.cases.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from ..cases import Case
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal
-from .openvino_tensors import (
+from padconf.adapters import Adapter, Outcome, Refusal
+from padconf.adapters.openvino_tensors import (
     COMPILE_CONFIG,
     OV_CACHE_SIZE,
     OV_TYPES,
@@ -17,6 +15,8 @@ from .openvino_tensors import (
     to_tensor,
     without_telemetry,
 )
+from padconf.cases.case import Case
+from padconf.core.vocabulary import Placement
 
 
 class OpenVinoOnnxAdapter(Adapter):
@@ -48,7 +48,7 @@ class OpenVinoOnnxAdapter(Adapter):
         return compiled, compiled.create_infer_request(), names
 
     def run_model(self, model: bytes, feeds: dict) -> list:
-        from ..dtypes import dtype_name
+        from padconf.core.dtypes import dtype_name
         compiled, request, _ = self._compile(self._read(model))
         arrays = [feeds[port.get_any_name()] for port in compiled.inputs]
         tensors = [to_tensor(a, dtype_name(a.dtype)) for a in arrays]  # alive until the outputs are read
@@ -57,7 +57,7 @@ class OpenVinoOnnxAdapter(Adapter):
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds
+            from padconf.cases.onnx_model import build_model, feeds
             # Every case is read (the frontend's conversion is under test); a graph is
             # compiled once. The data input has a static rank (symbolic dims), which the CPU
             # plugin needs to compile.

@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from ..compile_cache import CompileCache, cache_key
-from ..dtypes import numpy_dtype
-from . import error_text
+from padconf.adapters import error_text
+from padconf.adapters.compile_cache import CompileCache, cache_key
+from padconf.core.dtypes import numpy_dtype
 
 # Compiled models kept. Each holds threads and buffers: hundreds of them exhaust a worker's
 # address-space cap ("Resource temporarily unavailable" on thread creation).

@@ -1,4 +1,4 @@
-"""tract (Sonos' Rust inference engine), its ONNX front end, on the model padconf.onnx_model
+"""tract (Sonos' Rust inference engine), its ONNX front end, on the model padconf.cases.onnx_model
 builds. A Rust panic aborts the whole process (e.g. on negative pads): the worker isolation
 turns it into a crash verdict, and the panic's message arrives on stderr as its last words."""
 from __future__ import annotations
@@ -7,9 +7,9 @@ import os
 import re
 import tempfile
 
-from ..cases import Case
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.cases.case import Case
+from padconf.core.vocabulary import Placement
 
 _NOT_IMPLEMENTED = re.compile(r"Unknown DatumType|unknown ONNX TensorProto.DataType|not implemented|unimplemented"
                               r"|unsupported", re.I)
@@ -61,21 +61,21 @@ class TractAdapter(Adapter):
         return says_not_implemented(_message(exc))
 
     def _runnable(self, case: Case, placement: str):
-        from ..onnx_model import build_model, model_key
+        from padconf.cases.onnx_model import build_model, model_key
         return self.cached(model_key(case, placement),
                            lambda: _load(build_model(case, placement).SerializeToString()))
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
 
-        from ..onnx_model import fed_input_names
+        from padconf.cases.onnx_model import fed_input_names
         names = fed_input_names(onnx.load_model_from_string(model))
         outputs = _load(model).run([feeds[name] for name in names])
         return [o.to_numpy() for o in outputs]
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from ..onnx_model import feeds
+            from padconf.cases.onnx_model import feeds
             runnable = self._runnable(case, placement)
             if isinstance(runnable, Refusal):
                 return runnable.outcome()

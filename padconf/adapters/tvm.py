@@ -1,9 +1,9 @@
-"""Apache TVM, its Relax ONNX frontend, on the model padconf.onnx_model builds: converted by
+"""Apache TVM, its Relax ONNX frontend, on the model padconf.cases.onnx_model builds: converted by
 ``tvm.relax.frontend.onnx.from_onnx``, compiled by ``tvm.compile`` (Relax's default pipeline)
 for a target, run by Relax's virtual machine.
 
 The shared library ``tvm.compile`` makes of the converted module is kept in the persistent
-compile cache (padconf.compile_cache), keyed by the module's TVMScript text and constants,
+compile cache (padconf.adapters.compile_cache), keyed by the module's TVMScript text and constants,
 TVM's version and the target; the ONNX model's own bytes are linked to that key, so that a
 warm run neither converts nor compiles. The library is loaded only when padconf wrote the
 entry (it carries an HMAC under the user's key): one planted there is compiled again, never
@@ -16,10 +16,10 @@ import os
 import re
 import tempfile
 
-from ..cases import Case
-from ..compile_cache import CompileCache, CompileFailed, cache_key, default_root
-from ..vocabulary import Placement
-from . import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters.compile_cache import CompileCache, CompileFailed, cache_key, default_root
+from padconf.cases.case import Case
+from padconf.core.vocabulary import Placement
 
 _DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind -> device
 
@@ -133,13 +133,13 @@ class TvmAdapter(Adapter):
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
 
-        from ..onnx_model import fed_input_names
+        from padconf.cases.onnx_model import fed_input_names
         names = fed_input_names(onnx.load_model_from_string(model))
         return self._call(self._build(model), [feeds[name] for name in names])
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from ..onnx_model import build_model, feeds, model_key
+            from padconf.cases.onnx_model import build_model, feeds, model_key
             built = self.cached(model_key(case, placement),
                                 lambda: self._build(build_model(case, placement).SerializeToString()))
             if isinstance(built, Refusal):

@@ -1,0 +1,257 @@
+"""One Pad case: the inputs a runtime gets, the spec version it is judged by, and what that
+spec says of it (its classification). Cases round-trip through JSON losslessly."""
+from __future__ import annotations
+
+import hashlib
+import json
+import reprlib
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+
+from padconf.core.dtypes import ALL_DTYPES, decode_array, dtype_name, encode_array, is_integer
+from padconf.core.errors import CaseError, SpecError
+from padconf.core.vocabulary import Placement, Word
+from padconf.spec.loader import parse_spec_id
+
+
+class CaseKind(Word):
+    """What a case's spec says of it (its classification)."""
+
+    DEFINED = "defined"
+    MUST_REJECT = "must-reject"
+    AMBIGUOUS = "ambiguous"
+    # The output exceeds the reference's allocation bound: padconf's limit, not the spec's, so the
+    # case is neither defined (padconf cannot say the output) nor must-reject.
+    TOO_LARGE = "too-large-to-check"
+
+
+KINDS = tuple(CaseKind)
+# what a case runs: Pad, or its data through Identity (Case.control)
+OPS = ("Pad", "Identity")
+
+
+@dataclass
+class Case:
+    """Inputs in ONNX's layout: ``pads = [x1_begin, x2_begin, ..., x1_end, x2_end, ...]`` over
+    ``axes`` (all axes when None); OpenVINO adapters split it into pads_begin / pads_end.
+
+    ``constant_value`` is a 0-d array of the data's dtype, or None when the input is omitted.
+    Classification: ``kind`` is one of KINDS; ``expected`` is the output for a defined case;
+    ``reason`` is the rule a must-reject case breaks or the ambiguity an ambiguous case hits;
+    ``rule`` names that rule (a key of the spec file) for a must-reject case; ``interpretations``
+    maps each interpretation of that ambiguity to its output (None: it rejects). ``any_answer_conforms``: the case
+    hits a point whose document says the behaviour is undefined, so any output or refusal
+    conforms (a crash or a hang does not).
+    """
+
+    spec: str
+    data: np.ndarray
+    pads: list[int]
+    mode: str = "constant"
+    constant_value: np.ndarray | None = None
+    axes: list[int] | None = None
+    pads_type: str = "int64"
+    axes_type: str = "int64"
+    kind: CaseKind = CaseKind.DEFINED
+    expected: np.ndarray | None = None
+    reason: str | None = None
+    interpretations: dict[str, np.ndarray | None] = field(default_factory=dict)
+    rule: str | None = None
+    any_answer_conforms: bool = False
+    # "Identity": the case's data through an Identity model instead of Pad, on the same runtime
+    # and placement: the control that tells a Pad bug from one of the runtime at large
+    op: str = "Pad"
+    origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
+    tags: list[str] = field(default_factory=list)  # edge classes this case exercises
+
+    @property
+    def dtype(self) -> str:
+        return dtype_name(self.data.dtype)
+
+    @cached_property
+    def id(self) -> str:
+        """Content hash of the inputs and spec: equal cases get equal ids in every run, whatever
+        the JSON encoding of arrays. Computed once: a case's inputs are not changed in place
+        (``with_`` makes a new case). A case read from a run directory keeps the id recorded
+        there, so that runs of older padconf versions resume."""
+        doc = self.inputs_json(lambda arr, dtype: _fingerprint(arr))  # arrays by content, not encoded
+        digest = hashlib.sha1(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
+        return f"{self.spec}:{self.mode}:{self.dtype}:{digest}"
+
+    def inputs_json(self, encode=encode_array) -> dict:
+        return {
+            "spec": self.spec,
+            "data": encode(self.data, self.dtype),
+            "pads": [int(p) for p in self.pads],
+            "mode": self.mode,
+            "constant_value": None if self.constant_value is None else encode(self.constant_value, self.dtype),
+            "axes": None if self.axes is None else [int(a) for a in self.axes],
+            "pads_type": self.pads_type,
+            "axes_type": self.axes_type,
+            **({"op": self.op} if self.op != "Pad" else {}),  # a Pad case's id stays what it was
+        }
+
+    @cached_property
+    def inputs_text(self) -> str:
+        """``inputs_json`` as JSON text, encoded once: a worker that dies is resent every case
+        after it, and encoding large arrays is most of padconf's own time in a run."""
+        return json.dumps(self.inputs_json())
+
+    def to_json(self) -> dict:
+        doc = self.inputs_json()
+        doc.update(
+            id=self.id,
+            kind=self.kind,
+            expected=None if self.expected is None else encode_array(self.expected, self.dtype),
+            reason=self.reason,
+            rule=self.rule,
+            any_answer_conforms=self.any_answer_conforms,
+            interpretations={k: None if v is None else encode_array(v, self.dtype)
+                        for k, v in self.interpretations.items()},
+            origin=self.origin,
+            tags=list(self.tags),
+        )
+        return doc
+
+    @classmethod
+    def from_json(cls, doc: dict) -> Case:
+        """The case ``doc`` (``to_json``'s, or ``inputs_json``'s) describes. Run directories and
+        case files come from others: a key of another type is a CaseError naming it."""
+        _check_types(doc)
+        try:
+            dec = lambda v: None if v is None else decode_array(v)  # noqa: E731
+            case = cls(
+                spec=doc["spec"],
+                data=decode_array(doc["data"]),
+                pads=list(doc["pads"]),
+                mode=doc["mode"],
+                constant_value=dec(doc.get("constant_value")),
+                axes=None if doc.get("axes") is None else list(doc["axes"]),
+                pads_type=doc.get("pads_type", "int64"),
+                axes_type=doc.get("axes_type", "int64"),
+                op=doc.get("op", "Pad"),
+                kind=_kind(doc.get("kind", CaseKind.DEFINED)),
+                expected=dec(doc.get("expected")),
+                reason=doc.get("reason"),
+                rule=doc.get("rule"),
+                any_answer_conforms=bool(doc.get("any_answer_conforms", False)),
+                interpretations={k: dec(v) for k, v in (doc.get("interpretations") or {}).items()},
+                origin=doc.get("origin", "generated"),
+                tags=list(doc.get("tags", [])),
+            )
+        except CaseError:
+            raise
+        except KeyError as exc:
+            raise CaseError(f"malformed case: no {exc}") from None
+        except (TypeError, ValueError, AttributeError) as exc:
+            raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
+        if doc.get("id"):
+            case.__dict__["id"] = doc["id"]
+        return case
+
+    def same_inputs(self, other: Case) -> bool:
+        return self.inputs_json() == other.inputs_json()
+
+    def with_(self, **changes) -> Case:
+        return replace(self, **changes)
+
+    def control(self) -> Case:
+        """The same data through Identity: a defined case whose output is the data. But an ONNX
+        case whose dtype its version's type list lacks, where Identity's list at that opset lacks
+        it too, makes an Identity model that breaks the same rule: a must-reject control, which
+        a runtime that checks no type list accepts as well (its lenience is not Pad-specific)."""
+        control = self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
+                             interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
+        if self.rule == "dtypes" and self.spec.startswith("onnx/"):
+            from padconf.cases.onnx_model import identity_takes  # it builds on this module
+            if not identity_takes(control):
+                return control.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="dtypes",
+                                     reason=f"dtype {self.dtype} is not in Identity's type list at this opset")
+        return control
+
+    def controls(self, placement: str) -> list[tuple[str, Case, str]]:
+        """(operand, control case, placement) for each control experiment: the data's
+        (``control()``, in ``placement``); and where ``placement`` bakes the pads or axes into
+        the model (initializers, folded) as a tensor (ONNX Pad-11 and later; OpenVINO's
+        pads_begin / pads_end) and that tensor is empty, the same empty tensor through Identity,
+        baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
+        one as a scalar), which the data's control cannot show where the data is not empty."""
+        from padconf.spec.loader import parse_spec_id  # it builds on this module
+        found = [("data", self.control(), placement)]
+        domain, version = parse_spec_id(self.spec)
+        if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):
+            return found
+        for operand, values, dtype in (("pads", self.pads, self.pads_type), ("axes", self.axes, self.axes_type)):
+            if values is not None and not len(values):
+                empty = np.zeros(0, dtype=np.dtype(dtype))
+                found.append((operand, self.with_(data=empty, pads=[], axes=None, constant_value=None,
+                                                  mode="constant").control(), Placement.FOLDED))
+        return found
+
+
+# a case document's keys that must hold text, and lists of integers (those marked True may hold
+# null instead); the index inputs' types are integer dtypes
+_TEXT_KEYS = {"spec": False, "mode": False, "origin": False, "reason": True, "rule": True, "id": True}
+_INT_LISTS = {"pads": False, "axes": True}
+_INDEX_TYPE_KEYS = ("pads_type", "axes_type")
+
+
+def _check_types(doc: dict) -> None:
+    if not isinstance(doc, dict):
+        raise CaseError(f"malformed case: {type(doc).__name__}, not a JSON object")
+
+    def fail(key: str, what: str) -> None:
+        raise CaseError(f"malformed case: {key} {reprlib.repr(doc[key])} is not {what}")
+
+    for key, nullable in _TEXT_KEYS.items():
+        if key in doc and not (isinstance(doc[key], str) or (nullable and doc[key] is None)):
+            fail(key, "text" + (" or null" if nullable else ""))
+    for key, nullable in _INT_LISTS.items():
+        if key in doc and not (isinstance(doc[key], list) and all(type(n) is int for n in doc[key])
+                               or (nullable and doc[key] is None)):
+            fail(key, "a list of integers" + (" or null" if nullable else ""))
+    for key in _INDEX_TYPE_KEYS:
+        if key in doc and not (doc[key] in ALL_DTYPES and is_integer(doc[key])):
+            fail(key, "an integer dtype")
+    if isinstance(doc.get("spec"), str):
+        try:  # a worker handed "../x" would die describing itself, read as the runtime being unavailable
+            parse_spec_id(doc["spec"])
+        except SpecError as exc:
+            raise CaseError(f"malformed case: {exc}") from None
+    if "op" in doc and doc["op"] not in OPS:
+        fail("op", f"one of {OPS}")
+    if not isinstance(doc.get("tags", []), list) or not all(isinstance(t, str) for t in doc.get("tags", [])):
+        fail("tags", "a list of text")
+    if not isinstance(doc.get("interpretations") or {}, dict):
+        fail("interpretations", "an object")
+    if not isinstance(doc.get("any_answer_conforms", False), bool):
+        fail("any_answer_conforms", "true or false")
+
+
+def _kind(word) -> CaseKind:
+    if not isinstance(word, str) or word not in KINDS:
+        raise CaseError(f"malformed case: kind {word!r} is not one of {KINDS}")
+    return CaseKind(word)
+
+
+def _fingerprint(arr: np.ndarray) -> list:
+    """dtype, shape and a hash of the elements' bytes (of the values, for strings)."""
+    arr = np.asarray(arr)
+    body = json.dumps(arr.reshape(-1).tolist()).encode() if arr.dtype == object else np.ascontiguousarray(arr).tobytes()
+    return [str(arr.dtype), list(arr.shape), hashlib.sha1(body).hexdigest()]
+
+
+def dumps(case: Case) -> str:
+    return json.dumps(case.to_json(), sort_keys=True)
+
+
+def loads(text: str) -> Case:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaseError(f"malformed case JSON: {exc}") from None
+    return Case.from_json(doc)
+
+

@@ -1,0 +1,154 @@
+"""A one-node ONNX model for a Pad case, shared by every adapter that runs ONNX.
+
+Two placements: ``"inputs"`` feeds pads / constant_value / axes at run time, so one model serves
+every case of the same spec, mode, dtype and rank (data has a static rank and symbolic dims);
+``"initializers"`` bakes them into the model, which lets a runtime constant-fold them. Pad-1 and
+Pad-2 take pads and value as attributes, so their model always holds the values.
+"""
+from __future__ import annotations
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+from padconf.cases.case import Case
+from padconf.core.dtypes import dtype_name, numpy_dtype, onnx_type, scalar
+from padconf.core.vocabulary import Placement
+from padconf.spec.loader import parse_spec_id
+
+OUTPUT_NAME = "output"
+
+# The IR version that introduced each element type newer than IR 7 (onnx.proto's IR_VERSION notes).
+_TYPE_IR = {"float8e4m3fn": 9, "float8e4m3fnuz": 9, "float8e5m2": 9, "float8e5m2fnuz": 9,
+            "int4": 10, "uint4": 10, "float4e2m1": 11, "float8e8m0": 12, "int2": 13, "uint2": 13}
+
+
+def opset_version(case: Case) -> int:
+    domain, version = parse_spec_id(case.spec)
+    if domain != "onnx":
+        raise ValueError(f"{case.spec} is not an ONNX spec")
+    return version
+
+
+def identity_takes(case: Case) -> bool:
+    """Whether Identity, at the case's ONNX opset, lists the case's dtype (onnx's own schema)."""
+    schema = onnx.defs.get_schema("Identity", opset_version(case), "")
+    return f"tensor({case.dtype})" in schema.type_constraints[0].allowed_type_strs
+
+
+def ir_version(opset: int, dtype: str) -> int:
+    """The oldest IR that can hold this opset and element type. Installed onnx stamps its newest
+    IR (14 for onnx 1.23), which onnxruntime 1.31 refuses ("max supported IR version: 13"); the
+    oldest sufficient one is accepted by every runtime that knows the opset. Floor 7: IR < 4 would
+    make initializers overridable graph inputs."""
+    # Not helper.find_min_ir_version_for: it raises for opsets no release shipped (2, 3, 4).
+    needed = next((row[1] for row in helper.VERSION_TABLE if row[2] >= opset), onnx.IR_VERSION)
+    return max(7, needed, _TYPE_IR.get(dtype, 7))
+
+
+def _attribute_value(case: Case) -> float:
+    # Pad-1/2's `value` is a float attribute whatever T is; a value with no float reading
+    # (a string) raises here and the adapter reports it.
+    return float(np.asarray(case.constant_value).astype(np.float64))
+
+
+def value_from_attribute(value: float, dtype: str) -> np.ndarray:
+    """The constant value a Pad-1/2 ``value`` attribute gives data of ``dtype``: the float32 it
+    holds, as that dtype (the inverse of the float the model is written with)."""
+    with np.errstate(invalid="ignore", over="ignore"):
+        return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
+
+
+def _arrays(case: Case) -> dict[str, np.ndarray]:
+    """Pads / constant_value / axes as the arrays the Pad-11+ inputs take (absent ones left out)."""
+    out = {"pads": np.array(case.pads, dtype=numpy_dtype(case.pads_type))}
+    if case.constant_value is not None:
+        out["constant_value"] = np.asarray(case.constant_value)
+    if case.axes is not None:
+        out["axes"] = np.array(case.axes, dtype=numpy_dtype(case.axes_type))
+    return out
+
+
+def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProto:
+    version = opset_version(case)
+    elem = onnx_type(case.dtype)
+    rank = case.data.ndim
+    if placement == Placement.FOLDED:  # every input constant: the runtime may evaluate Pad while compiling
+        inputs, initializers = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
+    else:
+        inputs, initializers = [helper.make_tensor_value_info("data", elem, [f"d{i}" for i in range(rank)])], []
+    output = helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)
+    if case.op == "Identity":  # the control: the same data through a model with no Pad
+        graph = helper.make_graph([helper.make_node("Identity", ["data"], [OUTPUT_NAME])], "identity", inputs,
+                                  [output], initializer=initializers)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                                 ir_version=ir_version(version, case.dtype), producer_name="padconf")
+    if version <= 2:
+        if case.axes is not None:
+            raise ValueError(f"{case.spec} has no axes")
+        attrs: dict[str, list[int] | float] = {"paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
+        if case.constant_value is not None:
+            attrs["value"] = _attribute_value(case)
+        node_inputs = ["data"]
+    else:
+        arrays = _arrays(case)
+        attrs = {}
+        # An omitted optional input in the middle is spelled "" (constant_value before axes).
+        node_inputs = ["data", "pads", "constant_value" if "constant_value" in arrays else ""]
+        if "axes" in arrays:
+            node_inputs.append("axes")
+        while node_inputs[-1] == "":
+            node_inputs.pop()
+        for name, arr in arrays.items():
+            if placement in (Placement.INITIALIZERS, Placement.FOLDED):
+                initializers.append(numpy_helper.from_array(arr, name))
+            else:  # symbolic dims so that pads/axes of any length reuse the session
+                shape = [f"{name}_{i}" for i in range(arr.ndim)]
+                inputs.append(helper.make_tensor_value_info(name, onnx_type(dtype_name(arr.dtype)), shape))
+    node = helper.make_node("Pad", node_inputs, [OUTPUT_NAME], mode=case.mode)
+    # explicit types: make_attribute cannot infer one from an empty pads list (rank-0 data)
+    node.attribute.extend(helper.make_attribute(name, value, attr_type=onnx.AttributeProto.INTS
+                                                if isinstance(value, list) else onnx.AttributeProto.FLOAT)
+                          for name, value in attrs.items())
+    graph = helper.make_graph([node], "pad", inputs, [output], initializer=initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                             ir_version=ir_version(version, case.dtype), producer_name="padconf")
+
+
+def _value_key(arr) -> tuple | None:
+    if arr is None:
+        return None
+    arr = np.asarray(arr)
+    # Bytes, not values: -0.0 and 0.0 (or two NaN payloads) must not share a baked-in model.
+    body = tuple(arr.reshape(-1).tolist()) if arr.dtype == object else arr.tobytes()
+    return arr.shape, body
+
+
+def model_key(case: Case, placement: str = Placement.INPUTS) -> tuple:
+    """The cache key of the model a case runs on: cases with equal keys share one compiled model."""
+    version = opset_version(case)
+    key: tuple = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
+           case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,
+           None if case.constant_value is None else np.ndim(case.constant_value))
+    if placement in (Placement.INITIALIZERS, Placement.FOLDED) or version <= 2:
+        key += (tuple(int(p) for p in case.pads), _value_key(case.constant_value),
+                None if case.axes is None else tuple(int(a) for a in case.axes))
+    if placement == Placement.FOLDED:
+        key += (_value_key(case.data),)
+    return key
+
+
+def fed_input_names(model: onnx.ModelProto) -> list[str]:
+    """The graph inputs a runtime is fed, in graph order: those that are not initializers."""
+    constants = {init.name for init in model.graph.initializer}
+    return [i.name for i in model.graph.input if i.name not in constants]
+
+
+def feeds(case: Case, placement: str = Placement.INPUTS) -> dict[str, np.ndarray]:
+    """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
+    if placement == Placement.FOLDED:
+        return {}
+    out = {"data": case.data}
+    if placement == Placement.INPUTS and opset_version(case) > 2 and case.op == "Pad":
+        out.update(_arrays(case))
+    return out

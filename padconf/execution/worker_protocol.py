@@ -1,0 +1,48 @@
+"""What padconf and its worker processes say to each other: the one vocabulary both sides use
+(``padconf.execution.worker_child`` runs in the worker processes; ``padconf.execution.worker_process`` and
+``padconf.execution.worker`` drive them from padconf's side).
+
+padconf talks to a runtime's zygote over a socket (JSON messages; a fork request carries the
+new worker's pipes and logs as file descriptors) and to a worker over two pipes of its own,
+JSON lines:
+
+- the zygote first says ``{"ready": true, "unavailable": null | why, "order_independent": bool}``,
+  after importing the adapter and its runtime (a module:Class that fails to import is
+  "unavailable", not a crash);
+  ``{"op": "describe", "pairs": [[spec, dtype], ...]}`` -> ``{"version", "placements", "domains",
+  "target", "supports": [null | why, ...]}`` (the parent never imports an adapter itself);
+  ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
+- a worker says READY, then answers ``{"op": "run", "placement": p, "compile_timeout": s,
+  "cases": [case inputs, ...]}`` (one case at a time where the adapter is not
+  order_independent) with one line per case as it finishes (``{"status", "error",
+  "not_implemented", "output", "printed", "seconds"}``), so that when it dies the parent knows
+  which case killed it, forks a new one and resends the rest (an adapter that compiles ahead
+  of time first says BUILDING whenever it compiles a model, and then has the compile time
+  limit, not the run's, to answer); and answers ``{"op": "model", "model": base64 ONNX bytes,
+  "feeds": {name: array}}`` (a user's whole model, for ``padconf minimize``) with ``{"status",
+  "error", "outputs": [array, ...]}``.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+from padconf.core.vocabulary import Status, Word
+
+__all__ = ["Status", "Ended", "Op", "READY", "BUILDING"]
+
+
+# What ended a wait for a worker's line, when no line came: it is gone, or the deadline passed.
+Ended = Literal[Status.CRASH, Status.TIMEOUT]
+
+
+class Op(Word):
+    """What padconf asks: of a zygote (DESCRIBE, FORK, WAIT) or of a worker (RUN, MODEL)."""
+    DESCRIBE = "describe"
+    FORK = "fork"
+    WAIT = "wait"
+    RUN = "run"
+    MODEL = "model"
+
+
+READY = '{"ready": true}'  # a new worker's first line
+BUILDING = '{"building": true}'  # a worker's line: an ahead-of-time compile begins (Adapter.announce_build)

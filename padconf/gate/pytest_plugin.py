@@ -1,0 +1,394 @@
+"""The gate as a pytest plugin (registered through the ``pytest11`` entry point)::
+
+    python -m pytest --pyargs padconf.suite --padconf-runtime onnxruntime [--padconf-baseline=FILE]
+
+runs the gate's cases (padconf.gate.gate.gate_suite: the same cases for a padconf version)
+as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
+of the runtime, every runtime call through a padconf Worker (a crash or a hang is a verdict).
+
+Each test's row is judged as the gate judges it (padconf.gate.gate.judge_rows, then confirm: only a
+failure that recurs when its case runs alone in a fresh worker fails; the rest is flaky). A
+failure no baseline entry forgives fails, naming case, verdict and reason; a forgiven one is an
+xfail. A case-id entry marks its tests ``xfail(strict=True, raises=KnownFailure)``: the case
+passing is XPASS(strict), a failure; a different failure is not KnownFailure, so it fails too.
+A signature entry is known only once the rows are in: at the session's end, when every test of
+the versions it speaks of ran, an entry that forgave nothing is fixed and fails the session.
+Under pytest-xdist each process sends its rows to the controller, which judges the whole.
+
+Inert unless ``--padconf-runtime`` is given, and cheap to load: it is loaded in every pytest
+session of the environment, so padconf's heavier modules are imported only when it is used.
+"""
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import Counter
+from typing import TYPE_CHECKING, Any, cast
+
+import pytest
+
+from padconf.core.errors import PadconfError
+from padconf.core.vocabulary import Status
+
+if TYPE_CHECKING:
+    from padconf.run.results import ResultRow
+
+SUITE = pytest.StashKey["Suite"]()
+FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
+PARAM = "padconf_case"  # the parameter padconf.suite's test takes
+NEEDS_RUNTIME = "padconf.suite needs --padconf-runtime NAME (a runtime `padconf runtimes` lists, or module:Class)"
+SLIM = ("output", "printed")  # row fields too big to send between xdist processes, and not judged
+SHARED = ("rows", "problems", "flaky")  # what an xdist worker hands the controller, besides its plan's counts
+
+
+class KnownFailure(pytest.xfail.Exception):  # type: ignore[name-defined]  # pytest's XFailed, a function attribute
+    """A failure a baseline entry forgives: an xfail, marked (case-id entries) or not (signatures)."""
+
+    def __init__(self, msg: str):
+        super().__init__(msg, pytrace=False)  # the message is the report: no traceback to format
+
+
+class Param:
+    """One test: a case in one placement, and why the runtime cannot run it (None: it can)."""
+
+    def __init__(self, case, placement: str, why_not: str | None):
+        self.case, self.placement, self.why_not = case, placement, why_not
+
+    def __repr__(self) -> str:
+        return f"{self.case.id} [{self.placement}]"
+
+
+def readable_id(name: str, case) -> str:
+    """test_pad19_reflect_float_crop_mixed_3 -> onnx/Pad-19-reflect-float-crop_mixed-3."""
+    head = re.sub(r"[^A-Za-z0-9_]+", "_", f"_{case.mode}_{case.dtype}_")  # as fixed_suite spells it
+    _, found, tail = name.partition(head)
+    label, _, n = tail.rpartition("_")
+    return f"{case.spec}-{case.mode}-{case.dtype}-{label}-{n}" if found and label else f"{case.spec}-{name}"
+
+
+class Suite:
+    """One pytest process's share: the options, the parameters, its Worker, what it ran."""
+
+    def __init__(self, config: pytest.Config):
+        from padconf.execution.worker import DEFAULT_TIMEOUT_S
+        from padconf.gate.baseline import load_baseline
+        from padconf.run.runner import RunConfig
+        from padconf.spec.loader import load_specs
+
+        option = config.getoption
+        self.runtime = option("padconf_runtime")
+        self.specs_dir = option("padconf_specs_dir")
+        self.timeout = option("padconf_timeout") or DEFAULT_TIMEOUT_S
+        self.baseline = option("padconf_baseline")
+        try:
+            RunConfig(runtimes=[self.runtime], timeout=self.timeout)  # a run's own checks of name and timeout
+            every = load_specs(self.specs_dir)  # parsed once; the selection is a part of it
+            ids = option("padconf_spec")
+            unknown = [i for i in ids or () if i not in {s.id for s in every}]
+            if unknown:
+                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown; known: {', '.join(s.id for s in every)}")
+            self.specs = [s for s in every if ids is None or s.id in ids]
+            self.entries = load_baseline(self.baseline) if self.baseline else []
+        except PadconfError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        self.params: list = []  # pytest.param per test, once planned
+        self.named: list | None = None  # (name in the suite, case)
+        self.cases: list = []  # the gate's cases, once planned
+        self.planned: Counter = Counter()  # spec id -> tests collected, before any deselection
+        self.rows: list[ResultRow] = []  # one per test that ran, as the gate's results.jsonl has them
+        self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
+        self.flaky: list[str] = []  # what the confirming reruns did not reproduce
+        self.judgement: Any = None  # padconf.gate.gate.Judgement of the session, at its end
+        self.failed: str | None = None  # why the session fails though no test did
+        self._workers: dict[str, Any] = {}  # padconf.execution.worker.Worker, imported when first started
+
+    def worker(self, use: str = "tests"):
+        """The Worker the tests run in, or (``use="confirm"``) the one confirming reruns run in:
+        another, so that the tests' worker process sees the same cases as without them."""
+        from padconf.execution.worker import DEFAULT_MEMORY_MB, Worker
+
+        if use not in self._workers:  # started lazily, one each per pytest process
+            self._workers[use] = Worker(self.runtime, DEFAULT_MEMORY_MB, self.timeout)
+        return self._workers[use]
+
+    def close(self) -> None:
+        for worker in self._workers.values():
+            worker.close()
+        self._workers.clear()
+
+    def describe(self, pairs) -> dict:
+        about = self.worker().describe(pairs)
+        if about["unavailable"]:
+            raise PadconfError(f"nothing to run: runtime {self.runtime} unavailable: {about['unavailable']}")
+        if not any(s.domain in about["domains"] for s in self.specs):
+            raise PadconfError(f"nothing to run: {self.runtime} runs {', '.join(about['domains'])} spec versions, "
+                               f"none of {', '.join(s.id for s in self.specs)}")
+        return about
+
+    def plan(self, shipped: str | None = None) -> None:
+        """The parameters: the gate's cases of the runtime's spec families, in each placement it
+        has; as Run.plan decides, a case whose (spec, dtype) it does not support is skipped.
+        ``shipped``: the suite as the xdist controller drew it (JSON), instead of drawing it."""
+        from padconf.cases.case import Case
+        from padconf.gate.gate import gate_suite
+        from padconf.run.runner import runtime_scope
+
+        if self.params:
+            return
+        self.describe([])  # an unusable runtime is said before the seconds of drawing the suite
+        if shipped is None:
+            self.named = gate_suite(self.specs)
+        else:
+            self.named = [(name, Case.from_json(doc)) for name, doc in json.loads(shipped)]
+        self.cases = [case for _, case in self.named]
+        pairs = sorted({(c.spec, c.dtype) for c in self.cases})
+        about = self.describe(pairs)
+        names = [readable_id(name, case) for name, case in self.named]
+        twice = {i for i, n in Counter(names).items() if n > 1}  # a name in two of the suite's kind directories
+        ids = {id(case): f"{i}-{case.kind}" if i in twice else i for i, case in zip(names, self.cases)}
+        several = len(about["placements"]) > 1
+        scope = runtime_scope(self.cases, pairs, about)
+        self.params = []
+        for case, why_not in scope:
+            for placement in about["placements"]:
+                self.params.append(pytest.param(Param(case, placement, why_not), marks=self.marks(case, placement),
+                                                id=ids[id(case)] + (f"-{placement}" if several else "")))
+                self.planned[case.spec] += 1
+        if all(p.values[0].why_not for p in self.params):  # as the gate: never pass on nothing
+            whys = sorted({why for _, why in scope if why})
+            raise PadconfError(f"nothing to run: {self.runtime} can run none of the {len(self.params)} selected tests"
+                               + (f" ({whys[0]})" if whys else ""))
+
+    def marks(self, case, placement: str) -> list:
+        """Strict xfail for the case-id entries that speak of this test: it must fail so."""
+        row = {"runtime": self.runtime, "case_id": case.id, "placement": placement,
+               **{k: getattr(case, k) for k in ("spec", "mode", "dtype", "origin")}}
+        listed = [e for e in self.entries if e.case is not None and e.in_scope(row)]
+        if not listed:
+            return []
+        reason = "; ".join(f"known {e.verdict} ({e.where}): {e.why}" for e in listed)
+        return [pytest.mark.xfail(strict=True, raises=KnownFailure, reason=reason)]
+
+    def check(self, param: Param, item: pytest.Item) -> None:
+        """Run the case, keep its row, and judge it as the gate does."""
+        from padconf.gate.gate import confirm, judge_rows, problem_lines
+        from padconf.judging.outcome import Outcome
+        from padconf.judging.verdicts import FAILURES, Verdict
+        from padconf.run.results import result_row
+
+        case, placement = param.case, param.placement
+        if param.why_not:  # the gate's row for a case the adapter cannot express
+            row = result_row(self.runtime, placement, case, Outcome(skipped=param.why_not), Status.OK)
+        else:
+            (outcome, status), = list(self.worker().run([case], placement))
+            row = result_row(self.runtime, placement, case, outcome, status, self.worker().placed)
+        self.rows.append(cast("ResultRow", {k: v for k, v in row.items() if k not in SLIM}))
+        # the entries that speak of this test; covered=set(): one row never judges a signature
+        # entry (each of these speaks of this row's version), the session's end does
+        entries = [e for e in self.entries if e.in_scope(row)]
+        judgement = judge_rows([row], entries, self.runtime, set())
+        if judgement.new or judgement.fixed:  # the rows this process ran before: its worker's history
+            confirm(judgement, self.entries, self.cases, self.worker("confirm"), history=self.rows)
+        self.flaky += judgement.flaky
+        lines = problem_lines(judgement)
+        self.problems += lines
+        passed = row["verdict"] not in FAILURES + (Verdict.SKIPPED,)
+        if judgement.fixed and not judgement.new and passed and item.get_closest_marker("xfail"):
+            item.stash[FIXED] = lines  # XPASS(strict) fails it, in these words
+            return
+        if lines:
+            pytest.fail("; ".join(lines), pytrace=False)
+        if judgement.known:
+            _, entry = judgement.known[0]
+            raise KnownFailure(f"known {row['verdict']} ({entry.where}): {entry.why}")
+        if judgement.flaky:  # not failing the gate; nor, under a case-id entry, an XPASS(strict)
+            raise KnownFailure("flaky (not failing the gate): " + "; ".join(judgement.flaky))
+        if row["verdict"] == Verdict.SKIPPED:
+            pytest.skip(f"{self.runtime} cannot run it: {row['detail']}")
+
+    def judge_session(self) -> None:
+        """The gate's judgement of every row, for the signature entries: a version counts as
+        covered only when each of its tests ran (no -k, no deselection, no early stop); an entry
+        that forgave nothing there is fixed unless its failure recurs alone (confirm)."""
+        from padconf.gate.gate import Judgement, confirm, gate_suite, judge_rows, problem_lines
+
+        ran = Counter(r["spec"] for r in {(r["case_id"], r["placement"]): r for r in self.rows}.values())
+        covered = {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
+        try:
+            self.judgement = judge_rows(self.rows, self.entries, self.runtime, covered)
+        except PadconfError as exc:  # no row at all
+            self.failed = str(exc)
+            return
+        fixed = [f for f in self.judgement.fixed if f.entry.case is None]  # case-id ones failed their tests
+        if not fixed:
+            return
+        recheck = Judgement(self.runtime, self.rows, fixed=fixed)
+        # the xdist controller collected nothing: it draws the suite again, only for this
+        cases = [c for _, c in gate_suite(self.specs)] if self.cases is None else self.cases
+        confirm(recheck, self.entries, cases, self.worker("confirm"))
+        self.flaky += recheck.flaky
+        self.problems += problem_lines(recheck)
+        if recheck.fixed:
+            self.failed = (f"{len(recheck.fixed)} fixed baseline signature entries: "
+                           + ", ".join(f.entry.where for f in recheck.fixed))
+
+
+# ---------------------------------------------------------------- hooks
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("padconf", "padconf: the Pad gate as tests (pytest --pyargs padconf.suite)")
+    group.addoption("--padconf-runtime", metavar="NAME", help="the runtime to test: one `padconf runtimes` lists, "
+                    "or module:Class; required by padconf.suite, inert without it")
+    group.addoption("--padconf-baseline", metavar="FILE", help="known failures (padconf baseline's YAML), as "
+                    "xfails; an entry that no longer fails fails the run as fixed. For a FILE outside the current "
+                    "directory write --padconf-baseline=FILE: pytest reads a separate FILE as a test path when it "
+                    "picks its rootdir")
+    group.addoption("--padconf-spec", metavar="ID", action="append", help="a spec version, e.g. onnx/Pad-19 "
+                    "(repeatable; default: all)")
+    group.addoption("--padconf-specs-dir", metavar="DIR", help="spec files other than padconf's own")
+    group.addoption("--padconf-timeout", metavar="S", type=float, help="seconds a case may take before it is a "
+                    "timeout (default: padconf gate's)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if config.getoption("padconf_runtime", None):
+        config.stash[SUITE] = Suite(config)
+
+
+def _suite(config: pytest.Config) -> Suite | None:
+    return config.stash.get(SUITE, None)
+
+
+def _controller(config: pytest.Config) -> bool:
+    """The xdist controller: it collects nothing, its workers run the tests."""
+    return config.pluginmanager.has_plugin("dsession")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """The xdist controller plans before its workers start: a worker's usage error would be the
+    controller's INTERNALERROR, and each worker drawing the suite again would cost its time."""
+    suite = _suite(session.config)
+    if suite is not None and _controller(session.config):
+        try:
+            suite.plan()
+        except PadconfError as exc:
+            raise pytest.UsageError(str(exc)) from None
+        finally:
+            suite.close()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node) -> None:
+    """xdist controller: hand each worker the suite it drew."""
+    suite = _suite(node.config)
+    if suite is not None and suite.named is not None:
+        node.workerinput["padconf_suite"] = json.dumps([(name, case.to_json()) for name, case in suite.named])
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection(session: pytest.Session) -> None:
+    suite = _suite(session.config)
+    if suite is not None and not _controller(session.config):
+        try:  # here, not in pytest_generate_tests, where an error would be a collection error's traceback
+            suite.plan(getattr(session.config, "workerinput", {}).get("padconf_suite"))
+        except PadconfError as exc:
+            raise pytest.UsageError(str(exc)) from None
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if PARAM not in metafunc.fixturenames:
+        return
+    suite = _suite(metafunc.config)
+    if suite is None:  # parametrised all the same, so that collection gets to saying why it cannot run
+        metafunc.parametrize(PARAM, [None], ids=["no-runtime"])
+        return
+    suite.plan()
+    metafunc.parametrize(PARAM, suite.params)
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # in an xdist worker a usage error is the controller's INTERNALERROR: there the test fails instead
+    if _suite(config) is None and not hasattr(config, "workerinput") \
+            and any(PARAM in getattr(item, "fixturenames", ()) for item in items):
+        raise pytest.UsageError(NEEDS_RUNTIME)
+
+
+@pytest.fixture
+def padconf_check(request: pytest.FixtureRequest):
+    """Runs and judges one parameter of padconf.suite."""
+    suite = _suite(request.config)
+    if suite is None:
+        pytest.fail(NEEDS_RUNTIME, pytrace=False)
+    return functools.partial(suite.check, item=request.node)
+
+
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: pytest.Item, call):
+    report = yield  # outside the skipping plugin's wrapper: it has made the XPASS(strict) failure
+    lines = item.stash.get(FIXED, None)
+    if lines and report.failed and str(report.longrepr).startswith("[XPASS(strict)]"):
+        report.longrepr = "[XPASS(strict)] " + "; ".join(lines)
+    return report
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error) -> None:
+    """xdist controller: gather what a worker ran and judged."""
+    suite = _suite(node.config)
+    out = getattr(node, "workeroutput", {}).get("padconf")
+    if suite is not None and out:
+        for key in SHARED:
+            getattr(suite, key).extend(out[key])
+        suite.planned = Counter(out["planned"])  # every worker collects the same tests
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
+    config, suite = session.config, _suite(session.config)
+    if suite is None:
+        return
+    if hasattr(config, "workerinput"):  # an xdist worker: the controller judges the whole
+        suite.close()
+        output = {"planned": dict(suite.planned), **{k: getattr(suite, k) for k in SHARED}}
+        # as JSON holds it: execnet sends only plain types, and a row's verdict is a Verdict
+        config.workeroutput["padconf"] = json.loads(json.dumps(output))  # type: ignore[attr-defined]  # xdist sets it on its workers
+        return
+    try:
+        if config.option.collectonly or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
+            return  # a usage error, an interrupt, nothing collected: nothing to judge
+        suite.judge_session()
+    finally:
+        suite.close()
+    if suite.failed and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
+    """What ``padconf gate`` prints: counts, one line per new failure and fixed entry, the flaky."""
+    suite = _suite(config)
+    if suite is None or (suite.judgement is None and suite.failed is None):
+        return
+    write = terminalreporter.write_line
+    terminalreporter.section(f"padconf gate {suite.runtime}")
+    j = suite.judgement
+    if j is not None:
+        counts = ", ".join(f"{n} {v}" for v, n in j.counts.most_common())
+        write(f"{len(j.rows)} results ({counts}); {len(j.known)} known failures forgiven"
+              + (f" by {suite.baseline}" if suite.baseline else ""))
+    for line in suite.problems:
+        write(line)
+    for line in suite.flaky:
+        write(f"flaky (not failing the gate): {line}")
+    if j is not None and j.unjudged:
+        write(f"{len(j.unjudged)} baseline signature entries not judged: not every test of the versions they "
+              "speak of ran (-k, deselection, --padconf-spec, or a stop)")
+    if suite.failed:
+        write(f"FAILED: {suite.failed}", red=True, bold=True)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    suite = _suite(config)
+    if suite is not None:
+        suite.close()

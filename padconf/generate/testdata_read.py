@@ -1,0 +1,342 @@
+"""Reading test data back: a folder of test directories (padconf generate's, or onnx's own
+node tests) as classified Cases, for ``padconf run --cases``, model_cut and minimize.
+
+Every file read may come from anyone: sizes, element types and paths are checked before
+anything is allocated or opened.
+"""
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import onnx
+from google.protobuf.message import DecodeError
+from onnx import external_data_helper, helper, numpy_helper
+
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.cases.onnx_model import fed_input_names, value_from_attribute
+from padconf.cases.strategies import edge_classes
+from padconf.core.dtypes import MAX_ARRAY_BYTES, as_array, dtype_name, numpy_dtype
+from padconf.core.errors import CaseError
+from padconf.core.untrusted import inside, npy_array, read_bytes
+from padconf.spec.loader import Spec
+
+MAX_MODEL_BYTES = 1 << 28  # a file of a test folder (model, weights, tensor): padconf did not write it
+
+
+def load_tensor(path: Path, root: Path | None = None) -> np.ndarray:
+    """The array of a TensorProto file inside ``root`` (default: its own folder)."""
+    tensor = onnx.TensorProto()
+    try:
+        tensor.ParseFromString(read_bytes(inside(path, root or path.parent), MAX_MODEL_BYTES, name=str(path)))
+    except DecodeError as exc:
+        raise CaseError(f"{path}: malformed tensor: {' '.join(str(exc).split()) or type(exc).__name__}") from None
+    return tensor_array(tensor, path, root or path.parent)
+
+
+def tensor_array(tensor: onnx.TensorProto, where: Path, root: Path) -> np.ndarray:
+    """``tensor``'s array, read from the file ``where``: its element type and dims checked
+    before anything is allocated, and its external data (if any) read from beside ``where``,
+    from a regular file that stays inside ``root``."""
+    label = f"{where}: tensor {tensor.name!r}" if tensor.name else str(where)
+    try:
+        dtype = helper.tensor_dtype_to_np_dtype(tensor.data_type)
+    except (KeyError, ValueError, TypeError):
+        raise CaseError(f"{label}: unknown element type {tensor.data_type}") from None
+    if any(d < 0 for d in tensor.dims) or len(tensor.dims) > 32:
+        raise CaseError(f"{label}: dims {list(tensor.dims)[:33]} are not sizes >= 0")
+    size = math.prod(tensor.dims) * max(dtype.itemsize, 1)
+    if size > MAX_ARRAY_BYTES:
+        raise CaseError(f"{label}: dims {list(tensor.dims)} ({size} bytes) exceed {MAX_ARRAY_BYTES} bytes")
+    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+        info = {e.key: e.value for e in tensor.external_data}
+        location = info.get("location", "")
+        if not location or Path(location).is_absolute():
+            raise CaseError(f"{label}: external data location {location!r} is not a path relative to its file")
+        data = (where.parent / location).resolve()
+        if not data.is_relative_to(root.resolve()):
+            raise CaseError(f"{label}: external data {location!r} leads outside {root}")
+        try:
+            offset, length = int(info.get("offset") or 0), int(info.get("length") or 0)
+            available = data.stat().st_size - offset
+        except (ValueError, OSError) as exc:
+            raise CaseError(f"{label}: external data {location!r}: {exc}") from None
+        if not data.is_file() or offset < 0 or length < 0 or min(length or available, available) > MAX_ARRAY_BYTES:
+            raise CaseError(f"{label}: external data {location!r} is not a regular file of at most "
+                            f"{MAX_ARRAY_BYTES} bytes from offset {offset}")
+        try:
+            external_data_helper.load_external_data_for_tensor(tensor, str(where.parent))
+        except Exception as exc:  # onnx's own refusals: ValidationError, OSError, ValueError
+            raise CaseError(f"{label}: external data {location!r}: {' '.join(str(exc).split())[:200]}") from None
+    try:
+        return numpy_helper.to_array(tensor)
+    except (ValueError, TypeError, KeyError) as exc:
+        raise CaseError(f"{label}: malformed tensor: {' '.join(str(exc).split()) or type(exc).__name__}") from None
+
+
+def _spec_for(domain: str, version: int, specs: list[Spec], where: Path) -> Spec:
+    """The spec version in force at ``version``: the largest one <= it."""
+    fits = [s for s in specs if s.domain == domain and s.version <= version]
+    if not fits:
+        raise CaseError(f"{where}: no {domain} Pad spec for opset {version}")
+    return max(fits, key=lambda s: s.version)
+
+
+def opset_of(model: onnx.ModelProto, where: Path) -> int:
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), None)
+    if opset is None:
+        raise CaseError(f"{where}: the model imports no ai.onnx opset")
+    return opset
+
+
+def load_model(path: Path, root: Path | None = None) -> onnx.ModelProto:
+    """The model in ``path``, a file inside ``root`` (default: its folder), with the external
+    data of its initializers read in (from beside it, inside ``root``)."""
+    data = read_bytes(inside(path, root or path.parent), MAX_MODEL_BYTES, name=str(path))
+    try:
+        model = onnx.load_model_from_string(data)
+    except (DecodeError, ValueError) as exc:
+        raise CaseError(f"{path}: malformed model: {' '.join(str(exc).split())}") from None
+    for init in model.graph.initializer:  # external data read into the model, checked
+        if init.data_location == onnx.TensorProto.EXTERNAL:
+            tensor_array(init, path, root or path.parent)
+    return model
+
+
+def initializers(model: onnx.ModelProto, where: Path) -> dict[str, np.ndarray]:
+    """The arrays of the initializers of ``model`` (from ``load_model``), read from ``where``."""
+    return {init.name: tensor_array(init, where, where.parent) for init in model.graph.initializer}
+
+
+def fed_inputs(model: onnx.ModelProto, where: Path, root: Path | None = None) -> dict[str, np.ndarray]:
+    """The graph inputs that are not initializers, from ``test_data_set_0/input_<i>.pb``."""
+    out = {}
+    for i, name in enumerate(fed_input_names(model)):
+        path = where / "test_data_set_0" / f"input_{i}.pb"
+        if not path.is_file():
+            raise CaseError(f"{where}: input {name!r} has no {path.relative_to(where)}")
+        out[name] = load_tensor(path, root or where)
+    return out
+
+
+# The attributes a Pad node is read by, each with the one AttributeProto type it may have: a
+# model padconf did not write may carry a TENSOR, a GRAPH or strings under any of these names.
+_PAD_ATTRIBUTES = {"mode": onnx.AttributeProto.STRING, "pads": onnx.AttributeProto.INTS,
+                   "paddings": onnx.AttributeProto.INTS, "value": onnx.AttributeProto.FLOAT}
+MAX_MODE_BYTES = 64  # "constant", "reflect", "edge", "wrap": a longer one is no mode any spec names
+
+
+def _type_name(code: int) -> str:
+    try:
+        return onnx.AttributeProto.AttributeType.Name(code)
+    except ValueError:  # a number no AttributeType has
+        return f"of type {code}"
+
+
+def _pad_attributes(node: onnx.NodeProto, where: Path) -> dict:
+    """The attributes padconf reads of a Pad node, typed: ``mode`` text, ``pads``/``paddings``
+    a list of ints, ``value`` a float. Of another type, twice, or a mode that is no short UTF-8
+    text: one CaseError (helper.get_attribute_value would hand back any of them unchecked)."""
+    out: dict = {}
+    for attr in node.attribute:
+        want = _PAD_ATTRIBUTES.get(attr.name)
+        if want is None:
+            continue  # not read: a runtime is given the model padconf builds from the case
+        label = f"{where}: the Pad node's {attr.name!r} attribute"
+        if attr.name in out:
+            raise CaseError(f"{label} is given twice")
+        if attr.type != want:
+            raise CaseError(f"{label} is {_type_name(attr.type)}, not {_type_name(want)}")
+        if want == onnx.AttributeProto.STRING:
+            try:
+                if len(attr.s) > MAX_MODE_BYTES:
+                    raise UnicodeError
+                out[attr.name] = attr.s.decode("utf-8")
+            except UnicodeError:
+                raise CaseError(f"{label} is not UTF-8 text of at most {MAX_MODE_BYTES} bytes") from None
+        elif want == onnx.AttributeProto.INTS:
+            if len(attr.ints) * 8 > MAX_ARRAY_BYTES:  # the bound a pads tensor input has
+                raise CaseError(f"{label} holds {len(attr.ints)} ints, more than {MAX_ARRAY_BYTES // 8}")
+            out[attr.name] = list(attr.ints)  # int64 by the protobuf: finite; a huge one is the spec's to judge
+        else:
+            out[attr.name] = attr.f  # any float32, NaN and infinities included: Pad's value may be one
+    return out
+
+
+def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray], constants: set[str],
+                  specs: list[Spec], where: Path) -> tuple[Case, str]:
+    """The case a Pad node of an ai.onnx ``opset`` model runs, given the arrays reaching its inputs
+    (``values``, by name), and its placement: which of them are constants (``constants``)."""
+    spec = _spec_for("onnx", opset, specs, where)
+
+    def value(index: int):
+        if index >= len(node.input) or node.input[index] == "":
+            return None
+        if node.input[index] not in values:
+            raise CaseError(f"{where}: Pad input {node.input[index]!r} is neither fed nor an initializer")
+        return values[node.input[index]]
+
+    attrs = _pad_attributes(node, where)
+    mode = attrs.get("mode", "constant")
+    data = value(0)
+    if data is None:
+        raise CaseError(f"{where}: the Pad node has no data input")
+    if data.dtype.kind in "SU":
+        data = as_array(data.astype(str).tolist(), "string")
+    dtype = dtype_name(data.dtype)
+    pads_type = axes_type = "int64"
+    if spec.operands["pads"]["via"] == "attribute":
+        pads = attrs.get("paddings", attrs.get("pads"))
+        if pads is None:
+            raise CaseError(f"{where}: Pad-{opset} node has no pads attribute")
+        constant = None if "value" not in attrs else value_from_attribute(attrs["value"], dtype)
+        axes, placement = None, "attributes"
+    else:
+        pads_arr = value(1)
+        if pads_arr is None:
+            raise CaseError(f"{where}: the Pad node has no pads input")
+        for name, arr in (("pads", pads_arr), ("axes", value(3))):
+            if arr is not None and arr.dtype.kind not in "iu":  # int(NaN) would be a traceback
+                raise CaseError(f"{where}: the Pad node's {name} are {arr.dtype}, not integers")
+        pads, pads_type = pads_arr.reshape(-1).tolist(), dtype_name(pads_arr.dtype)
+        constant = value(2)
+        if constant is not None and constant.dtype.kind in "SU":
+            constant = as_array(constant.astype(str).tolist(), "string")
+        axes_arr = value(3)
+        axes = None if axes_arr is None else [int(a) for a in axes_arr.reshape(-1)]
+        if axes_arr is not None:
+            axes_type = dtype_name(axes_arr.dtype)
+        placement = ("inputs" if node.input[1] not in constants else
+                     "folded" if node.input[0] in constants else "initializers")
+    case = Case(spec=spec.id, data=data, pads=[int(p) for p in pads], mode=mode, constant_value=constant,
+                axes=axes, pads_type=pads_type, axes_type=axes_type)
+    return case, placement
+
+
+def _onnx_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
+    model = load_model(where / "model.onnx", root)
+    graph = model.graph
+    if len(graph.node) != 1 or graph.node[0].op_type != "Pad" or graph.node[0].domain not in ("", "ai.onnx"):
+        raise NotPadModel(f"{where}: not a one-node Pad model ({', '.join(n.op_type for n in graph.node)})")
+    constants = initializers(model, where / "model.onnx")
+    values = {**constants, **fed_inputs(model, where, root)}
+    return pad_node_case(graph.node[0], opset_of(model, where), values, set(constants), specs, where)
+
+
+def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
+    try:
+        import openvino as ov
+
+        from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
+        from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
+    except ImportError as exc:
+        raise CaseError(f"{where}: reading OpenVINO IR needs openvino: {exc}") from None
+    # read here, checked, and handed to OpenVINO from memory: it never opens a file itself
+    xml = read_bytes(inside(where / "model.xml", root), MAX_MODEL_BYTES, name=str(where / "model.xml"))
+    weights = (read_bytes(inside(where / "model.bin", root), MAX_MODEL_BYTES, name=str(where / "model.bin"))
+               if (where / "model.bin").exists() else b"")
+    try:
+        model = ov.Core().read_model(xml.decode("utf-8"), ov.Tensor(np.frombuffer(weights, np.uint8).copy()))
+    except Exception as exc:
+        raise CaseError(f"{where / 'model.xml'}: malformed IR: {' '.join(str(exc).split())[:200]}") from None
+    pads_ops = [op for op in model.get_ordered_ops() if op.get_type_name() == "Pad"]
+    if len(pads_ops) != 1:
+        raise NotPadModel(f"{where}: not a one-Pad OpenVINO model")
+    pad = pads_ops[0]
+    version = int(pad.get_type_info().version_id.removeprefix("opset"))
+    spec = _spec_for("openvino", version, specs, where)
+    params = list(model.get_parameters())
+    inputs = []
+    placement = "inputs"
+    for i in range(pad.get_input_size()):
+        src = pad.input_value(i).get_node()
+        etype = src.get_element_type().to_string()
+        if src.get_type_name() == "Parameter":
+            path = where / f"input_{params.index(src)}.npy"
+            name = FROM_OV.get(etype)
+            if name is None:
+                raise CaseError(f"{where}: element type {etype} has no padconf name")
+            inputs.append(npy_input(read_bytes(inside(path, root), MAX_MODEL_BYTES, name=str(path)), str(path), name))
+        elif src.get_type_name() == "Constant":
+            if i == 3 and src.get_friendly_name() == OV_DEFAULT_PAD_VALUE:
+                continue
+            if i in (1, 2):
+                placement = "initializers"
+            inputs.append(from_tensor(src.get_tensor_view()))
+        else:
+            raise CaseError(f"{where}: Pad input {i} comes from a {src.get_type_name()}, not a Parameter or Constant")
+    data, begin, end = inputs[:3]
+    case = Case(spec=spec.id, data=data, pads=[int(p) for p in np.concatenate([begin.reshape(-1), end.reshape(-1)])],
+                mode=pad.get_attributes()["pad_mode"],
+                constant_value=inputs[3].reshape(()) if len(inputs) > 3 else None,
+                pads_type=dtype_name(begin.dtype))
+    return case, placement
+
+
+def npy_input(data: bytes, where: str, name: str) -> np.ndarray:
+    """The array of dtype ``name`` a .npy file's bytes hold, stored as ``dtypes.npy_bytes``
+    writes it: the dtype itself, ml_dtypes' kinds as unsigned ints of their width (their bits),
+    strings as unicode. Any other dtype is refused, not reinterpreted (int64 viewed as float
+    would be a case of other values and shape)."""
+    want = numpy_dtype(name)
+    if name == "string":
+        arr = npy_array(data, where, lambda d: d.kind == "U", "unicode (a string input)", MAX_ARRAY_BYTES)
+        return as_array(arr.tolist(), "string")
+    stored = want if want.isbuiltin != 2 else np.dtype(f"<u{want.itemsize}")
+    return npy_array(data, where, lambda d: d == stored, f"{stored} (a {name} input)", MAX_ARRAY_BYTES).view(want)
+
+
+def case_dirs(path: Path | str) -> list[Path]:
+    """Every test directory (holding model.onnx or model.xml) at or below ``path``, sorted."""
+    path = Path(path)
+    if not path.exists():
+        raise CaseError(f"{path}: no such directory")
+    if (path / "model.onnx").is_file() or (path / "model.xml").is_file():
+        return [path]
+    # a hidden folder is left out: an interrupted `generate`'s staging, a .git
+    found = sorted({p.parent for name in ("model.onnx", "model.xml") for p in path.rglob(name)
+                    if not any(part.startswith(".") for part in p.relative_to(path).parts)})
+    if not found:
+        raise CaseError(f"{path}: no test_* directory with a model.onnx or model.xml")
+    return found
+
+
+def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None) -> tuple[Case, str]:
+    """The case one test directory holds, classified by its spec, and its placement. Its origin
+    is ``testdata:<the directory, relative to root>``."""
+    where = Path(where)
+    case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs,
+                                                                                           Path(root or where))
+    spec = next(s for s in specs if s.id == case.spec)
+    case = classify(case, spec)
+    case.origin = f"testdata:{where.relative_to(root).as_posix() if root and where != Path(root) else where.name}"
+    case.tags = edge_classes(case, spec)
+    return case, placement
+
+
+class NotPadModel(CaseError):
+    """A well-formed test directory whose model is not one Pad node (read_cases skips it)."""
+
+
+def read_cases(paths, specs: list[Spec]) -> list[Case]:
+    """Every case at or below ``paths`` (a directory or a list of them: e.g. a shell glob of
+    onnx's test_*pad* directories), one per distinct input set (the same case in both
+    placements is one case), classified with padconf's reference. Models other than one Pad
+    node are skipped; none left is an error."""
+    out: dict[str, Case] = {}
+    paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
+    skipped = 0
+    for path in paths:
+        for where in case_dirs(path):
+            try:
+                case, _ = read_case_dir(where, specs, root=path)
+            except NotPadModel:
+                skipped += 1
+                continue
+            out.setdefault(case.id, case)
+    if not out:
+        raise CaseError(f"{', '.join(map(str, paths))}: no one-node Pad model among {skipped} test directories")
+    return list(out.values())
+

@@ -1,0 +1,394 @@
+"""Writing the fixed suite as test data: ONNX backend test folders and OpenVINO IR.
+
+``generate(out, specs, seed, per_combo)`` writes, byte for byte the same for the same padconf,
+spec files and seed::
+
+    out/onnx/test_<name>/model.onnx, test_data_set_0/input_<i>.pb, output_0.pb      defined
+    out/onnx-invalid/test_<name>/   model.onnx, test_data_set_0/input_<i>.pb, expect.json
+    out/onnx-ambiguous/test_<name>/ model.onnx, test_data_set_0/input_<i>.pb,
+                                    output_<interpretation>.pb (one per interpretation that gives
+                                    an output), expect.json
+    out/openvino[-invalid|-ambiguous]/test_<name>/ model.xml + model.bin (OpenVINO IR),
+                                    input_<i>.npy, output_0.npy (defined), expect.json
+    out/openvino/run_openvino.py    (padconf/generate/scripts/run_openvino.py, copied)
+    out/MANIFEST.yaml, out/README.md
+
+``onnx/`` is exactly the layout of onnx's node tests, so ``onnx.backend.test.loader.
+load_model_tests(data_dir=out, kind="onnx")`` loads it. Expected outputs come from padconf's
+reference through ``classify``, never from a runtime. ``export_onnx_node_tests`` writes onnx's
+own node tests in the same layout. testdata_read reads any of them back.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections import Counter, defaultdict
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import yaml
+from onnx import numpy_helper
+
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.onnx_model import build_model, feeds
+from padconf.core.dtypes import npy_bytes
+from padconf.core.errors import PadconfError
+from padconf.generate.fixed_suite import ALL_KIND_DIRS, SuiteCase, suite_cases
+from padconf.spec.loader import Spec, rule_text
+
+PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
+OPENVINO_RUNNER = resources.files("padconf.generate.scripts") / "run_openvino.py"  # copied beside the OpenVINO cases
+
+
+def _ambiguity_doc(case: Case, spec: Spec) -> dict:
+    names = str(case.reason).split(",")
+    return {name: {"text": spec.ambiguities[name].text, "interpretations": list(spec.ambiguities[name].interpretations),
+                   "default": spec.ambiguities[name].default} for name in names}
+
+
+def _json(doc) -> bytes:
+    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
+
+
+def _tensor_bytes(arr: np.ndarray, name: str) -> bytes:
+    return numpy_helper.from_array(np.asarray(arr), name).SerializeToString()
+
+
+def _interp_file(key: str) -> str:
+    return re.sub(r"[^A-Za-z0-9_=,.+-]", "_", key)
+
+
+def _expect_doc(entry: SuiteCase, spec: Spec, outputs: dict[str, str]) -> dict:
+    case = entry.case
+    doc: dict[str, Any] = {"spec": case.spec, "mode": case.mode, "dtype": case.dtype, "kind": case.kind,
+           "placement": entry.placement, "case_id": case.id}
+    if case.kind == CaseKind.MUST_REJECT:
+        doc.update(expect="reject", reason=case.reason, rule=case.rule, spec_text=rule_text(spec, case.rule))
+    else:
+        doc.update(expect="one of the interpretations", ambiguity=case.reason,
+                   ambiguities=_ambiguity_doc(case, spec),
+                   interpretations={key: outputs.get(key) for key in case.interpretations})
+    return doc
+
+
+def write_onnx(entry: SuiteCase, spec: Spec, root: Path) -> None:
+    case, where = entry.case, root / entry.path
+    placement = "inputs" if entry.placement == "attributes" else entry.placement
+    model = build_model(case, placement)
+    model.graph.name = entry.name
+    model.producer_name, model.producer_version = PRODUCER
+    data_set = where / "test_data_set_0"
+    data_set.mkdir(parents=True)
+    (where / "model.onnx").write_bytes(model.SerializeToString())
+    for i, (name, arr) in enumerate(feeds(case, placement).items()):
+        (data_set / f"input_{i}.pb").write_bytes(_tensor_bytes(arr, name))
+    if case.kind == CaseKind.DEFINED:
+        assert case.expected is not None  # a defined case has its output
+        (data_set / "output_0.pb").write_bytes(_tensor_bytes(case.expected, "output"))
+        return
+    outputs = {}
+    for key, out in sorted(case.interpretations.items()):
+        if out is not None:
+            outputs[key] = f"test_data_set_0/output_{_interp_file(key)}.pb"
+            (where / outputs[key]).write_bytes(_tensor_bytes(out, "output"))
+    (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
+
+def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
+    import openvino as ov
+
+    from padconf.adapters.openvino import native_model, split_pads
+    case, where = entry.case, root / entry.path
+    where.mkdir(parents=True)
+    model = native_model(case, entry.placement, default_pad_value=True)
+    ov.save_model(model, str(where / "model.xml"), compress_to_fp16=False)
+    # The one line that names the OpenVINO build: drop it, so other versions write the same bytes.
+    xml = (where / "model.xml").read_text(encoding="utf-8")
+    (where / "model.xml").write_text(re.sub(r'\n\s*<info name="OpenVINO Runtime" value="[^"]*" />', "", xml),
+                                     encoding="utf-8")
+    inputs = {"data": case.data}
+    if entry.placement == "inputs":
+        inputs.update(split_pads(case))
+    for i, arr in enumerate(inputs.values()):
+        (where / f"input_{i}.npy").write_bytes(npy_bytes(arr))
+    if case.kind == CaseKind.DEFINED:
+        assert case.expected is not None  # a defined case has its output
+        (where / "output_0.npy").write_bytes(npy_bytes(case.expected))
+        return
+    outputs = {}
+    for key, out in sorted(case.interpretations.items()):
+        if out is not None:
+            outputs[key] = f"output_{_interp_file(key)}.npy"
+            (where / outputs[key]).write_bytes(npy_bytes(out))
+    (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
+
+
+def manifest(entries: list[SuiteCase]) -> list[dict]:
+    rows = []
+    for e in entries:
+        c = e.case
+        row: dict[str, Any] = {"dir": e.path, "spec": c.spec, "mode": c.mode, "dtype": c.dtype, "kind": c.kind,
+               "placement": e.placement, "tags": list(c.tags), "origin": c.origin, "case_id": c.id}
+        if c.kind == CaseKind.MUST_REJECT:
+            row.update(rule=c.rule, reason=c.reason)
+        elif c.kind == CaseKind.AMBIGUOUS:
+            row["ambiguity"] = c.reason
+        rows.append(row)
+    return rows
+
+
+def coverage(entries: list[SuiteCase], specs: list[Spec]) -> dict[str, dict[str, tuple[int, int]]]:
+    """spec id -> mode -> (dtypes with a defined case, dtypes allowed)."""
+    have = {(e.case.spec, e.case.mode, e.case.dtype) for e in entries if e.case.kind == CaseKind.DEFINED}
+    return {s.id: {m: (sum((s.id, m, d) in have for d in s.dtypes), len(s.dtypes)) for m in s.modes} for s in specs}
+
+
+GENERATED_NAMES = ALL_KIND_DIRS + ("MANIFEST.yaml", "README.md")
+
+
+def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int = 1,
+             jobs: int | None = None) -> list[SuiteCase]:
+    """Write the suite as the folder ``out``, which must be empty, absent or a previous output
+    (it holds nothing else). The suite is written beside it, in a hidden folder, then swapped
+    in by one rename: an interrupted generate leaves the previous output whole."""
+    if not specs:
+        raise PadconfError("no spec selected: nothing to generate")
+    if per_combo < 0:
+        raise PadconfError(f"--per-combo must be >= 0, not {per_combo}")
+    out = Path(out).absolute()
+    if out.exists() and not out.is_dir():
+        raise PadconfError(f"--out {out}: not a folder")
+    foreign = sorted(p.name for p in out.iterdir() if p.name not in GENERATED_NAMES
+                     and not p.name.startswith(".padconf-generate-")) if out.is_dir() else []
+    if foreign:  # the swap replaces the whole folder
+        raise PadconfError(f"--out {out}: holds {foreign[0]!r}, which padconf generate did not write: "
+                           "name an empty folder or a previous output")
+    entries = suite_cases(specs, seed, per_combo, jobs)
+    by_id = {s.id: s for s in specs}
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
+        shutil.rmtree(stale, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
+    try:
+        for e in entries:
+            (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+        (staging / "MANIFEST.yaml").write_text(
+            yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
+                            "cases": manifest(entries)}, sort_keys=True, allow_unicode=True, width=120),
+            encoding="utf-8")
+        (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
+        if (staging / "openvino").is_dir():
+            (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
+        if out.exists():
+            _exchange(staging, out)  # staging now holds the previous output, removed below
+        else:
+            staging.rename(out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+    return entries
+
+
+def _exchange(a: Path, b: Path) -> None:
+    """Swap the folders ``a`` and ``b`` in one step (Linux's renameat2 RENAME_EXCHANGE); where
+    the file system cannot, ``b`` is moved aside to ``a``'s name and ``a`` put in its place."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    rename_exchange, at_fdcwd = 2, -100
+    if libc.renameat2(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return
+    errno = ctypes.get_errno()
+    if errno not in (22, 38, 95):  # EINVAL, ENOSYS, EOPNOTSUPP: no exchange here
+        raise OSError(errno, os.strerror(errno), str(b))
+    aside = a.with_name(a.name + ".old")
+    b.rename(aside)
+    a.rename(b)
+    aside.rename(a)
+
+
+# ---------------------------------------------------------------- README
+
+
+def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: int) -> str:
+    cov = coverage(entries, specs)
+    kinds = Counter((e.domain, e.case.kind) for e in entries)
+    lines = ["# generated/: padconf's Pad conformance suite as test data", "",
+             f"Written by `padconf generate --seed {seed} --per-combo {per_combo}`"
+             + (f" for {', '.join(s.id for s in specs)}" if len(specs) < 12 else "")
+             + "; do not edit: regenerate. The same padconf, spec files and seed write the same bytes "
+             "(`tests/test_generate.py` fails when this directory is stale).", "",
+             "Every expected output comes from padconf's reference (`padconf/spec/reference.py`, "
+             "through `padconf/cases/classify.py`), judged against the spec files in `padconf/specs/`; "
+             "none comes from a runtime.",
+             "",
+             "| directory | what | cases |", "|---|---|---:|",
+             "| `onnx/` | defined cases: `model.onnx`, `test_data_set_0/input_<i>.pb`, `output_0.pb` "
+             f"(onnx's node-test layout) | {kinds['onnx', CaseKind.DEFINED]} |",
+             "| `onnx-invalid/` | must-reject cases: model, inputs, `expect.json` "
+             f"(the rule broken, quoting the spec) | {kinds['onnx', CaseKind.MUST_REJECT]} |",
+             "| `onnx-ambiguous/` | ambiguous cases: model, inputs, `output_<interpretation>.pb` per interpretation, "
+             f"`expect.json` | {kinds['onnx', CaseKind.AMBIGUOUS]} |",
+             "| `openvino/` | OpenVINO Pad-1 / Pad-12 defined cases: IR `model.xml` + `model.bin`, "
+             f"`input_<i>.npy`, `output_0.npy` | {kinds['openvino', CaseKind.DEFINED]} |",
+             "| `openvino-invalid/` | OpenVINO must-reject cases, `expect.json` | "
+             f"{kinds['openvino', CaseKind.MUST_REJECT]} |",
+             "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
+             f"`expect.json` | {kinds['openvino', CaseKind.AMBIGUOUS]} |",
+             "", "An ambiguous case's `expect.json` maps each interpretation (`ambiguity=interpretation`, several "
+             "joined by commas when the case hits more than one undefined point) to its output file, or to `null` "
+             "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
+             "", "`MANIFEST.yaml` lists every case: directory, spec id, mode, dtype, kind, placement of "
+             "pads / constant value / axes (`inputs`: fed at run time; `initializers`: baked into the "
+             "model; `attributes`: Pad-1/2), edge-class tags, and the rule or ambiguity.", "",
+             "Names: `test_<op><version>_<mode>_<dtype>_<what>_<n>`, `op` `pad` (ONNX) or `ovpad` "
+             "(OpenVINO); `what` is the worked example (`ex_...`), the rule broken, the ambiguity hit, or "
+             "the edge classes (`crop` negative pads, `mixed` mixed-sign pads, `beyond` mirror/wrap pads "
+             "beyond the dimension, `empty` a zero-size dim, `scalar` rank 0, `nan`, `negzero`, "
+             "`subnormal`, `emptystr`, `unicode`, `longstr`, `axes` ...); `basic` is the small case that "
+             "covers its (version, mode, dtype) combination.", ""]
+    for domain, title in (("onnx", "ONNX"), ("openvino", "OpenVINO")):
+        rows = [s for s in specs if s.domain == domain]
+        if not rows:
+            continue
+        modes = sorted({m for s in rows for m in s.modes},
+                       key=["constant", "reflect", "edge", "wrap", "symmetric"].index)
+        lines += [f"## Coverage: {title} (dtypes with a defined case / dtypes allowed)", "",
+                  "| version | " + " | ".join(modes) + " | total |", "|---|" + "---:|" * (len(modes) + 1)]
+        got = allowed = 0
+        for s in rows:
+            cells = []
+            for m in modes:
+                if m in cov[s.id]:
+                    g, a = cov[s.id][m]
+                    got, allowed = got + g, allowed + a
+                    cells.append(f"{g}/{a}")
+                else:
+                    cells.append("-")
+            total = [cov[s.id][m] for m in cov[s.id]]
+            lines.append(f"| {s.id} | " + " | ".join(cells)
+                         + f" | {sum(g for g, _ in total)}/{sum(a for _, a in total)} |")
+        lines += ["", f"**{got}/{allowed} {title}** (version x mode x dtype) combinations have a defined case.", ""]
+    lines += ["## Placements (defined cases per version)", "",
+              "How pads / constant value / axes reach the model: `inputs` (graph inputs fed from "
+              "`input_<i>.pb`), `initializers` (baked in), `attributes` (Pad-1/2). A case whose "
+              "initializer model onnx's own checker refuses is fed instead: int32 `axes` initializers "
+              "(onnx's shape inference: \"ParseData type mismatch for tensor: axes\") and repeated axes "
+              "(\"Axis 0 is referred to more than once\"); `padconf run` still tries both placements.", "",
+              "| version | placement | cases | with constant value | with axes |", "|---|---|---:|---:|---:|"]
+    per_placement: dict[tuple, Counter] = defaultdict(Counter)
+    for e in entries:
+        if e.case.kind == CaseKind.DEFINED:
+            counts = per_placement[e.case.spec, e.placement]
+            counts["cases"] += 1
+            counts["value"] += e.case.constant_value is not None
+            counts["axes"] += e.case.axes is not None
+    for s in specs:
+        for placement in ("inputs", "initializers", "attributes"):
+            c = per_placement.get((s.id, placement))
+            if c:
+                lines.append(f"| {s.id} | {placement} | {c['cases']} | {c['value']} | {c['axes']} |")
+    lines.append("")
+    tag_counts: dict[str, Counter] = defaultdict(Counter)
+    for e in entries:
+        for t in e.case.tags:
+            tag_counts[t][e.case.spec] += 1
+    lines += ["## Edge classes (cases per version)", "",
+              "| edge class | "
+              + " | ".join(s.id.replace("onnx/", "").replace("openvino/", "ov/") for s in specs) + " |",
+              "|---|" + "---:|" * len(specs)]
+    for tag in sorted(tag_counts):
+        lines.append(f"| {tag} | " + " | ".join(str(tag_counts[tag][s.id] or "") for s in specs) + " |")
+    lines += ["", RUNNING]
+    return "\n".join(lines) + "\n"
+
+
+RUNNING = ("""## Running it
+
+**onnx's backend test runner** (`onnx.backend.test.runner.Runner`), unchanged, with any backend
+(here onnxruntime's). The runner's constructor collects onnx's own tests; give it this suite as
+its node tests instead:
+
+```python
+import unittest
+from unittest import mock
+import onnx.backend.test.runner as onnx_runner
+from onnx.backend.test.loader import load_model_tests
+import onnxruntime.backend as backend
+
+suite = load_model_tests(data_dir="generated", kind="onnx")
+with mock.patch.object(onnx_runner, "load_model_tests", lambda kind=None, **_: suite if kind == "node" else []):
+    runner = onnx_runner.Runner(backend)
+unittest.TextTestRunner(verbosity=1).run(runner.test_suite)
+```
+
+(`python -m padconf.cli run --cases generated/onnx --runtime onnxruntime` runs the same cases
+through padconf, with its verdicts: bit-exact floats, where onnx's runner allows rtol 1e-3.)
+
+**onnxruntime's `onnx_test_runner`** reads the same layout: `onnx_test_runner -e cpu generated/onnx`.
+The binary is not in the `onnxruntime` pip wheel (it has no `onnx_test_runner`): it is the C++
+program in onnxruntime's source tree (`onnxruntime/test/onnx/`, usage in its `README.txt`),
+built with onnxruntime from source (`./build.sh --config Release` leaves it in
+`build/Linux/Release/`). Point it at `generated/onnx` only: `onnx-invalid/` and
+`onnx-ambiguous/` have no single `output_0.pb` on purpose (and onnx's own checker refuses many
+models of `onnx-invalid/`: they break the spec).
+
+**OpenVINO** (nothing but openvino and numpy): `python generated/openvino/run_openvino.py
+generated/openvino` reads each `model.xml`, feeds `input_<i>.npy` in Parameter order and
+compares the output with `output_0.npy` bit for bit (NaN equal to NaN). Tensors of the kinds
+numpy lacks (bfloat16, the float8 kinds, int4 ...) are stored as their bit patterns (uint16 or
+uint8); the Parameter's element type in `model.xml` says which. """
+           """An omitted pad_value appears in the IR as the zero Constant named
+`pad_value_default` (OpenVINO's own default).
+
+**padconf** reads any directory in this layout back (its own or onnx's node tests) and judges
+the runtimes on it: `python -m padconf.cli run --cases generated`. A directory's model gives the
+spec version (ONNX: the Pad version in force at its opset; OpenVINO: the Pad op's opset) and
+the inputs; padconf's reference classifies the case again. onnx's own Pad node tests are not
+in the onnx wheel (no `onnx/backend/test/data/node/`); write them from the installed onnx's
+case definitions and replay them:
+
+```
+padconf export-onnx-tests --out onnx-pad-tests
+padconf run --cases onnx-pad-tests --runtime onnxruntime
+```
+""")
+
+
+
+
+def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
+    """onnx's own node tests of ``op_type`` written in onnx's layout, from the installed onnx's
+    case definitions (onnx.backend.test.case.node; the wheel ships no data/node folder), the way
+    onnx's ``backend-test-tools generate-data`` writes them."""
+    import importlib
+    import warnings
+
+    from onnx.backend.test.case import node as node_cases
+    out, written = Path(out), []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        try:  # importing an op's case module runs its exports (seeded), which register its cases
+            importlib.import_module(f"onnx.backend.test.case.node.{op_type.lower()}")
+            collected = list(node_cases._NodeTestCases)
+        except (ImportError, AttributeError):  # another layout: collect every op's cases
+            collected = node_cases.collect_testcases(op_type)
+    for case in collected:
+        if case.model is None or [n.op_type for n in case.model.graph.node] != [op_type]:
+            continue
+        where = out / case.name
+        data_set = where / "test_data_set_0"
+        data_set.mkdir(parents=True, exist_ok=True)
+        (where / "model.onnx").write_bytes(case.model.SerializeToString())
+        inputs, outputs = case.data_sets[0]
+        for j, arr in enumerate(inputs):
+            (data_set / f"input_{j}.pb").write_bytes(_tensor_bytes(arr, case.model.graph.input[j].name))
+        for j, arr in enumerate(outputs):
+            (data_set / f"output_{j}.pb").write_bytes(_tensor_bytes(arr, case.model.graph.output[j].name))
+        written.append(where)
+    return written

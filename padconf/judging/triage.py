@@ -1,0 +1,115 @@
+"""Triage: what each distinct failure is, as the runtime's maintainer would file it.
+
+A failure's verdict says how it failed; its triage class says what to do with it. A documented
+limit of the runtime (``POLICY``) or an issue already open upstream (``KNOWN_UPSTREAM``) comes
+from padconf/judging/upstream.yaml, a curated list whose every link was read by hand; what fails the
+same way through a trivial model on the same runtime is ``NOT_PAD_SPECIFIC``; missing kernels
+are coverage (``NOT_IMPLEMENTED``); the rest are Pad bugs by kind.
+"""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from padconf.core.errors import CaseError
+from padconf.core.vocabulary import Word
+from padconf.judging.verdicts import Difference, Verdict
+
+UPSTREAM = Path(__file__).with_name("upstream.yaml")
+
+
+class Triage(Word):
+    WRONG_VALUE = "wrong-value"
+    NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
+    CRASH = "crash"
+    HANG = "hang"
+    WRONGLY_REJECTED = "wrongly-rejected"
+    LENIENT = "lenient"
+    NOT_IMPLEMENTED = "not-implemented"
+    POLICY = "policy"
+    NOT_PAD_SPECIFIC = "not-pad-specific"
+    KNOWN_UPSTREAM = "known-upstream"
+
+    @property
+    def label(self) -> str:
+        return _LABELS[self]
+
+
+_LABELS = {
+    Triage.WRONG_VALUE: "wrong value", Triage.NAN_PAYLOAD_OR_ZERO_SIGN: "NaN payload or zero sign (low severity)",
+    Triage.CRASH: "crash or memory corruption", Triage.HANG: "hang", Triage.WRONGLY_REJECTED: "wrongly rejected",
+    Triage.LENIENT: "lenient (accepts what the spec forbids)", Triage.NOT_IMPLEMENTED: "not implemented (coverage)",
+    Triage.POLICY: "policy (a documented limit)", Triage.NOT_PAD_SPECIFIC: "not Pad-specific",
+    Triage.KNOWN_UPSTREAM: "known upstream",
+}
+
+
+# the classes that are Pad bugs to file; the others stay in the matrix and leave the bug list. A
+# lenience is not one: the documents constrain the model ("T: Constrain input and output to ...",
+# OpenVINO's "must be not greater than data.shape[D] - 1") and nowhere require the runtime to
+# raise an error, and maintainers decline such reports (two audits of padconf's bundles agreed)
+PAD_BUGS = (Triage.WRONG_VALUE, Triage.NAN_PAYLOAD_OR_ZERO_SIGN, Triage.CRASH, Triage.HANG,
+            Triage.WRONGLY_REJECTED)
+_BY_VERDICT = {Verdict.MISMATCH: Triage.WRONG_VALUE, Verdict.CRASH: Triage.CRASH, Verdict.TIMEOUT: Triage.HANG,
+               Verdict.WRONGLY_REJECTED: Triage.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED: Triage.LENIENT,
+               Verdict.NOT_IMPLEMENTED: Triage.NOT_IMPLEMENTED}
+_PATTERN_KEYS = ("runtime", "verdict", "spec", "mode", "dtype", "placement", "origin", "difference")
+
+
+@dataclass(frozen=True)
+class UpstreamFact:
+    triage: Triage
+    why: str
+    quote: str
+    link: str
+    checked: str
+    patterns: tuple[tuple[str, str], ...]  # (row field, regular expression matched whole)
+    error: str | None = None  # searched in the row's error text
+
+    def covers(self, row: Mapping[str, Any]) -> bool:
+        return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
+            self.error is None or re.search(self.error, row.get("error") or row.get("detail") or "") is not None)
+
+
+def parse_facts(text: str, where: str) -> list[UpstreamFact]:
+    docs = yaml.safe_load(text) or []
+    facts = []
+    for i, doc in enumerate(docs if isinstance(docs, list) else [docs]):
+        at = f"{where}: entry {i + 1}"
+        try:
+            kind = Triage(doc["triage"])
+            if kind not in (Triage.POLICY, Triage.KNOWN_UPSTREAM):
+                raise ValueError(f"triage {doc['triage']!r} is not 'policy' or 'known-upstream'")
+            patterns = tuple((k, doc[k]) for k in _PATTERN_KEYS if doc.get(k) is not None)
+            for _, p in patterns + (("error", doc.get("error") or ""),):
+                re.compile(p)
+            facts.append(UpstreamFact(kind, " ".join(doc["why"].split()), " ".join(doc["quote"].split()),
+                                      doc["link"], " ".join(doc["checked"].split()), patterns, doc.get("error")))
+        except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
+            raise CaseError(f"{at}: malformed: {exc}") from None
+    return facts
+
+
+@cache
+def upstream_facts(path: Path = UPSTREAM) -> tuple[UpstreamFact, ...]:
+    return tuple(parse_facts(path.read_text(encoding="utf-8"), str(path)))
+
+
+def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
+    """The triage class of a failing result row, and the upstream fact it rests on if any."""
+    if (row.get("control") or {}).get("fails_too"):  # padconf.run.runner's control experiment: it decides first
+        return Triage.NOT_PAD_SPECIFIC, None
+    fact = next((f for f in upstream_facts() if f.covers(row)), None)
+    if fact is not None:
+        return fact.triage, fact
+    if row["verdict"] == Verdict.MISMATCH and row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:
+        return Triage.NAN_PAYLOAD_OR_ZERO_SIGN, None
+    if row["verdict"] == Verdict.UNEXPLAINED:  # an undefined point answered as no reading does: a refusal, or an output
+        return (Triage.WRONGLY_REJECTED if row.get("error") else Triage.WRONG_VALUE), None
+    return _BY_VERDICT[row["verdict"]], None

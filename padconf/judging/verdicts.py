@@ -1,0 +1,245 @@
+"""Judge a runtime's outcome on a case against what the case's spec says of it."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from padconf.cases.case import Case, CaseKind
+from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
+from padconf.core.vocabulary import Status, Word
+from padconf.judging.outcome import Outcome
+
+
+class Verdict(Word):
+    """What a runtime's outcome on a case is, judged by the case's spec (a row's "verdict")."""
+
+    PASS = "pass"
+    MISMATCH = "mismatch"
+    WRONGLY_REJECTED = "wrongly-rejected"
+    WRONGLY_ACCEPTED = "wrongly-accepted"
+    NOT_IMPLEMENTED = "not-implemented"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    # an ambiguous case answered with an output, or a refusal, that none of the spec's readings gives
+    UNEXPLAINED = "unexplained"
+    AMBIGUOUS = "ambiguous"
+    SKIPPED = "skipped"  # the adapter cannot express the case (the runtime's API lacks a way to feed it)
+    # Nothing can be concluded, for the reason in the detail: a refusal of a must-reject case whose
+    # repaired twin the runtime refuses too, or a case too large for the reference to check.
+    INCONCLUSIVE = "inconclusive"
+
+
+class Difference(Word):
+    """What a wrong output differs in (a row's "difference"). NAN_PAYLOAD_OR_ZERO_SIGN: every
+    element is the expected number, but a NaN's payload or a zero's sign changed: a low-severity
+    class. NARROWED: every element is the expected one passed through the 32-bit type of its
+    kind (float64 rounded or saturated to float32, int64 wrapped or saturated to int32): computed
+    in a narrower type, which a runtime may document as its device's limit (padconf/judging/upstream.yaml)."""
+
+    DTYPE = "dtype"
+    SHAPE = "shape"
+    VALUES = "values"
+    NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
+    NARROWED = "narrowed-to-32-bit"
+
+
+VERDICTS = tuple(Verdict)
+FAILURES = (Verdict.MISMATCH, Verdict.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED, Verdict.NOT_IMPLEMENTED,
+            Verdict.CRASH, Verdict.TIMEOUT, Verdict.UNEXPLAINED)
+NAN_PAYLOAD_OR_ZERO_SIGN = Difference.NAN_PAYLOAD_OR_ZERO_SIGN
+
+
+@dataclass
+class Ruling:
+    """A verdict on one outcome, with what a report shows of why."""
+
+    verdict: Verdict
+    detail: str | None = None  # what differs, or which interpretation the runtime matched
+    matched: list[str] | None = None  # ambiguous cases: the interpretations the outcome equals
+    difference: Difference | None = None  # a mismatch
+
+
+def _mismatch(expected, got) -> Ruling | None:
+    """The mismatch between ``expected`` and ``got`` (a defined case's output), None if none:
+    bit for bit, NaN payloads included, so that a changed payload or zero sign is reported, as
+    a class of its own, not taken for a wrong value."""
+    if got.dtype != expected.dtype:
+        return Ruling(Verdict.MISMATCH, f"dtype {got.dtype} instead of {expected.dtype}", difference=Difference.DTYPE)
+    if got.shape != expected.shape:
+        return Ruling(Verdict.MISMATCH, f"shape {list(got.shape)} instead of {list(expected.shape)}",
+                      difference=Difference.SHAPE)
+    differ = ~equal_elements(expected, got, "exact")
+    if not differ.any():
+        return None
+    wrong = differ & ~equal_elements(expected, got, "numbers")
+    i = int(np.flatnonzero(wrong if wrong.any() else differ)[0])
+    where = [int(j) for j in np.unravel_index(i, expected.shape)]
+    shown = [repr(a.reshape(-1)[i]) if not _is_nan(a.reshape(-1)[i]) else _nan_bits(a.reshape(-1)[i])
+             for a in (got, expected)]
+    if not wrong.any():
+        return Ruling(Verdict.MISMATCH, f"only NaN payloads or signs of zero differ first at {where}: {shown[0]} "
+                                        f"instead of {shown[1]}".replace("np.", ""),
+                      difference=Difference.NAN_PAYLOAD_OR_ZERO_SIGN)
+    kind = _wrong_kind(expected.reshape(-1), got.reshape(-1), wrong.reshape(-1))
+    narrowed = _narrowed(expected, got)
+    return Ruling(Verdict.MISMATCH, f"values differ first at {where} ({kind}"
+                                    f"{', every value as computed in ' + narrowed if narrowed else ''}): "
+                                    f"{shown[0]} instead of {shown[1]}".replace("np.", ""),
+                  difference=Difference.NARROWED if narrowed else Difference.VALUES)
+
+
+def _narrowed(expected: np.ndarray, got: np.ndarray) -> str | None:
+    """The narrower type (float32 for float64, int32 for int64) whose conversion of ``expected``
+    ``got`` equals element for element, or None: rounded, or saturated (infinities and values
+    beyond float32's range to its largest value, as OpenVINO's CPU plugin converts every f64
+    tensor: through Relu or Neg alike), for int64 its high bits dropped or saturated."""
+    if expected.shape != got.shape:
+        return None
+    if expected.dtype == np.float64 and got.dtype == np.float64:
+        biggest = float(np.finfo(np.float32).max)
+        with np.errstate(over="ignore", invalid="ignore"):
+            rounded = expected.astype(np.float32).astype(np.float64)
+            saturated = np.clip(expected, -biggest, biggest).astype(np.float32).astype(np.float64)
+        return "float32" if any(equal_elements(narrow, got, "numbers").all() for narrow in (rounded, saturated)) \
+            else None
+    if expected.dtype == np.int64 and got.dtype == np.int64:  # the high bits dropped, or saturated
+        info = np.iinfo(np.int32)
+        wrapped, saturated = expected.astype(np.int32).astype(np.int64), np.clip(expected, info.min, info.max)
+        return "int32" if (wrapped == got).all() or (saturated == got).all() else None
+    return None
+
+
+def _difference(expected: np.ndarray, got: np.ndarray) -> str:
+    """How ``got`` differs from ``expected``, in words."""
+    mismatch = _mismatch(expected, got)
+    return mismatch.detail or "" if mismatch else "equal"
+
+
+def _wrong_kind(expected: np.ndarray, got: np.ndarray, differ: np.ndarray) -> str:
+    """What kind of wrong the differing values are, part of a failure's class (padconf.judging.signature):
+    NaN for numbers or the reverse, the right values in the wrong places, or values the
+    expected output does not hold at all (garbage, or arithmetic gone wrong)."""
+    e, g = expected[differ], got[differ]
+    if is_float_like(dtype_name(expected.dtype)) and expected.dtype.kind != "c":
+        with np.errstate(invalid="ignore"):
+            e_nan, g_nan = np.isnan(e.astype(np.float64)), np.isnan(g.astype(np.float64))
+        if g_nan.any() and not e_nan.any():
+            return "NaN where numbers belong"
+        if e_nan.any() and not g_nan.any():
+            return "numbers where NaN belongs"
+    return ("the expected values misplaced" if element_bits(g) <= element_bits(expected)
+            else "values the expected output lacks")
+
+
+def element_bits(a: np.ndarray) -> set:
+    """The distinct elements of ``a``, each as its bytes (strings as themselves)."""
+    if a.dtype == object:
+        return set(a.reshape(-1).tolist())
+    if not a.size:
+        return set()
+    # unique first: a drawn array holds at most a few dozen values however large it is
+    return set(map(bytes, np.unique(np.ascontiguousarray(a).reshape(-1).view(np.dtype((np.void, a.itemsize))))))
+
+
+def _is_nan(x) -> bool:
+    try:
+        with np.errstate(invalid="ignore"):  # casting a signalling NaN (bfloat16 0x7f81) warns
+            return bool(np.isnan(np.complex128(x)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _nan_bits(x) -> str:
+    x = np.asarray(x)
+    return f"nan (0x{x.view(np.dtype(f'u{x.itemsize}')).item():x})" if x.dtype.kind != "c" else repr(x.item())
+
+
+def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
+    """``status`` is the worker's (vocabulary.Status)."""
+    if status in (Verdict.CRASH, Verdict.TIMEOUT):  # the worker's word for it is the verdict's
+        return Ruling(Verdict(status), outcome.error)
+    if outcome.skipped:
+        return Ruling(Verdict.SKIPPED, outcome.skipped)
+    rejected = outcome.output is None
+    if case.kind == CaseKind.TOO_LARGE:
+        return Ruling(Verdict.INCONCLUSIVE, case.reason)
+    if case.kind == CaseKind.MUST_REJECT:
+        return (Ruling(Verdict.PASS) if rejected
+                else Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}"))
+    if outcome.not_implemented:
+        return Ruling(Verdict.NOT_IMPLEMENTED, outcome.error)
+    if case.kind == CaseKind.DEFINED:
+        if rejected:
+            return Ruling(Verdict.WRONGLY_REJECTED, outcome.error)
+        return _mismatch(case.expected, np.asarray(outcome.output)) or Ruling(Verdict.PASS)
+    assert case.kind == CaseKind.AMBIGUOUS
+    output = outcome.output
+    matched = [name for name, out in case.interpretations.items()
+               if (out is None and rejected) or (out is not None and output is not None and bit_equal(out, output))]
+    if matched:
+        return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: matched {' | '.join(matched)}", matched)
+    other = "rejected it, which no reading does" if rejected else "returned an output no reading gives"
+    narrowed = None if output is None else next(
+        (n for out in case.interpretations.values() if out is not None and (n := _narrowed(out, output))), None)
+    if narrowed:
+        other += f" (a reading's output as computed in {narrowed})"
+    if case.any_answer_conforms:  # the document: "Behavior is undefined"
+        return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: {other}, which conforms: the document leaves the "
+                                         "behaviour undefined", [])
+    readings = "; ".join(f"{name} {'rejects it' if out is None else 'gives ' + _shown(out)}"
+                         + ("" if output is None or out is None else f" ({_difference(out, output)})")
+                         for name, out in case.interpretations.items())
+    return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [],
+                  Difference.NARROWED if narrowed else None)
+
+
+def _shown(out: np.ndarray) -> str:
+    """A reading's output, briefly: its shape, and its values while they are few."""
+    values = out.reshape(-1)[:8].tolist()
+    return f"shape {list(out.shape)} {values}{' ...' if out.size > 8 else ''}"
+
+
+def control_fails(control_verdict: str) -> bool:
+    """The failure is not Pad-specific: its control (the same data through Identity,
+    padconf.cases.case.Case.control) fails too, in whatever way: where Identity already mishandles the
+    data (OpenVINO's ONNX frontend reads an empty initializer as a scalar: a wrong shape through
+    Identity, a refusal through Pad), nothing is left to blame on Pad."""
+    return control_verdict in FAILURES
+
+
+def accepted(outcome: Outcome, status: str = Status.OK) -> bool:
+    """The runtime ran the case and returned an output."""
+    return status == Status.OK and not outcome.skipped and not outcome.not_implemented and outcome.output is not None
+
+
+def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, twin_status: str = Status.OK) -> Ruling:
+    """A refusal of a must-reject case (``ruling`` a pass) counts only if the runtime, in the same
+    placement, accepts its repaired twin (padconf.cases.classify.repaired_twin: the case or why there
+    is none); else the verdict is inconclusive, saying why."""
+    if ruling.verdict != Verdict.PASS:
+        return ruling
+    if isinstance(twin, str):
+        return Ruling(Verdict.INCONCLUSIVE, f"refused, and no repaired twin to confirm why: {twin}")
+    assert twin_outcome is not None  # a twin that ran has its outcome
+    if accepted(twin_outcome, twin_status):
+        return ruling
+    why = twin_status if twin_status != Status.OK else twin_outcome.skipped or twin_outcome.error or "no output"
+    return Ruling(Verdict.INCONCLUSIVE, f"refused, but it refuses the repaired twin {twin.id} too ({why}): "
+                                        f"the refusal may have another cause")
+
+
+def control_record(case: Case, placement: str, run) -> dict:
+    """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
+    ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
+    fails, else the data's. A failure whose control fails too is not Pad-specific."""
+    records = []
+    for operand, control, where in case.controls(placement):
+        outcome, status = run(control, where)
+        v = judge(control, outcome, status)
+        records.append({"verdict": v.verdict, "fails_too": control_fails(v.verdict),
+                        "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
+                        "case_id": case.id, "placement": where, "operand": operand})
+        if records[-1]["fails_too"]:
+            return records[-1]
+    return records[0]

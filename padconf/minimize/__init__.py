@@ -1,0 +1,2 @@
+"""The minimize layer: a failing case cut down and bundled as a standalone reproducer.
+"""

@@ -1,0 +1,128 @@
+"""A bundle's title, in the runtime's terms: the op and mode, what went wrong, the minimal case's
+distinguishing feature and the dtype, e.g. "Pad(reflect) returns wrong values for a negative
+begin pad on float16 (opset 19)" or "Pad(edge) crashes (SIGSEGV) on a crop beyond the dimension
+on double (opset 18)"."""
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from padconf.cases.case import Case
+from padconf.judging.verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
+from padconf.spec.loader import parse_spec_id
+
+# what a must-reject case breaks, as the object of "accepts ..." (padconf/specs' rule names)
+_BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (not in this opset's type list)",
+           "pads_length": "pads of the wrong length", "crop_beyond_dim": "a crop beyond the dimension",
+           "negative_pads": "a negative pad", "axes_range": "an axis out of range",
+           "mirror_beyond_dim": "a {mode} pad beyond what the data can mirror",
+           "pads_index_types": "pads of type {pads_type}", "axes_index_types": "axes of type {axes_type}",
+           "axes_input": "an axes input (not in this opset)", "output_shape": "a negative output dimension"}
+PLACED = {"inputs": "with pads fed at run time", "initializers": "with constant pads",
+          "folded": "when folded at compile time"}
+
+
+def op_name(case: Case) -> str:
+    return f"Pad({case.mode})"
+
+
+def version_text(case: Case) -> str:
+    domain, version = parse_spec_id(case.spec)
+    return f"opset {version}" if domain == "onnx" else f"OpenVINO opset{version}"
+
+
+def feature(case: Case) -> str:
+    """``_feature``, and rank 0 too where the case has it and the feature is another."""
+    found = _feature(case)
+    return found if case.data.ndim or found == RANK_0 else f"{found} on rank-0 data"
+
+
+RANK_0 = "a rank-0 input"
+NEGATIVE_SIZE = "pads that remove more than the axis holds"
+
+
+def generic(what: str) -> bool:
+    """A feature that says little of the cause: no edge of the spec's but the case's rank, an
+    explicit constant or an axes input (``_feature``'s last resorts)."""
+    return what.startswith("a rank-") and what != RANK_0 or what in (
+        "an explicit constant value", "an axes input", "negative axes")
+
+
+def _feature(case: Case) -> str:
+    """The minimal case's distinguishing feature, as a noun phrase: pads removing more than an
+    axis holds (a negative size), an empty axis, a crop beyond or down to nothing, a pad beyond
+    the dimension, a negative pad, axes or pads of a narrower type, rank 0; else its rank. Rank 0
+    comes late: shrinking heads there whatever the bug, so what a rank-0 minimal case still holds
+    says more."""
+    shape, n, pads = case.data.shape, case.data.ndim, list(case.pads)
+    per_axis: list[tuple[int, int, int]] = []  # (dim, begin, end) of each padded axis
+    if case.axes is None and len(pads) == 2 * n:
+        per_axis = [(shape[i], pads[i], pads[n + i]) for i in range(n)]
+    elif case.axes is not None and len(pads) == 2 * len(case.axes):
+        k = len(case.axes)
+        per_axis = [(shape[a % n], pads[j], pads[k + j]) for j, a in enumerate(case.axes) if -n <= a < n]
+    if any(d + b + e < 0 for d, b, e in per_axis):
+        return NEGATIVE_SIZE
+    if 0 in shape:
+        return "an empty axis"
+    if any(min(b, 0) + min(e, 0) < -d for d, b, e in per_axis):
+        return "a crop beyond the dimension"
+    if any(d + b + e == 0 for d, b, e in per_axis):
+        return "a crop down to zero elements"
+    if case.mode != "constant" and any(max(b, e) >= d for d, b, e in per_axis):
+        return "a pad as large as the dimension or larger"
+    if case.mode != "constant" and any(d >= 2 and max(b, e) == d - 1 for d, b, e in per_axis):
+        return "a pad of the dimension minus one"
+    begin, end = any(b < 0 for _, b, _ in per_axis), any(e < 0 for _, _, e in per_axis)
+    if begin or end:
+        return "negative pads" if begin and end else f"a negative {'begin' if begin else 'end'} pad"
+    if case.axes is not None and case.axes_type != "int64":
+        return f"{case.axes_type} axes"
+    if case.pads_type != "int64":
+        return f"{case.pads_type} pads"
+    if case.axes is not None and n:
+        return "negative axes" if any(a < 0 for a in case.axes) else "an axes input"
+    if n == 0:
+        return RANK_0
+    if case.constant_value is not None and case.mode == "constant":
+        return "an explicit constant value"
+    return f"a rank-{n} input"
+
+
+def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
+          refused_when_folded: bool = False) -> str:
+    """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype.
+    ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
+    same case folded at compile time (padconf.minimize.minimize.refused_when_folded)."""
+    verdict, what = row["verdict"], feature(case)
+    on = f"{what} on {case.dtype}"
+    if refused_when_folded:
+        return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
+               f"when folded at compile time ({version_text(case)})"
+    if verdict == Verdict.MISMATCH:
+        difference = row.get("difference")
+        wrong = ("the wrong output shape" if difference == Difference.SHAPE else
+                 "the wrong element type" if difference == Difference.DTYPE else "wrong values")
+        phrase = (f"changes a NaN payload or the sign of zero for {on}"
+                  if row.get("difference") == NAN_PAYLOAD_OR_ZERO_SIGN else f"returns {wrong} for {on}")
+    elif verdict == Verdict.WRONGLY_REJECTED:
+        phrase = f"rejects {on}"
+    elif verdict == Verdict.WRONGLY_ACCEPTED:
+        broken = _BROKEN.get(case.rule or "", "an input the specification forbids ({rule})")
+        phrase = "accepts " + broken.format(mode=case.mode, dtype=case.dtype, pads_type=case.pads_type,
+                                            axes_type=case.axes_type, rule=case.reason)
+        phrase += f" on {case.dtype}" if case.rule != "dtypes" else ""
+    elif verdict == Verdict.NOT_IMPLEMENTED:
+        phrase = f"has no implementation for {case.dtype}"
+    elif verdict == Verdict.CRASH:
+        signal = re.search(r"SIG[A-Z]+", row.get("error") or "")
+        phrase = f"crashes{f' ({signal[0]})' if signal else ''} on {on}"
+    elif verdict == Verdict.TIMEOUT:
+        phrase = f"hangs on {on}"
+    elif verdict == Verdict.UNEXPLAINED:
+        phrase = f"answers {on} as no reading of the specification does"  # the readings: in REPORT.md
+    else:
+        phrase = f"{verdict} on {on}"
+    where = f" {PLACED[row['placement']]}" if placement_dependent and row.get("placement") in PLACED else ""
+    return f"{op_name(case)} {phrase}{where} ({version_text(case)})"

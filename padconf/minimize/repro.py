@@ -1,0 +1,475 @@
+"""The bundle `padconf minimize` writes for one minimized failure: the model (ONNX, or OpenVINO
+IR for the native adapter), the inputs as .npy and .pb, the expected output, the generic checker
+``repro.py`` (padconf/minimize/bundle_check.py copied verbatim, its case in ``repro.json``), a short
+``repro_<runtime>.py`` in the runtime's own API (padconf.minimize.repro_api) and ``REPORT.md``, ready to
+paste into the runtime's issue tracker. Both scripts need numpy and the runtime only."""
+from __future__ import annotations
+
+import json
+import platform
+import re
+from pathlib import Path
+
+import numpy as np
+from onnx import numpy_helper
+
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.onnx_model import build_model, feeds, ir_version
+from padconf.core import escape
+from padconf.core.dtypes import npy_bytes
+from padconf.core.versions import package_version
+from padconf.judging.triage import PAD_BUGS, triage
+from padconf.judging.verdicts import FAILURES, Difference, Verdict
+from padconf.minimize import bundle_check, repro_api
+from padconf.minimize.bundle_title import title
+from padconf.report.report import interpretations, rule_quotes
+from padconf.spec.loader import parse_spec_id
+
+PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
+SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
+
+
+# ---------------------------------------------------------------- words
+
+
+def short_error(text: str | None, limit: int = 110) -> str:
+    """The part of a runtime's error that says what went wrong: without ORT's status prefix and
+    the source path and C++ signature some of its messages start with."""
+    text = " ".join((text or "").split())
+    text = text.split("Status Message: ", 1)[-1]
+    text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+    text = re.sub(r"^/\S+:\d+ .*?\] (?=\w)", "", text)  # /src/pad.cc:441 Status PadImpl(...) [with T = ...]
+    if text.startswith("Exception from src/"):  # OpenVINO: wrappers "Exception from src/x.cpp:105:", "Check '...'
+        text = re.split(r"(?:Exception from |failed at )src/\S+:\d+:\s*", text)[-1]  # failed at src/y.hpp:94:"
+        text = re.sub(r"While validating (node|ONNX node) '.*?'( with friendly_name '.*?')?:\s*", "", text)
+        text = re.sub(r"Shape inference input shapes \{.*?\}\s*", "", text).split(" Summary:")[0]
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def spec_label(spec_id: str) -> str:
+    domain, version = parse_spec_id(spec_id)
+    return f"{'ONNX' if domain == 'onnx' else 'OpenVINO'} Pad-{version}"
+
+
+def case_text(case: Case) -> str:
+    return f"{spec_label(case.spec)} {case.mode} {case.dtype}, shape {list(case.data.shape)}, pads {case.pads}"
+
+
+def summary_line(row: dict, case: Case, runtime: str) -> str:
+    """One line saying what is wrong, with the runtime's own words (the title says it in the
+    runtime's terms, padconf.minimize.bundle_title)."""
+    detail, error = row.get("detail") or "", short_error(row.get("error"))
+    verdict = row["verdict"]
+    if verdict == Verdict.MISMATCH:
+        difference = row.get("difference")
+        what = ("shape" if difference == Difference.SHAPE else
+                "element type" if difference == Difference.DTYPE else "values")
+        phrase = f"returns wrong {what}: {detail}"
+    elif verdict == Verdict.WRONGLY_REJECTED:
+        phrase = f"rejects an input the spec defines: {error}"
+    elif verdict == Verdict.WRONGLY_ACCEPTED:
+        phrase = f"accepts an input the spec forbids ({case.reason})"
+    elif verdict == Verdict.NOT_IMPLEMENTED:
+        phrase = f"has no implementation: {error}"
+    elif verdict == Verdict.CRASH:
+        phrase = f"crashes the process ({error})"
+    elif verdict == Verdict.TIMEOUT:
+        phrase = f"hangs ({error})"
+    else:
+        phrase = f"{verdict}: {detail or error}"
+    return f"{runtime}: {case_text(case)}: {phrase}"
+
+
+def _array_text(arr) -> str:
+    arr = np.asarray(arr)
+    with np.printoptions(threshold=SHOWN_ELEMENTS, edgeitems=3, linewidth=100):
+        body = np.array2string(arr, separator=", ") if arr.dtype != object else repr(arr.tolist())
+    return f"{body}   # {arr.dtype if arr.dtype != object else 'string'}, shape {list(arr.shape)}"
+
+
+def _versions(runtime: str, runtime_version: str | None) -> list[str]:
+    def of(package):
+        return package_version(package) or "not installed"
+    lines = [f"- runtime: {runtime} {runtime_version or of(PACKAGES[runtime])}" if runtime in PACKAGES else
+             f"- runtime: {runtime} "
+             f"(a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
+    lines += [f"- {p}: {of(p)}" for p in ("onnx", "numpy") if p != PACKAGES.get(runtime)]
+    lines += [f"- Python: {platform.python_version()}", f"- OS: {platform.platform()}",
+              f"- found and minimized by padconf {of('padconf')}"]
+    return lines
+
+
+# ---------------------------------------------------------------- files
+
+
+def _described(name: str, arr: np.ndarray, file: str) -> dict:
+    arr = np.asarray(arr)
+    return {"name": name, "file": file, "ml_dtypes": arr.dtype.name if arr.dtype.isbuiltin == 2 else None,
+            "string": arr.dtype == object}
+
+
+def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tuple[str | None, list[dict]]:
+    """The model and its inputs (npy, and ONNX TensorProto .pb in onnx's test-data layout);
+    returns the model file's name (None: OpenVINO refuses to build the graph at all, the bug
+    itself) and the inputs in feed order."""
+    data_set = where / "test_data_set_0"
+    data_set.mkdir(parents=True)
+    if runtime == "openvino":
+        import openvino as ov
+
+        from padconf.adapters.openvino import native_model, split_pads
+        inputs = {"data": case.data, **(split_pads(case) if placement == "inputs" else {})}
+        model: str | None = "model.xml"
+        try:
+            ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
+                          compress_to_fp16=False)
+        except RuntimeError:  # its shape inference refuses constant inputs while the graph is built
+            model = None
+    else:
+        (where / "model.onnx").write_bytes(build_model(case, placement).SerializeToString())
+        inputs, model = feeds(case, placement), "model.onnx"
+    if "data" not in inputs:  # folded: the data is in the model too; repro.py still prints it
+        (where / "data.npy").write_bytes(npy_bytes(case.data))
+    described = []
+    for i, (name, arr) in enumerate(inputs.items()):
+        (where / f"{name}.npy").write_bytes(npy_bytes(arr))
+        (data_set / f"input_{i}.pb").write_bytes(numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
+        described.append(_described(name, arr, f"{name}.npy"))
+    return model, described
+
+
+def _write_expected(where: Path, case: Case) -> dict:
+    """The expected outputs, and what repro.py expects: {"kind", "reason", "outputs": {label: file}}."""
+    outputs: dict[str, str | None] = {}
+    if case.kind == CaseKind.DEFINED:
+        assert case.expected is not None  # a defined case has its output
+        (where / "expected.npy").write_bytes(npy_bytes(case.expected))
+        (where / "test_data_set_0" / "output_0.pb").write_bytes(
+            numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
+        outputs["expected"] = "expected.npy"
+    elif case.kind == CaseKind.AMBIGUOUS:
+        for i, (label, out) in enumerate(sorted(case.interpretations.items())):
+            outputs[label] = None if out is None else f"expected_{i}.npy"
+            if out is not None:
+                (where / f"expected_{i}.npy").write_bytes(npy_bytes(out))
+    return {"kind": case.kind, "reason": case.reason, "outputs": outputs}
+
+
+def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_version: str | None, job) -> str:
+    """The bundle for ``shrunk`` (a padconf.minimize.minimize.Shrunk) in ``where``; returns its title."""
+    case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
+    where.mkdir(parents=True, exist_ok=True)
+    model, inputs = _write_inputs(where, case, placement, runtime)
+    expect = _write_expected(where, case)
+    if outcome.output is not None:
+        (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
+    heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
+    data = _described("data", case.data, "data.npy")
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime, "model": model,
+             "inputs": inputs, "expect": expect,
+             "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
+    if model is not None:
+        (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
+        (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
+    api = api_script(case, placement, runtime, heading)
+    if api is not None:
+        (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
+    (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model,
+                                                     api), encoding="utf-8")
+    return heading
+
+
+def _placement_dependent(job, runtime: str) -> bool:
+    """The run's original case passed in another placement on this runtime."""
+    original = job.recorded["case_id"] if job.recorded else None
+    return any(r["case_id"] == original and r["runtime"] == runtime and r["verdict"] not in FAILURES
+               and r["placement"] != job.recorded["placement"] for r in job.run_rows)
+
+
+# ---------------------------------------------------------------- repro_<runtime>.py
+
+SHOWN_INLINE = 24  # elements: larger arrays are read from the bundle's .npy files
+
+
+def api_script_name(runtime: str) -> str:
+    return f"repro_{runtime.replace('-', '_')}.py"
+
+
+def _scalar_literal(v) -> str:
+    if isinstance(v, float) and not np.isfinite(v):
+        return 'float("nan")' if np.isnan(v) else ('-' if v < 0 else '') + 'float("inf")'
+    return repr(v)
+
+
+def _literal(arr, file: str) -> str:
+    """Source text giving ``arr``: inline when small and exact (every bit, NaN payloads too), else
+    read from the bundle's ``file``."""
+    arr = np.asarray(arr)
+    if arr.size <= SHOWN_INLINE:
+        flat = ", ".join(_scalar_literal(v) for v in arr.reshape(-1).tolist())
+        text = f'np.array([{flat}], dtype="{arr.dtype.name}").reshape({list(arr.shape)})'
+        back = eval(text, {"np": np})  # noqa: S307 -- padconf's own text of numbers, checked bit for bit
+        if back.dtype == arr.dtype and back.tobytes() == arr.tobytes():
+            return text
+    return f'np.load(os.path.join(HERE, "{file}"))'
+
+
+def _allowed(case: Case) -> str:
+    """The outputs the specification allows, as source text (None: an error)."""
+    if case.kind == CaseKind.DEFINED:
+        return f"[{_literal(case.expected, 'expected.npy')}]"
+    if case.kind == CaseKind.MUST_REJECT:
+        return "[None]"
+    return "[" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
+                           for i, (_, out) in enumerate(sorted(case.interpretations.items()))) + "]"
+
+
+def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | None:
+    """repro_<runtime>.py for ``case``, or None where the runtime has no short one here
+    (padconf.minimize.repro_api.RUNNERS) or numpy's own dtypes cannot carry the data (bfloat16, float8,
+    int4 ..., strings: the generic checker handles those)."""
+    if runtime not in repro_api.RUNNERS or case.data.dtype.isbuiltin != 1:
+        return None
+    domain, version = parse_spec_id(case.spec)
+    if runtime == "openvino":
+        from padconf.adapters.openvino import split_pads
+        operands = {"data": case.data, **split_pads(case)}
+    else:
+        if version <= 2 and not case.pads:  # an empty INTS attribute has no type helper.make_node can infer
+            return None
+        operands = dict(feeds(case, "inputs"))
+    fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
+    arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
+              for name, arr in operands.items()]
+    arrays.append(f"expected = {_allowed(case)}  # what the specification allows (None: an error)")
+    args = ["{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"]
+    if runtime == "openvino":
+        args += [f"fed={fed!r}", f"mode={case.mode!r}", f"opset={version}"]
+    else:
+        if version <= 2:
+            attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
+            if case.constant_value is not None:
+                attributes["value"] = float(np.asarray(case.constant_value).astype(np.float64))
+            inputs = ["data"]
+        else:
+            attributes = {"mode": case.mode}
+            inputs = ["data", "pads", "constant_value" if "constant_value" in operands else "",
+                      *(["axes"] if "axes" in operands else [])]
+            while inputs[-1] == "":
+                inputs.pop()
+        attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
+        args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
+                 f"ir={ir_version(version, case.dtype)}"]
+    args.append("expected=expected")
+    return repro_api.script(runtime, heading, arrays, args)
+
+
+# ---------------------------------------------------------------- REPORT.md
+
+
+def _spec_words(row: dict, case: Case, job) -> list[str]:
+    out, example = [], job.example
+    if example:  # the document's own print fixes the reading of a point its text leaves open
+        from padconf.spec.loader import get_spec
+        spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        for name, reading in example["interpretation"].items():
+            out += [f"`ambiguities.{name}`:", "", f"> {spec.ambiguities[name].text}", "",
+                    "The text leaves this open, but the document's own worked example "
+                    f"({example.get('source', example['name'])}) "
+                    f"settles it as `{reading}`: data `{example.get('data')}`, pads `{example.get('pads')}`, mode "
+                    f"`{example.get('mode', 'constant')}`, printed output `{example.get('output')}`. The input below "
+                    "is judged by that same reading.", ""]
+    quotes = rule_quotes({**row, "kind": case.kind, "reason": case.reason}, job.specs_dir)
+    if case.kind == CaseKind.DEFINED and not any(q.get("text") for q in quotes):  # refused or failed on a valid input:
+        from padconf.spec.loader import (  # rule_text: the sentences that make it valid and fix its output
+            get_spec,
+            rule_text,
+        )
+        spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"]
+                                                       if case.axes is not None else [])
+        quotes = [q for q in (rule_text(spec, r) for r in rules) if q.get("text")]
+    if case.kind == CaseKind.DEFINED:  # and the sentence that says what the mode computes
+        from padconf.spec.loader import get_spec
+        spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        mode_rule = next((key for key, rule in spec.doc.get("rules", {}).items()
+                          if f"`{case.mode}`" in str(rule.get("text", ""))), None)
+        if mode_rule and all(q.get("spec_key") != f"rules.{mode_rule}" for q in quotes):
+            quotes = quotes + [{"spec_key": f"rules.{mode_rule}", "text": spec.doc["rules"][mode_rule]["text"]}]
+    for quote in quotes:
+        if quote.get("text"):
+            out += [f"`{quote['spec_key']}`:", "", *[f"> {line}" for line in quote["text"].splitlines()], ""]
+            if quote.get("note"):
+                out += [f"({quote['note']})", ""]
+        elif quote.get("note"):
+            out += [quote["note"], ""]
+    return out
+
+
+def _others(job, case: Case, runtime: str) -> list[str]:
+    """What the run's other runtimes did with the original case, and, for an undefined point,
+    which interpretation each runtime of the run matched."""
+    if not job.run_rows:
+        return []
+    original = job.recorded["case_id"] if job.recorded else job.case.id
+    others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime]
+    out = []
+    if others:
+        out += [f"The same run's other runtimes on the original case `{original}` (before minimizing):", ""]
+        out += [f"- {r['runtime']} [{r['placement']}]: {r['verdict']}"
+                + (f" ({short_error(r.get('detail') or r.get('error'), 160)})"
+                   if r.get("detail") or r.get("error") else "")
+                for r in others]
+        out.append("")
+    if case.kind == CaseKind.AMBIGUOUS:
+        picks = interpretations([r for r in job.run_rows if r.get("reason") == case.reason and r["spec"] == case.spec])
+        if picks:
+            out += [f"Where the document leaves `{case.reason}` undefined ({case.spec}), the run's runtimes matched "
+                    "(results: a case in one placement; \"a or b\": the answer is what each of them gives):", ""]
+            out += [f"- {rt}, `{point}`: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common())
+                    for (point, rt), counts in sorted(picks.items(), key=lambda item: (item[0][1], item[0][0]))]
+            out.append("")
+    return out
+
+
+def _expected_lines(case: Case) -> list[str]:
+    if case.kind == CaseKind.DEFINED:
+        return ["```", _array_text(case.expected), "```"]
+    if case.kind == CaseKind.MUST_REJECT:
+        return [f"An error: the input breaks the rule \"{case.reason}\"."]
+    lines = [f"The document leaves this undefined ({case.reason}); each reading gives:", ""]
+    for label, out in sorted(case.interpretations.items()):
+        lines += [f"- {label}:" + (" an error" if out is None else ""),
+                  *([] if out is None else ["", "  ```", "  " + _array_text(out), "  ```"])]
+    return lines
+
+
+def _native_lines(native: dict | None, runtime: str, placement: str) -> list[str]:
+    """Where the minimal case fails alike through the operation the runtime lowers Pad to, or
+    through onnx's shape inference (padconf.minimize.minimize.native_check, schema_check): the bug is
+    that one's, to be filed once."""
+    if not native:
+        return []
+    forbidden = " (an input that operation's own document forbids, answered alike)" \
+        if native["verdict"] == Verdict.WRONGLY_ACCEPTED else ""
+    return [escape.markdown(f"The same input fails through {native['spec']} itself too (runtime {native['runtime']}, "
+                            f"{placement}): {native['verdict']}{forbidden}: {short_error(native['detail'], 200)}. "
+                            + native["why"]), ""]
+
+
+def _control_lines(control: dict | None, whose: str) -> list[str]:
+    """What a control (the same data through an Identity model, same runtime and placement)
+    did; ``whose``: whose data it was."""
+    if not control:
+        return []
+    if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
+        did = (f"passed: it refuses the Identity model too ({short_error(control['error'], 200)})"
+               if control.get("error") else "passed: the data comes back unchanged without the Pad")
+    else:
+        did = f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
+    operand = control.get("operand", "data")
+    where = control["placement"] + ("" if operand == "data" else f", its empty {operand} through Identity")
+    return [f"- {whose} ({where}): {escape.markdown(did)}"
+            + (". The failure is not Pad-specific." if control["fails_too"] else "")]
+
+
+def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
+                    api: str | None = None) -> str:
+    case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
+    original = shrunk.original.case
+    inputs = [f"- data: `{_array_text(case.data)}`" if case.data.size <= 12 else
+              f"- data:\n\n  ```\n  {_array_text(case.data)}\n  ```", f"- pads: `{case.pads}` ({case.pads_type})",
+              f"- mode: `{case.mode}`"]
+    if case.constant_value is not None:
+        inputs.append(f"- constant_value: `{np.asarray(case.constant_value).tolist()!r}` ({case.dtype})")
+    if case.axes is not None:
+        inputs.append(f"- axes: `{case.axes}` ({case.axes_type})")
+    where = {"inputs": "pads and the other operands fed at run time as graph inputs",
+             "initializers": "pads and the other operands baked into the model as constants",
+             "folded": "every input, data included, baked into the model as constants: the runtime may "
+                       "evaluate the Pad while compiling"}[placement]
+    kind = {CaseKind.DEFINED: "defined: the document fixes one output",
+            CaseKind.MUST_REJECT: "invalid: the document requires an error",
+            CaseKind.AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
+    recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
+    control = shrunk.final.control or recorded  # the minimal case's own, where minimize ran one
+    found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
+    controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
+                *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
+                                          f"`{(recorded or {}).get('case_id')}`")]
+    lines = [f"# {escape.markdown(heading)}", "",
+             escape.markdown(summary_line(row, case, runtime)), "",
+             f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
+             *([f"Triage: **{found.label}**" + ("" if found in PAD_BUGS else ": not a Pad bug to file")
+                + (f"; {fact.why} Upstream: {fact.link} (\"{fact.quote}\")" if fact else ""), ""] if found else []),
+             *_native_lines(shrunk.native, runtime, placement),
+             *([escape.markdown(f"Folded at compile time (every input a constant), {runtime} refuses this input: "
+                                f"{short_error(shrunk.refused_when_folded, 200)}. At run time it returns an "
+                                "empty tensor instead: the run-time path skips that check."), ""]
+               if shrunk.refused_when_folded else []),
+             *([escape.markdown(f"The same values as {shrunk.packing} pass on {runtime} ({placement}): the "
+                                f"failure is about how it packs {case.dtype}, narrower than a byte."),
+                ""] if shrunk.packing else []),
+             *(["Controls (the same data, or empty pads or axes baked into the model, through an Identity model "
+                "instead of Pad, on the same runtime):", "",
+                *controls, ""] if controls else []),
+             *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
+             "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
+             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})" if model else
+             f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
+             "it and shows the refusal", "",
+             "## Expected", "", *_expected_lines(case), "", "## Actual", ""]
+    if outcome.output is not None:
+        lines += ["```", _array_text(outcome.output), "```", ""]
+        if row.get("detail"):
+            lines += [f"({row['detail']})", ""]
+    if row.get("error"):
+        lines += ["The runtime's error:", "", "```", row["error"].strip(), "```", ""]
+    needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
+    lines += ["## Reproduce", ""]
+    if api is not None:
+        lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
+                  f"`pip install numpy {repro_api.PIP[runtime]}`; exit 1 while the bug shows):", "",
+                  "```python", api.rstrip(), "```", ""]
+        lines += ["The generic checker:", ""] if model else []
+    else:
+        lines += [f"No short repro in {runtime}'s own API here "
+                  + ("(its data needs numpy's ml_dtypes or strings): " if runtime in repro_api.RUNNERS else
+                     f"(padconf writes one for {', '.join(repro_api.RUNNERS)} only): ")
+                  + "the generic checker only.", ""]
+    if model:  # else there is no model file for the generic checker to run
+        lines += [f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
+                  if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
+                  "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
+                  "runs the model on a runtime instead.", "",
+                  "```",
+                  "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
+                  "```", ""]
+    lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
+              f"Minimized by `padconf minimize` from case `{shrunk.original.case.id}` "
+              f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
+              f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
+              + (" (stopped at the time limit)." if shrunk.out_of_time else ".")]
+    return "\n".join(lines) + "\n"
+
+
+def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
+    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
+             "| # | bundle | title | before | after | seconds |", "|---:|---|---|---|---|---:|"]
+    for s in summaries:
+        if s.get("merged_into"):
+            root = s["merged_into"]
+            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same root "
+                         f"cause as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            continue
+        if s.get("dir") is None:
+            rec = s["recorded"]
+            lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
+                         f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
+            continue
+        sh = s["shrunk"]
+        a, b = sh.original.case.data, sh.final.case.data
+        shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
+        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(shown)} | "
+                     f"{list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,2 @@
+"""The report layer: a run's summary, in text and HTML.
+"""

@@ -1,0 +1,464 @@
+"""Read results.jsonl rows and tell what they show: the conformance matrix, the distinct
+failures (one example each), which interpretation each runtime picks where the spec is silent,
+and how many cases each edge class got. Rendered for the terminal (rich), as summary.md and
+the short PR-comment markdown here, and as a self-contained HTML page by report_html."""
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import reading_of
+from padconf.core import escape
+from padconf.core.dtypes import decode_array
+from padconf.core.errors import CaseError, PadconfError, SpecError
+from padconf.core.untrusted import json_value, read_text
+from padconf.judging.signature import failure_class, failure_signature
+from padconf.judging.triage import PAD_BUGS, triage
+from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
+from padconf.run.results import (
+    MAX_RUN_JSON_BYTES,
+    RESULTS,
+    ResultRow,
+    RunDirLock,
+    attach_controls,
+    named_again,
+    read_jsonl,
+    read_results,
+    unfinished,
+)
+from padconf.spec.loader import Spec, get_spec, rule_text, spec_sort_key
+
+
+def _cell_order(key: tuple[str, str, str]) -> tuple:
+    """(runtime, spec, mode) with the spec version as a number: Pad-2 before Pad-11."""
+    return key[0], spec_sort_key(key[1]), key[2]
+
+
+def matrix(rows: list[ResultRow]) -> dict[tuple[str, str, str], Counter]:
+    """(runtime, spec, mode) -> results per verdict; a result is one case in one placement."""
+    cells: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
+    for row in rows:
+        cells[(row["runtime"], row["spec"], row["mode"])][row["verdict"]] += 1
+    return dict(sorted(cells.items(), key=lambda item: _cell_order(item[0])))
+
+
+MUST_REJECT_MARK = "†"
+MUST_REJECT_NOTE = (f"{MUST_REJECT_MARK} every case of this spec version and mode is one the spec makes an error "
+                    "(a mode the version lacks, say): there, pass means the runtime rejected it.")
+
+
+def must_reject_only(rows: list[ResultRow]) -> set[tuple[str, str]]:
+    """(spec, mode) pairs all of whose cases are must-reject: a mode the version lacks, say."""
+    kinds: dict[tuple[str, str], set] = defaultdict(set)
+    for row in rows:
+        kinds[(row["spec"], row["mode"])].add(row.get("kind"))
+    return {key for key, seen in kinds.items() if seen == {CaseKind.MUST_REJECT}}
+
+
+def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
+    return mode + (MUST_REJECT_MARK if (spec, mode) in marked else "")
+
+
+def counts_line(rows: list[ResultRow]) -> str:
+    """What the numbers count: results (a case in a placement on a runtime), cases, skips."""
+    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in rows)
+    return (f"{len(rows)} results over {len({r['case_id'] for r in rows})} cases: a result is one case in one "
+            f"placement on one runtime" + (f"; {skipped} of them skipped (the adapter cannot put the case to its "
+                                           f"runtime: each row and the notes say why)" if skipped else "") + ".")
+
+
+def failures(rows: list[ResultRow]) -> list[dict]:
+    """Distinct failures: one entry per runtime, verdict, error class and triage class, with a
+    count, the dtypes / specs it covers and one example row (a spec document's worked example
+    if any)."""
+    groups: dict[tuple, dict] = {}
+    for row in rows:
+        if row["verdict"] not in FAILURES:
+            continue
+        key = failure_signature(row)
+        group = groups.get(key)
+        if group is None:  # triage's upstream fact, looked up once a group
+            group = groups[key] = {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": key[3],
+                                   "upstream": triage(row)[1], "count": 0, "dtypes": set(), "specs": set(),
+                                   "example": row}
+        group["count"] += 1
+        if row["origin"].startswith("example:") and not group["example"]["origin"].startswith("example:"):
+            group["example"] = row  # a worked example of the spec document says most
+        group["dtypes"].add(row["dtype"])
+        group["specs"].add(row["spec"])
+    return sorted(groups.values(), key=lambda g: (g["runtime"], g["verdict"], -g["count"]))
+
+
+PLACEMENT_DEPENDENT = "placement-dependent"
+
+
+def _answer(row: ResultRow) -> tuple:
+    """What a runtime answered, as far as a row tells: verdict, interpretations matched, the
+    class of its failure, and its output where the row keeps it."""
+    return (row["verdict"], tuple(row.get("matched") or ()),
+            failure_class(row) if row["verdict"] in FAILURES else None, json.dumps(row.get("output")))
+
+
+def placement_dependent(rows: list[ResultRow]) -> list[dict]:
+    """Cases one runtime answers differently in two placements (its kernel against its folding
+    path, say), even where one answer is right: a user's model can take either path. Grouped
+    like ``failures``, one group per runtime and pattern of verdicts."""
+    by_case: dict[tuple, dict] = defaultdict(dict)
+    for row in rows:
+        if row["verdict"] != Verdict.SKIPPED:
+            by_case[(row["runtime"], row["case_id"])][row["placement"]] = row
+    groups: dict[tuple, dict] = {}
+    for (runtime, _), placed in sorted(by_case.items()):
+        if len({_answer(r) for r in placed.values()}) < 2:
+            continue
+        verdicts = [placed[p]["verdict"] for p in sorted(placed)]
+        pattern = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
+        if len(set(verdicts)) == 1:
+            pattern += " (different answers)"
+        example = next((r for r in placed.values() if r["verdict"] != Verdict.PASS), next(iter(placed.values())))
+        found, fact = triage(example) if example["verdict"] in FAILURES else (None, None)
+        group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
+                                                       "class": pattern, "triage": found, "upstream": fact,
+                                                       "count": 0, "dtypes": set(), "specs": set(),
+                                                       "example": example})
+        group["count"] += 1
+        group["dtypes"].add(example["dtype"])
+        group["specs"].add(example["spec"])
+    return sorted(groups.values(), key=lambda g: (g["runtime"], -g["count"]))
+
+
+def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
+    """(undefined point, runtime) -> results per reading of that point the runtime's answer
+    matched: one interpretation; several, "a or b", where the answer is what each of them
+    gives; or none, "(rejected)" / "(another output)" (an unexplained answer, also listed among
+    the failures, unless the document leaves the behaviour undefined). A result that hits
+    several undefined points counts under each."""
+    picks: dict[tuple[str, str], Counter] = defaultdict(Counter)
+    for row in rows:
+        if row["verdict"] not in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED):
+            continue
+        readings = [reading_of(label) for label in row.get("matched") or []]
+        for point in (row.get("reason") or "(not named)").split(","):
+            matched = sorted({reading[point] for reading in readings if point in reading})
+            picks[(point, row["runtime"])][" or ".join(matched) if matched else "(rejected)"
+                                           if row.get("error") is not None else "(another output)"] += 1
+    return dict(sorted(picks.items()))
+
+
+SILENT_WHAT = ("which interpretation of each undefined point each runtime's answer matched, in results "
+               "(\"a or b\": the answer is what each of them gives)")
+
+
+def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
+    """edge class -> cases per spec version that exercise it."""
+    counts: dict[str, Counter] = defaultdict(Counter)
+    for row in cases_rows:
+        for tag in row.get("tags") or ():
+            counts[tag][row["spec"]] += 1
+    return dict(sorted(counts.items()))
+
+
+def _example(row: ResultRow, with_id: bool = True) -> str:
+    return (f"{row['spec']} {row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
+            + (f" axes={row['axes']}" if row.get("axes") is not None else "")
+            + (f" value={row['constant_value']}" if row.get("constant_value") else "")
+            + f" [{row['placement']}]" + (f" id={row['case_id']}" if with_id else "")
+            + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)"
+               if row["origin"].startswith("example:") else ""))
+
+
+MATRIX_TITLE = "Conformance matrix (results per verdict: each case once per placement)"
+
+
+def matrix_table(rows: list[ResultRow]) -> Table:
+    """One row per runtime, spec version and mode, one column per verdict."""
+    used = used_verdicts(rows)
+    marked = must_reject_only(rows)
+    t = Table(title=MATRIX_TITLE)
+    for col in ("runtime", "spec", "mode"):
+        t.add_column(col, no_wrap=True)
+    for v in used:
+        t.add_column(v, justify="right", no_wrap=True)
+    for (runtime, spec, mode), counts in matrix(rows).items():
+        t.add_row(*map(escape.terminal, (runtime, spec, mode_label(spec, mode, marked))),
+                  *[_cell(v, counts[v]) for v in used])
+    return t
+
+
+def matrix_lines(rows: list[ResultRow]) -> list[str]:
+    """The matrix as lines, for a width the table does not fit (a CI log has 80 columns):
+    each runtime, then one line per spec version and mode with its counts."""
+    marked, used = must_reject_only(rows), used_verdicts(rows)
+    lines, last = [MATRIX_TITLE], None
+    for (runtime, spec, mode), counts in matrix(rows).items():
+        if runtime != last:
+            lines.append(runtime)
+            last = runtime
+        lines.append(f"  {spec} {mode_label(spec, mode, marked)}: "
+                     + ", ".join(f"{counts[v]} {v}" for v in used if counts[v]))
+    return lines
+
+
+def terminal_output(rows: list[ResultRow], width: int) -> list:
+    """What `padconf run` prints: the matrix as a table where it fits ``width``, else as lines;
+    the distinct failures (each with its triage class) and the interpretations picked as lines.
+    Lines are printed without wrapping (soft_wrap): no name is cut and no case id split, so
+    `padconf minimize RUN_DIR:<case id>` takes the id as printed."""
+    table = matrix_table(rows)
+    fits = Console(width=10_000).measure(table).maximum <= width
+    out: list = [table] if fits else ["\n".join(map(escape.plain, matrix_lines(rows)))]
+    if must_reject_only(rows):
+        out.append(MUST_REJECT_NOTE)
+    lines = ["", "Distinct failures (one example each)"]
+    for g in failures(rows) + placement_dependent(rows):
+        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
+                  f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
+                  f"  case id: {g['example']['case_id']}"]
+    if len(lines) == 2:
+        lines.append("(none)")
+    picks = interpretations(rows)
+    if picks:
+        lines += ["", f"Where the spec is silent: {SILENT_WHAT}"]
+        for (point, runtime), counts in picks.items():
+            lines.append(f"- {point} on {runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
+    # printed as they are (no markup), each line with its control characters shown as text
+    return out + ["\n".join(map(escape.plain, lines))]
+
+
+def _cell(verdict: str, n: int) -> str:
+    if not n:
+        return ""
+    colour = "green" if verdict == Verdict.PASS else "yellow" if verdict == Verdict.AMBIGUOUS else "red"
+    return f"[{colour}]{n}[/]"
+
+
+def _seen_on(group: dict) -> str:
+    return (f"dtypes: {', '.join(sorted(group['dtypes']))}; "
+            f"specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}")
+
+
+def triage_text(group: dict) -> str:
+    """A group's triage class, with the upstream link it rests on."""
+    if group.get("triage") is None:
+        return "-"
+    return group["triage"].label + (f" ({group['upstream'].link})" if group["upstream"] else "")
+
+
+def _what(group: dict) -> str:
+    return f"{group['class']}  — {_seen_on(group)}"
+
+
+def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) -> str:
+    used = used_verdicts(rows)
+    marked = must_reject_only(rows)
+    out = ["# padconf run summary", "", counts_line(rows) + f" The run drew {len(cases_rows)} cases.", ""]
+    if notes:
+        out += ["## Notes", ""] + [f"- {escape.markdown(n)}" for n in notes] + [""]
+    out += ["## Conformance matrix", "", "Results per verdict: each case once per placement of each runtime.", "",
+            "| runtime | spec | mode | " + " | ".join(used) + " |", "|---|---|---|" + "---:|" * len(used)]
+    for (runtime, spec, mode), counts in matrix(rows).items():
+        out.append(_md_row(runtime, spec, mode_label(spec, mode, marked), *[counts[v] or "" for v in used]))
+    if marked:
+        out += ["", escape.markdown(MUST_REJECT_NOTE)]
+    distinct = failures(rows) + placement_dependent(rows)
+    bugs = [g for g in distinct if g["triage"] in PAD_BUGS]
+    out += ["", "## Distinct failures", "",
+            f"{len(distinct)} distinct failures, {len(bugs)} of them Pad bugs to file (triage: "
+            + ", ".join(t.label for t in PAD_BUGS) + "); the others are lenient (the runtime accepts what "
+            "the spec forbids, where the documents constrain the model and require no error), coverage, "
+            "documented policy, known upstream or not Pad-specific.", "",
+            "| runtime | verdict | triage | n | what | example |", "|---|---|---|---:|---|---|"]
+    for g in sorted(distinct, key=lambda g: g["triage"] not in PAD_BUGS):
+        out.append(_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _what(g), _example(g["example"])))
+    out += ["", "## Not implemented (coverage: runtime x spec version x dtype)", "",
+            "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
+    for (runtime, spec), dtypes in support_gaps(rows).items():
+        out.append(_md_row(runtime, spec, ", ".join(sorted(dtypes))))
+    out += ["", "## Where the spec is silent", "", f"Each row: {SILENT_WHAT}.", "",
+            "| undefined point | runtime | matched (results) |", "|---|---|---|"]
+    for (point, runtime), counts in interpretations(rows).items():
+        out.append(_md_row(point, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
+    specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
+    out += ["", "## Edge classes drawn (cases per spec version)", "",
+            _md_row("edge class", *specs), "|---|" + "---:|" * len(specs)]
+    for tag, per_spec in edge_class_counts(cases_rows).items():
+        out.append(_md_row(tag, *[per_spec[s] or "" for s in specs]))
+    return "\n".join(out) + "\n"
+
+
+def _md_row(*cells) -> str:
+    """A markdown table row of text from runtimes and files: escaped, never markup."""
+    return "| " + " | ".join(map(escape.markdown, cells)) + " |"
+
+
+def support_gaps(rows: list[ResultRow]) -> dict[tuple[str, str], set[str]]:
+    """(runtime, spec) -> the dtypes it answered not-implemented for: coverage, not bugs."""
+    gaps: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for row in rows:
+        if row["verdict"] == Verdict.NOT_IMPLEMENTED:
+            gaps[(row["runtime"], row["spec"])].add(row["dtype"])
+    return dict(sorted(gaps.items(), key=lambda kv: (kv[0][0], spec_sort_key(kv[0][1]))))
+
+
+# ---------------------------------------------------------------- a run directory, for `padconf report`
+
+@dataclass
+class RunData:
+    dir: Path
+    rows: list[ResultRow]  # results.jsonl
+    cases: dict[str, dict]  # cases.jsonl by case id, still JSON (decoded only where shown)
+    specs_dir: str | None  # run.json's: where the run's spec files are
+    unfinished: str | None = None  # why the rows are not the whole run (results.unfinished)
+
+    @property
+    def cases_rows(self) -> list[dict]:
+        return list(self.cases.values())
+
+
+def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
+    """A run directory's results and cases; a missing or empty one is an error (a report on
+    nothing would look like a clean run). ``specs_dir``: the spec folder the user named (None:
+    padconf's own), which must be the one the run recorded."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise PadconfError(f"{run_dir}: no such run directory")
+    results = run_dir / RESULTS
+    if not results.is_file():
+        raise PadconfError(f"{run_dir}: no results.jsonl (not a run directory of `padconf run --out`?)")
+    with RunDirLock(run_dir, exclusive=False):  # not while a run writes it
+        read = read_results(results)
+        rows = attach_controls(read, run_dir)
+        if not rows:
+            raise PadconfError(f"{results}: holds no result: nothing to report")
+        cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
+        run_json, doc = run_dir / "run.json", None
+        if run_json.exists():
+            doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES, follow=False), str(run_json))
+            recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
+            if not isinstance(recorded, (str, type(None))):
+                raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
+            specs_dir = named_again(recorded, specs_dir, run_json)
+    why = [unfinished(doc, len(rows), run_json),
+           f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
+           "the folder at once) and are left out" if read.duplicates else None]
+    return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)
+
+
+def totals(rows: list[ResultRow]) -> dict[str, Counter]:
+    """runtime -> results per verdict."""
+    out: dict[str, Counter] = defaultdict(Counter)
+    for row in rows:
+        out[row["runtime"]][row["verdict"]] += 1
+    return dict(sorted(out.items()))
+
+
+def used_verdicts(rows: list[ResultRow]) -> list[str]:
+    used = {r["verdict"] for r in rows}
+    return [v for v in VERDICTS if v in used]
+
+
+def cell_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:
+    """(runtime, spec, mode) -> that matrix cell's distinct failures and interpretation picks."""
+    by_cell: dict[tuple, list[ResultRow]] = defaultdict(list)
+    for row in rows:
+        by_cell[(row["runtime"], row["spec"], row["mode"])].append(row)
+    return {key: {"failures": failures(cell), "picks": interpretations(cell)}
+            for key, cell in sorted(by_cell.items(), key=lambda item: _cell_order(item[0]))}
+
+
+def _spec(spec_id: str, specs_dir) -> Spec | None:
+    try:
+        return get_spec(spec_id, Path(specs_dir) if specs_dir else None)
+    except SpecError:  # the spec file moved since the run: the report shows the rest
+        return None
+
+
+def rule_quotes(row: Mapping[str, Any], specs_dir=None) -> list[dict]:
+    """The spec's sentences a failure is judged by, as [{spec_key, text, note?}]: the rule a
+    must-reject case breaks, the ambiguity an ambiguous case hits, or for a defined case the
+    rule that fixes what went wrong (output shape, layout of pads, type list)."""
+    spec = _spec(row["spec"], specs_dir)
+    if spec is None:
+        return [{"spec_key": None, "text": None, "note": f"spec file of {row['spec']} not found"}]
+    if row.get("kind") == CaseKind.MUST_REJECT:
+        return [rule_text(spec, row.get("rule"))]
+    if row.get("kind") == CaseKind.AMBIGUOUS:
+        return [{"spec_key": f"ambiguities.{name}", "text": spec.ambiguities[name].text}
+                for name in (row.get("reason") or "").split(",") if name in spec.ambiguities]
+    if row["verdict"] == Verdict.MISMATCH:  # the rule that fixes what differs
+        fixes: dict[str | None, str] = {Difference.SHAPE: "output_shape", Difference.DTYPE: "dtypes"}
+        rule = fixes.get(row.get("difference"), "pads_layout")
+        return [rule_text(spec, rule)]
+    if row["verdict"] == Verdict.NOT_IMPLEMENTED:
+        return [rule_text(spec, "dtypes")]
+    return [{"spec_key": None, "text": None, "note": "the case is defined: no rule of the spec rejects it"}]
+
+
+def evidence(row: ResultRow, run: RunData) -> dict:
+    """What a reader needs to see a failure for themselves: the inputs, the expected output
+    (or each interpretation's), what the runtime gave or said, and the spec's words."""
+    doc = run.cases.get(row["case_id"])
+    out: dict[str, Any] = {"case": None, "actual": None, "error": row.get("error"), "detail": row.get("detail"),
+           "note": row.get("note"), "rules": rule_quotes(row, run.specs_dir)}
+    try:
+        if doc is not None:
+            out["case"] = Case.from_json(doc)
+        output = row.get("output")
+        if output is not None:
+            out["actual"] = decode_array(output)
+    except CaseError as exc:
+        raise CaseError(f"{run.dir / 'cases.jsonl'}: case {row['case_id']}: {exc}") from None
+    return out
+
+
+def ambiguity_texts(rows: list[ResultRow], specs_dir=None) -> dict[str, list[tuple[str, list[str]]]]:
+    """ambiguity name -> [(the spec's text of it, the spec versions hit that say so)]: versions
+    word the same undefined point differently."""
+    texts: dict[str, dict[str, list[str]]] = defaultdict(dict)
+    for spec_id in sorted({r["spec"] for r in rows if r["verdict"] == Verdict.AMBIGUOUS}, key=spec_sort_key):
+        spec = _spec(spec_id, specs_dir)
+        hit = {name for r in rows if r["spec"] == spec_id for name in (r.get("reason") or "").split(",")}
+        for name, amb in (spec.ambiguities if spec else {}).items():
+            if name in hit:
+                texts[name].setdefault(amb.text, []).append(spec_id)
+    return {name: list(by_text.items()) for name, by_text in sorted(texts.items())}
+
+
+def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int = 10,
+                   unfinished: str | None = None) -> str:
+    """A few dozen lines for a pull-request comment: totals per runtime and verdict, the most
+    frequent distinct failures, and where the full report is; first, where the rows are not the
+    whole run (``unfinished``: why), that they are not."""
+    used = used_verdicts(rows)
+    found = failures(rows)
+    picks = interpretations(rows)
+    out = [f"### padconf: {len(rows)} results, {len({r['case_id'] for r in rows})} cases, "
+           f"{len(found)} distinct failures", "",
+           *([f"**Part of a run only:** {unfinished}.", ""] if unfinished else []),
+           "| runtime | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
+    for runtime, counts in totals(rows).items():
+        out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
+    if found:
+        shown = sorted(found, key=lambda g: -g["count"])[:top]
+        out += ["", f"Distinct failures ({len(shown)} most frequent of {len(found)}):" if len(shown) < len(found)
+                else f"Distinct failures ({len(found)}):", "", "| runtime | verdict | n | what |", "|---|---|---:|---|"]
+        out += [_md_row(g["runtime"], g["verdict"], g["count"], _short(_what(g), 160)) for g in shown]
+    if picks:
+        silent = sum(r["verdict"] in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED) for r in rows)
+        out += ["", f"Where the spec is silent: {len({point for point, _ in picks})} undefined points hit, "
+                    f"{silent} results; see the full report."]
+    if html_name:
+        out += ["", f"Full report (matrix, every failure with its arrays, spec rules quoted): `{html_name}`"]
+    return "\n".join(out) + "\n"
+
+
+def _short(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[:limit - 1] + "…"

@@ -1,0 +1,3 @@
+"""The run layer: running cases on runtimes (runner, draw_child) and the run directory it records
+them in (results).
+"""

@@ -1,0 +1,618 @@
+"""The differential run: cases -> adapters (in worker subprocesses) -> verdicts -> results.jsonl.
+
+A run directory holds ``run.json`` (what was asked, how many cases it drew and, once every case
+has its rows, how many results it wrote), ``cases.jsonl``
+(every case, classified, written whole before anything runs) and ``results.jsonl`` (one line
+per runtime x placement x case, appended and flushed as each finishes, so a killed run loses
+nothing and ``--resume`` skips what is done). A line cut short by a kill or a full disk is moved
+aside to ``<file>.torn`` on resume and its case is run again. ``summary.md`` is written at the
+end by padconf.report.report.
+"""
+from __future__ import annotations
+
+import concurrent.futures
+import itertools
+import json
+import math
+import os
+import reprlib
+import resource
+import subprocess
+import tempfile
+import threading
+import time
+from collections import Counter
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+from typing import cast
+
+from padconf.adapters import default_runtimes, registry, unknown_runtime
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import repaired_twin
+from padconf.cases.examples import example_cases
+from padconf.cases.strategies import PROFILES, draw_cases
+from padconf.core.errors import CaseError, InternalFault, PadconfError, phase
+from padconf.core.untrusted import json_value, read_text
+from padconf.core.vocabulary import Placement, Status
+from padconf.execution.worker import (
+    DEFAULT_COMPILE_TIMEOUT_S,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_TIMEOUT_S,
+    MAX_MEMORY_MB,
+    MAX_TIMEOUT_S,
+    Worker,
+    WorkerClosed,
+)
+from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
+from padconf.judging.outcome import Outcome
+from padconf.judging.signature import distinct_failure
+from padconf.judging.verdicts import FAILURES, Verdict, control_record, judge
+from padconf.run.results import (
+    CONTROLS,
+    MAX_RUN_JSON_BYTES,
+    RESULTS,
+    RESULTS_WRITTEN,
+    ControlRow,
+    ResultRow,
+    RunDirLock,
+    jsonl_line,
+    named_again,
+    read_jsonl,
+    read_results,
+    result_row,
+    set_torn_line_aside,
+    write_atomically,
+)
+from padconf.spec.loader import get_spec, load_specs, parse_spec_id
+
+BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
+MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
+MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
+
+
+def address_space_mb() -> float:
+    """The hard address-space limit workers inherit (``ulimit -v``), in MB; inf when none."""
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    return math.inf if hard == resource.RLIM_INFINITY else hard // 2**20
+
+
+@dataclass
+class RunConfig:
+    runtimes: list[str] = field(default_factory=default_runtimes)
+    specs: list[str] | None = None
+    specs_dir: str | None = None  # None: the spec files shipped with padconf
+    profile: str = "default"
+    max_examples: int | None = None  # generated cases per spec; None: the profile's
+    seed: int = 0
+    memory_mb: int = DEFAULT_MEMORY_MB
+    timeout: float = DEFAULT_TIMEOUT_S
+    compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
+    cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
+
+    def __post_init__(self):
+        problems = []
+        if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
+            problems.append(f"runtimes must name at least one runtime, got {reprlib.repr(self.runtimes)}")
+        else:
+            problems += [unknown_runtime(r) for r in self.runtimes if unknown_runtime(r)]
+        if self.profile not in PROFILES:
+            problems.append(f"profile {reprlib.repr(self.profile)} is not one of {', '.join(PROFILES)}")
+        if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
+            problems.append(f"max_examples must be a whole number >= 0, got {reprlib.repr(self.max_examples)}")
+        for name in ("timeout", "compile_timeout"):
+            value = getattr(self, name)
+            if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
+                problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, "
+                                f"got {reprlib.repr(value)}")
+        for name in ("specs", "cases_dir"):
+            value = getattr(self, name)
+            if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
+                problems.append(f"{name} must be a list of text or null, got {reprlib.repr(value)}")
+        if self.specs_dir is not None and not isinstance(self.specs_dir, str):
+            problems.append(f"specs_dir must be text or null, got {reprlib.repr(self.specs_dir)}")
+        if type(self.seed) is not int:
+            problems.append(f"seed must be a whole number, got {reprlib.repr(self.seed)}")
+        if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
+            problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, "
+                            f"got {reprlib.repr(self.memory_mb)}")
+        elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
+            problems.append(f"memory_mb {self.memory_mb} is above this process's address-space limit "
+                            f"(ulimit -v: {address_space_mb()} MB)")
+        if problems:
+            raise PadconfError(problems[0])
+
+    def cases_per_spec(self) -> int:
+        return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
+
+
+def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
+    """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays
+    MAX_CASES_BYTES at most in all (each is bounded by decode_array: many arrays just under its
+    bound are a bomb too)."""
+    cases, held = [], 0
+    for number, row in enumerate(read_jsonl(path), 1):
+        try:
+            case = Case.from_json(row)
+        except CaseError as exc:
+            raise CaseError(f"{path}: case {number}: {exc}") from None
+        if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
+            raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
+        held += sum(a.nbytes for a in (case.data, case.expected, *case.interpretations.values()) if a is not None)
+        if held > MAX_CASES_BYTES:
+            raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")
+        cases.append(case)
+    return cases
+
+
+def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
+    """The spec examples, then generated cases, for every selected spec version, as cases.jsonl
+    lines; the versions are drawn ``jobs`` at a time in separate processes (each draw depends
+    only on its spec and the seed, so the cases are the same however many). Or the cases of
+    ``config.cases_dir``, classified by the reference."""
+    specs = load_specs(config.specs_dir, config.specs)
+    if config.cases_dir is not None:
+        from padconf.generate.testdata_read import read_cases
+        selected = [s.id for s in specs]
+        cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
+        if not cases:
+            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(selected)})")
+        return [json.dumps(c.to_json()) for c in cases]
+    args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
+    # Below 40 cases a spec, starting processes costs more than it saves.
+    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40:
+        drawn = _draw_in_children(args, min(jobs, len(specs)))
+    else:
+        drawn = [draw_spec(a) for a in args]
+    return [line for lines in drawn for line in lines]
+
+
+def draw_spec(args) -> list[str]:
+    specs_dir, spec_id, n, seed = args
+    spec = get_spec(spec_id, specs_dir)
+    return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
+
+
+def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
+    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.run.draw_child), each
+    child taking the next version as it finishes one (versions differ in cost: in fixed shares,
+    one child would draw alone at the end); in the order of ``args``."""
+    drawn: list[list[str]] = [[] for _ in args]
+    todo, lock = iter(range(len(args))), threading.Lock()
+    again: list[int] = []  # versions whose child died drawing them
+    why: list[str] = []  # how each child that died ended
+
+    def child_draws() -> None:
+        for _ in range(MAX_DRAW_CHILD_DEATHS + 1):
+            if drawn_in_a_child():
+                return
+        raise InternalFault(f"drawing cases: {MAX_DRAW_CHILD_DEATHS + 1} child processes died in turn ({why[-1]})")
+
+    def drawn_in_a_child() -> bool:
+        """Whether one child drew every version it took; a version it died on goes back."""
+        # stderr to a file, not a pipe: a child that says much cannot block on it
+        with tempfile.TemporaryFile() as err, subprocess.Popen(isolated("padconf.run.draw_child"),
+                                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                               stderr=err) as child:
+            assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
+            i = None
+            try:
+                while (i := next_version()) is not None:
+                    child.stdin.write(json.dumps(args[i]).encode() + b"\n")
+                    child.stdin.flush()
+                    line = child.stdout.readline()
+                    if not line:  # it died: its exit status and last words say why
+                        break
+                    drawn[i] = json.loads(line)
+                else:  # every version it took is drawn
+                    child.stdin.close()
+                    if child.wait() == 0:
+                        return True
+            except OSError:  # it stopped reading: as above
+                pass
+            child.kill()
+            child.wait()
+            why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
+            if i is not None:
+                with lock:
+                    again.append(i)
+            return False
+
+    def next_version() -> int | None:
+        with lock:
+            return again.pop() if again else next(todo, None)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for done in [pool.submit(child_draws) for _ in range(jobs)]:
+            done.result()
+    return drawn
+
+
+def runtime_scope(cases: list[Case], pairs: list[tuple[str, str]], about: dict) -> list[tuple[Case, str | None]]:
+    """The cases of the spec families a runtime runs, from its worker's describe answer ``about``
+    for ``pairs``, each with why its adapter cannot express it (None: it can; else a skipped row)."""
+    why_not = dict(zip(pairs, about["supports"]))
+    return [(c, why_not[(c.spec, c.dtype)]) for c in cases if parse_spec_id(c.spec)[0] in about["domains"]]
+
+
+class Run:
+    """One run directory. ``prepare`` writes or reloads the cases; ``plan`` asks each runtime's
+    worker what it can run; ``execute`` runs it."""
+
+    def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False,
+                 jobs: int | None = None, named_runtimes: tuple[str, ...] | list[str] = (),
+                 named_specs_dir: str | None = None):
+        self.dir = Path(out_dir)
+        self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
+        self.results_path = self.dir / RESULTS
+        self.cases_path = self.dir / "cases.jsonl"
+        self.run_json = self.dir / "run.json"
+        self.notes: list[str] = []  # one line per runtime or combination that could not run
+        self.targets: dict[str, str | None] = {}  # runtime -> its compiler's target, as its worker says
+        self._order_independent: dict[str, bool] = {}  # runtime -> Adapter.order_independent, as its worker says
+        self.workers: dict[str, Worker] = {}
+        self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
+        self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
+        self._twins: dict[str, Case | str] = {}  # case id -> its repaired twin, or why it has none
+        self._lane_workers: set[Worker] = set()
+        # runtime -> a lane's worker, its process ended, whose zygote the controls fork from: a
+        # fresh zygote would import the runtime again
+        self._spares: dict[str, Worker] = {}
+        self._stats_lock = threading.Lock()
+        self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
+        self._scheduled: tuple | None = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
+        self.resume, self.force = resume, force
+        if self.dir.exists() and not self.dir.is_dir():
+            raise PadconfError(f"{self.dir}: not a directory")
+        # held while this Run lives; a new run's folder is locked once prepare() makes it
+        self.lock = RunDirLock(self.dir, exclusive=True) if self.dir.is_dir() else None
+        if resume:
+            self.config = self._recorded_config()
+            # run.json is a file in a folder anyone may have written: it may ask for registered
+            # runtimes, but a module:Class is imported, and a spec folder read, only when the user
+            # names it again
+            named_again(self.config.specs_dir, named_specs_dir, self.run_json)
+            unnamed = [r for r in self.config.runtimes if r not in registry() and r not in named_runtimes]
+            if unnamed:
+                raise PadconfError(f"--resume continues {self.dir} as its run.json records it, and imports the "
+                                   f"module:Class runtime {unnamed[0]!r} it names only when you name it again: "
+                                   f"--runtime {' '.join(self.config.runtimes)}")
+        else:
+            if (self.run_json.exists() or self.results_path.exists()) and not force:
+                raise PadconfError(f"{self.dir} holds a run already: --resume continues it, --force replaces it")
+            self.config = config or RunConfig()
+
+    def _recorded_config(self) -> RunConfig:
+        if not self.run_json.exists():
+            raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
+        doc = self._run_doc()
+        try:
+            if not isinstance(doc, dict):
+                raise TypeError("expected a JSON object")
+            names = {f.name for f in fields(RunConfig)}
+            unknown = sorted(set(doc) - names - {"case_count", RESULTS_WRITTEN})
+            if unknown or "runtimes" not in doc:
+                raise TypeError(f"unknown key {unknown[0]!r}" if unknown else "no 'runtimes'")
+            return RunConfig(**{k: v for k, v in doc.items() if k in names})
+        except (TypeError, PadconfError) as exc:
+            raise CaseError(f"{self.run_json}: malformed: {exc}") from None
+
+    def _run_doc(self):
+        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES), str(self.run_json))
+
+    def prepare(self, cases: list[Case] | None = None) -> list[Case]:
+        """The run's cases: drawn and written (a new run), or read back (a resumed one). A
+        cases.jsonl that is missing, torn or short of run.json's count is drawn again: the
+        same config draws the same cases. ``cases``, when given, are the new run's instead.
+        A new run writes nothing until its cases are drawn and some runtime can run some of
+        them: a misspelt spec id or an unavailable runtime leaves the directory as it was."""
+        self._spawn_runtimes()  # they import their runtimes while the cases are drawn
+        if self.resume:
+            if set_torn_line_aside(self.results_path):
+                self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
+                                  f"{self.results_path.name}.torn; its case runs again")
+            doc = self._run_doc()
+            recorded = doc.get("case_count")
+            if doc.pop(RESULTS_WRITTEN, None) is not None:  # under way again, until execute counts its rows
+                self.run_json.write_text(json.dumps(doc, indent=2))
+            if set_torn_line_aside(self.cases_path):
+                self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
+            else:
+                cases = _read_cases(self.cases_path,
+                                    {s.id for s in load_specs(self.config.specs_dir, self.config.specs)})
+                if cases and recorded == len(cases):
+                    return cases
+                if cases:
+                    self.notes.append(f"{self.cases_path.name}: {len(cases)} of {recorded} cases; drawn again")
+        started = time.monotonic()
+        if cases is not None and not self.resume:
+            lines = [json.dumps(c.to_json()) for c in cases]
+        else:  # the drawn lines are written as they are, not encoded again
+            lines = build_cases(self.config, self.jobs)
+            cases = [Case.from_json(json.loads(line)) for line in lines]
+        self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
+        if not self.resume:
+            self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run
+            try:
+                self.dir.mkdir(parents=True, exist_ok=True)
+                if self.lock is None:  # made meanwhile by another padconf, which may have written a run
+                    self.lock = RunDirLock(self.dir, exclusive=True)
+                    if (self.run_json.exists() or self.results_path.exists()) and not self.force:
+                        raise PadconfError(f"{self.dir} holds a run already: --resume continues it, "
+                                           "--force replaces it")
+                for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
+                              "summary.md", "stats.json", CONTROLS):  # --force: nothing of the run replaced stays
+                    (self.dir / stale).unlink(missing_ok=True)
+            except OSError as exc:
+                raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
+        write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
+        self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
+        return cases
+
+    def _spawn_runtimes(self) -> None:
+        """Start every runtime's zygote, not waiting for any: their imports run side by side and
+        alongside the drawing (which forks this process: it starts no thread here)."""
+        for name in self.config.runtimes:
+            if name not in self._starting:
+                self._starting[name] = Worker(name, self.config.memory_mb, self.config.timeout,
+                                              compile_timeout=self.config.compile_timeout)
+                self._starting[name].spawn()
+
+    def plan(self, cases: list[Case]) -> list[tuple[str, str, list[Case]]]:
+        """(runtime, placement, [cases]) batches still to run, cases with one model key
+        kept together; what cannot run goes to ``notes``, and every case a runtime's adapter
+        cannot express gets its skipped row now. Never empty for a run that has not finished:
+        a run that would execute nothing is an error."""
+        scheduled, self._scheduled = self._scheduled, None
+        if scheduled is not None and scheduled[0] is cases:  # prepare() scheduled this new run
+            batches, skipped = scheduled[1]
+        else:
+            batches, skipped = self._schedule(
+                cases,
+                {(r["runtime"], r["placement"], r["case_id"]) for r in read_results(self.results_path)})
+        with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
+            for name, placement, case, why in skipped:
+                out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), Status.OK,
+                                                target=self.targets.get(name))))
+        return batches
+
+    def _schedule(self, cases: list[Case], done: set) -> tuple[list, list]:
+        """The batches to run and the (runtime, placement, case, why) rows to skip, for the
+        cases not ``done``, from what each runtime's worker says it can run."""
+        # Cases that share a model sit together, the spec version last: one graph often serves
+        # several versions (openvino_tensors.graph_key), and a worker keeps few compiled models.
+        order = sorted(cases, key=lambda c: (c.mode, c.dtype, c.data.ndim, c.constant_value is None,
+                                             c.axes is None, c.pads_type, c.axes_type, c.spec))
+        self._case_rank = {c.id: i for i, c in enumerate(order)}
+        pairs = sorted({(c.spec, c.dtype) for c in cases})
+        batches, skipped = [], []
+        self._spawn_runtimes()
+        for name in self.config.runtimes:
+            worker = self._starting.pop(name)
+            about = worker.describe(pairs)
+            if about["unavailable"]:
+                self.notes.append(f"runtime {name} unavailable: {about['unavailable']}")
+                worker.close()
+                continue
+            self.workers[name] = worker
+            self.targets[name] = about.get("target")
+            self._order_independent[name] = worker.order_independent
+            mine = runtime_scope(order, pairs, about)
+            if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
+                self.notes.append(f"{name}: {len(order) - len(mine)} cases of spec families it does not run "
+                                  f"(it runs {', '.join(about['domains'])})")
+            unsupported = Counter(why for _, why in mine if why)
+            self.notes += [f"{name}: {n} cases skipped: {why}" for why, n in unsupported.items()]
+            for placement in about["placements"]:
+                pending = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
+                skipped += [(name, placement, c, why) for c, why in pending if why]
+                todo = [c for c, why in pending if not why]
+                batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
+        if not batches and not done:
+            self.close()
+            raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
+        return batches, skipped
+
+    def execute(self, plan, progress=None, jobs: int | None = None) -> None:
+        """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
+        ``jobs`` lanes (default: one per core) share the batches of every runtime. Those of a
+        runtime whose answers depend on what its process ran before are dealt out first, batch
+        i to lane i mod jobs, and a lane runs them in plan order, one worker alive at a time, so
+        each lane shows such a runtime the same sequence of cases in every run; then the lanes
+        take the order-independent runtimes' batches as each is free, which evens out when they
+        end. Once all is done, results.jsonl is rewritten in plan order: the same run gives the
+        same file, however the lanes interleaved."""
+        jobs = max(1, min(jobs or self.jobs, len(plan)))
+        lock = threading.Lock()
+        failures: list[BaseException] = []
+        dealt = [b for b in plan if not self._order_independent.get(b[0])]
+        shared = iter([b for b in plan if self._order_independent.get(b[0])])
+
+        def take():  # the next shared batch, for whichever lane is free
+            while True:
+                with lock:
+                    batch = next(shared, None)
+                if batch is None:
+                    return
+                yield batch
+
+        def lane(k: int):
+            try:
+                self._run_lane(k, itertools.chain(dealt[k::jobs], take()), out, lock, progress)
+            except WorkerClosed:
+                pass
+            except BaseException as exc:  # re-raised in the main thread
+                failures.append(exc)
+                self.close()  # stop the other lanes too
+
+        lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs)]
+        try:
+            with phase("running the cases"), self.results_path.open("a", encoding="utf-8") as out:
+                try:
+                    for thread in lanes:
+                        thread.start()
+                    for thread in lanes:
+                        while thread.is_alive():
+                            thread.join(0.2)  # short waits: Ctrl-C and SIGTERM reach the main thread
+                finally:
+                    self._close_running()  # on an interrupt: the lanes stop at their next answer
+                    for thread in lanes:
+                        if thread.ident is not None:
+                            thread.join(10)
+                if failures:
+                    raise failures[0]
+            written = self._sort_results()
+            with phase("running the controls"):
+                self._run_controls()
+            doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
+            self.run_json.write_text(json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
+            self.notes += [f"{name}: worker restarted {f['restarts']} times"
+                           for name, f in self.stats["runtimes"].items()
+                           if f.get("restarts")]  # one line per runtime, its lanes together
+        finally:
+            self.close()
+            self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+            (self.dir / "stats.json").write_text(json.dumps(self.stats, indent=2))
+
+    def _run_lane(self, k: int, batches, out, lock, progress) -> None:
+        worker = None
+        try:
+            for name, placement, batch in batches:
+                if worker is None or worker.adapter != name:
+                    self._retire(worker)
+                    with lock:  # lane 0 takes the worker that answered describe; others start their own
+                        worker = self.workers.pop(name, None) if k == 0 else None
+                        if worker is None:
+                            worker = Worker(name, self.config.memory_mb, self.config.timeout,
+                                            compile_timeout=self.config.compile_timeout)
+                        self._lane_workers.add(worker)
+                figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
+                started = time.monotonic()
+                refused = []  # must-reject cases refused: judged once their repaired twins ran
+
+                def write(row, figures=figures, name=name):  # bound: the loop moves on
+                    with lock:
+                        out.write(jsonl_line(row))
+                        out.flush()
+                        figures["results"] += 1
+                    if progress:
+                        progress(name)
+                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
+                    if case.kind == CaseKind.MUST_REJECT and judge(case, outcome, status).verdict == Verdict.PASS:
+                        refused.append((case, outcome, status, worker.placed))
+                    else:
+                        write(result_row(name, placement, case, outcome, status, worker.placed,
+                                         target=self.targets.get(name)))
+                twins = [self._twin(case) for case, *_ in refused]
+                ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
+                for (case, outcome, status, placed), twin in zip(refused, twins):
+                    twin_ran = next(ran) if isinstance(twin, Case) else (None, Status.OK)
+                    write(result_row(name, placement, case, outcome, status, placed, (twin, *twin_ran),
+                                     self.targets.get(name)))
+                with lock:
+                    figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
+        finally:
+            self._retire(worker)
+
+    def _twin(self, case: Case) -> Case | str:
+        """classify.repaired_twin of ``case``, worked out once for all its runtimes and placements."""
+        if case.id not in self._twins:  # two lanes may both work it out: the same answer
+            self._twins[case.id] = repaired_twin(case, get_spec(case.spec, self.config.specs_dir))
+        return self._twins[case.id]
+
+    def _sort_results(self) -> int:
+        """results.jsonl in plan order (runtime as configured, placement, case order), each
+        (runtime, placement, case) once; how many rows it holds."""
+        lines: dict[tuple, str] = {}
+        for line in self.results_path.read_text(encoding="utf-8").splitlines(keepends=True):
+            row = json.loads(line)
+            lines.setdefault((row["runtime"], row["placement"], row["case_id"]), line)
+        runtimes = {name: i for i, name in enumerate(self.config.runtimes)}
+
+        def key(item):
+            runtime, placement, case_id = item[0]
+            return (runtimes.get(runtime, len(runtimes)), placement != Placement.INPUTS, placement,
+                    self._case_rank.get(case_id, len(self._case_rank)))
+        write_atomically(self.results_path, "".join(line for _, line in sorted(lines.items(), key=key)))
+        return len(lines)
+
+    def _run_controls(self) -> None:
+        """A control for every distinct failure (signature.distinct_failure): its first case's data
+        through an Identity model on the same runtime and placement (and its empty pads or axes,
+        where they are baked in: verdicts.control_record), each alone in a fresh worker, written
+        to controls.jsonl (results.jsonl's rows stay as they were written);
+        ``attach_controls`` gives each failing row its failure's control. Where the control
+        fails, the failure is not Pad-specific (padconf.judging.triage)."""
+        rows = read_results(self.results_path)
+        groups: dict[tuple, list[ResultRow]] = {}
+        for row in rows:
+            if row["verdict"] in FAILURES:
+                groups.setdefault(distinct_failure(row), []).append(row)
+        if not groups:
+            return
+        wanted = {group[0]["case_id"] for group in groups.values()}
+        cases = {doc["id"]: Case.from_json(doc) for doc in read_jsonl(self.cases_path) if doc.get("id") in wanted}
+        by_runtime: dict[str, list[list[ResultRow]]] = {}
+        for group in groups.values():
+            if group[0]["case_id"] in cases:
+                by_runtime.setdefault(group[0]["runtime"], []).append(group)
+
+        def controls(name: str) -> list[ControlRow]:
+            records: list[ControlRow] = []
+            worker = self._spares.pop(name, None) or Worker(name, self.config.memory_mb, self.config.timeout,
+                                                            compile_timeout=self.config.compile_timeout)
+            not_run: Counter[str] = Counter()  # why a control could not run: its failure stays uncontrolled
+            try:
+                for group in by_runtime[name]:
+                    first = group[0]
+                    try:
+                        record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone)
+                    except WorkerClosed:
+                        raise
+                    except PadconfError as exc:  # the runtime could not be started again
+                        not_run[str(exc)] += 1
+                        continue
+                    records.append(cast(ControlRow, {"failure": list(distinct_failure(first)), **record}))
+            finally:
+                worker.close()
+            self.notes += [f"{name}: {n} controls could not run ({why}); their failures have no control"
+                           for why, n in not_run.items()]
+            return records
+
+        # the runtimes side by side, the one with the most controls first: the others share the
+        # other threads meanwhile, rather than one thread running it alone at the end
+        order = sorted(by_runtime, key=lambda name: -len(by_runtime[name]))
+        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
+            done = dict(zip(order, pool.map(controls, order)))
+        records = [r for name in by_runtime for r in done[name]]
+        write_atomically(self.dir / CONTROLS, "".join(map(jsonl_line, records)))
+
+    def _retire(self, worker: Worker | None) -> None:
+        if worker is None:
+            return
+        with self._stats_lock:
+            self._lane_workers.discard(worker)
+            spare = not worker.closed and worker.adapter not in self._spares
+            if spare:
+                self._spares[worker.adapter] = worker
+            figures = self.stats["runtimes"].setdefault(worker.adapter, {"results": 0, "seconds": 0.0})
+            figures["restarts"] = figures.get("restarts", 0) + worker.restarts
+            figures["recycles"] = figures.get("recycles", 0) + worker.recycles
+            figures["hang_wait_seconds"] = round(figures.get("hang_wait_seconds", 0) + worker.hang_wait, 2)
+        if spare:
+            worker.end_process()
+        else:
+            worker.close()
+
+    def _close_running(self) -> None:
+        """End the workers that answered describe and those the lanes run."""
+        for worker in list(self.workers.values()) + list(self._lane_workers) + list(self._starting.values()):
+            worker.close()
+        self.workers.clear()
+        self._starting.clear()
+
+    def close(self) -> None:
+        """End every worker: those ``_close_running`` ends and those kept for the controls."""
+        self._close_running()
+        for worker in list(self._spares.values()):
+            worker.close()
+        self._spares.clear()
