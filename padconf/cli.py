@@ -20,6 +20,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+# Here only what the options and their help need; each command imports the rest of what it runs
+# inside its function, so that a command starts without importing what other commands use.
 from padconf.cases.strategies import PROFILES
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain, terminal

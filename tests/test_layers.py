@@ -113,6 +113,38 @@ def test_a_planted_upward_import_is_found():  # or the test above would pass on 
     assert {"report.report", "run.runner"} <= imported("cli", MODULES["cli"].read_text())
 
 
+# The modules that import padconf's own modules inside functions, and why; anywhere else such an
+# import is at module level.
+LOCAL_IMPORTS = {
+    "cli": "each command imports what it runs, at start-up only what the options need",
+    "gate.pytest_plugin": "pytest imports the plugin in every session: its hooks import what they run",
+    "cases.case": "a cycle: cases.onnx_model (Case.control's Identity model) imports cases.case",
+    "gate.gate": "the fixed suite, drawn cases and the runner use Hypothesis: not imported to judge rows",
+    "gate.explore": "strategies (Hypothesis): not imported to judge rows",
+    "minimize.minimize": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
+}
+
+
+def imported_in_functions(name: str, source: str, is_package: bool = False) -> set[str]:
+    """The padconf modules the module ``name`` imports inside a function."""
+    inner = [node for function in ast.walk(ast.parse(source))
+             if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) for node in ast.walk(function)
+             if isinstance(node, (ast.Import, ast.ImportFrom))]
+    return imported(name, "\n".join(ast.unparse(node) for node in inner), is_package)
+
+
+def test_padconf_is_imported_at_module_level():
+    local = {name for name, path in MODULES.items()
+             if imported_in_functions(name, path.read_text(), path.name == "__init__.py")}
+    assert local == set(LOCAL_IMPORTS)
+
+
+def test_a_planted_function_local_import_is_found():  # or the test above would pass on anything
+    planted = MODULES["core.dtypes"].read_text() + "\n\ndef later():\n    from padconf.core.errors import CaseError\n"
+    assert imported_in_functions("core.dtypes", planted) == {"core", "core.errors"}
+    assert not imported_in_functions("core.dtypes", MODULES["core.dtypes"].read_text())
+
+
 # What runs inside a worker process, and what drives it from padconf's side.
 CHILD_SIDE = "execution.worker_child"
 PARENT_SIDE = {"execution.worker_process", "execution.worker", "execution.runtimes"}

@@ -30,6 +30,7 @@ from padconf.adapters.compile_cache import (
     default_root,
 )
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, fed_input_names, feeds, model_key
 from padconf.core.vocabulary import Placement
 
 _NOT_IMPLEMENTED = re.compile(r"failed to legalize|unsupported|not supported|unimplemented|not implemented"
@@ -159,14 +160,12 @@ class IreeAdapter(Adapter):
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
 
-        from padconf.cases.onnx_model import fed_input_names
         names = fed_input_names(onnx.load_model_from_string(model))
         outputs = self._load(model)(*[feeds[name] for name in names])
         return [np.asarray(o.to_host()) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from padconf.cases.onnx_model import build_model, feeds, model_key
             function = self.cached(model_key(case, placement),
                                    lambda: self._load(build_model(case, placement).SerializeToString()))
             if isinstance(function, Refusal):

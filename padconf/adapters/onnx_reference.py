@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.vocabulary import Placement
 
 
@@ -18,7 +19,6 @@ class OnnxReferenceAdapter(Adapter):
         try:
             from onnx.reference import ReferenceEvaluator
 
-            from padconf.cases.onnx_model import build_model, feeds, model_key
             evaluator = self.cached(model_key(case, placement),
                                     lambda: ReferenceEvaluator(build_model(case, placement)))
             if isinstance(evaluator, Refusal):

@@ -9,6 +9,7 @@ import numpy as np
 
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.dtypes import dtype_name, onnx_type
 from padconf.core.vocabulary import Placement
 
@@ -72,7 +73,6 @@ class OnnxRuntimeAdapter(Adapter):
     def _session(self, case: Case, placement: str):
         import onnxruntime as ort
 
-        from padconf.cases.onnx_model import build_model, model_key
 
         return self.cached(model_key(case, placement),
                            lambda: _new_session(ort, build_model(case, placement).SerializeToString()))
@@ -89,7 +89,6 @@ class OnnxRuntimeAdapter(Adapter):
         try:
             import onnxruntime as ort
 
-            from padconf.cases.onnx_model import feeds
             if self._quiet is None:
                 self._quiet = ort.RunOptions()
                 self._quiet.log_severity_level = 4

@@ -16,6 +16,8 @@ from padconf.adapters.openvino_tensors import (
     without_telemetry,
 )
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, feeds
+from padconf.core.dtypes import dtype_name
 from padconf.core.vocabulary import Placement
 
 
@@ -48,7 +50,6 @@ class OpenVinoOnnxAdapter(Adapter):
         return compiled, compiled.create_infer_request(), names
 
     def run_model(self, model: bytes, feeds: dict) -> list:
-        from padconf.core.dtypes import dtype_name
         compiled, request, _ = self._compile(self._read(model))
         arrays = [feeds[port.get_any_name()] for port in compiled.inputs]
         tensors = [to_tensor(a, dtype_name(a.dtype)) for a in arrays]  # alive until the outputs are read
@@ -57,7 +58,6 @@ class OpenVinoOnnxAdapter(Adapter):
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from padconf.cases.onnx_model import build_model, feeds
             # Every case is read (the frontend's conversion is under test); a graph is
             # compiled once. The data input has a static rank (symbolic dims), which the CPU
             # plugin needs to compile.

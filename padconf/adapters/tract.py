@@ -9,6 +9,7 @@ import tempfile
 
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, fed_input_names, feeds, model_key
 from padconf.core.vocabulary import Placement
 
 _NOT_IMPLEMENTED = re.compile(r"Unknown DatumType|unknown ONNX TensorProto.DataType|not implemented|unimplemented"
@@ -61,21 +62,18 @@ class TractAdapter(Adapter):
         return says_not_implemented(_message(exc))
 
     def _runnable(self, case: Case, placement: str):
-        from padconf.cases.onnx_model import build_model, model_key
         return self.cached(model_key(case, placement),
                            lambda: _load(build_model(case, placement).SerializeToString()))
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
 
-        from padconf.cases.onnx_model import fed_input_names
         names = fed_input_names(onnx.load_model_from_string(model))
         outputs = _load(model).run([feeds[name] for name in names])
         return [o.to_numpy() for o in outputs]
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from padconf.cases.onnx_model import feeds
             runnable = self._runnable(case, placement)
             if isinstance(runnable, Refusal):
                 return runnable.outcome()

@@ -19,6 +19,7 @@ import tempfile
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.adapters.compile_cache import CompileCache, CompileFailed, cache_key, default_root
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, fed_input_names, feeds, model_key
 from padconf.core.vocabulary import Placement
 
 _DEVICES = {"llvm": "cpu", "cuda": "cuda", "vulkan": "vulkan"}  # target kind -> device
@@ -133,13 +134,11 @@ class TvmAdapter(Adapter):
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnx
 
-        from padconf.cases.onnx_model import fed_input_names
         names = fed_input_names(onnx.load_model_from_string(model))
         return self._call(self._build(model), [feeds[name] for name in names])
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         try:
-            from padconf.cases.onnx_model import build_model, feeds, model_key
             built = self.cached(model_key(case, placement),
                                 lambda: self._build(build_model(case, placement).SerializeToString()))
             if isinstance(built, Refusal):

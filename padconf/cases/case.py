@@ -165,7 +165,7 @@ class Case:
         control = self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
                              interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
         if self.rule == "dtypes" and self.spec.startswith("onnx/"):
-            from padconf.cases.onnx_model import identity_takes  # it builds on this module
+            from padconf.cases.onnx_model import identity_takes  # a cycle: onnx_model imports Case
             if not identity_takes(control):
                 return control.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="dtypes",
                                      reason=f"dtype {self.dtype} is not in Identity's type list at this opset")
@@ -178,7 +178,6 @@ class Case:
         pads_begin / pads_end) and that tensor is empty, the same empty tensor through Identity,
         baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
         one as a scalar), which the data's control cannot show where the data is not empty."""
-        from padconf.spec.loader import parse_spec_id  # it builds on this module
         found = [("data", self.control(), placement)]
         domain, version = parse_spec_id(self.spec)
         if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):

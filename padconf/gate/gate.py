@@ -73,6 +73,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
     """The fixed part of the gate's cases, each once, with its name in the suite
     (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over. The
     same for a padconf version and its spec files, whatever ``--seed`` explores."""
+    # Hypothesis: imported to draw cases, not to judge rows (tests/test_layers.py)
     from padconf.generate.fixed_suite import suite_cases
     unique: dict[str, tuple[str, Case]] = {}
     for entry in suite_cases(specs):
@@ -83,7 +84,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
 def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> list[Case]:
     """The suite, then ``explore`` cases per version drawn with ``seed``, then the database's
     replays; each case once."""
-    from padconf.cases.strategies import draw_cases
+    from padconf.cases.strategies import draw_cases  # as in gate_suite
     cases = [case for _, case in gate_suite(specs)]
     for spec in specs:
         if explore:
@@ -452,7 +453,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
              progress=None) -> tuple[list[ResultRow], list[Case]]:
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
     directory like ``padconf run``'s plus gate.json; returns its result rows and its cases."""
-    from padconf.run.runner import Run, RunConfig
+    from padconf.run.runner import Run, RunConfig  # the runner draws with Hypothesis: see gate_suite
     out_dir = Path(out_dir)
     if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
@@ -524,7 +525,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
                            if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
     judgement = judge_rows(rows, entries, runtime, spec_ids)
     if judgement.new or judgement.fixed:
-        from padconf.run.runner import RunConfig
+        from padconf.run.runner import RunConfig  # as in run_gate
         try:  # checked as a run's are
             limits = RunConfig(runtimes=[runtime], memory_mb=first_run_doc["memory_mb"],
                                timeout=first_run_doc["timeout"])

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import pytest
 
+# pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
+# installed in: padconf's heavier modules are imported inside the hooks that need them.
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Status
 

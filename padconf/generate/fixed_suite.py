@@ -20,6 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 import onnx
 
+from padconf.adapters.openvino import native_model
+from padconf.adapters.openvino_tensors import OV_TYPES
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.cases.examples import example_inputs
@@ -177,8 +179,6 @@ def _buildable(entry: SuiteCase) -> bool:
         if entry.domain == "onnx":
             build_model(case, "inputs" if entry.placement == "attributes" else entry.placement)
         else:
-            from padconf.adapters.openvino import native_model
-            from padconf.adapters.openvino_tensors import OV_TYPES
             if case.axes is not None or case.dtype not in OV_TYPES or case.dtype == "string":
                 return False
             native_model(case, entry.placement, default_pad_value=True)  # e.g. no "wrap" enum

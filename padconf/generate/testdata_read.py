@@ -14,6 +14,8 @@ import onnx
 from google.protobuf.message import DecodeError
 from onnx import external_data_helper, helper, numpy_helper
 
+from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
+from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cases.onnx_model import fed_input_names, value_from_attribute
@@ -228,9 +230,6 @@ def _onnx_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
 def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, str]:
     try:
         import openvino as ov
-
-        from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
-        from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
     except ImportError as exc:
         raise CaseError(f"{where}: reading OpenVINO IR needs openvino: {exc}") from None
     # read here, checked, and handed to OpenVINO from memory: it never opens a file itself

@@ -35,6 +35,7 @@ import numpy as np
 import yaml
 from onnx import numpy_helper
 
+from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
@@ -102,7 +103,6 @@ def write_onnx(entry: SuiteCase, spec: Spec, root: Path) -> None:
 def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
     import openvino as ov
 
-    from padconf.adapters.openvino import native_model, split_pads
     case, where = entry.case, root / entry.path
     where.mkdir(parents=True)
     model = native_model(case, entry.placement, default_pad_value=True)

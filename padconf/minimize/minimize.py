@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import onnx
 
 from padconf.adapters import unknown_runtime
 from padconf.adapters.openvino_tensors import OV_TYPES
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify, reading_label, repaired_twin
+from padconf.cases.onnx_model import build_model
 from padconf.core.dtypes import ALL_DTYPES, SUB_BYTE_WIDER, bit_equal, numpy_dtype
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.untrusted import json_value, read_text
@@ -38,10 +40,11 @@ from padconf.judging.signature import failure_class, failure_signature
 from padconf.judging.triage import PAD_BUGS, Triage, triage
 from padconf.judging.verdicts import FAILURES, Verdict, control_record, element_bits
 from padconf.minimize.bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic, title
+from padconf.minimize.repro import index_markdown, write_bundle
 from padconf.minimize.simplify import PASSES, rank_one
 from padconf.report.report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
 from padconf.run.results import MAX_JSONL_BYTES, ResultRow, result_row
-from padconf.spec.loader import get_spec
+from padconf.spec.loader import get_spec, load_specs
 
 DEFAULT_TIME_LIMIT_S = 60.0
 UNJUDGED = (Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.TIMEOUT)  # not compared with the spec's answer
@@ -327,8 +330,9 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
 def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
     """One job per Pad node of the user's model in ``where``: its case, with the arrays that
     really reach it (run on the runtime; else on onnx's reference evaluator)."""
+    # model_cut reads test data, classified with strategies' edge classes: Hypothesis, imported for a
+    # model target only, not to minimize recorded rows (tests/test_layers.py)
     from padconf.minimize.model_cut import REFERENCE, UserModel
-    from padconf.spec.loader import load_specs
 
     model = UserModel(where)
     whole = model.whole_run(worker)
@@ -376,8 +380,6 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
              progress=None, timeout: float = DEFAULT_TIMEOUT_S, specs_dir: str | None = None) -> list[dict]:
     """Minimize what TARGET names on ``runtime`` into ``out``; one summary dict per failure
     ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
-    from padconf.minimize.repro import index_markdown, write_bundle
-
     if unknown_runtime(runtime):
         raise PadconfError(unknown_runtime(runtime))
     out = Path(out)
@@ -562,9 +564,6 @@ def schema_check(shrunk: Shrunk, runtime: str, placement: str) -> dict | None:
     """Where ``runtime`` (SCHEMA_CHECKED) refuses the minimal case with the error onnx's own shape
     inference gives on the same model (onnx.shape_inference.infer_shapes, strict): the refusal
     is onnx's Pad schema's, to be filed once, against onnx; else None. Shaped as native_check's."""
-    import onnx
-
-    from padconf.cases.onnx_model import build_model
     row, error = shrunk.final.row, shrunk.final.row.get("error")
     if runtime not in SCHEMA_CHECKED or row["verdict"] != Verdict.WRONGLY_REJECTED or not error:
         return None

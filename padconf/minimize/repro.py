@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
+from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
@@ -23,7 +24,7 @@ from padconf.judging.verdicts import FAILURES, Difference, Verdict
 from padconf.minimize import bundle_check, repro_api
 from padconf.minimize.bundle_title import title
 from padconf.report.report import interpretations, rule_quotes
-from padconf.spec.loader import parse_spec_id
+from padconf.spec.loader import get_spec, parse_spec_id, rule_text
 
 PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
@@ -117,7 +118,6 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
     if runtime == "openvino":
         import openvino as ov
 
-        from padconf.adapters.openvino import native_model, split_pads
         inputs = {"data": case.data, **(split_pads(case) if placement == "inputs" else {})}
         model: str | None = "model.xml"
         try:
@@ -232,7 +232,6 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
         return None
     domain, version = parse_spec_id(case.spec)
     if runtime == "openvino":
-        from padconf.adapters.openvino import split_pads
         operands = {"data": case.data, **split_pads(case)}
     else:
         if version <= 2 and not case.pads:  # an empty INTS attribute has no type helper.make_node can infer
@@ -270,7 +269,6 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
 def _spec_words(row: dict, case: Case, job) -> list[str]:
     out, example = [], job.example
     if example:  # the document's own print fixes the reading of a point its text leaves open
-        from padconf.spec.loader import get_spec
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         for name, reading in example["interpretation"].items():
             out += [f"`ambiguities.{name}`:", "", f"> {spec.ambiguities[name].text}", "",
@@ -281,16 +279,11 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
                     "is judged by that same reading.", ""]
     quotes = rule_quotes({**row, "kind": case.kind, "reason": case.reason}, job.specs_dir)
     if case.kind == CaseKind.DEFINED and not any(q.get("text") for q in quotes):  # refused or failed on a valid input:
-        from padconf.spec.loader import (  # rule_text: the sentences that make it valid and fix its output
-            get_spec,
-            rule_text,
-        )
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         rules = ["dtypes", "modes", "output_shape"] + (["axes_index_types", "axes_range"]
                                                        if case.axes is not None else [])
         quotes = [q for q in (rule_text(spec, r) for r in rules) if q.get("text")]
     if case.kind == CaseKind.DEFINED:  # and the sentence that says what the mode computes
-        from padconf.spec.loader import get_spec
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
         mode_rule = next((key for key, rule in spec.doc.get("rules", {}).items()
                           if f"`{case.mode}`" in str(rule.get("text", ""))), None)

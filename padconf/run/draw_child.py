@@ -10,10 +10,10 @@ from __future__ import annotations
 import json
 import sys
 
+from padconf.run.runner import draw_spec
+
 
 def main() -> None:
-    from padconf.run.runner import draw_spec
-
     for line in sys.stdin:
         sys.stdout.write(json.dumps(draw_spec(tuple(json.loads(line)))) + "\n")
         sys.stdout.flush()

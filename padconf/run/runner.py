@@ -44,6 +44,7 @@ from padconf.execution.worker import (
     WorkerClosed,
 )
 from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
+from padconf.generate.testdata_read import read_cases
 from padconf.judging.outcome import Outcome
 from padconf.judging.signature import distinct_failure
 from padconf.judging.verdicts import FAILURES, Verdict, control_record, judge
@@ -151,7 +152,6 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
     ``config.cases_dir``, classified by the reference."""
     specs = load_specs(config.specs_dir, config.specs)
     if config.cases_dir is not None:
-        from padconf.generate.testdata_read import read_cases
         selected = [s.id for s in specs]
         cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
         if not cases:
