@@ -367,6 +367,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, run
 
 def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, monkeypatch):
     """One failure whose bundle cannot be written is listed in INDEX.md; the others still get theirs."""
+    from padconf.minimize import minimize as minimizing
     from padconf.minimize import repro
     run = tmp_path / "run"
     assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-18", "--max-examples", "20",
@@ -378,7 +379,7 @@ def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, 
         if len(written) == 1:
             raise TypeError("planted: the bundle writer breaks on this failure")
         return real(where, *args, **kwargs)
-    monkeypatch.setattr(repro, "write_bundle", breaks_on_the_first)
+    monkeypatch.setattr(minimizing, "write_bundle", breaks_on_the_first)  # imported there from repro
     code, out = minimize(tmp_path, str(run), FAKE + "CorrectAdapter", "--time-limit", "2")  # it accepts anything
     assert code == 0
     assert "TypeError: planted: the bundle writer breaks on this failure" in (out / "INDEX.md").read_text()
