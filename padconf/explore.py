@@ -11,6 +11,7 @@ import re
 
 from .cases import Case
 from .classify import classify
+from .dtypes import ArrayBudget, OverBudget
 from .errors import CaseError, PadconfError
 from .results import ResultRow
 from .specs import Spec
@@ -20,6 +21,7 @@ EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for t
 DEFAULT_DATABASE = ".padconf/examples"
 MAX_VALUE_BYTES = 64 << 20  # one kept case's inputs as JSON: a drawn case's are a few MB at most
 MAX_VALUES = 10_000  # kept cases of one spec version: each is a new failure an exploration found
+MAX_REPLAYED_BYTES = 1 << 29  # their arrays in all, decoded: as a run's cases (runner.MAX_CASES_BYTES)
 
 
 def folder_database(where: str):
@@ -86,9 +88,15 @@ def replayed(db, spec: Spec) -> list[Case]:
     database keeps inputs only, as JSON: the spec files may have changed since)."""
     from .strategies import edge_classes  # Hypothesis: imported when cases are drawn, not to judge rows
     cases, key = [], EXPLORE_KEY + spec.id.encode()
+    budget = ArrayBudget(MAX_REPLAYED_BYTES, f"the example database's cases of {spec.id}")
     for value in sorted(db.fetch(key)):
         try:
-            case = classify(Case.from_json(json.loads(value)), spec)
+            case = classify(Case.from_json(json.loads(value), budget), spec)
+        except OverBudget as exc:
+            if exc.budget is budget:  # the values together, not this one: none is to blame
+                raise CaseError(str(exc)) from None
+            db.delete(key, value)  # this one's arrays alone are past a case's bound
+            continue
         except (ValueError, RecursionError, CaseError, PadconfError):
             db.delete(key, value)  # written by another padconf, or broken (or nested past the recursion limit)
             continue

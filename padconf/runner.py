@@ -29,6 +29,7 @@ from typing import cast
 from .adapters import default_runtimes, registry, unknown_runtime
 from .cases import Case, CaseKind
 from .classify import repaired_twin
+from .dtypes import ArrayBudget
 from .errors import CaseError, InternalFault, PadconfError, phase
 from .examples import example_cases
 from .outcome import Outcome
@@ -68,6 +69,14 @@ from .worker_process import exit_text, isolated, last_words, wait_status
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
 MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
+# Upper bounds of RunConfig's values, which the command line and run.json (a file anyone may have
+# written) share, RunConfig checking both: max_examples is cases drawn per spec version (the
+# thorough profile's 2,500 four times over; 10**9 in a planted run.json drew for ever on --resume),
+# a seed fits in 64 bits.
+MAX_EXAMPLES = 10_000
+MAX_SEED = (1 << 63) - 1
+MAX_NAMES = 1024  # entries of runtimes, specs and cases_dir: each costs a lookup, a worker or a walk
+MAX_NAME_CHARS = 4096  # each of those entries, and specs_dir (PATH_MAX)
 
 
 def address_space_mb() -> float:
@@ -90,6 +99,12 @@ class RunConfig:
     cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
 
     def __post_init__(self):
+        for name in ("runtimes", "specs", "cases_dir"):  # first: the checks below take each entry in turn
+            value = getattr(self, name)
+            if isinstance(value, list) and (len(value) > MAX_NAMES or any(
+                    isinstance(v, str) and len(v) > MAX_NAME_CHARS for v in value)):
+                raise PadconfError(f"{name} must have at most {MAX_NAMES} entries of at most {MAX_NAME_CHARS} "
+                                   f"characters, got {reprlib.repr(value)}")
         problems = []
         if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
             problems.append(f"runtimes must name at least one runtime, got {reprlib.repr(self.runtimes)}")
@@ -97,8 +112,12 @@ class RunConfig:
             problems += [unknown_runtime(r) for r in self.runtimes if unknown_runtime(r)]
         if self.profile not in PROFILES:
             problems.append(f"profile {reprlib.repr(self.profile)} is not one of {', '.join(PROFILES)}")
-        if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
-            problems.append(f"max_examples must be a whole number >= 0, got {reprlib.repr(self.max_examples)}")
+        if isinstance(self.runtimes, list) and len(set(map(repr, self.runtimes))) < len(self.runtimes):
+            problems.append(f"runtimes must not name one twice, got {reprlib.repr(self.runtimes)}")
+        if self.max_examples is not None and (type(self.max_examples) is not int
+                                              or not 0 <= self.max_examples <= MAX_EXAMPLES):
+            problems.append(f"max_examples must be a whole number >= 0 and <= {MAX_EXAMPLES}, "
+                            f"got {reprlib.repr(self.max_examples)}")
         for name in ("timeout", "compile_timeout"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
@@ -108,11 +127,14 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
                 problems.append(f"{name} must be a list of text or null, got {reprlib.repr(value)}")
-        if self.specs_dir is not None and not isinstance(self.specs_dir, str):
-            problems.append(f"specs_dir must be text or null, got {reprlib.repr(self.specs_dir)}")
-        if type(self.seed) is not int:
-            problems.append(f"seed must be a whole number, got {reprlib.repr(self.seed)}")
-        if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
+        if self.specs_dir is not None and not (isinstance(self.specs_dir, str)
+                                               and len(self.specs_dir) <= MAX_NAME_CHARS):
+            problems.append(f"specs_dir must be text of at most {MAX_NAME_CHARS} characters or null, "
+                            f"got {reprlib.repr(self.specs_dir)}")
+        if type(self.seed) is not int or not -MAX_SEED - 1 <= self.seed <= MAX_SEED:
+            problems.append(f"seed must be a whole number of 64 bits (-2**63 to 2**63 - 1), "
+                            f"got {reprlib.repr(self.seed)}")
+        if type(self.memory_mb) is not int or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
             problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, "
                             f"got {reprlib.repr(self.memory_mb)}")
         elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
@@ -129,17 +151,14 @@ def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
     """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays
     MAX_CASES_BYTES at most in all (each is bounded by decode_array: many arrays just under its
     bound are a bomb too)."""
-    cases, held = [], 0
+    cases, budget = [], ArrayBudget(MAX_CASES_BYTES, "the file's arrays")  # every array of every case
     for number, row in enumerate(read_jsonl(path), 1):
         try:
-            case = Case.from_json(row)
+            case = Case.from_json(row, budget)
         except CaseError as exc:
             raise CaseError(f"{path}: case {number}: {exc}") from None
         if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
             raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
-        held += sum(a.nbytes for a in (case.data, case.expected, *case.interpretations.values()) if a is not None)
-        if held > MAX_CASES_BYTES:
-            raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")
         cases.append(case)
     return cases
 
