@@ -43,6 +43,7 @@ from .results import (
     RunDirLock,
     jsonl_line,
     named_again,
+    open_to_append,
     read_jsonl,
     read_results,
     result_row,
@@ -315,7 +316,7 @@ class Run:
             raise CaseError(f"{self.run_json}: malformed: {exc}") from None
 
     def _run_doc(self):
-        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES), str(self.run_json))
+        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES, follow=False), str(self.run_json))
 
     def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
@@ -331,7 +332,7 @@ class Run:
             doc = self._run_doc()
             recorded = doc.get("case_count")
             if doc.pop(RESULTS_WRITTEN, None) is not None:  # under way again, until execute counts its rows
-                self.run_json.write_text(json.dumps(doc, indent=2))
+                write_atomically(self.run_json, json.dumps(doc, indent=2))
             if set_torn_line_aside(self.cases_path):
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
@@ -363,7 +364,7 @@ class Run:
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
-        self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
+        write_atomically(self.run_json, json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
 
     def _spawn_runtimes(self) -> None:
@@ -387,7 +388,7 @@ class Run:
             batches, skipped = self._schedule(
                 cases,
                 {(r["runtime"], r["placement"], r["case_id"]) for r in read_results(self.results_path)})
-        with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
+        with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
                 out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), Status.OK,
                                                 target=self.targets.get(name))))
@@ -464,7 +465,7 @@ class Run:
 
         lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs)]
         try:
-            with phase("running the cases"), self.results_path.open("a", encoding="utf-8") as out:
+            with phase("running the cases"), open_to_append(self.results_path) as out:
                 try:
                     for thread in lanes:
                         thread.start()
@@ -482,14 +483,14 @@ class Run:
             with phase("running the controls"):
                 self._run_controls()
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
-            self.run_json.write_text(json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
+            write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
                            for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
             self.close()
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-            (self.dir / "stats.json").write_text(json.dumps(self.stats, indent=2))
+            write_atomically(self.dir / "stats.json", json.dumps(self.stats, indent=2))
 
     def _run_lane(self, k: int, batches, out, lock, progress) -> None:
         worker = None

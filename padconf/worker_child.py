@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from .adapters import Outcome, error_text, get_adapter
-from .cases import Case
+from .cases import MAX_CASE_BYTES, Case
 from .compile_cache import CompileDied, CompileTimedOut
 from .dtypes import decode_array, dtype_name, encode_array
 from .errors import PadconfError
@@ -69,6 +69,11 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             try:
                 outputs = adapter.run_model(base64.b64decode(request["model"]),
                                             {k: decode_array(v) for k, v in request["feeds"].items()})
+                size = sum(a.nbytes for a in outputs)
+                if size > MAX_CASE_BYTES:  # a model from anyone: bounded here, before padconf reads a byte of it
+                    send({"status": Status.OK, "outputs": None,
+                          "error": f"its outputs hold {size} bytes, more than padconf reads ({MAX_CASE_BYTES})"})
+                    continue
                 send({"status": Status.OK, "error": None,
                       "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
             except CompileDied as exc:
