@@ -414,6 +414,7 @@ class Run:
                 continue
             self.workers[name] = worker
             self.targets[name] = about.get("target")
+            self.notes += [f"{name}: {note}" for note in about.get("notes", [])]
             self._order_independent[name] = worker.order_independent
             mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all

@@ -127,6 +127,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket, scratch: 
                   "placements": list(adapter.placements) if adapter else [],
                   "domains": list(adapter.domains) if adapter else [],
                   "target": adapter.target if adapter else None,
+                  "notes": adapter.notes() if adapter and not why else [],
                   "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
         elif request["op"] == Op.FORK:
             sys.stdout.flush(), sys.stderr.flush()
