@@ -31,6 +31,9 @@ KINDS = tuple(CaseKind)
 # The arrays of one case in all, decoded: its data and expected output, or its data and three
 # interpretations' outputs, each at the per-array bound; pads and axes count 8 bytes an entry.
 MAX_CASE_BYTES = 4 * MAX_ARRAY_BYTES
+# The arrays of every case one file from others holds (cases.jsonl, a gate's shards, the example
+# database), decoded: what a reader charges its ArrayBudget with.
+MAX_CASES_BYTES = 1 << 29
 # what a case runs: Pad, or its data through Identity (Case.control)
 OPS = ("Pad", "Identity")
 

@@ -9,7 +9,7 @@ import json
 import os
 import re
 
-from .cases import Case
+from .cases import MAX_CASES_BYTES, Case
 from .classify import classify
 from .dtypes import ArrayBudget, OverBudget
 from .errors import CaseError, PadconfError
@@ -21,7 +21,6 @@ EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for t
 DEFAULT_DATABASE = ".padconf/examples"
 MAX_VALUE_BYTES = 64 << 20  # one kept case's inputs as JSON: a drawn case's are a few MB at most
 MAX_VALUES = 10_000  # kept cases of one spec version: each is a new failure an exploration found
-MAX_REPLAYED_BYTES = 1 << 29  # their arrays in all, decoded: as a run's cases (runner.MAX_CASES_BYTES)
 
 
 def folder_database(where: str):
@@ -88,7 +87,7 @@ def replayed(db, spec: Spec) -> list[Case]:
     database keeps inputs only, as JSON: the spec files may have changed since)."""
     from .strategies import edge_classes  # Hypothesis: imported when cases are drawn, not to judge rows
     cases, key = [], EXPLORE_KEY + spec.id.encode()
-    budget = ArrayBudget(MAX_REPLAYED_BYTES, f"the example database's cases of {spec.id}")
+    budget = ArrayBudget(MAX_CASES_BYTES, f"the example database's cases of {spec.id}")
     for value in sorted(db.fetch(key)):
         try:
             case = classify(Case.from_json(json.loads(value), budget), spec)

@@ -20,7 +20,8 @@ from typing import Any
 from xml.etree import ElementTree
 
 from .baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
-from .cases import Case
+from .cases import MAX_CASES_BYTES, Case
+from .dtypes import ArrayBudget
 from .errors import CaseError, PadconfError
 from .explore import example_database, remember, replayed
 from .results import (
@@ -532,7 +533,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             raise CaseError(f"{Path(dirs[0]) / 'run.json'}: malformed: {exc}") from None
         worker = Worker(runtime, limits.memory_mb, limits.timeout)
         try:
-            confirm(judgement, entries, [Case.from_json(c) for c in cases.values()], worker)
+            budget = ArrayBudget(MAX_CASES_BYTES, "the shards' cases' arrays")
+            confirm(judgement, entries, [Case.from_json(c, budget) for c in cases.values()], worker)
         finally:
             worker.close()
     return judgement

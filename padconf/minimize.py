@@ -27,9 +27,9 @@ import numpy as np
 from .adapters import unknown_runtime
 from .adapters.openvino_tensors import OV_TYPES
 from .bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic, title
-from .cases import Case, CaseKind
+from .cases import MAX_CASES_BYTES, Case, CaseKind
 from .classify import classify, reading_label, repaired_twin
-from .dtypes import ALL_DTYPES, SUB_BYTE_WIDER, bit_equal, numpy_dtype
+from .dtypes import ALL_DTYPES, SUB_BYTE_WIDER, ArrayBudget, bit_equal, numpy_dtype
 from .errors import CaseError, PadconfError, SpecError
 from .outcome import Outcome
 from .report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
@@ -293,6 +293,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         if not found:
             raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimize")
         jobs = []
+        budget = ArrayBudget(MAX_CASES_BYTES, f"{path}'s cases' arrays")
         starts = _starting_rows(mine)
         for group in found:
             row = group["example"]
@@ -301,7 +302,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
             doc = run.cases.get(row["case_id"])
             if doc is None:
                 raise CaseError(f"{path}: case {row['case_id']} is in results.jsonl but not in cases.jsonl")
-            jobs.append(Job(Case.from_json(doc), row["placement"], row, run.rows, run.specs_dir))
+            jobs.append(Job(Case.from_json(doc, budget), row["placement"], row, run.rows, run.specs_dir))
         return "run", jobs
     if path.is_dir():
         if (path / "model.onnx").is_file():

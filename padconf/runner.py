@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import cast
 
 from .adapters import default_runtimes, registry, unknown_runtime
-from .cases import Case, CaseKind
+from .cases import MAX_CASES_BYTES, Case, CaseKind
 from .classify import repaired_twin
 from .dtypes import ArrayBudget
 from .errors import CaseError, InternalFault, PadconfError, phase
@@ -69,7 +69,6 @@ from .worker_process import exit_text, isolated, last_words, wait_status
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
-MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
 # Upper bounds of RunConfig's values, which the command line and run.json (a file anyone may have
 # written) share, RunConfig checking both: max_examples is cases drawn per spec version (the
 # thorough profile's 2,500 four times over; 10**9 in a planted run.json drew for ever on --resume),
