@@ -155,8 +155,8 @@ def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
     Substituted, since a test reaches no GitHub: the workflow's PADCONF (padconf's git URL) is a
     wheel of this checkout built with `pip wheel --no-deps` (offline where setuptools' `wheel` is
     installed, else with pip's build isolation, which fetches setuptools: skipped without it);
-    every gate gets `--spec onnx/Pad-19` (one version of the suite, to keep the test short); and, so as to need no package
-    index, the fresh environment sees the test environment's installed packages through a .pth
+    every gate gets `--spec onnx/Pad-19` (one version of the suite, to keep the test short); and,
+    so as to need no package index, the fresh environment sees the test environment's installed packages through a .pth
     file (its own site-packages first, so the wheel's padconf is the one it runs) and pip runs
     with --no-index: the runtime and padconf's dependencies are then already satisfied, at the
     versions the team's file pins (a pin this environment lacks fails the install)."""
@@ -190,7 +190,8 @@ def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
                               capture_output=True, text=True, timeout=600)
 
     flow = workflow()
-    steps = {shard: shell_steps(flow["jobs"]["gate"], shard) for shard in flow["jobs"]["gate"]["strategy"]["matrix"]["shard"]}
+    gate = flow["jobs"]["gate"]
+    steps = {shard: shell_steps(gate, shard) for shard in gate["strategy"]["matrix"]["shard"]}
     install = steps[1][0]
     done = bash(install)
     assert done.returncode == 0, done.stdout + done.stderr
