@@ -11,6 +11,7 @@ end by padconf.report.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import math
@@ -228,6 +229,8 @@ def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
             except OSError:  # it stopped reading: as above
                 pass
             child.kill()
+            with contextlib.suppress(OSError):  # a request it did not read: closing flushes it into a dead pipe
+                child.stdin.close()
             child.wait()
             why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
             if i is not None:
