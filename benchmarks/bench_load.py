@@ -58,18 +58,12 @@ def victims(tag: str, kind: str) -> list[int]:
     """The run's processes of ``kind``: a zygote (worker_child under its reaper), a worker (one a
     zygote forked) or a drawing child."""
     marked = dict(processes_marked(tag))
-    out = []
-    for pid, cmd in marked.items():
-        if kind == "drawing child" and "padconf.run.draw_child" in cmd:
-            out.append(pid)
-        elif "padconf.execution.worker_child" in cmd:
-            above = marked.get(parent(pid) or -1, "")
-            if (kind == "zygote" and "padconf.execution.reaper" in above
-                    and "padconf.execution.worker_child" not in above):
-                out.append(pid)
-            elif kind == "worker" and "padconf.execution.worker_child" in above:
-                out.append(pid)
-    return out
+    # a reaper's command names its child's module too
+    reapers = {pid for pid, cmd in marked.items() if "padconf.execution.reaper" in cmd}
+    children = {pid for pid, cmd in marked.items() if "padconf.execution.worker_child" in cmd and pid not in reapers}
+    if kind == "drawing child":
+        return [pid for pid, cmd in marked.items() if "padconf.run.draw_child" in cmd]
+    return [pid for pid in children if parent(pid) in (reapers if kind == "zygote" else children)]
 
 
 def keys(results: Path) -> Counter:
@@ -115,6 +109,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=20, help="runs per variant (default: 20)")
     parser.add_argument("--busy", type=int, default=os.cpu_count() or 2, help="busy loops (default: one per core)")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--variant", choices=["both", "no faults", "faults"], default="both")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="padconf-bench-load-"))
@@ -125,7 +120,7 @@ def main() -> None:
           f"{args.busy} busy loops from now on", flush=True)
     loops = [spin() for _ in range(args.busy)]
     try:
-        for variant in ("no faults", "faults"):
+        for variant in ("no faults", "faults") if args.variant == "both" else (args.variant,):
             figures: Counter = Counter()
             seconds = []
             for k in range(args.runs):

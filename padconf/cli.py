@@ -354,11 +354,17 @@ def _positive_seconds(text: str) -> float:
     return value
 
 
-def _count(minimum: int):
+MAX_JOBS = 256  # lanes and drawing processes: each is a thread and a process or two
+MAX_PER_COMBO = 1000  # generate's drawn cases per combination: the suite's size grows with it
+SEED_RANGE = (-(1 << 63), (1 << 63) - 1)  # as RunConfig's, which checks a run's
+
+
+def _count(minimum: int, maximum: int | None = None):
     def parse(text: str) -> int:
         value = int(text)
-        if value < minimum:
-            raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= {minimum} is needed")
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= {minimum}"
+                                             + (f" and <= {maximum}" if maximum is not None else "") + " is needed")
         return value
     parse.__name__ = "whole number"
     return parse
@@ -398,7 +404,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
     run.add_argument("--force", action="store_true", help="replace a run already in --out")
-    run.add_argument("--jobs", type=_count(1), default=None,
+    run.add_argument("--jobs", type=_count(1, MAX_JOBS), default=None,
                      help="runtimes run side by side (default: one per core); results are the same")
     run.add_argument("--timeout", type=_positive_seconds, default=None,
                      help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
@@ -444,8 +450,8 @@ def build_parser() -> argparse.ArgumentParser:
     gen = sub.add_parser("generate", help="write the suite as ONNX backend test data (and OpenVINO IR)")
     gen.add_argument("--out", default="generated", help="output directory (default: generated)")
     gen.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")
-    gen.add_argument("--seed", type=int, default=0)
-    gen.add_argument("--per-combo", type=int, default=1,
+    gen.add_argument("--seed", type=_count(*SEED_RANGE), default=0)
+    gen.add_argument("--per-combo", type=_count(0, MAX_PER_COMBO), default=1,
                      help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
     gen.set_defaults(func=cmd_generate)
     export = sub.add_parser("export-onnx-tests", help="write onnx's own Pad node tests (the onnx wheel ships "

@@ -153,6 +153,18 @@ def test_a_key_file_open_to_others_turns_the_cache_off(tmp_path, key_file):
     _off_because(tmp_path / "cache", "open to group or others")
 
 
+@pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="TVM is not installed")
+def test_a_run_says_when_a_key_file_turned_its_compile_cache_off(tmp_path, key_file, monkeypatch, capsys):
+    key_file.parent.mkdir()
+    key_file.write_bytes(os.urandom(32))
+    key_file.chmod(0o644)
+    monkeypatch.setenv("PADCONF_COMPILE_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", "tvm", "--spec", "onnx/Pad-19", "--max-examples", "1", "--out", str(out)]) == 0
+    said = "tvm: compiles everything again:"
+    assert said in capsys.readouterr().out and said in (out / "summary.md").read_text()
+
+
 def test_a_key_file_that_is_a_link_turns_the_cache_off(tmp_path, key_file):
     """Even a link to a good key: a link in the config folder may lead anywhere someone chose."""
     good = tmp_path / "good.key"

@@ -417,3 +417,18 @@ def test_explore_keeps_new_failures_in_the_example_database_and_replays_them(tmp
     assert [json.loads(v) for v in db.fetch(key)] == [json.loads(found)]
     assert gate(tmp_path, FAKE + "ConformingAdapter", "[]\n", *args) == 0  # replayed, fixed: forgotten
     assert not list(db.fetch(key))
+
+
+def test_the_shards_cases_are_bounded_together_before_the_gate_reruns_them(tmp_path, capsys, monkeypatch):
+    """A gate's shards come from other jobs: every array of every case they hold counts against
+    one total before any is decoded for the confirming reruns (a planted cases.jsonl decoded
+    2.77 GB)."""
+    import padconf.gate.gate
+    runtime = FAKE + "WrongOnExampleAdapter"
+    assert gate(tmp_path, runtime, "[]\n") == 1  # a new failure: the gate reruns it from the shard's cases
+    capsys.readouterr()
+    monkeypatch.setattr(padconf.gate.gate, "MAX_CASES_BYTES", 100)
+    assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"),
+                 "--results", str(tmp_path / "work")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "more than 100 bytes" in err, err

@@ -860,3 +860,24 @@ def test_a_baselines_patterns_are_bounded_in_number_memory_and_size_before_any_r
     (tmp_path / "b.yaml").write_text(text)
     one_line_exit_2(main(["gate", "--runtime", "onnx-reference", "--baseline", str(tmp_path / "b.yaml")]), capsys,
                     "b.yaml", problem.split(": ")[-1])
+
+
+def test_a_models_computed_pad_input_is_bounded_before_padconf_reads_it(tmp_path, capsys):
+    """A 134-byte model whose Pad is fed by an Expand to 2**26 + 1 floats: the worker computes
+    it, and says it is too large in one line, rather than padconf reading and decoding it first
+    (2.2 GB at 2**28) and judging its size after."""
+    where = tmp_path / "model"
+    (where / "test_data_set_0").mkdir(parents=True)
+    nodes = [helper.make_node("Expand", ["data", "shape"], ["big"]),
+             helper.make_node("Pad", ["big", "pads"], ["out"], mode="constant")]
+    inits = [helper.make_tensor("shape", TensorProto.INT64, [1], [2**26 + 1]),
+             helper.make_tensor("pads", TensorProto.INT64, [2], [1, 1])]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("data", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("out", TensorProto.FLOAT, None)], inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    (where / "model.onnx").write_bytes(model.SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(
+        numpy_helper.from_array(np.ones(1, np.float32), "data").SerializeToString())
+    code = main(["minimize", str(where), "--runtime", "onnxruntime", "--out", str(tmp_path / "m")])
+    err = capsys.readouterr().err.strip().splitlines()  # minimize says what the whole model did first
+    assert code == 2 and err[-1].startswith("padconf: ") and "more than padconf reads" in err[-1], err

@@ -298,3 +298,32 @@ def test_rows_written_twice_are_counted_once_and_the_report_says_so(tmp_path, ca
     said = capsys.readouterr().out
     assert f"report on {len(lines)} results" in said and "3 rows repeat" in said.replace("\n", " ")
     assert "3 rows repeat" in (tmp_path / "r.md").read_text()
+
+
+@pytest.mark.parametrize("when", ["before it reads", "after it reads"])
+def test_a_drawing_child_killed_is_replaced_and_draws_the_same_cases(monkeypatch, when):
+    """A drawing child that dies (killed, out of memory) costs nothing: its version is drawn again
+    by a new child (a version's cases depend on its spec and seed only). A request it never read
+    was a BrokenPipeError at the end of the drawing, reported as padconf's fault."""
+    from padconf.run import runner
+    from padconf.run.runner import _draw_in_children, draw_spec
+    dies = {"before it reads": "import os; os.kill(os.getpid(), 9)",
+            "after it reads": "import os, sys; sys.stdin.readline(); os.kill(os.getpid(), 9)"}[when]
+    started = []
+    real = runner.isolated
+
+    def first_one_dies(module):
+        started.append(module)
+        return [sys.executable, "-c", dies] if len(started) == 1 else real(module)
+
+    class DeadOnArrival(subprocess.Popen):  # the first child gone before padconf writes its request
+        def __init__(self, *popen_args, **popen_kwargs):
+            super().__init__(*popen_args, **popen_kwargs)
+            if len(started) == 1 and when == "before it reads":
+                self.wait()
+
+    monkeypatch.setattr(runner, "isolated", first_one_dies)
+    monkeypatch.setattr(runner.subprocess, "Popen", DeadOnArrival)
+    args = [(None, spec, 4, 0) for spec in ("onnx/Pad-2", "onnx/Pad-19", "openvino/Pad-12")]
+    assert _draw_in_children(args, 2) == [draw_spec(a) for a in args]
+    assert len(started) == 3  # two children, and one in place of the one that died

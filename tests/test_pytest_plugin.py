@@ -1,9 +1,11 @@
 """padconf.pytest_plugin: ``pytest --pyargs padconf.suite`` judges as ``padconf gate`` does, with
 strict xfails for the baseline, JUnit XML, and the same verdicts under pytest-xdist. Each run is
 a pytest of its own in a subprocess, on one spec version to stay fast."""
+import os
 import re
 import subprocess
 import sys
+import unicodedata
 from collections import Counter
 from pathlib import Path
 from xml.etree import ElementTree
@@ -177,3 +179,51 @@ def test_the_suite_without_a_runtime_is_a_usage_error():
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == pytest.ExitCode.USAGE_ERROR
     assert "ERROR: padconf.suite needs --padconf-runtime NAME" in done.stdout + done.stderr
+
+
+# README's and docs/ci.md's command: the `pytest` entry point (no working directory on sys.path,
+# as `python -m` puts it), no ini file of the working directory (-c /dev/null), no conftest.py
+# (--noconftest), no .pytest_cache read or written (-p no:cacheprovider)
+DOCUMENTED = ["pytest", "-c", "/dev/null", "--noconftest", "-p", "no:cacheprovider", "--pyargs", "padconf.suite"]
+
+
+def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
+    """A runtime team's checkout under test is the working directory: ``python -m pytest
+    --pyargs padconf.suite`` imported its conftest.py (pytest's rootdir conftest), its yaml.py
+    instead of PyYAML (``-m`` puts the working directory first on sys.path) and the plugin its
+    pytest.ini names, in padconf's controller. The documented command runs none of them, and
+    draws no case through the working directory's .hypothesis folder (FIFOs there hang a draw)."""
+    for doc in (ROOT / "README.md", ROOT / "docs" / "ci.md"):
+        assert " ".join(DOCUMENTED) in doc.read_text(), doc
+    checkout, markers = tmp_path / "checkout", tmp_path / "imported"
+    checkout.mkdir()
+    markers.mkdir()
+    baseline = tmp_path / "baseline.yaml"
+    assert main(["baseline", "--runtime", "onnx-reference", "--spec", SPEC, "--out", str(baseline),
+                 "--work", str(tmp_path / "work")]) == 0
+    options = ["--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}", f"--padconf-baseline={baseline}", "-q"]
+    plants = {"conftest.py": "conftest", "yaml.py": "yaml",
+              "pytest.ini": "[pytest]\naddopts = -p team_plugin\npythonpath = .\n", "team_plugin.py": "team_plugin"}
+    for name, text in plants.items():  # each module leaves a file when imported
+        path = checkout / name
+        path.write_text(text if name.endswith(".ini") else f"open({str(markers / text)!r}, 'w').close()\n")
+        if name != "pytest.ini":
+            # the command the README gave imports it (the test plants it right); the earlier
+            # plants are imported first, or instead where they break padconf
+            subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.suite", *options, "--collect-only"],
+                           cwd=checkout, capture_output=True, text=True, timeout=300)
+            assert (markers / path.stem).exists(), name
+
+    for marker in markers.iterdir():
+        marker.unlink()
+    charmap = Path(".hypothesis", "unicode_data", unicodedata.unidata_version, "charmap.json.gz")
+    for fifo in (checkout / charmap, checkout / ".hypothesis" / "examples",
+                 checkout / ".pytest_cache" / "v" / "cache" / "lastfailed"):
+        fifo.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(fifo)
+    for extra in ([], ["-n", "2"]):
+        done = subprocess.run([str(Path(sys.executable).with_name("pytest")), *DOCUMENTED[1:], *options, *extra],
+                              cwd=checkout, capture_output=True, text=True, timeout=300)
+        out = done.stdout + done.stderr
+        assert done.returncode == 0 and " passed" in out, out[-3000:]
+        assert not list(markers.iterdir()), out[-3000:]

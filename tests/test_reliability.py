@@ -206,12 +206,16 @@ BAD_ARGUMENTS = {
     "memory-mb 0": ["--memory-mb", "0"],
     "unknown spec": ["--spec", "onnx/Pad-99"],
     "unknown runtime": ["--runtime", "tensorrt"],
+    "jobs 10**6": ["--jobs", "1000000"],
+    "generate seed 2**64": ["generate", "--seed", str(2**64)],
+    "generate per-combo 10**9": ["generate", "--per-combo", "1000000000"],
 }
 
 
 @pytest.mark.parametrize("name", sorted(BAD_ARGUMENTS))
 def test_bad_arguments_are_one_line_and_exit_2(tmp_path, capsys, name):
-    code = main(["run", *BAD_ARGUMENTS[name], "--out", str(tmp_path / "r")])
+    command = [] if name.startswith("generate") else ["run"]
+    code = main([*command, *BAD_ARGUMENTS[name], "--out", str(tmp_path / "r")])
     err = capsys.readouterr().err
     assert code == 2 and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
 

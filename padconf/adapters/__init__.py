@@ -73,6 +73,11 @@ class Adapter:
                 return f"{module} cannot be imported: {error_text(exc)}"
         return None
 
+    def notes(self) -> list[str]:
+        """Lines a run's summary shows about how this runtime is set up here (a compile cache
+        turned off, say), asked once ``available()`` has said None."""
+        return []
+
     def version(self) -> str | None:
         """The installed version of the runtime's package, or None."""
         return package_version(self.package) if self.package else None

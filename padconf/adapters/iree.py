@@ -92,6 +92,10 @@ class IreeAdapter(Adapter):
         self._cache.why_off()  # reads the cache's key here, in the zygote: its workers inherit it
         return None
 
+    def notes(self) -> list[str]:
+        why = self._cache.why_off()
+        return [f"compiles everything again: {why}"] if why and self._cache.root is not None else []
+
     def lacks_kernel(self, exc: Exception) -> bool:
         return says_not_implemented(error_text(exc))
 

@@ -10,7 +10,15 @@ from functools import cached_property
 
 import numpy as np
 
-from padconf.core.dtypes import ALL_DTYPES, decode_array, dtype_name, encode_array, is_integer
+from padconf.core.dtypes import (
+    ALL_DTYPES,
+    MAX_ARRAY_BYTES,
+    ArrayBudget,
+    decode_array,
+    dtype_name,
+    encode_array,
+    is_integer,
+)
 from padconf.core.errors import CaseError, SpecError
 from padconf.core.vocabulary import Placement, Word
 from padconf.spec.loader import parse_spec_id
@@ -28,6 +36,12 @@ class CaseKind(Word):
 
 
 KINDS = tuple(CaseKind)
+# The arrays of one case in all, decoded: its data and expected output, or its data and three
+# interpretations' outputs, each at the per-array bound; pads and axes count 8 bytes an entry.
+MAX_CASE_BYTES = 4 * MAX_ARRAY_BYTES
+# The arrays of every case one file from others holds (cases.jsonl, a gate's shards, the example
+# database), decoded: what a reader charges its ArrayBudget with.
+MAX_CASES_BYTES = 1 << 29
 # what a case runs: Pad, or its data through Identity (Case.control)
 OPS = ("Pad", "Identity")
 
@@ -116,15 +130,20 @@ class Case:
         return doc
 
     @classmethod
-    def from_json(cls, doc: dict) -> Case:
+    def from_json(cls, doc: dict, budget: ArrayBudget | None = None) -> Case:
         """The case ``doc`` (``to_json``'s, or ``inputs_json``'s) describes. Run directories and
-        case files come from others: a key of another type is a CaseError naming it."""
+        case files come from others: a key of another type is a CaseError naming it, and every
+        array the case carries (data, constant value, pads, axes, expected output and each
+        interpretation's) counts against MAX_CASE_BYTES, and against ``budget`` (a whole file's)
+        where given, before it is decoded."""
         _check_types(doc)
+        mine = ArrayBudget(MAX_CASE_BYTES, "the case's arrays", budget)
         try:
-            dec = lambda v: None if v is None else decode_array(v)  # noqa: E731
+            mine.take(8 * (len(doc.get("pads") or ()) + len(doc.get("axes") or ())))  # int64 in the models
+            dec = lambda v: None if v is None else decode_array(v, mine)  # noqa: E731
             case = cls(
                 spec=doc["spec"],
-                data=decode_array(doc["data"]),
+                data=decode_array(doc["data"], mine),
                 pads=list(doc["pads"]),
                 mode=doc["mode"],
                 constant_value=dec(doc.get("constant_value")),

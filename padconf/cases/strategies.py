@@ -13,11 +13,18 @@ beyond zero), because that is where runtimes disagree.
 """
 from __future__ import annotations
 
+import atexit
 import contextlib
 import functools
 import math
+import os
+import shutil
+import stat
+import tempfile
+import threading
 from typing import Any
 
+import hypothesis.configuration
 import hypothesis.internal.conjecture.providers
 import ml_dtypes
 import numpy as np
@@ -28,6 +35,7 @@ from hypothesis import strategies as st
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
+from padconf.core.errors import PadconfError
 from padconf.spec.loader import Spec
 from padconf.spec.reference import MODES
 
@@ -425,7 +433,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
     the same seed and spec files, whatever else the process has imported."""
     found: dict[str, Case] = {}
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
-    with _only_hypothesis_constants():
+    with _own_storage(), _only_hypothesis_constants():
         for i, focus in enumerate(chosen):
             share = (shares or {}).get(focus, max_examples // len(chosen) + (i < max_examples % len(chosen)))
             if not share:
@@ -440,6 +448,44 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
 
             collect()
     return list(found.values())
+
+
+_STORAGE_LOCK = threading.RLock()
+_storage: str | None = None  # this process's own Hypothesis storage folder, made on first use
+
+
+def own_storage_dir() -> str:
+    """A private folder for Hypothesis's storage (its Unicode charmap cache, its default example
+    database), one per process: made by mkdtemp (mode 0700, a new name, so nothing planted in
+    it and no symbolic link in its place), removed at exit."""
+    global _storage
+    with _STORAGE_LOCK:
+        if _storage is None or not os.path.isdir(_storage):  # a fork's parent may have removed it
+            _storage = tempfile.mkdtemp(prefix="padconf-hypothesis-")
+            atexit.register(shutil.rmtree, _storage, ignore_errors=True)
+        info = os.lstat(_storage)
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+            raise PadconfError(f"{_storage}: padconf's Hypothesis folder was replaced")
+        return _storage
+
+
+@contextlib.contextmanager
+def _own_storage():
+    """Hypothesis keeps its storage in ``./.hypothesis`` unless told otherwise: a folder of the
+    user's working directory, which anyone may have filled (a FIFO at
+    ``unicode_data/<version>/charmap.json.gz`` hung the first draw of text for ever). padconf's
+    draws use ``own_storage_dir()`` instead, for as long as they draw (the Hypothesis home of
+    a pytest session padconf draws in is the user's again afterwards; draws need no database:
+    ``draw_cases`` passes none)."""
+    configuration = hypothesis.configuration
+    name = "__hypothesis_home_directory"  # its private global: set_hypothesis_home_dir has no getter
+    with _STORAGE_LOCK:
+        before = getattr(configuration, name, None)
+        configuration.set_hypothesis_home_dir(own_storage_dir())
+        try:
+            yield
+        finally:
+            configuration.set_hypothesis_home_dir(before)
 
 
 @contextlib.contextmanager

@@ -139,23 +139,66 @@ def encode_array(arr: np.ndarray, name: str) -> dict:
 
 
 MAX_ARRAY_BYTES = 1 << 26  # 64 MiB: padconf draws outputs of at most 100,000 elements (1.6 MB)
+# What a string element costs decoded, besides its text: a pointer in the JSON list, one in the
+# array, and a small str object where the strings differ.
+STRING_ELEMENT_BYTES = 64
 
 
-def decode_array(obj: dict) -> np.ndarray:
+class OverBudget(CaseError):
+    """Arrays past an ArrayBudget's limit; ``budget`` is the one they went past."""
+
+    def __init__(self, message: str, budget: ArrayBudget):
+        super().__init__(message)
+        self.budget = budget
+
+
+class ArrayBudget:
+    """The bytes that the arrays decoded from one source (a case, a file of cases) may take in
+    all, counted before each is decoded; ``parent``, when given, is a larger budget they count
+    against too (a case's arrays against its file's)."""
+
+    def __init__(self, limit: int, what: str, parent: ArrayBudget | None = None):
+        self.limit, self.left, self.what, self.parent = limit, limit, what, parent
+
+    def available(self) -> int:
+        return min(self.left, self.parent.available()) if self.parent is not None else self.left
+
+    def take(self, nbytes: int) -> None:
+        budget: ArrayBudget | None = self
+        while budget is not None:
+            if nbytes > budget.left:
+                raise OverBudget(f"{budget.what} hold more than {budget.limit} bytes decoded", budget)
+            budget = budget.parent
+        budget = self
+        while budget is not None:
+            budget.left -= nbytes
+            budget = budget.parent
+
+
+def decode_array(obj: dict, budget: ArrayBudget | None = None) -> np.ndarray:
     """The array ``encode_array`` wrote. The JSON may come from a file padconf did not write:
-    the declared shape is checked against MAX_ARRAY_BYTES before anything is decoded, and a zlib
-    payload is inflated to that size and no further."""
+    the declared shape is checked against MAX_ARRAY_BYTES, and taken from ``budget``, before
+    anything is decoded, and a zlib payload is inflated to that size and no further."""
     try:
         name, shape = obj["dtype"], tuple(obj["shape"])
         dtype = numpy_dtype(name)
         if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
             raise CaseError(f"malformed array: shape {list(shape)[:33]} is not a list of sizes >= 0")
-        size = math.prod(shape) * (dtype.itemsize if name != "string" else 1)
+        size = math.prod(shape) * (dtype.itemsize if name != "string" else STRING_ELEMENT_BYTES)
         if size > MAX_ARRAY_BYTES:
             raise CaseError(f"array of {name} shape {list(shape)} ({size} bytes) is larger than {MAX_ARRAY_BYTES}")
+        if budget is not None:
+            budget.take(size)
         if name == "string":  # each distinct string once in memory: padded arrays repeat theirs
             # the JSON text of a string list has no size the shape declares: it is bounded as a whole
-            values = obj["values"] if "values" in obj else json.loads(_unpacked(obj, MAX_ARRAY_BYTES, exact=False))
+            if "values" in obj:
+                values = obj["values"]
+            else:
+                most = MAX_ARRAY_BYTES if budget is None else min(MAX_ARRAY_BYTES, budget.available())
+                text = _unpacked(obj, most, exact=False)
+                if budget is not None:
+                    budget.take(len(text))
+                values = json.loads(text)
             if not isinstance(values, list):
                 raise TypeError(f"string values must be a list, got {type(values).__name__}")
             flat = np.empty(len(values), dtype=object)

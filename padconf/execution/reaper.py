@@ -114,6 +114,9 @@ def main(argv: list[str]) -> None:
             os.execvp(argv[0], argv)
         finally:
             os._exit(127)
+    # the command's descriptors are its own: held here too, a socket to a command that died would
+    # stay open for as long as the reaper lives, and its peer would wait on it rather than see EOF
+    os.closerange(3, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
     while True:
         pid, status = os.waitpid(-1, 0)  # re-parented orphans are reaped here too
         if pid == child:

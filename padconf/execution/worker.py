@@ -102,6 +102,7 @@ class Worker:
         From the thread that will outlive the run: the reaper dies with the thread that started it."""
         if self.zygote is None or not self.zygote.alive:
             if self.zygote is not None:
+                self.zygote_deaths += 1
                 self.zygote.close()  # dead: its socket, pidfd and scratch folder go with it
             self.zygote = Zygote(self.adapter, self.memory_mb, self.start_timeout)
 
@@ -144,11 +145,10 @@ class Worker:
                     raise InternalFault(f"runtime {self.adapter}: {exc}") from None
 
     def _zygote_died(self) -> bool:
-        """Whether the zygote is gone, counted; False once it has died too often to start again."""
-        if self._closed or self.zygote is None or self.zygote.alive:
-            return False
-        self.zygote_deaths += 1
-        return self.zygote_deaths <= MAX_ZYGOTE_DEATHS
+        """Whether the zygote is gone and may be started again (spawn counts it): False once it
+        has died MAX_ZYGOTE_DEATHS times."""
+        return (not self._closed and self.zygote is not None and not self.zygote.alive
+                and self.zygote_deaths < MAX_ZYGOTE_DEATHS)
 
     def describe(self, pairs: list[tuple[str, str]]) -> dict:
         """``{"unavailable", "version", "placements", "supports"}``, asked of the zygote: a plugin

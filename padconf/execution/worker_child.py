@@ -24,7 +24,7 @@ from pathlib import Path
 
 from padconf.adapters import Outcome, error_text, get_adapter
 from padconf.adapters.compile_cache import CompileDied, CompileTimedOut
-from padconf.cases.case import Case
+from padconf.cases.case import MAX_CASE_BYTES, Case
 from padconf.core.dtypes import decode_array, dtype_name, encode_array
 from padconf.core.errors import PadconfError
 from padconf.execution.reaper import PR_SET_PDEATHSIG, prctl
@@ -70,6 +70,11 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             try:
                 outputs = adapter.run_model(base64.b64decode(request["model"]),
                                             {k: decode_array(v) for k, v in request["feeds"].items()})
+                size = sum(a.nbytes for a in outputs)
+                if size > MAX_CASE_BYTES:  # a model from anyone: bounded here, before padconf reads a byte of it
+                    send({"status": Status.OK, "outputs": None,
+                          "error": f"its outputs hold {size} bytes, more than padconf reads ({MAX_CASE_BYTES})"})
+                    continue
                 send({"status": Status.OK, "error": None,
                       "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
             except CompileDied as exc:
@@ -123,6 +128,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket, scratch: 
                   "placements": list(adapter.placements) if adapter else [],
                   "domains": list(adapter.domains) if adapter else [],
                   "target": adapter.target if adapter else None,
+                  "notes": adapter.notes() if adapter and not why else [],
                   "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
         elif request["op"] == Op.FORK:
             sys.stdout.flush(), sys.stderr.flush()

@@ -24,6 +24,8 @@ from padconf.core.errors import PadconfError
 from padconf.execution.worker_protocol import READY, Ended, Op, Status
 
 START_TIMEOUT_S = 60.0  # importing OpenVINO takes under a second; minutes means its import hangs
+# one answer line of a worker: a case's arrays (cases.MAX_CASE_BYTES) in base64, and room for the rest
+MAX_ANSWER_BYTES = 3 << 28
 
 
 def exit_text(status: int | None) -> str:
@@ -189,6 +191,7 @@ class WorkerProcess:
         self.exited = os.pidfd_open(self.pid)  # readable once the worker is gone
         self.status: int | None = None
         self.buffer = b""
+        self.oversized = False  # its answer passed MAX_ANSWER_BYTES
         self.served = 0  # cases this process has answered
         self.name = f"{zygote.proc.pid}.{self.pid}"  # unique while padconf runs: zygote and worker pids
         if self.readline(time.monotonic() + start_timeout) != READY.encode():
@@ -205,6 +208,9 @@ class WorkerProcess:
                 chunk = os.read(self.rep, 1 << 20)
                 if chunk:
                     self.buffer += chunk
+                    if len(self.buffer) > MAX_ANSWER_BYTES:  # the runtime's output: bounded before parsing
+                        self.oversized = True
+                        return Status.CRASH
                     continue
                 return Status.CRASH
             if self.exited in ready:  # gone; take what it wrote before it went
@@ -238,6 +244,9 @@ class WorkerProcess:
 
     def death(self) -> str:
         """Why the worker is gone: its signal or exit code, and the last line it printed."""
+        if self.oversized:
+            self.kill()
+            return f"it answered more than {MAX_ANSWER_BYTES} bytes for one request (padconf's bound), and was ended"
         select.select([self.exited], [], [], 5)  # it may still be on its way out
         self.kill()
         return exit_text(self.status) + last_words(self.stderr_log, self.stdout_log)

@@ -9,8 +9,9 @@ import json
 import os
 import re
 
-from padconf.cases.case import Case
+from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.classify import classify
+from padconf.core.dtypes import ArrayBudget, OverBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import inside, read_bytes
 from padconf.run.results import ResultRow
@@ -86,9 +87,15 @@ def replayed(db, spec: Spec) -> list[Case]:
     database keeps inputs only, as JSON: the spec files may have changed since)."""
     from padconf.cases.strategies import edge_classes  # Hypothesis: imported when cases are drawn, not to judge rows
     cases, key = [], EXPLORE_KEY + spec.id.encode()
+    budget = ArrayBudget(MAX_CASES_BYTES, f"the example database's cases of {spec.id}")
     for value in sorted(db.fetch(key)):
         try:
-            case = classify(Case.from_json(json.loads(value)), spec)
+            case = classify(Case.from_json(json.loads(value), budget), spec)
+        except OverBudget as exc:
+            if exc.budget is budget:  # the values together, not this one: none is to blame
+                raise CaseError(str(exc)) from None
+            db.delete(key, value)  # this one's arrays alone are past a case's bound
+            continue
         except (ValueError, RecursionError, CaseError, PadconfError):
             db.delete(key, value)  # written by another padconf, or broken (or nested past the recursion limit)
             continue

@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
 
-from padconf.cases.case import Case
+from padconf.cases.case import MAX_CASES_BYTES, Case
+from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.execution.worker import Worker
@@ -533,7 +534,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             raise CaseError(f"{Path(dirs[0]) / 'run.json'}: malformed: {exc}") from None
         worker = Worker(runtime, limits.memory_mb, limits.timeout)
         try:
-            confirm(judgement, entries, [Case.from_json(c) for c in cases.values()], worker)
+            budget = ArrayBudget(MAX_CASES_BYTES, "the shards' cases' arrays")
+            confirm(judgement, entries, [Case.from_json(c, budget) for c in cases.values()], worker)
         finally:
             worker.close()
     return judgement

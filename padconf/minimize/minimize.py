@@ -27,10 +27,10 @@ import onnx
 
 from padconf.adapters import unknown_runtime
 from padconf.adapters.openvino_tensors import OV_TYPES
-from padconf.cases.case import Case, CaseKind
+from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.cases.classify import classify, reading_label, repaired_twin
 from padconf.cases.onnx_model import build_model
-from padconf.core.dtypes import ALL_DTYPES, SUB_BYTE_WIDER, bit_equal, numpy_dtype
+from padconf.core.dtypes import ALL_DTYPES, SUB_BYTE_WIDER, ArrayBudget, bit_equal, numpy_dtype
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement, Status
@@ -296,6 +296,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         if not found:
             raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimize")
         jobs = []
+        budget = ArrayBudget(MAX_CASES_BYTES, f"{path}'s cases' arrays")
         starts = _starting_rows(mine)
         for group in found:
             row = group["example"]
@@ -304,7 +305,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
             doc = run.cases.get(row["case_id"])
             if doc is None:
                 raise CaseError(f"{path}: case {row['case_id']} is in results.jsonl but not in cases.jsonl")
-            jobs.append(Job(Case.from_json(doc), row["placement"], row, run.rows, run.specs_dir))
+            jobs.append(Job(Case.from_json(doc, budget), row["placement"], row, run.rows, run.specs_dir))
         return "run", jobs
     if path.is_dir():
         if (path / "model.onnx").is_file():

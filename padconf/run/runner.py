@@ -11,6 +11,7 @@ end by padconf.report.report.
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import itertools
 import json
 import math
@@ -27,10 +28,11 @@ from pathlib import Path
 from typing import cast
 
 from padconf.adapters import default_runtimes, registry, unknown_runtime
-from padconf.cases.case import Case, CaseKind
+from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.cases.classify import repaired_twin
 from padconf.cases.examples import example_cases
 from padconf.cases.strategies import PROFILES, draw_cases
+from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, InternalFault, PadconfError, phase
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement, Status
@@ -58,6 +60,7 @@ from padconf.run.results import (
     RunDirLock,
     jsonl_line,
     named_again,
+    open_to_append,
     read_jsonl,
     read_results,
     result_row,
@@ -68,7 +71,14 @@ from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
-MAX_CASES_BYTES = 1 << 29  # the arrays of a run's cases, decoded
+# Upper bounds of RunConfig's values, which the command line and run.json (a file anyone may have
+# written) share, RunConfig checking both: max_examples is cases drawn per spec version (the
+# thorough profile's 2,500 four times over; 10**9 in a planted run.json drew for ever on --resume),
+# a seed fits in 64 bits.
+MAX_EXAMPLES = 10_000
+MAX_SEED = (1 << 63) - 1
+MAX_NAMES = 1024  # entries of runtimes, specs and cases_dir: each costs a lookup, a worker or a walk
+MAX_NAME_CHARS = 4096  # each of those entries, and specs_dir (PATH_MAX)
 
 
 def address_space_mb() -> float:
@@ -91,6 +101,12 @@ class RunConfig:
     cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
 
     def __post_init__(self):
+        for name in ("runtimes", "specs", "cases_dir"):  # first: the checks below take each entry in turn
+            value = getattr(self, name)
+            if isinstance(value, list) and (len(value) > MAX_NAMES or any(
+                    isinstance(v, str) and len(v) > MAX_NAME_CHARS for v in value)):
+                raise PadconfError(f"{name} must have at most {MAX_NAMES} entries of at most {MAX_NAME_CHARS} "
+                                   f"characters, got {reprlib.repr(value)}")
         problems = []
         if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
             problems.append(f"runtimes must name at least one runtime, got {reprlib.repr(self.runtimes)}")
@@ -98,8 +114,12 @@ class RunConfig:
             problems += [unknown_runtime(r) for r in self.runtimes if unknown_runtime(r)]
         if self.profile not in PROFILES:
             problems.append(f"profile {reprlib.repr(self.profile)} is not one of {', '.join(PROFILES)}")
-        if self.max_examples is not None and (not isinstance(self.max_examples, int) or self.max_examples < 0):
-            problems.append(f"max_examples must be a whole number >= 0, got {reprlib.repr(self.max_examples)}")
+        if isinstance(self.runtimes, list) and len(set(map(repr, self.runtimes))) < len(self.runtimes):
+            problems.append(f"runtimes must not name one twice, got {reprlib.repr(self.runtimes)}")
+        if self.max_examples is not None and (type(self.max_examples) is not int
+                                              or not 0 <= self.max_examples <= MAX_EXAMPLES):
+            problems.append(f"max_examples must be a whole number >= 0 and <= {MAX_EXAMPLES}, "
+                            f"got {reprlib.repr(self.max_examples)}")
         for name in ("timeout", "compile_timeout"):
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
@@ -109,11 +129,14 @@ class RunConfig:
             value = getattr(self, name)
             if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
                 problems.append(f"{name} must be a list of text or null, got {reprlib.repr(value)}")
-        if self.specs_dir is not None and not isinstance(self.specs_dir, str):
-            problems.append(f"specs_dir must be text or null, got {reprlib.repr(self.specs_dir)}")
-        if type(self.seed) is not int:
-            problems.append(f"seed must be a whole number, got {reprlib.repr(self.seed)}")
-        if not isinstance(self.memory_mb, int) or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
+        if self.specs_dir is not None and not (isinstance(self.specs_dir, str)
+                                               and len(self.specs_dir) <= MAX_NAME_CHARS):
+            problems.append(f"specs_dir must be text of at most {MAX_NAME_CHARS} characters or null, "
+                            f"got {reprlib.repr(self.specs_dir)}")
+        if type(self.seed) is not int or not -MAX_SEED - 1 <= self.seed <= MAX_SEED:
+            problems.append(f"seed must be a whole number of 64 bits (-2**63 to 2**63 - 1), "
+                            f"got {reprlib.repr(self.seed)}")
+        if type(self.memory_mb) is not int or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
             problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, "
                             f"got {reprlib.repr(self.memory_mb)}")
         elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
@@ -130,17 +153,14 @@ def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
     """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays
     MAX_CASES_BYTES at most in all (each is bounded by decode_array: many arrays just under its
     bound are a bomb too)."""
-    cases, held = [], 0
+    cases, budget = [], ArrayBudget(MAX_CASES_BYTES, "the file's arrays")  # every array of every case
     for number, row in enumerate(read_jsonl(path), 1):
         try:
-            case = Case.from_json(row)
+            case = Case.from_json(row, budget)
         except CaseError as exc:
             raise CaseError(f"{path}: case {number}: {exc}") from None
         if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
             raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
-        held += sum(a.nbytes for a in (case.data, case.expected, *case.interpretations.values()) if a is not None)
-        if held > MAX_CASES_BYTES:
-            raise CaseError(f"{path}: its arrays hold more than {MAX_CASES_BYTES} bytes: not cases padconf drew")
         cases.append(case)
     return cases
 
@@ -210,6 +230,8 @@ def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
             except OSError:  # it stopped reading: as above
                 pass
             child.kill()
+            with contextlib.suppress(OSError):  # a request it did not read: closing flushes it into a dead pipe
+                child.stdin.close()
             child.wait()
             why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
             if i is not None:
@@ -297,7 +319,7 @@ class Run:
             raise CaseError(f"{self.run_json}: malformed: {exc}") from None
 
     def _run_doc(self):
-        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES), str(self.run_json))
+        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES, follow=False), str(self.run_json))
 
     def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
@@ -313,7 +335,7 @@ class Run:
             doc = self._run_doc()
             recorded = doc.get("case_count")
             if doc.pop(RESULTS_WRITTEN, None) is not None:  # under way again, until execute counts its rows
-                self.run_json.write_text(json.dumps(doc, indent=2))
+                write_atomically(self.run_json, json.dumps(doc, indent=2))
             if set_torn_line_aside(self.cases_path):
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
@@ -345,7 +367,7 @@ class Run:
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
         write_atomically(self.cases_path, "".join(line + "\n" for line in lines))
-        self.run_json.write_text(json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
+        write_atomically(self.run_json, json.dumps({**asdict(self.config), "case_count": len(cases)}, indent=2))
         return cases
 
     def _spawn_runtimes(self) -> None:
@@ -369,7 +391,7 @@ class Run:
             batches, skipped = self._schedule(
                 cases,
                 {(r["runtime"], r["placement"], r["case_id"]) for r in read_results(self.results_path)})
-        with self.results_path.open("a", encoding="utf-8") as out:  # every case in scope gets its row
+        with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
                 out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), Status.OK,
                                                 target=self.targets.get(name))))
@@ -395,6 +417,7 @@ class Run:
                 continue
             self.workers[name] = worker
             self.targets[name] = about.get("target")
+            self.notes += [f"{name}: {note}" for note in about.get("notes", [])]
             self._order_independent[name] = worker.order_independent
             mine = runtime_scope(order, pairs, about)
             if len(mine) < len(order):  # an OpenVINO-only runtime and ONNX cases: not its cases at all
@@ -446,7 +469,7 @@ class Run:
 
         lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs)]
         try:
-            with phase("running the cases"), self.results_path.open("a", encoding="utf-8") as out:
+            with phase("running the cases"), open_to_append(self.results_path) as out:
                 try:
                     for thread in lanes:
                         thread.start()
@@ -464,14 +487,14 @@ class Run:
             with phase("running the controls"):
                 self._run_controls()
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
-            self.run_json.write_text(json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
+            write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
                            for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together
         finally:
             self.close()
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-            (self.dir / "stats.json").write_text(json.dumps(self.stats, indent=2))
+            write_atomically(self.dir / "stats.json", json.dumps(self.stats, indent=2))
 
     def _run_lane(self, k: int, batches, out, lock, progress) -> None:
         worker = None
