@@ -8,6 +8,7 @@ that feeds cases to them, retries and recycles them is ``padconf.execution.worke
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import json
 import os
 import select
@@ -139,6 +140,8 @@ class Zygote:
         if not ready:
             self.close()
             raise PadconfError(f"no answer within {timeout:g} s of {doing}")
+        with contextlib.suppress(OSError, ValueError):  # its reaper ends the way it did, once it has reaped it
+            select.select([self.exited], [], [], 5)
         self.close()
         raise PadconfError(f"{exit_text(self._status())}{last_words(self.log)}")
 
