@@ -98,8 +98,8 @@ class Worker:
         return self._closed
 
     def spawn(self) -> None:
-        """Start the runtime's zygote if need be, without waiting for it to import the runtime.
-        From the thread that will outlive the run: the reaper dies with the thread that started it."""
+        """Start the runtime's zygote if need be, without waiting for it to import the runtime;
+        a dead one is counted and replaced (from any thread: worker_process.start_process)."""
         if self.zygote is None or not self.zygote.alive:
             if self.zygote is not None:
                 self.zygote_deaths += 1

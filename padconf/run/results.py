@@ -203,6 +203,11 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
     return rows
 
 
+def row_key(row: ResultRow | dict) -> tuple[str, str, str]:
+    """What a run computes once: (runtime, placement, case id)."""
+    return row["runtime"], row["placement"], row["case_id"]
+
+
 class Rows(list["ResultRow"]):
     """Result rows as read, each (runtime, placement, case id) once; ``duplicates`` counts the
     rows read again and left out (a folder two processes wrote at once, before the run lock)."""
@@ -214,7 +219,7 @@ def read_results(path: Path) -> Rows:
     of a (runtime, placement, case id) read before is left out and counted."""
     rows, seen = Rows(), set()
     for row in read_jsonl(path, RESULT_KEYS):
-        key = (row["runtime"], row["placement"], row["case_id"])
+        key = row_key(row)
         if key in seen:
             rows.duplicates += 1
         else:

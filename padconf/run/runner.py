@@ -64,6 +64,7 @@ from padconf.run.results import (
     read_jsonl,
     read_results,
     result_row,
+    row_key,
     set_torn_line_aside,
     write_atomically,
 )
@@ -390,7 +391,7 @@ class Run:
         else:
             batches, skipped = self._schedule(
                 cases,
-                {(r["runtime"], r["placement"], r["case_id"]) for r in read_results(self.results_path)})
+                {row_key(r) for r in read_results(self.results_path)})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
                 out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), Status.OK,
@@ -548,7 +549,7 @@ class Run:
         lines: dict[tuple, str] = {}
         for line in self.results_path.read_text(encoding="utf-8").splitlines(keepends=True):
             row = json.loads(line)
-            lines.setdefault((row["runtime"], row["placement"], row["case_id"]), line)
+            lines.setdefault(row_key(row), line)
         runtimes = {name: i for i, name in enumerate(self.config.runtimes)}
 
         def key(item):
