@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -60,9 +61,23 @@ class Adapter:
     # set by the worker process: a folder the workers of one zygote share, one after another, and
     # padconf removes with the zygote (a compiled model one exported, the next imports)
     scratch: Path | None = None
+    # Settings other than the runtime's defaults a user may ask for by name, as a variant
+    # "openvino[threads=1]": option -> the values it takes. A variant is a runtime of its own in
+    # every result, report and bundle; the plain name runs the runtime as its users do by default.
+    options: dict[str, tuple[str, ...]] = {}
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._models: dict = {}  # key -> compiled model, or the error text its build gave
+        self.settings: dict[str, str] = {}  # the options chosen (configure); {}: the runtime's defaults
+
+    def configure(self, settings: dict[str, str]) -> None:
+        """Run as the variant ``settings`` names (checked against ``options`` by get_adapter)."""
+        self.settings = dict(settings)
+
+    def configuration(self) -> dict[str, object]:
+        """How the runtime is set up, in its own terms (the properties a model is compiled with,
+        say), as a bundle states it and its repro applies it; {}: its defaults."""
+        return {}
 
     def available(self) -> str | None:
         """None when the runtime can be used here, else a one-line reason."""
@@ -159,20 +174,59 @@ def default_runtimes() -> list[str]:
     return [name for name in registry() if name not in OPT_IN]
 
 
+_VARIANT = re.compile(r"([^\[\]]+)\[([a-z0-9_]+=[A-Za-z0-9_.]+(?:,[a-z0-9_]+=[A-Za-z0-9_.]+)*)\]")
+
+
+def split_variant(name: str) -> tuple[str, dict[str, str]]:
+    """``"openvino[threads=1]"`` -> ("openvino", {"threads": "1"}); a plain name -> (name, {})."""
+    found = _VARIANT.fullmatch(name)
+    if not found:
+        return name, {}
+    return found[1], dict(pair.split("=") for pair in found[2].split(","))
+
+
 def unknown_runtime(name: str) -> str | None:
-    """Why ``name`` names no runtime (neither registered nor ``module:Class``), or None."""
-    if name in registry() or ":" in name:
+    """Why ``name`` names no runtime, or None: neither registered nor ``module:Class``, or a
+    variant ``name[option=value,...]`` whose registered adapter has no such option (a
+    ``module:Class`` variant's options are checked where the class is imported, in its worker)."""
+    base, settings = split_variant(name)
+    if "[" in base or "]" in base:
+        return f"runtime {name!r}: a variant is written name[option=value,...], e.g. openvino[threads=1]"
+    if ":" in base:
         return None
-    return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
+    if base not in registry():
+        return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
+    return _unknown_options(name, _adapter_class(base), settings)
 
 
-def get_adapter(name: str) -> Adapter:
-    """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``."""
-    if unknown_runtime(name):
-        raise PadconfError(unknown_runtime(name))
-    module, cls = (registry().get(name) or name).split(":")
+def _adapter_class(base: str) -> type[Adapter]:
+    module, cls = (registry().get(base) or base).split(":")
     target = getattr(importlib.import_module(module), cls)
     if not (isinstance(target, type) and issubclass(target, Adapter)):  # tempfile:mkdtemp is no adapter
         raise PadconfError(f"{module}:{cls} is not a padconf Adapter class")
-    return target()
+    return target
+
+
+def _unknown_options(name: str, adapter: type[Adapter], settings: dict[str, str]) -> str | None:
+    wrong = [f"{o}={v}" for o, v in settings.items() if v not in adapter.options.get(o, ())]
+    if not wrong:
+        return None
+    offered = "; ".join(f"{o}={'|'.join(v)}" for o, v in adapter.options.items()) or "none"
+    return f"runtime {name!r}: no option {', '.join(wrong)} (its options: {offered})"
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``; a
+    variant ``name[option=value,...]`` configured so (its ``name`` is the whole spelling)."""
+    if unknown_runtime(name):
+        raise PadconfError(unknown_runtime(name))
+    base, settings = split_variant(name)
+    target = _adapter_class(base)
+    if _unknown_options(name, target, settings):
+        raise PadconfError(_unknown_options(name, target, settings))
+    adapter = target()
+    if settings:
+        adapter.configure(settings)
+        adapter.name = name
+    return adapter
 

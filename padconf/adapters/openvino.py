@@ -6,12 +6,14 @@ import numpy as np
 from padconf.adapters import Adapter, Outcome, Refusal
 from padconf.adapters.openvino_tensors import (
     OV_CACHE_SIZE,
+    OV_OPTIONS,
     OV_TYPES,
     compile_shared,
     from_tensor,
     graph_key,
     lacks_kernel,
     load_cpu_plugin,
+    ov_properties,
     ov_type,
     shared_core,
     to_tensor,
@@ -86,6 +88,7 @@ class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
     domains = ("openvino",)
     cache_size = OV_CACHE_SIZE
+    options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
 
     preload = ()  # builds ov.Model objects, not ONNX models
@@ -93,6 +96,9 @@ class OpenVinoAdapter(Adapter):
     def available(self) -> str | None:
         without_telemetry()
         return super().available() or load_cpu_plugin()
+
+    def configuration(self) -> dict[str, object]:
+        return ov_properties(self.settings)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if super().supports(spec_id, dtype):
@@ -104,7 +110,7 @@ class OpenVinoAdapter(Adapter):
         return None
 
     def _build(self, graph, key: tuple):
-        compiled = compile_shared(shared_core(), graph, key, self.scratch)
+        compiled = compile_shared(shared_core(), graph, key, self.scratch, self.configuration())
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:

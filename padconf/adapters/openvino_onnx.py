@@ -3,14 +3,15 @@ from __future__ import annotations
 
 from padconf.adapters import Adapter, Outcome, Refusal
 from padconf.adapters.openvino_tensors import (
-    COMPILE_CONFIG,
     OV_CACHE_SIZE,
+    OV_OPTIONS,
     OV_TYPES,
     compile_shared,
     from_tensor,
     graph_key,
     lacks_kernel,
     load_cpu_plugin,
+    ov_properties,
     shared_core,
     to_tensor,
     without_telemetry,
@@ -25,11 +26,15 @@ class OpenVinoOnnxAdapter(Adapter):
     name, module = "openvino-onnx", "openvino"
     package = "openvino"
     cache_size = OV_CACHE_SIZE
+    options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
 
     def available(self) -> str | None:
         without_telemetry()
         return super().available() or load_cpu_plugin(onnx_frontend=True)
+
+    def configuration(self) -> dict[str, object]:
+        return ov_properties(self.settings)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if super().supports(spec_id, dtype):
@@ -44,8 +49,8 @@ class OpenVinoOnnxAdapter(Adapter):
 
     def _compile(self, graph, key: tuple | None = None):
         core = shared_core()
-        compiled = (core.compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
-                    else compile_shared(core, graph, key, self.scratch))
+        compiled = (core.compile_model(graph, "CPU", self.configuration()) if key is None
+                    else compile_shared(core, graph, key, self.scratch, self.configuration()))
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
 

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
+from padconf.adapters import get_adapter, registry, split_variant
 from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
@@ -86,6 +87,12 @@ def _array_text(arr) -> str:
     with np.printoptions(threshold=SHOWN_ELEMENTS, edgeitems=3, linewidth=100):
         body = np.array2string(arr, separator=", ") if arr.dtype != object else repr(arr.tolist())
     return f"{body}   # {arr.dtype if arr.dtype != object else 'string'}, shape {list(arr.shape)}"
+
+
+def configuration(runtime: str) -> dict[str, object]:
+    """How padconf set ``runtime`` up, in the runtime's own terms ({}: its defaults); a
+    module:Class adapter is not imported here, outside its worker."""
+    return get_adapter(runtime).configuration() if split_variant(runtime)[0] in registry() else {}
 
 
 def _versions(runtime: str, runtime_version: str | None) -> list[str]:
@@ -165,7 +172,8 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
     heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
     data = _described("data", case.data, "data.npy")
-    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime, "model": model,
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime,
+             "configuration": configuration(runtime), "model": model,
              "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
     if model is not None:
@@ -259,6 +267,8 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
         attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
         args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
                  f"ir={ir_version(version, case.dtype)}"]
+    if runtime in ("openvino", "openvino-onnx"):  # compiled as padconf compiled it
+        args.append(f"properties={configuration(runtime)!r}")
     args.append("expected=expected")
     return repro_api.script(runtime, heading, arrays, args)
 

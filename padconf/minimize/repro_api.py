@@ -69,13 +69,12 @@ def onnxruntime(operands, inputs, fed, attributes, opset, ir, expected):
     return check(expected, run)
 
 
-def openvino_onnx(operands, inputs, fed, attributes, opset, ir, expected):
+def openvino_onnx(operands, inputs, fed, attributes, opset, ir, properties, expected):
     def run():
         import openvino as ov
         core = ov.Core()
         model = core.read_model(onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString(), b"")
-        # padconf's settings (adapters/openvino_tensors.COMPILE_CONFIG): some answers change with the threads
-        compiled = core.compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1})
+        compiled = core.compile_model(model, "CPU", properties)  # {}: OpenVINO's defaults
         return compiled([operands[name] for name in fed])[0]
     return check(expected, run)
 
@@ -101,7 +100,7 @@ def tract(operands, inputs, fed, attributes, opset, ir, expected):
     return check(expected, run)
 
 
-def openvino(operands, fed, mode, opset, expected):
+def openvino(operands, fed, mode, opset, properties, expected):
     """OpenVINO's own Pad (opset1 or opset12): data, pads_begin, pads_end[, pad_value]."""
     def run():
         import openvino as ov
@@ -112,9 +111,8 @@ def openvino(operands, fed, mode, opset, expected):
                  else ov.op.Constant(ov.Tensor(arr), shared_memory=False) for name, arr in operands.items()}
         pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
         model = ov.Model([pad], [nodes[name] for name in fed])
-        # padconf's settings (adapters/openvino_tensors.COMPILE_CONFIG): some answers change with the threads
         core = ov.Core()
-        compiled = core.compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1})
+        compiled = core.compile_model(model, "CPU", properties)  # {}: OpenVINO's defaults
         return compiled([operands[name] for name in fed])[0]
     return check(expected, run)
 
