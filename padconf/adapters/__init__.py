@@ -196,7 +196,13 @@ def unknown_runtime(name: str) -> str | None:
         return None
     if base not in registry():
         return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
-    return _unknown_options(name, _adapter_class(base), settings)
+    if not settings:  # nothing imported: a plugin that fails to load shows in its worker
+        return None
+    try:
+        adapter = _adapter_class(base)
+    except Exception as exc:  # noqa: BLE001  the plugin's module does not load
+        return f"cannot load adapter {base}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    return _unknown_options(name, adapter, settings)
 
 
 def _adapter_class(base: str) -> type[Adapter]:

@@ -61,6 +61,23 @@ def native_model(case: Case, placement: str = Placement.INPUTS, default_pad_valu
         model = ov.Model([ov.op.Result(data.output(0))], params, "identity")
         model.get_results()[0].set_friendly_name("output")
         return model
+    if case.op == "Concat":  # the control: data and pad_value (placed as the Pad's) flattened, concatenated
+        parts = [data]
+        if case.constant_value is not None:
+            value = np.asarray(case.constant_value)
+            if placement == Placement.INPUTS:
+                params.append(ops.parameter(ov.PartialShape([-1] * value.ndim), ov_type(case.dtype), name="pad_value"))
+                parts.append(params[-1])
+            else:
+                parts.append(ov.op.Constant(to_tensor(value, case.dtype), shared_memory=False))
+                parts[-1].set_friendly_name("pad_value")
+        flat = [opset1.reshape(part, opset1.constant(np.array([-1], np.int64), name=f"flat_{i}"), special_zero=False,
+                               name=f"{part.get_friendly_name()}_flat") for i, part in enumerate(parts)]
+        node = opset1.concat(flat, 0, name="concat")
+        node.output(0).get_tensor().set_names({"output"})
+        model = ov.Model([node], params, "movement")
+        model.get_results()[0].set_friendly_name("output")
+        return model
     args = []
     for name, arr in split_pads(case).items():
         dtype = case.dtype if name == "pad_value" else case.pads_type
@@ -126,6 +143,8 @@ class OpenVinoAdapter(Adapter):
             inputs = {} if placement == Placement.FOLDED else {"data": case.data}
             if placement == Placement.INPUTS and case.op == "Pad":
                 inputs.update(split_pads(case))
+            if placement == Placement.INPUTS and case.op == "Concat" and case.constant_value is not None:
+                inputs["pad_value"] = np.asarray(case.constant_value)
             # Positional, in Parameter order (data, pads_begin, pads_end, pad_value). The tensors
             # live until the output is read: a Parameter wired to the Result (the control's graph)
             # hands back the input's own memory.

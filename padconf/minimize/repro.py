@@ -361,17 +361,19 @@ def _native_lines(native: dict | None, runtime: str, placement: str) -> list[str
 
 
 def _control_lines(control: dict | None, whose: str) -> list[str]:
-    """What a control (the same data through an Identity model, same runtime and placement)
-    did; ``whose``: whose data it was."""
+    """What a control (the same data through an Identity model, or the data and constant value
+    through Reshape and Concat, same runtime and placement) did; ``whose``: whose data it was."""
     if not control:
         return []
     if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
-        did = (f"passed: it refuses the Identity model too ({short_error(control['error'], 200)})"
+        model = "Reshape and Concat model" if control.get("operand") == "values" else "Identity model"
+        did = (f"passed: it refuses the {model} too ({short_error(control['error'], 200)})"
                if control.get("error") else "passed: the data comes back unchanged without the Pad")
     else:
         did = f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
     operand = control.get("operand", "data")
-    where = control["placement"] + ("" if operand == "data" else f", its empty {operand} through Identity")
+    where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape and Concat"}.get(
+        operand, f", its empty {operand} through Identity")
     return [f"- {whose} ({where}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
 
@@ -413,8 +415,9 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              *([escape.markdown(f"The same values as {shrunk.packing} pass on {runtime} ({placement}): the "
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
-             *(["Controls (the same data, or empty pads or axes baked into the model, through an Identity model "
-                "instead of Pad, on the same runtime):", "",
+             *(["Controls (the same data through an Identity model, the data and constant value through Reshape "
+                "and Concat, or empty pads or axes baked into the model through Identity, instead of Pad, on the same "
+                "runtime and placement):", "",
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
