@@ -127,7 +127,8 @@ def test_a_real_openvino_refusal_gives_a_repro_in_openvinos_own_api_that_exits_1
     assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(out), "--time-limit", "10"]) == 0
     first = (out / "REPORT.md").read_text().splitlines()[0]
     assert first.startswith("# Pad(reflect) ") and " a rank-0 input on " in first and first.endswith(" (opset 13)")
-    assert "read_model(onnx_model(" in (out / "repro_openvino_onnx.py").read_text()
+    script = (out / "repro_openvino_onnx.py").read_text()
+    assert "read_model(model.SerializeToString()" in script and "from_onnx(\n    standalone_run," in script
     code, printed = run_script(out, "repro_openvino_onnx.py")
     assert code == 1 and "expected: array(" in printed and "\nactual:   " in printed
 
@@ -136,8 +137,9 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
     """The native adapter's bundle builds OpenVINO's own opset12 Pad graph; where the runtime
     is right (a planted bundle of a correct answer) the same script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     case = classify(Case(spec="openvino/Pad-12", data=np.arange(4, dtype=np.float32), pads=[1, -1], mode="edge"))
     right = Attempt(case, planted_row(case, Outcome(case.expected), runtime="openvino"), Outcome(case.expected))
     write_bundle(tmp_path / "right", Shrunk(right, right, 1, 0.0, False), "inputs", "openvino", None, Job(case))
@@ -168,10 +170,12 @@ def test_the_openvino_repros_compile_with_padconfs_settings():
     as padconf's adapters do."""
     import inspect
 
+    from padconf.adapters.openvino import OpenVinoAdapter
+    from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
     from padconf.adapters.openvino_tensors import COMPILE_CONFIG
-    from padconf.minimize import repro_api
-    for runner in (repro_api.openvino, repro_api.openvino_onnx):
-        source = inspect.getsource(runner)
+    for adapter in (OpenVinoAdapter, OpenVinoOnnxAdapter):
+        assert adapter.repro is not None
+        source = inspect.getsource(adapter.repro.run)
         assert all(f'"{key}": {value!r}'.replace("'", '"') in source for key, value in COMPILE_CONFIG.items())
 
 
@@ -181,8 +185,9 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     opset12 script that builds it. The refusal is one reading of the open point
     (empty_axis_nonconstant=reject; the other gives shape [0]), so the script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
     refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
     attempt = Attempt(case, planted_row(case, refused, runtime="openvino", placement="folded"), refused)
@@ -198,8 +203,9 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
 def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
     """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
     the script reports whatever onnx's evaluator does against the spec's required error."""
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
                        ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:
         case = classify(case)
@@ -233,8 +239,9 @@ def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
 def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_repro(tmp_path):
     """Pad-1's value attribute inf once went into repro_<runtime>.py as a bare `inf`: the script
     died of a NameError and exited 1, a false "the bug shows". The reference pads it right: 0."""
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     case = classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32), pads=[0, 1],
                          constant_value=np.float32(np.inf)))
     outcome = Outcome(case.expected)

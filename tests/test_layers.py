@@ -6,7 +6,7 @@ package is a layer; LAYERS orders them, from the bottom:
     spec       the spec documents loaded and checked, and the arithmetic they define (reference);
                the documents themselves are data in padconf/specs, not a layer
     cases      a case, what its spec says of it (classify), examples, drawn cases, its ONNX model
-    judging    a runtime's outcome, its verdict, its failure identity (signature), triage
+    judging    a runtime's outcome, its verdict, its failure identity (failure), triage
     adapters   the runtimes behind one interface, and their compile cache
     execution  the worker processes adapters run in, and the pool that drives them
     generate   the fixed suite, its test data written, and test data read back as cases
@@ -121,7 +121,7 @@ LOCAL_IMPORTS = {
     "cases.case": "a cycle: cases.onnx_model (Case.control's Identity model) imports cases.case",
     "gate.gate": "the fixed suite, drawn cases and the runner use Hypothesis: not imported to judge rows",
     "gate.explore": "strategies (Hypothesis): not imported to judge rows",
-    "minimize.minimize": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
+    "minimize.targets": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
 }
 
 

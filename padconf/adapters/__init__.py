@@ -14,8 +14,12 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from padconf.adapters.compile_cache import CompileDied
 from padconf.cases.case import Case
@@ -36,6 +40,21 @@ class Refusal:
 
     def outcome(self) -> Outcome:
         return Outcome(error=self.error, not_implemented=self.not_implemented)
+
+
+@dataclass(frozen=True)
+class StandaloneRepro:
+    """How a runtime's short repro in its own API runs a bundle's minimal case
+    (``repro_<runtime>.py``, which padconf.minimize.repro_api writes around it). ``run`` is copied
+    into the script by its source, so it imports nothing of padconf, only the runtime. It is
+    called as ``run(model, feeds)`` with the one-node ONNX model (an onnx.ModelProto: the fed
+    operands graph inputs of symbolic dims, the others initializers) and the fed arrays by name;
+    with ``own_graph``, as ``run(operands, fed, mode, opset)`` with the operands of the
+    runtime's own Pad (Adapter.own_operands) and the names of those fed, to build the graph in
+    its own API. It returns the output array, or raises the runtime's refusal."""
+    pip: str  # what the script needs besides numpy: `pip install numpy <pip>`
+    run: Callable[..., Any]
+    own_graph: bool = False
 
 
 class Adapter:
@@ -60,6 +79,20 @@ class Adapter:
     # set by the worker process: a folder the workers of one zygote share, one after another, and
     # padconf removes with the zygote (a compiled model one exported, the next imports)
     scratch: Path | None = None
+    # What `padconf minimize` asks of a runtime (a plugin sets them as padconf's own adapters do):
+    # it runs onnx's own shape inference (the operator schemas') on every model it loads, so a
+    # refusal onnx's inference gives too is onnx's schema's
+    schema_checked = False
+    # (runtime, spec id): the runtime's own operation its Pad lowers to, whose bug it may be
+    lowered_to: tuple[str, str] | None = None
+    # how its error texts spell dtypes besides padconf's names (OpenVINO's "f8e5m2"), masked when
+    # two minimized failures are compared (padconf.judging.failure.bug_class)
+    type_names: tuple[str, ...] = ()
+    # its short repro in its own API, which a bundle carries; None: the generic checker only
+    repro: StandaloneRepro | None = None
+    # a whole ONNX model's reference answers: padconf minimize takes the arrays reaching a user's
+    # model's Pad from such a runtime where the one under test cannot tell them
+    evaluates_reference = False
 
     def __init__(self):
         self._models: dict = {}  # key -> compiled model, or the error text its build gave
@@ -122,6 +155,18 @@ class Adapter:
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
         raise NotImplementedError
 
+    def bundle_model(self, case: Case, placement: str, where: Path) -> tuple[str | None, dict[str, np.ndarray]] | None:
+        """A bundle's model in the runtime's own format, for a runtime that runs no ONNX: written
+        into ``where``; its file name (None where the runtime refuses to build the graph, which is
+        then the bug itself) and the arrays fed to it by name. None: the bundle holds the ONNX
+        model padconf.cases.onnx_model builds, as for every ONNX runtime."""
+        return None
+
+    def own_operands(self, case: Case) -> dict[str, np.ndarray]:
+        """The operands of the runtime's own Pad for ``case``, by name, in input order: what a
+        StandaloneRepro with ``own_graph`` builds its graph from."""
+        raise NotImplementedError
+
     def run_model(self, model: bytes, feeds: dict) -> list:
         """A whole ONNX model (a user's, which ``padconf minimize`` cuts down to its Pad): its
         outputs in graph order; the runtime's exception when it refuses."""
@@ -168,11 +213,17 @@ def unknown_runtime(name: str) -> str | None:
 
 def get_adapter(name: str) -> Adapter:
     """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``."""
+    return adapter_class(name)()
+
+
+def adapter_class(name: str) -> type[Adapter]:
+    """The class of ``get_adapter(name)``, for its facts (``package``, ``repro`` ...): importing
+    an adapter's module imports no runtime."""
     if unknown_runtime(name):
         raise PadconfError(unknown_runtime(name))
     module, cls = (registry().get(name) or name).split(":")
     target = getattr(importlib.import_module(module), cls)
     if not (isinstance(target, type) and issubclass(target, Adapter)):  # tempfile:mkdtemp is no adapter
         raise PadconfError(f"{module}:{cls} is not a padconf Adapter class")
-    return target()
+    return target
 

@@ -1,7 +1,7 @@
 """The ONNX model padconf.cases.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from padconf.adapters import Adapter, Outcome, Refusal
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro
 from padconf.adapters.openvino_tensors import (
     COMPILE_CONFIG,
     OV_CACHE_SIZE,
@@ -21,9 +21,23 @@ from padconf.core.dtypes import dtype_name
 from padconf.core.vocabulary import Placement
 
 
+def standalone_run(model, inputs):
+    """OpenVINO's ONNX frontend on a bundle's one-node model:
+    copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    import openvino as ov
+    core = ov.Core()
+    read = core.read_model(model.SerializeToString(), b"")
+    # padconf's settings (openvino_tensors.COMPILE_CONFIG): some answers change with the threads
+    compiled = core.compile_model(read, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1})
+    return compiled(list(inputs.values()))[0]
+
+
 class OpenVinoOnnxAdapter(Adapter):
     name, module = "openvino-onnx", "openvino"
     package = "openvino"
+    lowered_to = ("openvino", "openvino/Pad-12")  # its frontend converts ONNX Pad to OpenVINO's Pad-12
+    type_names = tuple(OV_TYPES.values())
+    repro = StandaloneRepro("onnx openvino", standalone_run)
     cache_size = OV_CACHE_SIZE
     lacks_kernel = staticmethod(lacks_kernel)
 

@@ -39,7 +39,7 @@ import yaml
 
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import read_text, yaml_compose
-from padconf.judging.signature import escape, failure_pattern
+from padconf.judging.failure import escape, failure_pattern
 from padconf.judging.verdicts import FAILURES
 from padconf.run.results import ResultRow
 from padconf.spec.loader import spec_sort_key

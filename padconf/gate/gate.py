@@ -26,7 +26,7 @@ from padconf.core.untrusted import json_value, read_text
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry, Cell, compiled, forgiving, pruned, read_baseline
 from padconf.gate.explore import example_database, remember, replayed
-from padconf.judging.signature import failure_class, failure_pattern
+from padconf.judging.failure import failure_class, result_outcome
 from padconf.judging.triage import triage
 from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.run.results import (
@@ -306,7 +306,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
         runs.append(rows)
         shown = set()
         for r in rows:
-            outcome = _outcome(r)
+            outcome = result_outcome(r)
             outcomes[(r["case_id"], r["placement"])].add(outcome)
             if r["verdict"] in FAILURES:
                 shown.add((r["case_id"], r["placement"], outcome[:2]))
@@ -324,19 +324,12 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     finally:
         worker.close()
     for row in reruns:
-        outcomes[(row["case_id"], row["placement"])].add(_outcome(row))
+        outcomes[(row["case_id"], row["placement"])].add(result_outcome(row))
     unstable = {result for result, seen_there in outcomes.items() if len(seen_there) > 1}
     failing = [r for rows in runs[1:] for r in rows if r["verdict"] in FAILURES]
     failing += [r for r in reruns if r["verdict"] in FAILURES]
     write_atomically(Path(out_dir) / "reruns.jsonl", "".join(map(jsonl_line, failing)))
     return runs[0] + failing, len(cases), unstable
-
-
-def _outcome(row: ResultRow) -> tuple[str, str | None, str]:
-    """What a result was, as a baseline tells results apart: its verdict and failure class, and
-    its output (garbage read from memory never written differs from run to run)."""
-    return (row["verdict"], failure_pattern(row) if row["verdict"] in FAILURES else None,
-            json.dumps(row.get("output"), sort_keys=True))
 
 
 def _verdicts(rows) -> str:

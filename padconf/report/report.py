@@ -20,7 +20,7 @@ from padconf.core import escape
 from padconf.core.dtypes import decode_array
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.untrusted import json_value, read_text
-from padconf.judging.signature import failure_class, failure_signature
+from padconf.judging.failure import failure_class, failure_signature
 from padconf.judging.triage import PAD_BUGS, triage
 from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
 from padconf.run.results import (

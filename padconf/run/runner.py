@@ -47,8 +47,8 @@ from padconf.execution.worker import (
 )
 from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
 from padconf.generate.testdata_read import read_cases
+from padconf.judging.failure import distinct_failure
 from padconf.judging.outcome import Outcome
-from padconf.judging.signature import distinct_failure
 from padconf.judging.verdicts import FAILURES, Verdict, control_record, judge
 from padconf.run.results import (
     CONTROLS,
@@ -560,7 +560,7 @@ class Run:
         return len(lines)
 
     def _run_controls(self) -> None:
-        """A control for every distinct failure (signature.distinct_failure): its first case's data
+        """A control for every distinct failure (failure.distinct_failure): its first case's data
         through an Identity model on the same runtime and placement (and its empty pads or axes,
         where they are baked in: verdicts.control_record), each alone in a fresh worker, written
         to controls.jsonl (results.jsonl's rows stay as they were written);
