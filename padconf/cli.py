@@ -106,7 +106,8 @@ RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", 
 def _run_config(args):
     """The RunConfig the arguments ask for; on --resume, the recorded one, which the arguments
     may repeat but not change."""
-    from padconf.run.runner import Run, RunConfig
+    from padconf.run.config import RunConfig
+    from padconf.run.runner import Run
 
     given = {name: getattr(args, name) for name in RUN_OPTIONS if getattr(args, name) is not None}
     renamed = {"runtime": "runtimes", "spec": "specs", "cases": "cases_dir"}
@@ -196,7 +197,8 @@ def cmd_compile_cache(args) -> int:
 
 
 def _gate_config(args):
-    from padconf.gate.gate import GateConfig, parse_shard
+    from padconf.gate.gate import GateConfig
+    from padconf.gate.selection import parse_shard
 
     return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
                       specs_dir=None if args.specs_dir is None else str(Path(args.specs_dir).resolve()),
@@ -210,7 +212,8 @@ def _work_dir(args, use: str) -> Path:
 
 def cmd_gate(args) -> int:
     from padconf.gate.baseline import load_baseline
-    from padconf.gate.gate import gate, judge_results, junit_xml, problem_lines
+    from padconf.gate.gate import gate, judge_results
+    from padconf.gate.junit import junit_xml, problem_lines
 
     entries = load_baseline(args.baseline)
     if args.results:

@@ -119,7 +119,8 @@ LOCAL_IMPORTS = {
     "cli": "each command imports what it runs, at start-up only what the options need",
     "gate.pytest_plugin": "pytest imports the plugin in every session: its hooks import what they run",
     "cases.case": "a cycle: cases.onnx_model (Case.control's Identity model) imports cases.case",
-    "gate.gate": "the fixed suite, drawn cases and the runner use Hypothesis: not imported to judge rows",
+    "gate.gate": "the runner uses Hypothesis: not imported to judge rows",
+    "gate.selection": "the fixed suite and drawn cases use Hypothesis: not imported to judge rows",
     "gate.explore": "strategies (Hypothesis): not imported to judge rows",
     "minimize.targets": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
 }
@@ -187,7 +188,7 @@ def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
     """Rendering a report, minimizing or gating on recorded rows reads them through
     padconf.run.results: none of them pulls in what draws and runs cases."""
     for module in ("padconf.report.report", "padconf.report.report_html", "padconf.minimize.minimize",
-                   "padconf.gate.gate"):
+                   "padconf.gate.gate", "padconf.gate.judge", "padconf.gate.junit"):
         code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
                 "print(sorted({'hypothesis', 'padconf.run.runner', 'padconf.cases.strategies'} & set(sys.modules)))")
         out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout

@@ -2,11 +2,11 @@
 
     python -m pytest --pyargs padconf.suite --padconf-runtime onnxruntime [--padconf-baseline=FILE]
 
-runs the gate's cases (padconf.gate.gate.gate_suite: the same cases for a padconf version)
+runs the gate's cases (padconf.gate.selection.gate_suite: the same cases for a padconf version)
 as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
 of the runtime, every runtime call through a padconf Worker (a crash or a hang is a verdict).
 
-Each test's row is judged as the gate judges it (padconf.gate.gate.judge_rows, then confirm: only a
+Each test's row is judged as the gate judges it (padconf.gate.judge.judge_rows, then confirm: only a
 failure that recurs when its case runs alone in a fresh worker fails; the rest is flaky). A
 failure no baseline entry forgives fails, naming case, verdict and reason; a forgiven one is an
 xfail. A case-id entry marks its tests ``xfail(strict=True, raises=KnownFailure)``: the case
@@ -75,7 +75,7 @@ class Suite:
     def __init__(self, config: pytest.Config):
         from padconf.execution.worker import DEFAULT_TIMEOUT_S
         from padconf.gate.baseline import load_baseline
-        from padconf.run.runner import RunConfig
+        from padconf.run.config import RunConfig
         from padconf.spec.loader import load_specs
 
         option = config.getoption
@@ -101,7 +101,7 @@ class Suite:
         self.rows: list[ResultRow] = []  # one per test that ran, as the gate's results.jsonl has them
         self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
-        self.judgement: Any = None  # padconf.gate.gate.Judgement of the session, at its end
+        self.judgement: Any = None  # padconf.gate.judge.Judgement of the session, at its end
         self.failed: str | None = None  # why the session fails though no test did
         self._workers: dict[str, Any] = {}  # padconf.execution.worker.Worker, imported when first started
 
@@ -133,7 +133,7 @@ class Suite:
         has; as Run.plan decides, a case whose (spec, dtype) it does not support is skipped.
         ``shipped``: the suite as the xdist controller drew it (JSON), instead of drawing it."""
         from padconf.cases.case import Case
-        from padconf.gate.gate import gate_suite
+        from padconf.gate.selection import gate_suite
         from padconf.run.runner import runtime_scope
 
         if self.params:
@@ -174,7 +174,8 @@ class Suite:
 
     def check(self, param: Param, item: pytest.Item) -> None:
         """Run the case, keep its row, and judge it as the gate does."""
-        from padconf.gate.gate import confirm, judge_rows, problem_lines
+        from padconf.gate.judge import confirm, judge_rows
+        from padconf.gate.junit import problem_lines
         from padconf.judging.outcome import Outcome
         from padconf.judging.verdicts import FAILURES, Verdict
         from padconf.run.results import result_row
@@ -213,7 +214,9 @@ class Suite:
         """The gate's judgement of every row, for the signature entries: a version counts as
         covered only when each of its tests ran (no -k, no deselection, no early stop); an entry
         that forgave nothing there is fixed unless its failure recurs alone (confirm)."""
-        from padconf.gate.gate import Judgement, confirm, gate_suite, judge_rows, problem_lines
+        from padconf.gate.judge import Judgement, confirm, judge_rows
+        from padconf.gate.junit import problem_lines
+        from padconf.gate.selection import gate_suite
 
         ran = Counter(r["spec"] for r in {(r["case_id"], r["placement"]): r for r in self.rows}.values())
         covered = {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
