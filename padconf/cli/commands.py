@@ -15,7 +15,6 @@ from rich.table import Table
 from padconf.core.errors import PadconfError, phase
 from padconf.core.escape import plain, terminal
 from padconf.core.progress import progress
-from padconf.core.versions import versions_line
 from padconf.judging.verdicts import FAILURES
 
 console = Console()
@@ -229,8 +228,8 @@ def cmd_gate(args) -> int:
 
 
 def cmd_baseline(args) -> int:
-    from padconf.gate.baseline import baseline_entries, diff, dump_baseline, forgiving, parse_baseline
-    from padconf.gate.gate import baseline_rows, prune
+    from padconf.gate.baseline import diff
+    from padconf.gate.baselining import baseline_text, prune
     from padconf.run.results import write_atomically
 
     err = Console(stderr=True)  # stdout may be the baseline itself
@@ -245,25 +244,13 @@ def cmd_baseline(args) -> int:
                   soft_wrap=True)
         return 0
     with progress(err, f"baseline {args.runtime}") as advance:
-        rows, case_count, unstable = baseline_rows(_gate_config(args), _work_dir(args, "baseline"), progress=advance)
-    entries = baseline_entries(rows, by_case=args.by_case, unstable=unstable)
-    failing = [r for r in rows if r["verdict"] in FAILURES]
-    results = len({(r["case_id"], r["placement"]) for r in failing})  # a rerun alone is no further result
-    header = (f"padconf baseline: {versions_line()}\n{args.runtime} over {case_count} cases "
-              f"(seed {args.seed}, explore {args.explore}): {results} failing results (a case in one placement; "
-              f"suspicious ones rerun alone, which counts no result twice) in {len(entries)} entries; "
-              f"{len(unstable)} results answered differently from run to run.\n"
-              "Review each entry: say why in `why`, add `link` to the upstream report.")
-    text = dump_baseline(entries, header)
-    reread = parse_baseline(text, "the baseline just written")
-    missed = [r for r in failing if forgiving(reread, r) is None]
-    if missed:  # a signature that does not match its own failures would gate nothing
-        raise PadconfError(f"internal: the baseline written does not forgive {missed[0]['case_id']}")
+        text, entries, results = baseline_text(_gate_config(args), _work_dir(args, "baseline"), args.by_case,
+                                               progress=advance)
     if args.out in (None, "-"):
         sys.stdout.write(text)
     else:
         Path(args.out).write_text(text, encoding="utf-8")
-    err.print(f"{len(entries)} entries covering {results} failing results (a case in one placement)"
+    err.print(f"{entries} entries covering {results} failing results (a case in one placement)"
               + ("" if args.out in (None, "-") else f" written to {args.out}"), soft_wrap=True)
     return 0
 

@@ -1,8 +1,7 @@
 """The CI gate: run one runtime on the fixed suite (the spec documents' worked examples and
 the generated suite, the same cases for a padconf version and seed), optionally on freshly
 drawn cases too, and judge the results against a baseline. Exit 1 on a failure no entry
-forgives (new) and on an entry that no longer fails (fixed: remove it); 0 otherwise. Also
-the runs a baseline is made from (baseline_rows).
+forgives (new) and on an entry that no longer fails (fixed: remove it); 0 otherwise.
 
 A case-id entry is judged in the shard holding its case (padconf.gate.selection); a signature
 entry can span shards, so it is judged only on the whole suite: one unsharded gate, or
@@ -11,7 +10,6 @@ entry can span shards, so it is judged only on the whole suite: one unsharded ga
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -21,28 +19,21 @@ from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.execution.worker import Worker
-from padconf.gate.baseline import BaselineEntry, pruned, read_baseline
+from padconf.gate.baseline import BaselineEntry
 from padconf.gate.explore import example_database, remember
 from padconf.gate.judge import Judgement, confirm, judge_rows
 from padconf.gate.selection import gate_cases, in_shard
-from padconf.judging.failure import result_outcome
-from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.run.results import (
     MAX_RUN_JSON_BYTES,
     RESULTS,
     ResultRow,
     RunDirLock,
-    jsonl_line,
     read_jsonl,
     read_results,
-    result_row,
     unfinished,
     write_atomically,
 )
 from padconf.spec.loader import load_specs
-
-BASELINE_RERUNS = 2  # reruns alone of each suspicious result of a baseline's runs
-BASELINE_RUNS = 5  # at most; a baseline runs the suite again until a run shows no failure the earlier ones did not
 
 
 @dataclass
@@ -67,7 +58,7 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
     covered = set() if config.shard else {s.id for s in load_specs(config.specs_dir, config.specs)}
     judgement = judge_rows(rows, entries, config.runtime, covered)
     if judgement.new or judgement.fixed:
-        worker = Worker(config.runtime, **_worker_limits(config))
+        worker = Worker(config.runtime, **worker_limits(config))
         try:
             confirm(judgement, entries, cases, worker)
         finally:
@@ -77,15 +68,7 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
     return judgement
 
 
-def prune(config: GateConfig, path: Path, out_dir: Path, jobs: int | None = None, progress=None) -> tuple[str, str]:
-    """The baseline at ``path`` as it is, and without the cells where the gate, run now, finds
-    its entries fixed (confirmed as the gate confirms)."""
-    text, entries = read_baseline(path)
-    judgement = gate(config, entries, out_dir, jobs, progress)
-    return text, pruned(text, {f.entry: set(f.cells + f.stale) for f in judgement.fixed})
-
-
-def _worker_limits(config: GateConfig) -> dict:
+def worker_limits(config: GateConfig) -> dict:
     return {k: v for k, v in (("timeout", config.timeout), ("memory_mb", config.memory_mb)) if v}
 
 
@@ -98,7 +81,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
     run_config = RunConfig(runtimes=[config.runtime], specs=config.specs, specs_dir=config.specs_dir,
-                           seed=config.seed, max_examples=config.explore, **_worker_limits(config))
+                           seed=config.seed, max_examples=config.explore, **worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
     cases = [c for c in gate_cases(specs, config.seed, config.explore, db) if in_shard(c.id, config.shard)]
     if not cases:  # only a shard can hold none: the suite is never empty
@@ -178,57 +161,3 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         finally:
             worker.close()
     return judgement
-
-
-def suspicious(row: ResultRow) -> bool:
-    """A failure a runtime with a corrupted heap may answer differently when its case runs
-    alone: a wrong output, a crash, a hang (a refusal is the runtime's own check)."""
-    return row["verdict"] in FAILURES and (row.get("output") is not None
-                                           or row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT))
-
-
-def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
-                  progress=None) -> tuple[list[ResultRow], int, set[tuple[str, str]]]:
-    """The rows a baseline is written from, the number of cases, and the unstable results.
-
-    The gate's run, run again (in ``out_dir``/repeats) until a run shows no failure the earlier
-    runs had not shown, at least twice and at most BASELINE_RUNS times, plus BASELINE_RERUNS reruns
-    alone of every suspicious result: the failures of every run and rerun. A result (a case in
-    one placement) is unstable when the runs and reruns answered it differently: a runtime that
-    reads memory it never wrote, or whose heap an earlier case corrupted, answers the same case
-    now right, now with another wrong value, now with a crash. A baseline made of one run
-    would miss what the next run shows, and every gate would fail on it."""
-    runs: list[list[ResultRow]] = []
-    outcomes: defaultdict[tuple[str, str], set] = defaultdict(set)  # result -> what the runs and reruns answered
-    seen: set[tuple] = set()
-    cases: list[Case] = []
-    for k in range(BASELINE_RUNS):
-        rows, cases = gate_run(config, out_dir if k == 0 else Path(out_dir) / "repeats" / str(k + 1), None, jobs,
-                               progress)
-        runs.append(rows)
-        shown = set()
-        for r in rows:
-            outcome = result_outcome(r)
-            outcomes[(r["case_id"], r["placement"])].add(outcome)
-            if r["verdict"] in FAILURES:
-                shown.add((r["case_id"], r["placement"], outcome[:2]))
-        if k and shown <= seen:
-            break
-        seen |= shown
-    by_id = {c.id: c for c in cases}
-    worker = Worker(config.runtime, **_worker_limits(config))
-    reruns = []
-    try:
-        for case_id, placement in dict.fromkeys((r["case_id"], r["placement"]) for rows in runs
-                                                for r in rows if suspicious(r)):
-            reruns += [result_row(config.runtime, placement, by_id[case_id],
-                                  *worker.run_alone(by_id[case_id], placement)) for _ in range(BASELINE_RERUNS)]
-    finally:
-        worker.close()
-    for row in reruns:
-        outcomes[(row["case_id"], row["placement"])].add(result_outcome(row))
-    unstable = {result for result, seen_there in outcomes.items() if len(seen_there) > 1}
-    failing = [r for rows in runs[1:] for r in rows if r["verdict"] in FAILURES]
-    failing += [r for r in reruns if r["verdict"] in FAILURES]
-    write_atomically(Path(out_dir) / "reruns.jsonl", "".join(map(jsonl_line, failing)))
-    return runs[0] + failing, len(cases), unstable
