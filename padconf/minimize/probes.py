@@ -44,7 +44,7 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
     refused (refused_when_folded): one check the run-time path skips (OpenVINO's
     edge on an empty axis, reflect past its bound), but for pads that remove more than an axis
     holds, whose negative size is a bug of its own. So is every Pad bug on sub-byte data that
-    its byte-wide twin does not show (packing), computed the same way (folded, or run):
+    its byte-wide copy does not show (packing), computed the same way (folded, or run):
     OpenVINO's CPU kernel packs uint2 and float4e2m1 wrong, whatever the pads."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict = row["verdict"]
@@ -91,7 +91,7 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: s
 
 
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str | None:
-    """Where ``attempt`` fails on data of a sub-byte dtype, and its twin holding the same values
+    """Where ``attempt`` fails on data of a sub-byte dtype, and its copy holding the same values
     in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same
     runtime and placement: that dtype (the failure is about how the runtime packs the narrow
     one). Else None."""
@@ -101,8 +101,8 @@ def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str |
         return None
     dtype = numpy_dtype(wider)
     constant = None if case.constant_value is None else np.asarray(case.constant_value).astype(dtype)
-    twin = isolated.attempt_if_it_can(case.with_(data=case.data.astype(dtype), constant_value=constant), placement)
-    passes = twin is not None and twin.case.kind != CaseKind.MUST_REJECT and twin.row["verdict"] not in FAILURES
+    copy = isolated.attempt_if_it_can(case.with_(data=case.data.astype(dtype), constant_value=constant), placement)
+    passes = copy is not None and copy.case.kind != CaseKind.MUST_REJECT and copy.row["verdict"] not in FAILURES
     return wider if passes else None
 
 
@@ -138,7 +138,7 @@ def native_check(shrunk: Shrunk, runtime: str, placement: str, lowered_to: Worke
     where it fails there too and alike (_alike: the same output, error or death), as a Pad bug or
     by accepting what that operation's own document forbids (OpenVINO's Pad-12 on a reflect pad
     past its bound): the bug is then that operation's, to be filed once, against it. Else None,
-    and None where the case has no such twin (axes, wrap) or the bug is no Pad bug."""
+    and None where the case has no such counterpart (axes, wrap) or the bug is no Pad bug."""
     case, row = shrunk.final.case, shrunk.final.row
     if lowered_to is None or case.axes is not None or case.mode not in _NATIVE_MODES \
             or row["verdict"] not in FAILURES or signature_of(shrunk.final)[3] not in PAD_BUGS:
@@ -151,7 +151,7 @@ def native_check(shrunk: Shrunk, runtime: str, placement: str, lowered_to: Worke
         native = classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
                                constant_value=case.constant_value, pads_type=case.pads_type))
         outcome, status = lowered_to.run_alone(native, placement)
-    except (PadconfError, ValueError, TypeError, OverflowError):  # no such twin, or that runtime is not here
+    except (PadconfError, ValueError, TypeError, OverflowError):  # no such counterpart, or that runtime is not here
         return None
     got = result_row(other, placement, native, outcome, status)
     if got["verdict"] not in FAILURES or triage(got)[0] not in (*PAD_BUGS, Triage.LENIENT) \

@@ -44,7 +44,7 @@ class Shrunk:
     # the runtime's refusal of the minimal case folded, where at run time it gave an empty
     # tensor (refused_when_folded)
     refused_when_folded: str | None = None
-    # the byte-wide dtype whose twin of the minimal case passes, where its data is sub-byte (packing)
+    # the byte-wide dtype whose copy of the minimal case passes, where its data is sub-byte (packing)
     packing: str | None = None
 
 
@@ -80,7 +80,7 @@ class IsolatedRunner:
 
     def attempt_if_it_can(self, case: Case, placement: str, deadline: float | None = None,
                           shorten: bool = False) -> Attempt | None:
-        """``attempt``, or None for a case the reference cannot take (a twin, a candidate)."""
+        """``attempt``, or None for a case the reference cannot take (a repaired twin, a candidate)."""
         try:
             return self.attempt(case, placement, deadline, shorten)
         except (PadconfError, ValueError, TypeError, OverflowError):
@@ -164,8 +164,8 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit:
     # Rank 0 is where shrinking heads whatever the bug; a failure that shows alike at rank 1 is not
     # about rank 0, and is reported there, away from runtimes' own rank-0 bugs (OpenVINO's frontend
     # refuses Pad-1's value of inf at any rank, and would be titled and merged as its rank-0 bug).
-    twin = rank_one(best.case)
-    ranked = same_failure(twin) if twin is not None else None
+    rank_one_form = rank_one(best.case)
+    ranked = same_failure(rank_one_form) if rank_one_form is not None else None
     best = ranked or best
     seconds = time.monotonic() - began
     return Shrunk(start, best, isolated.tries - tries, seconds, seconds >= time_limit)
