@@ -22,6 +22,7 @@ from typing import Any
 from padconf.adapters import adapter_class, unknown_runtime
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError, SpecError
+from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
@@ -35,20 +36,28 @@ from padconf.spec.loader import get_spec
 DEFAULT_TIME_LIMIT_S = 60.0
 
 
-def reproduce(isolated: IsolatedRunner, job: Job, placements: list[str]) -> tuple[Attempt, str]:
+def reproduce(isolated: IsolatedRunner, job: Job, placements: list[str]) -> tuple[Attempt, Placement]:
     """The job's case run alone (in its recorded placement, or in the placement of the user's
     model it came from, or else in the first that fails); CaseError when it does not fail."""
     tried = []
     chosen = job.placement or job.preferred
     if chosen and (job.placement or chosen in placements):  # a failure in another placement is another bug
         placements = [chosen]
-    for placement in placements:
+    for placement in map(_placement, placements):
         got = isolated.attempt(job.case, placement)
         if got.row["verdict"] in FAILURES:
             got.control = isolated.control(got, placement)
             return got, placement
         tried.append(f"{got.row['verdict']} [{placement}]")
     raise CaseError(f"case {job.case.id} does not fail on {isolated.runtime} when run alone ({', '.join(tried)})")
+
+
+def _placement(text: str) -> Placement:
+    """A recorded or declared placement as the vocabulary's word; one that is none is bad input."""
+    try:
+        return Placement(text)
+    except ValueError:
+        raise CaseError(f"placement {text!r} is not one of {', '.join(PLACEMENTS)}") from None
 
 
 def short_name(case: Case) -> str:
@@ -148,7 +157,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     return summaries
 
 
-def variant_text(shrunk: Shrunk, placement: str) -> str:
+def variant_text(shrunk: Shrunk, placement: Placement) -> str:
     case = shrunk.final.case
     heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded))
     return f"{heading} [{placement}] (from case {shrunk.original.case.id})"

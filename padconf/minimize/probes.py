@@ -27,7 +27,7 @@ from padconf.run.results import result_row
 _MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
 
 
-def root_cause(shrunk: Shrunk, placement: str) -> tuple:
+def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
     """What makes two minimized failures one bug to file: the same failure (verdict; error class
     with numbers and C++ template arguments masked; a mismatch's difference but not its kind of
     wrong value, which garbage changes from run to run; the rule a lenient case breaks; dtype
@@ -73,7 +73,7 @@ def root_cause(shrunk: Shrunk, placement: str) -> tuple:
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
 
 
-def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: str,
+def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: Placement,
                         placements: list[str]) -> str | None:
     """Where ``attempt`` (inputs fed at run time) is a wrong answer that is an empty tensor, and
     the same case folded at compile time (every input a constant) is refused, rightly (a reading
@@ -90,7 +90,7 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: s
     return folded.outcome.error  # None where folded gave an output
 
 
-def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str | None:
+def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
     """Where ``attempt`` fails on data of a sub-byte dtype, and its copy holding the same values
     in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same
     runtime and placement: that dtype (the failure is about how the runtime packs the narrow
@@ -106,7 +106,7 @@ def packing(isolated: IsolatedRunner, attempt: Attempt, placement: str) -> str |
     return wider if passes else None
 
 
-def schema_check(shrunk: Shrunk, runtime: str, placement: str) -> dict | None:
+def schema_check(shrunk: Shrunk, runtime: str, placement: Placement) -> dict | None:
     """Where ``runtime`` (Adapter.schema_checked: it runs onnx's shape inference on every model it
     loads) refuses the minimal case with the error onnx's own shape inference gives on the same
     model (onnx.shape_inference.infer_shapes, strict): the refusal is onnx's Pad schema's, to be
@@ -132,7 +132,7 @@ def schema_check(shrunk: Shrunk, runtime: str, placement: str) -> dict | None:
 _NATIVE_MODES = ("constant", "edge", "reflect", "symmetric")
 
 
-def native_check(shrunk: Shrunk, runtime: str, placement: str, lowered_to: Worker | None) -> dict | None:
+def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to: Worker | None) -> dict | None:
     """The minimal case through the operation ``runtime`` lowers Pad to (Adapter.lowered_to), alone
     in a fresh process of ``lowered_to`` (that runtime's worker) and the same placement: what it did,
     where it fails there too and alike (_alike: the same output, error or death), as a Pad bug or

@@ -10,7 +10,7 @@ from pathlib import Path
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify, reading_label, repaired_twin
 from padconf.core.errors import PadconfError
-from padconf.core.vocabulary import Status
+from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.outcome import Outcome
@@ -58,7 +58,8 @@ class IsolatedRunner:
         self.base_timeout = worker.timeout
         self.tries = 0
 
-    def attempt(self, case: Case, placement: str, deadline: float | None = None, shorten: bool = False) -> Attempt:
+    def attempt(self, case: Case, placement: Placement, deadline: float | None = None,
+                shorten: bool = False) -> Attempt:
         case = classify(case, get_spec(case.spec, Path(self.specs_dir) if self.specs_dir else None))
         names = (case.reason or "").split(",")
         if case.kind == CaseKind.AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
@@ -67,7 +68,7 @@ class IsolatedRunner:
         outcome, status = self._run_alone(case, placement, deadline if shorten else None)
         return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
 
-    def _run_alone(self, case: Case, placement: str, deadline: float | None) -> tuple[Outcome, Status]:
+    def _run_alone(self, case: Case, placement: Placement, deadline: float | None) -> tuple[Outcome, Status]:
         """``case`` alone in a fresh worker, counted in ``tries``; with a ``deadline``, a hang
         does not outlast it (the worker waits 0.5 s at least)."""
         if deadline is not None:
@@ -78,7 +79,7 @@ class IsolatedRunner:
         finally:
             self.worker.timeout = self.base_timeout
 
-    def attempt_if_it_can(self, case: Case, placement: str, deadline: float | None = None,
+    def attempt_if_it_can(self, case: Case, placement: Placement, deadline: float | None = None,
                           shorten: bool = False) -> Attempt | None:
         """``attempt``, or None for a case the reference cannot take (a repaired twin, a candidate)."""
         try:
@@ -86,7 +87,7 @@ class IsolatedRunner:
         except (PadconfError, ValueError, TypeError, OverflowError):
             return None
 
-    def control(self, attempt: Attempt, placement: str, deadline: float | None = None) -> dict | None:
+    def control(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> dict | None:
         """The attempt's control (verdicts.control_record: its data through an Identity model,
         alone, and its empty baked pads or axes), as padconf.run.runner runs one for each distinct
         failure of a run; None for a hang (its control would wait as long)."""
@@ -95,7 +96,7 @@ class IsolatedRunner:
         return control_record(attempt.case, placement,
                               lambda control, where: self._run_alone(control, where, deadline))
 
-    def twin_fails(self, attempt: Attempt, placement: str, deadline: float | None = None) -> bool:
+    def twin_fails(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> bool:
         """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken
         rule undone) fails too: another failure answers there (OpenVINO's garbage for rank-0
         data "accepts" any pads), so the acceptance says nothing of the rule."""
@@ -116,7 +117,7 @@ def signature_of(attempt: Attempt) -> tuple:
     return failure_signature({**attempt.row, "control": attempt.control})
 
 
-def shrink(isolated: IsolatedRunner, start: Attempt, placement: str, time_limit: float, progress=None,
+def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_limit: float, progress=None,
            others: frozenset = frozenset()) -> Shrunk:
     """The smallest case found within ``time_limit`` seconds that fails as ``start`` does: the
     same failure_key, and the same failure_signature (``start.control`` run already), which is
