@@ -32,7 +32,6 @@ def main() -> None:
     import openvino as ov
 
     from padconf.adapters.openvino_tensors import (
-        COMPILE_CONFIG,
         compile_shared,
         graph_key,
         load_cpu_plugin,
@@ -62,8 +61,8 @@ def main() -> None:
         for i, model in enumerate(models):
             graph = core.read_model(model, b"")
             step(f"read {i}")
-            compiled = (compile_shared(core, graph, graph_key(graph), folder) if share and i == 0
-                        else core.compile_model(graph, "CPU", COMPILE_CONFIG))
+            compiled = (compile_shared(core, graph, graph_key(graph), folder, {}) if share and i == 0
+                        else core.compile_model(graph, "CPU"))
             step(f"build {i}")
             compiled.create_infer_request().infer([np.zeros((2, 2), np.float32), np.array([0, 0, 0, 0])])
             step(f"infer {i}")

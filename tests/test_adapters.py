@@ -111,9 +111,6 @@ def test_wrong_pads_length_is_an_error_not_an_exception(adapter, placement, requ
         pytest.skip(f"{adapter.name} has no {placement} placement")
     outcome = adapter.run(case, placement)
     assert isinstance(outcome, Outcome)
-    if adapter.name.startswith("openvino") and placement == "inputs":
-        # Pads fed at run time skip OpenVINO's shape validation: it returns an empty tensor.
-        request.applymarker(pytest.mark.xfail(strict=True, reason="OpenVINO returns a (0, 0) tensor"))
     if adapter.name == "iree" and placement == "inputs":
         request.applymarker(pytest.mark.xfail(strict=True,
                                               reason="IREE pads with the first 4 of 6 pads fed at run time"))
@@ -321,7 +318,7 @@ def test_openvino_imports_what_an_earlier_worker_compiled_and_compiles_what_does
     key = graph_key(graph)
 
     def output(core):
-        request = compile_shared(core, graph, key, tmp_path).create_infer_request()
+        request = compile_shared(core, graph, key, tmp_path, {}).create_infer_request()
         request.infer([])
         return from_tensor(request.get_output_tensor(0))
 

@@ -164,21 +164,6 @@ def test_a_runtimes_error_in_the_index_stays_one_table_row():
     assert len(rows) == 5 and rows[-1].count(" | ") == 5 and "[link]" not in rows[-1]
 
 
-def test_the_openvino_repros_compile_with_padconfs_settings():
-    """OpenVINO's CPU plugin answers some cases differently with more threads (a symmetric pad
-    beyond an empty axis: accepted on one thread, refused on several), so a repro must compile
-    as padconf's adapters do."""
-    import inspect
-
-    from padconf.adapters.openvino import OpenVinoAdapter
-    from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
-    from padconf.adapters.openvino_tensors import COMPILE_CONFIG
-    for adapter in (OpenVinoAdapter, OpenVinoOnnxAdapter):
-        assert adapter.repro is not None
-        source = inspect.getsource(adapter.repro.run)
-        assert all(f'"{key}": {value!r}'.replace("'", '"') in source for key, value in COMPILE_CONFIG.items())
-
-
 def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):
     """OpenVINO's shape inference refuses edge mode on an empty axis, crop and pad in one, while
     building a graph of constants: there is no model file to write, so the bundle's repro is the
@@ -253,36 +238,37 @@ def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_re
     assert code == 0 and "NameError" not in printed, printed
 
 
-def test_an_onnx_frontend_bug_that_openvinos_own_pad_shares_is_said_to_be_that_pads(tmp_path):
-    """OpenVINO's ONNX frontend lowers Pad to OpenVINO's Pad-12. [2, 3] padded [0, -4, 0, 0] (the
-    crop removes more than axis 1 holds) comes back with shape [0, 0] through both, where Pad-12
-    says max(3 - 4, 0) = 0 and keeps axis 0: the bundle says the bug is Pad-12's, to be filed
-    once. Pad-1's inf value, refused by the frontend alone, says nothing of the kind."""
+def test_openvinos_onnx_frontend_is_judged_as_its_users_compile_it(tmp_path):
+    """In OpenVINO's default configuration the CPU plugin raises where a pad crops more than the
+    axis holds ([2, 3] padded [0, -4, 0, 0]) or reflects past it: refusals the documents allow
+    (undefined points), so no bundle. With one thread (the variant openvino-onnx[threads=1]) it
+    swallows the exception and returns an empty tensor: that variant's own bundle. Pad-1's inf
+    value and rank-0 data are refused in both."""
     pytest.importorskip("openvino")
     crop = classify(Case(spec="onnx/Pad-13", data=np.ones((2, 3), np.float32), pads=[0, -4, 0, 0]))
     inf = classify(Case(spec="onnx/Pad-1", data=np.ones(2, np.float32), pads=[0, 1],
                         constant_value=np.float32(np.inf)))
-    # reflect past the axis fed at run time: an empty tensor, which Pad-12 (whose document forbids
-    # the pad) answers alike; rank 0: memory never written, whose garbage differs between the two
     beyond = classify(Case(spec="onnx/Pad-11", data=np.ones(1, np.float32), pads=[1, 0], mode="reflect"))
     scalar = classify(Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[]))
-    reports = {}
-    for name, case in (("crop", crop), ("inf", inf), ("beyond", beyond), ("scalar", scalar)):
+
+    def minimize(name, case, runtime):
         path = tmp_path / f"{name}.jsonl"
         path.write_text(__import__("json").dumps(case.to_json()) + "\n")
-        assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(tmp_path / name),
-                     "--time-limit", "3"]) == 0
-        reports[name] = (tmp_path / name / "REPORT.md").read_text()
-    assert "fails through openvino/Pad-12 itself too (runtime openvino" in reports["crop"]
-    assert "itself too" not in reports["inf"] and "Triage: **wrongly rejected**" in reports["inf"]
+        out = tmp_path / f"{name}-{runtime}"
+        code = main(["minimize", str(path), "--runtime", runtime, "--out", str(out), "--time-limit", "3"])
+        return code, (out / "REPORT.md").read_text() if code == 0 else ""
+
+    for name, case in (("crop", crop), ("beyond", beyond)):
+        assert minimize(name, case, "openvino-onnx") == (2, "")  # does not fail: nothing to minimize
+        code, report = minimize(name, case, "openvino-onnx[threads=1]")
+        assert code == 0 and "returns an empty tensor at run time" in report.splitlines()[0]
+    code, report = minimize("inf", inf, "openvino-onnx")
+    assert code == 0 and "Triage: **wrongly rejected**" in report
     # shrinking reaches rank 0, where the refusal shows alike at rank 1: reported there, not as rank 0's
-    assert reports["inf"].startswith("# Pad(constant) rejects an explicit constant value on float (opset 1)")
-    assert "- data: `[1.]   # float32, shape [1]`" in reports["inf"]
-    assert reports["beyond"].startswith("# Pad(reflect) returns an empty tensor at run time for a pad as large as "
-                                        "the dimension or larger on float, which it refuses when folded")
-    assert "openvino/Pad-12 itself too (runtime openvino, inputs): wrongly-accepted (an input that operation's " \
-           "own document forbids, answered alike)" in reports["beyond"]
-    assert "fails through openvino/Pad-12 itself too (runtime openvino, inputs): mismatch" in reports["scalar"]
+    assert report.startswith("# Pad(constant) rejects an explicit constant value on float (opset 1)")
+    assert "- data: `[1.]   # float32, shape [1]`" in report
+    code, report = minimize("scalar", scalar, "openvino-onnx")
+    assert code == 0 and report.startswith("# Pad(constant) rejects a rank-0 input on float (opset 18)")
 
 
 def test_an_onnxruntime_refusal_that_onnxs_own_shape_inference_gives_is_said_to_be_onnxs(tmp_path):
@@ -319,3 +305,18 @@ def test_a_bundle_for_an_undefined_point_says_what_each_runtime_matched_per_poin
         "- alpha, `mirror_beyond_dim`: (another output) (1)", "- alpha, `mixed_sign_pads`: (another output) (1)",
         "- beta, `mirror_beyond_dim`: reject (1), iterate (1)",
         "- beta, `mixed_sign_pads`: crop_first or original_coordinates (1), original_coordinates (1)", ""]
+
+
+def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it():
+    """The short repro is the adapter's own (Adapter.repro, copied by its source) and compiles as
+    the variant that failed: OpenVINO's defaults ({}) for the plain name, the variant's properties
+    otherwise; a runtime whose adapter supplies none gets none."""
+    from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
+    from padconf.minimize.repro import api_script
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="edge"))
+    plain = api_script(case, "inputs", "openvino-onnx", "t")
+    variant = api_script(case, "inputs", "openvino-onnx[threads=1]", "t")
+    assert plain and variant and "configuration={}" in plain and "configuration={'INFERENCE_NUM_THREADS': 1}" in variant
+    assert variant.count("def standalone_run(model, inputs, configuration):") == 1
+    assert OpenVinoOnnxAdapter.repro is not None and "compile_model(read, \"CPU\", configuration)" in variant
+    assert api_script(case, "inputs", "iree", "t") is None  # IREE's adapter supplies none

@@ -480,3 +480,23 @@ def test_html_lists_answers_that_depend_on_the_placement(tmp_path):
     assert "placement-dependent</span> ×1 <b>folded: mismatch; inputs: pass</b>" in section
     assert "actual (alpha)" in section  # the folded answer, shown as an array
     assert "<section id=placement>" not in render(report.load_run(write_run(tmp_path / "same", [case], rows[:1])))
+
+
+def test_a_verdict_that_differs_between_configurations_is_the_variants_own_finding(tmp_path):
+    """alpha refuses what alpha[threads=1] answers wrongly, in the same placement: one group, the
+    variant's, named by both verdicts; the runtime keeps the verdict of its default configuration.
+    A case the variant answers alike, or ran only on one of the two, is no such finding."""
+    case, other = _defined(1), _defined(2)
+    wrong = Outcome(np.array([9, 9, 9, 9, 9], np.float32))
+    rows = [result_row("alpha", "inputs", case, Outcome(error="refused"), "ok"),
+            result_row("alpha[threads=1]", "inputs", case, wrong, "ok"),
+            result_row("alpha[threads=1]", "folded", case, wrong, "ok"),  # no default row in this placement
+            result_row("alpha", "inputs", other, Outcome(other.expected), "ok"),
+            result_row("alpha[threads=1]", "inputs", other, Outcome(other.expected), "ok")]
+    (group,) = report.configuration_dependent(rows)
+    assert group["runtime"] == "alpha[threads=1]" and group["verdict"] == "configuration-dependent"
+    assert group["class"] == "alpha: wrongly-rejected; alpha[threads=1]: mismatch" and group["count"] == 1
+    summary = report.markdown(rows, [c.to_json() for c in (case, other)], [])
+    assert "configuration-dependent" in summary
+    html = render(report.load_run(write_run(tmp_path / "run", [case, other], rows)))
+    assert "<b>alpha: wrongly-rejected; alpha[threads=1]: mismatch</b>" in html.split("<section id=configuration>")[1]

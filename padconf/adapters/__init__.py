@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import importlib
 import importlib.metadata
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -47,11 +48,13 @@ class StandaloneRepro:
     """How a runtime's short repro in its own API runs a bundle's minimal case
     (``repro_<runtime>.py``, which padconf.minimize.repro_api writes around it). ``run`` is copied
     into the script by its source, so it imports nothing of padconf, only the runtime. It is
-    called as ``run(model, feeds)`` with the one-node ONNX model (an onnx.ModelProto: the fed
-    operands graph inputs of symbolic dims, the others initializers) and the fed arrays by name;
-    with ``own_graph``, as ``run(operands, fed, mode, opset)`` with the operands of the
-    runtime's own Pad (Adapter.own_operands) and the names of those fed, to build the graph in
-    its own API. It returns the output array, or raises the runtime's refusal."""
+    called as ``run(model, inputs, configuration)`` with the one-node ONNX model (an
+    onnx.ModelProto: the fed operands graph inputs of symbolic dims, the others initializers),
+    the fed arrays by name and the runtime's set-up as padconf ran it (Adapter.configuration:
+    {} for its defaults); with ``own_graph``, as ``run(operands, fed, mode, opset,
+    configuration)`` with the operands of the runtime's own Pad (Adapter.own_operands) and the
+    names of those fed, to build the graph in its own API. It returns the output array, or
+    raises the runtime's refusal."""
     pip: str  # what the script needs besides numpy: `pip install numpy <pip>`
     run: Callable[..., Any]
     own_graph: bool = False
@@ -79,6 +82,10 @@ class Adapter:
     # set by the worker process: a folder the workers of one zygote share, one after another, and
     # padconf removes with the zygote (a compiled model one exported, the next imports)
     scratch: Path | None = None
+    # Settings other than the runtime's defaults a user may ask for by name, as a variant
+    # "openvino[threads=1]": option -> the values it takes. A variant is a runtime of its own in
+    # every result, report and bundle; the plain name runs the runtime as its users do by default.
+    options: dict[str, tuple[str, ...]] = {}
     # What `padconf minimize` asks of a runtime (a plugin sets them as padconf's own adapters do):
     # it runs onnx's own shape inference (the operator schemas') on every model it loads, so a
     # refusal onnx's inference gives too is onnx's schema's
@@ -94,8 +101,18 @@ class Adapter:
     # model's Pad from such a runtime where the one under test cannot tell them
     evaluates_reference = False
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._models: dict = {}  # key -> compiled model, or the error text its build gave
+        self.settings: dict[str, str] = {}  # the options chosen (configure); {}: the runtime's defaults
+
+    def configure(self, settings: dict[str, str]) -> None:
+        """Run as the variant ``settings`` names (checked against ``options`` by get_adapter)."""
+        self.settings = dict(settings)
+
+    def configuration(self) -> dict[str, object]:
+        """How the runtime is set up, in its own terms (the properties a model is compiled with,
+        say), as a bundle states it and its repro applies it; {}: its defaults."""
+        return {}
 
     def available(self) -> str | None:
         """None when the runtime can be used here, else a one-line reason."""
@@ -204,26 +221,76 @@ def default_runtimes() -> list[str]:
     return [name for name in registry() if name not in OPT_IN]
 
 
+_VARIANT = re.compile(r"([^\[\]]+)\[([a-z0-9_]+=[A-Za-z0-9_.]+(?:,[a-z0-9_]+=[A-Za-z0-9_.]+)*)\]")
+
+
+def split_variant(name: str) -> tuple[str, dict[str, str]]:
+    """``"openvino[threads=1]"`` -> ("openvino", {"threads": "1"}); a plain name -> (name, {})."""
+    found = _VARIANT.fullmatch(name)
+    if not found:
+        return name, {}
+    return found[1], dict(pair.split("=") for pair in found[2].split(","))
+
+
 def unknown_runtime(name: str) -> str | None:
-    """Why ``name`` names no runtime (neither registered nor ``module:Class``), or None."""
-    if name in registry() or ":" in name:
+    """Why ``name`` names no runtime, or None: neither registered nor ``module:Class``, or a
+    variant ``name[option=value,...]`` whose registered adapter has no such option (a
+    ``module:Class`` variant's options are checked where the class is imported, in its worker)."""
+    base, settings = split_variant(name)
+    if "[" in base or "]" in base:
+        return f"runtime {name!r}: a variant is written name[option=value,...], e.g. openvino[threads=1]"
+    if ":" in base:
         return None
-    return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
+    if base not in registry():
+        return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
+    if not settings:  # nothing imported: a plugin that fails to load shows in its worker
+        return None
+    try:
+        adapter = _adapter_class(base)
+    except Exception as exc:  # noqa: BLE001  the plugin's module does not load
+        return f"cannot load adapter {base}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
+    return _unknown_options(name, adapter, settings)
 
 
-def get_adapter(name: str) -> Adapter:
-    """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``."""
-    return adapter_class(name)()
-
-
-def adapter_class(name: str) -> type[Adapter]:
-    """The class of ``get_adapter(name)``, for its facts (``package``, ``repro`` ...): importing
-    an adapter's module imports no runtime."""
-    if unknown_runtime(name):
-        raise PadconfError(unknown_runtime(name))
-    module, cls = (registry().get(name) or name).split(":")
+def _adapter_class(base: str) -> type[Adapter]:
+    module, cls = (registry().get(base) or base).split(":")
     target = getattr(importlib.import_module(module), cls)
     if not (isinstance(target, type) and issubclass(target, Adapter)):  # tempfile:mkdtemp is no adapter
         raise PadconfError(f"{module}:{cls} is not a padconf Adapter class")
     return target
+
+
+def _unknown_options(name: str, adapter: type[Adapter], settings: dict[str, str]) -> str | None:
+    wrong = [f"{o}={v}" for o, v in settings.items() if v not in adapter.options.get(o, ())]
+    if not wrong:
+        return None
+    offered = "; ".join(f"{o}={'|'.join(v)}" for o, v in adapter.options.items()) or "none"
+    return f"runtime {name!r}: no option {', '.join(wrong)} (its options: {offered})"
+
+
+def get_adapter(name: str) -> Adapter:
+    """The adapter registered as ``name``, or the class ``name`` spells as ``module:Class``; a
+    variant ``name[option=value,...]`` configured so (its ``name`` is the whole spelling)."""
+    if unknown_runtime(name):
+        raise PadconfError(unknown_runtime(name))
+    base, settings = split_variant(name)
+    target = _adapter_class(base)
+    if _unknown_options(name, target, settings):
+        raise PadconfError(_unknown_options(name, target, settings))
+    adapter = target()
+    if settings:
+        adapter.configure(settings)
+        adapter.name = name
+    return adapter
+
+
+def adapter_class(name: str) -> type[Adapter]:
+    """The class whose facts (``package``, ``repro``, ``lowered_to`` ...) describe the runtime
+    ``name`` (a variant's: its adapter's), for padconf's own process, where importing a
+    registered adapter's module imports no runtime. A ``module:Class`` adapter is imported in its
+    worker only: here its facts are the base class's."""
+    if unknown_runtime(name):
+        raise PadconfError(unknown_runtime(name))
+    base = split_variant(name)[0]
+    return _adapter_class(base) if base in registry() else Adapter
 

@@ -7,7 +7,7 @@ from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.vocabulary import Placement
 
 
-def standalone_run(model, inputs):
+def standalone_run(model, inputs, configuration):
     """onnx's reference evaluator on a bundle's one-node model:
     copied into a bundle's repro script by its source, it imports nothing of padconf."""
     from onnx.reference import ReferenceEvaluator

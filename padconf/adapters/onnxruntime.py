@@ -61,7 +61,7 @@ def _new_session(ort, model: bytes):
     return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
-def standalone_run(model, inputs):
+def standalone_run(model, inputs, configuration):
     """onnxruntime's own API on a bundle's one-node model:
     copied into a bundle's repro script by its source, it imports nothing of padconf."""
     import onnxruntime as ort

@@ -8,12 +8,14 @@ import numpy as np
 from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro
 from padconf.adapters.openvino_tensors import (
     OV_CACHE_SIZE,
+    OV_OPTIONS,
     OV_TYPES,
     compile_shared,
     from_tensor,
     graph_key,
     lacks_kernel,
     load_cpu_plugin,
+    ov_properties,
     ov_type,
     shared_core,
     to_tensor,
@@ -61,6 +63,23 @@ def native_model(case: Case, placement: str = Placement.INPUTS, default_pad_valu
         model = ov.Model([ov.op.Result(data.output(0))], params, "identity")
         model.get_results()[0].set_friendly_name("output")
         return model
+    if case.op == "Concat":  # the control: data and pad_value (placed as the Pad's) flattened, concatenated
+        parts = [data]
+        if case.constant_value is not None:
+            value = np.asarray(case.constant_value)
+            if placement == Placement.INPUTS:
+                params.append(ops.parameter(ov.PartialShape([-1] * value.ndim), ov_type(case.dtype), name="pad_value"))
+                parts.append(params[-1])
+            else:
+                parts.append(ov.op.Constant(to_tensor(value, case.dtype), shared_memory=False))
+                parts[-1].set_friendly_name("pad_value")
+        flat = [opset1.reshape(part, opset1.constant(np.array([-1], np.int64), name=f"flat_{i}"), special_zero=False,
+                               name=f"{part.get_friendly_name()}_flat") for i, part in enumerate(parts)]
+        node = opset1.concat(flat, 0, name="concat")
+        node.output(0).get_tensor().set_names({"output"})
+        model = ov.Model([node], params, "movement")
+        model.get_results()[0].set_friendly_name("output")
+        return model
     args = []
     for name, arr in split_pads(case).items():
         dtype = case.dtype if name == "pad_value" else case.pads_type
@@ -84,7 +103,7 @@ def native_model(case: Case, placement: str = Placement.INPUTS, default_pad_valu
     return model
 
 
-def standalone_run(operands, fed, mode, opset):
+def standalone_run(operands, fed, mode, opset, configuration):
     """OpenVINO's own Pad (opset1 or opset12: data, pads_begin, pads_end[, pad_value]) built in its
     graph API: copied into a bundle's repro script by its source, it imports nothing of padconf."""
     import openvino as ov
@@ -95,9 +114,7 @@ def standalone_run(operands, fed, mode, opset):
              else ov.op.Constant(ov.Tensor(arr), shared_memory=False) for name, arr in operands.items()}
     pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
     model = ov.Model([pad], [nodes[name] for name in fed])
-    # padconf's settings (openvino_tensors.COMPILE_CONFIG): some answers change with the threads
-    core = ov.Core()
-    compiled = core.compile_model(model, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1})
+    compiled = ov.Core().compile_model(model, "CPU", configuration)  # {}: OpenVINO's defaults
     return compiled([operands[name] for name in fed])[0]
 
 
@@ -107,6 +124,7 @@ class OpenVinoAdapter(Adapter):
     repro = StandaloneRepro("openvino", standalone_run, own_graph=True)
     domains = ("openvino",)
     cache_size = OV_CACHE_SIZE
+    options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
 
     preload = ()  # builds ov.Model objects, not ONNX models
@@ -114,6 +132,9 @@ class OpenVinoAdapter(Adapter):
     def available(self) -> str | None:
         without_telemetry()
         return super().available() or load_cpu_plugin()
+
+    def configuration(self) -> dict[str, object]:
+        return ov_properties(self.settings)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if super().supports(spec_id, dtype):
@@ -125,7 +146,7 @@ class OpenVinoAdapter(Adapter):
         return None
 
     def _build(self, graph, key: tuple):
-        compiled = compile_shared(shared_core(), graph, key, self.scratch)
+        compiled = compile_shared(shared_core(), graph, key, self.scratch, self.configuration())
         return compiled, compiled.create_infer_request()
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
@@ -141,6 +162,8 @@ class OpenVinoAdapter(Adapter):
             inputs = {} if placement == Placement.FOLDED else {"data": case.data}
             if placement == Placement.INPUTS and case.op == "Pad":
                 inputs.update(split_pads(case))
+            if placement == Placement.INPUTS and case.op == "Concat" and case.constant_value is not None:
+                inputs["pad_value"] = np.asarray(case.constant_value)
             # Positional, in Parameter order (data, pads_begin, pads_end, pad_value). The tensors
             # live until the output is read: a Parameter wired to the Result (the control's graph)
             # hands back the input's own memory.

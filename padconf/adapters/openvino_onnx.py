@@ -3,14 +3,15 @@ from __future__ import annotations
 
 from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro
 from padconf.adapters.openvino_tensors import (
-    COMPILE_CONFIG,
     OV_CACHE_SIZE,
+    OV_OPTIONS,
     OV_TYPES,
     compile_shared,
     from_tensor,
     graph_key,
     lacks_kernel,
     load_cpu_plugin,
+    ov_properties,
     shared_core,
     to_tensor,
     without_telemetry,
@@ -21,14 +22,13 @@ from padconf.core.dtypes import dtype_name
 from padconf.core.vocabulary import Placement
 
 
-def standalone_run(model, inputs):
+def standalone_run(model, inputs, configuration):
     """OpenVINO's ONNX frontend on a bundle's one-node model:
     copied into a bundle's repro script by its source, it imports nothing of padconf."""
     import openvino as ov
     core = ov.Core()
     read = core.read_model(model.SerializeToString(), b"")
-    # padconf's settings (openvino_tensors.COMPILE_CONFIG): some answers change with the threads
-    compiled = core.compile_model(read, "CPU", {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1})
+    compiled = core.compile_model(read, "CPU", configuration)  # {}: OpenVINO's defaults
     return compiled(list(inputs.values()))[0]
 
 
@@ -39,11 +39,15 @@ class OpenVinoOnnxAdapter(Adapter):
     type_names = tuple(OV_TYPES.values())
     repro = StandaloneRepro("onnx openvino", standalone_run)
     cache_size = OV_CACHE_SIZE
+    options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
 
     def available(self) -> str | None:
         without_telemetry()
         return super().available() or load_cpu_plugin(onnx_frontend=True)
+
+    def configuration(self) -> dict[str, object]:
+        return ov_properties(self.settings)
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         if super().supports(spec_id, dtype):
@@ -58,8 +62,8 @@ class OpenVinoOnnxAdapter(Adapter):
 
     def _compile(self, graph, key: tuple | None = None):
         core = shared_core()
-        compiled = (core.compile_model(graph, "CPU", COMPILE_CONFIG) if key is None
-                    else compile_shared(core, graph, key, self.scratch))
+        compiled = (core.compile_model(graph, "CPU", self.configuration()) if key is None
+                    else compile_shared(core, graph, key, self.scratch, self.configuration()))
         names = [port.get_any_name() for port in compiled.inputs]
         return compiled, compiled.create_infer_request(), names
 

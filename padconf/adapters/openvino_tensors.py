@@ -27,8 +27,23 @@ OV_TYPES = {
     "int4": "i4", "uint4": "u4", "uint2": "u2", "bool": "boolean", "string": "string",
 }
 FROM_OV = {v: k for k, v in OV_TYPES.items()}  # OpenVINO element type name -> padconf dtype
-# Compile so the CPU plugin keeps the model's precision (it may otherwise run f32 as bf16).
-COMPILE_CONFIG = {"EXECUTION_MODE_HINT": "ACCURACY", "INFERENCE_NUM_THREADS": 1}
+# A variant's options (openvino[threads=1]) and the CPU properties each sets. Without them a model
+# is compiled as OpenVINO's users compile it, compile_model(model, "CPU"): verdicts are given in
+# that configuration (with one thread the CPU plugin returns an empty or uninitialised tensor
+# where, by default, it raises).
+OV_OPTIONS = {"threads": ("1", "2", "4"), "mode": ("accuracy", "performance")}
+
+
+def ov_properties(settings: dict[str, str]) -> dict[str, object]:
+    """The CPU properties a variant's ``settings`` (options of OV_OPTIONS) compile with."""
+    properties: dict[str, object] = {}
+    if "threads" in settings:
+        properties["INFERENCE_NUM_THREADS"] = int(settings["threads"])
+    if "mode" in settings:
+        properties["EXECUTION_MODE_HINT"] = settings["mode"].upper()
+    return properties
+
+
 _NOT_IMPLEMENTED = re.compile(
     r"not supported|unsupported|doesn't support|does not support|not implemented"
     r"|no implementation|Unidentified data type|Unknown type|could not be created|Cannot create"
@@ -91,7 +106,7 @@ def shared_core():
     return _CORE[0]
 
 
-def compile_shared(core, graph, key: tuple, folder: Path | None):
+def compile_shared(core, graph, key: tuple, folder: Path | None, properties: dict):
     """``graph`` compiled for the CPU, or the same compile imported from ``folder``, where an
     earlier worker of this zygote exported it (OpenVINO's own model caching, by ``graph_key``).
     A worker replaced after an impossible output gets an empty heap, but need not compile its
@@ -103,10 +118,10 @@ def compile_shared(core, graph, key: tuple, folder: Path | None):
     blob = entries.get(name)
     if blob is not None:
         try:
-            return core.import_model(io.BytesIO(blob), "CPU", COMPILE_CONFIG)
+            return core.import_model(io.BytesIO(blob), "CPU", properties)
         except Exception:  # noqa: BLE001  the compile below says what is wrong, if anything
             pass
-    compiled = core.compile_model(graph, "CPU", COMPILE_CONFIG)
+    compiled = core.compile_model(graph, "CPU", properties)
     entries.put(name, compiled.export_model().getvalue())
     return compiled
 

@@ -37,7 +37,7 @@ def _load(model: bytes):
         return tract.onnx().load(f.name).into_model().into_runnable()
 
 
-def standalone_run(model, inputs):
+def standalone_run(model, inputs, configuration):
     """tract's own API on a bundle's one-node model:
     copied into a bundle's repro script by its source, it imports nothing of padconf."""
     import tempfile

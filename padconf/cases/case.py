@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
+import onnx
 
 from padconf.core.dtypes import (
     ALL_DTYPES,
@@ -42,8 +43,9 @@ MAX_CASE_BYTES = 4 * MAX_ARRAY_BYTES
 # The arrays of every case one file from others holds (cases.jsonl, a gate's shards, the example
 # database), decoded: what a reader charges its ArrayBudget with.
 MAX_CASES_BYTES = 1 << 29
-# what a case runs: Pad, or its data through Identity (Case.control)
-OPS = ("Pad", "Identity")
+# what a case runs: Pad, its data through Identity (Case.control), or its data and constant value
+# flattened and concatenated (Case.movement_control)
+OPS = ("Pad", "Identity", "Concat")
 
 
 @dataclass
@@ -190,14 +192,41 @@ class Case:
                                      reason=f"dtype {self.dtype} is not in Identity's type list at this opset")
         return control
 
+    def movement_control(self) -> Case | None:
+        """The values Pad moves, through data-movement ops of the same dtype: the data and the
+        constant value, each flattened (Reshape to [-1]), then concatenated (Concat), fed or baked
+        in as the Pad's are. Where a runtime mishandles the values themselves (narrows a folded
+        64-bit constant, runs f64 as f32, corrupts packed sub-byte constants) this fails as
+        the Pad does, which Identity, a copy of the input's buffer, cannot show. None where the
+        spec's Pad takes its value as an attribute (ONNX Pad-1 and Pad-2), or where Reshape or
+        Concat at the case's opset does not list the dtype."""
+        domain, version = parse_spec_id(self.spec)
+        if domain == "onnx" and (version <= 2 or not all(
+                f"tensor({self.dtype})" in onnx.defs.get_schema(op, version, "").type_constraints[0].allowed_type_strs
+                for op in ("Reshape", "Concat"))):
+            return None
+        values = [np.asarray(self.data).reshape(-1)]
+        value = self.constant_value
+        if value is not None and np.asarray(value).dtype == self.data.dtype:  # else the data's alone
+            values.append(np.asarray(value).reshape(-1))
+        else:
+            value = None
+        return self.with_(op="Concat", constant_value=value, axes=None, mode="constant", kind=CaseKind.DEFINED,
+                          expected=np.concatenate(values), reason=None, rule=None, interpretations={},
+                          any_answer_conforms=False, origin=f"control:{self.id}")
+
     def controls(self, placement: str) -> list[tuple[str, Case, str]]:
         """(operand, control case, placement) for each control experiment: the data's
-        (``control()``, in ``placement``); and where ``placement`` bakes the pads or axes into
+        (``control()``, in ``placement``); the values' (``movement_control()``, in ``placement``);
+        and where ``placement`` bakes the pads or axes into
         the model (initializers, folded) as a tensor (ONNX Pad-11 and later; OpenVINO's
         pads_begin / pads_end) and that tensor is empty, the same empty tensor through Identity,
         baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
         one as a scalar), which the data's control cannot show where the data is not empty."""
         found = [("data", self.control(), placement)]
+        movement = self.movement_control()
+        if movement is not None:
+            found.append(("values", movement, placement))
         domain, version = parse_spec_id(self.spec)
         if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):
             return found

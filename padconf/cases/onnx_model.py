@@ -83,6 +83,8 @@ def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProt
                                   [output], initializer=initializers)
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
                                  ir_version=ir_version(version, case.dtype), producer_name="padconf")
+    if case.op == "Concat":  # the control: the data and constant value, flattened and concatenated
+        return _movement_model(case, placement, inputs, initializers, version)
     if version <= 2:
         if case.axes is not None:
             raise ValueError(f"{case.spec} has no axes")
@@ -111,6 +113,27 @@ def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProt
                                                 if isinstance(value, list) else onnx.AttributeProto.FLOAT)
                           for name, value in attrs.items())
     graph = helper.make_graph([node], "pad", inputs, [output], initializer=initializers)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                             ir_version=ir_version(version, case.dtype), producer_name="padconf")
+
+
+def _movement_model(case: Case, placement: str, inputs: list, initializers: list, version: int) -> onnx.ModelProto:
+    """Case.movement_control's model: Reshape each of data and constant_value (placed as the
+    Pad's are) to [-1], then Concat them."""
+    names = ["data"]
+    if case.constant_value is not None:
+        names.append("constant_value")
+        value = np.asarray(case.constant_value)
+        if placement == Placement.INPUTS:
+            inputs.append(helper.make_tensor_value_info("constant_value", onnx_type(case.dtype),
+                                                        [f"constant_value_{i}" for i in range(value.ndim)]))
+        else:
+            initializers.append(numpy_helper.from_array(value, "constant_value"))
+    initializers.append(numpy_helper.from_array(np.array([-1], np.int64), "flat"))
+    nodes = [helper.make_node("Reshape", [name, "flat"], [f"{name}_flat"]) for name in names]
+    nodes.append(helper.make_node("Concat", [f"{name}_flat" for name in names], [OUTPUT_NAME], axis=0))
+    output = helper.make_tensor_value_info(OUTPUT_NAME, onnx_type(case.dtype), [None])
+    graph = helper.make_graph(nodes, "movement", inputs, [output], initializer=initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
                              ir_version=ir_version(version, case.dtype), producer_name="padconf")
 
@@ -151,4 +174,6 @@ def feeds(case: Case, placement: str = Placement.INPUTS) -> dict[str, np.ndarray
     out = {"data": case.data}
     if placement == Placement.INPUTS and opset_version(case) > 2 and case.op == "Pad":
         out.update(_arrays(case))
+    if placement == Placement.INPUTS and case.op == "Concat" and case.constant_value is not None:
+        out["constant_value"] = np.asarray(case.constant_value)
     return out

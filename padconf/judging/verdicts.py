@@ -229,15 +229,18 @@ def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, t
                                         f"the refusal may have another cause")
 
 
-def control_record(case: Case, placement: str, run) -> dict:
+def control_record(case: Case, placement: str, run, verdict: str | None = None) -> dict:
     """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
     ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
-    fails, else the data's. A failure whose control fails too is not Pad-specific."""
+    fails, else the data's. A failure whose control fails too is not Pad-specific. The values'
+    control (data-movement ops, which a runtime may lack a kernel for where its Pad has one)
+    fails too only with the failure's own ``verdict``, where that is given."""
     records = []
     for operand, control, where in case.controls(placement):
         outcome, status = run(control, where)
         v = judge(control, outcome, status)
-        records.append({"verdict": v.verdict, "fails_too": control_fails(v.verdict),
+        fails_too = control_fails(v.verdict) and (control.op != "Concat" or verdict in (None, v.verdict))
+        records.append({"verdict": v.verdict, "fails_too": fails_too,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                         "case_id": case.id, "placement": where, "operand": operand})
         if records[-1]["fails_too"]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
-from padconf.adapters import adapter_class
+from padconf.adapters import adapter_class, get_adapter, registry, split_variant
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
@@ -87,6 +87,12 @@ def _array_text(arr) -> str:
     return f"{body}   # {arr.dtype if arr.dtype != object else 'string'}, shape {list(arr.shape)}"
 
 
+def configuration(runtime: str) -> dict[str, object]:
+    """How padconf set ``runtime`` up, in the runtime's own terms ({}: its defaults); a
+    module:Class adapter is not imported here, outside its worker."""
+    return get_adapter(runtime).configuration() if split_variant(runtime)[0] in registry() else {}
+
+
 def _versions(runtime: str, runtime_version: str | None) -> list[str]:
     def of(package):
         return package_version(package) or "not installed"
@@ -157,7 +163,8 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
     heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
     data = _described("data", case.data, "data.npy")
-    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime, "model": model,
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime,
+             "configuration": configuration(runtime), "model": model,
              "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
     if model is not None:
@@ -218,8 +225,8 @@ def _allowed(case: Case) -> str:
 
 def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | None:
     """repro_<runtime>.py for ``case``, or None where the runtime has no short one here
-    (padconf.minimize.repro_api.RUNNERS) or numpy's own dtypes cannot carry the data (bfloat16, float8,
-    int4 ..., strings: the generic checker handles those)."""
+    (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot carry the data
+    (bfloat16, float8, int4 ..., strings: the generic checker handles those)."""
     adapter = adapter_class(runtime)()
     if adapter.repro is None or case.data.dtype.isbuiltin != 1:
         return None
@@ -252,6 +259,7 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
         attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
         args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
                  f"ir={ir_version(version, case.dtype)}"]
+    args.append(f"configuration={configuration(runtime)!r}")  # set up as padconf ran it
     args.append("expected=expected")
     return repro_api.script(adapter.repro, runtime, heading, arrays, args)
 
@@ -344,17 +352,19 @@ def _native_lines(native: dict | None, runtime: str, placement: str) -> list[str
 
 
 def _control_lines(control: dict | None, whose: str) -> list[str]:
-    """What a control (the same data through an Identity model, same runtime and placement)
-    did; ``whose``: whose data it was."""
+    """What a control (the same data through an Identity model, or the data and constant value
+    through Reshape and Concat, same runtime and placement) did; ``whose``: whose data it was."""
     if not control:
         return []
     if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
-        did = (f"passed: it refuses the Identity model too ({short_error(control['error'], 200)})"
+        model = "Reshape and Concat model" if control.get("operand") == "values" else "Identity model"
+        did = (f"passed: it refuses the {model} too ({short_error(control['error'], 200)})"
                if control.get("error") else "passed: the data comes back unchanged without the Pad")
     else:
         did = f"{control['verdict']}: {short_error(control.get('detail') or control.get('error'), 200)}".rstrip(": ")
     operand = control.get("operand", "data")
-    where = control["placement"] + ("" if operand == "data" else f", its empty {operand} through Identity")
+    where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape and Concat"}.get(
+        operand, f", its empty {operand} through Identity")
     return [f"- {whose} ({where}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
 
@@ -396,8 +406,9 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              *([escape.markdown(f"The same values as {shrunk.packing} pass on {runtime} ({placement}): the "
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
-             *(["Controls (the same data, or empty pads or axes baked into the model, through an Identity model "
-                "instead of Pad, on the same runtime):", "",
+             *(["Controls (the same data through an Identity model, the data and constant value through Reshape "
+                "and Concat, or empty pads or axes baked into the model through Identity, instead of Pad, on the same "
+                "runtime and placement):", "",
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),

@@ -60,15 +60,17 @@ def onnx_model(operands, inputs, fed, attributes, opset, ir):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
 
 
-def from_onnx(run, operands, inputs, fed, attributes, opset, ir, expected):
-    """``run`` (the runtime's) on the one-node ONNX model and the ``fed`` operands."""
+def from_onnx(run, operands, inputs, fed, attributes, opset, ir, configuration, expected):
+    """``run`` (the runtime's, set up as ``configuration`` says) on the one-node ONNX model and the
+    ``fed`` operands."""
     return check(expected, lambda: run(onnx_model(operands, inputs, fed, attributes, opset, ir),
-                                       {name: operands[name] for name in fed}))
+                                       {name: operands[name] for name in fed}, configuration))
 
 
-def from_operands(run, operands, fed, mode, opset, expected):
-    """``run`` (the runtime's) building its own Pad's graph from ``operands``."""
-    return check(expected, lambda: run(operands, fed, mode, opset))
+def from_operands(run, operands, fed, mode, opset, configuration, expected):
+    """``run`` (the runtime's, set up as ``configuration`` says) building its own Pad's graph from
+    ``operands``."""
+    return check(expected, lambda: run(operands, fed, mode, opset, configuration))
 
 
 def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], arguments: list[str]) -> str:

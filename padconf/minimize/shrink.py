@@ -94,7 +94,7 @@ class IsolatedRunner:
         if attempt.row["verdict"] == Verdict.TIMEOUT:
             return None
         return control_record(attempt.case, placement,
-                              lambda control, where: self._run_alone(control, where, deadline))
+                              lambda control, where: self._run_alone(control, where, deadline), attempt.row["verdict"])
 
     def twin_fails(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> bool:
         """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken

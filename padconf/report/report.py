@@ -14,6 +14,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from padconf.adapters import split_variant
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import reading_of
 from padconf.core import escape
@@ -99,6 +100,7 @@ def failures(rows: list[ResultRow]) -> list[dict]:
 
 
 PLACEMENT_DEPENDENT = "placement-dependent"
+CONFIGURATION_DEPENDENT = "configuration-dependent"
 
 
 def _answer(row: ResultRow) -> tuple:
@@ -108,32 +110,59 @@ def _answer(row: ResultRow) -> tuple:
             failure_class(row) if row["verdict"] in FAILURES else None, json.dumps(row.get("output")))
 
 
-def placement_dependent(rows: list[ResultRow]) -> list[dict]:
-    """Cases one runtime answers differently in two placements (its kernel against its folding
-    path, say), even where one answer is right: a user's model can take either path. Grouped
-    like ``failures``, one group per runtime and pattern of verdicts."""
+def _answered_differently(rows: list[ResultRow], label: str, by, pattern) -> list[dict]:
+    """Groups of cases answered differently along one dimension: ``by(row)`` -> (who, the same
+    case elsewhere, the row's place along the dimension) or None; ``pattern(placed)`` -> the
+    group's class and its example row, or None where the answers do not differ as it asks."""
     by_case: dict[tuple, dict] = defaultdict(dict)
     for row in rows:
-        if row["verdict"] != Verdict.SKIPPED:
-            by_case[(row["runtime"], row["case_id"])][row["placement"]] = row
+        found = by(row) if row["verdict"] != Verdict.SKIPPED else None
+        if found:
+            by_case[found[:2]][found[2]] = row
     groups: dict[tuple, dict] = {}
-    for (runtime, _), placed in sorted(by_case.items()):
-        if len({_answer(r) for r in placed.values()}) < 2:
+    for _, placed in sorted(by_case.items()):
+        found_pattern = pattern(placed) if len({_answer(r) for r in placed.values()}) > 1 else None
+        if found_pattern is None:
             continue
-        verdicts = [placed[p]["verdict"] for p in sorted(placed)]
-        pattern = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
-        if len(set(verdicts)) == 1:
-            pattern += " (different answers)"
-        example = next((r for r in placed.values() if r["verdict"] != Verdict.PASS), next(iter(placed.values())))
+        text, example = found_pattern
         found, fact = triage(example) if example["verdict"] in FAILURES else (None, None)
-        group = groups.setdefault((runtime, pattern), {"runtime": runtime, "verdict": PLACEMENT_DEPENDENT,
-                                                       "class": pattern, "triage": found, "upstream": fact,
-                                                       "count": 0, "dtypes": set(), "specs": set(),
-                                                       "example": example})
+        group = groups.setdefault((example["runtime"], text), {
+            "runtime": example["runtime"], "verdict": label, "class": text, "triage": found, "upstream": fact,
+            "count": 0, "dtypes": set(), "specs": set(), "example": example})
         group["count"] += 1
         group["dtypes"].add(example["dtype"])
         group["specs"].add(example["spec"])
     return sorted(groups.values(), key=lambda g: (g["runtime"], -g["count"]))
+
+
+def placement_dependent(rows: list[ResultRow]) -> list[dict]:
+    """Cases one runtime answers differently in two placements (its kernel against its folding
+    path, say), even where one answer is right: a user's model can take either path. Grouped
+    like ``failures``, one group per runtime and pattern of verdicts."""
+    def pattern(placed: dict) -> tuple[str, ResultRow]:
+        verdicts = [placed[p]["verdict"] for p in sorted(placed)]
+        text = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
+        if len(set(verdicts)) == 1:
+            text += " (different answers)"
+        return text, next((r for r in placed.values() if r["verdict"] != Verdict.PASS), next(iter(placed.values())))
+    return _answered_differently(rows, PLACEMENT_DEPENDENT,
+                                 lambda row: (row["runtime"], row["case_id"], row["placement"]), pattern)
+
+
+def configuration_dependent(rows: list[ResultRow]) -> list[dict]:
+    """Cases a variant (openvino[threads=1]) answers otherwise than its runtime in its default
+    configuration, in the same placement: the variant's finding, named by its configuration. The
+    runtime is judged by its default configuration's verdict; one group per variant and pattern."""
+    def pattern(ran: dict) -> tuple[str, ResultRow] | None:
+        base = next((r for r in ran.values() if split_variant(r["runtime"])[1] == {}), None)
+        other = next((r for r in ran.values() if r is not base and (base is None or _answer(r) != _answer(base))),
+                     None)
+        if base is None or other is None:
+            return None
+        return f"{base['runtime']}: {base['verdict']}; {other['runtime']}: {other['verdict']}", other
+    return _answered_differently(rows, CONFIGURATION_DEPENDENT,
+                                 lambda row: (split_variant(row["runtime"])[0],
+                                              (row["case_id"], row["placement"]), row["runtime"]), pattern)
 
 
 def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
@@ -219,7 +248,7 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
     if must_reject_only(rows):
         out.append(MUST_REJECT_NOTE)
     lines = ["", "Distinct failures (one example each)"]
-    for g in failures(rows) + placement_dependent(rows):
+    for g in failures(rows) + placement_dependent(rows) + configuration_dependent(rows):
         lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
                   f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
                   f"  case id: {g['example']['case_id']}"]
@@ -269,7 +298,7 @@ def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) ->
         out.append(_md_row(runtime, spec, mode_label(spec, mode, marked), *[counts[v] or "" for v in used]))
     if marked:
         out += ["", escape.markdown(MUST_REJECT_NOTE)]
-    distinct = failures(rows) + placement_dependent(rows)
+    distinct = failures(rows) + placement_dependent(rows) + configuration_dependent(rows)
     bugs = [g for g in distinct if g["triage"] in PAD_BUGS]
     out += ["", "## Distinct failures", "",
             f"{len(distinct)} distinct failures, {len(bugs)} of them Pad bugs to file (triage: "

@@ -17,6 +17,7 @@ from padconf.report.report import (
     RunData,
     _example,
     ambiguity_texts,
+    configuration_dependent,
     edge_class_counts,
     evidence,
     failures,
@@ -36,6 +37,7 @@ COLOURS = {  # verdict -> colour of its chips and bar segments
     "pass": "#2f9e44", "mismatch": "#e03131", "wrongly-rejected": "#f76707", "wrongly-accepted": "#a61e4d",
     "not-implemented": "#7048e8", "crash": "#212529", "timeout": "#0c8599", "unexplained": "#e8590c",
     "ambiguous": "#f0b400", "skipped": "#adb5bd", "inconclusive": "#868e96", "placement-dependent": "#1971c2",
+    "configuration-dependent": "#5f3dc4",
 }
 ARRAY_ELEMENTS = 100  # arrays up to this size are printed whole; larger ones abridged
 
@@ -105,6 +107,7 @@ def render(run: RunData) -> str:
         + "".join(_panel(run, key, found, keys[key]) for key, found in findings.items() if _opens(found))
         + "</section></div>",
         _placement_section(run),
+        _configuration_section(run),
         _ambiguity_table(rows, runtimes, run.specs_dir),
         _edge_table(run.cases_rows),
     ]
@@ -223,15 +226,26 @@ def _failure(run: RunData, group) -> str:
     return "".join(out) + "</div>"
 
 
-def _placement_section(run: RunData) -> str:
-    groups = placement_dependent(run.rows)
+def _dependent_section(run: RunData, section: str, groups: list[dict], heading: str, meta: str) -> str:
     if not groups:
         return ""
-    return ("<section id=placement><h2>Answers that depend on the placement</h2><p class=meta>cases a runtime "
-            "answers differently when pads are fed, baked in, or the whole Pad is constant (folded), even where "
-            "one answer is right: a user's model can take either path</p>"
+    return (f"<section id={section}><h2>{heading}</h2><p class=meta>{meta}</p>"
             + "".join(("<h3>" + escape(g["runtime"]) + "</h3>" if i == 0 or groups[i - 1]["runtime"] != g["runtime"]
                        else "") + _failure(run, g) for i, g in enumerate(groups)) + "</section>")
+
+
+def _placement_section(run: RunData) -> str:
+    return _dependent_section(
+        run, "placement", placement_dependent(run.rows), "Answers that depend on the placement",
+        "cases a runtime answers differently when pads are fed, baked in, or the whole Pad is constant (folded), "
+        "even where one answer is right: a user's model can take either path")
+
+
+def _configuration_section(run: RunData) -> str:
+    return _dependent_section(
+        run, "configuration", configuration_dependent(run.rows), "Answers that depend on the configuration",
+        "cases a runtime's variant (its name[option=value]) answers otherwise than the runtime in its default "
+        "configuration, which its verdicts are given in")
 
 
 def _array(label: str, arr) -> str:

@@ -55,8 +55,8 @@ class _ControlFields(TypedDict):
 
 class ControlRow(_ControlFields, total=False):
     """A control experiment (controls.jsonl): a failure's first case's data (or its empty baked
-    pads or axes) through Identity."""
-    operand: str  # whose tensor went through Identity: data, pads or axes (runs before it: data)
+    pads or axes) through Identity, or its data and constant value through Reshape and Concat."""
+    operand: str  # what went through: data, values (data and constant value), pads or axes (before it: data)
 
 
 class _Row(TypedDict):

@@ -413,7 +413,8 @@ class Run:
                 for group in by_runtime[name]:
                     first = group[0]
                     try:
-                        record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone)
+                        record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone,
+                                                first["verdict"])
                     except WorkerClosed:
                         raise
                     except PadconfError as exc:  # the runtime could not be started again

@@ -1,0 +1,85 @@
+"""Controls on the same path (issue 43, part 2): besides Identity, a copy of the input's buffer,
+the case's data and constant value go through data-movement ops of the same dtype (Reshape,
+Concat) in the same placement. A failure is Pad-specific only when these pass."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.execution.worker import Worker
+from padconf.judging.outcome import Outcome
+from padconf.judging.triage import Triage, triage
+from padconf.judging.verdicts import Verdict, control_record, judge
+
+WIDE = 2 ** 40  # needs more than 32 bits
+
+
+def run_with_controls(runtime: str, case: Case, placement: str) -> tuple[str, dict]:
+    worker = Worker(runtime)
+    try:
+        verdict = judge(case, *worker.run_alone(case, placement)).verdict
+        return verdict, control_record(case, placement, worker.run_alone, verdict)
+    finally:
+        worker.close()
+
+
+def test_the_values_control_is_the_data_and_constant_value_concatenated():
+    case = classify(Case(spec="onnx/Pad-18", data=np.array([[1, 2]], np.int64), pads=[0, 1, 0, 0],
+                         constant_value=np.int64(7)))
+    control = case.movement_control()
+    assert control is not None and control.op == "Concat" and control.kind == "defined"
+    np.testing.assert_array_equal(control.expected, [1, 2, 7])
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values"]
+
+
+@pytest.mark.parametrize("case", [
+    Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1]),  # the value is an attribute
+    # Concat-11 and Reshape-5 list no bfloat16: no such model is valid
+    Case(spec="onnx/Pad-11", data=np.ones(2, ml_dtypes.bfloat16), pads=[1, 1]),
+])
+def test_no_values_control_where_the_value_is_an_attribute_or_concat_lacks_the_dtype(case):
+    assert case.movement_control() is None
+
+
+def test_openvinos_64_bit_narrowing_is_no_pad_bug():
+    """OpenVINO's CPU plugin runs 64-bit integers as 32-bit ones: Pad returns 2**40 as 0, and so
+    do Reshape and Concat, while Identity hands back the input's own buffer and passes."""
+    pytest.importorskip("openvino")
+    case = classify(Case(spec="openvino/Pad-12", data=np.array([WIDE, 3], np.uint64), pads=[1, 0]))
+    verdict, control = run_with_controls("openvino", case, "inputs")
+    assert verdict == Verdict.MISMATCH
+    assert control["operand"] == "values" and control["fails_too"]
+    assert triage({"verdict": verdict, "control": control, "runtime": "openvino"})[0] == Triage.NOT_PAD_SPECIFIC
+
+
+def test_a_wide_constant_value_narrowed_is_no_pad_bug():
+    pytest.importorskip("openvino")
+    case = classify(Case(spec="onnx/Pad-18", data=np.array([1, 3], np.int64), pads=[1, 0],
+                         constant_value=np.int64(WIDE)))
+    verdict, control = run_with_controls("openvino-onnx", case, "initializers")
+    assert verdict == Verdict.MISMATCH and control["operand"] == "values" and control["fails_too"]
+
+
+def test_a_pad_bug_stays_pad_specific_where_the_values_pass():
+    """Rank-0 data: OpenVINO's ONNX frontend refuses the Pad, yet moves the same value through
+    Reshape and Concat: the refusal is Pad's."""
+    pytest.importorskip("openvino")
+    case = classify(Case(spec="onnx/Pad-18", data=np.array(1.5, np.float32), pads=[]))
+    verdict, control = run_with_controls("openvino-onnx", case, "inputs")
+    assert verdict == Verdict.WRONGLY_REJECTED
+    assert not control["fails_too"] and control["verdict"] == Verdict.PASS
+
+
+def test_a_values_control_failing_otherwise_does_not_excuse_the_pad():
+    """The values' control counts only when it fails as the Pad did: a runtime may lack a Concat
+    kernel for a dtype its Pad has, which says nothing of a wrong value from Pad."""
+    case = classify(Case(spec="onnx/Pad-18", data=np.array([1, 2], np.int64), pads=[1, 0]))
+
+    def run(control, placement):  # planted: Identity passes, the Concat model is refused
+        if control.op == "Concat":
+            return Outcome(error="no Concat kernel"), "ok"
+        return Outcome(output=control.expected), "ok"
+
+    assert not control_record(case, "inputs", run, Verdict.MISMATCH)["fails_too"]
+    assert control_record(case, "inputs", run, Verdict.WRONGLY_REJECTED)["fails_too"]
