@@ -419,7 +419,7 @@ class HostileTextAdapter(ConformingAdapter):
     """Refuses every case with an error text holding rich markup, a terminal escape sequence and
     an HTML tag: padconf must show it as text everywhere (terminal, summary.md, report)."""
 
-    # no digit or slash: the failure class (padconf.judging.signature) keeps it as it is
+    # no digit or slash: the failure class (padconf.judging.failure) keeps it as it is
     HOSTILE = "[/] [bold]x \x1bc <img src=x onerror=alert(x)> | `x` [link](javascript:void)"
 
     def run(self, case, placement="inputs"):

@@ -127,7 +127,8 @@ def test_a_real_openvino_refusal_gives_a_repro_in_openvinos_own_api_that_exits_1
     assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(out), "--time-limit", "10"]) == 0
     first = (out / "REPORT.md").read_text().splitlines()[0]
     assert first.startswith("# Pad(reflect) ") and " a rank-0 input on " in first and first.endswith(" (opset 13)")
-    assert "read_model(onnx_model(" in (out / "repro_openvino_onnx.py").read_text()
+    script = (out / "repro_openvino_onnx.py").read_text()
+    assert "read_model(model.SerializeToString()" in script and "from_onnx(\n    standalone_run," in script
     code, printed = run_script(out, "repro_openvino_onnx.py")
     assert code == 1 and "expected: array(" in printed and "\nactual:   " in printed
 
@@ -136,8 +137,9 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
     """The native adapter's bundle builds OpenVINO's own opset12 Pad graph; where the runtime
     is right (a planted bundle of a correct answer) the same script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     case = classify(Case(spec="openvino/Pad-12", data=np.arange(4, dtype=np.float32), pads=[1, -1], mode="edge"))
     right = Attempt(case, planted_row(case, Outcome(case.expected), runtime="openvino"), Outcome(case.expected))
     write_bundle(tmp_path / "right", Shrunk(right, right, 1, 0.0, False), "inputs", "openvino", None, Job(case))
@@ -168,8 +170,9 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     opset12 script that builds it. The refusal is one reading of the open point
     (empty_axis_nonconstant=reject; the other gives shape [0]), so the script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
     refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
     attempt = Attempt(case, planted_row(case, refused, runtime="openvino", placement="folded"), refused)
@@ -185,8 +188,9 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
 def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
     """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
     the script reports whatever onnx's evaluator does against the spec's required error."""
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
                        ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:
         case = classify(case)
@@ -220,8 +224,9 @@ def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
 def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_repro(tmp_path):
     """Pad-1's value attribute inf once went into repro_<runtime>.py as a bare `inf`: the script
     died of a NameError and exited 1, a false "the bug shows". The reference pads it right: 0."""
-    from padconf.minimize.minimize import Attempt, Job, Shrunk
     from padconf.minimize.repro import write_bundle
+    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.targets import Job
     case = classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32), pads=[0, 1],
                          constant_value=np.float32(np.inf)))
     outcome = Outcome(case.expected)
@@ -300,3 +305,18 @@ def test_a_bundle_for_an_undefined_point_says_what_each_runtime_matched_per_poin
         "- alpha, `mirror_beyond_dim`: (another output) (1)", "- alpha, `mixed_sign_pads`: (another output) (1)",
         "- beta, `mirror_beyond_dim`: reject (1), iterate (1)",
         "- beta, `mixed_sign_pads`: crop_first or original_coordinates (1), original_coordinates (1)", ""]
+
+
+def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it():
+    """The short repro is the adapter's own (Adapter.repro, copied by its source) and compiles as
+    the variant that failed: OpenVINO's defaults ({}) for the plain name, the variant's properties
+    otherwise; a runtime whose adapter supplies none gets none."""
+    from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
+    from padconf.minimize.repro import api_script
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="edge"))
+    plain = api_script(case, "inputs", "openvino-onnx", "t")
+    variant = api_script(case, "inputs", "openvino-onnx[threads=1]", "t")
+    assert plain and variant and "configuration={}" in plain and "configuration={'INFERENCE_NUM_THREADS': 1}" in variant
+    assert variant.count("def standalone_run(model, inputs, configuration):") == 1
+    assert OpenVinoOnnxAdapter.repro is not None and "compile_model(read, \"CPU\", configuration)" in variant
+    assert api_script(case, "inputs", "iree", "t") is None  # IREE's adapter supplies none

@@ -10,7 +10,8 @@ from padconf.adapters import get_adapter, registry
 from padconf.cases.examples import example_cases
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import load_baseline
-from padconf.gate.gate import judge_rows, problem_lines
+from padconf.gate.judge import judge_rows
+from padconf.gate.junit import problem_lines
 from padconf.run.results import result_row
 from padconf.spec.loader import load_specs
 

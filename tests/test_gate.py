@@ -16,7 +16,8 @@ from padconf.core.errors import CaseError
 from padconf.core.vocabulary import PLACEMENTS
 from padconf.gate.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.gate.explore import EXPLORE_KEY
-from padconf.gate.gate import confirm, gate_cases, in_shard, judge_rows, parse_shard
+from padconf.gate.judge import confirm, judge_rows
+from padconf.gate.selection import gate_cases, in_shard, parse_shard
 from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import judge
 from padconf.run.results import read_jsonl, result_row

@@ -790,7 +790,8 @@ def test_control_characters_from_a_baseline_a_runtime_or_a_case_leave_the_junit_
     parse. Each is shown as \\xNN / \\uNNNN."""
     from xml.etree import ElementTree
 
-    from padconf.gate.gate import judge_rows, junit_xml
+    from padconf.gate.judge import judge_rows
+    from padconf.gate.junit import junit_xml
     text = ('- {runtime: "rt\\a", verdict: crash, why: "forgiven\\x01\\ud800\\uffff\\x1b[2J", '
             'cells: [onnx/Pad-19 constant float inputs]}\n'
             '- {runtime: "rt\\a", verdict: crash, why: "fixed\\x02", cells: [onnx/Pad-19 edge float inputs]}\n')

@@ -6,7 +6,7 @@ package is a layer; LAYERS orders them, from the bottom:
     spec       the spec documents loaded and checked, and the arithmetic they define (reference);
                the documents themselves are data in padconf/specs, not a layer
     cases      a case, what its spec says of it (classify), examples, drawn cases, its ONNX model
-    judging    a runtime's outcome, its verdict, its failure identity (signature), triage
+    judging    a runtime's outcome, its verdict, its failure identity (failure), triage
     adapters   the runtimes behind one interface, and their compile cache
     execution  the worker processes adapters run in, and the pool that drives them
     generate   the fixed suite, its test data written, and test data read back as cases
@@ -16,8 +16,9 @@ package is a layer; LAYERS orders them, from the bottom:
     gate       judging a run against a baseline, and the pytest plugin over the gate's cases
     suite      the gate's cases as a pytest suite (``pytest --pyargs padconf.suite``)
     minimize   a failing case cut down and bundled (it reads test data, renders as report does)
-    padconf    the modules directly in padconf: cli, thin over the layers, and the public entry
-               points kept by name (pytest_plugin, onnx_model)
+    cli        the command line, thin over the layers: main, its options (parser), each command
+    padconf    the modules directly in padconf: the public entry points kept by name
+               (pytest_plugin, onnx_model)
 
 A module may import from its own layer and the layers below; an import from a higher layer (at
 module level or inside a function) fails here, and the checker is shown to see one by planting
@@ -35,7 +36,7 @@ import padconf
 
 PACKAGE = Path(padconf.__file__).parent
 LAYERS = ["core", "spec", "cases", "judging", "adapters", "execution", "generate", "run", "report", "gate", "suite",
-          "minimize", "padconf"]  # the data flow's order, from the bottom; "padconf": the modules directly in it
+          "minimize", "cli", "padconf"]  # the data flow's order, from the bottom; "padconf": the modules directly in it
 FOLDERS = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
 
 
@@ -86,8 +87,7 @@ def test_every_folder_is_one_layer():
     assert len(LAYERS) == len(set(LAYERS))
     assert sorted(set(LAYERS) - {"padconf"}) == FOLDERS  # a new folder takes its place in LAYERS
     assert "specs" not in FOLDERS  # the spec documents: data, not a layer
-    assert {name for name in MODULES if "." not in name and name not in FOLDERS} == {"cli", "pytest_plugin",
-                                                                                     "onnx_model"}
+    assert {name for name in MODULES if "." not in name and name not in FOLDERS} == {"pytest_plugin", "onnx_model"}
 
 
 def test_no_module_imports_from_a_higher_layer():
@@ -107,21 +107,25 @@ def test_a_planted_upward_import_is_found():  # or the test above would pass on 
     planted = MODULES["adapters.openvino"].read_text() + "\nfrom padconf.gate.gate import gate\n"
     assert upward_imports("adapters.openvino", planted) == ["adapters.openvino (adapters) imports gate (gate)",
                                                             "adapters.openvino (adapters) imports gate.gate (gate)"]
-    planted = MODULES["run.runner"].read_text() + "\nfrom padconf import cli\n"  # a module directly in padconf
-    assert upward_imports("run.runner", planted) == ["run.runner (run) imports cli (padconf)"]
+    planted = MODULES["run.runner"].read_text() + "\nfrom padconf import pytest_plugin\n"  # directly in padconf
+    assert upward_imports("run.runner", planted) == ["run.runner (run) imports pytest_plugin (padconf)"]
+    planted = MODULES["run.runner"].read_text() + "\nfrom padconf import cli\n"
+    assert upward_imports("run.runner", planted) == ["run.runner (run) imports cli (cli)"]
     assert "adapters" in imported("adapters.openvino", MODULES["adapters.openvino"].read_text())
-    assert {"report.report", "run.runner"} <= imported("cli", MODULES["cli"].read_text())
+    assert {"report.report", "run.runner"} <= imported("cli.commands", MODULES["cli.commands"].read_text())
 
 
 # The modules that import padconf's own modules inside functions, and why; anywhere else such an
 # import is at module level.
 LOCAL_IMPORTS = {
-    "cli": "each command imports what it runs, at start-up only what the options need",
+    "cli": "main imports the compile cache's setting and the worker pool's closing only when it needs them",
+    "cli.commands": "each command imports what it runs, at start-up only what the options need",
     "gate.pytest_plugin": "pytest imports the plugin in every session: its hooks import what they run",
     "cases.case": "a cycle: cases.onnx_model (Case.control's Identity model) imports cases.case",
-    "gate.gate": "the fixed suite, drawn cases and the runner use Hypothesis: not imported to judge rows",
+    "gate.gate": "the runner uses Hypothesis: not imported to judge rows",
+    "gate.selection": "the fixed suite and drawn cases use Hypothesis: not imported to judge rows",
     "gate.explore": "strategies (Hypothesis): not imported to judge rows",
-    "minimize.minimize": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
+    "minimize.targets": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
 }
 
 
@@ -187,7 +191,7 @@ def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
     """Rendering a report, minimizing or gating on recorded rows reads them through
     padconf.run.results: none of them pulls in what draws and runs cases."""
     for module in ("padconf.report.report", "padconf.report.report_html", "padconf.minimize.minimize",
-                   "padconf.gate.gate"):
+                   "padconf.gate.gate", "padconf.gate.judge", "padconf.gate.junit"):
         code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
                 "print(sorted({'hypothesis', 'padconf.run.runner', 'padconf.cases.strategies'} & set(sys.modules)))")
         out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout

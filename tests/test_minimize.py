@@ -14,11 +14,13 @@ from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
 from padconf.generate.testdata_read import read_case_dir
+from padconf.judging.failure import failure_key
 from padconf.judging.outcome import Outcome
 from padconf.minimize import bundle_check
-from padconf.minimize.minimize import Attempt, Job, Shrunk, failure_key
 from padconf.minimize.repro import write_bundle
+from padconf.minimize.shrink import Attempt, Shrunk
 from padconf.minimize.simplify import fewer_axes, smaller_dims
+from padconf.minimize.targets import Job
 from padconf.run.results import result_row
 from padconf.spec.loader import get_spec, load_specs
 
@@ -408,7 +410,7 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
 
 def test_shrinking_starts_from_a_worked_example_else_from_data_of_rank_one_or_more():
     # from rank 0 shrinking can only stay there, where OpenVINO's own rank-0 bug answers
-    from padconf.minimize.minimize import _starting_rows
+    from padconf.minimize.targets import _starting_rows
 
     def row(case_id, shape, origin="generated"):
         return {"runtime": "rt", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "edge", "dtype": "float",
@@ -490,7 +492,7 @@ def test_two_wrong_outputs_are_alike_when_equal_or_both_hold_values_from_nowhere
     Pad-12) differs from process to process: two such outputs are alike where both hold a value
     that neither the input nor any reading's output holds. Values misplaced are not garbage."""
     from padconf.core.vocabulary import Status
-    from padconf.minimize.minimize import _alike
+    from padconf.minimize.probes import _alike
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1.0, 2.0], np.float32), pads=[0, 1]))
 
     def attempt(values):

@@ -305,12 +305,12 @@ def test_a_drawing_child_killed_is_replaced_and_draws_the_same_cases(monkeypatch
     """A drawing child that dies (killed, out of memory) costs nothing: its version is drawn again
     by a new child (a version's cases depend on its spec and seed only). A request it never read
     was a BrokenPipeError at the end of the drawing, reported as padconf's fault."""
-    from padconf.run import runner
-    from padconf.run.runner import _draw_in_children, draw_spec
+    from padconf.run import drawing
+    from padconf.run.drawing import _draw_in_children, draw_spec
     dies = {"before it reads": "import os; os.kill(os.getpid(), 9)",
             "after it reads": "import os, sys; sys.stdin.readline(); os.kill(os.getpid(), 9)"}[when]
     started = []
-    real = runner.isolated
+    real = drawing.isolated
 
     def first_one_dies(module):
         started.append(module)
@@ -322,8 +322,8 @@ def test_a_drawing_child_killed_is_replaced_and_draws_the_same_cases(monkeypatch
             if len(started) == 1 and when == "before it reads":
                 self.wait()
 
-    monkeypatch.setattr(runner, "isolated", first_one_dies)
-    monkeypatch.setattr(runner.subprocess, "Popen", DeadOnArrival)
+    monkeypatch.setattr(drawing, "isolated", first_one_dies)
+    monkeypatch.setattr(drawing.subprocess, "Popen", DeadOnArrival)
     args = [(None, spec, 4, 0) for spec in ("onnx/Pad-2", "onnx/Pad-19", "openvino/Pad-12")]
     assert _draw_in_children(args, 2) == [draw_spec(a) for a in args]
     assert len(started) == 3  # two children, and one in place of the one that died

@@ -18,8 +18,9 @@ from padconf.core.errors import InternalFault
 from padconf.core.vocabulary import PLACEMENTS
 from padconf.execution.worker_process import Zygote
 from padconf.report.report import MUST_REJECT_MARK, load_run
+from padconf.run.drawing import _draw_in_children, draw_spec
 from padconf.run.results import read_jsonl
-from padconf.run.runner import Run, RunConfig, _draw_in_children, draw_spec
+from padconf.run.runner import Run, RunConfig
 
 FAKE = "tests.fake_adapters:"
 

@@ -19,7 +19,7 @@ import pytest
 from padconf.cases.case import MAX_CASE_BYTES, Case
 from padconf.core.dtypes import MAX_ARRAY_BYTES, ArrayBudget, decode_array
 from padconf.core.errors import CaseError
-from padconf.run.runner import MAX_EXAMPLES
+from padconf.run.config import MAX_EXAMPLES
 
 PADCONF = str(Path(sys.executable).with_name("padconf"))  # the console script users run
 HANG_S = 300  # a command that takes longer hangs: each finishes in seconds

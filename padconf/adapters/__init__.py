@@ -15,8 +15,12 @@ import functools
 import importlib
 import importlib.metadata
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from padconf.adapters.compile_cache import CompileDied
 from padconf.cases.case import Case
@@ -37,6 +41,23 @@ class Refusal:
 
     def outcome(self) -> Outcome:
         return Outcome(error=self.error, not_implemented=self.not_implemented)
+
+
+@dataclass(frozen=True)
+class StandaloneRepro:
+    """How a runtime's short repro in its own API runs a bundle's minimal case
+    (``repro_<runtime>.py``, which padconf.minimize.repro_api writes around it). ``run`` is copied
+    into the script by its source, so it imports nothing of padconf, only the runtime. It is
+    called as ``run(model, inputs, configuration)`` with the one-node ONNX model (an
+    onnx.ModelProto: the fed operands graph inputs of symbolic dims, the others initializers),
+    the fed arrays by name and the runtime's set-up as padconf ran it (Adapter.configuration:
+    {} for its defaults); with ``own_graph``, as ``run(operands, fed, mode, opset,
+    configuration)`` with the operands of the runtime's own Pad (Adapter.own_operands) and the
+    names of those fed, to build the graph in its own API. It returns the output array, or
+    raises the runtime's refusal."""
+    pip: str  # what the script needs besides numpy: `pip install numpy <pip>`
+    run: Callable[..., Any]
+    own_graph: bool = False
 
 
 class Adapter:
@@ -65,6 +86,20 @@ class Adapter:
     # "openvino[threads=1]": option -> the values it takes. A variant is a runtime of its own in
     # every result, report and bundle; the plain name runs the runtime as its users do by default.
     options: dict[str, tuple[str, ...]] = {}
+    # What `padconf minimize` asks of a runtime (a plugin sets them as padconf's own adapters do):
+    # it runs onnx's own shape inference (the operator schemas') on every model it loads, so a
+    # refusal onnx's inference gives too is onnx's schema's
+    schema_checked = False
+    # (runtime, spec id): the runtime's own operation its Pad lowers to, whose bug it may be
+    lowered_to: tuple[str, str] | None = None
+    # how its error texts spell dtypes besides padconf's names (OpenVINO's "f8e5m2"), masked when
+    # two minimized failures are compared (padconf.judging.failure.bug_class)
+    type_names: tuple[str, ...] = ()
+    # its short repro in its own API, which a bundle carries; None: the generic checker only
+    repro: StandaloneRepro | None = None
+    # a whole ONNX model's reference answers: padconf minimize takes the arrays reaching a user's
+    # model's Pad from such a runtime where the one under test cannot tell them
+    evaluates_reference = False
 
     def __init__(self) -> None:
         self._models: dict = {}  # key -> compiled model, or the error text its build gave
@@ -135,6 +170,18 @@ class Adapter:
         return None
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+        raise NotImplementedError
+
+    def bundle_model(self, case: Case, placement: str, where: Path) -> tuple[str | None, dict[str, np.ndarray]] | None:
+        """A bundle's model in the runtime's own format, for a runtime that runs no ONNX: written
+        into ``where``; its file name (None where the runtime refuses to build the graph, which is
+        then the bug itself) and the arrays fed to it by name. None: the bundle holds the ONNX
+        model padconf.cases.onnx_model builds, as for every ONNX runtime."""
+        return None
+
+    def own_operands(self, case: Case) -> dict[str, np.ndarray]:
+        """The operands of the runtime's own Pad for ``case``, by name, in input order: what a
+        StandaloneRepro with ``own_graph`` builds its graph from."""
         raise NotImplementedError
 
     def run_model(self, model: bytes, feeds: dict) -> list:
@@ -235,4 +282,15 @@ def get_adapter(name: str) -> Adapter:
         adapter.configure(settings)
         adapter.name = name
     return adapter
+
+
+def adapter_class(name: str) -> type[Adapter]:
+    """The class whose facts (``package``, ``repro``, ``lowered_to`` ...) describe the runtime
+    ``name`` (a variant's: its adapter's), for padconf's own process, where importing a
+    registered adapter's module imports no runtime. A ``module:Class`` adapter is imported in its
+    worker only: here its facts are the base class's."""
+    if unknown_runtime(name):
+        raise PadconfError(unknown_runtime(name))
+    base = split_variant(name)[0]
+    return _adapter_class(base) if base in registry() else Adapter
 

@@ -1,15 +1,24 @@
 """onnx.reference.ReferenceEvaluator, ONNX's own Python implementation, on the same model."""
 from __future__ import annotations
 
-from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.vocabulary import Placement
 
 
+def standalone_run(model, inputs, configuration):
+    """onnx's reference evaluator on a bundle's one-node model:
+    copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    from onnx.reference import ReferenceEvaluator
+    return ReferenceEvaluator(model).run(None, inputs)[0]
+
+
 class OnnxReferenceAdapter(Adapter):
     name, module = "onnx-reference", "onnx.reference"
     package = "onnx"
+    evaluates_reference = True
+    repro = StandaloneRepro("onnx", standalone_run)
     order_independent = True
     # the evaluator imports its ~200 op modules on first use: in every fresh worker, without this
     preload = (*Adapter.preload, "onnx.reference.ops._op_list")

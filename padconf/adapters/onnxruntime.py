@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.dtypes import dtype_name, onnx_type
@@ -61,9 +61,19 @@ def _new_session(ort, model: bytes):
     return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
 
+def standalone_run(model, inputs, configuration):
+    """onnxruntime's own API on a bundle's one-node model:
+    copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    import onnxruntime as ort
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    return session.run(None, inputs)[0]
+
+
 class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
     package = "onnxruntime"
+    schema_checked = True
+    repro = StandaloneRepro("onnx onnxruntime", standalone_run)
     order_independent = True
 
     def __init__(self):

@@ -1,9 +1,11 @@
 """OpenVINO's own Pad (opset1 / opset12) built with the Python graph API, run on CPU."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, Refusal
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro
 from padconf.adapters.openvino_tensors import (
     OV_CACHE_SIZE,
     OV_OPTIONS,
@@ -101,8 +103,25 @@ def native_model(case: Case, placement: str = Placement.INPUTS, default_pad_valu
     return model
 
 
+def standalone_run(operands, fed, mode, opset, configuration):
+    """OpenVINO's own Pad (opset1 or opset12: data, pads_begin, pads_end[, pad_value]) built in its
+    graph API: copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    import openvino as ov
+    import openvino.opset1
+    import openvino.opset12
+    ops = openvino.opset1 if opset == 1 else openvino.opset12
+    nodes = {name: ops.parameter(ov.PartialShape([-1] * arr.ndim), ov.Type(arr.dtype), name=name) if name in fed
+             else ov.op.Constant(ov.Tensor(arr), shared_memory=False) for name, arr in operands.items()}
+    pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
+    model = ov.Model([pad], [nodes[name] for name in fed])
+    compiled = ov.Core().compile_model(model, "CPU", configuration)  # {}: OpenVINO's defaults
+    return compiled([operands[name] for name in fed])[0]
+
+
 class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
+    type_names = tuple(OV_TYPES.values())
+    repro = StandaloneRepro("openvino", standalone_run, own_graph=True)
     domains = ("openvino",)
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS
@@ -154,3 +173,19 @@ class OpenVinoAdapter(Adapter):
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:
             return self.refusal(exc).outcome()
+
+    def bundle_model(self, case: Case, placement: str, where: Path) -> tuple[str | None, dict[str, np.ndarray]]:
+        """The case's graph as OpenVINO IR (model.xml, model.bin); None for the model where its shape
+        inference refuses constant inputs while the graph is built (the bug itself)."""
+        import openvino as ov
+
+        inputs = {"data": case.data, **(split_pads(case) if placement == Placement.INPUTS else {})}
+        try:
+            ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
+                          compress_to_fp16=False)
+        except RuntimeError:
+            return None, inputs
+        return "model.xml", inputs
+
+    def own_operands(self, case: Case) -> dict[str, np.ndarray]:
+        return {"data": case.data, **split_pads(case)}

@@ -1,7 +1,7 @@
 """The ONNX model padconf.cases.onnx_model builds, read by OpenVINO's ONNX frontend, run on CPU."""
 from __future__ import annotations
 
-from padconf.adapters import Adapter, Outcome, Refusal
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro
 from padconf.adapters.openvino_tensors import (
     OV_CACHE_SIZE,
     OV_OPTIONS,
@@ -22,9 +22,22 @@ from padconf.core.dtypes import dtype_name
 from padconf.core.vocabulary import Placement
 
 
+def standalone_run(model, inputs, configuration):
+    """OpenVINO's ONNX frontend on a bundle's one-node model:
+    copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    import openvino as ov
+    core = ov.Core()
+    read = core.read_model(model.SerializeToString(), b"")
+    compiled = core.compile_model(read, "CPU", configuration)  # {}: OpenVINO's defaults
+    return compiled(list(inputs.values()))[0]
+
+
 class OpenVinoOnnxAdapter(Adapter):
     name, module = "openvino-onnx", "openvino"
     package = "openvino"
+    lowered_to = ("openvino", "openvino/Pad-12")  # its frontend converts ONNX Pad to OpenVINO's Pad-12
+    type_names = tuple(OV_TYPES.values())
+    repro = StandaloneRepro("onnx openvino", standalone_run)
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)

@@ -7,7 +7,7 @@ import os
 import re
 import tempfile
 
-from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, fed_input_names, feeds, model_key
 from padconf.core.vocabulary import Placement
@@ -37,8 +37,22 @@ def _load(model: bytes):
         return tract.onnx().load(f.name).into_model().into_runnable()
 
 
+def standalone_run(model, inputs, configuration):
+    """tract's own API on a bundle's one-node model:
+    copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    import tempfile
+
+    import tract
+    with tempfile.NamedTemporaryFile(suffix=".onnx") as f:  # tract loads models from files only
+        f.write(model.SerializeToString())
+        f.flush()
+        runnable = tract.onnx().load(f.name).into_model().into_runnable()
+    return runnable.run(list(inputs.values()))[0].to_numpy()
+
+
 class TractAdapter(Adapter):
     name = module = package = "tract"
+    repro = StandaloneRepro("onnx tract", standalone_run)
     # tract's ONNX Pad takes pads, constant_value and axes as constants only ("Expect padding to
     # be constant", "Axes must be a constant"): there is no run-time-fed placement to test
     placements = (Placement.INITIALIZERS,)

@@ -2,11 +2,11 @@
 
     python -m pytest --pyargs padconf.suite --padconf-runtime onnxruntime [--padconf-baseline=FILE]
 
-runs the gate's cases (padconf.gate.gate.gate_suite: the same cases for a padconf version)
+runs the gate's cases (padconf.gate.selection.gate_suite: the same cases for a padconf version)
 as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
 of the runtime, every runtime call through a padconf Worker (a crash or a hang is a verdict).
 
-Each test's row is judged as the gate judges it (padconf.gate.gate.judge_rows, then confirm: only a
+Each test's row is judged as the gate judges it (padconf.gate.judge.judge_rows, then confirm: only a
 failure that recurs when its case runs alone in a fresh worker fails; the rest is flaky). A
 failure no baseline entry forgives fails, naming case, verdict and reason; a forgiven one is an
 xfail. A case-id entry marks its tests ``xfail(strict=True, raises=KnownFailure)``: the case
@@ -36,7 +36,7 @@ from padconf.core.vocabulary import Status
 if TYPE_CHECKING:
     from padconf.run.results import ResultRow
 
-SUITE = pytest.StashKey["Suite"]()
+SHARE = pytest.StashKey["Share"]()
 FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
 PARAM = "padconf_case"  # the parameter padconf.suite's test takes
 NEEDS_RUNTIME = "padconf.suite needs --padconf-runtime NAME (a runtime `padconf runtimes` lists, or module:Class)"
@@ -69,13 +69,13 @@ def readable_id(name: str, case) -> str:
     return f"{case.spec}-{case.mode}-{case.dtype}-{label}-{n}" if found and label else f"{case.spec}-{name}"
 
 
-class Suite:
+class Share:
     """One pytest process's share: the options, the parameters, its Worker, what it ran."""
 
     def __init__(self, config: pytest.Config):
         from padconf.execution.worker import DEFAULT_TIMEOUT_S
         from padconf.gate.baseline import load_baseline
-        from padconf.run.runner import RunConfig
+        from padconf.run.config import RunConfig
         from padconf.spec.loader import load_specs
 
         option = config.getoption
@@ -101,7 +101,7 @@ class Suite:
         self.rows: list[ResultRow] = []  # one per test that ran, as the gate's results.jsonl has them
         self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
-        self.judgement: Any = None  # padconf.gate.gate.Judgement of the session, at its end
+        self.judgement: Any = None  # padconf.gate.judge.Judgement of the session, at its end
         self.failed: str | None = None  # why the session fails though no test did
         self._workers: dict[str, Any] = {}  # padconf.execution.worker.Worker, imported when first started
 
@@ -133,7 +133,7 @@ class Suite:
         has; as Run.plan decides, a case whose (spec, dtype) it does not support is skipped.
         ``shipped``: the suite as the xdist controller drew it (JSON), instead of drawing it."""
         from padconf.cases.case import Case
-        from padconf.gate.gate import gate_suite
+        from padconf.gate.selection import gate_suite
         from padconf.run.runner import runtime_scope
 
         if self.params:
@@ -174,7 +174,8 @@ class Suite:
 
     def check(self, param: Param, item: pytest.Item) -> None:
         """Run the case, keep its row, and judge it as the gate does."""
-        from padconf.gate.gate import confirm, judge_rows, problem_lines
+        from padconf.gate.judge import confirm, judge_rows
+        from padconf.gate.junit import problem_lines
         from padconf.judging.outcome import Outcome
         from padconf.judging.verdicts import FAILURES, Verdict
         from padconf.run.results import result_row
@@ -213,7 +214,9 @@ class Suite:
         """The gate's judgement of every row, for the signature entries: a version counts as
         covered only when each of its tests ran (no -k, no deselection, no early stop); an entry
         that forgave nothing there is fixed unless its failure recurs alone (confirm)."""
-        from padconf.gate.gate import Judgement, confirm, gate_suite, judge_rows, problem_lines
+        from padconf.gate.judge import Judgement, confirm, judge_rows
+        from padconf.gate.junit import problem_lines
+        from padconf.gate.selection import gate_suite
 
         ran = Counter(r["spec"] for r in {(r["case_id"], r["placement"]): r for r in self.rows}.values())
         covered = {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
@@ -256,11 +259,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("padconf_runtime", None):
-        config.stash[SUITE] = Suite(config)
+        config.stash[SHARE] = Share(config)
 
 
-def _suite(config: pytest.Config) -> Suite | None:
-    return config.stash.get(SUITE, None)
+def _share(config: pytest.Config) -> Share | None:
+    return config.stash.get(SHARE, None)
 
 
 def _controller(config: pytest.Config) -> bool:
@@ -272,30 +275,30 @@ def _controller(config: pytest.Config) -> bool:
 def pytest_sessionstart(session: pytest.Session) -> None:
     """The xdist controller plans before its workers start: a worker's usage error would be the
     controller's INTERNALERROR, and each worker drawing the suite again would cost its time."""
-    suite = _suite(session.config)
-    if suite is not None and _controller(session.config):
+    share = _share(session.config)
+    if share is not None and _controller(session.config):
         try:
-            suite.plan()
+            share.plan()
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
         finally:
-            suite.close()
+            share.close()
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_configure_node(node) -> None:
     """xdist controller: hand each worker the suite it drew."""
-    suite = _suite(node.config)
-    if suite is not None and suite.named is not None:
-        node.workerinput["padconf_suite"] = json.dumps([(name, case.to_json()) for name, case in suite.named])
+    share = _share(node.config)
+    if share is not None and share.named is not None:
+        node.workerinput["padconf_suite"] = json.dumps([(name, case.to_json()) for name, case in share.named])
 
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection(session: pytest.Session) -> None:
-    suite = _suite(session.config)
-    if suite is not None and not _controller(session.config):
+    share = _share(session.config)
+    if share is not None and not _controller(session.config):
         try:  # here, not in pytest_generate_tests, where an error would be a collection error's traceback
-            suite.plan(getattr(session.config, "workerinput", {}).get("padconf_suite"))
+            share.plan(getattr(session.config, "workerinput", {}).get("padconf_suite"))
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
 
@@ -303,28 +306,28 @@ def pytest_collection(session: pytest.Session) -> None:
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if PARAM not in metafunc.fixturenames:
         return
-    suite = _suite(metafunc.config)
-    if suite is None:  # parametrised all the same, so that collection gets to saying why it cannot run
+    share = _share(metafunc.config)
+    if share is None:  # parametrised all the same, so that collection gets to saying why it cannot run
         metafunc.parametrize(PARAM, [None], ids=["no-runtime"])
         return
-    suite.plan()
-    metafunc.parametrize(PARAM, suite.params)
+    share.plan()
+    metafunc.parametrize(PARAM, share.params)
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     # in an xdist worker a usage error is the controller's INTERNALERROR: there the test fails instead
-    if _suite(config) is None and not hasattr(config, "workerinput") \
+    if _share(config) is None and not hasattr(config, "workerinput") \
             and any(PARAM in getattr(item, "fixturenames", ()) for item in items):
         raise pytest.UsageError(NEEDS_RUNTIME)
 
 
 @pytest.fixture
 def padconf_check(request: pytest.FixtureRequest):
-    """Runs and judges one parameter of padconf.suite."""
-    suite = _suite(request.config)
-    if suite is None:
+    """Runs and judges one parameter of padconf.share."""
+    share = _share(request.config)
+    if share is None:
         pytest.fail(NEEDS_RUNTIME, pytrace=False)
-    return functools.partial(suite.check, item=request.node)
+    return functools.partial(share.check, item=request.node)
 
 
 @pytest.hookimpl(wrapper=True, tryfirst=True)
@@ -339,58 +342,58 @@ def pytest_runtest_makereport(item: pytest.Item, call):
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node, error) -> None:
     """xdist controller: gather what a worker ran and judged."""
-    suite = _suite(node.config)
+    share = _share(node.config)
     out = getattr(node, "workeroutput", {}).get("padconf")
-    if suite is not None and out:
+    if share is not None and out:
         for key in SHARED:
-            getattr(suite, key).extend(out[key])
-        suite.planned = Counter(out["planned"])  # every worker collects the same tests
+            getattr(share, key).extend(out[key])
+        share.planned = Counter(out["planned"])  # every worker collects the same tests
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
-    config, suite = session.config, _suite(session.config)
-    if suite is None:
+    config, share = session.config, _share(session.config)
+    if share is None:
         return
     if hasattr(config, "workerinput"):  # an xdist worker: the controller judges the whole
-        suite.close()
-        output = {"planned": dict(suite.planned), **{k: getattr(suite, k) for k in SHARED}}
+        share.close()
+        output = {"planned": dict(share.planned), **{k: getattr(share, k) for k in SHARED}}
         # as JSON holds it: execnet sends only plain types, and a row's verdict is a Verdict
         config.workeroutput["padconf"] = json.loads(json.dumps(output))  # type: ignore[attr-defined]  # xdist sets it on its workers
         return
     try:
         if config.option.collectonly or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
             return  # a usage error, an interrupt, nothing collected: nothing to judge
-        suite.judge_session()
+        share.judge_session()
     finally:
-        suite.close()
-    if suite.failed and exitstatus == pytest.ExitCode.OK:
+        share.close()
+    if share.failed and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
     """What ``padconf gate`` prints: counts, one line per new failure and fixed entry, the flaky."""
-    suite = _suite(config)
-    if suite is None or (suite.judgement is None and suite.failed is None):
+    share = _share(config)
+    if share is None or (share.judgement is None and share.failed is None):
         return
     write = terminalreporter.write_line
-    terminalreporter.section(f"padconf gate {suite.runtime}")
-    j = suite.judgement
+    terminalreporter.section(f"padconf gate {share.runtime}")
+    j = share.judgement
     if j is not None:
         counts = ", ".join(f"{n} {v}" for v, n in j.counts.most_common())
         write(f"{len(j.rows)} results ({counts}); {len(j.known)} known failures forgiven"
-              + (f" by {suite.baseline}" if suite.baseline else ""))
-    for line in suite.problems:
+              + (f" by {share.baseline}" if share.baseline else ""))
+    for line in share.problems:
         write(line)
-    for line in suite.flaky:
+    for line in share.flaky:
         write(f"flaky (not failing the gate): {line}")
     if j is not None and j.unjudged:
         write(f"{len(j.unjudged)} baseline signature entries not judged: not every test of the versions they "
               "speak of ran (-k, deselection, --padconf-spec, or a stop)")
-    if suite.failed:
-        write(f"FAILED: {suite.failed}", red=True, bold=True)
+    if share.failed:
+        write(f"FAILED: {share.failed}", red=True, bold=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    suite = _suite(config)
-    if suite is not None:
-        suite.close()
+    share = _share(config)
+    if share is not None:
+        share.close()

@@ -117,7 +117,7 @@ def _difference(expected: np.ndarray, got: np.ndarray) -> str:
 
 
 def _wrong_kind(expected: np.ndarray, got: np.ndarray, differ: np.ndarray) -> str:
-    """What kind of wrong the differing values are, part of a failure's class (padconf.judging.signature):
+    """What kind of wrong the differing values are, part of a failure's class (padconf.judging.failure):
     NaN for numbers or the reverse, the right values in the wrong places, or values the
     expected output does not hold at all (garbage, or arithmetic gone wrong)."""
     e, g = expected[differ], got[differ]

@@ -26,6 +26,8 @@ except ImportError:
 HERE = os.path.dirname(os.path.abspath(__file__))
 ABOUT: dict = {}  # repro.json: the case, filled in by main()
 HANG_SECONDS = 120
+# the runtimes this checker runs a model on, each with the module its runner imports
+RUNTIMES = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino", "onnx-reference": "onnx"}
 SUB_BYTE = {"int4": 4, "uint4": 4, "float4_e2m1fn": 4, "int2": 2, "uint2": 2}
 
 
@@ -161,8 +163,7 @@ def child(runtime):
         print(f"expected: an error ({expect['reason']})")
     for label, arr in expected.items():
         print(f"expected{'' if label == 'expected' else ' if ' + label}: " + ("an error" if arr is None else show(arr)))
-    module = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino",
-              "onnx-reference": "onnx"}.get(runtime)
+    module = RUNTIMES.get(runtime)
     if module is None:
         print(f"no standalone runner for {runtime!r}: "
               "pass --runtime onnxruntime, openvino-onnx, openvino or onnx-reference")

@@ -13,8 +13,7 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
-from padconf.adapters import get_adapter, registry, split_variant
-from padconf.adapters.openvino import native_model, split_pads
+from padconf.adapters import adapter_class, get_adapter, registry, split_variant
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
@@ -27,7 +26,6 @@ from padconf.minimize.bundle_title import title
 from padconf.report.report import interpretations, rule_quotes
 from padconf.spec.loader import get_spec, parse_spec_id, rule_text
 
-PACKAGES = {"onnxruntime": "onnxruntime", "openvino-onnx": "openvino", "openvino": "openvino", "onnx-reference": "onnx"}
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
 
 
@@ -98,10 +96,11 @@ def configuration(runtime: str) -> dict[str, object]:
 def _versions(runtime: str, runtime_version: str | None) -> list[str]:
     def of(package):
         return package_version(package) or "not installed"
-    lines = [f"- runtime: {runtime} {runtime_version or of(PACKAGES[runtime])}" if runtime in PACKAGES else
+    package = adapter_class(runtime).package
+    lines = [f"- runtime: {runtime} {runtime_version or of(package)}" if package else
              f"- runtime: {runtime} "
              f"(a padconf adapter class{', version ' + runtime_version if runtime_version else ''})"]
-    lines += [f"- {p}: {of(p)}" for p in ("onnx", "numpy") if p != PACKAGES.get(runtime)]
+    lines += [f"- {p}: {of(p)}" for p in ("onnx", "numpy") if p != package]
     lines += [f"- Python: {platform.python_version()}", f"- OS: {platform.platform()}",
               f"- found and minimized by padconf {of('padconf')}"]
     return lines
@@ -122,19 +121,11 @@ def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tupl
     itself) and the inputs in feed order."""
     data_set = where / "test_data_set_0"
     data_set.mkdir(parents=True)
-    if runtime == "openvino":
-        import openvino as ov
-
-        inputs = {"data": case.data, **(split_pads(case) if placement == "inputs" else {})}
-        model: str | None = "model.xml"
-        try:
-            ov.save_model(native_model(case, placement, default_pad_value=True), str(where / "model.xml"),
-                          compress_to_fp16=False)
-        except RuntimeError:  # its shape inference refuses constant inputs while the graph is built
-            model = None
-    else:
+    own = adapter_class(runtime)().bundle_model(case, placement, where)
+    if own is None:
         (where / "model.onnx").write_bytes(build_model(case, placement).SerializeToString())
-        inputs, model = feeds(case, placement), "model.onnx"
+        own = "model.onnx", feeds(case, placement)
+    model, inputs = own
     if "data" not in inputs:  # folded: the data is in the model too; repro.py still prints it
         (where / "data.npy").write_bytes(npy_bytes(case.data))
     described = []
@@ -234,13 +225,14 @@ def _allowed(case: Case) -> str:
 
 def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | None:
     """repro_<runtime>.py for ``case``, or None where the runtime has no short one here
-    (padconf.minimize.repro_api.RUNNERS) or numpy's own dtypes cannot carry the data (bfloat16, float8,
-    int4 ..., strings: the generic checker handles those)."""
-    if runtime not in repro_api.RUNNERS or case.data.dtype.isbuiltin != 1:
+    (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot carry the data
+    (bfloat16, float8, int4 ..., strings: the generic checker handles those)."""
+    adapter = adapter_class(runtime)()
+    if adapter.repro is None or case.data.dtype.isbuiltin != 1:
         return None
     domain, version = parse_spec_id(case.spec)
-    if runtime == "openvino":
-        operands = {"data": case.data, **split_pads(case)}
+    if adapter.repro.own_graph:
+        operands = adapter.own_operands(case)
     else:
         if version <= 2 and not case.pads:  # an empty INTS attribute has no type helper.make_node can infer
             return None
@@ -250,7 +242,7 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
               for name, arr in operands.items()]
     arrays.append(f"expected = {_allowed(case)}  # what the specification allows (None: an error)")
     args = ["{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"]
-    if runtime == "openvino":
+    if adapter.repro.own_graph:
         args += [f"fed={fed!r}", f"mode={case.mode!r}", f"opset={version}"]
     else:
         if version <= 2:
@@ -267,10 +259,9 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
         attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
         args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
                  f"ir={ir_version(version, case.dtype)}"]
-    if runtime in ("openvino", "openvino-onnx"):  # compiled as padconf compiled it
-        args.append(f"properties={configuration(runtime)!r}")
+    args.append(f"configuration={configuration(runtime)!r}")  # set up as padconf ran it
     args.append("expected=expected")
-    return repro_api.script(runtime, heading, arrays, args)
+    return repro_api.script(adapter.repro, runtime, heading, arrays, args)
 
 
 # ---------------------------------------------------------------- REPORT.md
@@ -432,20 +423,22 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
     if row.get("error"):
         lines += ["The runtime's error:", "", "```", row["error"].strip(), "```", ""]
     needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
+    adapter = adapter_class(runtime)
     lines += ["## Reproduce", ""]
-    if api is not None:
+    if api is not None and adapter.repro is not None:
         lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
-                  f"`pip install numpy {repro_api.PIP[runtime]}`; exit 1 while the bug shows):", "",
+                  f"`pip install numpy {adapter.repro.pip}`; exit 1 while the bug shows):", "",
                   "```python", api.rstrip(), "```", ""]
         lines += ["The generic checker:", ""] if model else []
     else:
         lines += [f"No short repro in {runtime}'s own API here "
-                  + ("(its data needs numpy's ml_dtypes or strings): " if runtime in repro_api.RUNNERS else
-                     f"(padconf writes one for {', '.join(repro_api.RUNNERS)} only): ")
+                  + ("(its data needs numpy's ml_dtypes or strings): " if adapter.repro else
+                     "(its adapter supplies none): ")
                   + "the generic checker only.", ""]
     if model:  # else there is no model file for the generic checker to run
-        lines += [f"Standalone: the files next to this report and `pip install numpy {PACKAGES[runtime]}{needs}` only."
-                  if runtime in PACKAGES else f"{runtime} is a padconf adapter class, which repro.py cannot import: "
+        lines += [f"Standalone: the files next to this report and `pip install numpy {adapter.package}{needs}` only."
+                  if runtime in bundle_check.RUNTIMES else
+                  f"{runtime} is a padconf adapter class, which repro.py cannot import: "
                   "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
                   "runs the model on a runtime instead.", "",
                   "```",

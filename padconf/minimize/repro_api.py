@@ -1,19 +1,19 @@
 """The short repro in a runtime's own API that a bundle carries beside its generic checker
-(padconf.minimize.bundle_check): one function per runtime here, copied with the helpers it calls into
-``repro_<runtime>.py`` and called there on the minimal case, written out as literals (or loaded
-from the bundle's .npy files when large). It builds the one-node model the runtime's own way,
-runs it, prints expected and actual and exits 1 while the bug shows, 0 once fixed.
+(padconf.minimize.bundle_check): ``repro_<runtime>.py``, the adapter's StandaloneRepro.run
+(padconf.adapters: each runtime supplies its own) copied with the helpers below that call it, and
+called there on the minimal case, written out as literals (or loaded from the bundle's .npy
+files when large). It builds the one-node model (ONNX here, or the runtime's own graph in
+``run``), runs it, prints expected and actual and exits 1 while the bug shows, 0 once fixed.
 
 The functions import nothing from padconf (the script runs where only numpy and the runtime are
 installed): ``same`` comes from bundle_check, the one standalone copy of padconf's bit equality.
-Only padconf's adapters with a short public API have one (IREE and TVM need a compile step
-and a tensor conversion each: their bundles keep the generic checker only)."""
+Only adapters with a short public API have one (IREE and TVM need a compile step and a tensor
+conversion each: their bundles keep the generic checker only)."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
-from typing import Any
 
+from padconf.adapters import StandaloneRepro
 from padconf.minimize.bundle_check import same
 
 PREAMBLE = '''"""{title}
@@ -60,80 +60,25 @@ def onnx_model(operands, inputs, fed, attributes, opset, ir):
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
 
 
-def onnxruntime(operands, inputs, fed, attributes, opset, ir, expected):
-    def run():
-        import onnxruntime as ort
-        model = onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString()
-        session = ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-        return session.run(None, {name: operands[name] for name in fed})[0]
-    return check(expected, run)
+def from_onnx(run, operands, inputs, fed, attributes, opset, ir, configuration, expected):
+    """``run`` (the runtime's, set up as ``configuration`` says) on the one-node ONNX model and the
+    ``fed`` operands."""
+    return check(expected, lambda: run(onnx_model(operands, inputs, fed, attributes, opset, ir),
+                                       {name: operands[name] for name in fed}, configuration))
 
 
-def openvino_onnx(operands, inputs, fed, attributes, opset, ir, properties, expected):
-    def run():
-        import openvino as ov
-        core = ov.Core()
-        model = core.read_model(onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString(), b"")
-        compiled = core.compile_model(model, "CPU", properties)  # {}: OpenVINO's defaults
-        return compiled([operands[name] for name in fed])[0]
-    return check(expected, run)
+def from_operands(run, operands, fed, mode, opset, configuration, expected):
+    """``run`` (the runtime's, set up as ``configuration`` says) building its own Pad's graph from
+    ``operands``."""
+    return check(expected, lambda: run(operands, fed, mode, opset, configuration))
 
 
-def onnx_reference(operands, inputs, fed, attributes, opset, ir, expected):
-    def run():
-        from onnx.reference import ReferenceEvaluator
-        model = onnx_model(operands, inputs, fed, attributes, opset, ir)
-        return ReferenceEvaluator(model).run(None, {name: operands[name] for name in fed})[0]
-    return check(expected, run)
-
-
-def tract(operands, inputs, fed, attributes, opset, ir, expected):
-    def run():
-        import tempfile
-
-        import tract
-        with tempfile.NamedTemporaryFile(suffix=".onnx") as f:  # tract loads models from files only
-            f.write(onnx_model(operands, inputs, fed, attributes, opset, ir).SerializeToString())
-            f.flush()
-            runnable = tract.onnx().load(f.name).into_model().into_runnable()
-        return runnable.run([operands[name] for name in fed])[0].to_numpy()
-    return check(expected, run)
-
-
-def openvino(operands, fed, mode, opset, properties, expected):
-    """OpenVINO's own Pad (opset1 or opset12): data, pads_begin, pads_end[, pad_value]."""
-    def run():
-        import openvino as ov
-        import openvino.opset1
-        import openvino.opset12
-        ops = openvino.opset1 if opset == 1 else openvino.opset12
-        nodes = {name: ops.parameter(ov.PartialShape([-1] * arr.ndim), ov.Type(arr.dtype), name=name) if name in fed
-                 else ov.op.Constant(ov.Tensor(arr), shared_memory=False) for name, arr in operands.items()}
-        pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
-        model = ov.Model([pad], [nodes[name] for name in fed])
-        core = ov.Core()
-        compiled = core.compile_model(model, "CPU", properties)  # {}: OpenVINO's defaults
-        return compiled([operands[name] for name in fed])[0]
-    return check(expected, run)
-
-
-# runtime -> (its function, the helpers it calls, in the order the script defines them)
-PIP = {"onnxruntime": "onnx onnxruntime", "openvino-onnx": "onnx openvino", "openvino": "openvino",
-       "onnx-reference": "onnx", "tract": "onnx tract"}  # what each runner needs besides numpy
-Runner = Callable[..., Any]
-RUNNERS: dict[str, tuple[Runner, tuple[Runner, ...]]] = {
-    "onnxruntime": (onnxruntime, (same, check, onnx_model)),
-    "openvino-onnx": (openvino_onnx, (same, check, onnx_model)),
-    "onnx-reference": (onnx_reference, (same, check, onnx_model)),
-    "tract": (tract, (same, check, onnx_model)),
-    "openvino": (openvino, (same, check))}
-
-
-def script(runtime: str, title: str, arrays: list[str], arguments: list[str]) -> str:
+def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], arguments: list[str]) -> str:
     """The standalone script: ``arrays``, lines assigning the case's arrays (``expected`` among
-    them), and ``arguments``, the runner's arguments as source text."""
-    function, helpers = RUNNERS[runtime]
-    sources = [inspect.getsource(f).rstrip() for f in (*helpers, function)]
-    call = f"sys.exit({function.__name__}(\n    " + ",\n    ".join(arguments) + "))"
+    them), and ``arguments``, the glue's arguments after ``run`` as source text (from_onnx's, or
+    from_operands' where ``repro.own_graph``)."""
+    glue, helpers = (from_operands, (same, check)) if repro.own_graph else (from_onnx, (same, check, onnx_model))
+    sources = [inspect.getsource(f).rstrip() for f in (*helpers, repro.run, glue)]
+    call = f"sys.exit({glue.__name__}(\n    " + ",\n    ".join([repro.run.__name__, *arguments]) + "))"
     preamble = PREAMBLE.format(title=title.replace('"""', "'''"), runtime=runtime).rstrip()
     return "\n\n\n".join([preamble, *sources, "\n".join(arrays) + "\n" + call]) + "\n"

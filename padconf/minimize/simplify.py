@@ -62,7 +62,7 @@ def fewer_dims(case: Case):
 
 
 def rank_one(case: Case) -> Case | None:
-    """A rank-0 case's twin of rank 1: its one element as shape [1], padded by nothing on the
+    """A rank-0 case as rank 1: its one element as shape [1], padded by nothing on the
     new axis (with axes, the same pads on the same axes); None where the rank-0 pads are not
     empty (the wrong length for rank 0, a rule of their own) or the case is not rank 0."""
     if case.data.ndim or (case.axes is None and list(case.pads)):

@@ -21,7 +21,7 @@ from padconf.core import escape
 from padconf.core.dtypes import decode_array
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.untrusted import json_value, read_text
-from padconf.judging.signature import failure_class, failure_signature
+from padconf.judging.failure import failure_class, failure_signature
 from padconf.judging.triage import PAD_BUGS, triage
 from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
 from padconf.run.results import (
@@ -38,17 +38,18 @@ from padconf.run.results import (
 from padconf.spec.loader import Spec, get_spec, rule_text, spec_sort_key
 
 
-def _cell_order(key: tuple[str, str, str]) -> tuple:
+def _square_order(key: tuple[str, str, str]) -> tuple:
     """(runtime, spec, mode) with the spec version as a number: Pad-2 before Pad-11."""
     return key[0], spec_sort_key(key[1]), key[2]
 
 
 def matrix(rows: list[ResultRow]) -> dict[tuple[str, str, str], Counter]:
-    """(runtime, spec, mode) -> results per verdict; a result is one case in one placement."""
-    cells: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
+    """The matrix's squares: (runtime, spec, mode) -> results per verdict; a result is one case
+    in one placement."""
+    squares: dict[tuple[str, str, str], Counter] = defaultdict(Counter)
     for row in rows:
-        cells[(row["runtime"], row["spec"], row["mode"])][row["verdict"]] += 1
-    return dict(sorted(cells.items(), key=lambda item: _cell_order(item[0])))
+        squares[(row["runtime"], row["spec"], row["mode"])][row["verdict"]] += 1
+    return dict(sorted(squares.items(), key=lambda item: _square_order(item[0])))
 
 
 MUST_REJECT_MARK = "†"
@@ -218,7 +219,7 @@ def matrix_table(rows: list[ResultRow]) -> Table:
         t.add_column(v, justify="right", no_wrap=True)
     for (runtime, spec, mode), counts in matrix(rows).items():
         t.add_row(*map(escape.terminal, (runtime, spec, mode_label(spec, mode, marked))),
-                  *[_cell(v, counts[v]) for v in used])
+                  *[_count_markup(v, counts[v]) for v in used])
     return t
 
 
@@ -262,7 +263,7 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
     return out + ["\n".join(map(escape.plain, lines))]
 
 
-def _cell(verdict: str, n: int) -> str:
+def _count_markup(verdict: str, n: int) -> str:
     if not n:
         return ""
     colour = "green" if verdict == Verdict.PASS else "yellow" if verdict == Verdict.AMBIGUOUS else "red"
@@ -394,13 +395,13 @@ def used_verdicts(rows: list[ResultRow]) -> list[str]:
     return [v for v in VERDICTS if v in used]
 
 
-def cell_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:
-    """(runtime, spec, mode) -> that matrix cell's distinct failures and interpretation picks."""
-    by_cell: dict[tuple, list[ResultRow]] = defaultdict(list)
+def square_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:
+    """(runtime, spec, mode) -> that matrix square's distinct failures and interpretation picks."""
+    by_square: dict[tuple, list[ResultRow]] = defaultdict(list)
     for row in rows:
-        by_cell[(row["runtime"], row["spec"], row["mode"])].append(row)
-    return {key: {"failures": failures(cell), "picks": interpretations(cell)}
-            for key, cell in sorted(by_cell.items(), key=lambda item: _cell_order(item[0]))}
+        by_square[(row["runtime"], row["spec"], row["mode"])].append(row)
+    return {key: {"failures": failures(square), "picks": interpretations(square)}
+            for key, square in sorted(by_square.items(), key=lambda item: _square_order(item[0]))}
 
 
 def _spec(spec_id: str, specs_dir) -> Spec | None:

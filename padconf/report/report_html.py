@@ -1,5 +1,5 @@
 """A run's report as one self-contained HTML page (inline CSS and JS, nothing fetched): the
-conformance matrix, whose cells open their distinct failures with the arrays, error text and
+conformance matrix, whose squares open their distinct failures with the arrays, error text and
 spec rule; the interpretations runtimes picked where the spec is silent; the edge-class
 coverage. Rendering only: what is shown is computed by padconf.report.report."""
 from __future__ import annotations
@@ -17,7 +17,6 @@ from padconf.report.report import (
     RunData,
     _example,
     ambiguity_texts,
-    cell_findings,
     configuration_dependent,
     edge_class_counts,
     evidence,
@@ -27,6 +26,7 @@ from padconf.report.report import (
     mode_label,
     must_reject_only,
     placement_dependent,
+    square_findings,
     totals,
     triage_text,
     used_verdicts,
@@ -65,7 +65,8 @@ blockquote{margin:4px 0;padding:2px 8px;border-left:4px solid #1c7ed6;background
 td.zero{background:#fff0f0;color:#c92a2a}
 """
 
-# Opens the cell named by the URL fragment (#cell=KEY): a click on a cell sets it, and a link
+# Opens the square named by the URL fragment (#cell=KEY: the page's markup calls a square's <td>
+# "cell"): a click on a square sets it, and a link
 # to the page can open one.
 JS = """
 function openCell(){
@@ -87,8 +88,8 @@ def render(run: RunData) -> str:
     rows = run.rows
     used = used_verdicts(rows)
     runtimes = list(totals(rows))
-    findings = cell_findings(rows)
-    keys = _cell_keys(findings)
+    findings = square_findings(rows)
+    keys = _square_keys(findings)
     distinct = failures(rows)
     body = [
         f"<h1>padconf report</h1><p class=meta>{escape(str(run.dir))}: {len(rows)} results over "
@@ -99,9 +100,9 @@ def render(run: RunData) -> str:
         _totals_table(rows, used),
         "<div class=main><section id=matrix><h2>Conformance matrix</h2>"
         "<p class=meta>results per verdict (each case once per placement) for each runtime, spec version and mode; "
-        "a cell with failures or ambiguities opens them</p>" + _matrix_table(rows, runtimes, findings, keys)
+        "a square with failures or ambiguities opens them</p>" + _matrix_table(rows, runtimes, findings, keys)
         + (f"<p class=meta>{escape(MUST_REJECT_NOTE)}</p>" if must_reject_only(rows) else "") + "</section>",
-        "<section id=panels><h2>Cell details</h2><p id=panel-hint class=meta>Click a coloured cell of the "
+        "<section id=panels><h2>Square details</h2><p id=panel-hint class=meta>Click a coloured square of the "
         "matrix to see its distinct failures.</p>"
         + "".join(_panel(run, key, found, keys[key]) for key, found in findings.items() if _opens(found))
         + "</section></div>",
@@ -118,15 +119,15 @@ def _opens(found: dict) -> bool:
     return bool(found["failures"] or found["picks"])
 
 
-def _cell_keys(findings) -> dict:
+def _square_keys(findings) -> dict:
     """(runtime, spec, mode) -> a unique fragment-safe key such as onnxruntime--onnx-Pad-19--constant."""
     keys, seen = {}, set()
-    for cell in findings:
-        key = "--".join(re.sub(r"[^A-Za-z0-9_.]+", "-", part) for part in cell)
+    for square in findings:
+        key = "--".join(re.sub(r"[^A-Za-z0-9_.]+", "-", part) for part in square)
         while key in seen:
             key += "_"
         seen.add(key)
-        keys[cell] = key
+        keys[square] = key
     return keys
 
 
@@ -146,16 +147,16 @@ def _totals_table(rows, used) -> str:
 
 
 def _matrix_table(rows, runtimes, findings, keys) -> str:
-    cells = matrix(rows)
+    squares = matrix(rows)
     used = used_verdicts(rows)
     marked = must_reject_only(rows)
-    lines = sorted({(spec, mode) for _, spec, mode in cells}, key=lambda sm: (spec_sort_key(sm[0]), sm[1]))
+    lines = sorted({(spec, mode) for _, spec, mode in squares}, key=lambda sm: (spec_sort_key(sm[0]), sm[1]))
     out = ["<table id=conformance><tr><th>spec</th><th>mode</th>"
            + "".join(f"<th>{escape(rt)}</th>" for rt in runtimes) + "</tr>"]
     for spec, mode in lines:
         out.append(f"<tr><th>{escape(spec)}</th><td>{escape(mode_label(spec, mode, marked))}</td>")
         for rt in runtimes:
-            counts = cells.get((rt, spec, mode))
+            counts = squares.get((rt, spec, mode))
             if counts is None:
                 out.append("<td class=none>–</td>")
                 continue
@@ -170,8 +171,8 @@ def _matrix_table(rows, runtimes, findings, keys) -> str:
     return "".join(out) + "</table>"
 
 
-def _panel(run: RunData, cell, found, key) -> str:
-    runtime, spec, mode = cell
+def _panel(run: RunData, square, found, key) -> str:
+    runtime, spec, mode = square
     n_fail = sum(g["count"] for g in found["failures"])
     out = [f"<div class=panel id='panel-{key}' data-cell='{key}'><h3>{escape(runtime)} · {escape(spec)} · "
            f"{escape(mode)}</h3><p class=meta>" + (f"{n_fail} failing results in {len(found['failures'])} distinct "
@@ -284,7 +285,7 @@ def _ambiguity_table(rows, runtimes, specs_dir) -> str:
 def _edge_table(cases_rows) -> str:
     counts = edge_class_counts(cases_rows)
     specs = sorted({c["spec"] for c in cases_rows}, key=spec_sort_key)
-    out = ["<h2>Edge classes drawn (cases per spec version)</h2><p class=meta>a shaded cell: no case of that "
+    out = ["<h2>Edge classes drawn (cases per spec version)</h2><p class=meta>shaded: no case of that "
            "class for that version</p><table id=edge-classes><tr><th>edge class</th>"
            + "".join(f"<th>{escape(s)}</th>" for s in specs) + "</tr>"]
     for tag, per_spec in counts.items():

@@ -1,4 +1,4 @@
-"""The child side of drawing spec versions side by side (``padconf.run.runner.build_cases``).
+"""The child side of drawing spec versions side by side (``padconf.run.drawing.build_cases``).
 
 Started as ``python -I`` (``padconf.execution.worker_process.isolated``), so it imports nothing from the
 working directory and needs no fork of padconf (whose progress thread may hold a lock). Reads
@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from padconf.run.runner import draw_spec
+from padconf.run.drawing import draw_spec
 
 
 def main() -> None:

@@ -22,8 +22,8 @@ from padconf.cases.case import Case
 from padconf.core.dtypes import dtype_name, encode_array
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
+from padconf.judging.failure import distinct_failure
 from padconf.judging.outcome import Outcome
-from padconf.judging.signature import distinct_failure
 from padconf.judging.verdicts import FAILURES, Ruling, Verdict, confirm_refusal, judge
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
@@ -44,7 +44,7 @@ _JSON_NAMES = {dict: "an object", list: "an array", str: "text", int: "a number"
 
 
 class _ControlFields(TypedDict):
-    failure: list  # signature.distinct_failure of the failure it controls
+    failure: list  # failure.distinct_failure of the failure it controls
     verdict: str  # a Verdict
     fails_too: bool  # verdicts.control_fails
     detail: str | None

@@ -11,45 +11,30 @@ end by padconf.report.report.
 from __future__ import annotations
 
 import concurrent.futures
-import contextlib
 import itertools
 import json
-import math
 import os
-import reprlib
 import resource
-import subprocess
-import tempfile
 import threading
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, fields
 from pathlib import Path
 from typing import cast
 
-from padconf.adapters import default_runtimes, registry, unknown_runtime
+from padconf.adapters import registry
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.cases.classify import repaired_twin
-from padconf.cases.examples import example_cases
-from padconf.cases.strategies import PROFILES, draw_cases
 from padconf.core.dtypes import ArrayBudget
-from padconf.core.errors import CaseError, InternalFault, PadconfError, phase
+from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement, Status
-from padconf.execution.worker import (
-    DEFAULT_COMPILE_TIMEOUT_S,
-    DEFAULT_MEMORY_MB,
-    DEFAULT_TIMEOUT_S,
-    MAX_MEMORY_MB,
-    MAX_TIMEOUT_S,
-    Worker,
-    WorkerClosed,
-)
-from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
-from padconf.generate.testdata_read import read_cases
+from padconf.execution.worker import Worker, WorkerClosed
+from padconf.judging.failure import distinct_failure
 from padconf.judging.outcome import Outcome
-from padconf.judging.signature import distinct_failure
 from padconf.judging.verdicts import FAILURES, Verdict, control_record, judge
+from padconf.run.config import RunConfig
+from padconf.run.drawing import build_cases
 from padconf.run.results import (
     CONTROLS,
     MAX_RUN_JSON_BYTES,
@@ -71,83 +56,6 @@ from padconf.run.results import (
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
-MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
-# Upper bounds of RunConfig's values, which the command line and run.json (a file anyone may have
-# written) share, RunConfig checking both: max_examples is cases drawn per spec version (the
-# thorough profile's 2,500 four times over; 10**9 in a planted run.json drew for ever on --resume),
-# a seed fits in 64 bits.
-MAX_EXAMPLES = 10_000
-MAX_SEED = (1 << 63) - 1
-MAX_NAMES = 1024  # entries of runtimes, specs and cases_dir: each costs a lookup, a worker or a walk
-MAX_NAME_CHARS = 4096  # each of those entries, and specs_dir (PATH_MAX)
-
-
-def address_space_mb() -> float:
-    """The hard address-space limit workers inherit (``ulimit -v``), in MB; inf when none."""
-    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-    return math.inf if hard == resource.RLIM_INFINITY else hard // 2**20
-
-
-@dataclass
-class RunConfig:
-    runtimes: list[str] = field(default_factory=default_runtimes)
-    specs: list[str] | None = None
-    specs_dir: str | None = None  # None: the spec files shipped with padconf
-    profile: str = "default"
-    max_examples: int | None = None  # generated cases per spec; None: the profile's
-    seed: int = 0
-    memory_mb: int = DEFAULT_MEMORY_MB
-    timeout: float = DEFAULT_TIMEOUT_S
-    compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
-    cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
-
-    def __post_init__(self):
-        for name in ("runtimes", "specs", "cases_dir"):  # first: the checks below take each entry in turn
-            value = getattr(self, name)
-            if isinstance(value, list) and (len(value) > MAX_NAMES or any(
-                    isinstance(v, str) and len(v) > MAX_NAME_CHARS for v in value)):
-                raise PadconfError(f"{name} must have at most {MAX_NAMES} entries of at most {MAX_NAME_CHARS} "
-                                   f"characters, got {reprlib.repr(value)}")
-        problems = []
-        if not self.runtimes or not all(isinstance(r, str) and r for r in self.runtimes):
-            problems.append(f"runtimes must name at least one runtime, got {reprlib.repr(self.runtimes)}")
-        else:
-            problems += [unknown_runtime(r) for r in self.runtimes if unknown_runtime(r)]
-        if self.profile not in PROFILES:
-            problems.append(f"profile {reprlib.repr(self.profile)} is not one of {', '.join(PROFILES)}")
-        if isinstance(self.runtimes, list) and len(set(map(repr, self.runtimes))) < len(self.runtimes):
-            problems.append(f"runtimes must not name one twice, got {reprlib.repr(self.runtimes)}")
-        if self.max_examples is not None and (type(self.max_examples) is not int
-                                              or not 0 <= self.max_examples <= MAX_EXAMPLES):
-            problems.append(f"max_examples must be a whole number >= 0 and <= {MAX_EXAMPLES}, "
-                            f"got {reprlib.repr(self.max_examples)}")
-        for name in ("timeout", "compile_timeout"):
-            value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
-                problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, "
-                                f"got {reprlib.repr(value)}")
-        for name in ("specs", "cases_dir"):
-            value = getattr(self, name)
-            if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
-                problems.append(f"{name} must be a list of text or null, got {reprlib.repr(value)}")
-        if self.specs_dir is not None and not (isinstance(self.specs_dir, str)
-                                               and len(self.specs_dir) <= MAX_NAME_CHARS):
-            problems.append(f"specs_dir must be text of at most {MAX_NAME_CHARS} characters or null, "
-                            f"got {reprlib.repr(self.specs_dir)}")
-        if type(self.seed) is not int or not -MAX_SEED - 1 <= self.seed <= MAX_SEED:
-            problems.append(f"seed must be a whole number of 64 bits (-2**63 to 2**63 - 1), "
-                            f"got {reprlib.repr(self.seed)}")
-        if type(self.memory_mb) is not int or not 64 <= self.memory_mb <= MAX_MEMORY_MB:
-            problems.append(f"memory_mb must be a whole number >= 64 and <= {MAX_MEMORY_MB}, "
-                            f"got {reprlib.repr(self.memory_mb)}")
-        elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
-            problems.append(f"memory_mb {self.memory_mb} is above this process's address-space limit "
-                            f"(ulimit -v: {address_space_mb()} MB)")
-        if problems:
-            raise PadconfError(problems[0])
-
-    def cases_per_spec(self) -> int:
-        return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
 
 
 def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
@@ -164,90 +72,6 @@ def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
             raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
         cases.append(case)
     return cases
-
-
-def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
-    """The spec examples, then generated cases, for every selected spec version, as cases.jsonl
-    lines; the versions are drawn ``jobs`` at a time in separate processes (each draw depends
-    only on its spec and the seed, so the cases are the same however many). Or the cases of
-    ``config.cases_dir``, classified by the reference."""
-    specs = load_specs(config.specs_dir, config.specs)
-    if config.cases_dir is not None:
-        selected = [s.id for s in specs]
-        cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
-        if not cases:
-            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(selected)})")
-        return [json.dumps(c.to_json()) for c in cases]
-    args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
-    # Below 40 cases a spec, starting processes costs more than it saves.
-    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40:
-        drawn = _draw_in_children(args, min(jobs, len(specs)))
-    else:
-        drawn = [draw_spec(a) for a in args]
-    return [line for lines in drawn for line in lines]
-
-
-def draw_spec(args) -> list[str]:
-    specs_dir, spec_id, n, seed = args
-    spec = get_spec(spec_id, specs_dir)
-    return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
-
-
-def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
-    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.run.draw_child), each
-    child taking the next version as it finishes one (versions differ in cost: in fixed shares,
-    one child would draw alone at the end); in the order of ``args``."""
-    drawn: list[list[str]] = [[] for _ in args]
-    todo, lock = iter(range(len(args))), threading.Lock()
-    again: list[int] = []  # versions whose child died drawing them
-    why: list[str] = []  # how each child that died ended
-
-    def child_draws() -> None:
-        for _ in range(MAX_DRAW_CHILD_DEATHS + 1):
-            if drawn_in_a_child():
-                return
-        raise InternalFault(f"drawing cases: {MAX_DRAW_CHILD_DEATHS + 1} child processes died in turn ({why[-1]})")
-
-    def drawn_in_a_child() -> bool:
-        """Whether one child drew every version it took; a version it died on goes back."""
-        # stderr to a file, not a pipe: a child that says much cannot block on it
-        with tempfile.TemporaryFile() as err, subprocess.Popen(isolated("padconf.run.draw_child"),
-                                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                               stderr=err) as child:
-            assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
-            i = None
-            try:
-                while (i := next_version()) is not None:
-                    child.stdin.write(json.dumps(args[i]).encode() + b"\n")
-                    child.stdin.flush()
-                    line = child.stdout.readline()
-                    if not line:  # it died: its exit status and last words say why
-                        break
-                    drawn[i] = json.loads(line)
-                else:  # every version it took is drawn
-                    child.stdin.close()
-                    if child.wait() == 0:
-                        return True
-            except OSError:  # it stopped reading: as above
-                pass
-            child.kill()
-            with contextlib.suppress(OSError):  # a request it did not read: closing flushes it into a dead pipe
-                child.stdin.close()
-            child.wait()
-            why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
-            if i is not None:
-                with lock:
-                    again.append(i)
-            return False
-
-    def next_version() -> int | None:
-        with lock:
-            return again.pop() if again else next(todo, None)
-
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for done in [pool.submit(child_draws) for _ in range(jobs)]:
-            done.result()
-    return drawn
 
 
 def runtime_scope(cases: list[Case], pairs: list[tuple[str, str]], about: dict) -> list[tuple[Case, str | None]]:
@@ -560,7 +384,7 @@ class Run:
         return len(lines)
 
     def _run_controls(self) -> None:
-        """A control for every distinct failure (signature.distinct_failure): its first case's data
+        """A control for every distinct failure (failure.distinct_failure): its first case's data
         through an Identity model on the same runtime and placement (and its empty pads or axes,
         where they are baked in: verdicts.control_record), each alone in a fresh worker, written
         to controls.jsonl (results.jsonl's rows stay as they were written);

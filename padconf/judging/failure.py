@@ -1,4 +1,10 @@
-"""What makes two failures the same: the runtime's error text (or, for a mismatch, the kind of
+"""What makes two failures the same, at each grain padconf asks it, owned here alone: a
+result's failure class (failure_class; a baseline entry's pattern, failure_pattern), a run's
+distinct failure (distinct_failure, failure_signature: with its triage class), what a result
+was (result_outcome: a baseline's runs told apart), what must hold while shrinking
+(failure_key) and the error class two minimized bugs are merged by (bug_class).
+
+The class: the runtime's error text (or, for a mismatch, the kind of
 difference) with its particulars blanked: paths, bracketed shapes and lists, numbers. What tells
 failures apart stays: an op's version (``Pad(19)``), a dtype (``float16``, ``tensor(int8)``), a
 signal (``SIGKILL``; SIGSEGV and SIGABRT are one), a mismatch's kind of wrong value. One tokenisation, two renderings: a
@@ -7,12 +13,14 @@ which matches every text of that class."""
 from __future__ import annotations
 
 import functools
+import json
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
+from padconf.core.dtypes import ALL_DTYPES
 from padconf.judging.triage import Triage, triage
-from padconf.judging.verdicts import Verdict
+from padconf.judging.verdicts import FAILURES, Verdict
 
 # A bracketed group is a particular when it holds numbers and no word (a shape, a list), not
 # when it follows a word ("Pad(19)": an op's version) or holds one ("tensor(float16)").
@@ -87,3 +95,47 @@ def failure_pattern(row: Mapping[str, Any], kind: bool = True) -> str:
     if not kind and row["verdict"] == Verdict.MISMATCH:
         text = text.split(" (")[0]
     return "^" + _render(text, _PATTERN, escape)
+
+
+def result_outcome(row: Mapping[str, Any]) -> tuple[str, str | None, str]:
+    """What a result was, as a baseline's runs tell results apart: its verdict and failure
+    pattern, and its output (garbage read from memory never written differs from run to run)."""
+    return (row["verdict"], failure_pattern(row) if row["verdict"] in FAILURES else None,
+            json.dumps(row.get("output"), sort_keys=True))
+
+
+def failure_key(row: Mapping[str, Any]) -> tuple:
+    """What must stay the same while shrinking (padconf.minimize.shrink): the verdict, the
+    failure class, the case's kind and its reason (the rule or ambiguity) with numbers masked."""
+    reason = row.get("reason")
+    masked = None if reason is None else failure_class({"verdict": "", "error": reason})
+    return row["verdict"], failure_class(row), row["kind"], masked
+
+
+_C_TYPES = r"(unsigned |signed )?(char|short|int|long|long long|float|double)"  # C++ template arguments
+_GROUP = re.compile(r"[\[({][^\[\](){}]*[\])}]")
+
+
+@functools.cache
+def _type_words(type_names: frozenset[str]) -> re.Pattern:
+    return re.compile(r"\b(" + "|".join(sorted({*ALL_DTYPES, *type_names}, key=len, reverse=True))
+                      + "|" + _C_TYPES + r")\b")
+
+
+def bug_class(row: Mapping[str, Any], type_names: Collection[str] = ()) -> tuple[str, str | None]:
+    """The error class and masked reason by which two minimized failures are one bug to file
+    (padconf.minimize.probes.root_cause): failure_key's, with more masked: a mismatch's kind of
+    wrong value (garbage changes it from run to run), for an answer no reading gives which
+    undefined points the version names (its wording, not the bug), C++ template arguments,
+    quoted words, every bracketed group, and dtype names: padconf's and the runtime's own
+    spellings (``type_names``: Adapter.type_names, OpenVINO's ``f8e5m2``)."""
+    verdict, error_class, _, reason = failure_key(row)
+    if verdict == Verdict.MISMATCH:
+        error_class = error_class.split(" (")[0]
+    if verdict == Verdict.UNEXPLAINED:
+        error_class, reason = error_class.rsplit(":", 1)[-1], None
+    error_class = _type_words(frozenset(type_names)).sub("<dtype>", re.sub(r"\[with .*", "[with ..]", error_class))
+    error_class = re.sub(r"'[^']*'", "<..>", error_class)  # Python's "Issues with types [<class ...>, ...]"
+    while (unbracketed := _GROUP.sub("<..>", error_class)) != error_class:
+        error_class = unbracketed
+    return error_class, reason

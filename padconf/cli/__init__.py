@@ -1,0 +1,113 @@
+"""``padconf``: a thin command line over the library (its options in padconf.cli.parser, each
+command in padconf.cli.commands).
+
+Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or input error, 3
+padconf's own fault, 130 Ctrl-C (``main`` says more).
+"""
+from __future__ import annotations
+
+import _thread
+import errno
+import os
+import signal
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+from padconf.cli.parser import build_parser
+from padconf.core.errors import InternalFault, PadconfError, phase
+from padconf.core.escape import plain
+
+
+class Terminated(BaseException):
+    """SIGTERM or SIGHUP: unwinds like Ctrl-C, so workers are ended and results kept."""
+
+
+def _terminate(signum, frame):
+    raise Terminated(signum)
+
+
+def _signal_again(unraisable) -> None:
+    """sys.unraisablehook: Ctrl-C or SIGTERM raised inside a callback whose exceptions Python
+    ignores (Hypothesis's gc callback, a __del__) is raised again in the main thread, where it
+    unwinds as it should, instead of printing a traceback and being lost."""
+    if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
+        _thread.interrupt_main(unraisable.exc_value.args[0] if isinstance(unraisable.exc_value, Terminated)
+                               else signal.SIGINT)
+        return
+    sys.__unraisablehook__(unraisable)
+
+
+# errno values of an OSError that are the user's environment or the files they named, not padconf's fault
+_USERS_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.ENOTDIR, errno.ELOOP, errno.EROFS,
+                 errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.ENAMETOOLONG, errno.EEXIST, errno.ENOTEMPTY}
+FAULT_FILE = "padconf-fault.txt"  # the traceback of padconf's own fault, in the run directory
+
+
+def _fault(args, exc: BaseException) -> int:
+    """One line for padconf's own fault: what it was doing, that what finished is kept, and where
+    the traceback went (the run directory where there is one, else a temporary file); exit 3."""
+    text = "".join(traceback.format_exception(exc))
+    where = None
+    out = Path(args.out) if args.command == "run" and args.out else None
+    if out is not None and out.is_dir():
+        try:
+            fd = os.open(out / FAULT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+            where = out / FAULT_FILE
+        except OSError:  # a link planted there, or a folder gone read-only
+            pass
+    if where is None:
+        fd, name = tempfile.mkstemp(prefix="padconf-fault-", suffix=".txt")
+        where = Path(name)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        f.write(text)
+    doing = getattr(exc, "padconf_phase", f"padconf {args.command}")
+    kept = "what finished is kept (--resume continues)" if args.command == "run" else "what finished is kept"
+    print(f"padconf: internal fault while {plain(doing)} ({type(exc).__name__}: {plain(exc)}); {kept}; "
+          f"traceback in {plain(where)}", file=sys.stderr)
+    return 3
+
+
+def main(argv=None) -> int:
+    """Exit codes: 0 success; 1 a check found a difference; 2 the user's input (a usage error, a
+    file they named, their disk full); 3 padconf's own fault (a traceback file says where);
+    130 Ctrl-C, 128 + N the signal N (SIGTERM, SIGHUP). What finished is kept in every case."""
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help / --version
+        return int(exc.code or 0)
+    for sig in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(sig, _terminate)
+    sys.unraisablehook = _signal_again
+    if args.compile_cache is not None:  # the workers read it from their environment
+        from padconf.adapters.compile_cache import ENV
+        os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
+                           else str(Path(args.compile_cache).resolve()))
+    try:
+        with phase(f"padconf {args.command}"):
+            return args.func(args)
+    except InternalFault as exc:
+        return _fault(args, exc)
+    except PadconfError as exc:
+        print(f"padconf: {plain(exc)}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        if exc.filename is None and exc.errno not in _USERS_ERRNOS:  # a pipe or socket of padconf's own
+            return _fault(args, exc)
+        where = f"{exc.filename}: " if exc.filename else ""  # a file padconf was pointed at, a full disk
+        print(f"padconf: {plain(where)}{plain(exc.strerror or exc)}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("padconf: interrupted; what finished is kept (--resume continues)", file=sys.stderr)
+        return 130
+    except Terminated as exc:
+        print(f"padconf: {signal.Signals(exc.args[0]).name}; what finished is kept (--resume continues)",
+              file=sys.stderr)
+        return 128 + exc.args[0]
+    except Exception as exc:  # a bug of padconf's: said in one line, its traceback kept
+        return _fault(args, exc)
+    finally:
+        from padconf.execution.worker import close_all
+        close_all()

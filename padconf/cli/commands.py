@@ -1,0 +1,316 @@
+"""What each ``padconf`` command does, thin over the library: it calls what runs the command and
+prints what came of it."""
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+# Each command imports what it runs inside its function, so that a command starts without
+# importing what other commands use.
+from padconf.core.errors import PadconfError, phase
+from padconf.core.escape import plain, terminal
+from padconf.core.progress import progress
+from padconf.judging.verdicts import FAILURES
+
+console = Console()
+
+
+def cmd_specs(args) -> int:
+    from padconf.spec.loader import load_specs
+
+    table = Table(title="Pad spec versions")
+    for col in ("id", "modes", "dtypes", "examples", "ambiguities"):
+        table.add_column(col, no_wrap=col == "id")
+    specs = load_specs(args.specs_dir)
+    for spec in specs:
+        table.add_row(spec.id, " ".join(spec.modes), str(len(spec.dtypes)), str(len(spec.examples)),
+                      " ".join(spec.ambiguities))
+    console.print(table)
+    console.print(f"{len(specs)} spec files in {terminal(specs[0].path.parent.parent)}", soft_wrap=True)
+    return 0
+
+
+def cmd_runtimes(args) -> int:
+    from padconf.adapters import OPT_IN
+    from padconf.execution.runtimes import describe_runtimes
+    from padconf.spec.loader import load_specs
+
+    specs = load_specs(args.specs_dir)
+    infos = describe_runtimes(specs)
+    if not infos:
+        raise PadconfError("no adapter is registered in the padconf.adapters entry-point group: is padconf installed?")
+    table = Table(title="Registered runtimes (entry points padconf.adapters)")
+    for col in ("name", "version", "available here", "placements", "module:Class"):
+        table.add_column(col, overflow="fold")
+    for info in infos:
+        table.add_row(*map(terminal, (info.name, info.version or "-", "yes" if not info.unavailable else
+                                      f"no: {info.unavailable}", " ".join(info.placements) or "-", info.target)))
+    console.print(table)
+    dtypes = Table(title="dtypes each runtime can be given, of those each spec allows")
+    dtypes.add_column("spec", no_wrap=True)
+    for info in infos:
+        dtypes.add_column(terminal(info.name), overflow="fold")
+    for spec in specs:
+        dtypes.add_row(spec.id, *[info.dtypes_line(spec) for info in infos])
+    console.print(dtypes)
+    usable = sum(not i.unavailable for i in infos)
+    for name, why in OPT_IN.items():
+        if any(i.name == name for i in infos):
+            console.print(f"{name}: {why}", soft_wrap=True)
+    console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
+    return 0
+
+
+def cmd_check(args) -> int:
+    from padconf.cases.examples import check_all
+    from padconf.spec.loader import load_specs
+
+    specs = load_specs(args.specs_dir, args.spec)
+    results = check_all(specs)
+    if not results:
+        raise PadconfError(f"the {len(specs)} selected spec files hold no worked example: nothing to check")
+    table = Table(title="Worked examples through the reference")
+    for col in ("spec", "example", "result", "detail"):
+        table.add_column(col)
+    for r in results:
+        table.add_row(terminal(r.spec), terminal(r.name), "[green]match[/]" if r.ok else "[red]DIFFERS[/]",
+                      terminal(r.detail))
+    console.print(table)
+    bad = sum(not r.ok for r in results)
+    console.print(f"{len(results) - bad} matched, {bad} differ, over {len(specs)} spec files")
+    return 1 if bad else 0
+
+
+RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "memory_mb", "cases")
+
+
+def _run_config(args):
+    """The RunConfig the arguments ask for; on --resume, the recorded one, which the arguments
+    may repeat but not change."""
+    from padconf.run.config import RunConfig
+    from padconf.run.runner import Run
+
+    given = {name: getattr(args, name) for name in RUN_OPTIONS if getattr(args, name) is not None}
+    renamed = {"runtime": "runtimes", "spec": "specs", "cases": "cases_dir"}
+    given = {renamed.get(k, k): v for k, v in given.items()}
+    if "cases_dir" in given:
+        given["cases_dir"] = [str(Path(d).resolve()) for d in given["cases_dir"]]
+    if args.specs_dir is not None:
+        given["specs_dir"] = str(Path(args.specs_dir).resolve())
+    if args.resume:
+        run = Run(args.out, resume=True, jobs=args.jobs, named_runtimes=given.get("runtimes", []),
+                  named_specs_dir=given.get("specs_dir"))
+        recorded = vars(run.config)
+        changed = [k for k, v in given.items() if recorded.get(k) != v]
+        if changed:
+            raise PadconfError(f"--resume continues {args.out} as its run.json records it ({changed[0]}="
+                               f"{recorded.get(changed[0])!r}); drop that option, or start a new run")
+        return run
+    return Run(args.out, RunConfig(**given), force=args.force, jobs=args.jobs)
+
+
+def cmd_run(args) -> int:
+    from padconf.judging.verdicts import Verdict
+    from padconf.run.results import read_jsonl
+
+    run = _run_config(args)
+    console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
+                  if run.config.cases_dir else
+                  f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}", soft_wrap=True)
+    with progress(console, "drawing cases"), phase("drawing the cases"):
+        cases = run.prepare()
+    with phase("asking the runtimes what they run"):
+        plan = run.plan(cases)
+    todo: Counter[str] = Counter()
+    for name, _, batch in plan:
+        todo[name] += len(batch)
+    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in read_jsonl(run.results_path))
+    runtimes = f"{len(run.workers)} runtime{'s' * (len(run.workers) != 1)}"
+    console.print(f"{len(cases)} cases over {len({c.spec for c in cases})} spec files; {sum(todo.values())} results "
+                  f"to compute (each case in each placement of each of the {runtimes} that runs it)"
+                  + (f", {skipped} skipped (cases an adapter cannot express: see the notes)" if skipped else ""),
+                  soft_wrap=True)
+    with progress(console, "running", todo) as advance:
+        run.execute(plan, progress=advance)
+    with phase("writing the summary"):
+        return _summarise(run)
+
+
+def _summarise(run) -> int:
+    """The run's verdicts on the terminal and in summary.md."""
+    from padconf.report import report
+    from padconf.run.results import attach_controls, read_jsonl, read_results, write_atomically
+
+    rows = attach_controls(read_results(run.results_path), run.dir)
+    cases_rows = read_jsonl(run.cases_path)
+    for part in report.terminal_output(rows, console.width):
+        text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping
+        console.print(part, soft_wrap=text, markup=not text, highlight=False)
+    for note in run.notes:
+        console.print(f"note: {plain(note)}", soft_wrap=True, markup=False, highlight=False)
+    if any(r["verdict"] in FAILURES for r in rows):
+        console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> "
+                      "--runtime <runtime>",
+                      soft_wrap=True, markup=False, highlight=False)
+    write_atomically(run.dir / "summary.md", report.markdown(rows, cases_rows, run.notes))
+    console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; "
+                  f"summary in {plain(run.dir / 'summary.md')}",
+                  soft_wrap=True, markup=False, highlight=False)
+    return 0
+
+
+def cmd_compile_cache(args) -> int:
+    from padconf.adapters.compile_cache import CompileCache, default_root, key_path
+
+    cache = CompileCache(default_root())
+    if cache.root is None:
+        console.print("the compile cache is off (PADCONF_COMPILE_CACHE=none)")
+        return 0
+    if args.clear:  # only padconf's entries, in a folder carrying its tag (else PadconfError, exit 2)
+        console.print(f"{cache.clear()} entries deleted from {terminal(cache.root)}", soft_wrap=True)
+        return 0
+    entries, size = cache.size()
+    console.print(f"{terminal(cache.root)}: {entries} entries, {size / 2**20:.1f} MB", soft_wrap=True)
+    why = cache.why_off()  # a key file it will not trust: runs compile everything again
+    console.print(terminal(why) if why else f"entries are trusted when signed with the key in {terminal(key_path())}",
+                  soft_wrap=True)
+    return 0
+
+
+def _gate_config(args):
+    from padconf.gate.gate import GateConfig
+    from padconf.gate.selection import parse_shard
+
+    return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
+                      specs_dir=None if args.specs_dir is None else str(Path(args.specs_dir).resolve()),
+                      shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
+                      example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb)
+
+
+def _work_dir(args, use: str) -> Path:
+    return Path(args.work or f".padconf/{use}/{args.runtime.replace(':', '_').replace('/', '_')}")
+
+
+def cmd_gate(args) -> int:
+    from padconf.gate.baseline import load_baseline
+    from padconf.gate.gate import gate, judge_results
+    from padconf.gate.junit import junit_xml, problem_lines
+
+    entries = load_baseline(args.baseline)
+    if args.results:
+        judgement = judge_results(args.results, entries, args.runtime)
+    else:
+        with progress(console, f"gate {args.runtime}") as advance:
+            judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)
+    counts = ", ".join(f"{n} {v}" for v, n in judgement.counts.most_common())
+    console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}; a result is a case in one "
+                  f"placement); {len(judgement.known)} failing results forgiven by {terminal(args.baseline)}",
+                  soft_wrap=True)
+    for line in problem_lines(judgement):
+        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)  # FILE:1234: is no emoji
+    for line in judgement.flaky:
+        console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False,
+                      emoji=False)
+    if judgement.unjudged:
+        console.print(f"{len(judgement.unjudged)} baseline entries not judged here in every cell (this is part of the "
+                      "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
+    if args.junit:
+        Path(args.junit).write_text(junit_xml(judgement), encoding="utf-8")
+    verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
+               if judgement.exit_code else "passed: nothing new")
+    console.print(f"gate {terminal(args.runtime)}: {verdict}", soft_wrap=True)
+    return judgement.exit_code
+
+
+def cmd_baseline(args) -> int:
+    from padconf.gate.baseline import diff
+    from padconf.gate.baselining import baseline_text, prune
+    from padconf.run.results import write_atomically
+
+    err = Console(stderr=True)  # stdout may be the baseline itself
+    if args.prune:
+        with progress(err, f"prune {args.prune}") as advance:
+            old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
+        if new != old:
+            write_atomically(Path(args.prune), new)  # the reviewed baseline: never left half written
+        sys.stdout.write(diff(old, new, args.prune))
+        err.print(f"{terminal(args.prune)}: "
+                  f"{'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",
+                  soft_wrap=True)
+        return 0
+    with progress(err, f"baseline {args.runtime}") as advance:
+        text, entries, results = baseline_text(_gate_config(args), _work_dir(args, "baseline"), args.by_case,
+                                               progress=advance)
+    if args.out in (None, "-"):
+        sys.stdout.write(text)
+    else:
+        Path(args.out).write_text(text, encoding="utf-8")
+    err.print(f"{entries} entries covering {results} failing results (a case in one placement)"
+              + ("" if args.out in (None, "-") else f" written to {args.out}"), soft_wrap=True)
+    return 0
+
+
+def cmd_generate(args) -> int:
+    from padconf.generate.testdata_write import generate
+    from padconf.spec.loader import load_specs
+
+    start = time.monotonic()
+    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
+    console.print(f"{len(entries)} cases written to {terminal(args.out)} in {time.monotonic() - start:.1f} s; "
+                  f"coverage and how to run them: {terminal(args.out)}/README.md")
+    return 0
+
+
+def cmd_export_onnx_tests(args) -> int:
+    from padconf.generate.testdata_write import export_onnx_node_tests
+
+    written = export_onnx_node_tests(args.out)
+    if not written:
+        raise PadconfError("the installed onnx defines no one-node Pad test: nothing written")
+    console.print(f"{len(written)} of onnx's own Pad node tests written to {args.out}; run them with "
+                  f"`padconf run --cases {args.out}`", soft_wrap=True)
+    return 0
+
+
+def cmd_report(args) -> int:
+    from padconf.report import report
+    from padconf.report.report_html import render
+
+    run = report.load_run(args.run_dir, args.specs_dir)
+    html_path = Path(args.html)
+    html_path.write_text(render(run), encoding="utf-8")
+    if args.md:
+        Path(args.md).write_text(report.short_markdown(run.rows, html_path.name, unfinished=run.unfinished),
+                                 encoding="utf-8")
+    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}"
+                           + (f", {args.md}" if args.md else "")
+                           + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")),
+                  soft_wrap=True)
+    return 0
+
+
+def cmd_minimize(args) -> int:
+    from padconf.minimize.minimize import minimize
+
+    err = Console(stderr=True)
+    live = err.is_terminal
+
+    def progress(text, end=False):  # one line rewritten in place on a terminal; finished lines only in a log
+        text = plain(text)  # a runtime's error text may hold escape sequences
+        if live:
+            err.file.write("\r\033[K" + text[:err.width - 1] + ("\n" if end else ""))
+            err.file.flush()
+        elif end:
+            print(text, file=sys.stderr, flush=True)
+
+    started = time.monotonic()
+    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir)
+    bundles = [s for s in done if s.get("dir")]
+    console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
+                  f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
+    return 0

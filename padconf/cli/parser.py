@@ -1,0 +1,168 @@
+"""``padconf``'s options: one parser, each command's options checked where they are read, a usage
+error in one line (exit 2)."""
+from __future__ import annotations
+
+import argparse
+
+# Here only what the options and their help need; each command imports the rest of what it runs
+# inside its function, so that a command starts without importing what other commands use.
+# only what the options and their help need (padconf.cli.commands: each command imports the rest)
+from padconf.cases.strategies import PROFILES
+from padconf.cli.commands import (
+    cmd_baseline,
+    cmd_check,
+    cmd_compile_cache,
+    cmd_export_onnx_tests,
+    cmd_gate,
+    cmd_generate,
+    cmd_minimize,
+    cmd_report,
+    cmd_run,
+    cmd_runtimes,
+    cmd_specs,
+)
+from padconf.core.versions import versions_line
+from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
+
+
+class _PrintVersion(argparse.Action):
+    """argparse's own version action wraps the line to the terminal's width: scripts read it."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(versions_line())
+        parser.exit()
+
+
+def _positive_seconds(text: str) -> float:
+    value = float(text)
+    if not 0 < value <= MAX_TIMEOUT_S:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds > 0 and <= {MAX_TIMEOUT_S:g} is needed")
+    return value
+
+
+MAX_JOBS = 256  # lanes and drawing processes: each is a thread and a process or two
+MAX_PER_COMBO = 1000  # generate's drawn cases per combination: the suite's size grows with it
+SEED_RANGE = (-(1 << 63), (1 << 63) - 1)  # as RunConfig's, which checks a run's
+
+
+def _count(minimum: int, maximum: int | None = None):
+    def parse(text: str) -> int:
+        value = int(text)
+        if value < minimum or (maximum is not None and value > maximum):
+            raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= {minimum}"
+                                             + (f" and <= {maximum}" if maximum is not None else "") + " is needed")
+        return value
+    parse.__name__ = "whole number"
+    return parse
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first)."""
+
+    def error(self, message):
+        self.exit(2, f"padconf: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _OneLineParser(prog="padconf", description="Conformance tester for the Pad operator")
+    parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the versions and exit")
+    parser.add_argument("--specs-dir", default=None,
+                        help="folder of spec YAML files (default: the spec files shipped with padconf)")
+    parser.add_argument("--compile-cache", default=None, metavar="DIR",
+                        help="the compile cache of iree and tvm (default: $PADCONF_COMPILE_CACHE, else "
+                             "~/.cache/padconf/compile; none: no cache)")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+    sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
+    sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
+                   ).set_defaults(func=cmd_runtimes)
+    check = sub.add_parser("check", help="run every worked example through the reference")
+    check.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (repeatable)")
+    check.set_defaults(func=cmd_check)
+    run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
+    run.add_argument("--runtime", action="extend", nargs="+",
+                     help="adapter names or module:Class "
+                          "(repeatable; default: every registered runtime but the opt-in tract)")
+    run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
+    run.add_argument("--profile", choices=list(PROFILES), default=None, help="default: default")
+    run.add_argument("--max-examples", type=_count(0), default=None,
+                     help="generated cases per spec (default: the profile's)")
+    run.add_argument("--seed", type=int, default=None, help="default: 0")
+    run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
+    run.add_argument("--resume", action="store_true", help="continue the run in --out")
+    run.add_argument("--force", action="store_true", help="replace a run already in --out")
+    run.add_argument("--jobs", type=_count(1, MAX_JOBS), default=None,
+                     help="runtimes run side by side (default: one per core); results are the same")
+    run.add_argument("--timeout", type=_positive_seconds, default=None,
+                     help=f"seconds a runtime may take on one case (default: {DEFAULT_TIMEOUT_S:g})")
+    run.add_argument("--compile-timeout", type=_positive_seconds, default=None, metavar="S",
+                     help="seconds an ahead-of-time compiler (iree, tvm) may take to build one model "
+                          f"(default: {DEFAULT_COMPILE_TIMEOUT_S:g})")
+    run.add_argument("--memory-mb", type=_count(64), default=None,
+                     help=f"address-space cap of each worker (default: {DEFAULT_MEMORY_MB})")
+    run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
+                     help="run the test directories at or below DIR ... (padconf generate's or onnx's "
+                          "node-test layout) instead of drawing cases")
+    run.set_defaults(func=cmd_run)
+    for name, about in (("gate", "fail on what is new against a baseline (CI)"),
+                        ("baseline", "write a runtime's failures today as a baseline")):
+        p = sub.add_parser(name, help=about)
+        p.add_argument("--runtime", required=True, help="adapter name or module:Class")
+        p.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (default: all)")
+        p.add_argument("--seed", type=int, default=0, help="the seed of --explore's drawing (default: 0); the "
+                       "suite is the same whatever it is")
+        p.add_argument("--explore", type=_count(0), default=0, metavar="N",
+                       help="also N freshly drawn cases per version (default: 0)")
+        p.add_argument("--work", default=None, metavar="DIR",
+                       help=f"the run directory (default: .padconf/{name}/RUNTIME)")
+        p.add_argument("--timeout", type=_positive_seconds, default=None)
+        p.add_argument("--memory-mb", type=_count(64), default=None)
+        if name == "gate":
+            p.add_argument("--baseline", required=True, help="the baseline YAML (padconf baseline writes one)")
+            p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
+            p.add_argument("--shard", default=None, metavar="I/N", help="run part I of N (disjoint, complete)")
+            p.add_argument("--example-db", default=None, metavar="DIR|module:attr",
+                           help="where --explore keeps failing cases (default: .padconf/examples; none: nowhere)")
+            p.add_argument("--results", nargs="+", metavar="DIR", default=None,
+                           help="judge these gate run directories (e.g. every shard's) instead of running")
+            p.set_defaults(func=cmd_gate)
+        else:
+            p.add_argument("--out", default=None, help="the baseline file (default: stdout)")
+            p.add_argument("--prune", default=None, metavar="FILE",
+                           help="instead: remove from the baseline FILE the cells where its entries no longer fail, "
+                                "and print the change as a diff")
+            p.add_argument("--by-case", action="store_true",
+                           help="one entry per failing case instead of one per failure signature")
+            p.set_defaults(func=cmd_baseline)
+    gen = sub.add_parser("generate", help="write the suite as ONNX backend test data (and OpenVINO IR)")
+    gen.add_argument("--out", default="generated", help="output directory (default: generated)")
+    gen.add_argument("--spec", action="append", help="spec id such as onnx/Pad-19 (repeatable; default: all)")
+    gen.add_argument("--seed", type=_count(*SEED_RANGE), default=0)
+    gen.add_argument("--per-combo", type=_count(0, MAX_PER_COMBO), default=1,
+                     help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
+    gen.set_defaults(func=cmd_generate)
+    export = sub.add_parser("export-onnx-tests", help="write onnx's own Pad node tests (the onnx wheel ships "
+                            "none) for `padconf run --cases`")
+    export.add_argument("--out", default="onnx-pad-tests", metavar="DIR", help="default: onnx-pad-tests")
+    export.set_defaults(func=cmd_export_onnx_tests)
+    cache = sub.add_parser("compile-cache",
+                           help="where the compile cache of iree and tvm is, how large; --clear empties it")
+    cache.add_argument("--clear", action="store_true", help="delete every entry")
+    cache.set_defaults(func=cmd_compile_cache)
+    rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
+    rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
+    rep.add_argument("--html", required=True, metavar="FILE",
+                     help="the HTML page: matrix, every distinct failure with its arrays, spec rules quoted")
+    rep.add_argument("--md", default=None, metavar="FILE", help="also a short markdown summary for a PR comment")
+    rep.set_defaults(func=cmd_report)
+    mini = sub.add_parser("minimize", help="shrink failing cases and write reproducers ready to file upstream")
+    mini.add_argument("target", metavar="TARGET",
+                      help="a case file (a line of cases.jsonl), RUN_DIR:<case id>, RUN_DIR (every distinct failure), "
+                           "or a model directory (model.onnx + test_data_set_0: each Pad node that fails alone)")
+    mini.add_argument("--runtime", required=True, help="adapter name or module:Class")
+    mini.add_argument("--out", default="padconf-minimized", metavar="DIR",
+                      help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
+    mini.add_argument("--time-limit", type=_positive_seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
+                      help=f"seconds of shrinking per failure (default: {DEFAULT_TIME_LIMIT_S:g})")
+    mini.set_defaults(func=cmd_minimize)
+    return parser

@@ -1,0 +1,73 @@
+"""What the gate says: a line per new failure and per fixed entry (problem_lines), and the
+same judgement as JUnit XML (junit_xml)."""
+from __future__ import annotations
+
+import re
+from xml.etree import ElementTree
+
+from padconf.gate.judge import Judgement
+from padconf.judging.triage import triage
+from padconf.judging.verdicts import Verdict
+from padconf.run.results import (
+    ResultRow,
+)
+
+
+def problem_lines(judgement: Judgement) -> list[str]:
+    """One line per new failure and per fixed entry: what the gate fails on."""
+    lines = [f"new: {r['case_id']} [{r['placement']}]: {r['verdict']}: {_reason(r)}; triage: {triage(r)[0].label}"
+             + _after(r) for r in judgement.new]
+    return lines + [f.line() for f in judgement.fixed]
+
+
+def _after(row: ResultRow) -> str:
+    if not row.get("after"):
+        return ""
+    return (f"; it recurs only after {row['after']} ran in the same worker process (a known pair: "
+            f"an entry with `after: {row['after']}`)")
+
+
+def _reason(row: ResultRow) -> str:
+    text = row.get("error") or row.get("detail") or row.get("reason") or ""
+    where = f"{row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
+    return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
+
+
+# What XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates, U+FFFE,
+# U+FFFF): ElementTree writes them as they are, and the file no longer parses.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def xml_text(text: str) -> str:
+    """``text`` (a baseline's why, a runtime's error, a case's id: none written by padconf) with
+    each character XML 1.0 forbids shown as ``\\xNN`` / ``\\uNNNN``, so that the file parses."""
+    return _NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
+
+
+def junit_xml(judgement: Judgement) -> str:
+    """JUnit XML: a testcase per result (new failures fail, forgiven ones and skips are
+    skipped with their reason), and one per fixed entry, failing."""
+    known = {id(row): entry for row, entry in judgement.known}
+    new = {id(row) for row in judgement.new}
+    suite = ElementTree.Element("testsuite", name=f"padconf gate {judgement.runtime}")
+    for row in judgement.rows:
+        case = ElementTree.SubElement(suite, "testcase", classname=f"{row['spec']}.{row['mode']}",
+                                      name=f"{row['case_id']}[{row['placement']}]", time=str(row.get("seconds") or 0))
+        if id(row) in new:
+            ElementTree.SubElement(case, "failure", message=f"{row['verdict']}: {_reason(row)}; "
+                                                            f"triage: {triage(row)[0].label}")
+        elif id(row) in known:
+            ElementTree.SubElement(case, "skipped", message=f"known {row['verdict']} ({known[id(row)].where}): "
+                                                            f"{known[id(row)].why}")
+        elif row["verdict"] == Verdict.SKIPPED:
+            ElementTree.SubElement(case, "skipped", message=f"skipped: {row.get('detail')}")
+    for fixed in judgement.fixed:
+        case = ElementTree.SubElement(suite, "testcase", classname="baseline", name=fixed.entry.where)
+        ElementTree.SubElement(case, "failure", message=fixed.line())
+    cases = suite.findall("testcase")
+    suite.set("tests", str(len(cases)))
+    suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
+    suite.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))
+    for element in suite.iter():  # every attribute, whatever text it was built from
+        element.attrib.update({k: xml_text(v) for k, v in element.attrib.items()})
+    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"

@@ -1,0 +1,56 @@
+"""The gate's cases: the fixed suite, drawn cases to explore and the example database's replays
+(gate_cases), and one shard's part of them. Sharding splits the cases by a hash of their id, so
+the N shards are disjoint, their union is the whole, and a case stays in its shard whatever
+else is drawn."""
+from __future__ import annotations
+
+import hashlib
+import re
+
+from padconf.cases.case import Case
+from padconf.core.errors import PadconfError
+from padconf.gate.explore import replayed
+from padconf.spec.loader import Spec
+
+
+def parse_shard(text: str) -> tuple[int, int]:
+    """"I/N" (1 <= I <= N) as (I, N)."""
+    m = re.fullmatch(r"(\d+)/(\d+)", text or "")
+    if not m or not 1 <= int(m[1]) <= int(m[2]):
+        raise PadconfError(f"--shard {text!r}: expected I/N with 1 <= I <= N, e.g. 2/4")
+    return int(m[1]), int(m[2])
+
+
+def in_shard(case_id: str, shard: tuple[int, int] | None) -> bool:
+    if shard is None:
+        return True
+    index, count = shard
+    return int(hashlib.sha1(case_id.encode()).hexdigest(), 16) % count == index - 1
+
+
+def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
+    """The fixed part of the gate's cases, each once, with its name in the suite
+    (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest_plugin parametrises over. The
+    same for a padconf version and its spec files, whatever ``--seed`` explores."""
+    # Hypothesis: imported to draw cases, not to judge rows (tests/test_layers.py)
+    from padconf.generate.fixed_suite import suite_cases
+    unique: dict[str, tuple[str, Case]] = {}
+    for entry in suite_cases(specs):
+        unique.setdefault(entry.case.id, (entry.name, entry.case))
+    return list(unique.values())
+
+
+def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> list[Case]:
+    """The suite, then ``explore`` cases per version drawn with ``seed``, then the database's
+    replays; each case once."""
+    from padconf.cases.strategies import draw_cases  # as in gate_suite
+    cases = [case for _, case in gate_suite(specs)]
+    for spec in specs:
+        if explore:
+            cases += [c.with_(origin="explore") for c in draw_cases(spec, explore, seed)]
+        if db is not None:
+            cases += replayed(db, spec)
+    unique: dict[str, Case] = {}
+    for case in cases:
+        unique.setdefault(case.id, case)
+    return list(unique.values())

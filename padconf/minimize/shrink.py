@@ -1,0 +1,174 @@
+"""Shrinking one failing case (padconf.minimize.minimize's job): each attempt alone in a fresh
+worker process, kept while the same failure holds (padconf.judging.failure.failure_key and
+failure_signature), round after round of padconf.minimize.simplify's passes."""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import classify, reading_label, repaired_twin
+from padconf.core.errors import PadconfError
+from padconf.core.vocabulary import Placement, Status
+from padconf.execution.worker import Worker
+from padconf.judging.failure import failure_key, failure_signature
+from padconf.judging.outcome import Outcome
+from padconf.judging.verdicts import FAILURES, Verdict, control_record
+from padconf.minimize.simplify import PASSES, rank_one
+from padconf.run.results import ResultRow, result_row
+from padconf.spec.loader import get_spec
+
+UNJUDGED = (Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.TIMEOUT)  # not compared with the spec's answer
+
+
+@dataclass
+class Attempt:
+    case: Case  # classified
+    row: ResultRow
+    outcome: Outcome
+    control: dict | None = None  # IsolatedRunner.control's, once run
+
+
+@dataclass
+class Shrunk:
+    original: Attempt
+    final: Attempt
+    tries: int
+    seconds: float
+    out_of_time: bool
+    # the minimal case through the operation the runtime lowers Pad to (native_check), or onnx's
+    # shape inference (schema_check), where it fails there too: {"runtime", "spec", "verdict",
+    # "detail", "why"}
+    native: dict | None = None
+    # the runtime's refusal of the minimal case folded, where at run time it gave an empty
+    # tensor (refused_when_folded)
+    refused_when_folded: str | None = None
+    # the byte-wide dtype whose copy of the minimal case passes, where its data is sub-byte (packing)
+    packing: str | None = None
+
+
+class IsolatedRunner:
+    """Runs cases on one runtime, each alone in a fresh worker process (the spec's verdict on
+    each comes from padconf.judging.verdicts, by way of result_row)."""
+
+    def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None):
+        self.worker, self.runtime, self.specs_dir = worker, runtime, specs_dir
+        self.fixed = fixed or {}  # ambiguity -> the reading a worked example of the document prints
+        self.base_timeout = worker.timeout
+        self.tries = 0
+
+    def attempt(self, case: Case, placement: Placement, deadline: float | None = None,
+                shorten: bool = False) -> Attempt:
+        case = classify(case, get_spec(case.spec, Path(self.specs_dir) if self.specs_dir else None))
+        names = (case.reason or "").split(",")
+        if case.kind == CaseKind.AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
+            case = case.with_(kind=CaseKind.DEFINED, reason=None, interpretations={},
+                              expected=case.interpretations[reading_label({n: self.fixed[n] for n in names})])
+        outcome, status = self._run_alone(case, placement, deadline if shorten else None)
+        return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
+
+    def _run_alone(self, case: Case, placement: Placement, deadline: float | None) -> tuple[Outcome, Status]:
+        """``case`` alone in a fresh worker, counted in ``tries``; with a ``deadline``, a hang
+        does not outlast it (the worker waits 0.5 s at least)."""
+        if deadline is not None:
+            self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
+        self.tries += 1
+        try:
+            return self.worker.run_alone(case, placement)
+        finally:
+            self.worker.timeout = self.base_timeout
+
+    def attempt_if_it_can(self, case: Case, placement: Placement, deadline: float | None = None,
+                          shorten: bool = False) -> Attempt | None:
+        """``attempt``, or None for a case the reference cannot take (a repaired twin, a candidate)."""
+        try:
+            return self.attempt(case, placement, deadline, shorten)
+        except (PadconfError, ValueError, TypeError, OverflowError):
+            return None
+
+    def control(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> dict | None:
+        """The attempt's control (verdicts.control_record: its data through an Identity model,
+        alone, and its empty baked pads or axes), as padconf.run.runner runs one for each distinct
+        failure of a run; None for a hang (its control would wait as long)."""
+        if attempt.row["verdict"] == Verdict.TIMEOUT:
+            return None
+        return control_record(attempt.case, placement,
+                              lambda control, where: self._run_alone(control, where, deadline), attempt.row["verdict"])
+
+    def twin_fails(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> bool:
+        """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken
+        rule undone) fails too: another failure answers there (OpenVINO's garbage for rank-0
+        data "accepts" any pads), so the acceptance says nothing of the rule."""
+        spec = get_spec(attempt.case.spec, Path(self.specs_dir) if self.specs_dir else None)
+        twin = repaired_twin(attempt.case, spec)
+        if isinstance(twin, str):
+            return False
+        got = self.attempt_if_it_can(twin, placement, deadline, shorten=deadline is not None)
+        return got is not None and got.row["verdict"] in FAILURES
+
+
+def size_text(case: Case) -> str:
+    return f"shape {list(case.data.shape)} ({case.data.size} elements), pads {case.pads}" \
+           + (f", axes {case.axes}" if case.axes is not None else "")
+
+
+def signature_of(attempt: Attempt) -> tuple:
+    return failure_signature({**attempt.row, "control": attempt.control})
+
+
+def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_limit: float, progress=None,
+           others: frozenset = frozenset()) -> Shrunk:
+    """The smallest case found within ``time_limit`` seconds that fails as ``start`` does: the
+    same failure_key, and the same failure_signature (``start.control`` run already), which is
+    none of ``others``, the run's other distinct failures on this runtime; for a lenient failure,
+    where the runtime gets the repaired twin right (IsolatedRunner.twin_fails)."""
+    began = time.monotonic()
+    deadline, key = began + time_limit, failure_key(start.row)
+    shorten = start.row["verdict"] != Verdict.TIMEOUT  # only a hang is allowed the full timeout
+    signature = signature_of(start)
+    others = others - {signature}
+    # a lenient failure counts where the runtime is right on the valid twin, as it is on start's
+    twin_guard = key[0] == Verdict.WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement, deadline)
+    best, tried, tries = start, {start.case.id}, isolated.tries
+
+    def same_failure(candidate: Case) -> Attempt | None:
+        if candidate.id in tried or time.monotonic() >= deadline:
+            return None
+        tried.add(candidate.id)
+        got = isolated.attempt_if_it_can(candidate, placement, deadline, shorten)
+        if got is None:
+            return None
+        found = failure_key(got.row)
+        # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
+        # hang) may move from an undefined or invalid input to a defined one: a stronger report.
+        if not (found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == CaseKind.DEFINED)):
+            return None
+        if twin_guard and isolated.twin_fails(got, placement, deadline):
+            return None
+        got.control = isolated.control(got, placement, deadline)
+        found_signature = signature_of(got)
+        return got if found_signature == signature and found_signature not in others else None
+
+    improved = True
+    while improved and time.monotonic() < deadline:
+        improved = False
+        for simplify in PASSES:
+            while time.monotonic() < deadline:
+                found = next((a for a in map(same_failure, simplify(best.case)) if a), None)
+                if found is None:
+                    break
+                best, improved = found, True
+                if progress:
+                    progress(f"{time.monotonic() - began:4.1f} s, {isolated.tries - tries} tries: "
+                             f"{size_text(best.case)}")
+    # Rank 0 is where shrinking heads whatever the bug; a failure that shows alike at rank 1 is not
+    # about rank 0, and is reported there, away from runtimes' own rank-0 bugs (OpenVINO's frontend
+    # refuses Pad-1's value of inf at any rank, and would be titled and merged as its rank-0 bug).
+    rank_one_form = rank_one(best.case)
+    ranked = same_failure(rank_one_form) if rank_one_form is not None else None
+    best = ranked or best
+    seconds = time.monotonic() - began
+    return Shrunk(start, best, isolated.tries - tries, seconds, seconds >= time_limit)
+
+

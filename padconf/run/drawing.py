@@ -1,0 +1,105 @@
+"""A run's cases: the spec documents' worked examples and the cases drawn for every selected
+spec version, versions drawn side by side in child processes (padconf.run.draw_child); or the
+cases of test directories (``padconf run --cases``)."""
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import json
+import subprocess
+import tempfile
+import threading
+
+from padconf.cases.examples import example_cases
+from padconf.cases.strategies import draw_cases
+from padconf.core.errors import CaseError, InternalFault
+from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
+from padconf.generate.testdata_read import read_cases
+from padconf.run.config import RunConfig
+from padconf.spec.loader import get_spec, load_specs
+
+MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
+
+
+def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
+    """The spec examples, then generated cases, for every selected spec version, as cases.jsonl
+    lines; the versions are drawn ``jobs`` at a time in separate processes (each draw depends
+    only on its spec and the seed, so the cases are the same however many). Or the cases of
+    ``config.cases_dir``, classified by the reference."""
+    specs = load_specs(config.specs_dir, config.specs)
+    if config.cases_dir is not None:
+        selected = [s.id for s in specs]
+        cases = [c for c in read_cases(config.cases_dir, load_specs(config.specs_dir)) if c.spec in selected]
+        if not cases:
+            raise CaseError(f"--cases: no case of the selected spec versions ({', '.join(selected)})")
+        return [json.dumps(c.to_json()) for c in cases]
+    args = [(config.specs_dir, spec.id, config.cases_per_spec(), config.seed) for spec in specs]
+    # Below 40 cases a spec, starting processes costs more than it saves.
+    if jobs > 1 and len(specs) > 1 and config.cases_per_spec() >= 40:
+        drawn = _draw_in_children(args, min(jobs, len(specs)))
+    else:
+        drawn = [draw_spec(a) for a in args]
+    return [line for lines in drawn for line in lines]
+
+
+def draw_spec(args) -> list[str]:
+    specs_dir, spec_id, n, seed = args
+    spec = get_spec(spec_id, specs_dir)
+    return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
+
+
+def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
+    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.run.draw_child), each
+    child taking the next version as it finishes one (versions differ in cost: in fixed shares,
+    one child would draw alone at the end); in the order of ``args``."""
+    drawn: list[list[str]] = [[] for _ in args]
+    todo, lock = iter(range(len(args))), threading.Lock()
+    again: list[int] = []  # versions whose child died drawing them
+    why: list[str] = []  # how each child that died ended
+
+    def child_draws() -> None:
+        for _ in range(MAX_DRAW_CHILD_DEATHS + 1):
+            if drawn_in_a_child():
+                return
+        raise InternalFault(f"drawing cases: {MAX_DRAW_CHILD_DEATHS + 1} child processes died in turn ({why[-1]})")
+
+    def drawn_in_a_child() -> bool:
+        """Whether one child drew every version it took; a version it died on goes back."""
+        # stderr to a file, not a pipe: a child that says much cannot block on it
+        with tempfile.TemporaryFile() as err, subprocess.Popen(isolated("padconf.run.draw_child"),
+                                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                               stderr=err) as child:
+            assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
+            i = None
+            try:
+                while (i := next_version()) is not None:
+                    child.stdin.write(json.dumps(args[i]).encode() + b"\n")
+                    child.stdin.flush()
+                    line = child.stdout.readline()
+                    if not line:  # it died: its exit status and last words say why
+                        break
+                    drawn[i] = json.loads(line)
+                else:  # every version it took is drawn
+                    child.stdin.close()
+                    if child.wait() == 0:
+                        return True
+            except OSError:  # it stopped reading: as above
+                pass
+            child.kill()
+            with contextlib.suppress(OSError):  # a request it did not read: closing flushes it into a dead pipe
+                child.stdin.close()
+            child.wait()
+            why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
+            if i is not None:
+                with lock:
+                    again.append(i)
+            return False
+
+    def next_version() -> int | None:
+        with lock:
+            return again.pop() if again else next(todo, None)
+
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+        for done in [pool.submit(child_draws) for _ in range(jobs)]:
+            done.result()
+    return drawn
