@@ -100,6 +100,9 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
                f"when folded at compile time ({version_text(case)})"
+    if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.experiments
+        return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
+               f"written out) on {case.dtype} ({version_text(case)})"
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
         wrong = ("the wrong output shape" if difference == Difference.SHAPE else

@@ -27,6 +27,7 @@ from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle_title import title
+from padconf.minimize.experiments import beyond_policy, defined_at, explicit_default, record
 from padconf.minimize.probes import native_check, packing, refused_when_folded, root_cause, schema_check
 from padconf.minimize.repro import index_markdown, write_bundle
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
@@ -110,6 +111,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                triage_by_experiment(isolated, shrunk, placement)
                 shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
                     or schema_check(shrunk, runtime, placement)
                 shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
@@ -155,6 +157,20 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                                  "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
         (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
     return summaries
+
+
+def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> None:
+    """padconf.minimize.experiments on the minimal case: judged at the version that defines its
+    input where the runtime fails there too, and its row told what the policy and default
+    experiments showed (triage reads them)."""
+    found_at = shrunk.final.case.spec
+    defined = defined_at(isolated, shrunk.final, placement)
+    if defined is not None:
+        defined.control = isolated.control(defined, placement)
+        shrunk.final = defined
+    record(shrunk.final, {"defined_at": found_at if defined is not None else None,
+                          "beyond_policy": beyond_policy(isolated, shrunk.final, placement),
+                          "explicit_default": explicit_default(isolated, shrunk.final, placement)})
 
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:

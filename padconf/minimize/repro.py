@@ -369,6 +369,25 @@ def _control_lines(control: dict | None, whose: str) -> list[str]:
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
 
 
+def _experiment_lines(tried: dict, runtime: str) -> list[str]:
+    """What padconf.minimize.experiments ran before triaging, and what it showed."""
+    lines = []
+    if tried.get("defined_at"):
+        lines.append(f"Found at {spec_label(tried['defined_at'])}, whose document leaves this input undefined; "
+                     "judged here, at the version that defines it, where it fails too.")
+    if tried.get("beyond_policy"):
+        got = tried["beyond_policy"]
+        lines.append(f"Not {runtime}'s opset policy: stamped with opset {got['opset']}, which it supports "
+                     f"({spec_label(got['spec'])} in force), the same model fails alike: {got['verdict']}"
+                     + (f" ({short_error(got['detail'], 200)})" if got.get("detail") else "") + ".")
+    if tried.get("explicit_default"):
+        got = tried["explicit_default"]
+        lines.append(f"With constant_value written out as its documented default ({got['constant_value']!r}), "
+                     f"{runtime} answers as the specification says ({got['verdict']}): what it refuses is the "
+                     "omitted input's default.")
+    return [line for text in lines for line in (escape.markdown(text), "")]
+
+
 def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
                     api: str | None = None) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
@@ -406,6 +425,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              *([escape.markdown(f"The same values as {shrunk.packing} pass on {runtime} ({placement}): the "
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
+             *_experiment_lines(row.get("experiments") or {}, runtime),
              *(["Controls (the same data through an Identity model, the data and constant value through Reshape "
                 "and Concat, or empty pads or axes baked into the model through Identity, instead of Pad, on the same "
                 "runtime and placement):", "",

@@ -1,0 +1,83 @@
+"""Triage by experiment (issue 43, part 3): before a minimized failure is put down to a policy, a
+missing kernel, or judged where its input is undefined, padconf minimize runs the case that would
+show otherwise (padconf.minimize.experiments), on the real runtimes."""
+import json
+
+import numpy as np
+import pytest
+
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.cli import main
+from padconf.judging.triage import Triage, parse_facts, triage
+from padconf.minimize.experiments import documented_default
+
+
+def minimized(tmp_path, case: Case, runtime: str) -> str:
+    path = tmp_path / "case.jsonl"
+    path.write_text(json.dumps(classify(case).to_json()) + "\n")
+    assert main(["minimize", str(path), "--runtime", runtime, "--out", str(tmp_path / "b"), "--time-limit", "5"]) == 0
+    return (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_a_refusal_the_same_kernel_gives_at_a_supported_opset_is_no_policy(tmp_path):
+    """onnxruntime supports opsets 7 and later; at Pad-2 (opset 2) its refusal of rank-0 data was
+    put down to that policy, yet stamped with opset 7 (Pad-2 still in force) it refuses alike."""
+    pytest.importorskip("onnxruntime")
+    report = minimized(tmp_path, Case(spec="onnx/Pad-2", data=np.array(1.5, np.float32), pads=[]), "onnxruntime")
+    assert "Triage: **wrongly rejected**" in report
+    assert "stamped with opset 7, which it supports" in report
+
+
+def test_what_the_policy_explains_stays_policy():
+    row = {"runtime": "onnxruntime", "spec": "onnx/Pad-1", "verdict": "not-implemented", "mode": "constant",
+           "dtype": "float", "placement": "inputs", "error": "Could not find an implementation for Pad(1)"}
+    assert triage(row)[0] == Triage.POLICY
+    assert triage({**row, "experiments": {"beyond_policy": {"opset": 7}}})[0] == Triage.NOT_IMPLEMENTED
+
+
+def test_a_refused_omitted_default_is_a_bug_where_the_default_written_out_works(tmp_path):
+    """Pad-13: constant_value "defaults to 0, empty string, or False". OpenVINO's ONNX frontend
+    says "Unknown type" for string data without it, and pads with an explicit ''."""
+    pytest.importorskip("openvino")
+    report = minimized(tmp_path, Case(spec="onnx/Pad-13", data=np.array(["a", "b"], dtype=object), pads=[1, 0]),
+                       "openvino-onnx")
+    assert report.startswith("# Pad(constant) rejects an omitted constant_value")
+    assert "Triage: **wrongly rejected**" in report and "documented default ('')" in report
+
+
+@pytest.mark.parametrize(("case", "default"), [
+    (Case(spec="onnx/Pad-13", data=np.array(["a"], dtype=object), pads=[0, 0]), ""),
+    (Case(spec="onnx/Pad-18", data=np.array([True]), pads=[0, 0]), False),
+    (Case(spec="onnx/Pad-11", data=np.array([1], np.int8), pads=[0, 0]), 0),
+])
+def test_the_documented_default_of_each_kind(case, default):
+    value = documented_default(case)
+    assert value is not None and value.tolist() == default and value.dtype == case.data.dtype
+
+
+@pytest.mark.parametrize("case", [
+    Case(spec="onnx/Pad-2", data=np.array([1.0], np.float32), pads=[0, 0]),  # value is an attribute
+    Case(spec="onnx/Pad-13", data=np.array([1.0], np.float32), pads=[0, 0], constant_value=np.float32(0)),
+    Case(spec="onnx/Pad-13", data=np.array([1.0], np.float32), pads=[0, 0], mode="edge"),
+])
+def test_no_default_to_write_out(case):
+    assert documented_default(case) is None
+
+
+def test_a_failure_where_the_input_is_undefined_is_judged_where_it_is_defined(tmp_path):
+    """OpenVINO Pad-1 leaves negative pads undefined; Pad-12 defines them (a crop). The same
+    inputs fail there too: the bundle is Pad-12's."""
+    pytest.importorskip("openvino")
+    report = minimized(tmp_path, Case(spec="openvino/Pad-1", data=np.array([1.0, 2.0, 3.0], np.float16),
+                                      pads=[3, -1], constant_value=np.float16(-0.0)), "openvino")
+    assert "(padconf spec file `openvino/Pad-12`); this input is defined" in report
+    assert "Found at OpenVINO Pad-1, whose document leaves this input undefined" in report
+
+
+def test_supported_opset_belongs_to_a_policy_and_is_an_opset():
+    entry = ("- triage: {t}\n  runtime: x\n  why: w\n  quote: q\n  link: l\n  checked: c\n  supported_opset: {o}\n")
+    assert parse_facts(entry.format(t="policy", o=7), "f")[0].supported_opset == 7
+    for t, o in (("known-upstream", 7), ("policy", "seven"), ("policy", 0), ("policy", True)):
+        with pytest.raises(Exception, match="supported_opset"):
+            parse_facts(entry.format(t=t, o=o), "f")
