@@ -81,3 +81,27 @@ def test_supported_opset_belongs_to_a_policy_and_is_an_opset():
     for t, o in (("known-upstream", 7), ("policy", "seven"), ("policy", 0), ("policy", True)):
         with pytest.raises(Exception, match="supported_opset"):
             parse_facts(entry.format(t=t, o=o), "f")
+
+
+@pytest.mark.parametrize(("case", "reading"), [
+    # wrap at Pad-11, which lacks the mode: the wrap padding is what accepting it gives
+    (Case(spec="onnx/Pad-11", data=np.array([1, 2, 3], np.float32), pads=[1, 0], mode="wrap"), [3, 1, 2, 3]),
+    # OpenVINO Pad-12 forbids a reflect pad past the axis; reflecting on and on is what accepting it gives
+    (Case(spec="openvino/Pad-12", data=np.array([0, 1, 2], np.float32), pads=[4, 0], mode="reflect"),
+     [0, 1, 2, 1, 0, 1, 2]),
+])
+def test_lenient_only_where_a_reading_gives_the_answer(case, reading):
+    """A must-reject case accepted with the output a reading gives (the broken rule set aside) is
+    lenient; accepted with anything else (an empty tensor, memory never written) it is silent
+    garbage, a wrong value."""
+    from padconf.judging.outcome import Outcome
+    from padconf.judging.verdicts import Difference, Verdict, judge
+    case = classify(case)
+    assert case.kind == "must-reject"
+    lenient = judge(case, Outcome(np.array(reading, np.float32)))
+    assert lenient.verdict == Verdict.WRONGLY_ACCEPTED and lenient.difference is None
+    assert triage({"verdict": lenient.verdict, "difference": lenient.difference, "runtime": "x"})[0] == Triage.LENIENT
+    garbage = judge(case, Outcome(np.zeros(0, np.float32)))
+    assert garbage.verdict == Verdict.WRONGLY_ACCEPTED and garbage.difference == Difference.NO_READING
+    assert triage({"verdict": garbage.verdict, "difference": garbage.difference, "runtime": "x"})[0] == \
+        Triage.WRONG_VALUE

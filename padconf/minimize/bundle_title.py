@@ -116,6 +116,8 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
         phrase = "accepts " + broken.format(mode=case.mode, dtype=case.dtype, pads_type=case.pads_type,
                                             axes_type=case.axes_type, rule=case.reason)
         phrase += f" on {case.dtype}" if case.rule != "dtypes" else ""
+        if row.get("difference") == Difference.NO_READING:
+            phrase += ", returning an output no reading gives"
     elif verdict == Verdict.NOT_IMPLEMENTED:
         phrase = f"has no implementation for {case.dtype}"
     elif verdict == Verdict.CRASH:
