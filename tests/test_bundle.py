@@ -85,7 +85,7 @@ def test_a_placement_dependent_failure_says_where_the_pads_come_from():
     case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.int64), pads=[1, 0], mode="edge"))
     row = planted_row(case, Outcome(np.zeros(4, np.int64)), placement="initializers")
     assert title(row, case, placement_dependent=True) == \
-        "Pad(edge) returns wrong values for a rank-1 input on int64 with constant pads (opset 19)"
+        "Pad(edge) returns wrong values for int64 data with constant pads (opset 19)"
 
 
 def test_shrinking_one_bug_never_answers_with_the_other(tmp_path):

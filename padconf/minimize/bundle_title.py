@@ -96,7 +96,9 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
     same case folded at compile time (padconf.minimize.minimize.refused_when_folded)."""
     verdict, what = row["verdict"], feature(case)
-    on = f"{what} on {case.dtype}"
+    # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
+    # (what else shrinking leaves, it could not take away)
+    on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
                f"when folded at compile time ({version_text(case)})"
