@@ -22,6 +22,9 @@ class CorrectAdapter(Adapter):
     def run(self, case, placement="inputs"):
         if case.op == "Identity":  # a control (padconf.cases.case.Case.control): the data, unchanged
             return Outcome(case.data.copy())
+        if case.op == "Concat":  # the values' control (Case.movement_control), moved right
+            values = [case.data] + ([np.asarray(case.constant_value)] if case.constant_value is not None else [])
+            return Outcome(np.concatenate([v.reshape(-1) for v in values]))
         if self.triggered(case):
             return self.misbehave(case)
         try:

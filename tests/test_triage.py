@@ -201,15 +201,15 @@ def test_empty_pads_or_axes_baked_in_get_a_control_of_their_own():
     [1.] with pads [] and axes [] is refused ("Indices rank and data rank are required to be
     equal. Got: 0 and: 1"), and the data's control passes, its data not being empty. The empty
     axes (int64) through Identity, folded, come back as shape []: not Pad-specific. With the
-    pads fed at run time nothing empty is baked, and there is no second control."""
+    pads fed at run time nothing empty is baked: the data's and the values' controls only."""
     from padconf.judging.verdicts import control_record
     case = classify(Case(spec="onnx/Pad-18", data=np.ones(1, np.float32), pads=[], axes=[]))
     assert case.kind == "defined"
     got = _on("openvino-onnx", case, "folded")
     assert got["verdict"] == "wrongly-rejected" and "Indices rank" in got["error"]
     assert [(operand, where) for operand, _, where in case.controls("folded")] == \
-        [("data", "folded"), ("pads", "folded"), ("axes", "folded")]
-    assert [operand for operand, _, _ in case.controls("inputs")] == ["data"]
+        [("data", "folded"), ("values", "folded"), ("pads", "folded"), ("axes", "folded")]
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values"]
     worker = Worker("openvino-onnx")
     try:
         control = control_record(case, "folded", worker.run_alone)
