@@ -170,7 +170,7 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     if model is not None:
         (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
         (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
-    api = api_script(case, placement, runtime, heading)
+    api = api_script(case, placement, runtime, heading, row)
     if api is not None:
         (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
     (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model,
@@ -213,37 +213,41 @@ def _literal(arr, file: str) -> str:
     return f'np.load(os.path.join(HERE, "{file}"))'
 
 
-def _allowed(case: Case) -> str:
-    """The outputs the specification allows, as source text (None: an error)."""
+def _allowed(case: Case) -> list[np.ndarray | None]:
+    """The outputs the specification allows (None: an error)."""
     if case.kind == CaseKind.DEFINED:
-        return f"[{_literal(case.expected, 'expected.npy')}]"
+        return [case.expected]
     if case.kind == CaseKind.MUST_REJECT:
-        return "[None]"
-    return "[" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
-                           for i, (_, out) in enumerate(sorted(case.interpretations.items()))) + "]"
+        return [None]
+    return [out for _, out in sorted(case.interpretations.items())]
 
 
-def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | None:
-    """repro_<runtime>.py for ``case``, or None where the runtime has no short one here
-    (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot carry the data
-    (bfloat16, float8, int4 ..., strings: the generic checker handles those)."""
+def api_script(case: Case, placement: str, runtime: str, heading: str, row: dict | None = None) -> str | None:
+    """repro_<runtime>.py for ``case`` (padconf.minimize.repro_api), or None where the runtime has
+    no short one here (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot
+    carry the data (bfloat16, float8, int4 ...: the generic checker handles those). ``row``, the
+    failure's: a crash or hang runs in a child process; a NaN payload's is compared bit for bit."""
     adapter = adapter_class(runtime)()
     if adapter.repro is None or case.data.dtype.isbuiltin != 1:
         return None
     domain, version = parse_spec_id(case.spec)
-    if adapter.repro.own_graph:
+    own = adapter.repro.own_graph
+    if own:
         operands = adapter.own_operands(case)
     else:
-        if version <= 2 and not case.pads:  # an empty INTS attribute has no type helper.make_node can infer
-            return None
         operands = dict(feeds(case, "inputs"))
     fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
+    allowed = _allowed(case)
     arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
               for name, arr in operands.items()]
-    arrays.append(f"expected = {_allowed(case)}  # what the specification allows (None: an error)")
-    args = ["{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"]
-    if adapter.repro.own_graph:
-        args += [f"fed={fed!r}", f"mode={case.mode!r}", f"opset={version}"]
+    arrays.append("expected = [" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
+                                             for i, out in enumerate(allowed))
+                  + "]  # what the specification allows (None: an error)")
+    setup = configuration(runtime)  # as padconf ran it: {} is the runtime's defaults
+    names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
+    if own:
+        build: list[str] = []
+        call = f"standalone_run({names}, {fed!r}, {case.mode!r}, {version}, {setup!r})"
     else:
         if version <= 2:
             attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
@@ -256,12 +260,16 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
                       *(["axes"] if "axes" in operands else [])]
             while inputs[-1] == "":
                 inputs.pop()
-        attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
-        args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
-                 f"ir={ir_version(version, case.dtype)}"]
-    args.append(f"configuration={configuration(runtime)!r}")  # set up as padconf ran it
-    args.append("expected=expected")
-    return repro_api.script(adapter.repro, runtime, heading, arrays, args)
+        # stamped with the opset a policy supports, where the experiment showed the bug there too
+        opset = ((row or {}).get("experiments") or {}).get("beyond_policy", {}).get("opset", version)
+        build = repro_api.onnx_model_lines(operands, inputs, fed,
+                                           {k: _scalar_literal(v) for k, v in attributes.items()}, opset,
+                                           ir_version(opset, case.dtype))
+        call = f"standalone_run(model, {names}, {setup!r})"
+    verdict = (row or {}).get("verdict")
+    return repro_api.script(adapter.repro, runtime, heading, arrays, build, call, allowed,
+                            bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                            in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT))
 
 
 # ---------------------------------------------------------------- REPORT.md
