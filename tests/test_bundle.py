@@ -161,7 +161,8 @@ def test_a_runtimes_error_in_the_index_stays_one_table_row():
     error = "RuntimeError: Check 'a || b' failed at src/x.hpp:83:\nWhile validating node 'Pad'\n[link](x)"
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
-    assert len(rows) == 5 and rows[-1].count(" | ") == 5 and "[link]" not in rows[-1]
+    row = next(r for r in rows if r.startswith("| 1 |"))
+    assert row.count(" | ") == 6 and "[link]" not in row and "While validating" in row
 
 
 def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):
@@ -323,3 +324,22 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
     assert variant.count("def standalone_run(model, inputs, configuration):") == 1
     assert OpenVinoOnnxAdapter.repro is not None and "compile_model(read, \"CPU\", configuration)" in variant
     assert api_script(case, "inputs", "iree", "t") is None  # IREE's adapter supplies none
+
+
+def test_the_index_lists_the_bugs_to_file_first(tmp_path):
+    """INDEX.md by triage: the Pad bugs to file first, whatever order minimize met them in; a
+    lenient acceptance (the output a reading gives) after them."""
+    from padconf.minimize.repro import index_markdown
+    from padconf.minimize.shrink import Attempt, Shrunk
+    lenient = classify(Case(spec="onnx/Pad-11", data=np.array([1, 2, 3], np.float32), pads=[1, 0], mode="wrap"))
+    wrong = classify(Case(spec="onnx/Pad-19", data=np.array([1, 2], np.float32), pads=[1, 0]))
+    summaries = []
+    for n, (case, output) in enumerate(((lenient, [3, 1, 2, 3]), (wrong, [9, 9, 9])), 1):
+        outcome = Outcome(np.array(output, np.float32))
+        attempt = Attempt(case, planted_row(case, outcome), outcome)
+        summaries.append({"n": n, "dir": tmp_path / f"{n:02d}", "title": f"title {n}", "recorded": None,
+                          "shrunk": Shrunk(attempt, attempt, 1, 0.1, False)})
+    index = index_markdown("run", "onnxruntime", summaries)
+    assert index.index("## Pad bugs to file") < index.index("| 2 |") < index.index("## Not a Pad bug to file") \
+        < index.index("| 1 |")
+    assert "| wrong value |" in index and "| lenient (accepts what the spec forbids) |" in index

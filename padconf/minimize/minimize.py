@@ -25,11 +25,12 @@ from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
+from padconf.judging.triage import PAD_BUGS
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle_title import title
 from padconf.minimize.experiments import beyond_policy, defined_at, explicit_default, record
 from padconf.minimize.probes import native_check, packing, refused_when_folded, root_cause, schema_check
-from padconf.minimize.repro import index_markdown, write_bundle
+from padconf.minimize.repro import bundle_triage, index_markdown, write_bundle
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
@@ -126,7 +127,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                                       "shape": list(job.case.data.shape)})
                     _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
-                where = out if kind == "case" else out / (f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-"
+                filed = "bug" if bundle_triage(shrunk, job) in PAD_BUGS and not shrunk.native else "not-a-bug"
+                where = out if kind == "case" else out / (f"{n:02d}-{filed}-{_safe(runtime)}-{start.row['verdict']}-"
                                                           f"{short_name(shrunk.final.case)}")
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest

@@ -19,7 +19,7 @@ from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
 from padconf.core.dtypes import npy_bytes
 from padconf.core.versions import package_version
-from padconf.judging.triage import PAD_BUGS, triage
+from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
 from padconf.judging.verdicts import FAILURES, Difference, Verdict
 from padconf.minimize import bundle_check, repro_api
 from padconf.minimize.bundle_title import title
@@ -396,6 +396,19 @@ def _experiment_lines(tried: dict, runtime: str) -> list[str]:
     return [line for text in lines for line in (escape.markdown(text), "")]
 
 
+def _triage(shrunk, recorded: dict | None) -> tuple[Triage | None, UpstreamFact | None]:
+    """The minimal case's triage, decided by its own control where minimize ran one, else by the
+    run's control of its distinct failure (``recorded``, the run's row)."""
+    row = shrunk.final.row
+    control = shrunk.final.control or (recorded or {}).get("control")
+    return triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
+
+
+def bundle_triage(shrunk, job) -> Triage | None:
+    """What a bundle is, as REPORT.md and INDEX.md say: its triage class."""
+    return _triage(shrunk, job.recorded)[0]
+
+
 def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
                     api: str | None = None) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
@@ -415,8 +428,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
             CaseKind.MUST_REJECT: "invalid: the document requires an error",
             CaseKind.AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
     recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
-    control = shrunk.final.control or recorded  # the minimal case's own, where minimize ran one
-    found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
+    found, fact = _triage(shrunk, job.recorded)
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
                 *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
                                           f"`{(recorded or {}).get('case_id')}`")]
@@ -481,22 +493,37 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
 
 
 def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
-    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
-             "| # | bundle | title | before | after | seconds |", "|---:|---|---|---|---|---:|"]
+    """INDEX.md: the bundles by triage, the Pad bugs to file first, then those that are another
+    component's (the operation Pad is lowered to, onnx's shape inference), then the rest; the
+    failures merged into another bundle or not minimized last."""
+    sections: dict[str, list[str]] = {"Pad bugs to file": [], "Another component's bug, to file there": [],
+                                      "Not a Pad bug to file": [], "Merged or not minimized": []}
     for s in summaries:
         if s.get("merged_into"):
             root = s["merged_into"]
-            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same root "
-                         f"cause as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            sections["Merged or not minimized"].append(
+                f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | - | merged: the same root cause as "
+                f"bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
             continue
         if s.get("dir") is None:
             rec = s["recorded"]
-            lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
-                         f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
+            sections["Merged or not minimized"].append(
+                f"| {s['n']} | - | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
+                f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
             continue
         sh = s["shrunk"]
+        found = _triage(sh, s["recorded"])[0]
+        section = ("Another component's bug, to file there" if sh.native else
+                   "Pad bugs to file" if found in PAD_BUGS else "Not a Pad bug to file")
         a, b = sh.original.case.data, sh.final.case.data
         shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
-        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(shown)} | "
-                     f"{list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
-    return "\n".join(lines) + "\n"
+        sections[section].append(
+            f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {found.label if found else '-'} | "
+            f"{escape.markdown(shown)} | {list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
+    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
+             ", ".join(f"{len(rows)} {name[0].lower() + name[1:]}" for name, rows in sections.items()) + ".", ""]
+    for name, rows in sections.items():
+        if rows:
+            lines += [f"## {name}", "", "| # | bundle | triage | title | before | after | seconds |",
+                      "|---:|---|---|---|---|---|---:|", *rows, ""]
+    return "\n".join(lines)
