@@ -105,3 +105,19 @@ def test_lenient_only_where_a_reading_gives_the_answer(case, reading):
     assert garbage.verdict == Verdict.WRONGLY_ACCEPTED and garbage.difference == Difference.NO_READING
     assert triage({"verdict": garbage.verdict, "difference": garbage.difference, "runtime": "x"})[0] == \
         Triage.WRONG_VALUE
+
+
+def test_a_variants_failure_the_default_configuration_does_not_share_is_titled_by_its_configuration(tmp_path):
+    """OpenVINO's ONNX frontend, with one thread (openvino-onnx[threads=1]), returns an empty tensor
+    for a reflect pad past the axis; in its default configuration it raises, which conforms (the
+    document leaves the pad undefined). The bundle is the configuration's, and says so; the
+    lowered check runs OpenVINO's own Pad set up the same way."""
+    pytest.importorskip("openvino")
+    report = minimized(tmp_path, Case(spec="onnx/Pad-11", data=np.ones(1, np.float32), pads=[1, 0], mode="reflect"),
+                       "openvino-onnx[threads=1]")
+    first = report.splitlines()[0]
+    assert first.endswith("only with INFERENCE_NUM_THREADS=1 (by default: ambiguous) (opset 11)")
+    assert "In its default configuration (openvino-onnx) the same case is answered as the specification allows" \
+        in report
+    assert "(runtime openvino\\[threads=1\\], inputs)" in report
+    assert (tmp_path / "b" / "repro_openvino_onnx_threads_1.py").is_file()

@@ -99,9 +99,14 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
     # (what else shrinking leaves, it could not take away)
     on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"
+    setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.experiments
+    only = ""
+    if setup:
+        settings = ", ".join(f"{k}={v}" for k, v in setup["configuration"].items()) or row["runtime"]
+        only = f" only with {settings} (by default: {setup['verdict']})"
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
-               f"when folded at compile time ({version_text(case)})"
+               f"when folded at compile time{only} ({version_text(case)})"
     if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.experiments
         return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
                f"written out) on {case.dtype} ({version_text(case)})"
@@ -132,4 +137,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {PLACED[row['placement']]}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{op_name(case)} {phrase}{where} ({version_text(case)})"
+    return f"{op_name(case)} {phrase}{where}{only} ({version_text(case)})"

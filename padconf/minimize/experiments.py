@@ -12,7 +12,10 @@ runs the case that would show otherwise, alone, and records what it did on the f
   (OpenVINO's ONNX frontend on string data: "Unknown type" without, the padded output with ``''``);
 - ``defined_at``: a failure at a version whose document leaves the input undefined is judged
   at the next version of the same family that defines it, where the runtime fails it too
-  (OpenVINO Pad-1's negative pads, which Pad-12 defines): the bundle is written there.
+  (OpenVINO Pad-1's negative pads, which Pad-12 defines): the bundle is written there;
+- ``default_configuration``: a variant's failure (openvino[threads=1]) run by the runtime in its
+  default configuration: where that conforms, the failure is the configuration's, and its title
+  says so.
 """
 from __future__ import annotations
 
@@ -26,6 +29,7 @@ from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core.dtypes import numpy_dtype
 from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Placement
+from padconf.execution.worker import Worker
 from padconf.judging.outcome import Outcome
 from padconf.judging.triage import Triage, triage
 from padconf.judging.verdicts import FAILURES, Verdict, judge
@@ -116,6 +120,25 @@ def defined_at(isolated: IsolatedRunner, attempt: Attempt, placement: Placement)
         got = isolated.attempt(there, placement)
         return got if got.row["verdict"] in FAILURES and got.row["verdict"] != Verdict.NOT_IMPLEMENTED else None
     return None
+
+
+def default_configuration(default: Worker | None, attempt: Attempt, placement: Placement,
+                          configuration: dict[str, object]) -> dict | None:
+    """Where ``attempt`` is a failure of a variant set up as ``configuration`` (the runtime's own
+    terms), the minimal case alone on ``default`` (the same runtime in its default
+    configuration): {"runtime", "verdict", "detail", "configuration"} where it does not fail
+    there; else None."""
+    if default is None or attempt.row["verdict"] not in FAILURES:
+        return None
+    try:
+        outcome, status = default.run_alone(attempt.case, placement)
+    except PadconfError:  # that runtime could not be started
+        return None
+    ruling = judge(attempt.case, outcome, status)
+    if ruling.verdict in FAILURES:
+        return None
+    return {"runtime": default.adapter, "verdict": ruling.verdict, "detail": outcome.error or ruling.detail,
+            "configuration": configuration}
 
 
 def record(attempt: Attempt, found: dict[str, Any]) -> None:

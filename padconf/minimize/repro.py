@@ -191,7 +191,7 @@ SHOWN_INLINE = 24  # elements: larger arrays are read from the bundle's .npy fil
 
 
 def api_script_name(runtime: str) -> str:
-    return f"repro_{runtime.replace('-', '_')}.py"
+    return f"repro_{re.sub(r'[^A-Za-z0-9_]+', '_', runtime).strip('_')}.py"  # a variant's brackets too
 
 
 def _scalar_literal(v) -> str:
@@ -388,6 +388,12 @@ def _experiment_lines(tried: dict, runtime: str) -> list[str]:
         lines.append(f"Not {runtime}'s opset policy: stamped with opset {got['opset']}, which it supports "
                      f"({spec_label(got['spec'])} in force), the same model fails alike: {got['verdict']}"
                      + (f" ({short_error(got['detail'], 200)})" if got.get("detail") else "") + ".")
+    if tried.get("default_configuration"):
+        got = tried["default_configuration"]
+        lines.append(f"In its default configuration ({got['runtime']}) the same case is answered as the "
+                     f"specification allows ({got['verdict']}"
+                     + (f": {short_error(got['detail'], 200)}" if got.get("detail") else "")
+                     + f"): the failure is {runtime}'s configuration's ({got['configuration']}).")
     if tried.get("explicit_default"):
         got = tried["explicit_default"]
         lines.append(f"With constant_value written out as its documented default ({got['constant_value']!r}), "
