@@ -507,3 +507,13 @@ class PackingBugAdapter(ConformingAdapter):
 
 class WideBugAdapter(PackingBugAdapter):
     dtypes = ("uint2", "uint8")
+
+
+class WrongThroughIdentityOnExampleAdapter(WrongOnExampleAdapter):
+    """Garbles the data of example_3_edge through Identity too: its control fails as well, so
+    the failure is not Pad-specific."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Identity" and self.triggered(case.with_(op="Pad")):
+            return Outcome(case.data + 1)
+        return super().run(case, placement)

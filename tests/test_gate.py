@@ -433,3 +433,25 @@ def test_the_shards_cases_are_bounded_together_before_the_gate_reruns_them(tmp_p
                  "--results", str(tmp_path / "work")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "more than 100 bytes" in err, err
+
+
+def test_a_baseline_with_no_entry_for_the_gated_runtime_says_so_in_one_line(tmp_path, capsys):
+    """A baseline made for another runtime (or under another name) forgives nothing: the gate says
+    why its every failure is new, in one line naming the runtimes the baseline speaks of."""
+    other = "- runtime: onnxruntime\n  verdict: mismatch\n  why: planted\n" + EXAMPLE_CELLS
+    assert gate(tmp_path, FAKE + "WrongOnExampleAdapter", other) == 1
+    out = capsys.readouterr().out
+    (line,) = [line for line in out.splitlines() if "holds no entry for runtime" in line]
+    assert f"runtime {FAKE}WrongOnExampleAdapter (its entries are for onnxruntime)" in line
+    mine = other.replace("runtime: onnxruntime", f"runtime: {FAKE.replace('.', '[.]')}WrongOnExampleAdapter")
+    (tmp_path / "named").mkdir()
+    gate(tmp_path / "named", FAKE + "WrongOnExampleAdapter", mine)
+    assert "holds no entry" not in capsys.readouterr().out
+
+
+def test_the_gates_triage_reads_the_runs_controls(tmp_path, capsys):
+    """The gate's run controls its distinct failures as any run does: where the data comes back
+    wrong through Identity too, the gate's line says not Pad-specific, as summary.md does."""
+    assert gate(tmp_path, FAKE + "WrongThroughIdentityOnExampleAdapter", "[]\n") == 1
+    news = [line for line in capsys.readouterr().out.splitlines() if line.startswith("new: ")]
+    assert news and all(line.endswith("triage: not Pad-specific") for line in news)

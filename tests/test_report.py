@@ -182,7 +182,7 @@ def test_short_markdown_fits_a_pr_comment(run_dir, tmp_path):
     header, _, *body = [[c.strip() for c in line.strip("|").split(" | ")] for line in first_table]
     shown = {(row[0], verdict): int(n) for row in body for verdict, n in zip(header[1:], row[1:]) if n}
     assert shown == Counter((r["runtime"], r["verdict"]) for r in rows)
-    assert "| alpha | wrongly-rejected | 1 | Pad &lt;axes&gt; &amp; " in md and "<script>" not in md
+    assert "| alpha | wrongly-rejected | wrongly rejected | 1 | Pad &lt;axes&gt; &amp; " in md and "<script>" not in md
 
 
 def test_a_report_on_part_of_a_run_says_so_where_it_is_read(run_dir, tmp_path, capsys):
@@ -209,9 +209,9 @@ def test_a_report_on_part_of_a_run_says_so_where_it_is_read(run_dir, tmp_path, c
 def test_short_markdown_keeps_the_top_failures_only():
     rows = [{"runtime": "rt", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
              "error": f"error kind {chr(65 + i % 26)}{chr(65 + i // 26)}", "detail": None, "origin": "generated",
-             "case_id": str(i), "reason": None, "matched": None} for i in range(300)]
+             "case_id": str(i), "reason": None, "matched": None, "placement": "inputs"} for i in range(300)]
     md = report.short_markdown(rows, "report.html")
-    assert len(md.splitlines()) <= 40 and "10 most frequent of 300" in md
+    assert len(md.splitlines()) <= 40 and "the Pad bugs first (10 of 300)" in md
 
 
 @pytest.mark.parametrize("problem,words", [
@@ -500,3 +500,20 @@ def test_a_verdict_that_differs_between_configurations_is_the_variants_own_findi
     assert "configuration-dependent" in summary
     html = render(report.load_run(write_run(tmp_path / "run", [case, other], rows)))
     assert "<b>alpha: wrongly-rejected; alpha[threads=1]: mismatch</b>" in html.split("<section id=configuration>")[1]
+
+
+def test_every_report_says_one_count_of_distinct_failures_and_lists_bugs_first(run_dir):
+    """The terminal, summary.md, the HTML page and the PR comment count the same distinct failures
+    (the placement- and configuration-dependent answers among them), the Pad bugs first."""
+    cases, rows = planted_rows()
+    groups = report.distinct_failures(rows)
+    said = report.failures_count(groups)
+    assert said.startswith(f"{len(groups)} distinct failures, ")
+    terminal = "\n".join(str(x) for x in report.terminal_output(rows, 200) if isinstance(x, str))
+    assert said in terminal
+    assert said in report.markdown(rows, [c.to_json() for c in cases], [])
+    assert said in render(report.load_run(run_dir))
+    short = report.short_markdown(rows)
+    assert said in short
+    triages = [g["triage"] in report.PAD_BUGS for g in groups]
+    assert triages == sorted(triages, reverse=True) and any(triages) and not all(triages)

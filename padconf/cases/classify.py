@@ -19,7 +19,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.core.dtypes import as_array, bit_equal, scalar
 from padconf.core.errors import PadError, TooLargeToCheck
 from padconf.spec.loader import Spec, get_spec
-from padconf.spec.reference import pad
+from padconf.spec.reference import INTERPRETATIONS, pad
 
 
 def rule_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
@@ -212,3 +212,21 @@ def repaired_twin(case: Case, spec: Spec) -> Case | str:
     if isinstance(twin, Case) and any(out is None for out in twin.interpretations.values()):
         return f"with {case.rule} undone the case reaches {twin.reason}, where a refusal conforms"
     return twin
+
+
+def as_if_allowed(case: Case, spec: Spec) -> list[np.ndarray]:
+    """The outputs a must-reject case's inputs get with its broken rule set aside: every reading
+    of the spec's undefined points the reference can compute (it checks no type list, no
+    version's modes), and where the rule is one the reference itself checks (a reflect pad past
+    the axis, edge on an empty axis), its every other interpretation of it. A runtime that
+    accepts the case and answers one of these is lenient; any other answer (an empty tensor,
+    memory never written) no reading gives."""
+    found = [out for _, out in readings(case, spec) if isinstance(out, np.ndarray)]
+    if case.rule in INTERPRETATIONS:
+        base = base_interpretations(spec)
+        for option in INTERPRETATIONS[case.rule]:
+            if option != "reject":
+                outcome = _outcome(case, spec, {**base, case.rule: option})
+                if isinstance(outcome, np.ndarray):
+                    found.append(outcome)
+    return found

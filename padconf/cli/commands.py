@@ -197,7 +197,7 @@ def _work_dir(args, use: str) -> Path:
 
 
 def cmd_gate(args) -> int:
-    from padconf.gate.baseline import load_baseline
+    from padconf.gate.baseline import load_baseline, unnamed_runtime
     from padconf.gate.gate import gate, judge_results
     from padconf.gate.junit import junit_xml, problem_lines
 
@@ -211,6 +211,9 @@ def cmd_gate(args) -> int:
     console.print(f"gate {terminal(args.runtime)}: {len(judgement.rows)} results ({counts}; a result is a case in one "
                   f"placement); {len(judgement.known)} failing results forgiven by {terminal(args.baseline)}",
                   soft_wrap=True)
+    unnamed = unnamed_runtime(entries, args.runtime)
+    if unnamed:
+        console.print(plain(unnamed), soft_wrap=True, markup=False, highlight=False, emoji=False)
     for line in problem_lines(judgement):
         console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)  # FILE:1234: is no emoji
     for line in judgement.flaky:

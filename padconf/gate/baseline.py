@@ -251,6 +251,18 @@ def read_baseline(path: Path | str) -> tuple[str, list[BaselineEntry]]:
     return text, parse_baseline(text, str(path))
 
 
+def unnamed_runtime(entries: list[BaselineEntry], runtime: str) -> str | None:
+    """One line where no entry of the baseline speaks of ``runtime`` (a baseline made for another
+    runtime, or under another name: a variant, a module:Class), so that every failure of the gate
+    counts as new; else None."""
+    if any(compiled(e.runtime).fullmatch(runtime) for e in entries):
+        return None
+    named = sorted({e.runtime for e in entries})
+    return (f"the baseline holds no entry for runtime {runtime}"
+            + (f" (its entries are for {', '.join(named)})" if named else " (it holds no entry at all)")
+            + f": every failure of {runtime} counts as new; make its own with `padconf baseline --runtime {runtime}`")
+
+
 def forgiving(entries: list[BaselineEntry], row: Mapping[str, Any]) -> BaselineEntry | None:
     """The first entry that forgives ``row``'s failure, if any."""
     return next((e for e in entries if e.matches(row)), None)

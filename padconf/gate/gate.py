@@ -28,6 +28,7 @@ from padconf.run.results import (
     RESULTS,
     ResultRow,
     RunDirLock,
+    attach_controls,
     read_jsonl,
     read_results,
     unfinished,
@@ -93,7 +94,8 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
                                                         "shard": config.shard or (1, 1), "seed": config.seed,
                                                         "explore": config.explore}))
     run.execute(run.plan(cases), progress=progress)
-    return read_results(run.results_path), cases
+    # the run's controls decide the triage the gate's lines show, as in the run's own reports
+    return attach_controls(read_results(run.results_path), out_dir), cases
 
 
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
@@ -127,7 +129,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         config = mine
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
-            shard_rows = read_results(d / RESULTS)
+            shard_rows = attach_controls(read_results(d / RESULTS), d)
             run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError, follow=False),
                                  str(d / "run.json"))
             first_run_doc = first_run_doc or run_doc

@@ -382,6 +382,10 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
         counts = ", ".join(f"{n} {v}" for v, n in j.counts.most_common())
         write(f"{len(j.rows)} results ({counts}); {len(j.known)} known failures forgiven"
               + (f" by {share.baseline}" if share.baseline else ""))
+        from padconf.gate.baseline import unnamed_runtime
+        unnamed = unnamed_runtime(share.entries, share.runtime) if share.baseline else None
+        if unnamed:
+            write(unnamed)
     for line in share.problems:
         write(line)
     for line in share.flaky:

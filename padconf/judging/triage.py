@@ -71,6 +71,9 @@ class UpstreamFact:
     checked: str
     patterns: tuple[tuple[str, str], ...]  # (row field, regular expression matched whole)
     error: str | None = None  # searched in the row's error text
+    # a policy's oldest supported opset: before a failure is put down to the policy, padconf runs
+    # the case there (padconf.minimize.experiments.beyond_policy)
+    supported_opset: int | None = None
 
     def covers(self, row: Mapping[str, Any]) -> bool:
         return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
@@ -89,8 +92,12 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
             patterns = tuple((k, doc[k]) for k in _PATTERN_KEYS if doc.get(k) is not None)
             for _, p in patterns + (("error", doc.get("error") or ""),):
                 re.compile(p)
+            opset = doc.get("supported_opset")
+            if opset is not None and (type(opset) is not int or not 1 <= opset <= 1000 or kind != Triage.POLICY):
+                raise ValueError(f"supported_opset {opset!r} is not an opset number of a policy")
             facts.append(UpstreamFact(kind, " ".join(doc["why"].split()), " ".join(doc["quote"].split()),
-                                      doc["link"], " ".join(doc["checked"].split()), patterns, doc.get("error")))
+                                      doc["link"], " ".join(doc["checked"].split()), patterns, doc.get("error"),
+                                      opset))
         except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
             raise CaseError(f"{at}: malformed: {exc}") from None
     return facts
@@ -105,9 +112,17 @@ def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
     if (row.get("control") or {}).get("fails_too"):  # padconf.run.runner's control experiment: it decides first
         return Triage.NOT_PAD_SPECIFIC, None
-    fact = next((f for f in upstream_facts() if f.covers(row)), None)
+    # padconf.minimize.experiments' findings: a policy the same failure outlives does not explain
+    # it; a refusal that the documented default written out turns into the right answer is a bug
+    tried = row.get("experiments") or {}
+    fact = next((f for f in upstream_facts() if f.covers(row)
+                 and not (f.triage == Triage.POLICY and tried.get("beyond_policy"))), None)
     if fact is not None:
         return fact.triage, fact
+    if tried.get("explicit_default"):
+        return Triage.WRONGLY_REJECTED, None
+    if row["verdict"] == Verdict.WRONGLY_ACCEPTED and row.get("difference") == Difference.NO_READING:
+        return Triage.WRONG_VALUE, None  # accepted, and answered as no reading does: not lenient
     if row["verdict"] == Verdict.MISMATCH and row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:
         return Triage.NAN_PAYLOAD_OR_ZERO_SIGN, None
     if row["verdict"] == Verdict.UNEXPLAINED:  # an undefined point answered as no reading does: a refusal, or an output

@@ -6,9 +6,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import as_if_allowed
 from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
+from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Status, Word
 from padconf.judging.outcome import Outcome
+from padconf.spec.loader import get_spec
 
 
 class Verdict(Word):
@@ -42,6 +45,9 @@ class Difference(Word):
     VALUES = "values"
     NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
     NARROWED = "narrowed-to-32-bit"
+    # an accepted must-reject case answered with what no reading gives, the broken rule set aside
+    # (classify.as_if_allowed): not lenient, silent garbage
+    NO_READING = "no-reading"
 
 
 VERDICTS = tuple(Verdict)
@@ -165,8 +171,13 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
     if case.kind == CaseKind.TOO_LARGE:
         return Ruling(Verdict.INCONCLUSIVE, case.reason)
     if case.kind == CaseKind.MUST_REJECT:
-        return (Ruling(Verdict.PASS) if rejected
-                else Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}"))
+        if rejected:
+            return Ruling(Verdict.PASS)
+        if _no_reading_gives(case, np.asarray(outcome.output)):
+            return Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}; and returned an output no "
+                                                    "reading gives, with the rule set aside", None,
+                          Difference.NO_READING)
+        return Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}")
     if outcome.not_implemented:
         return Ruling(Verdict.NOT_IMPLEMENTED, outcome.error)
     if case.kind == CaseKind.DEFINED:
@@ -192,6 +203,23 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
                          for name, out in case.interpretations.items())
     return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [],
                   Difference.NARROWED if narrowed else None)
+
+
+_ALLOWED: dict[str, list[np.ndarray] | None] = {}  # case id -> as_if_allowed, for the cases judged last
+
+
+def _no_reading_gives(case: Case, output: np.ndarray) -> bool:
+    """Whether ``output``, a must-reject case's, is none of classify.as_if_allowed's (False where
+    the spec cannot be read here: then the acceptance stays lenient)."""
+    if case.id not in _ALLOWED:
+        if len(_ALLOWED) >= 256:
+            _ALLOWED.clear()
+        try:
+            _ALLOWED[case.id] = as_if_allowed(case, get_spec(case.spec))
+        except (SpecError, PadconfError, ValueError, TypeError, OverflowError):
+            _ALLOWED[case.id] = None
+    allowed = _ALLOWED[case.id]
+    return allowed is not None and not any(bit_equal(out, output) for out in allowed)
 
 
 def _shown(out: np.ndarray) -> str:

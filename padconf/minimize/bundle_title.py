@@ -96,10 +96,20 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
     same case folded at compile time (padconf.minimize.minimize.refused_when_folded)."""
     verdict, what = row["verdict"], feature(case)
-    on = f"{what} on {case.dtype}"
+    # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
+    # (what else shrinking leaves, it could not take away)
+    on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"
+    setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.experiments
+    only = ""
+    if setup:
+        settings = ", ".join(f"{k}={v}" for k, v in setup["configuration"].items()) or row["runtime"]
+        only = f" only with {settings} (by default: {setup['verdict']})"
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
-               f"when folded at compile time ({version_text(case)})"
+               f"when folded at compile time{only} ({version_text(case)})"
+    if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.experiments
+        return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
+               f"written out) on {case.dtype} ({version_text(case)})"
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
         wrong = ("the wrong output shape" if difference == Difference.SHAPE else
@@ -113,6 +123,8 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
         phrase = "accepts " + broken.format(mode=case.mode, dtype=case.dtype, pads_type=case.pads_type,
                                             axes_type=case.axes_type, rule=case.reason)
         phrase += f" on {case.dtype}" if case.rule != "dtypes" else ""
+        if row.get("difference") == Difference.NO_READING:
+            phrase += ", returning an output no reading gives"
     elif verdict == Verdict.NOT_IMPLEMENTED:
         phrase = f"has no implementation for {case.dtype}"
     elif verdict == Verdict.CRASH:
@@ -125,4 +137,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {PLACED[row['placement']]}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{op_name(case)} {phrase}{where} ({version_text(case)})"
+    return f"{op_name(case)} {phrase}{where}{only} ({version_text(case)})"

@@ -19,16 +19,24 @@ import re
 from pathlib import Path
 from typing import Any
 
-from padconf.adapters import adapter_class, unknown_runtime
+from padconf.adapters import adapter_class, split_variant, unknown_runtime, variant_of
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
+from padconf.judging.triage import PAD_BUGS
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle_title import title
+from padconf.minimize.experiments import (
+    beyond_policy,
+    default_configuration,
+    defined_at,
+    explicit_default,
+    record,
+)
 from padconf.minimize.probes import native_check, packing, refused_when_folded, root_cause, schema_check
-from padconf.minimize.repro import index_markdown, write_bundle
+from padconf.minimize.repro import bundle_triage, configuration, index_markdown, write_bundle
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
@@ -86,9 +94,12 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
         except SpecError as exc:
             raise CaseError(f"case {job.case.id}: {exc}") from None
     worker = Worker(runtime, timeout=timeout)
-    # the runtime Pad lowers to (native_check): one worker for every bundle, started on first use
+    # the runtime Pad lowers to (native_check), set up as a variant's own: one worker for every
+    # bundle, started on first use; and for a variant, the runtime in its default configuration
+    base, settings = split_variant(runtime)
     lowered = adapter_class(runtime).lowered_to
-    lowered_to = Worker(lowered[0], timeout=timeout) if lowered else None
+    lowered_to = Worker(variant_of(lowered[0], settings), timeout=timeout) if lowered else None
+    default = Worker(base, timeout=timeout) if settings else None
     summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
@@ -110,6 +121,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
                 say(f"start: {size_text(start.case)}")
                 shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                triage_by_experiment(isolated, shrunk, placement, default)
                 shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
                     or schema_check(shrunk, runtime, placement)
                 shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
@@ -124,7 +136,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                                       "shape": list(job.case.data.shape)})
                     _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
-                where = out if kind == "case" else out / (f"{n:02d}-{_safe(runtime)}-{start.row['verdict']}-"
+                filed = "bug" if bundle_triage(shrunk, job) in PAD_BUGS and not shrunk.native else "not-a-bug"
+                where = out if kind == "case" else out / (f"{n:02d}-{filed}-{_safe(runtime)}-{start.row['verdict']}-"
                                                           f"{short_name(shrunk.final.case)}")
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest
@@ -141,9 +154,9 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                               "variants": [variant_text(shrunk, placement)]})
             roots[cause] = summaries[-1]
     finally:
-        worker.close()
-        if lowered_to is not None:
-            lowered_to.close()
+        for opened in (worker, lowered_to, default):
+            if opened is not None:
+                opened.close()
     if kind == "model" and not any(s["dir"] for s in summaries):
         raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
                         + "; ".join(s["error"] for s in summaries))
@@ -155,6 +168,23 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                                  "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
         (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
     return summaries
+
+
+def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement,
+                         default: Worker | None) -> None:
+    """padconf.minimize.experiments on the minimal case: judged at the version that defines its
+    input where the runtime fails there too, and its row told what the policy, default value
+    and (for a variant, on ``default``) default configuration experiments showed."""
+    found_at = shrunk.final.case.spec
+    defined = defined_at(isolated, shrunk.final, placement)
+    if defined is not None:
+        defined.control = isolated.control(defined, placement)
+        shrunk.final = defined
+    record(shrunk.final, {"defined_at": found_at if defined is not None else None,
+                          "beyond_policy": beyond_policy(isolated, shrunk.final, placement),
+                          "explicit_default": explicit_default(isolated, shrunk.final, placement),
+                          "default_configuration": default_configuration(default, shrunk.final, placement,
+                                                                         configuration(isolated.runtime))})
 
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:

@@ -146,7 +146,7 @@ def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to:
     lowered = adapter_class(runtime).lowered_to
     if lowered is None:
         return None
-    other, spec = lowered
+    spec, other = lowered[1], lowered_to.adapter  # the lowered runtime set up as the variant was
     try:
         native = classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
                                constant_value=case.constant_value, pads_type=case.pads_type))

@@ -19,7 +19,7 @@ from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
 from padconf.core.dtypes import npy_bytes
 from padconf.core.versions import package_version
-from padconf.judging.triage import PAD_BUGS, triage
+from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
 from padconf.judging.verdicts import FAILURES, Difference, Verdict
 from padconf.minimize import bundle_check, repro_api
 from padconf.minimize.bundle_title import title
@@ -170,7 +170,7 @@ def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_vers
     if model is not None:
         (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
         (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
-    api = api_script(case, placement, runtime, heading)
+    api = api_script(case, placement, runtime, heading, row)
     if api is not None:
         (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
     (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model,
@@ -191,7 +191,7 @@ SHOWN_INLINE = 24  # elements: larger arrays are read from the bundle's .npy fil
 
 
 def api_script_name(runtime: str) -> str:
-    return f"repro_{runtime.replace('-', '_')}.py"
+    return f"repro_{re.sub(r'[^A-Za-z0-9_]+', '_', runtime).strip('_')}.py"  # a variant's brackets too
 
 
 def _scalar_literal(v) -> str:
@@ -213,37 +213,41 @@ def _literal(arr, file: str) -> str:
     return f'np.load(os.path.join(HERE, "{file}"))'
 
 
-def _allowed(case: Case) -> str:
-    """The outputs the specification allows, as source text (None: an error)."""
+def _allowed(case: Case) -> list[np.ndarray | None]:
+    """The outputs the specification allows (None: an error)."""
     if case.kind == CaseKind.DEFINED:
-        return f"[{_literal(case.expected, 'expected.npy')}]"
+        return [case.expected]
     if case.kind == CaseKind.MUST_REJECT:
-        return "[None]"
-    return "[" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
-                           for i, (_, out) in enumerate(sorted(case.interpretations.items()))) + "]"
+        return [None]
+    return [out for _, out in sorted(case.interpretations.items())]
 
 
-def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | None:
-    """repro_<runtime>.py for ``case``, or None where the runtime has no short one here
-    (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot carry the data
-    (bfloat16, float8, int4 ..., strings: the generic checker handles those)."""
+def api_script(case: Case, placement: str, runtime: str, heading: str, row: dict | None = None) -> str | None:
+    """repro_<runtime>.py for ``case`` (padconf.minimize.repro_api), or None where the runtime has
+    no short one here (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot
+    carry the data (bfloat16, float8, int4 ...: the generic checker handles those). ``row``, the
+    failure's: a crash or hang runs in a child process; a NaN payload's is compared bit for bit."""
     adapter = adapter_class(runtime)()
     if adapter.repro is None or case.data.dtype.isbuiltin != 1:
         return None
     domain, version = parse_spec_id(case.spec)
-    if adapter.repro.own_graph:
+    own = adapter.repro.own_graph
+    if own:
         operands = adapter.own_operands(case)
     else:
-        if version <= 2 and not case.pads:  # an empty INTS attribute has no type helper.make_node can infer
-            return None
         operands = dict(feeds(case, "inputs"))
     fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
+    allowed = _allowed(case)
     arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
               for name, arr in operands.items()]
-    arrays.append(f"expected = {_allowed(case)}  # what the specification allows (None: an error)")
-    args = ["{" + ", ".join(f'"{name}": {name}' for name in operands) + "}"]
-    if adapter.repro.own_graph:
-        args += [f"fed={fed!r}", f"mode={case.mode!r}", f"opset={version}"]
+    arrays.append("expected = [" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
+                                             for i, out in enumerate(allowed))
+                  + "]  # what the specification allows (None: an error)")
+    setup = configuration(runtime)  # as padconf ran it: {} is the runtime's defaults
+    names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
+    if own:
+        build: list[str] = []
+        call = f"standalone_run({names}, {fed!r}, {case.mode!r}, {version}, {setup!r})"
     else:
         if version <= 2:
             attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
@@ -256,12 +260,16 @@ def api_script(case: Case, placement: str, runtime: str, heading: str) -> str | 
                       *(["axes"] if "axes" in operands else [])]
             while inputs[-1] == "":
                 inputs.pop()
-        attribute_text = ", ".join(f"{k!r}: {_scalar_literal(v)}" for k, v in attributes.items())
-        args += [f"inputs={inputs!r}", f"fed={fed!r}", f"attributes={{{attribute_text}}}", f"opset={version}",
-                 f"ir={ir_version(version, case.dtype)}"]
-    args.append(f"configuration={configuration(runtime)!r}")  # set up as padconf ran it
-    args.append("expected=expected")
-    return repro_api.script(adapter.repro, runtime, heading, arrays, args)
+        # stamped with the opset a policy supports, where the experiment showed the bug there too
+        opset = ((row or {}).get("experiments") or {}).get("beyond_policy", {}).get("opset", version)
+        build = repro_api.onnx_model_lines(operands, inputs, fed,
+                                           {k: _scalar_literal(v) for k, v in attributes.items()}, opset,
+                                           ir_version(opset, case.dtype))
+        call = f"standalone_run(model, {names}, {setup!r})"
+    verdict = (row or {}).get("verdict")
+    return repro_api.script(adapter.repro, runtime, heading, arrays, build, call, allowed,
+                            bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                            in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT))
 
 
 # ---------------------------------------------------------------- REPORT.md
@@ -369,6 +377,44 @@ def _control_lines(control: dict | None, whose: str) -> list[str]:
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
 
 
+def _experiment_lines(tried: dict, runtime: str) -> list[str]:
+    """What padconf.minimize.experiments ran before triaging, and what it showed."""
+    lines = []
+    if tried.get("defined_at"):
+        lines.append(f"Found at {spec_label(tried['defined_at'])}, whose document leaves this input undefined; "
+                     "judged here, at the version that defines it, where it fails too.")
+    if tried.get("beyond_policy"):
+        got = tried["beyond_policy"]
+        lines.append(f"Not {runtime}'s opset policy: stamped with opset {got['opset']}, which it supports "
+                     f"({spec_label(got['spec'])} in force), the same model fails alike: {got['verdict']}"
+                     + (f" ({short_error(got['detail'], 200)})" if got.get("detail") else "") + ".")
+    if tried.get("default_configuration"):
+        got = tried["default_configuration"]
+        lines.append(f"In its default configuration ({got['runtime']}) the same case is answered as the "
+                     f"specification allows ({got['verdict']}"
+                     + (f": {short_error(got['detail'], 200)}" if got.get("detail") else "")
+                     + f"): the failure is {runtime}'s configuration's ({got['configuration']}).")
+    if tried.get("explicit_default"):
+        got = tried["explicit_default"]
+        lines.append(f"With constant_value written out as its documented default ({got['constant_value']!r}), "
+                     f"{runtime} answers as the specification says ({got['verdict']}): what it refuses is the "
+                     "omitted input's default.")
+    return [line for text in lines for line in (escape.markdown(text), "")]
+
+
+def _triage(shrunk, recorded: dict | None) -> tuple[Triage | None, UpstreamFact | None]:
+    """The minimal case's triage, decided by its own control where minimize ran one, else by the
+    run's control of its distinct failure (``recorded``, the run's row)."""
+    row = shrunk.final.row
+    control = shrunk.final.control or (recorded or {}).get("control")
+    return triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
+
+
+def bundle_triage(shrunk, job) -> Triage | None:
+    """What a bundle is, as REPORT.md and INDEX.md say: its triage class."""
+    return _triage(shrunk, job.recorded)[0]
+
+
 def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
                     api: str | None = None) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
@@ -388,8 +434,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
             CaseKind.MUST_REJECT: "invalid: the document requires an error",
             CaseKind.AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
     recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
-    control = shrunk.final.control or recorded  # the minimal case's own, where minimize ran one
-    found, fact = triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
+    found, fact = _triage(shrunk, job.recorded)
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
                 *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
                                           f"`{(recorded or {}).get('case_id')}`")]
@@ -406,6 +451,7 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
              *([escape.markdown(f"The same values as {shrunk.packing} pass on {runtime} ({placement}): the "
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
+             *_experiment_lines(row.get("experiments") or {}, runtime),
              *(["Controls (the same data through an Identity model, the data and constant value through Reshape "
                 "and Concat, or empty pads or axes baked into the model through Identity, instead of Pad, on the same "
                 "runtime and placement):", "",
@@ -453,22 +499,37 @@ def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_
 
 
 def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
-    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
-             "| # | bundle | title | before | after | seconds |", "|---:|---|---|---|---|---:|"]
+    """INDEX.md: the bundles by triage, the Pad bugs to file first, then those that are another
+    component's (the operation Pad is lowered to, onnx's shape inference), then the rest; the
+    failures merged into another bundle or not minimized last."""
+    sections: dict[str, list[str]] = {"Pad bugs to file": [], "Another component's bug, to file there": [],
+                                      "Not a Pad bug to file": [], "Merged or not minimized": []}
     for s in summaries:
         if s.get("merged_into"):
             root = s["merged_into"]
-            lines.append(f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | merged: the same root "
-                         f"cause as bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            sections["Merged or not minimized"].append(
+                f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | - | merged: the same root cause as "
+                f"bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
             continue
         if s.get("dir") is None:
             rec = s["recorded"]
-            lines.append(f"| {s['n']} | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
-                         f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
+            sections["Merged or not minimized"].append(
+                f"| {s['n']} | - | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
+                f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
             continue
         sh = s["shrunk"]
+        found = _triage(sh, s["recorded"])[0]
+        section = ("Another component's bug, to file there" if sh.native else
+                   "Pad bugs to file" if found in PAD_BUGS else "Not a Pad bug to file")
         a, b = sh.original.case.data, sh.final.case.data
         shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
-        lines.append(f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {escape.markdown(shown)} | "
-                     f"{list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
-    return "\n".join(lines) + "\n"
+        sections[section].append(
+            f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {found.label if found else '-'} | "
+            f"{escape.markdown(shown)} | {list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
+    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
+             ", ".join(f"{len(rows)} {name[0].lower() + name[1:]}" for name, rows in sections.items()) + ".", ""]
+    for name, rows in sections.items():
+        if rows:
+            lines += [f"## {name}", "", "| # | bundle | triage | title | before | after | seconds |",
+                      "|---:|---|---|---|---|---|---:|", *rows, ""]
+    return "\n".join(lines)

@@ -1,84 +1,93 @@
-"""The short repro in a runtime's own API that a bundle carries beside its generic checker
-(padconf.minimize.bundle_check): ``repro_<runtime>.py``, the adapter's StandaloneRepro.run
-(padconf.adapters: each runtime supplies its own) copied with the helpers below that call it, and
-called there on the minimal case, written out as literals (or loaded from the bundle's .npy
-files when large). It builds the one-node model (ONNX here, or the runtime's own graph in
-``run``), runs it, prints expected and actual and exits 1 while the bug shows, 0 once fixed.
+"""The short repro in a runtime's own API that a bug bundle carries beside its generic checker
+(padconf.minimize.bundle_check): ``repro_<runtime>.py``, a flat script a maintainer reads in a
+minute. It spells the minimal case's arrays as literals (or loads them from the bundle's .npy
+files when large), builds the one-node model with onnx's helper (or, for a runtime with its own
+graph API, lets the adapter's function build it), runs it with the adapter's StandaloneRepro.run
+(the runtime's own calls, copied by its source: each runtime supplies its own) set up as padconf
+ran the runtime, prints what it got and exits 1 while the bug shows, 0 once it is fixed. A bug
+that kills the process or hangs runs in a child process, whose death or hang is the exit 1.
 
-The functions import nothing from padconf (the script runs where only numpy and the runtime are
-installed): ``same`` comes from bundle_check, the one standalone copy of padconf's bit equality.
-Only adapters with a short public API have one (IREE and TVM need a compile step and a tensor
-conversion each: their bundles keep the generic checker only)."""
+Nothing of padconf is imported there: only numpy, onnx where the model is ONNX, and the runtime."""
 from __future__ import annotations
 
 import inspect
 
-from padconf.adapters import StandaloneRepro
-from padconf.minimize.bundle_check import same
-
-PREAMBLE = '''"""{title}
-
-padconf's standalone repro in {runtime}'s own API: prints expected and actual, exit 1 while
-the bug shows, 0 once it is fixed. (REPORT.md beside it says what padconf found.)
-"""
-import os
-import sys
-
 import numpy as np
+from onnx import TensorProto
 
-HERE = os.path.dirname(os.path.abspath(__file__))  # large arrays are read from the bundle's .npy files
-'''
+from padconf.adapters import StandaloneRepro
 
-
-def check(expected, run):
-    """``expected``: the outputs the specification allows (None: an error). 1 while the bug shows,
-    2 where the runtime is not installed."""
-    for want in expected:
-        print("expected:", "an error" if want is None else repr(want))
-    try:
-        actual = run()
-    except ImportError as exc:  # not the bug: the runtime is missing
-        print(f"cannot run: {exc}")
-        return 2
-    except Exception as exc:  # the runtime refused the model or its inputs
-        print("actual:   an error:", " ".join(str(exc).split())[:1000])
-        return 0 if any(want is None for want in expected) else 1
-    print("actual:  ", repr(actual))
-    return 0 if any(want is not None and same(want, actual) for want in expected) else 1
+CHILD_TIMEOUT_S = 60  # a hang's repro waits this long for its child
 
 
-def onnx_model(operands, inputs, fed, attributes, opset, ir):
-    """Pad alone: the ``fed`` operands are graph inputs of symbolic dims, the others initializers."""
-    from onnx import helper, numpy_helper
-    kind = {name: helper.np_dtype_to_tensor_dtype(arr.dtype) for name, arr in operands.items()}
-    graph = helper.make_graph(
-        [helper.make_node("Pad", inputs, ["y"], **attributes)], "pad",
-        [helper.make_tensor_value_info(name, kind[name], [f"{name}_{i}" for i in range(operands[name].ndim)])
-         for name in fed],
-        [helper.make_tensor_value_info("y", kind["data"], None)],
-        [numpy_helper.from_array(arr, name) for name, arr in operands.items() if name not in fed])
-    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=ir)
+def _same(values: list[np.ndarray], bitwise: bool) -> str:
+    """The test, as source, that an expected array ``e`` is ``actual``: by value for strings;
+    bit for bit where the bug is about bits or no NaN is expected; else NaN equal to NaN."""
+    if any(v.dtype == object for v in values):
+        return "e.shape == actual.shape and e.tolist() == actual.tolist()"
+    if bitwise or not any(v.dtype.kind in "fc" and np.isnan(v).any() for v in values):
+        return "e.dtype == actual.dtype and e.shape == actual.shape and e.tobytes() == actual.tobytes()"
+    return "e.dtype == actual.dtype and np.array_equal(e, actual, equal_nan=True)"
 
 
-def from_onnx(run, operands, inputs, fed, attributes, opset, ir, configuration, expected):
-    """``run`` (the runtime's, set up as ``configuration`` says) on the one-node ONNX model and the
-    ``fed`` operands."""
-    return check(expected, lambda: run(onnx_model(operands, inputs, fed, attributes, opset, ir),
-                                       {name: operands[name] for name in fed}, configuration))
+def _value_info(name: str, arr: np.ndarray, dims: list[str] | None) -> str:
+    kind = TensorProto.DataType.Name(_tensor_type(arr))
+    return f'helper.make_tensor_value_info("{name}", TensorProto.{kind}, {dims!r})'
 
 
-def from_operands(run, operands, fed, mode, opset, configuration, expected):
-    """``run`` (the runtime's, set up as ``configuration`` says) building its own Pad's graph from
-    ``operands``."""
-    return check(expected, lambda: run(operands, fed, mode, opset, configuration))
+def _tensor_type(arr: np.ndarray) -> int:
+    from onnx import helper
+    return helper.np_dtype_to_tensor_dtype(arr.dtype)
 
 
-def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], arguments: list[str]) -> str:
-    """The standalone script: ``arrays``, lines assigning the case's arrays (``expected`` among
-    them), and ``arguments``, the glue's arguments after ``run`` as source text (from_onnx's, or
-    from_operands' where ``repro.own_graph``)."""
-    glue, helpers = (from_operands, (same, check)) if repro.own_graph else (from_onnx, (same, check, onnx_model))
-    sources = [inspect.getsource(f).rstrip() for f in (*helpers, repro.run, glue)]
-    call = f"sys.exit({glue.__name__}(\n    " + ",\n    ".join([repro.run.__name__, *arguments]) + "))"
-    preamble = PREAMBLE.format(title=title.replace('"""', "'''"), runtime=runtime).rstrip()
-    return "\n\n\n".join([preamble, *sources, "\n".join(arrays) + "\n" + call]) + "\n"
+def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: list[str], attributes: dict[str, str],
+                     opset: int, ir: int) -> list[str]:
+    """Source lines assigning ``model``: Pad alone, the ``fed`` operands graph inputs of symbolic
+    dims, the others initializers (each operand a variable of its own name). ``attributes``: name
+    -> value as source; an empty list is typed explicitly (make_node cannot infer its type)."""
+    graph_inputs = ", ".join(_value_info(n, operands[n], [f"{n}_{i}" for i in range(operands[n].ndim)])
+                             for n in fed)
+    baked = ", ".join(f'numpy_helper.from_array({n}, "{n}")' for n in operands if n not in fed)
+    given = ", ".join(f"{k}={v}" for k, v in attributes.items() if v != "[]")
+    empty = [f'node.attribute.append(helper.make_attribute("{k}", [], attr_type=AttributeProto.INTS))'
+             for k, v in attributes.items() if v == "[]"]
+    return [f'node = helper.make_node("Pad", {inputs!r}, ["y"], {given})', *empty,
+            "model = helper.make_model(helper.make_graph(",
+            f"    [node], \"pad\", [{graph_inputs}],",
+            f"    [{_value_info('y', operands['data'], None)}],",
+            f"    [{baked}]),",
+            f'    opset_imports=[helper.make_opsetid("", {opset})], ir_version={ir})']
+
+
+def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], build: list[str], call: str,
+           expected: list[np.ndarray | None], bitwise: bool, in_child: bool) -> str:
+    """The standalone script. ``arrays``: lines assigning the operands and ``expected`` (the
+    outputs the specification allows, None an error); ``build``: lines making ``model`` (none
+    where the adapter builds its own graph); ``call``: the expression running it."""
+    files = any("np.load(" in line for line in arrays)
+    head = [f'"""{title.replace(chr(34) * 3, chr(39) * 3)}', "",
+            f"padconf's repro in {runtime}'s own API (pip install numpy {repro.pip}): exit 1 while the bug shows,",
+            '0 once it is fixed. REPORT.md beside it says what padconf found."""',
+            *(["import os"] if files or in_child else []), "import sys", "", "import numpy as np",
+            *([f"from onnx import {'AttributeProto, ' if any('AttributeProto' in b for b in build) else ''}"
+                "TensorProto, helper, numpy_helper"] if build else [])]
+    child = ["if sys.argv[1:] != [\"--child\"]:  # the call kills or hangs its process: run it in a child",
+             "    import subprocess",
+             f"    done = subprocess.run([sys.executable, __file__, \"--child\"], timeout={CHILD_TIMEOUT_S})",
+             "    sys.exit(0 if done.returncode == 0 else 1)  # a hang raises TimeoutExpired: exit 1"]
+    values = [e for e in expected if e is not None]
+    body = [*arrays, *build,
+            "for e in expected:",
+            "    print(\"expected:\", \"an error\" if e is None else repr(e))",
+            "try:",
+            f"    actual = np.asarray({call})",
+            "except Exception as exc:  # the runtime refused",
+            "    print(\"actual:   an error:\", \" \".join(str(exc).split())[:1000])",
+            "    sys.exit(0 if any(e is None for e in expected) else 1)",
+            "print(\"actual:  \", repr(actual))",
+            f"sys.exit(0 if any(e is not None and {_same(values, bitwise)} for e in expected) else 1)"]
+    parts = ["\n".join(head), *([("HERE = os.path.dirname(os.path.abspath(__file__))  # the bundle's .npy files")]
+                                if files else []),
+             *(["\n".join(child)] if in_child else []),
+             inspect.getsource(repro.run).rstrip(), "\n".join(body)]
+    return "\n\n\n".join(parts) + "\n"

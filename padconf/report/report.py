@@ -165,6 +165,20 @@ def configuration_dependent(rows: list[ResultRow]) -> list[dict]:
                                               (row["case_id"], row["placement"]), row["runtime"]), pattern)
 
 
+def distinct_failures(rows: list[ResultRow]) -> list[dict]:
+    """Every distinct failure of ``rows``, one group each (``failures``, the placement- and the
+    configuration-dependent answers), the Pad bugs to file first: the one list, and count, that
+    the terminal, summary.md, the HTML page and the PR comment show."""
+    found = failures(rows) + placement_dependent(rows) + configuration_dependent(rows)
+    return sorted(found, key=lambda g: g["triage"] not in PAD_BUGS)
+
+
+def failures_count(groups: list[dict]) -> str:
+    """``distinct_failures``' count, as every report says it."""
+    bugs = sum(g["triage"] in PAD_BUGS for g in groups)
+    return f"{len(groups)} distinct failures, {bugs} of them Pad bugs to file"
+
+
 def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
     """(undefined point, runtime) -> results per reading of that point the runtime's answer
     matched: one interpretation; several, "a or b", where the answer is what each of them
@@ -247,8 +261,9 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
     out: list = [table] if fits else ["\n".join(map(escape.plain, matrix_lines(rows)))]
     if must_reject_only(rows):
         out.append(MUST_REJECT_NOTE)
-    lines = ["", "Distinct failures (one example each)"]
-    for g in failures(rows) + placement_dependent(rows) + configuration_dependent(rows):
+    groups = distinct_failures(rows)
+    lines = ["", f"{failures_count(groups)} (one example each)"]
+    for g in groups:
         lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
                   f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
                   f"  case id: {g['example']['case_id']}"]
@@ -298,15 +313,14 @@ def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) ->
         out.append(_md_row(runtime, spec, mode_label(spec, mode, marked), *[counts[v] or "" for v in used]))
     if marked:
         out += ["", escape.markdown(MUST_REJECT_NOTE)]
-    distinct = failures(rows) + placement_dependent(rows) + configuration_dependent(rows)
-    bugs = [g for g in distinct if g["triage"] in PAD_BUGS]
+    distinct = distinct_failures(rows)
     out += ["", "## Distinct failures", "",
-            f"{len(distinct)} distinct failures, {len(bugs)} of them Pad bugs to file (triage: "
+            f"{failures_count(distinct)} (triage: "
             + ", ".join(t.label for t in PAD_BUGS) + "); the others are lenient (the runtime accepts what "
             "the spec forbids, where the documents constrain the model and require no error), coverage, "
             "documented policy, known upstream or not Pad-specific.", "",
             "| runtime | verdict | triage | n | what | example |", "|---|---|---|---:|---|---|"]
-    for g in sorted(distinct, key=lambda g: g["triage"] not in PAD_BUGS):
+    for g in distinct:
         out.append(_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _what(g), _example(g["example"])))
     out += ["", "## Not implemented (coverage: runtime x spec version x dtype)", "",
             "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
@@ -468,19 +482,21 @@ def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int
     frequent distinct failures, and where the full report is; first, where the rows are not the
     whole run (``unfinished``: why), that they are not."""
     used = used_verdicts(rows)
-    found = failures(rows)
+    found = distinct_failures(rows)
     picks = interpretations(rows)
     out = [f"### padconf: {len(rows)} results, {len({r['case_id'] for r in rows})} cases, "
-           f"{len(found)} distinct failures", "",
+           f"{failures_count(found)}", "",
            *([f"**Part of a run only:** {unfinished}.", ""] if unfinished else []),
            "| runtime | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
     for runtime, counts in totals(rows).items():
         out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
     if found:
-        shown = sorted(found, key=lambda g: -g["count"])[:top]
-        out += ["", f"Distinct failures ({len(shown)} most frequent of {len(found)}):" if len(shown) < len(found)
-                else f"Distinct failures ({len(found)}):", "", "| runtime | verdict | n | what |", "|---|---|---:|---|"]
-        out += [_md_row(g["runtime"], g["verdict"], g["count"], _short(_what(g), 160)) for g in shown]
+        shown = sorted(found, key=lambda g: (g["triage"] not in PAD_BUGS, -g["count"]))[:top]
+        out += ["", f"Distinct failures, the Pad bugs first ({len(shown)} of {len(found)}):" if len(shown) < len(found)
+                else f"Distinct failures, the Pad bugs first ({len(found)}):", "",
+                "| runtime | verdict | triage | n | what |", "|---|---|---|---:|---|"]
+        out += [_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _short(_what(g), 160))
+                for g in shown]
     if picks:
         silent = sum(r["verdict"] in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED) for r in rows)
         out += ["", f"Where the spec is silent: {len({point for point, _ in picks})} undefined points hit, "

@@ -18,9 +18,10 @@ from padconf.report.report import (
     _example,
     ambiguity_texts,
     configuration_dependent,
+    distinct_failures,
     edge_class_counts,
     evidence,
-    failures,
+    failures_count,
     interpretations,
     matrix,
     mode_label,
@@ -90,11 +91,11 @@ def render(run: RunData) -> str:
     runtimes = list(totals(rows))
     findings = square_findings(rows)
     keys = _square_keys(findings)
-    distinct = failures(rows)
+    distinct = distinct_failures(rows)
     body = [
         f"<h1>padconf report</h1><p class=meta>{escape(str(run.dir))}: {len(rows)} results over "
         f"{len({r['case_id'] for r in rows})} cases, {len(runtimes)} runtimes, "
-        f"{len({r['spec'] for r in rows})} spec versions; {len(distinct)} distinct failures.</p>"
+        f"{len({r['spec'] for r in rows})} spec versions; {failures_count(distinct)}.</p>"
         + (f"<p class=warn>Part of a run only: {escape(run.unfinished)}.</p>" if run.unfinished else ""),
         "<p class=legend>" + "".join(f"<span style='background:{COLOURS[v]}'>{v}</span>" for v in used) + "</p>",
         _totals_table(rows, used),

@@ -93,6 +93,7 @@ class ResultRow(_Row, total=False):
     target: str  # a compiler's target (llvm-cpu, cuda ...), for runtimes that have one
     control: ControlRow  # attached on reading (attach_controls), never written
     after: str  # the gate: the case ids after which a failure recurs (its poisoners)
+    experiments: dict  # minimize's triage experiments (padconf.minimize.experiments), never written to a run
 
 
 def _evidence(ruling: Ruling, outcome: Outcome) -> dict | None:
