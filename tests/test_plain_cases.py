@@ -28,6 +28,8 @@ def rules_to_break(spec) -> list[tuple[str, str | None]]:
     if doc["operands"]["pads"]["via"] == "input" and "int32" not in doc["operands"]["pads"]["index_types"]:
         out.append(("pads_index_types", None))
     out.append(("pads_length", None))
+    if "constant_value" in doc["rules"]:
+        out.append(("constant_value", None))
     out.append(("axes_range", None) if "axes" in doc["operands"] else ("axes_input", None))
     if doc["rules"]["mirror_beyond_dim"]["value"] != "unstated":
         out += [("mirror_beyond_dim", m) for m in ("reflect", "symmetric") if m in doc["modes"]]

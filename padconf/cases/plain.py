@@ -74,6 +74,8 @@ def _attempts(spec: Spec, base: Case) -> list[tuple[str, Case]]:
         out.append(("axes_input", base.with_(axes=list(range(rank)))))
     if "constant_value" not in spec.operands:
         out.append(("constant_value_input", base.with_(constant_value=scalar(1, base.dtype))))
+    elif "constant_value" in spec.doc["rules"]:  # "A scalar value": two values are not one
+        out.append(("constant_value", base.with_(constant_value=as_array([7, 8], base.dtype))))
     if spec.rule("negative_pads") == "forbidden":
         out.append(("negative_pads", base.with_(pads=[-1] + pads[1:])))
     if spec.rule("mirror_beyond_dim") not in (None, "unstated"):
