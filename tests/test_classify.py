@@ -146,3 +146,56 @@ class TestAmbiguous:
     def test_openvino_pad_value_with_edge(self):
         got = case("openvino/Pad-12", X34, [0, 1, 0, 0], "edge", constant_value=scalar(5, "int32"))
         assert got.kind == CaseKind.AMBIGUOUS and got.reason == "pad_value_in_non_constant_mode"
+
+
+class TestPadsThatAddNothing:
+    """A reflect pad of 0 adds nothing, and an axis that `axes` leaves out is not padded at all:
+    ONNX's erratum (onnx/onnx PR #7700: "reflect padding must be strictly less than the input
+    dimension size") bounds padding that adds elements, and "xi_begin is the number of pad values
+    added at the beginning of axis `axes[i]`" pads only the listed axes."""
+
+    def test_reflect_dim_with_zero_input(self):  # onnxruntime's Pad_Reflect_DimWithZeroInput
+        got = case("onnx/Pad-18", np.zeros((2, 0), np.float32), [1, 0, 1, 0], "reflect")
+        assert got.kind == CaseKind.DEFINED and got.expected.shape == (4, 0)
+
+    def test_reflect_identity_with_empty_axes_on_zero_size_dims(self):
+        got = case("onnx/Pad-18", np.zeros((0, 0, 2, 1), np.float32), [], "reflect", axes=[])
+        assert got.kind == CaseKind.DEFINED and got.expected.shape == (0, 0, 2, 1)
+
+    def test_reflect_axes_leave_out_the_zero_size_axis(self):
+        got = case("onnx/Pad-19", np.zeros((2, 0), np.float32), [1, 1], "reflect", axes=[0])
+        assert got.kind == CaseKind.DEFINED and got.expected.shape == (4, 0)
+
+    def test_reflect_pad_of_one_on_zero_size_axis_still_reaches_the_bound(self):
+        got = case("onnx/Pad-18", np.zeros((2, 0), np.float32), [0, 1, 0, 0], "reflect")
+        assert got.kind == CaseKind.AMBIGUOUS and "mirror_beyond_dim" in got.reason
+
+    def test_openvino_reflect_pad_zero_on_zero_size_axis_breaks_the_bound_as_written(self):
+        # "pads_begin[D] and pads_end[D] must be not greater than data.shape[D] – 1 for any valid D"
+        got = case("openvino/Pad-12", np.zeros((2, 0), np.float32), [1, 0, 1, 0], "reflect")
+        assert got.kind == CaseKind.MUST_REJECT and got.rule == "mirror_beyond_dim"
+        assert SPECS["openvino/Pad-12"].rule("mirror_bound_scope") == "every_pad"
+
+
+class TestPadOneSideCropPastTheAxisOnTheOther:
+    """[inf], pads [3, -2]: "add or remove (if negative) at the beginning and end of each axis"
+    never says whether the 2 removed count in the padded axis (leaving 2 constants) or in the
+    original one, which holds 1 element (crop_beyond_dim). The same pads reach the same points
+    in constant and edge mode."""
+
+    def test_constant_mode_is_ambiguous_like_edge(self):
+        inf = np.float32([np.inf])
+        const, edge = case("onnx/Pad-18", inf, [3, -2]), case("onnx/Pad-18", inf, [3, -2], "edge")
+        assert const.kind == edge.kind == CaseKind.AMBIGUOUS
+        assert {"mixed_sign_pads", "crop_beyond_dim"} <= set(const.reason.split(",")) & set(edge.reason.split(","))
+        assert const.interpretations["mixed_sign_pads=original_coordinates,crop_beyond_dim=reject"].tolist() == [0, 0]
+        assert const.interpretations["mixed_sign_pads=crop_first,crop_beyond_dim=reject"] is None
+
+    def test_constant_mode_crop_within_the_axis_stays_defined(self):  # both orders agree
+        got = case("onnx/Pad-18", np.float32([1, 2, 3]), [2, -1])
+        assert got.kind == CaseKind.DEFINED and got.expected.tolist() == [0, 0, 1, 2]
+
+    def test_openvino_pad_12_defines_it(self):
+        # mixed pads examples (original coordinates) and max(pads_begin + dim + pads_end, 0)
+        got = case("openvino/Pad-12", np.float32([np.inf]), [3, -2])
+        assert got.kind == CaseKind.DEFINED and got.expected.tolist() == [0, 0]

@@ -6,7 +6,7 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from padconf.core.dtypes import ALL_DTYPES, as_array, bit_equal, numpy_dtype
-from padconf.core.errors import PadError
+from padconf.core.errors import PadError, TooLargeToCheck
 from padconf.spec.reference import INTERPRETATIONS, MODES, pad
 
 X34 = np.arange(1, 13).reshape(3, 4)
@@ -224,3 +224,22 @@ class TestDtypes:
         import padconf.spec.reference as ref
         for name in INTERPRETATIONS:
             assert name in ref.__doc__
+
+
+class TestWidePads:
+    def test_pads_beyond_32_bits_cancel_to_constants(self):
+        # 2**32 + 1 constants, then [1, 2, 3], then 2**32 removed from the end: 4 constants remain
+        assert pad(np.float32([1, 2, 3]), [2**32 + 1, -(2**32)]).tolist() == [0, 0, 0, 0]
+
+    def test_dimension_beyond_int64_is_too_large_to_check(self):
+        with pytest.raises(TooLargeToCheck, match="int64"):
+            pad(np.zeros((0, 3)), [0, 2**62, 0, 2**62])
+
+
+class TestMirrorBoundScope:
+    def test_reflect_pad_zero_on_empty_axis_adds_nothing(self):
+        assert pad(np.zeros((2, 0)), [1, 0, 1, 0], "reflect", mirror_beyond_dim="reject").shape == (4, 0)
+
+    def test_reflect_pad_zero_on_empty_axis_rejected_when_the_bound_holds_for_every_pad(self):
+        with pytest.raises(PadError, match="exceeds"):
+            pad(np.zeros((2, 0)), [1, 0, 1, 0], "reflect", mirror_beyond_dim="reject", mirror_bound_every_pad=True)

@@ -18,7 +18,8 @@ BUDGET = PROFILES["default"]["max_examples"]
 def expected_classes(spec) -> set[str]:
     """The edge classes a spec version allows, derived from the spec itself."""
     out = {"pads-wrong-length", "large-output", "nonconstant-on-empty-axis-padded",
-           "nonconstant-on-empty-axis-unpadded", "kind:defined", "kind:must-reject"}
+           "nonconstant-on-empty-axis-unpadded", "kind:defined", "kind:must-reject",
+           "plain-violation", "wide-pads", "pads-beyond-int32", "pads-sum-overflows-int64"}
     out |= {f"rank-{r}" for r in range(7)} | {f"zero-size-dim-at-{i}" for i in range(4)}
     # Every spec file allows negative pads now, OpenVINO Pad-1 as an ambiguity (negative_pads):
     # its "T_INT: any non-negative integer type." is not read as a must-reject rule any more.

@@ -18,7 +18,7 @@ import numpy as np
 from padconf.cases.case import Case, CaseKind
 from padconf.core.dtypes import as_array, bit_equal, scalar
 from padconf.core.errors import PadError, TooLargeToCheck
-from padconf.spec.loader import Spec, get_spec
+from padconf.spec.loader import MirrorBoundScope, Spec, get_spec
 from padconf.spec.reference import INTERPRETATIONS, pad
 
 
@@ -51,6 +51,7 @@ def reference_call(case: Case, spec: Spec, interpretations: dict[str, str],
     PadError when they reject it."""
     return pad(case.data, case.pads, case.mode, case.constant_value, case.axes,
                float32_constant=spec.operands.get("constant_value", {}).get("attribute_type") == "float",
+               mirror_bound_every_pad=spec.rule("mirror_bound_scope") == MirrorBoundScope.EVERY_PAD,
                consulted=consulted, **interpretations)
 
 

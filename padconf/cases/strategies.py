@@ -34,10 +34,11 @@ from hypothesis import strategies as st
 
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
+from padconf.cases.plain import INDEX_TYPES, PLAIN_TAG, WIDE_TAG, fixed_cases
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from padconf.core.errors import PadconfError
 from padconf.spec.loader import Spec
-from padconf.spec.reference import MODES
+from padconf.spec.reference import INT64_MAX, MODES
 
 MAX_OUTPUT_ELEMENTS = 100_000  # generated outputs stay below this, yet cross runtimes' block sizes
 MAX_RANK = 6
@@ -45,7 +46,7 @@ LARGE_OUTPUT = 8192  # elements: past the 4 KiB .. 32 KiB blocks kernels split t
 # drawn as often as all the others together: the kinds kernels most often lack or get wrong
 NOTABLE_DTYPES = ("string", "bool", "complex64", "float16", "bfloat16", "float8e4m3fn", "float8e5m2fnuz",
                   "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "uint64")
-INDEX_TYPES = ("int32", "int64")
+INT32_MAX = 2**31 - 1  # a pad past it changes when cut to 32 bits
 
 # cases drawn per spec version by `padconf run --profile NAME`, and pytest's budget
 PROFILES: dict[str, dict[str, Any]] = {
@@ -352,6 +353,10 @@ def _pads_tags(case: Case) -> list[str]:
             tags.append("crop-to-zero")
         if n + b + e < 0:
             tags.append("crop-beyond-dim")
+        if max(abs(b), abs(e)) > INT32_MAX:
+            tags.append("pads-beyond-int32")
+        if not all(-INT64_MAX - 1 <= v <= INT64_MAX for v in (b + n, n + b + e)):
+            tags.append("pads-sum-overflows-int64")
         for p in (b, e):
             if p <= 0:
                 continue
@@ -428,10 +433,15 @@ def _float_specials(arr: np.ndarray) -> list[str]:
 
 def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
                shares: dict[str, int] | None = None) -> list[Case]:
-    """Up to ``max_examples`` distinct cases, the budget shared equally among ``foci(spec)`` so that
-    every edge class turns up (``shares`` sets some foci's budget instead); the same cases for
-    the same seed and spec files, whatever else the process has imported."""
-    found: dict[str, Case] = {}
+    """``plain.fixed_cases(spec)`` (of ``kind``), then up to ``max_examples`` distinct drawn
+    cases, the budget shared equally among ``foci(spec)`` so that every edge class turns up
+    (``shares`` sets some foci's budget instead); the same cases for the same seed and spec
+    files, whatever else the process has imported."""
+    # the plain violations and wide pads first: every draw holds them, whatever the seed
+    found = {c.id: c for c in fixed_cases(spec) if kind in ("any", c.kind)}
+    for case in found.values():
+        fixed_tag = PLAIN_TAG if case.origin.startswith("plain:") else WIDE_TAG
+        case.tags = sorted(set(edge_classes(case, spec) + [fixed_tag]))
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
     with _own_storage(), _only_hypothesis_constants():
         for i, focus in enumerate(chosen):

@@ -18,12 +18,21 @@ import yaml
 from padconf.core.dtypes import as_array
 from padconf.core.errors import SpecError
 from padconf.core.untrusted import inside, read_text, yaml_depth_checked
+from padconf.core.vocabulary import Word
 from padconf.spec.reference import INTERPRETATIONS
 
 # The spec files ship inside the package (the repository's top-level specs/ is a link to them);
 # PADCONF_SPECS or --specs-dir points padconf at another folder.
 SPECS_DIR = Path(os.environ.get("PADCONF_SPECS") or Path(__file__).resolve().parent.parent / "specs")  # padconf/specs
 SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
+
+
+class MirrorBoundScope(Word):
+    """Which pads a document's reflect / symmetric bound (``mirror_beyond_dim``) holds for: the
+    rule ``mirror_bound_scope`` (absent: pads that add elements)."""
+
+    PADS_THAT_ADD = "pads_that_add"  # a pad of 0, or an axis ``axes`` leaves out, adds nothing
+    EVERY_PAD = "every_pad"  # "for any valid D", as written: even a reflect pad of 0 on an empty axis
 
 
 @dataclass(frozen=True)
@@ -96,6 +105,9 @@ def schema() -> dict:
          "then": {"properties": {"interpretations": {"items": {"enum": list(values)}},
                                  "default": {"enum": list(values)}}}}
         for name, values in INTERPRETATIONS.items()]
+    doc["properties"]["rules"]["properties"]["mirror_bound_scope"] = {
+        "type": "object", "additionalProperties": False, "required": ["value", "text"],
+        "properties": {"value": {"enum": [str(v) for v in MirrorBoundScope]}, "text": {"$ref": "#/$defs/text"}}}
     example["properties"]["interpretation"]["properties"] = {
         name: {"enum": list(values)} for name, values in INTERPRETATIONS.items()}
     return doc

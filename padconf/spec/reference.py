@@ -11,10 +11,13 @@ Where the specs leave a point undefined, the keyword of the same name (see specs
 selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the default:
 
 - ``mixed_sign_pads``: one axis padded on one side and cropped on the other, non-constant
-  mode. ``original_coordinates`` (default: OpenVINO Pad-12's mixed-pads examples) indexes the
-  padding in the uncropped tensor; ``crop_first`` crops, then pads the cropped tensor.
-- ``mirror_beyond_dim``: reflect pad > dim - 1, symmetric pad > dim (on an empty axis, any
-  reflect pad: OpenVINO's bound "not greater than data.shape[D] – 1" read as written).
+  mode; or constant mode where the crop alone removes more than the axis holds (the one place
+  where the order matters for a constant). ``original_coordinates`` (default: OpenVINO Pad-12's
+  mixed-pads examples) indexes the padding in the uncropped tensor; ``crop_first`` crops, then
+  pads the cropped tensor.
+- ``mirror_beyond_dim``: a reflect pad > 0 and > dim - 1, a symmetric pad > dim (a pad of 0
+  adds nothing: ONNX's erratum bounds reflect padding; with ``mirror_bound_every_pad``, as
+  OpenVINO's "for any valid D" reads, also a reflect pad of 0 on an empty axis).
   ``iterate`` (default: numpy.pad, and ONNX's Example 2 before upstream withdrew it) keeps
   mirroring; ``reject``.
 - ``empty_axis_nonconstant``: edge/reflect/symmetric/wrap must invent values on an axis with
@@ -27,6 +30,10 @@ selects an interpretation; ``INTERPRETATIONS`` lists them, the first being the d
   ``reject`` (ONNX Pad-1 speaks only of counts, OpenVINO Pad-1 of a "non-negative" type).
 - ``pad_value_in_non_constant_mode``: a constant value given with another mode. ``ignore``
   (default) or ``reject``.
+
+Dimensions are exact integers: pads whose sum overflows int64 on the way (``pads_begin +
+data.shape``) yet whose total fits give the output the formula gives; a total beyond int64
+is ``TooLargeToCheck`` (no tensor has such a dimension).
 
 ``float32_constant=True`` says the constant reaches the operator through a 32-bit float
 attribute (ONNX Pad-1/2's ``value``), so it is rounded to float32 before taking the data's dtype.
@@ -59,11 +66,12 @@ INTERPRETATIONS: dict[str, tuple[str, ...]] = {
 DEFAULTS = {name: values[0] for name, values in INTERPRETATIONS.items()}
 # Refuse before allocating more output elements than this (2**27 = 134M, 0.5 GB of float32).
 MAX_ELEMENTS = 2**27
+INT64_MAX = 2**63 - 1  # pads are int64 tensors (or attributes), and so are a tensor's dimensions
 
 
 def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
-        max_elements=MAX_ELEMENTS, float32_constant=False, consulted: list | None = None,
-        **interpretations) -> np.ndarray:
+        max_elements=MAX_ELEMENTS, float32_constant=False, mirror_bound_every_pad=False,
+        consulted: list | None = None, **interpretations) -> np.ndarray:
     chosen = _Chosen(_interpretations(interpretations), consulted)
     data = np.asarray(data)
     if mode not in MODES:
@@ -80,19 +88,24 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     shape = []
     for n, (b, e) in zip(data.shape, widths):
         size = n + b + e
-        # cropping first, a crop can remove more than the axis holds though the padding makes up for it
-        if size < 0 or (b * e < 0 and mode != "constant" and n + min(b, 0) + min(e, 0) < 0
+        # cropping first, a crop can remove more than the axis holds though the padding makes up
+        # for it: in constant mode too, where the order matters only there (else both orders agree)
+        if size < 0 or (b * e < 0 and n + min(b, 0) + min(e, 0) < 0
                         and chosen["mixed_sign_pads"] == "crop_first"):
             if chosen["crop_beyond_dim"] == "reject":
                 raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds", "crop_beyond_dim")
             size = max(size, 0)
         shape.append(size)
+    if any(size > INT64_MAX for size in shape):
+        raise TooLargeToCheck(f"output shape {shape} has a dimension beyond int64 (pads whose sum overflows): "
+                              f"no tensor holds it, and no document says what happens", "max_elements")
     if math.prod(shape) > max_elements:
         raise TooLargeToCheck(f"output shape {shape} has more than {max_elements} elements: too large "
                               f"for padconf's reference to check", "max_elements")
 
     out = np.empty(shape, dtype=data.dtype)
-    axes_plan = [_AxisPlan(n, b, e, size, mode, chosen) for n, (b, e), size in zip(data.shape, widths, shape)]
+    axes_plan = [_AxisPlan(n, b, e, size, mode, chosen, mirror_bound_every_pad)
+                 for n, (b, e), size in zip(data.shape, widths, shape)]
     # after the plans, whose bounds hold for an empty output too; and an axis that must take
     # padding from no elements is the undefined point even where another axis empties the output
     if any(plan.empty_source for plan in axes_plan):
@@ -190,7 +203,7 @@ class _AxisPlan:
     """One axis: which input elements survive the crop, where they land in the output, and
     where each border element of the output takes its value from."""
 
-    def __init__(self, n, begin, end, size, mode, chosen):
+    def __init__(self, n, begin, end, size, mode, chosen, bound_every_pad=False):
         self.n, self.begin, self.end, self.size, self.mode = n, begin, end, size, mode
         self.crop_first = begin * end < 0 and mode != "constant" and chosen["mixed_sign_pads"] == "crop_first"
         # the input range [lo, hi) that the crop keeps, and where it starts in the output
@@ -205,10 +218,14 @@ class _AxisPlan:
         # "an axis with no elements ... that gets a pad > 0", whether or not a crop leaves room for it
         self.empty_source = mode != "constant" and self.mirror_len == 0 and (needs_values or max(begin, end) > 0)
         if mode in ("reflect", "symmetric"):
-            # the bound holds for every pad, as written ("must be not greater than
-            # data.shape[D] – 1 for any valid D"): on an empty axis even a reflect pad of 0
+            # the bound holds for pads that add elements (ONNX's erratum, PR #7700: "reflect
+            # padding must be strictly less than the input dimension size"): a pad of 0, or an
+            # axis ``axes`` leaves out, adds nothing. With ``bound_every_pad`` it holds for every
+            # pad, as OpenVINO writes it ("must be not greater than data.shape[D] – 1 for any
+            # valid D"): on an empty axis even a reflect pad of 0
             reach = self.mirror_len - (mode == "reflect")
-            if max(begin, end) > reach and chosen["mirror_beyond_dim"] == "reject":
+            widest = max(begin, end)
+            if (widest > 0 or bound_every_pad) and widest > reach and chosen["mirror_beyond_dim"] == "reject":
                 raise PadError(f"{mode} pad {max(begin, end)} exceeds what the dimension "
                                f"{self.mirror_len} can mirror ({reach})", "mirror_beyond_dim")
         self.borders_read_interior = mode == "constant" or self.empty_source or not needs_values or all(

@@ -1,0 +1,1 @@
+Bconstant_valueJÀ

@@ -1,2 +1,0 @@
-
-Bconstant_valueJ-Ð

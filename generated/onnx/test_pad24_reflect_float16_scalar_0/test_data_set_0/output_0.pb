@@ -1,2 +1,0 @@
-
-BoutputJ@O

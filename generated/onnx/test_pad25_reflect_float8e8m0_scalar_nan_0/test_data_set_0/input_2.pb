@@ -1,1 +1,0 @@
-Bconstant_valueJÿ
