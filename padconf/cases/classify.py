@@ -114,6 +114,9 @@ def reading_of(label: str) -> dict[str, str]:
 def classify(case: Case, spec: Spec | None = None) -> Case:
     """``case`` with kind, expected, reason, rule and interpretations filled in from its spec."""
     spec = spec or get_spec(case.spec)
+    if case.context is not None:  # the Pad's classification, passed through its consumer
+        from padconf.cases.contexts import apply_context
+        return apply_context(classify(case.with_(context=None), spec).with_(context=case.context))
     cleared: dict = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
     broken = rule_violation(case, spec)
     if broken:

@@ -32,6 +32,7 @@ from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
 
+from padconf.cases import contexts as _contexts
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
@@ -170,14 +171,14 @@ def _pad_amount(n: int, sign: int = 0, mirror: bool = False):
 # Each draw first picks what to stress, so that every edge class turns up within a few hundred
 # cases instead of waiting for a lucky combination of independent choices.
 FOCI = ("plain", "special-floats", "strings", "notable-dtype", "large", "high-rank", "empty-axis",
-        "mirror-beyond", "mixed-sign", "axes")
+        "mirror-beyond", "mixed-sign", "axes", "context")
 
 
 def foci(spec: Spec) -> list[str]:
     """What generation for ``spec`` stresses in turn: FOCI that apply, then each way to break
     its rules ("reject:<rule>")."""
     applies = {"strings": "string" in spec.dtypes, "axes": spec.has_axes,
-               "special-floats": any(is_float_like(d) for d in spec.dtypes)}
+               "special-floats": any(is_float_like(d) for d in spec.dtypes), "context": _contexts.applies(spec)}
     return [f for f in FOCI if applies.get(f, True)] + [f"reject:{v}" for v in _violations(spec)]
 
 
@@ -191,6 +192,12 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         choices = foci(spec)
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
+    if focus == "context":  # Pad in its neighbourhood: padconf.cases.contexts draws it
+        case = draw(_contexts.context_cases(spec, kind))
+        case.tags = edge_classes(case, spec)
+        for tag in case.tags:
+            event(tag)
+        return case
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
     # The draws happen in this order; changing it changes every seed's cases.
     dtype, mode = _dtype_and_mode(draw, spec, focus, wrong)
@@ -325,7 +332,7 @@ def _axes(draw, rank: int, out_of_range: bool) -> list[int]:
 def edge_classes(case: Case, spec: Spec) -> list[str]:
     """The named edge classes ``case`` exercises (the vocabulary of coverage reports)."""
     tags = _pads_tags(case) + _shape_tags(case) + _value_tags(case) + _axes_tags(case)
-    tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"]
+    tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"] + (case.context.tags() if case.context else [])
     tags += (["dtype-not-allowed"] * (case.dtype not in spec.dtypes)
              + ["mode-not-allowed"] * (case.mode not in spec.modes))
     return sorted(set(tags))

@@ -1,0 +1,397 @@
+"""Pad in its neighbourhood (issue 44): context cases drawn by Hypothesis, their oracle, and the
+ONNX graph a context case runs as.
+
+- ``context_cases(spec, kind)``: a Pad case (ONNX Pad-11 and later: pads is an input) whose
+  model also holds a consumer after the Pad (Conv 1-D to 3-D, MaxPool, AveragePool, a second
+  Pad, Slice, each with its own attributes drawn), a producer of its pads (graph inputs,
+  Constant nodes, a Shape/Gather/Concat/Sub/Cast chain over the data's shape, PyTorch's F.pad
+  export chain) and a static or symbolic data shape. ``strategies.cases`` draws them for the
+  "context" focus.
+- The oracle (``apply_context``): padconf's reference computes the Pad (classify, as for any
+  case); onnx's reference evaluator computes the consumer alone, applied to the reference's Pad
+  output in float64, and the result is rounded to float32 once. A second Pad is computed by
+  padconf's own reference. Each reading of an undefined point is passed through the consumer
+  on its own, so the readings carry through (a reading whose output the consumer refuses
+  becomes a refusal).
+  Tolerance: MaxPool, Slice and Pad are exact (a max, a copy and a Pad of float32 values is
+  the float32 value itself). Conv and AveragePool are sums: a runtime sums float32 products in
+  some order, each step rounding by at most 2^-24 relatively, so |got - exact| <= n * 2^-23 * S,
+  with n the terms summed and S the same consumer over |x| (and |W|). padconf allows
+  (n + 2) * 2^-23 * max S over the output, elements whose expected value is finite only;
+  a non-finite expected value must be matched exactly (context.snap).
+- ``build_context_model(case, placement)`` / ``context_feeds``: the model and its feeds.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import onnx
+from hypothesis import assume
+from hypothesis import strategies as st
+from onnx import TensorProto, helper, numpy_helper
+
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.context import Consumer, Context, Producer
+from padconf.core.dtypes import dtype_name, onnx_type
+from padconf.core.vocabulary import Placement
+from padconf.spec.loader import Spec, parse_spec_id
+from padconf.spec.reference import pad as reference_pad
+
+DTYPE = "float"  # float32: Conv and the pools take floats; float32 is what every runtime implements
+POOLS = (Consumer.CONV, Consumer.MAX_POOL, Consumer.AVERAGE_POOL)
+EPS32 = 2.0 ** -23
+BIG = 1e4  # drawn data is clipped to +-BIG (infinities kept): S stays finite, the tolerance meaningful
+INT64_MIN = -(2**63)
+
+
+def applies(spec: Spec) -> bool:
+    """Whether ``spec`` gets context cases: ONNX Pad whose pads is an input (Pad-11 and later)
+    and whose type list holds float32."""
+    return parse_spec_id(spec.id)[0] == "onnx" and spec.operands["pads"]["via"] == "input" and DTYPE in spec.dtypes
+
+
+# ---------------------------------------------------------------- the oracle
+
+
+def _node_attrs(ctx: Context) -> dict:
+    """The consumer's node attributes (Slice's and a second Pad's operands are inputs)."""
+    if ctx.consumer in (Consumer.SLICE, Consumer.PAD):
+        return {}
+    attrs = dict(ctx.attrs)
+    if attrs.get("auto_pad", "NOTSET") != "NOTSET":
+        attrs.pop("pads", None)
+    return attrs
+
+
+def consumer_graph(ctx: Context, src: str, dst: str, float_type: str) -> tuple[list, list]:
+    """The consumer's node(s) and initializers, reading ``src`` and writing ``dst``, in
+    ``float_type`` (the model's float32, the oracle's float64)."""
+    inits = []
+    inputs = [src]
+    if ctx.consumer == Consumer.CONV:
+        assert ctx.weights is not None
+        inits.append(numpy_helper.from_array(ctx.weights.astype(float_type), "ctx_W"))
+        inputs.append("ctx_W")
+    elif ctx.consumer == Consumer.SLICE:
+        for name in ("starts", "ends", "axes", "steps"):
+            inits.append(numpy_helper.from_array(np.array(ctx.attrs[name], np.int64), f"ctx_{name}"))
+            inputs.append(f"ctx_{name}")
+    elif ctx.consumer == Consumer.PAD:
+        inits += [numpy_helper.from_array(np.array(ctx.attrs["pads"], np.int64), "ctx_pads"),
+                  numpy_helper.from_array(np.array(ctx.attrs["value"], float_type), "ctx_value")]
+        inputs += ["ctx_pads", "ctx_value"]
+    return [helper.make_node(str(ctx.consumer), inputs, [dst], **_node_attrs(ctx))], inits
+
+
+def consume(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
+    """The consumer's output for the Pad's output ``x`` (float32), or None where the consumer
+    refuses it (a kernel larger than its padded input ...). A second Pad: padconf's reference."""
+    if ctx.consumer == Consumer.NONE:
+        return x
+    if ctx.consumer == Consumer.PAD:
+        return reference_pad(x, ctx.attrs["pads"], "constant", np.float32(ctx.attrs["value"]))
+    return _evaluate(ctx, x.astype(np.float64), opset)
+
+
+def _evaluate(ctx: Context, x64: np.ndarray, opset: int, weights_abs: bool = False) -> np.ndarray | None:
+    from onnx.reference import ReferenceEvaluator
+    if ctx.consumer == Consumer.CONV and weights_abs:
+        assert ctx.weights is not None
+        ctx = Context(ctx.consumer, ctx.attrs, np.abs(ctx.weights), ctx.producer, ctx.static_shape)
+    nodes, inits = consumer_graph(ctx, "x", "y", "float64")
+    graph = helper.make_graph(nodes, "consumer", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, x64.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, None)], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+    try:
+        onnx.checker.check_model(model)
+        with np.errstate(all="ignore"):
+            (y,) = ReferenceEvaluator(model).run(None, {"x": x64})
+            return np.asarray(y) if weights_abs else np.asarray(y).astype(np.float32)
+    except Exception:  # the consumer refuses this input (its own rules, not Pad's)
+        return None
+
+
+def _terms(ctx: Context) -> int:
+    k = math.prod(ctx.attrs["kernel_shape"])
+    if ctx.consumer == Consumer.CONV:
+        assert ctx.weights is not None
+        return k * ctx.weights.shape[1]
+    return k
+
+
+def tolerance(ctx: Context, pad_outputs: list[np.ndarray], opset: int) -> float | None:
+    """The absolute tolerance of a Conv or AveragePool context (the module's docstring)."""
+    if ctx.consumer not in (Consumer.CONV, Consumer.AVERAGE_POOL):
+        return None
+    worst = 0.0
+    for x in pad_outputs:
+        with np.errstate(all="ignore"):
+            s = _evaluate(ctx, np.abs(x.astype(np.float64)), opset, weights_abs=True)
+        if s is not None and np.isfinite(s).any():
+            worst = max(worst, float(np.max(s[np.isfinite(s)])))
+    return (_terms(ctx) + 2) * EPS32 * worst
+
+
+def apply_context(case: Case) -> Case:
+    """``case``, classified as a Pad alone, with its expected output and each reading's passed
+    through its context's consumer. Where the consumer refuses the Pad's defined output the case
+    is must-reject by the consumer's rule ("context"); where every reading's consumer output is
+    the same, the case is defined."""
+    ctx = case.context
+    if ctx is None or ctx.consumer == Consumer.NONE or case.kind in (CaseKind.MUST_REJECT, CaseKind.TOO_LARGE):
+        return case
+    opset = parse_spec_id(case.spec)[1]
+    if case.kind == CaseKind.DEFINED:
+        assert case.expected is not None
+        out = consume(ctx, case.expected, opset)
+        if out is None:
+            return case.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="context",
+                              reason=f"{ctx.consumer} refuses the Pad's output of shape {list(case.expected.shape)}")
+        return case.with_(expected=out, context=dataclasses.replace(ctx, tolerance=tolerance(ctx, [case.expected], opset)))
+    mapped = {name: None if out is None else consume(ctx, out, opset) for name, out in case.interpretations.items()}
+    tol = tolerance(ctx, [o for o in case.interpretations.values() if o is not None], opset)
+    return case.with_(interpretations=mapped, context=dataclasses.replace(ctx, tolerance=tol))
+
+
+# ---------------------------------------------------------------- drawing
+
+
+def _spatial(draw, ctx_consumer: Consumer) -> tuple[int, ...]:
+    if ctx_consumer in POOLS:
+        s = draw(st.integers(1, 3))
+        channels = draw(st.sampled_from([1, 2, 4])) if ctx_consumer == Consumer.CONV else draw(st.integers(1, 3))
+        return (draw(st.integers(1, 2)), channels, *[draw(st.integers(1, 5 if s < 3 else 3)) for _ in range(s)])
+    return tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 4))))
+
+
+def _data(draw, shape: tuple[int, ...], consumer: Consumer) -> np.ndarray:
+    from padconf.cases.strategies import arrays
+    data = draw(arrays(DTYPE, shape)).copy()
+    with np.errstate(invalid="ignore"):
+        big = np.isfinite(data) & (np.abs(data) > BIG)
+        data[big] = np.sign(data[big]) * BIG
+        if consumer == Consumer.MAX_POOL:
+            # ONNX's MaxPool says nothing of NaN, nor of which zero a max of -0.0 and 0.0 is
+            data[np.isnan(data)] = 1.0
+            data[data == 0] = 0.0
+    return data
+
+
+def _pool_attrs(draw, consumer: Consumer, sides: list[int], opset: int) -> dict:
+    """kernel_shape, strides, own pads or auto_pad, dilations (Conv, MaxPool), ceil_mode and
+    count_include_pad (the pools), each no larger than ``sides`` (the Pad's output) allows."""
+    s = len(sides)
+    kernel = [draw(st.integers(1, max(1, min(3, n)))) for n in sides]
+    attrs: dict = {"kernel_shape": kernel, "strides": [draw(st.integers(1, 2)) for _ in range(s)]}
+    if consumer != Consumer.AVERAGE_POOL:
+        attrs["dilations"] = [draw(st.integers(1, 2)) if (k - 1) * 2 + 1 <= n else 1 for k, n in zip(kernel, sides)]
+    auto = draw(st.sampled_from(["NOTSET", "NOTSET", "NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID"]))
+    attrs["auto_pad"] = auto
+    if auto == "NOTSET":  # own pads smaller than the kernel, as the pools require
+        attrs["pads"] = [draw(st.integers(0, k - 1)) for k in kernel] + [draw(st.integers(0, k - 1)) for k in kernel]
+    if consumer != Consumer.CONV:
+        attrs["ceil_mode"] = draw(st.integers(0, 1))
+    if consumer == Consumer.AVERAGE_POOL:
+        attrs["count_include_pad"] = draw(st.integers(0, 1))
+    return attrs
+
+
+def _consumer(draw, consumer: Consumer, out_shape: tuple[int, ...], opset: int) -> Context:
+    """The consumer's attributes (and W), drawn for the Pad's output shape."""
+    ctx = Context(consumer=consumer)
+    if consumer in POOLS:
+        ctx.attrs = _pool_attrs(draw, consumer, list(out_shape[2:]), opset)
+        if consumer == Consumer.CONV:
+            channels = out_shape[1]
+            group = draw(st.sampled_from([g for g in (1, 2, 4) if channels % g == 0]))
+            ctx.attrs["group"] = group
+            shape = (group * draw(st.integers(1, 2)), channels // group, *ctx.attrs["kernel_shape"])
+            rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+            ctx.weights = rng.choice(np.array([-2, -1, -0.5, 0, 0.5, 1, 2], np.float32), size=shape)
+    elif consumer == Consumer.SLICE:
+        rank = len(out_shape)
+        axes = draw(st.lists(st.integers(0, rank - 1), min_size=1, max_size=rank, unique=True))
+        steps = [draw(st.sampled_from([1, 1, 2, -1, -2])) for _ in axes]
+        ctx.attrs = {"axes": axes, "steps": steps,
+                     "starts": [draw(st.integers(-out_shape[a] - 1, out_shape[a] + 1)) for a in axes],
+                     "ends": [draw(st.sampled_from([-out_shape[a] - 1, -1, 0, 1, out_shape[a], out_shape[a] + 2]))
+                              for a in axes]}
+    elif consumer == Consumer.PAD:
+        ctx.attrs = {"pads": [draw(st.integers(0, 2)) for _ in range(2 * len(out_shape))],
+                     "value": draw(st.integers(-3, 3))}
+    return ctx
+
+
+@st.composite
+def context_cases(draw, spec: Spec, kind: str = "any") -> Case:
+    """A classified context case for ``spec`` (``applies(spec)``)."""
+    from padconf.cases.classify import breaks_one_rule, classify
+    from padconf.cases.strategies import _pad_amount
+
+    opset = parse_spec_id(spec.id)[1]
+    consumer = draw(st.sampled_from(list(Consumer)))
+    producer = draw(st.sampled_from(list(Producer)))
+    shape = _spatial(draw, consumer)
+    rank = len(shape)
+    fixed = {1} if consumer == Consumer.CONV else set()  # Conv's channels stay W's
+    axes = None
+    if spec.has_axes and producer != Producer.TORCH_PAD and draw(st.booleans()):
+        chosen = draw(st.lists(st.sampled_from([a for a in range(rank) if a not in fixed]), min_size=1, unique=True))
+        axes = [a - rank if draw(st.booleans()) else a for a in chosen]
+    targets = [a % rank for a in axes] if axes is not None else list(range(rank))
+    amount = [st.integers(0, 2) if draw(st.integers(0, 2)) else _pad_amount(n) for n in shape]  # mostly growing
+    begins = [0 if t in fixed else draw(amount[t]) for t in targets]
+    ends = [0 if t in fixed else draw(amount[t]) for t in targets]
+    grown = list(shape)
+    for t, b, e in zip(targets, begins, ends):
+        grown[t] += max(b, 0) + max(e, 0)
+    pads = begins + ends
+    if producer in (Producer.INPUTS, Producer.CONSTANT_NODE) and draw(st.integers(0, 9)) == 0:
+        # the one way to break the Pad's rules a context keeps: a pads list of the wrong length
+        pads = pads[:-1] if draw(st.booleans()) else pads + [0]
+    assume(math.prod(grown) <= 4096)
+    constant_value = None
+    mode = draw(st.sampled_from(list(spec.modes)))
+    if "constant_value" in spec.operands and mode == "constant" and draw(st.booleans()):
+        pool = [0.0, -1.5, 2.0, float("-inf")] + ([float("nan")] if consumer != Consumer.MAX_POOL else [])
+        constant_value = np.array(draw(st.sampled_from(pool)), np.float32)
+    data = _data(draw, shape, consumer)
+    static = draw(st.booleans())
+    case = classify(Case(spec=spec.id, data=data, pads=pads, mode=mode, constant_value=constant_value, axes=axes,
+                         origin="hypothesis:context"), spec)
+    assume(case.kind != CaseKind.TOO_LARGE)
+    outs = [case.expected] if case.expected is not None else [o for o in case.interpretations.values() if o is not None]
+    out_shape = outs[0].shape if outs else shape
+    assume(consumer not in POOLS or (len(out_shape) == rank and all(n > 0 for n in out_shape)))
+    ctx = _consumer(draw, consumer, tuple(out_shape), opset)
+    ctx.producer, ctx.static_shape = producer, static
+    case = apply_context(case.with_(context=ctx))
+    assume(case.rule != "context")  # the consumer refuses the Pad's output: a case of the consumer's rules
+    if kind != "any":
+        assume(case.kind == kind)
+    assume(case.kind != CaseKind.MUST_REJECT or breaks_one_rule(case, spec))
+    return case
+
+
+# ---------------------------------------------------------------- the model
+
+
+def torch_order(case: Case) -> np.ndarray:
+    """The case's pads in PyTorch's F.pad order: (begin, end) of the last axis first, over the
+    fewest trailing axes that hold every nonzero pad (one at least)."""
+    rank = case.data.ndim
+    begins, ends = case.pads[:rank], case.pads[rank:]
+    k = next((rank - i for i in range(rank) if begins[i] or ends[i]), 1)
+    return np.array([p for axis in reversed(range(rank - k, rank)) for p in (begins[axis], ends[axis])], np.int64)
+
+
+def shape_offsets(case: Case) -> np.ndarray:
+    """What the shape chain subtracts from the data's dims to get the pads: dim - pad (int32,
+    cast to int64 in the graph, as exporters cast)."""
+    rank = case.data.ndim
+    targets = [a % rank for a in case.axes] if case.axes is not None else list(range(rank))
+    dims = [case.data.shape[t] for t in targets] * 2
+    return np.array([d - p for d, p in zip(dims, case.pads)], np.int32)
+
+
+def _const(name: str, value) -> onnx.NodeProto:
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(value), name))
+
+
+def _chain(case: Case) -> list[onnx.NodeProto]:
+    """The nodes that compute "pads" from the producer's operand."""
+    ctx = case.context
+    assert ctx is not None
+    node = helper.make_node
+    if ctx.producer == Producer.SHAPE_CHAIN:
+        rank = case.data.ndim
+        targets = case.axes if case.axes is not None else list(range(rank))
+        return [_const("sc_axes", np.array(targets, np.int64)), node("Shape", ["data"], ["sc_shape"]),
+                node("Gather", ["sc_shape", "sc_axes"], ["sc_dims"], axis=0),
+                node("Concat", ["sc_dims", "sc_dims"], ["sc_dims2"], axis=0),
+                node("Cast", ["pad_offsets"], ["sc_offsets"], to=TensorProto.INT64),
+                node("Sub", ["sc_dims2", "sc_offsets"], ["sc_pads"]),
+                node("Cast", ["sc_pads"], ["pads"], to=TensorProto.INT64)]
+    if ctx.producer == Producer.TORCH_PAD:  # torch.onnx's _prepare_onnx_paddings, node for node
+        return [node("Shape", ["torch_pads"], ["tp_shape"]), _const("tp_zero", np.array(0, np.int64)),
+                node("Gather", ["tp_shape", "tp_zero"], ["tp_len"], axis=0),
+                _const("tp_rank2", np.array(2 * case.data.ndim, np.int64)),
+                node("Sub", ["tp_rank2", "tp_len"], ["tp_ext"]), _const("tp_one", np.array([1], np.int64)),
+                node("Reshape", ["tp_ext", "tp_one"], ["tp_ext1"]),
+                node("ConstantOfShape", ["tp_ext1"], ["tp_zeros"], value=numpy_helper.from_array(np.array([0], np.int64))),
+                node("Cast", ["torch_pads"], ["tp_cast"], to=TensorProto.INT64),
+                node("Concat", ["tp_cast", "tp_zeros"], ["tp_all"], axis=0),
+                _const("tp_pairs_shape", np.array([-1, 2], np.int64)),
+                node("Reshape", ["tp_all", "tp_pairs_shape"], ["tp_pairs"]),
+                _const("tp_starts", np.array([-1], np.int64)), _const("tp_ends", np.array([INT64_MIN], np.int64)),
+                _const("tp_axes", np.array([0], np.int64)), _const("tp_steps", np.array([-1], np.int64)),
+                node("Slice", ["tp_pairs", "tp_starts", "tp_ends", "tp_axes", "tp_steps"], ["tp_flipped"]),
+                node("Transpose", ["tp_flipped"], ["tp_t"], perm=[1, 0]),
+                _const("tp_flat_shape", np.array([-1], np.int64)),
+                node("Reshape", ["tp_t", "tp_flat_shape"], ["tp_flat"]),
+                node("Cast", ["tp_flat"], ["pads"], to=TensorProto.INT64)]
+    return []
+
+
+def _pad_operands(case: Case) -> dict[str, np.ndarray]:
+    """The operands the producer takes: the pads themselves, or what its chain starts from,
+    then the constant value and axes."""
+    from padconf.cases.onnx_model import pad_arrays
+    ctx = case.context
+    assert ctx is not None
+    arrays = pad_arrays(case)
+    pads = arrays.pop("pads")
+    if ctx.producer == Producer.SHAPE_CHAIN:
+        return {"pad_offsets": shape_offsets(case), **arrays}
+    if ctx.producer == Producer.TORCH_PAD:
+        return {"torch_pads": torch_order(case), **arrays}
+    return {"pads": pads, **arrays}
+
+
+def build_context_model(case: Case, placement: str) -> onnx.ModelProto:
+    from padconf.cases.onnx_model import OUTPUT_NAME, ir_version, opset_version
+    ctx = case.context
+    assert ctx is not None
+    version, elem, rank = opset_version(case), onnx_type(case.dtype), case.data.ndim
+    nodes: list = []
+    if placement == Placement.FOLDED:
+        inputs, inits = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
+    else:
+        dims: list = list(case.data.shape) if ctx.static_shape else [f"d{i}" for i in range(rank)]
+        inputs, inits = [helper.make_tensor_value_info("data", elem, dims)], []
+    for name, arr in _pad_operands(case).items():
+        if ctx.producer == Producer.CONSTANT_NODE:
+            nodes.append(_const(name, arr))
+        elif placement in (Placement.INITIALIZERS, Placement.FOLDED):
+            inits.append(numpy_helper.from_array(arr, name))
+        else:
+            inputs.append(helper.make_tensor_value_info(name, onnx_type(dtype_name(arr.dtype)),
+                                                        [f"{name}_{i}" for i in range(arr.ndim)]))
+    nodes += _chain(case)
+    pad_inputs = ["data", "pads", "constant_value" if case.constant_value is not None else ""]
+    pad_inputs += ["axes"] if case.axes is not None else []
+    while pad_inputs[-1] == "":
+        pad_inputs.pop()
+    padded = OUTPUT_NAME if ctx.consumer == Consumer.NONE else "padded"
+    nodes.append(helper.make_node("Pad", pad_inputs, [padded], mode=case.mode))
+    if ctx.consumer != Consumer.NONE:
+        more, more_inits = consumer_graph(ctx, padded, OUTPUT_NAME, "float32")
+        nodes += more
+        inits += more_inits
+    graph = helper.make_graph(nodes, f"pad-{ctx.consumer}", inputs,
+                              [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                             ir_version=ir_version(version, case.dtype), producer_name="padconf")
+
+
+def context_feeds(case: Case, placement: str) -> dict[str, np.ndarray]:
+    ctx = case.context
+    assert ctx is not None
+    if placement == Placement.FOLDED:
+        return {}
+    out = {"data": case.data}
+    if placement == Placement.INPUTS and ctx.producer != Producer.CONSTANT_NODE:
+        out.update(_pad_operands(case))
+    return out
