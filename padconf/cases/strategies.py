@@ -171,15 +171,16 @@ def _pad_amount(n: int, sign: int = 0, mirror: bool = False):
 # Each draw first picks what to stress, so that every edge class turns up within a few hundred
 # cases instead of waiting for a lucky combination of independent choices.
 FOCI = ("plain", "special-floats", "strings", "notable-dtype", "large", "high-rank", "empty-axis",
-        "mirror-beyond", "mixed-sign", "axes", "context")
+        "mirror-beyond", "mixed-sign", "axes")
 
 
 def foci(spec: Spec) -> list[str]:
     """What generation for ``spec`` stresses in turn: FOCI that apply, then each way to break
     its rules ("reject:<rule>")."""
     applies = {"strings": "string" in spec.dtypes, "axes": spec.has_axes,
-               "special-floats": any(is_float_like(d) for d in spec.dtypes), "context": _contexts.applies(spec)}
-    return [f for f in FOCI if applies.get(f, True)] + [f"reject:{v}" for v in _violations(spec)]
+               "special-floats": any(is_float_like(d) for d in spec.dtypes)}
+    return [f for f in FOCI if applies.get(f, True)] + _contexts.foci(spec) \
+        + [f"reject:{v}" for v in _violations(spec)]
 
 
 @st.composite
@@ -192,8 +193,8 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         choices = foci(spec)
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
-    if focus == "context":  # Pad in its neighbourhood: padconf.cases.contexts draws it
-        case = draw(_contexts.context_cases(spec, kind))
+    if focus.startswith("context:"):  # Pad in its neighbourhood: padconf.cases.contexts draws it
+        case = draw(_contexts.context_cases(spec, kind, focus))
         case.tags = edge_classes(case, spec)
         for tag in case.tags:
             event(tag)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from padconf.cases.case import Case, CaseKind
+from padconf.cases.context import snap
 from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from padconf.core.vocabulary import Status, Word
 from padconf.judging.outcome import Outcome
@@ -172,11 +173,13 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
     if case.kind == CaseKind.DEFINED:
         if rejected:
             return Ruling(Verdict.WRONGLY_REJECTED, outcome.error)
-        return _mismatch(case.expected, np.asarray(outcome.output)) or Ruling(Verdict.PASS)
+        return _mismatch(case.expected, snap(case.context, case.expected, np.asarray(outcome.output))) \
+            or Ruling(Verdict.PASS)
     assert case.kind == CaseKind.AMBIGUOUS
     output = outcome.output
     matched = [name for name, out in case.interpretations.items()
-               if (out is None and rejected) or (out is not None and output is not None and bit_equal(out, output))]
+               if (out is None and rejected) or (out is not None and output is not None
+                   and bit_equal(out, snap(case.context, out, np.asarray(output))))]
     if matched:
         return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: matched {' | '.join(matched)}", matched)
     other = "rejected it, which no reading does" if rejected else "returned an output no reading gives"
