@@ -40,7 +40,8 @@ def _run(runtime: str, model: bytes, inputs: dict) -> tuple[np.ndarray | None, s
         if runtime == REFERENCE:
             import onnx
             from onnx.reference import ReferenceEvaluator
-            return np.asarray(ReferenceEvaluator(onnx.load_model_from_string(model)).run(None, inputs)[0]), None
+            (out, *_) = ReferenceEvaluator(onnx.load_model_from_string(model)).run(None, inputs)
+            return np.asarray(out), None
         import onnxruntime as ort
         options = ort.SessionOptions()
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL

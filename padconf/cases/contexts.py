@@ -150,7 +150,8 @@ def apply_context(case: Case) -> Case:
         if out is None:
             return case.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="context",
                               reason=f"{ctx.consumer} refuses the Pad's output of shape {list(case.expected.shape)}")
-        return case.with_(expected=out, context=dataclasses.replace(ctx, tolerance=tolerance(ctx, [case.expected], opset)))
+        tol = tolerance(ctx, [case.expected], opset)
+        return case.with_(expected=out, context=dataclasses.replace(ctx, tolerance=tol))
     mapped = {name: None if out is None else consume(ctx, out, opset) for name, out in case.interpretations.items()}
     tol = tolerance(ctx, [o for o in case.interpretations.values() if o is not None], opset)
     return case.with_(interpretations=mapped, context=dataclasses.replace(ctx, tolerance=tol))
@@ -274,8 +275,8 @@ def context_cases(draw, spec: Spec, kind: str = "any", focus: str | None = None)
     constant_value = None
     mode = draw(st.sampled_from(list(spec.modes)))
     if "constant_value" in spec.operands and mode == "constant" and draw(st.booleans()):
-        pool = [0.0, -1.5, 2.0] + {Consumer.MAX_POOL: [float("-inf")], Consumer.CONV: [], Consumer.AVERAGE_POOL: []}.get(
-            consumer, [float("-inf"), float("nan")])
+        special = {Consumer.MAX_POOL: [float("-inf")], Consumer.CONV: [], Consumer.AVERAGE_POOL: []}
+        pool = [0.0, -1.5, 2.0] + special.get(consumer, [float("-inf"), float("nan")])
         constant_value = np.array(draw(st.sampled_from(pool)), np.float32)
     data = _data(draw, shape, consumer)
     case = classify(Case(spec=spec.id, data=data, pads=pads, mode=mode, constant_value=constant_value, axes=axes,
@@ -339,7 +340,8 @@ def _chain(case: Case) -> list[onnx.NodeProto]:
                 _const("tp_rank2", np.array(2 * case.data.ndim, np.int64)),
                 node("Sub", ["tp_rank2", "tp_len"], ["tp_ext"]), _const("tp_one", np.array([1], np.int64)),
                 node("Reshape", ["tp_ext", "tp_one"], ["tp_ext1"]),
-                node("ConstantOfShape", ["tp_ext1"], ["tp_zeros"], value=numpy_helper.from_array(np.array([0], np.int64))),
+                node("ConstantOfShape", ["tp_ext1"], ["tp_zeros"],
+                     value=numpy_helper.from_array(np.array([0], np.int64))),
                 node("Cast", ["torch_pads"], ["tp_cast"], to=TensorProto.INT64),
                 node("Concat", ["tp_cast", "tp_zeros"], ["tp_all"], axis=0),
                 _const("tp_pairs_shape", np.array([-1, 2], np.int64)),

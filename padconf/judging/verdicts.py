@@ -173,8 +173,9 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
     if case.kind == CaseKind.DEFINED:
         if rejected:
             return Ruling(Verdict.WRONGLY_REJECTED, outcome.error)
-        return _mismatch(case.expected, snap(case.context, case.expected, np.asarray(outcome.output))) \
-            or Ruling(Verdict.PASS)
+        expected = case.expected
+        assert expected is not None  # a defined case's
+        return _mismatch(expected, snap(case.context, expected, np.asarray(outcome.output))) or Ruling(Verdict.PASS)
     assert case.kind == CaseKind.AMBIGUOUS
     output = outcome.output
     matched = [name for name, out in case.interpretations.items()
