@@ -157,11 +157,6 @@ OPT_IN.update({name: _COMPILER.format(name, what, cold) for name, what, cold in 
 OPT_IN["onnxoptimizer"] = ("opt-in (--runtime onnxoptimizer): a graph rewriter, judged on four model runs a "
                             "case (its model and the one it was given, each on onnx's reference and onnxruntime)")
 
-OPT_IN["onnxruntime-noopt"] = ("opt-in (--runtime onnxruntime-noopt): onnxruntime with its graph optimizer disabled, "
-                               "the control for a failure of onnxruntime (its context cases note the optimizer's "
-                               "differences themselves)")
-
-
 def default_runtimes() -> list[str]:
     """What ``padconf run`` runs without --runtime: every registered runtime but the OPT_IN ones."""
     return [name for name in registry() if name not in OPT_IN]

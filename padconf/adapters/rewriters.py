@@ -90,7 +90,10 @@ class RewriterAdapter(Adapter):
             None if dtype in _FED else f"the control runtimes' Python APIs take no {dtype} tensors through numpy")
 
     def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
-        model = build_model(case, placement)
+        try:
+            model = build_model(case, placement)
+        except Exception as exc:  # what the model cannot hold (a string value in a float attribute)
+            return Outcome(error=f"{type(exc).__name__}: {error_text(exc)}")
         try:
             rewritten = self.rewrite(model, self.passes)
         except Exception as exc:
