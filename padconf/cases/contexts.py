@@ -234,8 +234,25 @@ def _consumer(draw, consumer: Consumer, out_shape: tuple[int, ...], opset: int) 
 
 
 def foci(spec: Spec) -> list[str]:
-    """strategies.FOCI's "context", one focus a consumer: each gets its share of a version's budget."""
+    """The context foci, one a consumer, after strategies.foci's own (so that theirs keep their
+    seeds): ``strategies.draw_cases`` draws them, ``strategies.cases`` only when asked to."""
     return [f"context:{c}" for c in Consumer] if applies(spec) else []
+
+
+def is_context(focus: str) -> bool:
+    return focus.startswith("context:")
+
+
+def share(focus: str, i: int, max_examples: int, chosen: list[str]) -> int:
+    """A focus's share of ``max_examples`` in draw_cases: the other foci share the budget as
+    before contexts came (each seed draws the cases it drew then), and each context focus
+    draws half a share on top."""
+    plain = [f for f in chosen if not is_context(f)]
+    if not plain:
+        return max_examples // max(len(chosen), 1)
+    if is_context(focus):
+        return max_examples // len(plain) // 2
+    return max_examples // len(plain) + (i < max_examples % len(plain))
 
 
 @st.composite

@@ -179,8 +179,8 @@ def foci(spec: Spec) -> list[str]:
     its rules ("reject:<rule>")."""
     applies = {"strings": "string" in spec.dtypes, "axes": spec.has_axes,
                "special-floats": any(is_float_like(d) for d in spec.dtypes)}
-    return [f for f in FOCI if applies.get(f, True)] + _contexts.foci(spec) \
-        + [f"reject:{v}" for v in _violations(spec)]
+    return [f for f in FOCI if applies.get(f, True)] + [f"reject:{v}" for v in _violations(spec)] \
+        + _contexts.foci(spec)
 
 
 @st.composite
@@ -190,7 +190,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
     if kind not in KINDS + ("any",):
         raise ValueError(f"kind must be one of {KINDS + ('any',)}")
     if focus is None:
-        choices = foci(spec)
+        choices = [f for f in foci(spec) if not _contexts.is_context(f)]  # draw_cases draws contexts
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
     if focus.startswith("context:"):  # Pad in its neighbourhood: padconf.cases.contexts draws it
@@ -443,7 +443,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
     with _own_storage(), _only_hypothesis_constants():
         for i, focus in enumerate(chosen):
-            share = (shares or {}).get(focus, max_examples // len(chosen) + (i < max_examples % len(chosen)))
+            share = (shares or {}).get(focus, _contexts.share(focus, i, max_examples, chosen))
             if not share:
                 continue
 
