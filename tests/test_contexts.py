@@ -19,20 +19,12 @@ from padconf.cases.strategies import draw_cases, foci
 from padconf.core.errors import CaseError
 from padconf.spec.loader import get_spec
 from padconf.spec.reference import pad
-
-SPEC = "onnx/Pad-18"
-MAX_POOL_2 = {"kernel_shape": [2, 2], "strides": [1, 1], "dilations": [1, 1], "auto_pad": "NOTSET",
-              "pads": [0, 0, 0, 0], "ceil_mode": 0}
-
-
-def _case(data, pads, context, **kw) -> Case:
-    return classify(Case(spec=SPEC, data=np.asarray(data, np.float32), pads=pads, context=context, **kw),
-                    get_spec(SPEC))
+from tests.context_cases import MAX_POOL_2, SPEC, context_case
 
 
 def test_maxpool_after_a_zero_pad_takes_the_zero_over_negative_data():
     # padded 4x4: a border of zeros round -1s; each 2x2 window but the middle one holds a zero
-    case = _case(-np.ones((1, 1, 2, 2)), [0, 0, 1, 1, 0, 0, 1, 1], Context(Consumer.MAX_POOL, MAX_POOL_2))
+    case = context_case(-np.ones((1, 1, 2, 2)), [0, 0, 1, 1, 0, 0, 1, 1], Context(Consumer.MAX_POOL, MAX_POOL_2))
     assert case.kind == CaseKind.DEFINED
     want = np.zeros((1, 1, 3, 3), np.float32)
     want[0, 0, 1, 1] = -1
@@ -44,7 +36,7 @@ def test_maxpool_after_a_zero_pad_takes_the_zero_over_negative_data():
 def test_average_pool_counts_the_pads_zeros_and_carries_a_tolerance():
     attrs = {"kernel_shape": [2], "strides": [1], "auto_pad": "NOTSET", "pads": [0, 0], "ceil_mode": 0,
              "count_include_pad": 0}
-    case = _case([[[4.0, 8.0]]], [0, 0, 1, 0, 0, 1], Context(Consumer.AVERAGE_POOL, attrs))
+    case = context_case([[[4.0, 8.0]]], [0, 0, 1, 0, 0, 1], Context(Consumer.AVERAGE_POOL, attrs))
     # padded [0, 4, 8, 0]: the Pad's zeros are data to AveragePool, whatever count_include_pad says
     np.testing.assert_array_equal(case.expected, np.array([[[2.0, 6.0, 4.0]]], np.float32))
     assert case.context is not None and 0 < case.context.tolerance < 1e-4
@@ -53,16 +45,16 @@ def test_average_pool_counts_the_pads_zeros_and_carries_a_tolerance():
 def test_conv_weights_sum_over_the_padded_input():
     attrs = {"kernel_shape": [2], "strides": [1], "dilations": [1], "auto_pad": "NOTSET", "pads": [0, 0], "group": 1}
     ctx = Context(Consumer.CONV, attrs, weights=np.array([[[1.0, -2.0]]], np.float32))
-    case = _case([[[3.0, 5.0]]], [0, 0, 1, 0, 0, 0], ctx)  # padded [0, 3, 5]
+    case = context_case([[[3.0, 5.0]]], [0, 0, 1, 0, 0, 0], ctx)  # padded [0, 3, 5]
     np.testing.assert_array_equal(case.expected, np.array([[[0 - 6.0, 3 - 10.0]]], np.float32))
 
 
 def test_slice_and_a_second_pad_after_the_pad():
     data = np.arange(4, dtype=np.float32).reshape(1, 4)
     ctx = Context(Consumer.SLICE, {"starts": [-1], "ends": [-100], "axes": [1], "steps": [-2]})
-    case = _case(data, [0, 1, 0, 0], ctx, mode="edge")  # padded [0, 0, 1, 2, 3], reversed by twos
+    case = context_case(data, [0, 1, 0, 0], ctx, mode="edge")  # padded [0, 0, 1, 2, 3], reversed by twos
     np.testing.assert_array_equal(case.expected, np.array([[3, 1, 0]], np.float32))
-    second = _case(data, [0, 1, 0, 0], Context(Consumer.PAD, {"pads": [0, 0, 0, 1], "value": 7}))
+    second = context_case(data, [0, 1, 0, 0], Context(Consumer.PAD, {"pads": [0, 0, 0, 1], "value": 7}))
     np.testing.assert_array_equal(second.expected, np.array([[0, 0, 1, 2, 3, 7]], np.float32))
 
 
@@ -92,7 +84,7 @@ def test_torch_order_reverses_the_axes_and_drops_leading_zero_pairs():
 def test_each_producer_gives_the_pad_its_pads(producer, placement, static):
     """The chains run on onnx's evaluator, their Pad's output compared with padconf's reference."""
     data = np.arange(6, dtype=np.float32).reshape(1, 2, 3)
-    case = _case(data, [0, 0, 2, 0, 1, 1], Context(Consumer.NONE, producer=producer, static_shape=static))
+    case = context_case(data, [0, 0, 2, 0, 1, 1], Context(Consumer.NONE, producer=producer, static_shape=static))
     model = build_model(case, placement)
     assert [n.op_type for n in model.graph.node].count("Pad") == 1
     (out,) = ReferenceEvaluator(model).run(None, feeds(case, placement))
@@ -107,7 +99,7 @@ def test_each_producer_gives_the_pad_its_pads(producer, placement, static):
 def test_context_cases_round_trip_and_key_their_models_apart():
     ctx = Context(Consumer.CONV, {"kernel_shape": [1], "strides": [1], "dilations": [1], "auto_pad": "NOTSET",
                                   "pads": [0, 0], "group": 1}, weights=np.ones((1, 1, 1), np.float32))
-    case = _case([[[1.0, 2.0]]], [0, 0, 1, 0, 0, 1], ctx)
+    case = context_case([[[1.0, 2.0]]], [0, 0, 1, 0, 0, 1], ctx)
     back = Case.from_json(json.loads(json.dumps(case.to_json())))
     assert back.id == case.id and back.same_inputs(case) and back.context is not None
     assert back.context.key() == ctx.key() and back.context.tolerance == case.context.tolerance
@@ -119,7 +111,7 @@ def test_context_cases_round_trip_and_key_their_models_apart():
 @pytest.mark.parametrize("bad", [{"consumer": "Gemm"}, {"producer": "magic"}, {"attrs": {"pads": [1.5]}},
                                  {"attrs": {"x": {"y": 1}}}, {"tolerance": "big"}, {"static_shape": 1}, []])
 def test_a_malformed_context_is_a_case_error(bad):
-    case = _case([[[1.0]]], [0, 0, 0, 0, 0, 0], Context(Consumer.SLICE, {"starts": [0], "ends": [1], "axes": [0],
+    case = context_case([[[1.0]]], [0, 0, 0, 0, 0, 0], Context(Consumer.SLICE, {"starts": [0], "ends": [1], "axes": [0],
                                                                           "steps": [1]}))
     doc = case.to_json()
     doc["context"] = bad if isinstance(bad, list) else {**doc["context"], **bad}

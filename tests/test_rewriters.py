@@ -15,25 +15,15 @@ import pytest
 from padconf.adapters.onnxruntime import OnnxRuntimeAdapter, OnnxRuntimeNoOptAdapter
 from padconf.adapters.rewriters import OnnxOptimizerAdapter, RewriterAdapter
 from padconf.cases.case import Case, CaseKind
-from padconf.cases.classify import classify
 from padconf.cases.context import Consumer, Context, Producer
 from padconf.judging.verdicts import Verdict, judge
-from padconf.spec.loader import get_spec
+from tests.context_cases import MAX_POOL_2, SPEC, context_case
 
 pytest.importorskip("onnxoptimizer")
 
-SPEC = "onnx/Pad-18"
-MAX_POOL_2 = {"kernel_shape": [2, 2], "strides": [1, 1], "dilations": [1, 1], "auto_pad": "NOTSET",
-              "pads": [0, 0, 0, 0], "ceil_mode": 0}
-
-
-def _case(data, pads, context, **kw) -> Case:
-    return classify(Case(spec=SPEC, data=np.asarray(data, np.float32), pads=pads, context=context, **kw),
-                    get_spec(SPEC))
-
 
 def _maxpool_case(producer=Producer.INPUTS) -> Case:
-    return _case(-np.ones((1, 1, 2, 2)), [0, 0, 1, 1, 0, 0, 1, 1], Context(Consumer.MAX_POOL, MAX_POOL_2,
+    return context_case(-np.ones((1, 1, 2, 2)), [0, 0, 1, 1, 0, 0, 1, 1], Context(Consumer.MAX_POOL, MAX_POOL_2,
                                                                              producer=producer))
 
 
@@ -58,7 +48,7 @@ def test_a_pad_fed_at_run_time_is_left_alone_which_is_fine():
 def test_a_rewrite_that_keeps_the_meaning_passes():
     attrs = {"kernel_shape": [2], "strides": [1], "dilations": [1], "auto_pad": "NOTSET", "pads": [0, 0], "group": 1}
     ctx = Context(Consumer.CONV, attrs, weights=np.array([[[1.0, -2.0]]], np.float32))
-    case = _case([[[3.0, 5.0, -1.0]]], [0, 0, 1, 0, 0, 2], ctx)
+    case = context_case([[[3.0, 5.0, -1.0]]], [0, 0, 1, 0, 0, 2], ctx)
     outcome = OnnxOptimizerAdapter().run(case, "initializers")
     assert outcome.note and "rewrote the model" in outcome.note  # fuse_pad_into_conv did fuse it
     assert judge(case, outcome).verdict == Verdict.PASS
