@@ -119,6 +119,7 @@ LOCAL_IMPORTS = {
     "cli": "each command imports what it runs, at start-up only what the options need",
     "gate.pytest_plugin": "pytest imports the plugin in every session: its hooks import what they run",
     "cases.case": "a cycle: cases.onnx_model (Case.control's Identity model) imports cases.case",
+    "cases.onnx_model": "a cycle: cases.contexts builds a context case's graph with this module's helpers",
     "gate.gate": "the fixed suite, drawn cases and the runner use Hypothesis: not imported to judge rows",
     "gate.explore": "strategies (Hypothesis): not imported to judge rows",
     "minimize.minimize": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",

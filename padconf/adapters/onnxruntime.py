@@ -10,7 +10,7 @@ import numpy as np
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, feeds, model_key
-from padconf.core.dtypes import dtype_name, onnx_type
+from padconf.core.dtypes import bit_equal, dtype_name, onnx_type
 from padconf.core.vocabulary import Placement
 
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported"):
@@ -128,7 +128,6 @@ class OnnxRuntimeAdapter(Adapter):
             return None
         import tempfile
 
-        from padconf.core.dtypes import bit_equal
         model = build_model(case, placement).SerializeToString()
         try:
             plain = _new_session(ort, model, optimize=False).run(None, feeds(case, placement), self._quiet)[0]

@@ -35,6 +35,7 @@ from hypothesis import strategies as st
 from padconf.cases import contexts as _contexts
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
+from padconf.cases.context_draw import context_cases
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from padconf.core.errors import PadconfError
 from padconf.spec.loader import Spec
@@ -194,7 +195,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
     if focus.startswith("context:"):  # Pad in its neighbourhood: padconf.cases.contexts draws it
-        case = draw(_contexts.context_cases(spec, kind, focus))
+        case = draw(context_cases(spec, arrays, _pad_amount, kind, focus))
         case.tags = edge_classes(case, spec)
         for tag in case.tags:
             event(tag)
