@@ -13,7 +13,7 @@ from onnx.reference import ReferenceEvaluator
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
 from padconf.cases.context import Consumer, Context, Producer, snap
-from padconf.cases.contexts import consume, shape_offsets, torch_order
+from padconf.cases.contexts import OracleUnsure, consume, documented_shape, shape_offsets, torch_order
 from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.cases.strategies import draw_cases, foci
 from padconf.core.errors import CaseError
@@ -149,3 +149,17 @@ def test_drawn_context_cases_cover_every_consumer_producer_and_shape_kind():
 def test_consume_refuses_what_the_consumer_refuses():
     too_big = {**MAX_POOL_2, "kernel_shape": [3, 3], "pads": [0, 0, 0, 0]}
     assert consume(Context(Consumer.MAX_POOL, too_big), np.zeros((1, 1, 2, 2), np.float32), 18) is None
+
+
+def test_the_oracle_refuses_where_onnxs_evaluator_contradicts_the_documented_shape():
+    # onnx 1.23.2's MaxPool over [1, 1, 6] with kernel 3 and pads [1, 2]: the document gives 7
+    # windows (floor((6 + 3 - 2 - 1) / 1 + 1)); the evaluator raises IndexError
+    ctx = Context(Consumer.MAX_POOL, {"kernel_shape": [3], "strides": [1], "dilations": [1], "auto_pad": "NOTSET",
+                                      "pads": [1, 2], "ceil_mode": 0})
+    assert documented_shape(ctx, (1, 1, 6)) == (1, 1, 7)
+    with pytest.raises(OracleUnsure):
+        consume(ctx, np.zeros((1, 1, 6), np.float32), 18)
+    unpadded = Context(Consumer.MAX_POOL, {**ctx.attrs, "pads": [0, 0], "kernel_shape": [2], "strides": [2]})
+    assert documented_shape(unpadded, (1, 1, 6)) == (1, 1, 3)
+    out = consume(unpadded, np.arange(6, dtype=np.float32).reshape(1, 1, 6), 18)
+    np.testing.assert_array_equal(out, np.array([[[1, 3, 5]]], np.float32))

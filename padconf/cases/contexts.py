@@ -34,6 +34,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.context import Consumer, Context, Producer
 from padconf.cases.onnx_model import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type
+from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement
 from padconf.spec.loader import Spec, parse_spec_id
 from padconf.spec.reference import pad as reference_pad
@@ -106,6 +107,41 @@ def consumer_graph(ctx: Context, src: str, dst: str, float_type: str) -> tuple[l
     return [helper.make_node(str(ctx.consumer), inputs, [dst], **_node_attrs(ctx))], inits
 
 
+class OracleUnsure(CaseError):
+    """onnx's reference evaluator gives a consumer output whose shape is not the one the
+    consumer's document gives (its pools with their own pads: an IndexError, or a window too
+    few): padconf has no oracle for the case, which is then not drawn (or read: a CaseError)."""
+
+
+def documented_shape(ctx: Context, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The output shape the ONNX documents of Conv, MaxPool and AveragePool give for an input of
+    ``shape`` (None for the other consumers): explicit pads, "output_spatial_shape[i] =
+    floor((input_spatial_shape[i] + pad_shape[i] - dilation[i] * (kernel_shape[i] - 1) - 1) /
+    strides_spatial_shape[i] + 1)", ceil with ``ceil_mode``, where "Sliding windows that would
+    start in the right padded region are ignored"; ``auto_pad`` SAME: ceil(input / stride);
+    VALID: floor (ceil with ``ceil_mode``) of (input - ((kernel - 1) * dilation + 1) + 1) / stride."""
+    if ctx.consumer not in POOLS:
+        return None
+    a = ctx.attrs
+    rank = len(a["kernel_shape"])
+    dilations, auto = a.get("dilations", [1] * rank), a.get("auto_pad", "NOTSET")
+    pads = a.get("pads", [0] * 2 * rank) if auto == "NOTSET" else [0] * 2 * rank
+    rounding = math.ceil if a.get("ceil_mode") else math.floor
+    out = []
+    for i, (n, k, s, d) in enumerate(zip(shape[2:], a["kernel_shape"], a["strides"], dilations)):
+        if auto.startswith("SAME"):
+            out.append(math.ceil(n / s))
+        elif auto == "VALID":
+            out.append(rounding((n - ((k - 1) * d + 1) + 1) / s))
+        else:
+            size = rounding((n + pads[i] + pads[rank + i] - d * (k - 1) - 1) / s + 1)
+            if a.get("ceil_mode") and (size - 1) * s >= n + pads[i]:
+                size -= 1
+            out.append(size)
+    channels = ctx.weights.shape[0] if ctx.consumer == Consumer.CONV and ctx.weights is not None else shape[1]
+    return (shape[0], channels, *out)
+
+
 def consume(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
     """The consumer's output for the Pad's output ``x`` (float32), or None where the consumer
     refuses it (a kernel larger than its padded input ...). A second Pad: padconf's reference."""
@@ -113,7 +149,13 @@ def consume(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
         return x
     if ctx.consumer == Consumer.PAD:
         return reference_pad(x, ctx.attrs["pads"], "constant", np.float32(ctx.attrs["value"]))
-    return _evaluate(ctx, x.astype(np.float64), opset)
+    out = _evaluate(ctx, x.astype(np.float64), opset)
+    want = documented_shape(ctx, x.shape)
+    if want is not None and all(n > 0 for n in want) and (out is None or out.shape != want):
+        raise OracleUnsure(f"onnx's reference evaluator's {ctx.consumer} gives "
+                           f"{'an error' if out is None else 'shape ' + str(list(out.shape))} where its document "
+                           f"gives shape {list(want)}, for input shape {list(x.shape)} and {ctx.attrs}")
+    return out
 
 
 def _evaluate(ctx: Context, x64: np.ndarray, opset: int, weights_abs: bool = False) -> np.ndarray | None:
