@@ -194,7 +194,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         choices = [f for f in foci(spec) if not _contexts.is_context(f)]  # draw_cases draws contexts
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
-    if focus.startswith("context:"):  # Pad in its neighbourhood: padconf.cases.contexts draws it
+    if _contexts.is_context(focus):  # Pad in its neighbourhood: padconf.cases.contexts draws it
         case = draw(context_cases(spec, arrays, _pad_amount, kind, focus))
         case.tags = edge_classes(case, spec)
         for tag in case.tags:
