@@ -9,6 +9,7 @@ import numpy as np
 
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.cases.case import Case
+from padconf.cases.context import Producer
 from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.dtypes import bit_equal, dtype_name, onnx_type
 from padconf.core.vocabulary import Placement
@@ -126,6 +127,9 @@ class OnnxRuntimeAdapter(Adapter):
         disabled: a note that the difference is the optimizer's, with the graph it made."""
         if case.context is None or not self.optimize:
             return None
+        if placement == Placement.INPUTS and case.context.producer != Producer.CONSTANT_NODE \
+                and not case.context.static_shape:
+            return None  # pads fed at run time over a symbolic shape: nothing the optimizer can fold or fuse
         import tempfile
 
         model = build_model(case, placement).SerializeToString()

@@ -65,12 +65,13 @@ def is_context(focus: str) -> bool:
 def share(focus: str, i: int, max_examples: int, chosen: list[str]) -> int:
     """A focus's share of ``max_examples`` in draw_cases: the other foci share the budget as
     before contexts came (each seed draws the cases it drew then), and each context focus
-    draws half a share on top."""
+    draws a quarter of a share on top (a context case costs the runtimes a model of its own:
+    more would add over a quarter to a default run, docs/performance.md)."""
     plain = [f for f in chosen if not is_context(f)]
     if not plain:
         return max_examples // max(len(chosen), 1)
     if is_context(focus):
-        return max_examples // len(plain) // 2
+        return max_examples // len(plain) // 4
     return max_examples // len(plain) + (i < max_examples % len(plain))
 
 
