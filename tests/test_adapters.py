@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from padconf.adapters import Outcome, Refusal, get_adapter, registry
+from padconf.adapters.rewriters import RewriterAdapter
 from padconf.cases.case import Case
 from padconf.core.dtypes import bit_equal
 from padconf.core.vocabulary import PLACEMENTS
@@ -27,6 +28,8 @@ def adapter(request):
     why = _ADAPTERS[name].available()
     if why:
         pytest.skip(why)
+    if isinstance(_ADAPTERS[name], RewriterAdapter):  # it judges a rewrite, not a Pad it runs
+        pytest.skip(f"{name} is a graph rewriter, tested in tests/test_rewriters.py")
     return _ADAPTERS[name]
 
 

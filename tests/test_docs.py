@@ -85,7 +85,7 @@ def test_the_complete_plugin_of_adapters_md_installs_and_runs(tmp_path):
 FINDINGS = DOCS / "findings.md"
 # the runtimes the page's "Seen in full runs" headings name, by the package constraints.txt pins
 PINNED_AS = {"onnxruntime": "onnxruntime", "OpenVINO": "openvino", "onnx": "onnx", "tract": "tract",
-             "IREE": "iree-base-compiler", "TVM": "apache-tvm"}
+             "IREE": "iree-base-compiler", "TVM": "apache-tvm", "onnxoptimizer": "onnxoptimizer"}
 
 
 def entry_id(entry) -> str:

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from padconf.adapters import get_adapter, registry
+from padconf.adapters.rewriters import RewriterAdapter
 from padconf.cases.examples import example_cases
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import load_baseline
@@ -28,6 +29,8 @@ def runtime_rows(request):
         pytest.skip(f"{name} is an ahead-of-time compiler, tested in tests/test_compilers.py")
     if adapter.available():
         pytest.skip(adapter.available())
+    if isinstance(adapter, RewriterAdapter):
+        pytest.skip(f"{name} is a graph rewriter, tested in tests/test_rewriters.py")
     worker = Worker(name)
     rows = []
     try:

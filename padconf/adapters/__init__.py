@@ -216,6 +216,9 @@ OPT_IN.update({name: _COMPILER.format(name, what, cold) for name, what, cold in 
     ("tvm-cuda", "TVM for CUDA", _TVM_COLD), ("tvm-vulkan", "TVM for Vulkan", _TVM_COLD))})
 
 
+OPT_IN["onnxoptimizer"] = ("opt-in (--runtime onnxoptimizer): a graph rewriter, judged on four model runs a "
+                            "case (its model and the one it was given, each on onnx's reference and onnxruntime)")
+
 def default_runtimes() -> list[str]:
     """What ``padconf run`` runs without --runtime: every registered runtime but the OPT_IN ones."""
     return [name for name in registry() if name not in OPT_IN]

@@ -9,8 +9,9 @@ import numpy as np
 
 from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
 from padconf.cases.case import Case
+from padconf.cases.context import Producer
 from padconf.cases.onnx_model import build_model, feeds, model_key
-from padconf.core.dtypes import dtype_name, onnx_type
+from padconf.core.dtypes import bit_equal, dtype_name, onnx_type
 from padconf.core.vocabulary import Placement
 
 # ORT's Python binding has no tensor type at all for these ("tensor type 14 is not supported"):
@@ -54,8 +55,12 @@ def _from_ortvalue(value, elem: int) -> np.ndarray:
     return numpy_helper.to_array(helper.make_tensor("output", elem, value.shape(), raw, raw=True))
 
 
-def _new_session(ort, model: bytes):
-    options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all)
+def _new_session(ort, model: bytes, optimize: bool = True, save_to: str | None = None):
+    options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all), or is disabled
+    if not optimize:
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if save_to:
+        options.optimized_model_filepath = save_to
     options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
     options.intra_op_num_threads = options.inter_op_num_threads = 1  # tiny tensors
     return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
@@ -69,12 +74,18 @@ def standalone_run(model, inputs, configuration):
     return session.run(None, inputs)[0]
 
 
+def _op_types(path: str) -> list[str]:
+    import onnx
+    return [node.op_type for node in onnx.load(path).graph.node]
+
+
 class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
     package = "onnxruntime"
     schema_checked = True
     repro = StandaloneRepro("onnx onnxruntime", standalone_run)
     order_independent = True
+    optimize = True  # ORT's graph optimizer at its default level (all); the -noopt variant turns it off
 
     def __init__(self):
         super().__init__()
@@ -85,7 +96,7 @@ class OnnxRuntimeAdapter(Adapter):
 
 
         return self.cached(model_key(case, placement),
-                           lambda: _new_session(ort, build_model(case, placement).SerializeToString()))
+                           lambda: _new_session(ort, build_model(case, placement).SerializeToString(), self.optimize))
 
     def lacks_kernel(self, exc: Exception) -> bool:
         errors = sys.modules.get(_ORT_ERRORS)  # loaded, if ORT raised exc
@@ -110,7 +121,8 @@ class OnnxRuntimeAdapter(Adapter):
                                        "tensor to feed or fetch")
             inputs = feeds(case, placement)
             if _native(case.data) and all(_native(a) for a in inputs.values()):  # data: the output's dtype
-                return Outcome(output=session.run(None, inputs, self._quiet)[0])
+                output = session.run(None, inputs, self._quiet)[0]
+                return Outcome(output=output, note=self._optimizer_note(ort, case, placement, output))
             # Not np.ascontiguousarray: it turns a 0-d constant_value into shape (1,).
             values = {k: ort.OrtValue.ortvalue_from_numpy(np.asarray(a, order="C")) if _native(a)
                       else _to_ortvalue(ort, a) for k, a in inputs.items()}
@@ -118,3 +130,38 @@ class OnnxRuntimeAdapter(Adapter):
             return Outcome(output=_from_ortvalue(out, onnx_type(case.dtype)))
         except Exception as exc:
             return self.refusal(exc).outcome()
+
+    def _optimizer_note(self, ort, case: Case, placement: str, output: np.ndarray) -> str | None:
+        """For a context case (a graph ORT's optimizer may rewrite: fuse the Pad into its consumer,
+        fold its pads' chain), where the output differs from the same model's with the optimizer
+        disabled: a note that the difference is the optimizer's, with the graph it made."""
+        if case.context is None or not self.optimize:
+            return None
+        if placement == Placement.INPUTS and case.context.producer != Producer.CONSTANT_NODE \
+                and not case.context.static_shape:
+            return None  # pads fed at run time over a symbolic shape: nothing the optimizer can fold or fuse
+        import tempfile
+
+        model = build_model(case, placement).SerializeToString()
+        try:
+            plain = _new_session(ort, model, optimize=False).run(None, feeds(case, placement), self._quiet)[0]
+        except Exception as exc:
+            plain = error_text(exc)
+        if not isinstance(plain, str) and bit_equal(plain, output):
+            return None
+        with tempfile.TemporaryDirectory() as folder:
+            saved = f"{folder}/optimized.onnx"
+            _new_session(ort, model, save_to=saved)
+            ops = _op_types(saved)
+        before = [node.op_type for node in build_model(case, placement).graph.node]
+        return (f"onnxruntime's graph optimizer: with it disabled the model "
+                f"{'refuses it: ' + plain if isinstance(plain, str) else 'gives another output'}; "
+                f"it rewrote {'+'.join(before)} into {'+'.join(ops)}")
+
+
+class OnnxRuntimeNoOptAdapter(OnnxRuntimeAdapter):
+    """onnxruntime with its graph optimizer disabled (ORT_DISABLE_ALL): the control that tells a
+    bug of the optimizer (only with it on) from one of the kernels (with it off too)."""
+
+    name = "onnxruntime-noopt"
+    optimize = False

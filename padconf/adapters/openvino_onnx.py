@@ -89,7 +89,9 @@ class OpenVinoOnnxAdapter(Adapter):
             types = {"pads": case.pads_type, "axes": case.axes_type}
             # By position in the compiled model's order; the frontend keeps the ONNX input names.
             # alive until the output is read: Identity (the control) hands back the input's memory
-            tensors = [to_tensor(inputs[n], types.get(n, case.dtype)) for n in names]
+            # (a context's chain operands, torch_pads and pad_offsets, are of their own integer type)
+            tensors = [to_tensor(inputs[n], types.get(n, case.dtype if n in ("data", "constant_value")
+                                                  else dtype_name(inputs[n].dtype))) for n in names]
             request.infer(tensors)
             return Outcome(output=from_tensor(request.get_output_tensor(0)))
         except Exception as exc:

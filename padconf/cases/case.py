@@ -11,6 +11,7 @@ from functools import cached_property
 import numpy as np
 import onnx
 
+from padconf.cases.context import Context
 from padconf.core.dtypes import (
     ALL_DTYPES,
     MAX_ARRAY_BYTES,
@@ -81,6 +82,8 @@ class Case:
     op: str = "Pad"
     origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
     tags: list[str] = field(default_factory=list)  # edge classes this case exercises
+    # the Pad's neighbourhood (issue 44): consumer, producer of pads, static shape; None: one node
+    context: Context | None = None
 
     @property
     def dtype(self) -> str:
@@ -107,6 +110,7 @@ class Case:
             "pads_type": self.pads_type,
             "axes_type": self.axes_type,
             **({"op": self.op} if self.op != "Pad" else {}),  # a Pad case's id stays what it was
+            **({"context": self.context.to_json()} if self.context is not None else {}),
         }
 
     @cached_property
@@ -161,6 +165,7 @@ class Case:
                 interpretations={k: dec(v) for k, v in (doc.get("interpretations") or {}).items()},
                 origin=doc.get("origin", "generated"),
                 tags=list(doc.get("tags", [])),
+                context=None if doc.get("context") is None else Context.from_json(doc["context"], mine),
             )
         except CaseError:
             raise
@@ -184,7 +189,8 @@ class Case:
         it too, makes an Identity model that breaks the same rule: a must-reject control, which
         a runtime that checks no type list accepts as well (its lenience is not Pad-specific)."""
         control = self.with_(op="Identity", kind=CaseKind.DEFINED, expected=self.data, reason=None, rule=None,
-                             interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}")
+                             interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}",
+                             context=None)
         if self.rule == "dtypes" and self.spec.startswith("onnx/"):
             from padconf.cases.onnx_model import identity_takes  # a cycle: onnx_model imports Case
             if not identity_takes(control):
@@ -213,7 +219,7 @@ class Case:
             value = None
         return self.with_(op="Concat", constant_value=value, axes=None, mode="constant", kind=CaseKind.DEFINED,
                           expected=np.concatenate(values), reason=None, rule=None, interpretations={},
-                          any_answer_conforms=False, origin=f"control:{self.id}")
+                          any_answer_conforms=False, origin=f"control:{self.id}", context=None)
 
     def controls(self, placement: str) -> list[tuple[str, Case, str]]:
         """(operand, control case, placement) for each control experiment: the data's

@@ -16,6 +16,7 @@ import itertools
 import numpy as np
 
 from padconf.cases.case import Case, CaseKind
+from padconf.cases.contexts import apply_context
 from padconf.core.dtypes import as_array, bit_equal, scalar
 from padconf.core.errors import PadError, TooLargeToCheck
 from padconf.spec.loader import MirrorBoundScope, Spec, get_spec
@@ -115,6 +116,8 @@ def reading_of(label: str) -> dict[str, str]:
 def classify(case: Case, spec: Spec | None = None) -> Case:
     """``case`` with kind, expected, reason, rule and interpretations filled in from its spec."""
     spec = spec or get_spec(case.spec)
+    if case.context is not None:  # the Pad's classification, passed through its consumer
+        return apply_context(classify(case.with_(context=None), spec).with_(context=case.context))
     cleared: dict = dict(expected=None, reason=None, rule=None, interpretations={}, any_answer_conforms=False)
     broken = rule_violation(case, spec)
     if broken:

@@ -59,7 +59,7 @@ def value_from_attribute(value: float, dtype: str) -> np.ndarray:
         return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
 
 
-def _arrays(case: Case) -> dict[str, np.ndarray]:
+def pad_arrays(case: Case) -> dict[str, np.ndarray]:
     """Pads / constant_value / axes as the arrays the Pad-11+ inputs take (absent ones left out)."""
     out = {"pads": np.array(case.pads, dtype=numpy_dtype(case.pads_type))}
     if case.constant_value is not None:
@@ -70,6 +70,9 @@ def _arrays(case: Case) -> dict[str, np.ndarray]:
 
 
 def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProto:
+    if case.context is not None and case.op == "Pad":  # Pad in its neighbourhood (cases.contexts)
+        from padconf.cases.contexts import build_context_model
+        return build_context_model(case, placement)
     version = opset_version(case)
     elem = onnx_type(case.dtype)
     rank = case.data.ndim
@@ -93,7 +96,7 @@ def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProt
             attrs["value"] = _attribute_value(case)
         node_inputs = ["data"]
     else:
-        arrays = _arrays(case)
+        arrays = pad_arrays(case)
         attrs = {}
         # An omitted optional input in the middle is spelled "" (constant_value before axes).
         node_inputs = ["data", "pads", "constant_value" if "constant_value" in arrays else ""]
@@ -158,6 +161,9 @@ def model_key(case: Case, placement: str = Placement.INPUTS) -> tuple:
                 None if case.axes is None else tuple(int(a) for a in case.axes))
     if placement == Placement.FOLDED:
         key += (_value_key(case.data),)
+    if case.context is not None and case.op == "Pad":  # the whole graph: every operand and the shape
+        key += (case.context.key(), case.data.shape, tuple(int(p) for p in case.pads),
+                _value_key(case.constant_value), None if case.axes is None else tuple(int(a) for a in case.axes))
     return key
 
 
@@ -169,11 +175,14 @@ def fed_input_names(model: onnx.ModelProto) -> list[str]:
 
 def feeds(case: Case, placement: str = Placement.INPUTS) -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
+    if case.context is not None and case.op == "Pad":
+        from padconf.cases.contexts import context_feeds
+        return context_feeds(case, placement)
     if placement == Placement.FOLDED:
         return {}
     out = {"data": case.data}
     if placement == Placement.INPUTS and opset_version(case) > 2 and case.op == "Pad":
-        out.update(_arrays(case))
+        out.update(pad_arrays(case))
     if placement == Placement.INPUTS and case.op == "Concat" and case.constant_value is not None:
         out["constant_value"] = np.asarray(case.constant_value)
     return out

@@ -32,8 +32,10 @@ from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
 
+from padconf.cases import contexts as _contexts
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
+from padconf.cases.context_draw import context_cases
 from padconf.cases.plain import INDEX_TYPES, PLAIN_TAG, WIDE_TAG, fixed_cases
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from padconf.core.errors import PadconfError
@@ -179,7 +181,8 @@ def foci(spec: Spec) -> list[str]:
     its rules ("reject:<rule>")."""
     applies = {"strings": "string" in spec.dtypes, "axes": spec.has_axes,
                "special-floats": any(is_float_like(d) for d in spec.dtypes)}
-    return [f for f in FOCI if applies.get(f, True)] + [f"reject:{v}" for v in _violations(spec)]
+    return [f for f in FOCI if applies.get(f, True)] + [f"reject:{v}" for v in _violations(spec)] \
+        + _contexts.foci(spec)
 
 
 @st.composite
@@ -189,9 +192,15 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
     if kind not in KINDS + ("any",):
         raise ValueError(f"kind must be one of {KINDS + ('any',)}")
     if focus is None:
-        choices = foci(spec)
+        choices = [f for f in foci(spec) if not _contexts.is_context(f)]  # draw_cases draws contexts
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
+    if _contexts.is_context(focus):  # Pad in its neighbourhood: padconf.cases.contexts draws it
+        case = draw(context_cases(spec, arrays, _pad_amount, kind, focus))
+        case.tags = edge_classes(case, spec)
+        for tag in case.tags:
+            event(tag)
+        return case
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
     # The draws happen in this order; changing it changes every seed's cases.
     dtype, mode = _dtype_and_mode(draw, spec, focus, wrong)
@@ -326,7 +335,7 @@ def _axes(draw, rank: int, out_of_range: bool) -> list[int]:
 def edge_classes(case: Case, spec: Spec) -> list[str]:
     """The named edge classes ``case`` exercises (the vocabulary of coverage reports)."""
     tags = _pads_tags(case) + _shape_tags(case) + _value_tags(case) + _axes_tags(case)
-    tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"]
+    tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"] + (case.context.tags() if case.context else [])
     tags += (["dtype-not-allowed"] * (case.dtype not in spec.dtypes)
              + ["mode-not-allowed"] * (case.mode not in spec.modes))
     return sorted(set(tags))
@@ -445,7 +454,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
     with _own_storage(), _only_hypothesis_constants():
         for i, focus in enumerate(chosen):
-            share = (shares or {}).get(focus, max_examples // len(chosen) + (i < max_examples % len(chosen)))
+            share = (shares or {}).get(focus, _contexts.share(focus, i, max_examples, chosen))
             if not share:
                 continue
 

@@ -318,4 +318,5 @@ class Worker:
                     break
                 output = None if reply["output"] is None else decode_array(reply["output"])
                 yield Outcome(output, reply["error"], reply["not_implemented"], printed=reply["printed"],
-                              seconds=reply["seconds"]), Status.OK, fresh
+                              seconds=reply["seconds"], skipped=reply.get("skipped"), note=reply.get("note")), \
+                    Status.OK, fresh

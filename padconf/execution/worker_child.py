@@ -99,7 +99,8 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                 outcome = Outcome(error=f"adapter raised {type(exc).__name__}: {exc}")
             send({"status": Status.OK, "error": outcome.error, "not_implemented": outcome.not_implemented,
                   "output": _encode_output(outcome), "printed": _printed_since(marks),
-                  "seconds": round(time.perf_counter() - started, 4)})
+                  "seconds": round(time.perf_counter() - started, 4),
+                  "skipped": outcome.skipped, "note": outcome.note})
 
 
 def _died(exc: CompileDied) -> Status:

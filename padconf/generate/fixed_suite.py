@@ -39,7 +39,11 @@ KIND_DIRS = {
     "openvino": {CaseKind.DEFINED: "openvino", CaseKind.MUST_REJECT: "openvino-invalid",
                  CaseKind.AMBIGUOUS: "openvino-ambiguous"},
 }
-ALL_KIND_DIRS = tuple(d for kinds in KIND_DIRS.values() for d in kinds.values())
+# Context cases (Pad with a consumer, a producer of its pads, a static shape: cases.contexts) in
+# folders of their own: their model is a graph, not one Pad node, so `run --cases` leaves them out
+CONTEXT_DIRS = {CaseKind.DEFINED: "onnx-context", CaseKind.MUST_REJECT: "onnx-context-invalid",
+                CaseKind.AMBIGUOUS: "onnx-context-ambiguous"}
+ALL_KIND_DIRS = tuple(d for kinds in KIND_DIRS.values() for d in kinds.values()) + tuple(CONTEXT_DIRS.values())
 
 # Short words for a defined case's name, in the order they are used (at most three).
 _LABELS = [
@@ -68,7 +72,7 @@ class SuiteCase:
 
     @property
     def kind_dir(self) -> str:
-        return KIND_DIRS[self.domain][self.case.kind]
+        return CONTEXT_DIRS[self.case.kind] if self.case.context else KIND_DIRS[self.domain][self.case.kind]
 
     @property
     def path(self) -> str:
@@ -204,7 +208,9 @@ def spec_cases(spec: Spec, seed: int = 0, per_combo: int = 1) -> list[SuiteCase]
     cases += [combo_case(spec, mode, dtype) for mode in spec.modes for dtype in spec.dtypes]
     pool = [c for c in _draw(spec, seed) if c.kind != CaseKind.TOO_LARGE]  # no folder holds what padconf cannot check
     # only what a model can hold: OpenVINO's IR has no axes, no "wrap", no unequal pads halves
-    cases += select([c for c in pool if _buildable(SuiteCase(c, _placement(c, spec)))], per_combo)
+    pool = [c for c in pool if _buildable(SuiteCase(c, _placement(c, spec)))]
+    # context cases chosen apart, by their own edge classes only: the one-node selection stays as it was
+    cases += select([c for c in pool if not c.context], per_combo) + select([c for c in pool if c.context], 0)
     entries, seen = [], set()
     for case in cases:
         if case.axes is None and case.axes_type != "int64":  # no axes: its type is in no file
@@ -259,6 +265,8 @@ def _label(entry: SuiteCase) -> str:
     case = entry.case
     if case.origin.startswith("example:"):
         return "ex_" + case.origin.split(":", 1)[1].removeprefix("test_")
+    if case.context:  # its consumer and producer; the kind is its folder's
+        return f"{case.context.consumer}_{case.context.producer}".lower()
     if case.kind == CaseKind.MUST_REJECT:
         return str(case.rule)
     if case.kind == CaseKind.AMBIGUOUS:

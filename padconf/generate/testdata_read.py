@@ -23,6 +23,7 @@ from padconf.cases.strategies import edge_classes
 from padconf.core.dtypes import MAX_ARRAY_BYTES, as_array, dtype_name, numpy_dtype
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import inside, npy_array, read_bytes
+from padconf.generate.fixed_suite import CONTEXT_DIRS
 from padconf.spec.loader import Spec
 
 MAX_MODEL_BYTES = 1 << 28  # a file of a test folder (model, weights, tensor): padconf did not write it
@@ -287,6 +288,9 @@ def npy_input(data: bytes, where: str, name: str) -> np.ndarray:
     return npy_array(data, where, lambda d: d == stored, f"{stored} (a {name} input)", MAX_ARRAY_BYTES).view(want)
 
 
+CONTEXT_FOLDERS = set(CONTEXT_DIRS.values())
+
+
 def case_dirs(path: Path | str) -> list[Path]:
     """Every test directory (holding model.onnx or model.xml) at or below ``path``, sorted."""
     path = Path(path)
@@ -295,8 +299,9 @@ def case_dirs(path: Path | str) -> list[Path]:
     if (path / "model.onnx").is_file() or (path / "model.xml").is_file():
         return [path]
     # a hidden folder is left out: an interrupted `generate`'s staging, a .git
+    # and so are generate's context folders: their models are graphs, not one Pad node
     found = sorted({p.parent for name in ("model.onnx", "model.xml") for p in path.rglob(name)
-                    if not any(part.startswith(".") for part in p.relative_to(path).parts)})
+                    if not any(part.startswith(".") or part in CONTEXT_FOLDERS for part in p.relative_to(path).parts)})
     if not found:
         raise CaseError(f"{path}: no test_* directory with a model.onnx or model.xml")
     return found

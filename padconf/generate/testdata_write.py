@@ -40,7 +40,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import PadconfError
-from padconf.generate.fixed_suite import ALL_KIND_DIRS, SuiteCase, suite_cases
+from padconf.generate.fixed_suite import ALL_KIND_DIRS, CONTEXT_DIRS, SuiteCase, suite_cases
 from padconf.spec.loader import Spec, rule_text
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
@@ -128,23 +128,32 @@ def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
     (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
 
 
-def manifest(entries: list[SuiteCase]) -> list[dict]:
+def manifest(entries: list[SuiteCase], context: bool = False) -> list[dict]:
+    """The MANIFEST rows of the one-node cases, or (``context``) of the context cases, which
+    also say their consumer, its attributes, their producer and whether the shape is static."""
     rows = []
     for e in entries:
         c = e.case
+        if bool(c.context) != context:
+            continue
         row: dict[str, Any] = {"dir": e.path, "spec": c.spec, "mode": c.mode, "dtype": c.dtype, "kind": c.kind,
                "placement": e.placement, "tags": list(c.tags), "origin": c.origin, "case_id": c.id}
         if c.kind == CaseKind.MUST_REJECT:
             row.update(rule=c.rule, reason=c.reason)
         elif c.kind == CaseKind.AMBIGUOUS:
             row["ambiguity"] = c.reason
+        if c.context:
+            row["context"] = {"consumer": str(c.context.consumer), "attrs": c.context.attrs,
+                              "producer": str(c.context.producer), "static_shape": c.context.static_shape,
+                              "tolerance": c.context.tolerance}
         rows.append(row)
     return rows
 
 
 def coverage(entries: list[SuiteCase], specs: list[Spec]) -> dict[str, dict[str, tuple[int, int]]]:
     """spec id -> mode -> (dtypes with a defined case, dtypes allowed)."""
-    have = {(e.case.spec, e.case.mode, e.case.dtype) for e in entries if e.case.kind == CaseKind.DEFINED}
+    have = {(e.case.spec, e.case.mode, e.case.dtype) for e in entries
+            if e.case.kind == CaseKind.DEFINED and not e.case.context}
     return {s.id: {m: (sum((s.id, m, d) in have for d in s.dtypes), len(s.dtypes)) for m in s.modes} for s in specs}
 
 
@@ -182,7 +191,8 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
             (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
         (staging / "MANIFEST.yaml").write_text(
             yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
-                            "cases": manifest(entries)}, sort_keys=True, allow_unicode=True, width=120),
+                            "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
+                           sort_keys=True, allow_unicode=True, width=120),
             encoding="utf-8")
         (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
         if (staging / "openvino").is_dir():
@@ -217,7 +227,8 @@ def _exchange(a: Path, b: Path) -> None:
 
 def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: int) -> str:
     cov = coverage(entries, specs)
-    kinds = Counter((e.domain, e.case.kind) for e in entries)
+    kinds = Counter((e.domain, e.case.kind) for e in entries if not e.case.context)
+    contexts = Counter(e.kind_dir for e in entries if e.case.context)
     lines = ["# generated/: padconf's Pad conformance suite as test data", "",
              f"Written by `padconf generate --seed {seed} --per-combo {per_combo}`"
              + (f" for {', '.join(s.id for s in specs)}" if len(specs) < 12 else "")
@@ -240,6 +251,11 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
              f"{kinds['openvino', CaseKind.MUST_REJECT]} |",
              "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
              f"`expect.json` | {kinds['openvino', CaseKind.AMBIGUOUS]} |",
+             "| `onnx-context[-invalid|-ambiguous]/` | Pad in its neighbourhood: a consumer after it (Conv, "
+             "MaxPool, AveragePool, a second Pad, Slice), a producer of its pads (Constant nodes, a Shape chain, "
+             "PyTorch's F.pad chain), a static or symbolic shape; laid out as the three above; MANIFEST.yaml's "
+             "`context_cases` say each one's context; `padconf run --cases` leaves them out | "
+             f"{' / '.join(str(contexts[d]) for d in CONTEXT_DIRS.values())} |",
              "", "An ambiguous case's `expect.json` maps each interpretation (`ambiguity=interpretation`, several "
              "joined by commas when the case hits more than one undefined point) to its output file, or to `null` "
              "where that interpretation rejects the case; a runtime conforms if it matches any of them.",
@@ -283,7 +299,7 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
               "| version | placement | cases | with constant value | with axes |", "|---|---|---:|---:|---:|"]
     per_placement: dict[tuple, Counter] = defaultdict(Counter)
     for e in entries:
-        if e.case.kind == CaseKind.DEFINED:
+        if e.case.kind == CaseKind.DEFINED and not e.case.context:
             counts = per_placement[e.case.spec, e.placement]
             counts["cases"] += 1
             counts["value"] += e.case.constant_value is not None

@@ -7,6 +7,7 @@ import numpy as np
 
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import as_if_allowed
+from padconf.cases.context import snap
 from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Status, Word
@@ -183,11 +184,14 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
     if case.kind == CaseKind.DEFINED:
         if rejected:
             return Ruling(Verdict.WRONGLY_REJECTED, outcome.error)
-        return _mismatch(case.expected, np.asarray(outcome.output)) or Ruling(Verdict.PASS)
+        expected = case.expected
+        assert expected is not None  # a defined case's
+        return _mismatch(expected, snap(case.context, expected, np.asarray(outcome.output))) or Ruling(Verdict.PASS)
     assert case.kind == CaseKind.AMBIGUOUS
     output = outcome.output
     matched = [name for name, out in case.interpretations.items()
-               if (out is None and rejected) or (out is not None and output is not None and bit_equal(out, output))]
+               if (out is None and rejected) or (out is not None and output is not None
+                   and bit_equal(out, snap(case.context, out, np.asarray(output))))]
     if matched:
         return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: matched {' | '.join(matched)}", matched)
     other = "rejected it, which no reading does" if rejected else "returned an output no reading gives"

@@ -1,0 +1,342 @@
+"""Pad in its neighbourhood (issue 44): context cases drawn by Hypothesis, their oracle, and the
+ONNX graph a context case runs as.
+
+- ``context_draw.context_cases(spec, kind)``: a Pad case (ONNX Pad-11 and later: pads is an input) whose
+  model also holds a consumer after the Pad (Conv 1-D to 3-D, MaxPool, AveragePool, a second
+  Pad, Slice, each with its own attributes drawn), a producer of its pads (graph inputs,
+  Constant nodes, a Shape/Gather/Concat/Sub/Cast chain over the data's shape, PyTorch's F.pad
+  export chain) and a static or symbolic data shape. ``strategies.cases`` draws them for the
+  "context" focus.
+- The oracle (``apply_context``): padconf's reference computes the Pad (classify, as for any
+  case); onnx's reference evaluator computes the consumer alone, applied to the reference's Pad
+  output in float64, and the result is rounded to float32 once. A second Pad is computed by
+  padconf's own reference. Each reading of an undefined point is passed through the consumer
+  on its own, so the readings carry through (a reading whose output the consumer refuses
+  becomes a refusal).
+  Tolerance: MaxPool, Slice and Pad are exact (a max, a copy and a Pad of float32 values is
+  the float32 value itself). Conv and AveragePool are sums: a runtime sums float32 products in
+  some order, each step rounding by at most 2^-24 relatively, so |got - exact| <= n * 2^-23 * S,
+  with n the terms summed and S the same consumer over |x| (and |W|). padconf allows
+  (n + 2) * 2^-23 * max S over the output, elements whose expected value is finite only;
+  a non-finite expected value must be matched exactly (context.snap).
+- ``build_context_model(case, placement)`` / ``context_feeds``: the model and its feeds.
+"""
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import numpy as np
+import onnx
+from onnx import TensorProto, helper, numpy_helper
+
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.context import Consumer, Context, Producer
+from padconf.cases.onnx_model import OUTPUT_NAME, ir_version, opset_version, pad_arrays
+from padconf.core.dtypes import dtype_name, onnx_type
+from padconf.core.errors import CaseError
+from padconf.core.vocabulary import Placement
+from padconf.spec.loader import Spec, parse_spec_id
+from padconf.spec.reference import pad as reference_pad
+
+DTYPE = "float"  # float32: Conv and the pools take floats; float32 is what every runtime implements
+POOLS = (Consumer.CONV, Consumer.MAX_POOL, Consumer.AVERAGE_POOL)
+EPS32 = 2.0 ** -23
+BIG = 1e4  # drawn data is clipped to +-BIG (infinities kept): S stays finite, the tolerance meaningful
+INT64_MIN = -(2**63)
+
+
+def applies(spec: Spec) -> bool:
+    """Whether ``spec`` gets context cases: ONNX Pad whose pads is an input (Pad-11 and later)
+    and whose type list holds float32."""
+    return parse_spec_id(spec.id)[0] == "onnx" and spec.operands["pads"]["via"] == "input" and DTYPE in spec.dtypes
+
+
+def foci(spec: Spec) -> list[str]:
+    """The context foci, one a consumer, after strategies.foci's own (so that theirs keep their
+    seeds): ``strategies.draw_cases`` draws them, ``strategies.cases`` only when asked to."""
+    return [f"context:{c}" for c in Consumer] if applies(spec) else []
+
+
+def is_context(focus: str) -> bool:
+    return focus.startswith("context:")
+
+
+def share(focus: str, i: int, max_examples: int, chosen: list[str]) -> int:
+    """A focus's share of ``max_examples`` in draw_cases: the other foci share the budget as
+    before contexts came (each seed draws the cases it drew then), and each context focus
+    draws a quarter of a share on top (a context case costs the runtimes a model of its own:
+    more would add over a quarter to a default run, docs/performance.md)."""
+    plain = [f for f in chosen if not is_context(f)]
+    if not plain:
+        return max_examples // max(len(chosen), 1)
+    if is_context(focus):
+        return max_examples // len(plain) // 4
+    return max_examples // len(plain) + (i < max_examples % len(plain))
+
+
+# ---------------------------------------------------------------- the oracle
+
+
+def _node_attrs(ctx: Context) -> dict:
+    """The consumer's node attributes (Slice's and a second Pad's operands are inputs)."""
+    if ctx.consumer in (Consumer.SLICE, Consumer.PAD):
+        return {}
+    attrs = dict(ctx.attrs)
+    if attrs.get("auto_pad", "NOTSET") != "NOTSET":
+        attrs.pop("pads", None)
+    return attrs
+
+
+def consumer_graph(ctx: Context, src: str, dst: str, float_type: str) -> tuple[list, list]:
+    """The consumer's node(s) and initializers, reading ``src`` and writing ``dst``, in
+    ``float_type`` (the model's float32, the oracle's float64)."""
+    inits = []
+    inputs = [src]
+    if ctx.consumer == Consumer.CONV:
+        assert ctx.weights is not None
+        inits.append(numpy_helper.from_array(ctx.weights.astype(float_type), "ctx_W"))
+        inputs.append("ctx_W")
+    elif ctx.consumer == Consumer.SLICE:
+        for name in ("starts", "ends", "axes", "steps"):
+            inits.append(numpy_helper.from_array(np.array(ctx.attrs[name], np.int64), f"ctx_{name}"))
+            inputs.append(f"ctx_{name}")
+    elif ctx.consumer == Consumer.PAD:
+        inits += [numpy_helper.from_array(np.array(ctx.attrs["pads"], np.int64), "ctx_pads"),
+                  numpy_helper.from_array(np.array(ctx.attrs["value"], float_type), "ctx_value")]
+        inputs += ["ctx_pads", "ctx_value"]
+    return [helper.make_node(str(ctx.consumer), inputs, [dst], **_node_attrs(ctx))], inits
+
+
+class OracleUnsure(CaseError):
+    """onnx's reference evaluator gives a consumer output whose shape is not the one the
+    consumer's document gives (its pools with their own pads: an IndexError, or a window too
+    few): padconf has no oracle for the case, which is then not drawn (or read: a CaseError)."""
+
+
+def documented_shape(ctx: Context, shape: tuple[int, ...]) -> tuple[int, ...] | None:
+    """The output shape the ONNX documents of Conv, MaxPool and AveragePool give for an input of
+    ``shape`` (None for the other consumers): explicit pads, "output_spatial_shape[i] =
+    floor((input_spatial_shape[i] + pad_shape[i] - dilation[i] * (kernel_shape[i] - 1) - 1) /
+    strides_spatial_shape[i] + 1)", ceil with ``ceil_mode``, where "Sliding windows that would
+    start in the right padded region are ignored"; ``auto_pad`` SAME: ceil(input / stride);
+    VALID: floor (ceil with ``ceil_mode``) of (input - ((kernel - 1) * dilation + 1) + 1) / stride."""
+    if ctx.consumer not in POOLS:
+        return None
+    a = ctx.attrs
+    rank = len(a["kernel_shape"])
+    dilations, auto = a.get("dilations", [1] * rank), a.get("auto_pad", "NOTSET")
+    pads = a.get("pads", [0] * 2 * rank) if auto == "NOTSET" else [0] * 2 * rank
+    rounding = math.ceil if a.get("ceil_mode") else math.floor
+    out = []
+    for i, (n, k, s, d) in enumerate(zip(shape[2:], a["kernel_shape"], a["strides"], dilations)):
+        if auto.startswith("SAME"):
+            out.append(math.ceil(n / s))
+        elif auto == "VALID":
+            out.append(rounding((n - ((k - 1) * d + 1) + 1) / s))
+        else:
+            size = rounding((n + pads[i] + pads[rank + i] - d * (k - 1) - 1) / s + 1)
+            if a.get("ceil_mode") and (size - 1) * s >= n + pads[i]:
+                size -= 1
+            out.append(size)
+    channels = ctx.weights.shape[0] if ctx.consumer == Consumer.CONV and ctx.weights is not None else shape[1]
+    return (shape[0], channels, *out)
+
+
+def consume(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
+    """The consumer's output for the Pad's output ``x`` (float32), or None where the consumer
+    refuses it (a kernel larger than its padded input ...). A second Pad: padconf's reference."""
+    if ctx.consumer == Consumer.NONE:
+        return x
+    if ctx.consumer == Consumer.PAD:
+        return reference_pad(x, ctx.attrs["pads"], "constant", np.float32(ctx.attrs["value"]))
+    out = _evaluate(ctx, x.astype(np.float64), opset)
+    want = documented_shape(ctx, x.shape)
+    if want is not None and all(n > 0 for n in want) and (out is None or out.shape != want):
+        raise OracleUnsure(f"onnx's reference evaluator's {ctx.consumer} gives "
+                           f"{'an error' if out is None else 'shape ' + str(list(out.shape))} where its document "
+                           f"gives shape {list(want)}, for input shape {list(x.shape)} and {ctx.attrs}")
+    return out
+
+
+def _evaluate(ctx: Context, x64: np.ndarray, opset: int, weights_abs: bool = False) -> np.ndarray | None:
+    from onnx.reference import ReferenceEvaluator
+    if ctx.consumer == Consumer.CONV and weights_abs:
+        assert ctx.weights is not None
+        ctx = Context(ctx.consumer, ctx.attrs, np.abs(ctx.weights), ctx.producer, ctx.static_shape)
+    nodes, inits = consumer_graph(ctx, "x", "y", "float64")
+    graph = helper.make_graph(nodes, "consumer", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, x64.shape)],
+                              [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [None] * x64.ndim)],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)], ir_version=8)
+    onnx.checker.check_model(model)  # a model padconf built wrong is padconf's fault: it raises
+    try:
+        with np.errstate(all="ignore"):
+            (y,) = ReferenceEvaluator(model).run(None, {"x": x64})
+            return np.asarray(y) if weights_abs else np.asarray(y).astype(np.float32)
+    except Exception:  # the consumer refuses this input (its own rules, not Pad's)
+        return None
+
+
+def _terms(ctx: Context) -> int:
+    k = math.prod(ctx.attrs["kernel_shape"])
+    if ctx.consumer == Consumer.CONV:
+        assert ctx.weights is not None
+        return k * ctx.weights.shape[1]
+    return k
+
+
+def tolerance(ctx: Context, pad_outputs: list[np.ndarray], opset: int) -> float | None:
+    """The absolute tolerance of a Conv or AveragePool context (the module's docstring)."""
+    if ctx.consumer not in (Consumer.CONV, Consumer.AVERAGE_POOL):
+        return None
+    worst = 0.0
+    for x in pad_outputs:
+        with np.errstate(all="ignore"):
+            s = _evaluate(ctx, np.abs(x.astype(np.float64)), opset, weights_abs=True)
+        if s is not None and np.isfinite(s).any():
+            worst = max(worst, float(np.max(s[np.isfinite(s)])))
+    return (_terms(ctx) + 2) * EPS32 * worst
+
+
+def apply_context(case: Case) -> Case:
+    """``case``, classified as a Pad alone, with its expected output and each reading's passed
+    through its context's consumer. Where the consumer refuses the Pad's defined output the case
+    is must-reject by the consumer's rule ("context"); where every reading's consumer output is
+    the same, the case is defined."""
+    ctx = case.context
+    if ctx is None or ctx.consumer == Consumer.NONE or case.kind in (CaseKind.MUST_REJECT, CaseKind.TOO_LARGE):
+        return case
+    opset = parse_spec_id(case.spec)[1]
+    if case.kind == CaseKind.DEFINED:
+        assert case.expected is not None
+        out = consume(ctx, case.expected, opset)
+        if out is None:
+            return case.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="context",
+                              reason=f"{ctx.consumer} refuses the Pad's output of shape {list(case.expected.shape)}")
+        tol = tolerance(ctx, [case.expected], opset)
+        return case.with_(expected=out, context=dataclasses.replace(ctx, tolerance=tol))
+    mapped = {name: None if out is None else consume(ctx, out, opset) for name, out in case.interpretations.items()}
+    tol = tolerance(ctx, [o for o in case.interpretations.values() if o is not None], opset)
+    return case.with_(interpretations=mapped, context=dataclasses.replace(ctx, tolerance=tol))
+
+
+# ---------------------------------------------------------------- the model
+
+
+def torch_order(case: Case) -> np.ndarray:
+    """The case's pads in PyTorch's F.pad order: (begin, end) of the last axis first, over the
+    fewest trailing axes that hold every nonzero pad (one at least)."""
+    rank = case.data.ndim
+    begins, ends = case.pads[:rank], case.pads[rank:]
+    k = next((rank - i for i in range(rank) if begins[i] or ends[i]), 1)
+    return np.array([p for axis in reversed(range(rank - k, rank)) for p in (begins[axis], ends[axis])], np.int64)
+
+
+def shape_offsets(case: Case) -> np.ndarray:
+    """What the shape chain subtracts from the data's dims to get the pads: dim - pad (int32,
+    cast to int64 in the graph, as exporters cast)."""
+    rank = case.data.ndim
+    targets = [a % rank for a in case.axes] if case.axes is not None else list(range(rank))
+    dims = [case.data.shape[t] for t in targets] * 2
+    return np.array([d - p for d, p in zip(dims, case.pads)], np.int32)
+
+
+def _const(name: str, value) -> onnx.NodeProto:
+    return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(value), name))
+
+
+def _chain(case: Case) -> list[onnx.NodeProto]:
+    """The nodes that compute "pads" from the producer's operand."""
+    ctx = case.context
+    assert ctx is not None
+    node = helper.make_node
+    if ctx.producer == Producer.SHAPE_CHAIN:
+        rank = case.data.ndim
+        targets = case.axes if case.axes is not None else list(range(rank))
+        return [_const("sc_axes", np.array(targets, np.int64)), node("Shape", ["data"], ["sc_shape"]),
+                node("Gather", ["sc_shape", "sc_axes"], ["sc_dims"], axis=0),
+                node("Concat", ["sc_dims", "sc_dims"], ["sc_dims2"], axis=0),
+                node("Cast", ["pad_offsets"], ["sc_offsets"], to=TensorProto.INT64),
+                node("Sub", ["sc_dims2", "sc_offsets"], ["sc_pads"]),
+                node("Cast", ["sc_pads"], ["pads"], to=TensorProto.INT64)]
+    if ctx.producer == Producer.TORCH_PAD:  # torch.onnx's _prepare_onnx_paddings, node for node
+        return [node("Shape", ["torch_pads"], ["tp_shape"]), _const("tp_zero", np.array(0, np.int64)),
+                node("Gather", ["tp_shape", "tp_zero"], ["tp_len"], axis=0),
+                _const("tp_rank2", np.array(2 * case.data.ndim, np.int64)),
+                node("Sub", ["tp_rank2", "tp_len"], ["tp_ext"]), _const("tp_one", np.array([1], np.int64)),
+                node("Reshape", ["tp_ext", "tp_one"], ["tp_ext1"]),
+                node("ConstantOfShape", ["tp_ext1"], ["tp_zeros"],
+                     value=numpy_helper.from_array(np.array([0], np.int64))),
+                node("Cast", ["torch_pads"], ["tp_cast"], to=TensorProto.INT64),
+                node("Concat", ["tp_cast", "tp_zeros"], ["tp_all"], axis=0),
+                _const("tp_pairs_shape", np.array([-1, 2], np.int64)),
+                node("Reshape", ["tp_all", "tp_pairs_shape"], ["tp_pairs"]),
+                _const("tp_starts", np.array([-1], np.int64)), _const("tp_ends", np.array([INT64_MIN], np.int64)),
+                _const("tp_axes", np.array([0], np.int64)), _const("tp_steps", np.array([-1], np.int64)),
+                node("Slice", ["tp_pairs", "tp_starts", "tp_ends", "tp_axes", "tp_steps"], ["tp_flipped"]),
+                node("Transpose", ["tp_flipped"], ["tp_t"], perm=[1, 0]),
+                _const("tp_flat_shape", np.array([-1], np.int64)),
+                node("Reshape", ["tp_t", "tp_flat_shape"], ["tp_flat"]),
+                node("Cast", ["tp_flat"], ["pads"], to=TensorProto.INT64)]
+    return []
+
+
+def _pad_operands(case: Case) -> dict[str, np.ndarray]:
+    """The operands the producer takes: the pads themselves, or what its chain starts from,
+    then the constant value and axes."""
+    ctx = case.context
+    assert ctx is not None
+    arrays = pad_arrays(case)
+    pads = arrays.pop("pads")
+    if ctx.producer == Producer.SHAPE_CHAIN:
+        return {"pad_offsets": shape_offsets(case), **arrays}
+    if ctx.producer == Producer.TORCH_PAD:
+        return {"torch_pads": torch_order(case), **arrays}
+    return {"pads": pads, **arrays}
+
+
+def build_context_model(case: Case, placement: str) -> onnx.ModelProto:
+    ctx = case.context
+    assert ctx is not None
+    version, elem, rank = opset_version(case), onnx_type(case.dtype), case.data.ndim
+    nodes: list = []
+    if placement == Placement.FOLDED:
+        inputs, inits = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
+    else:
+        dims: list = list(case.data.shape) if ctx.static_shape else [f"d{i}" for i in range(rank)]
+        inputs, inits = [helper.make_tensor_value_info("data", elem, dims)], []
+    for name, arr in _pad_operands(case).items():
+        if ctx.producer == Producer.CONSTANT_NODE:
+            nodes.append(_const(name, arr))
+        elif placement in (Placement.INITIALIZERS, Placement.FOLDED):
+            inits.append(numpy_helper.from_array(arr, name))
+        else:
+            inputs.append(helper.make_tensor_value_info(name, onnx_type(dtype_name(arr.dtype)),
+                                                        [f"{name}_{i}" for i in range(arr.ndim)]))
+    nodes += _chain(case)
+    pad_inputs = ["data", "pads", "constant_value" if case.constant_value is not None else ""]
+    pad_inputs += ["axes"] if case.axes is not None else []
+    while pad_inputs[-1] == "":
+        pad_inputs.pop()
+    padded = OUTPUT_NAME if ctx.consumer == Consumer.NONE else "padded"
+    nodes.append(helper.make_node("Pad", pad_inputs, [padded], mode=case.mode))
+    if ctx.consumer != Consumer.NONE:
+        more, more_inits = consumer_graph(ctx, padded, OUTPUT_NAME, "float32")
+        nodes += more
+        inits += more_inits
+    graph = helper.make_graph(nodes, f"pad-{ctx.consumer}", inputs,
+                              [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)], initializer=inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                             ir_version=ir_version(version, case.dtype), producer_name="padconf")
+
+
+def context_feeds(case: Case, placement: str) -> dict[str, np.ndarray]:
+    ctx = case.context
+    assert ctx is not None
+    if placement == Placement.FOLDED:
+        return {}
+    out = {"data": case.data}
+    if placement == Placement.INPUTS and ctx.producer != Producer.CONSTANT_NODE:
+        out.update(_pad_operands(case))
+    return out
