@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from padconf.adapters import adapter_class, unknown_runtime
+from padconf.adapters import unknown_runtime
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
@@ -27,7 +27,14 @@ from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle_title import title
-from padconf.minimize.probes import native_check, packing, refused_when_folded, root_cause, schema_check
+from padconf.minimize.probes import (
+    lowered_runtime,
+    native_check,
+    packing,
+    refused_when_folded,
+    root_cause,
+    schema_check,
+)
 from padconf.minimize.repro import index_markdown, write_bundle
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.targets import Job, model_jobs, resolve
@@ -87,7 +94,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             raise CaseError(f"case {job.case.id}: {exc}") from None
     worker = Worker(runtime, timeout=timeout)
     # the runtime Pad lowers to (native_check): one worker for every bundle, started on first use
-    lowered = adapter_class(runtime).lowered_to
+    lowered = lowered_runtime(runtime)
     lowered_to = Worker(lowered[0], timeout=timeout) if lowered else None
     summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
