@@ -526,3 +526,12 @@ def test_failures_on_sub_byte_data_that_its_byte_wide_twin_does_not_show_are_one
     assert len(packed) == (1 if bundles == 1 else 0)
     if bundles == 1:
         assert "## Variants" in reports[0]
+
+
+def test_the_operation_pad_lowers_to_runs_set_up_as_the_runtime_that_failed():
+    """native_check's runtime: the adapter's lowered_to, with a variant's settings carried over
+    (OpenVINO's Pad-12 compiled as the frontend's variant was); none where Pad lowers to nothing."""
+    from padconf.minimize.probes import lowered_runtime
+    assert lowered_runtime("openvino-onnx") == ("openvino", "openvino/Pad-12")
+    assert lowered_runtime("openvino-onnx[threads=1]") == ("openvino[threads=1]", "openvino/Pad-12")
+    assert lowered_runtime("onnxruntime") is None and lowered_runtime("openvino") is None

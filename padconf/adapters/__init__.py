@@ -235,15 +235,6 @@ def split_variant(name: str) -> tuple[str, dict[str, str]]:
     return found[1], dict(pair.split("=") for pair in found[2].split(","))
 
 
-def variant_of(name: str, settings: dict[str, str]) -> str:
-    """``name`` set up as ``settings`` say, where its adapter takes them all (a frontend's variant
-    lowered to the runtime beneath, openvino-onnx[threads=1] -> openvino[threads=1]); else ``name``."""
-    if not settings:
-        return name
-    spelled = f"{name}[{','.join(f'{k}={v}' for k, v in settings.items())}]"
-    return name if unknown_runtime(spelled) else spelled
-
-
 def unknown_runtime(name: str) -> str | None:
     """Why ``name`` names no runtime, or None: neither registered nor ``module:Class``, or a
     variant ``name[option=value,...]`` whose registered adapter has no such option (a

@@ -19,7 +19,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from padconf.adapters import adapter_class, split_variant, unknown_runtime, variant_of
+from padconf.adapters import split_variant, unknown_runtime
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
@@ -35,7 +35,14 @@ from padconf.minimize.experiments import (
     explicit_default,
     record,
 )
-from padconf.minimize.probes import native_check, packing, refused_when_folded, root_cause, schema_check
+from padconf.minimize.probes import (
+    lowered_runtime,
+    native_check,
+    packing,
+    refused_when_folded,
+    root_cause,
+    schema_check,
+)
 from padconf.minimize.repro import bundle_triage, configuration, index_markdown, write_bundle
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.targets import Job, model_jobs, resolve
@@ -96,9 +103,9 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     worker = Worker(runtime, timeout=timeout)
     # the runtime Pad lowers to (native_check), set up as a variant's own: one worker for every
     # bundle, started on first use; and for a variant, the runtime in its default configuration
+    lowered = lowered_runtime(runtime)
+    lowered_to = Worker(lowered[0], timeout=timeout) if lowered else None
     base, settings = split_variant(runtime)
-    lowered = adapter_class(runtime).lowered_to
-    lowered_to = Worker(variant_of(lowered[0], settings), timeout=timeout) if lowered else None
     default = Worker(base, timeout=timeout) if settings else None
     summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it

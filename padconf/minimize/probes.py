@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import onnx
 
-from padconf.adapters import adapter_class
+from padconf.adapters import adapter_class, split_variant, unknown_runtime
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.cases.onnx_model import build_model
@@ -132,8 +132,21 @@ def schema_check(shrunk: Shrunk, runtime: str, placement: Placement) -> dict | N
 _NATIVE_MODES = ("constant", "edge", "reflect", "symmetric")
 
 
+def lowered_runtime(runtime: str) -> tuple[str, str] | None:
+    """(runtime, spec id) of the operation ``runtime`` lowers Pad to (Adapter.lowered_to), set up
+    as ``runtime`` is: a variant's settings carried over, None where that runtime takes none of them."""
+    lowered = adapter_class(runtime).lowered_to
+    if lowered is None:
+        return None
+    other, spec = lowered
+    settings = split_variant(runtime)[1]
+    if settings:
+        other = f"{other}[{','.join(f'{k}={v}' for k, v in settings.items())}]"
+    return None if unknown_runtime(other) else (other, spec)
+
+
 def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to: Worker | None) -> dict | None:
-    """The minimal case through the operation ``runtime`` lowers Pad to (Adapter.lowered_to), alone
+    """The minimal case through the operation ``runtime`` lowers Pad to (lowered_runtime), alone
     in a fresh process of ``lowered_to`` (that runtime's worker) and the same placement: what it did,
     where it fails there too and alike (_alike: the same output, error or death), as a Pad bug or
     by accepting what that operation's own document forbids (OpenVINO's Pad-12 on a reflect pad
@@ -143,7 +156,7 @@ def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to:
     if lowered_to is None or case.axes is not None or case.mode not in _NATIVE_MODES \
             or row["verdict"] not in FAILURES or signature_of(shrunk.final)[3] not in PAD_BUGS:
         return None
-    lowered = adapter_class(runtime).lowered_to
+    lowered = lowered_runtime(runtime)
     if lowered is None:
         return None
     spec, other = lowered[1], lowered_to.adapter  # the lowered runtime set up as the variant was
