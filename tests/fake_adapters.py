@@ -131,14 +131,6 @@ def _request_pipe() -> int:
     raise RuntimeError("no request pipe")
 
 
-class PrintingAdapter(CorrectAdapter):
-    """Writes to fd 1 and fd 2 on every call, below Python's buffers, as native libraries do;
-    on stdout even a line that looks like padconf's own protocol."""
-
-    def run(self, case, placement="inputs"):
-        os.write(1, b'{"status": "ok", "output": null, "error": "forged"}\nruntime log: padding now\n')
-        os.write(2, b"runtime warning: from C\n")
-        return super().run(case, placement)
 
 
 class WrongDtypeAdapter(CorrectAdapter):
@@ -215,6 +207,17 @@ class ConformingAdapter(CorrectAdapter):
         from padconf.spec.loader import get_spec
         broken = case.op == "Pad" and rule_violation(case, get_spec(case.spec))  # inputs, not the verdict
         return Outcome(error=f"refused: {broken[1]}") if broken else super().run(case, placement)
+
+
+class PrintingAdapter(ConformingAdapter):
+    """Writes to fd 1 and fd 2 on every call, below Python's buffers, as native libraries do;
+    on stdout even a line that looks like padconf's own protocol. Conforms otherwise (every draw
+    holds must-reject cases: plain violations)."""
+
+    def run(self, case, placement="inputs"):
+        os.write(1, b'{"status": "ok", "output": null, "error": "forged"}\nruntime log: padding now\n')
+        os.write(2, b"runtime warning: from C\n")
+        return super().run(case, placement)
 
 
 class ConformingWrongValuesAdapter(ConformingAdapter, WrongValuesAdapter):

@@ -53,7 +53,8 @@ def test_a_plugin_is_listed_and_runs_end_to_end_and_a_broken_one_is_one_line(tmp
     assert run.returncode == 0, run.stderr
     rows = read_jsonl(tmp_path / "run" / "results.jsonl")
     assert rows and {r["runtime"] for r in rows} == {"demo"}
-    assert {r["verdict"] for r in rows} <= {"pass", "ambiguous"}  # it conforms
+    # it conforms (a case too large to check is inconclusive whatever the runtime does)
+    assert {r["verdict"] for r in rows if r["kind"] != "too-large-to-check"} <= {"pass", "ambiguous"}
     broken = padconf(env, "run", "--runtime", "broken", "--spec", "onnx/Pad-19", "--out", str(tmp_path / "r2"))
     assert broken.returncode == 2 and broken.stderr.count("\n") == 1
     assert "runtime broken unavailable: cannot load adapter broken" in broken.stderr

@@ -44,7 +44,8 @@ def test_a_runtime_writing_to_stdout_and_stderr_cannot_break_the_protocol(tmp_pa
     assert main(["run", "--runtime", FAKE + "PrintingAdapter", "--spec", "onnx/Pad-19",
                  "--max-examples", "6", "--out", str(out)]) == 0
     rows = read_jsonl(out / "results.jsonl")
-    assert rows and all(r["verdict"] in ("pass", "ambiguous") for r in rows)
+    # a case too large to check is inconclusive whatever the runtime does (every draw holds one)
+    assert rows and all(r["verdict"] in ("pass", "ambiguous") or r["kind"] == "too-large-to-check" for r in rows)
     # what the runtime printed is that case's evidence
     assert all("runtime log: padding now" in r["printed"]["stdout"] for r in rows)
     assert all(r["printed"]["stderr"] == "runtime warning: from C\n" for r in rows)
