@@ -169,10 +169,11 @@ class Adapter:
             return f"{self.name} runs {' and '.join(self.domains)} specs only, not {spec_id}"
         return None
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         raise NotImplementedError
 
-    def bundle_model(self, case: Case, placement: str, where: Path) -> tuple[str | None, dict[str, np.ndarray]] | None:
+    def bundle_model(self, case: Case, placement: Placement,
+                     where: Path) -> tuple[str | None, dict[str, np.ndarray]] | None:
         """A bundle's model in the runtime's own format, for a runtime that runs no ONNX: written
         into ``where``; its file name (None where the runtime refuses to build the graph, which is
         then the bug itself) and the arrays fed to it by name. None: the bundle holds the ONNX

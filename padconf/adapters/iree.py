@@ -168,7 +168,7 @@ class IreeAdapter(Adapter):
         outputs = self._load(model)(*[feeds[name] for name in names])
         return [np.asarray(o.to_host()) for o in (outputs if isinstance(outputs, (list, tuple)) else [outputs])]
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             function = self.cached(model_key(case, placement),
                                    lambda: self._load(build_model(case, placement).SerializeToString()))

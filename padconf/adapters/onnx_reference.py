@@ -24,7 +24,7 @@ class OnnxReferenceAdapter(Adapter):
     preload = (*Adapter.preload, "onnx.reference.ops._op_list")
     placements = (Placement.INPUTS,)  # no compilation step, so baking values in would show nothing new
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             from onnx.reference import ReferenceEvaluator
 

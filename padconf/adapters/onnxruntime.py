@@ -91,7 +91,7 @@ class OnnxRuntimeAdapter(Adapter):
         super().__init__()
         self._quiet = None  # RunOptions: a failing kernel also logs to stderr; the exception suffices
 
-    def _session(self, case: Case, placement: str):
+    def _session(self, case: Case, placement: Placement):
         import onnxruntime as ort
 
 
@@ -106,7 +106,7 @@ class OnnxRuntimeAdapter(Adapter):
         import onnxruntime as ort
         return _new_session(ort, model).run(None, feeds)
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             import onnxruntime as ort
 
@@ -131,7 +131,7 @@ class OnnxRuntimeAdapter(Adapter):
         except Exception as exc:
             return self.refusal(exc).outcome()
 
-    def _optimizer_note(self, ort, case: Case, placement: str, output: np.ndarray) -> str | None:
+    def _optimizer_note(self, ort, case: Case, placement: Placement, output: np.ndarray) -> str | None:
         """For a context case (a graph ORT's optimizer may rewrite: fuse the Pad into its consumer,
         fold its pads' chain), where the output differs from the same model's with the optimizer
         disabled: a note that the difference is the optimizer's, with the graph it made."""

@@ -41,7 +41,7 @@ def split_pads(case: Case) -> dict[str, np.ndarray]:
     return out
 
 
-def native_model(case: Case, placement: str = Placement.INPUTS, default_pad_value: bool = False):
+def native_model(case: Case, placement: Placement = Placement.INPUTS, default_pad_value: bool = False):
     """OpenVINO's own Pad (opset1 or opset12, from the case's spec) as an ov.Model: data, then
     pads_begin / pads_end / pad_value as Parameters ("inputs") or Constants ("initializers").
     Every node gets a fixed friendly name, so a saved IR does not depend on OpenVINO's global
@@ -149,7 +149,7 @@ class OpenVinoAdapter(Adapter):
         compiled = compile_shared(shared_core(), graph, key, self.scratch, self.configuration())
         return compiled, compiled.create_infer_request()
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         if case.axes is not None:  # checked per case: a cached build error must not stand for it
             return Outcome(error="OpenVINO Pad has no axes input")
         try:
@@ -174,7 +174,7 @@ class OpenVinoAdapter(Adapter):
         except Exception as exc:
             return self.refusal(exc).outcome()
 
-    def bundle_model(self, case: Case, placement: str, where: Path) -> tuple[str | None, dict[str, np.ndarray]]:
+    def bundle_model(self, case: Case, placement: Placement, where: Path) -> tuple[str | None, dict[str, np.ndarray]]:
         """The case's graph as OpenVINO IR (model.xml, model.bin); None for the model where its shape
         inference refuses constant inputs while the graph is built (the bug itself)."""
         import openvino as ov

@@ -74,7 +74,7 @@ class OpenVinoOnnxAdapter(Adapter):
         request.infer(tensors)
         return [from_tensor(request.get_output_tensor(i)) for i in range(len(compiled.outputs))]
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             # Every case is read (the frontend's conversion is under test); a graph is
             # compiled once. The data input has a static rank (symbolic dims), which the CPU

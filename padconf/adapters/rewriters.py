@@ -91,7 +91,7 @@ class RewriterAdapter(Adapter):
         return super().supports(spec_id, dtype) or (
             None if dtype in _FED else f"the control runtimes' Python APIs take no {dtype} tensors through numpy")
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             model = build_model(case, placement)
         except Exception as exc:  # what the model cannot hold (a string value in a float attribute)

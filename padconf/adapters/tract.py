@@ -75,7 +75,7 @@ class TractAdapter(Adapter):
     def lacks_kernel(self, exc: Exception) -> bool:
         return says_not_implemented(_message(exc))
 
-    def _runnable(self, case: Case, placement: str):
+    def _runnable(self, case: Case, placement: Placement):
         return self.cached(model_key(case, placement),
                            lambda: _load(build_model(case, placement).SerializeToString()))
 
@@ -86,7 +86,7 @@ class TractAdapter(Adapter):
         outputs = _load(model).run([feeds[name] for name in names])
         return [o.to_numpy() for o in outputs]
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             runnable = self._runnable(case, placement)
             if isinstance(runnable, Refusal):

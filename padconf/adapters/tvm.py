@@ -141,7 +141,7 @@ class TvmAdapter(Adapter):
         names = fed_input_names(onnx.load_model_from_string(model))
         return self._call(self._build(model), [feeds[name] for name in names])
 
-    def run(self, case: Case, placement: str = Placement.INPUTS) -> Outcome:
+    def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         try:
             built = self.cached(model_key(case, placement),
                                 lambda: self._build(build_model(case, placement).SerializeToString()))

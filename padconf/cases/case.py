@@ -221,7 +221,7 @@ class Case:
                           expected=np.concatenate(values), reason=None, rule=None, interpretations={},
                           any_answer_conforms=False, origin=f"control:{self.id}", context=None)
 
-    def controls(self, placement: str) -> list[tuple[str, Case, str]]:
+    def controls(self, placement: Placement) -> list[tuple[str, Case, Placement]]:
         """(operand, control case, placement) for each control experiment: the data's
         (``control()``, in ``placement``); the values' (``movement_control()``, in ``placement``);
         and where ``placement`` bakes the pads or axes into

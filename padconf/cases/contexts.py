@@ -296,7 +296,7 @@ def _pad_operands(case: Case) -> dict[str, np.ndarray]:
     return {"pads": pads, **arrays}
 
 
-def build_context_model(case: Case, placement: str) -> onnx.ModelProto:
+def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
     ctx = case.context
     assert ctx is not None
     version, elem, rank = opset_version(case), onnx_type(case.dtype), case.data.ndim
@@ -331,7 +331,7 @@ def build_context_model(case: Case, placement: str) -> onnx.ModelProto:
                              ir_version=ir_version(version, case.dtype), producer_name="padconf")
 
 
-def context_feeds(case: Case, placement: str) -> dict[str, np.ndarray]:
+def context_feeds(case: Case, placement: Placement) -> dict[str, np.ndarray]:
     ctx = case.context
     assert ctx is not None
     if placement == Placement.FOLDED:

@@ -69,7 +69,7 @@ def pad_arrays(case: Case) -> dict[str, np.ndarray]:
     return out
 
 
-def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProto:
+def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.ModelProto:
     if case.context is not None and case.op == "Pad":  # Pad in its neighbourhood (cases.contexts)
         from padconf.cases.contexts import build_context_model
         return build_context_model(case, placement)
@@ -120,7 +120,8 @@ def build_model(case: Case, placement: str = Placement.INPUTS) -> onnx.ModelProt
                              ir_version=ir_version(version, case.dtype), producer_name="padconf")
 
 
-def _movement_model(case: Case, placement: str, inputs: list, initializers: list, version: int) -> onnx.ModelProto:
+def _movement_model(case: Case, placement: Placement, inputs: list, initializers: list,
+                    version: int) -> onnx.ModelProto:
     """Case.movement_control's model: Reshape each of data and constant_value (placed as the
     Pad's are) to [-1], then Concat them."""
     names = ["data"]
@@ -150,7 +151,7 @@ def _value_key(arr) -> tuple | None:
     return arr.shape, body
 
 
-def model_key(case: Case, placement: str = Placement.INPUTS) -> tuple:
+def model_key(case: Case, placement: Placement = Placement.INPUTS) -> tuple:
     """The cache key of the model a case runs on: cases with equal keys share one compiled model."""
     version = opset_version(case)
     key: tuple = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
@@ -173,7 +174,7 @@ def fed_input_names(model: onnx.ModelProto) -> list[str]:
     return [i.name for i in model.graph.input if i.name not in constants]
 
 
-def feeds(case: Case, placement: str = Placement.INPUTS) -> dict[str, np.ndarray]:
+def feeds(case: Case, placement: Placement = Placement.INPUTS) -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
     if case.context is not None and case.op == "Pad":
         from padconf.cases.contexts import context_feeds

@@ -23,6 +23,7 @@ from padconf.adapters import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.core.dtypes import bit_equal, decode_array, dtype_name, encode_array
 from padconf.core.errors import InternalFault, PadconfError
+from padconf.core.vocabulary import Placement
 from padconf.execution.worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
 from padconf.execution.worker_protocol import BUILDING, Ended, Op, Status
 
@@ -170,7 +171,7 @@ class Worker:
             zygote.close()
         _LIVE.discard(self)
 
-    def run(self, cases: list[Case], placement: str) -> Iterator[tuple[Outcome, Status]]:
+    def run(self, cases: list[Case], placement: Placement) -> Iterator[tuple[Outcome, Status]]:
         """Yield ``(outcome, status)`` per case. A case that crashes or hangs a worker which had
         already run other cases is retried alone in a fresh worker: a runtime that corrupted its
         memory on an earlier case must not have its crash pinned on an innocent one."""
@@ -186,14 +187,14 @@ class Worker:
                 self.recycles += 1  # the next case gets a fresh worker, not its heap
             yield outcome, status
 
-    def run_alone(self, case: Case, placement: str) -> tuple[Outcome, Status]:
+    def run_alone(self, case: Case, placement: Placement) -> tuple[Outcome, Status]:
         """``(outcome, status)`` of ``case`` in a worker process of its own, ended after it."""
         self.end_process()  # nothing ran there before it
         (outcome, status, _), = self._raw([case], placement)
         self.end_process()  # nothing runs on its heap after it
         return outcome, status
 
-    def replay(self, history: list[tuple[Case, str]], case: Case, placement: str) -> tuple[Outcome, Status]:
+    def replay(self, history: list[tuple[Case, Placement]], case: Case, placement: Placement) -> tuple[Outcome, Status]:
         """``(outcome, status)`` of ``case`` run in a fresh worker process right after the
         ``(case, placement)`` pairs of ``history``, in order, ended after it."""
         self.end_process()
@@ -250,7 +251,7 @@ class Worker:
         if self._closed:  # closed from another thread: what its process "answered" since is not its own
             raise WorkerClosed(f"worker for {self.adapter} closed")
 
-    def _raw(self, cases: list[Case], placement: str) -> Iterator[tuple[Outcome, Status, bool]]:
+    def _raw(self, cases: list[Case], placement: Placement) -> Iterator[tuple[Outcome, Status, bool]]:
         """``(outcome, status, fresh)`` per case; ``fresh`` is true when the case was the first
         one its worker process ran."""
         try:
@@ -260,7 +261,7 @@ class Worker:
                 raise WorkerClosed(f"worker for {self.adapter} closed") from None
             raise
 
-    def _answers(self, cases: list[Case], placement: str) -> Iterator[tuple[Outcome, Status, bool]]:
+    def _answers(self, cases: list[Case], placement: Placement) -> Iterator[tuple[Outcome, Status, bool]]:
         pending = list(cases)
         while pending:
             self._check_open()

@@ -81,7 +81,7 @@ class Cell(NamedTuple):
     spec: str
     mode: str
     dtype: str
-    placement: str
+    placement: str  # as a baseline file spells it: a cell naming no placement matches no row
 
     @classmethod
     def of(cls, row: Mapping[str, Any]) -> Cell:

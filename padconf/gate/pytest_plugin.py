@@ -31,7 +31,7 @@ import pytest
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
 from padconf.core.errors import PadconfError
-from padconf.core.vocabulary import Status
+from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
     from padconf.run.results import ResultRow
@@ -54,7 +54,7 @@ class KnownFailure(pytest.xfail.Exception):  # type: ignore[name-defined]  # pyt
 class Param:
     """One test: a case in one placement, and why the runtime cannot run it (None: it can)."""
 
-    def __init__(self, case, placement: str, why_not: str | None):
+    def __init__(self, case, placement: Placement, why_not: str | None):
         self.case, self.placement, self.why_not = case, placement, why_not
 
     def __repr__(self) -> str:
@@ -162,7 +162,7 @@ class Share:
             raise PadconfError(f"nothing to run: {self.runtime} can run none of the {len(self.params)} selected tests"
                                + (f" ({whys[0]})" if whys else ""))
 
-    def marks(self, case, placement: str) -> list:
+    def marks(self, case, placement: Placement) -> list:
         """Strict xfail for the case-id entries that speak of this test: it must fail so."""
         row = {"runtime": self.runtime, "case_id": case.id, "placement": placement,
                **{k: getattr(case, k) for k in ("spec", "mode", "dtype", "origin")}}

@@ -29,6 +29,7 @@ from padconf.cases.onnx_model import build_model, value_from_attribute
 from padconf.cases.strategies import PROFILES, draw_cases, edge_classes
 from padconf.core.dtypes import as_array, bit_equal, is_integer, scalar
 from padconf.core.errors import PadconfError
+from padconf.core.vocabulary import Placement
 from padconf.spec.loader import Spec, parse_spec_id
 
 DRAW_BUDGET = PROFILES["default"]["max_examples"]  # drawn cases per spec version, as `padconf run` draws
@@ -63,7 +64,7 @@ _LABELS = [
 class SuiteCase:
     """One test directory: a classified case, how its values reach the model, and its name."""
     case: Case
-    placement: str  # "inputs" | "initializers" | "attributes" (ONNX Pad-1/2)
+    placement: str  # a Placement, or "attributes" (ONNX Pad-1/2: the pads are attributes)
     name: str = ""
 
     @property
@@ -153,7 +154,7 @@ def _placement(case: Case, spec: Spec) -> str:
     placement = ("inputs", "initializers")[int(hashlib.sha1(case.id.encode()).hexdigest(), 16) % 2]
     if placement == "initializers" and spec.domain == "onnx" and case.kind != CaseKind.MUST_REJECT:
         try:
-            onnx.checker.check_model(build_model(case, placement), full_check=True)
+            onnx.checker.check_model(build_model(case, Placement(placement)), full_check=True)
         except Exception:
             return "inputs"
     return placement
@@ -181,11 +182,11 @@ def _buildable(entry: SuiteCase) -> bool:
     case = entry.case
     try:
         if entry.domain == "onnx":
-            build_model(case, "inputs" if entry.placement == "attributes" else entry.placement)
+            build_model(case, Placement.INPUTS if entry.placement == "attributes" else Placement(entry.placement))
         else:
             if case.axes is not None or case.dtype not in OV_TYPES or case.dtype == "string":
                 return False
-            native_model(case, entry.placement, default_pad_value=True)  # e.g. no "wrap" enum
+            native_model(case, Placement(entry.placement), default_pad_value=True)  # e.g. no "wrap" enum
     except Exception:  # whatever the builders refuse cannot be written as a model
         return False
     return True

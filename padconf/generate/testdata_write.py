@@ -40,6 +40,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import PadconfError
+from padconf.core.vocabulary import Placement
 from padconf.generate.fixed_suite import ALL_KIND_DIRS, CONTEXT_DIRS, SuiteCase, suite_cases
 from padconf.spec.loader import Spec, rule_text
 
@@ -80,7 +81,7 @@ def _expect_doc(entry: SuiteCase, spec: Spec, outputs: dict[str, str]) -> dict:
 
 def write_onnx(entry: SuiteCase, spec: Spec, root: Path) -> None:
     case, where = entry.case, root / entry.path
-    placement = "inputs" if entry.placement == "attributes" else entry.placement
+    placement = Placement.INPUTS if entry.placement == "attributes" else Placement(entry.placement)
     model = build_model(case, placement)
     model.graph.name = entry.name
     model.producer_name, model.producer_version = PRODUCER
@@ -105,7 +106,7 @@ def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
 
     case, where = entry.case, root / entry.path
     where.mkdir(parents=True)
-    model = native_model(case, entry.placement, default_pad_value=True)
+    model = native_model(case, Placement(entry.placement), default_pad_value=True)
     ov.save_model(model, str(where / "model.xml"), compress_to_fp16=False)
     # The one line that names the OpenVINO build: drop it, so other versions write the same bytes.
     xml = (where / "model.xml").read_text(encoding="utf-8")

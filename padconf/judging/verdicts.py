@@ -10,7 +10,7 @@ from padconf.cases.classify import as_if_allowed
 from padconf.cases.context import snap
 from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from padconf.core.errors import PadconfError, SpecError
-from padconf.core.vocabulary import Status, Word
+from padconf.core.vocabulary import Placement, Status, Word
 from padconf.judging.outcome import Outcome
 from padconf.spec.loader import get_spec
 
@@ -261,7 +261,7 @@ def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, t
                                         f"the refusal may have another cause")
 
 
-def control_record(case: Case, placement: str, run, verdict: str | None = None) -> dict:
+def control_record(case: Case, placement: Placement, run, verdict: str | None = None) -> dict:
     """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
     ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
     fails, else the data's. A failure whose control fails too is not Pad-specific. The values'

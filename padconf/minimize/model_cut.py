@@ -19,7 +19,7 @@ from onnx import helper
 from padconf.cases.case import Case
 from padconf.core.dtypes import bit_equal
 from padconf.core.errors import CaseError
-from padconf.core.vocabulary import Status
+from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
 from padconf.generate.testdata_read import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
 from padconf.spec.loader import Spec
@@ -31,7 +31,7 @@ MODEL_TIMEOUT_S = 300.0  # a user's whole model (or the graph up to a Pad) may t
 class PadInModel:
     node: onnx.NodeProto
     case: Case  # not classified yet
-    placement: str
+    placement: Placement
     inputs_from: str  # the runtime that computed the Pad's inputs
 
 
@@ -117,5 +117,5 @@ class UserModel:
         for node in self.pads:
             values, source = self.pad_inputs(node, workers)
             case, placement = pad_node_case(node, self.opset, values, set(self.constants), specs, self.where)
-            out.append(PadInModel(node, case, placement, source))
+            out.append(PadInModel(node, case, Placement(placement), source))
         return out

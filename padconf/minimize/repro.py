@@ -19,6 +19,7 @@ from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
 from padconf.core.dtypes import npy_bytes
 from padconf.core.versions import package_version
+from padconf.core.vocabulary import Placement
 from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
 from padconf.judging.verdicts import FAILURES, Difference, Verdict
 from padconf.minimize import bundle_check, repro_api
@@ -115,7 +116,7 @@ def _described(name: str, arr: np.ndarray, file: str) -> dict:
             "string": arr.dtype == object}
 
 
-def _write_inputs(where: Path, case: Case, placement: str, runtime: str) -> tuple[str | None, list[dict]]:
+def _write_inputs(where: Path, case: Case, placement: Placement, runtime: str) -> tuple[str | None, list[dict]]:
     """The model and its inputs (npy, and ONNX TensorProto .pb in onnx's test-data layout);
     returns the model file's name (None: OpenVINO refuses to build the graph at all, the bug
     itself) and the inputs in feed order."""
@@ -153,7 +154,7 @@ def _write_expected(where: Path, case: Case) -> dict:
     return {"kind": case.kind, "reason": case.reason, "outputs": outputs}
 
 
-def write_bundle(where: Path, shrunk, placement: str, runtime: str, runtime_version: str | None, job) -> str:
+def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtime_version: str | None, job) -> str:
     """The bundle for ``shrunk`` (a padconf.minimize.minimize.Shrunk) in ``where``; returns its title."""
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     where.mkdir(parents=True, exist_ok=True)
@@ -222,7 +223,7 @@ def _allowed(case: Case) -> list[np.ndarray | None]:
     return [out for _, out in sorted(case.interpretations.items())]
 
 
-def api_script(case: Case, placement: str, runtime: str, heading: str, row: dict | None = None) -> str | None:
+def api_script(case: Case, placement: Placement, runtime: str, heading: str, row: dict | None = None) -> str | None:
     """repro_<runtime>.py for ``case`` (padconf.minimize.repro_api), or None where the runtime has
     no short one here (its adapter supplies none: Adapter.repro) or numpy's own dtypes cannot
     carry the data (bfloat16, float8, int4 ...: the generic checker handles those). ``row``, the
@@ -235,7 +236,7 @@ def api_script(case: Case, placement: str, runtime: str, heading: str, row: dict
     if own:
         operands = adapter.own_operands(case)
     else:
-        operands = dict(feeds(case, "inputs"))
+        operands = dict(feeds(case, Placement.INPUTS))
     fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
     allowed = _allowed(case)
     arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
@@ -346,7 +347,7 @@ def _expected_lines(case: Case) -> list[str]:
     return lines
 
 
-def _native_lines(native: dict | None, runtime: str, placement: str) -> list[str]:
+def _native_lines(native: dict | None, runtime: str, placement: Placement) -> list[str]:
     """Where the minimal case fails alike through the operation the runtime lowers Pad to, or
     through onnx's shape inference (padconf.minimize.minimize.native_check, schema_check): the bug is
     that one's, to be filed once."""
@@ -415,7 +416,7 @@ def bundle_triage(shrunk, job) -> Triage | None:
     return _triage(shrunk, job.recorded)[0]
 
 
-def report_markdown(heading: str, shrunk, placement: str, runtime: str, runtime_version, job, model: str | None,
+def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, runtime_version, job, model: str | None,
                     api: str | None = None) -> str:
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     original = shrunk.original.case

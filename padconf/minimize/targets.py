@@ -13,6 +13,7 @@ from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
+from padconf.core.vocabulary import Placement
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
@@ -26,7 +27,7 @@ class Job:
     """One failure to minimize: a case, the placement it failed in (None: find one), and what
     the run recorded of it."""
     case: Case
-    placement: str | None = None
+    placement: Placement | None = None
     recorded: ResultRow | None = None
     run_rows: list[ResultRow] = field(default_factory=list)  # every runtime's rows of the run, for context
     specs_dir: str | None = None

@@ -22,6 +22,7 @@ from padconf.cases.case import Case
 from padconf.core.dtypes import dtype_name, encode_array
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
+from padconf.core.vocabulary import Placement
 from padconf.judging.failure import distinct_failure
 from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import FAILURES, Ruling, Verdict, confirm_refusal, judge
@@ -50,7 +51,7 @@ class _ControlFields(TypedDict):
     detail: str | None
     error: str | None
     case_id: str
-    placement: str  # where the control ran
+    placement: Placement  # where the control ran
 
 
 class ControlRow(_ControlFields, total=False):
@@ -61,7 +62,7 @@ class ControlRow(_ControlFields, total=False):
 
 class _Row(TypedDict):
     runtime: str
-    placement: str
+    placement: Placement
     spec: str
     mode: str
     dtype: str
@@ -108,7 +109,7 @@ def _evidence(ruling: Ruling, outcome: Outcome) -> dict | None:
         return None
 
 
-def result_row(runtime: str, placement: str, case: Case, outcome: Outcome, status: str,
+def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome, status: str,
                placed: tuple[str, int] | None = None, twin=None, target: str | None = None) -> ResultRow:
     """``placed``: the worker process that answered and how many cases it ran before (Worker.placed).
     ``twin``: for a must-reject case the runtime refused, (its repaired twin or why there is
