@@ -128,7 +128,7 @@ def context_cases(draw, spec: Spec, arrays, pad_amount, kind: str = "any", focus
     constant_value = None
     mode = draw(st.sampled_from(list(spec.modes)))
     if "constant_value" in spec.operands and mode == "constant" and draw(st.booleans()):
-        special = {Consumer.MAX_POOL: [], Consumer.CONV: [], Consumer.AVERAGE_POOL: []}
+        special: dict[Consumer, list[float]] = {Consumer.MAX_POOL: [], Consumer.CONV: [], Consumer.AVERAGE_POOL: []}
         pool = [0.0, -1.5, 2.0] + special.get(consumer, [float("-inf"), float("nan")])
         constant_value = np.array(draw(st.sampled_from(pool)), np.float32)
     data = _data(draw, arrays, shape, consumer)
