@@ -112,7 +112,11 @@ class RewriterAdapter(Adapter):
                    for runtime in (REFERENCE, ORT_NO_OPT)}
         changed = [runtime for runtime, (control, answer) in answers.items() if not _same(case, control, answer)]
         if changed:
-            runtime, (control, answer) = changed[0], answers[changed[0]]
+            # the exhibit: onnx's reference's answer, unless it refuses the rewritten model where
+            # onnxruntime computes one (the evaluator fails on some pools with their own pads)
+            runtime = ORT_NO_OPT if len(changed) == 2 and answers[REFERENCE][1][0] is None \
+                and answers[ORT_NO_OPT][1][0] is not None else changed[0]
+            control, answer = answers[runtime]
             other = ORT_NO_OPT if runtime == REFERENCE else REFERENCE
             said = f"on {runtime} the rewritten model {_shown(answer)}, the model it was given {_shown(control)}"
             if len(changed) == 1:  # the other control runtime computes what it computed before the rewrite
