@@ -12,7 +12,7 @@ import numpy as np
 import onnx
 import pytest
 
-from padconf.adapters.onnxruntime import OnnxRuntimeAdapter, OnnxRuntimeNoOptAdapter
+from padconf.adapters import get_adapter
 from padconf.adapters.rewriters import OnnxOptimizerAdapter, RewriterAdapter
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.context import Consumer, Context, Producer
@@ -102,7 +102,7 @@ def test_changed_values_invalid_models_and_crashes_are_the_rewriters():
 
 def test_onnxruntime_with_and_without_its_optimizer_agree_on_a_context_case():
     case = _maxpool_case(Producer.CONSTANT_NODE)
-    for adapter in (OnnxRuntimeAdapter(), OnnxRuntimeNoOptAdapter()):
+    for adapter in (get_adapter("onnxruntime"), get_adapter("onnxruntime[optimization=disabled]")):
         outcome = adapter.run(case, "initializers")
         assert judge(case, outcome).verdict == Verdict.PASS
         assert outcome.note is None  # no difference for the optimizer's note to attribute

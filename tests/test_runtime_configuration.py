@@ -60,3 +60,22 @@ def test_with_one_thread_the_same_case_is_not_refused():
     finally:
         worker.close()
     assert status is Status.CRASH or outcome.error is None
+
+
+def test_onnxruntime_with_its_optimizer_off_is_a_variant_its_repro_sets_up_too():
+    """onnxruntime[optimization=disabled]: the control that tells an optimizer's bug from a
+    kernel's, a runtime of its own; its bundles' repros set the same GraphOptimizationLevel."""
+    from padconf.cases.classify import classify
+    from padconf.minimize.repro import api_script
+    variant = get_adapter("onnxruntime[optimization=disabled]")
+    assert variant.configuration() == {"graph_optimization_level": "ORT_DISABLE_ALL"}
+    assert get_adapter("onnxruntime").configuration() == {}
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="edge"))
+    worker = Worker("onnxruntime[optimization=disabled]")
+    try:
+        outcome, status = worker.run_alone(case, "folded")
+    finally:
+        worker.close()
+    assert status is Status.OK and np.array_equal(outcome.output, case.expected)
+    script = api_script(case, "inputs", "onnxruntime[optimization=disabled]", "t")
+    assert script and "{'graph_optimization_level': 'ORT_DISABLE_ALL'}))" in script

@@ -55,10 +55,15 @@ def _from_ortvalue(value, elem: int) -> np.ndarray:
     return numpy_helper.to_array(helper.make_tensor("output", elem, value.shape(), raw, raw=True))
 
 
-def _new_session(ort, model: bytes, optimize: bool = True, save_to: str | None = None):
-    options = ort.SessionOptions()  # graph optimisation stays at ORT's default (all), or is disabled
-    if not optimize:
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+# a variant's optimization option -> onnxruntime's GraphOptimizationLevel
+_LEVELS = {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended": "ORT_ENABLE_EXTENDED",
+           "all": "ORT_ENABLE_ALL"}
+
+
+def _new_session(ort, model: bytes, level: str | None = None, save_to: str | None = None):
+    options = ort.SessionOptions()  # graph optimisation at ORT's default (all), or a variant's level
+    if level is not None:
+        options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
     if save_to:
         options.optimized_model_filepath = save_to
     options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
@@ -70,7 +75,10 @@ def standalone_run(model, inputs, configuration):
     """onnxruntime's own API on a bundle's one-node model:
     copied into a bundle's repro script by its source, it imports nothing of padconf."""
     import onnxruntime as ort
-    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    options = ort.SessionOptions()
+    for name, value in configuration.items():  # a variant's session options, as padconf ran it ({}: none)
+        setattr(options, name, getattr(ort.GraphOptimizationLevel, value))
+    session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     return session.run(None, inputs)[0]
 
 
@@ -85,7 +93,17 @@ class OnnxRuntimeAdapter(Adapter):
     schema_checked = True
     repro = StandaloneRepro("onnx onnxruntime", standalone_run)
     order_independent = True
-    optimize = True  # ORT's graph optimizer at its default level (all); the -noopt variant turns it off
+    # a variant's graph optimizer level: onnxruntime[optimization=disabled] is the control that tells
+    # a bug of the optimizer (only with it on, as ORT runs by default) from one of the kernels
+    options = {"optimization": ("disabled", "basic", "extended", "all")}
+
+    @property
+    def optimize(self) -> bool:
+        return self.settings.get("optimization") != "disabled"
+
+    def configuration(self) -> dict[str, object]:
+        level = self.settings.get("optimization")
+        return {} if level is None else {"graph_optimization_level": _LEVELS[level]}
 
     def __init__(self):
         super().__init__()
@@ -96,7 +114,8 @@ class OnnxRuntimeAdapter(Adapter):
 
 
         return self.cached(model_key(case, placement),
-                           lambda: _new_session(ort, build_model(case, placement).SerializeToString(), self.optimize))
+                           lambda: _new_session(ort, build_model(case, placement).SerializeToString(),
+                                                _LEVELS.get(self.settings.get("optimization", ""))))
 
     def lacks_kernel(self, exc: Exception) -> bool:
         errors = sys.modules.get(_ORT_ERRORS)  # loaded, if ORT raised exc
@@ -144,7 +163,7 @@ class OnnxRuntimeAdapter(Adapter):
 
         model = build_model(case, placement).SerializeToString()
         try:
-            plain = _new_session(ort, model, optimize=False).run(None, feeds(case, placement), self._quiet)[0]
+            plain = _new_session(ort, model, _LEVELS["disabled"]).run(None, feeds(case, placement), self._quiet)[0]
         except Exception as exc:
             plain = error_text(exc)
         if not isinstance(plain, str) and bit_equal(plain, output):
@@ -157,11 +176,3 @@ class OnnxRuntimeAdapter(Adapter):
         return (f"onnxruntime's graph optimizer: with it disabled the model "
                 f"{'refuses it: ' + plain if isinstance(plain, str) else 'gives another output'}; "
                 f"it rewrote {'+'.join(before)} into {'+'.join(ops)}")
-
-
-class OnnxRuntimeNoOptAdapter(OnnxRuntimeAdapter):
-    """onnxruntime with its graph optimizer disabled (ORT_DISABLE_ALL): the control that tells a
-    bug of the optimizer (only with it on) from one of the kernels (with it off too)."""
-
-    name = "onnxruntime-noopt"
-    optimize = False
