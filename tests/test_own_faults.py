@@ -273,6 +273,22 @@ def test_a_second_process_on_a_run_directory_is_refused_in_one_line(tmp_path, ca
     assert main(["run", "--resume", "--runtime", FAKE + "CorrectAdapter", "--out", str(out)]) == 0
 
 
+def test_a_command_gives_up_its_run_directory_when_it_ends_whatever_holds_its_run(tmp_path, monkeypatch):
+    """`padconf run` releases the folder's lock as it ends, not when its Run is collected: a Run
+    something still holds (here the test; in a long-lived process a traceback, a frame, a
+    reference cycle) would hold the lock on, and the next process on the folder be refused."""
+    from padconf.cli import commands
+    kept = []
+    real = commands._run
+    monkeypatch.setattr(commands, "_run", lambda run: kept.append(run) or real(run))
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
+                 "--out", str(out)]) == 0
+    taken = ("import fcntl, os, sys; fd = os.open(sys.argv[1], os.O_RDONLY); "
+             "fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)")
+    assert kept and subprocess.run([sys.executable, "-c", taken, str(out)]).returncode == 0
+
+
 def test_a_run_directory_lock_is_dropped_once_released_and_writes_nothing(tmp_path):
     (tmp_path / "d").mkdir()
     with RunDirLock(tmp_path / "d", exclusive=False), RunDirLock(tmp_path / "d", exclusive=False):

@@ -115,10 +115,17 @@ def _run_config(args):
 
 
 def cmd_run(args) -> int:
+    run = _run_config(args)
+    try:
+        return _run(run)
+    finally:
+        run.release()
+
+
+def _run(run) -> int:
     from padconf.judging.verdicts import Verdict
     from padconf.run.results import read_jsonl
 
-    run = _run_config(args)
     console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
                   if run.config.cases_dir else
                   f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}", soft_wrap=True)

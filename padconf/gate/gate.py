@@ -93,9 +93,12 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     write_atomically(out_dir / "gate.json", json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
                                                         "shard": config.shard or (1, 1), "seed": config.seed,
                                                         "explore": config.explore}))
-    run.execute(run.plan(cases), progress=progress)
-    # the run's controls decide the triage the gate's lines show, as in the run's own reports
-    return attach_controls(read_results(run.results_path), out_dir), cases
+    try:
+        run.execute(run.plan(cases), progress=progress)
+        # the run's controls decide the triage the gate's lines show, as in the run's own reports
+        return attach_controls(read_results(run.results_path), out_dir), cases
+    finally:
+        run.release()
 
 
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:

@@ -459,6 +459,14 @@ class Run:
         self.workers.clear()
         self._starting.clear()
 
+    def release(self) -> None:
+        """Close the run and give up its directory's lock: what a command does when it is done,
+        rather than leave the lock to the Run's collection (a reference cycle would hold it on)."""
+        self.close()
+        if self.lock is not None:
+            self.lock.release()
+            self.lock = None
+
     def close(self) -> None:
         """End every worker: those ``_close_running`` ends and those kept for the controls."""
         self._close_running()
