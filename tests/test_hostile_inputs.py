@@ -343,7 +343,7 @@ def test_markup_and_escapes_in_runtime_text_and_paths_are_shown_as_text(tmp_path
 def test_runtime_names_are_escaped_in_the_pr_comment():
     row = {"runtime": "<img src=x onerror=alert(1)>", "verdict": "crash", "spec": "onnx/Pad-19", "mode": "constant",
            "dtype": "float", "error": "x", "detail": None, "origin": "generated", "case_id": "1", "reason": None,
-           "matched": None}
+           "matched": None, "placement": "inputs"}
     md = short_markdown([row], "r.html")
     assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
 
