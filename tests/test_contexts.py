@@ -163,3 +163,16 @@ def test_the_oracle_refuses_where_onnxs_evaluator_contradicts_the_documented_sha
     assert documented_shape(unpadded, (1, 1, 6)) == (1, 1, 3)
     out = consume(unpadded, np.arange(6, dtype=np.float32).reshape(1, 1, 6), 18)
     np.testing.assert_array_equal(out, np.array([[[1, 3, 5]]], np.float32))
+
+
+def test_minimize_says_in_one_line_that_it_writes_no_bundle_of_a_context_case(tmp_path, capsys):
+    """A one-node bundle of a context case would show another model (the Pad without its
+    consumer): minimize refuses the case in one line, exit 2, until it writes context bundles."""
+    from padconf.cli import main
+    case = context_case(-np.ones((1, 1, 2, 2)), [0, 0, 1, 1, 0, 0, 1, 1],
+                        Context(consumer=Consumer.MAX_POOL, attrs=MAX_POOL_2))
+    path = tmp_path / "case.jsonl"
+    path.write_text(json.dumps(case.to_json()) + "\n")
+    assert main(["minimize", str(path), "--runtime", "onnx-reference", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "is a context case (context:MaxPool" in err
