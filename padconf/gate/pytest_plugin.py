@@ -343,7 +343,8 @@ def pytest_runtest_makereport(item: pytest.Item, call):
 def pytest_testnodedown(node, error) -> None:
     """xdist controller: gather what a worker ran and judged."""
     share = _share(node.config)
-    out = getattr(node, "workeroutput", {}).get("padconf")
+    sent = getattr(node, "workeroutput", {}).get("padconf")
+    out = json.loads(sent) if sent else None
     if share is not None and out:
         for key in SHARED:
             getattr(share, key).extend(out[key])
@@ -357,8 +358,9 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
     if hasattr(config, "workerinput"):  # an xdist worker: the controller judges the whole
         share.close()
         output = {"planned": dict(share.planned), **{k: getattr(share, k) for k in SHARED}}
-        # as JSON holds it: execnet sends only plain types, and a row's verdict is a Verdict
-        config.workeroutput["padconf"] = json.loads(json.dumps(output))  # type: ignore[attr-defined]  # xdist sets it on its workers
+        # as JSON text: execnet sends only plain types (a row's verdict is a Verdict) and packs
+        # an int in 32 bits (a row's pads may be wider: 2**32 + 1)
+        config.workeroutput["padconf"] = json.dumps(output)  # type: ignore[attr-defined]  # xdist sets it on its workers
         return
     try:
         if config.option.collectonly or exitstatus not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED):
