@@ -121,3 +121,28 @@ def test_a_variants_failure_the_default_configuration_does_not_share_is_titled_b
         in report
     assert "(runtime openvino\\[threads=1\\], inputs)" in report
     assert (tmp_path / "b" / "repro_openvino_onnx_threads_1.py").is_file()
+
+
+def test_an_accepted_model_the_document_forbids_in_its_structure_stays_lenient():
+    """Pads of the wrong length, an axis out of range, an input the version lacks: the document
+    forbids the model and gives no reading of what it computes, so whatever a runtime answers
+    is a lenience, not a wrong value."""
+    from padconf.judging.outcome import Outcome
+    from padconf.judging.verdicts import Verdict, judge
+    for case in (Case(spec="onnx/Pad-19", data=np.ones(3, np.float32), pads=[1, 0, 0]),
+                 Case(spec="onnx/Pad-24", data=np.ones(1, np.float32), pads=[0, 0], axes=[-5])):
+        case = classify(case)
+        ruling = judge(case, Outcome(np.zeros(0, np.float32)))
+        assert case.kind == "must-reject" and ruling.verdict == Verdict.WRONGLY_ACCEPTED and ruling.difference is None
+
+
+def test_an_accepted_case_answered_in_32_bits_is_narrowed_not_garbage():
+    """OpenVINO runs f64 as f32: wrap (not in Pad-11) accepted, -inf comes back as float32's
+    lowest value: a reading computed in 32 bits, which its upstream fact calls policy."""
+    from padconf.judging.outcome import Outcome
+    from padconf.judging.verdicts import Difference, Verdict, judge
+    case = classify(Case(spec="onnx/Pad-11", data=np.array([-np.inf, 1.0]), pads=[0, 1], mode="wrap"))
+    ruling = judge(case, Outcome(np.array([np.float32(-3.4028235e38), 1.0, np.float32(-3.4028235e38)])))
+    assert ruling.verdict == Verdict.WRONGLY_ACCEPTED and ruling.difference == Difference.NARROWED
+    row = {"verdict": ruling.verdict, "difference": ruling.difference, "runtime": "openvino-onnx", "dtype": "double"}
+    assert triage(row)[0] == Triage.POLICY

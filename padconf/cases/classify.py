@@ -218,13 +218,21 @@ def repaired_twin(case: Case, spec: Spec) -> Case | str:
     return twin
 
 
+# Rules on the model's structure (its inputs, their types and lengths, the axes named): the
+# document forbids such a model outright, and gives no reading of what it would compute
+STRUCTURAL_RULES = frozenset({"pads_length", "axes_range", "pads_index_types", "axes_index_types", "axes_input",
+                              "constant_value_input", "constant_value"})
+
+
 def as_if_allowed(case: Case, spec: Spec) -> list[np.ndarray]:
     """The outputs a must-reject case's inputs get with its broken rule set aside: every reading
     of the spec's undefined points the reference can compute (it checks no type list, no
     version's modes), and where the rule is one the reference itself checks (a reflect pad past
-    the axis, edge on an empty axis), its every other interpretation of it. A runtime that
-    accepts the case and answers one of these is lenient; any other answer (an empty tensor,
-    memory never written) no reading gives."""
+    the axis, edge on an empty axis), its every other interpretation of it. None for a rule on
+    the model's structure (STRUCTURAL_RULES). A runtime that accepts the case and answers one of
+    these is lenient; any other answer (an empty tensor, memory never written) no reading gives."""
+    if case.rule in STRUCTURAL_RULES:
+        return []
     found = [out for _, out in readings(case, spec) if isinstance(out, np.ndarray)]
     if case.rule in INTERPRETATIONS:
         base = base_interpretations(spec)

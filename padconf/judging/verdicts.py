@@ -174,11 +174,11 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
     if case.kind == CaseKind.MUST_REJECT:
         if rejected:
             return Ruling(Verdict.PASS)
-        if _no_reading_gives(case, np.asarray(outcome.output)):
-            return Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}; and returned an output no "
-                                                    "reading gives, with the rule set aside", None,
-                          Difference.NO_READING)
-        return Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}")
+        found = _acceptance(case, np.asarray(outcome.output))
+        said = {Difference.NO_READING: "; and returned an output no reading gives, with the rule set aside",
+                Difference.NARROWED: "; and returned a reading's output as computed in a 32-bit type"}
+        return Ruling(Verdict.WRONGLY_ACCEPTED, f"accepted although: {case.reason}{said[found] if found else ''}", None,
+                      found)
     if outcome.not_implemented:
         return Ruling(Verdict.NOT_IMPLEMENTED, outcome.error)
     if case.kind == CaseKind.DEFINED:
@@ -212,9 +212,11 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
 _ALLOWED: dict[str, list[np.ndarray] | None] = {}  # case id -> as_if_allowed, for the cases judged last
 
 
-def _no_reading_gives(case: Case, output: np.ndarray) -> bool:
-    """Whether ``output``, a must-reject case's, is none of classify.as_if_allowed's (False where
-    the spec cannot be read here: then the acceptance stays lenient)."""
+def _acceptance(case: Case, output: np.ndarray) -> Difference | None:
+    """What ``output``, an accepted must-reject case's, is against classify.as_if_allowed's: None
+    where it is one of them, or there is none to compare with (a rule on the model's structure,
+    a spec that cannot be read here): a lenience; NARROWED where it is one computed in a 32-bit
+    type; else NO_READING."""
     if case.id not in _ALLOWED:
         if len(_ALLOWED) >= 256:
             _ALLOWED.clear()
@@ -223,7 +225,9 @@ def _no_reading_gives(case: Case, output: np.ndarray) -> bool:
         except (SpecError, PadconfError, ValueError, TypeError, OverflowError):
             _ALLOWED[case.id] = None
     allowed = _ALLOWED[case.id]
-    return allowed is not None and not any(bit_equal(out, output) for out in allowed)
+    if not allowed or any(bit_equal(out, output) for out in allowed):
+        return None
+    return Difference.NARROWED if any(_narrowed(out, output) for out in allowed) else Difference.NO_READING
 
 
 def _shown(out: np.ndarray) -> str:
