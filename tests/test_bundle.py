@@ -157,7 +157,7 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
 
 def test_a_runtimes_error_in_the_index_stays_one_table_row():
     """OpenVINO's errors span lines and hold ``|``: INDEX.md shows them as data, one row each."""
-    from padconf.minimize.repro import index_markdown
+    from padconf.minimize.index import index_markdown
     error = "RuntimeError: Check 'a || b' failed at src/x.hpp:83:\nWhile validating node 'Pad'\n[link](x)"
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
@@ -328,7 +328,7 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
 def test_the_index_lists_the_bugs_to_file_first(tmp_path):
     """INDEX.md by triage: the Pad bugs to file first, whatever order minimize met them in; a
     lenient acceptance (the output a reading gives) after them."""
-    from padconf.minimize.repro import index_markdown
+    from padconf.minimize.index import index_markdown
     from padconf.minimize.shrink import Attempt, Shrunk
     lenient = classify(Case(spec="onnx/Pad-11", data=np.array([1, 2, 3], np.float32), pads=[1, 0], mode="wrap"))
     wrong = classify(Case(spec="onnx/Pad-19", data=np.array([1, 2], np.float32), pads=[1, 0]))

@@ -121,8 +121,6 @@ LOCAL_IMPORTS = {
     "cli": "main imports the compile cache's setting and the worker pool's closing only when it needs them",
     "cli.commands": "each command imports what it runs, at start-up only what the options need",
     "gate.pytest_plugin": "pytest imports the plugin in every session: its hooks import what they run",
-    "cases.case": "a cycle: cases.onnx_model (Case.control's Identity model) imports cases.case",
-    "cases.onnx_model": "a cycle: cases.contexts builds a context case's graph with this module's helpers",
     "gate.gate": "the runner uses Hypothesis: not imported to judge rows",
     "gate.selection": "the fixed suite and drawn cases use Hypothesis: not imported to judge rows",
     "gate.explore": "strategies (Hypothesis): not imported to judge rows",

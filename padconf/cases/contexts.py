@@ -32,7 +32,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.context import Consumer, Context, Producer
-from padconf.cases.onnx_model import OUTPUT_NAME, ir_version, opset_version, pad_arrays
+from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement

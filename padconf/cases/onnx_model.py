@@ -12,38 +12,10 @@ import onnx
 from onnx import helper, numpy_helper
 
 from padconf.cases.case import Case
-from padconf.core.dtypes import dtype_name, numpy_dtype, onnx_type, scalar
+from padconf.cases.contexts import build_context_model, context_feeds
+from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
+from padconf.core.dtypes import dtype_name, onnx_type, scalar
 from padconf.core.vocabulary import Placement
-from padconf.spec.loader import parse_spec_id
-
-OUTPUT_NAME = "output"
-
-# The IR version that introduced each element type newer than IR 7 (onnx.proto's IR_VERSION notes).
-_TYPE_IR = {"float8e4m3fn": 9, "float8e4m3fnuz": 9, "float8e5m2": 9, "float8e5m2fnuz": 9,
-            "int4": 10, "uint4": 10, "float4e2m1": 11, "float8e8m0": 12, "int2": 13, "uint2": 13}
-
-
-def opset_version(case: Case) -> int:
-    domain, version = parse_spec_id(case.spec)
-    if domain != "onnx":
-        raise ValueError(f"{case.spec} is not an ONNX spec")
-    return version
-
-
-def identity_takes(case: Case) -> bool:
-    """Whether Identity, at the case's ONNX opset, lists the case's dtype (onnx's own schema)."""
-    schema = onnx.defs.get_schema("Identity", opset_version(case), "")
-    return f"tensor({case.dtype})" in schema.type_constraints[0].allowed_type_strs
-
-
-def ir_version(opset: int, dtype: str) -> int:
-    """The oldest IR that can hold this opset and element type. Installed onnx stamps its newest
-    IR (14 for onnx 1.23), which onnxruntime 1.31 refuses ("max supported IR version: 13"); the
-    oldest sufficient one is accepted by every runtime that knows the opset. Floor 7: IR < 4 would
-    make initializers overridable graph inputs."""
-    # Not helper.find_min_ir_version_for: it raises for opsets no release shipped (2, 3, 4).
-    needed = next((row[1] for row in helper.VERSION_TABLE if row[2] >= opset), onnx.IR_VERSION)
-    return max(7, needed, _TYPE_IR.get(dtype, 7))
 
 
 def _attribute_value(case: Case) -> float:
@@ -59,19 +31,8 @@ def value_from_attribute(value: float, dtype: str) -> np.ndarray:
         return scalar(np.float32(value).item() if dtype != "string" else str(value), dtype)
 
 
-def pad_arrays(case: Case) -> dict[str, np.ndarray]:
-    """Pads / constant_value / axes as the arrays the Pad-11+ inputs take (absent ones left out)."""
-    out = {"pads": np.array(case.pads, dtype=numpy_dtype(case.pads_type))}
-    if case.constant_value is not None:
-        out["constant_value"] = np.asarray(case.constant_value)
-    if case.axes is not None:
-        out["axes"] = np.array(case.axes, dtype=numpy_dtype(case.axes_type))
-    return out
-
-
 def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.ModelProto:
     if case.context is not None and case.op == "Pad":  # Pad in its neighbourhood (cases.contexts)
-        from padconf.cases.contexts import build_context_model
         return build_context_model(case, placement)
     version = opset_version(case)
     elem = onnx_type(case.dtype)
@@ -177,7 +138,6 @@ def fed_input_names(model: onnx.ModelProto) -> list[str]:
 def feeds(case: Case, placement: Placement = Placement.INPUTS) -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
     if case.context is not None and case.op == "Pad":
-        from padconf.cases.contexts import context_feeds
         return context_feeds(case, placement)
     if placement == Placement.FOLDED:
         return {}

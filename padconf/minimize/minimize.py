@@ -35,6 +35,7 @@ from padconf.minimize.experiments import (
     explicit_default,
     record,
 )
+from padconf.minimize.index import index_markdown
 from padconf.minimize.probes import (
     lowered_runtime,
     native_check,
@@ -43,7 +44,7 @@ from padconf.minimize.probes import (
     root_cause,
     schema_check,
 )
-from padconf.minimize.repro import bundle_triage, configuration, index_markdown, write_bundle
+from padconf.minimize.repro import bundle_triage, configuration, write_bundle
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec

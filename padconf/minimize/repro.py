@@ -403,7 +403,7 @@ def _experiment_lines(tried: dict, runtime: str) -> list[str]:
     return [line for text in lines for line in (escape.markdown(text), "")]
 
 
-def _triage(shrunk, recorded: dict | None) -> tuple[Triage | None, UpstreamFact | None]:
+def triage_with_fact(shrunk, recorded: dict | None) -> tuple[Triage | None, UpstreamFact | None]:
     """The minimal case's triage, decided by its own control where minimize ran one, else by the
     run's control of its distinct failure (``recorded``, the run's row)."""
     row = shrunk.final.row
@@ -413,7 +413,7 @@ def _triage(shrunk, recorded: dict | None) -> tuple[Triage | None, UpstreamFact 
 
 def bundle_triage(shrunk, job) -> Triage | None:
     """What a bundle is, as REPORT.md and INDEX.md say: its triage class."""
-    return _triage(shrunk, job.recorded)[0]
+    return triage_with_fact(shrunk, job.recorded)[0]
 
 
 def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, runtime_version, job, model: str | None,
@@ -435,7 +435,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
             CaseKind.MUST_REJECT: "invalid: the document requires an error",
             CaseKind.AMBIGUOUS: "undefined: the document leaves it open"}[case.kind]
     recorded = (job.recorded or {}).get("control")  # the run's, one per distinct failure: of its first case
-    found, fact = _triage(shrunk, job.recorded)
+    found, fact = triage_with_fact(shrunk, job.recorded)
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control"),
                 *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
                                           f"`{(recorded or {}).get('case_id')}`")]
@@ -497,40 +497,3 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
               + (" (stopped at the time limit)." if shrunk.out_of_time else ".")]
     return "\n".join(lines) + "\n"
-
-
-def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
-    """INDEX.md: the bundles by triage, the Pad bugs to file first, then those that are another
-    component's (the operation Pad is lowered to, onnx's shape inference), then the rest; the
-    failures merged into another bundle or not minimized last."""
-    sections: dict[str, list[str]] = {"Pad bugs to file": [], "Another component's bug, to file there": [],
-                                      "Not a Pad bug to file": [], "Merged or not minimized": []}
-    for s in summaries:
-        if s.get("merged_into"):
-            root = s["merged_into"]
-            sections["Merged or not minimized"].append(
-                f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | - | merged: the same root cause as "
-                f"bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
-            continue
-        if s.get("dir") is None:
-            rec = s["recorded"]
-            sections["Merged or not minimized"].append(
-                f"| {s['n']} | - | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
-                f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
-            continue
-        sh = s["shrunk"]
-        found = _triage(sh, s["recorded"])[0]
-        section = ("Another component's bug, to file there" if sh.native else
-                   "Pad bugs to file" if found in PAD_BUGS else "Not a Pad bug to file")
-        a, b = sh.original.case.data, sh.final.case.data
-        shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
-        sections[section].append(
-            f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {found.label if found else '-'} | "
-            f"{escape.markdown(shown)} | {list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
-    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
-             ", ".join(f"{len(rows)} {name[0].lower() + name[1:]}" for name, rows in sections.items()) + ".", ""]
-    for name, rows in sections.items():
-        if rows:
-            lines += [f"## {name}", "", "| # | bundle | triage | title | before | after | seconds |",
-                      "|---:|---|---|---|---|---|---:|", *rows, ""]
-    return "\n".join(lines)

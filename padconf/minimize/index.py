@@ -1,0 +1,44 @@
+"""INDEX.md of a minimize over a run directory or a model: its bundles by triage, the Pad bugs to
+file first."""
+from __future__ import annotations
+
+from padconf.core import escape
+from padconf.judging.triage import PAD_BUGS
+from padconf.minimize.repro import short_error, triage_with_fact
+
+
+def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
+    """INDEX.md: the bundles by triage, the Pad bugs to file first, then those that are another
+    component's (the operation Pad is lowered to, onnx's shape inference), then the rest; the
+    failures merged into another bundle or not minimized last."""
+    sections: dict[str, list[str]] = {"Pad bugs to file": [], "Another component's bug, to file there": [],
+                                      "Not a Pad bug to file": [], "Merged or not minimized": []}
+    for s in summaries:
+        if s.get("merged_into"):
+            root = s["merged_into"]
+            sections["Merged or not minimized"].append(
+                f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | - | merged: the same root cause as "
+                f"bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
+            continue
+        if s.get("dir") is None:
+            rec = s["recorded"]
+            sections["Merged or not minimized"].append(
+                f"| {s['n']} | - | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
+                f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
+            continue
+        sh = s["shrunk"]
+        found = triage_with_fact(sh, s["recorded"])[0]
+        section = ("Another component's bug, to file there" if sh.native else
+                   "Pad bugs to file" if found in PAD_BUGS else "Not a Pad bug to file")
+        a, b = sh.original.case.data, sh.final.case.data
+        shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
+        sections[section].append(
+            f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {found.label if found else '-'} | "
+            f"{escape.markdown(shown)} | {list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | {sh.seconds:.1f} |")
+    lines = [f"# padconf minimize {target} --runtime {runtime}", "",
+             ", ".join(f"{len(rows)} {name[0].lower() + name[1:]}" for name, rows in sections.items()) + ".", ""]
+    for name, rows in sections.items():
+        if rows:
+            lines += [f"## {name}", "", "| # | bundle | triage | title | before | after | seconds |",
+                      "|---:|---|---|---|---|---|---:|", *rows, ""]
+    return "\n".join(lines)
