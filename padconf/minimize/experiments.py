@@ -39,6 +39,11 @@ from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 _REFUSALS = (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED)
 
 
+def _versions(isolated: IsolatedRunner, domain: str) -> list[int]:
+    """The versions of ``domain``'s spec family in the spec folder, oldest first."""
+    return sorted(parse_spec_id(s.id)[1] for s in load_specs(isolated.specs_dir) if parse_spec_id(s.id)[0] == domain)
+
+
 def beyond_policy(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict | None:
     """Where ``attempt``'s triage is a policy whose fact names the oldest opset it supports, the
     case re-expressed at that opset (the newest spec version of its family not after it, in a
@@ -50,8 +55,7 @@ def beyond_policy(isolated: IsolatedRunner, attempt: Attempt, placement: Placeme
     domain, _ = parse_spec_id(attempt.case.spec)
     if domain != "onnx":
         return None
-    versions = [parse_spec_id(s.id)[1] for s in load_specs(isolated.specs_dir) if parse_spec_id(s.id)[0] == domain]
-    in_force = max((v for v in versions if v <= fact.supported_opset), default=None)
+    in_force = max((v for v in _versions(isolated, domain) if v <= fact.supported_opset), default=None)
     if in_force is None:
         return None
     spec = f"{domain}/Pad-{in_force}"
@@ -107,9 +111,7 @@ def defined_at(isolated: IsolatedRunner, attempt: Attempt, placement: Placement)
     if case.kind != CaseKind.AMBIGUOUS or attempt.row["verdict"] not in FAILURES:
         return None
     domain, version = parse_spec_id(case.spec)
-    later = sorted(parse_spec_id(s.id)[1] for s in load_specs(isolated.specs_dir)
-                    if parse_spec_id(s.id)[0] == domain and parse_spec_id(s.id)[1] > version)
-    for newer in later:
+    for newer in (v for v in _versions(isolated, domain) if v > version):
         spec = f"{domain}/Pad-{newer}"
         try:
             there = classify(case.with_(spec=spec), get_spec(spec, isolated.specs_dir))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 
 import numpy as np
-from onnx import TensorProto
+from onnx import TensorProto, helper
 
 from padconf.adapters import StandaloneRepro
 
@@ -31,13 +31,8 @@ def _same(values: list[np.ndarray], bitwise: bool) -> str:
 
 
 def _value_info(name: str, arr: np.ndarray, dims: list[str] | None) -> str:
-    kind = TensorProto.DataType.Name(_tensor_type(arr))
+    kind = TensorProto.DataType.Name(helper.np_dtype_to_tensor_dtype(arr.dtype))
     return f'helper.make_tensor_value_info("{name}", TensorProto.{kind}, {dims!r})'
-
-
-def _tensor_type(arr: np.ndarray) -> int:
-    from onnx import helper
-    return helper.np_dtype_to_tensor_dtype(arr.dtype)
 
 
 def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: list[str], attributes: dict[str, str],
