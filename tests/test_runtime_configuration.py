@@ -79,3 +79,13 @@ def test_onnxruntime_with_its_optimizer_off_is_a_variant_its_repro_sets_up_too()
     assert status is Status.OK and np.array_equal(outcome.output, case.expected)
     script = api_script(case, "inputs", "onnxruntime[optimization=disabled]", "t")
     assert script and "{'graph_optimization_level': 'ORT_DISABLE_ALL'}))" in script
+
+
+def test_a_run_of_a_registered_runtimes_variant_resumes_without_naming_it_again(tmp_path):
+    """run.json may name registered runtimes, a variant of one included (it imports nothing but
+    padconf's own adapter); only a module:Class must be named again."""
+    from padconf.cli import main
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", "openvino[threads=1]", "--spec", "openvino/Pad-12", "--max-examples", "2",
+                 "--out", str(out)]) == 0
+    assert main(["run", "--resume", "--out", str(out)]) == 0

@@ -22,7 +22,7 @@ from dataclasses import asdict, fields
 from pathlib import Path
 from typing import cast
 
-from padconf.adapters import registry
+from padconf.adapters import registry, split_variant
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.cases.classify import repaired_twin
 from padconf.core.dtypes import ArrayBudget
@@ -118,7 +118,9 @@ class Run:
             # runtimes, but a module:Class is imported, and a spec folder read, only when the user
             # names it again
             named_again(self.config.specs_dir, named_specs_dir, self.run_json)
-            unnamed = [r for r in self.config.runtimes if r not in registry() and r not in named_runtimes]
+            # a registered runtime's variant (openvino[threads=1]) imports nothing but padconf's own adapter
+            unnamed = [r for r in self.config.runtimes
+                       if split_variant(r)[0] not in registry() and r not in named_runtimes]
             if unnamed:
                 raise PadconfError(f"--resume continues {self.dir} as its run.json records it, and imports the "
                                    f"module:Class runtime {unnamed[0]!r} it names only when you name it again: "
