@@ -524,3 +524,28 @@ class WrongThroughIdentityOnExampleAdapter(WrongOnExampleAdapter):
         if case.op == "Identity" and self.triggered(case.with_(op="Pad")):
             return Outcome(case.data + 1)
         return super().run(case, placement)
+
+
+class NegativeZeroConstantAdapter(ConformingAdapter):
+    """As OpenVINO's CPU plugin with pads fed at run time: pads with +0.0 where the constant
+    value is -0.0, whatever the pads' signs."""
+
+    def run(self, case, placement="inputs"):
+        value = case.constant_value
+        if case.op == "Pad" and case.mode == "constant" and value is not None and value.dtype.kind == "f" \
+                and np.all(value == 0) and np.signbit(value).any():
+            return super().run(case.with_(constant_value=np.zeros_like(value)), placement)
+        return super().run(case, placement)
+
+
+class EmptyConstantToScalarAdapter(ConformingAdapter):
+    """As OpenVINO's ONNX frontend: a folded constant with a zero-size axis becomes a scalar,
+    before any op sees it (Pad, Identity and Concat alike): an edge Pad then refuses it."""
+
+    def run(self, case, placement="inputs"):
+        if placement != "folded" or 0 not in case.data.shape:
+            return super().run(case, placement)
+        if case.op == "Pad" and case.mode == "edge":
+            return Outcome(error="edge padding needs rank 1 or more")
+        got = super().run(case, placement)
+        return Outcome(np.zeros((), got.output.dtype)) if got.output is not None else got

@@ -267,7 +267,7 @@ def test_openvinos_onnx_frontend_is_judged_as_its_users_compile_it(tmp_path):
     code, report = minimize("inf", inf, "openvino-onnx")
     assert code == 0 and "Triage: **wrongly rejected**" in report
     # shrinking reaches rank 0, where the refusal shows alike at rank 1: reported there, not as rank 0's
-    assert report.startswith("# Pad(constant) rejects an explicit constant value on float (opset 1)")
+    assert report.startswith("# Pad(constant) rejects a constant value of inf on float (opset 1)")
     assert "- data: `[1.]   # float32, shape [1]`" in report
     code, report = minimize("scalar", scalar, "openvino-onnx")
     assert code == 0 and report.startswith("# Pad(constant) rejects a rank-0 input on float (opset 18)")
@@ -339,6 +339,6 @@ def test_the_index_lists_the_bugs_to_file_first(tmp_path):
         summaries.append({"n": n, "dir": tmp_path / f"{n:02d}", "title": f"title {n}", "recorded": None,
                           "shrunk": Shrunk(attempt, attempt, 1, 0.1, False)})
     index = index_markdown("run", "onnxruntime", summaries)
-    assert index.index("## Pad bugs to file") < index.index("| 2 |") < index.index("## Not a Pad bug to file") \
+    assert index.index("## Pad bugs to file") < index.index("| 2 |") < index.index("## Not a bug to file") \
         < index.index("| 1 |")
     assert "| wrong value |" in index and "| lenient (accepts what the spec forbids) |" in index

@@ -67,12 +67,29 @@ def test_no_default_to_write_out(case):
 
 def test_a_failure_where_the_input_is_undefined_is_judged_where_it_is_defined(tmp_path):
     """OpenVINO Pad-1 leaves negative pads undefined; Pad-12 defines them (a crop). The same
-    inputs fail there too: the bundle is Pad-12's."""
+    inputs fail there too: defined_at judges them at Pad-12. Shrinking, for its part, finds the
+    bug (+0.0 for a constant of -0.0) on Pad-1's own defined inputs: the bundle rests on no
+    undefined point either way."""
     pytest.importorskip("openvino")
-    report = minimized(tmp_path, Case(spec="openvino/Pad-1", data=np.array([1.0, 2.0, 3.0], np.float16),
-                                      pads=[3, -1], constant_value=np.float16(-0.0)), "openvino")
-    assert "(padconf spec file `openvino/Pad-12`); this input is defined" in report
-    assert "Found at OpenVINO Pad-1, whose document leaves this input undefined" in report
+    from padconf.core.vocabulary import Placement
+    from padconf.execution.worker import Worker
+    from padconf.minimize.experiments import defined_at
+    from padconf.minimize.shrink import IsolatedRunner
+    case = Case(spec="openvino/Pad-1", data=np.array([1.0, 2.0, 3.0], np.float16), pads=[3, -1],
+                constant_value=np.float16(-0.0))
+    worker = Worker("openvino")
+    try:
+        isolated = IsolatedRunner(worker, "openvino")
+        found = isolated.attempt(case, Placement.INPUTS)
+        assert found.case.kind == "ambiguous" and found.row["verdict"] == "unexplained"
+        there = defined_at(isolated, found, Placement.INPUTS)
+    finally:
+        worker.close()
+    assert there is not None and there.case.spec == "openvino/Pad-12" and there.case.kind == "defined"
+    assert there.row["verdict"] == "mismatch"
+    report = minimized(tmp_path, case, "openvino")
+    assert "); this input is defined" in report and "a constant value of -0.0" in report.splitlines()[0]
+    assert "- pads: `[1, 0]`" in report
 
 
 def test_supported_opset_belongs_to_a_policy_and_is_an_opset():

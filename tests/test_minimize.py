@@ -510,6 +510,50 @@ def test_two_wrong_outputs_are_alike_when_equal_or_both_hold_values_from_nowhere
     assert not _alike(attempt([7.5e30, 2, 0]), case, native([7.5e30, 2]), Status.OK)
 
 
+def test_an_answer_no_reading_gives_moves_to_a_wrong_value_on_a_defined_input_and_is_one_bug(tmp_path):
+    """A constant of -0.0 padded as +0.0 (OpenVINO's CPU plugin): found on pads that pad one
+    end and crop the other past the axis, which the document leaves undefined (no reading gives
+    the answer), and on positive pads (a wrong value). Both shrink to a defined input with the
+    same wrong value: one bundle, filed as a mismatch, not one bundle per verdict."""
+    minus_zero = np.array(-0.0, np.float32)
+    crop = classify(Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0, 3.0], np.float32), pads=[2, -4],
+                         constant_value=minus_zero), SPEC)
+    plain = classify(Case(spec="onnx/Pad-19", data=np.array([1.0], np.float32), pads=[1, 0],
+                          constant_value=minus_zero), SPEC)
+    assert (crop.kind, plain.kind) == ("ambiguous", "defined")
+    from padconf.run.runner import Run, RunConfig
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "NegativeZeroConstantAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare([crop, plain])))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), FAKE + "NegativeZeroConstantAdapter", "--time-limit", "5")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    assert "-mismatch-" in bundle.name
+    report = (bundle / "REPORT.md").read_text()
+    assert "this input is defined" in report and "## Variants" in report
+    assert all(p >= 0 for p in np.load(bundle / "pads.npy").tolist())
+
+
+def test_failures_whose_controls_fail_alike_are_one_bug_of_the_shared_path_whatever_the_pad(tmp_path):
+    """An empty folded constant turned into a scalar shows through Pad as a wrong shape, and as a
+    refusal in edge mode, two distinct failures of the run; its controls show the scalar for
+    both: one bug of the path Pad shares with them, one bundle in INDEX.md's section for such
+    bugs, not one per verdict or mode."""
+    empty = [classify(Case(spec="onnx/Pad-13", data=np.zeros((0,), np.float32), pads=[0, 0]), get_spec("onnx/Pad-13")),
+             classify(Case(spec="onnx/Pad-18", data=np.zeros((0, 2), np.float32), pads=[0, 1, 0, 0], mode="edge"),
+                      get_spec("onnx/Pad-18"))]
+    from padconf.run.runner import Run, RunConfig
+    runtime = FAKE + "EmptyConstantToScalarAdapter"
+    run = Run(tmp_path / "run", RunConfig(runtimes=[runtime]), jobs=1)
+    run.execute(run.plan(run.prepare(empty)))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), runtime, "--time-limit", "3")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    assert "## Variants" in (bundle / "REPORT.md").read_text()
+    index = (out / "INDEX.md").read_text()
+    section = index.split(f"[{bundle.name}]")[0].rsplit("## ", 1)[1].splitlines()[0]
+    assert section.startswith("Not Pad-specific")
+
+
 @pytest.mark.parametrize("adapter, bundles", [("PackingBugAdapter", 1), ("WideBugAdapter", 2)])
 def test_failures_on_sub_byte_data_that_its_byte_wide_twin_does_not_show_are_one_bug(tmp_path, adapter, bundles):
     """OpenVINO's CPU kernel packs uint2 wrong: a wrong shape for zero pads (defined) and an

@@ -221,3 +221,16 @@ def test_empty_pads_or_axes_baked_in_get_a_control_of_their_own():
     # Pad-1 takes its pads as an attribute: nothing empty to bake but the data
     assert [operand for operand, _, _ in classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32),
                                                        pads=[0, 0])).controls("folded")] == ["data"]
+
+
+def test_an_undefined_point_answered_but_for_the_sign_of_a_zero_is_low_severity_not_a_wrong_value():
+    """Pads that pad one end and crop the other past the axis are undefined; a runtime whose
+    answer is a reading's but for -0.0 come back as +0.0 changed a zero's sign, as it does on
+    defined inputs: the same low-severity class. Another value is a wrong value."""
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0, 3.0], np.float32), pads=[2, -4],
+                         constant_value=np.array(-0.0, np.float32)))
+    assert case.kind == "ambiguous"
+    signs = row(case, Outcome(np.array([0.0], np.float32)))
+    assert signs["verdict"] == "unexplained" and triage(signs)[0] == Triage.NAN_PAYLOAD_OR_ZERO_SIGN
+    wrong = row(case, Outcome(np.array([5.0], np.float32)))
+    assert wrong["verdict"] == "unexplained" and triage(wrong)[0] == Triage.WRONG_VALUE

@@ -123,7 +123,8 @@ def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
         return Triage.WRONGLY_REJECTED, None
     if row["verdict"] == Verdict.WRONGLY_ACCEPTED and row.get("difference") == Difference.NO_READING:
         return Triage.WRONG_VALUE, None  # accepted, and answered as no reading does: not lenient
-    if row["verdict"] == Verdict.MISMATCH and row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:
+    if row["verdict"] in (Verdict.MISMATCH, Verdict.UNEXPLAINED) \
+            and row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:
         return Triage.NAN_PAYLOAD_OR_ZERO_SIGN, None
     if row["verdict"] == Verdict.UNEXPLAINED:  # an undefined point answered as no reading does: a refusal, or an output
         return (Triage.WRONGLY_REJECTED if row.get("error") else Triage.WRONG_VALUE), None

@@ -199,6 +199,9 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
         (n for out in case.interpretations.values() if out is not None and (n := _narrowed(out, output))), None)
     if narrowed:
         other += f" (a reading's output as computed in {narrowed})"
+    # what the output differs in from every reading's output alike (only a zero's sign, its shape ...)
+    kinds = set() if output is None else {m.difference for out in case.interpretations.values() if out is not None
+                                          and (m := _mismatch(out, np.asarray(output))) is not None}
     if case.any_answer_conforms:  # the document: "Behavior is undefined"
         return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: {other}, which conforms: the document leaves the "
                                          "behaviour undefined", [])
@@ -206,7 +209,7 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
                          + ("" if output is None or out is None else f" ({_difference(out, output)})")
                          for name, out in case.interpretations.items())
     return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [],
-                  Difference.NARROWED if narrowed else None)
+                  Difference.NARROWED if narrowed else kinds.pop() if len(kinds) == 1 else None)
 
 
 _ALLOWED: dict[str, list[np.ndarray] | None] = {}  # case id -> as_if_allowed, for the cases judged last
@@ -276,7 +279,7 @@ def control_record(case: Case, placement: Placement, run, verdict: str | None = 
         outcome, status = run(control, where)
         v = judge(control, outcome, status)
         fails_too = control_fails(v.verdict) and (control.op != "Concat" or verdict in (None, v.verdict))
-        records.append({"verdict": v.verdict, "fails_too": fails_too,
+        records.append({"verdict": v.verdict, "fails_too": fails_too, "difference": v.difference,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                         "case_id": case.id, "placement": where, "operand": operand})
         if records[-1]["fails_too"]:

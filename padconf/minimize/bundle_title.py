@@ -8,6 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from padconf.cases.case import Case
 from padconf.judging.verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
 from padconf.spec.loader import parse_spec_id
@@ -86,8 +88,22 @@ def _feature(case: Case) -> str:
     if n == 0:
         return RANK_0
     if case.constant_value is not None and case.mode == "constant":
-        return "an explicit constant value"
+        return _special(case.constant_value) or "an explicit constant value"
     return f"a rank-{n} input"
+
+
+def _special(value) -> str | None:
+    """A float constant value that is one of its own kind (inf, NaN, -0.0), as a noun phrase;
+    ml_dtypes' floats included."""
+    value = np.asarray(value)
+    if value.size != 1 or value.dtype.kind in "biucOSU":
+        return None
+    x = float(value.reshape(-1)[0])
+    if np.isnan(x):
+        return "a NaN constant value"
+    if np.isinf(x) or (x == 0 and np.signbit(x)):
+        return f"a constant value of {'-' if np.signbit(x) else ''}{'inf' if np.isinf(x) else '0.0'}"
+    return None
 
 
 def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,

@@ -3,33 +3,38 @@ file first."""
 from __future__ import annotations
 
 from padconf.core import escape
-from padconf.judging.triage import PAD_BUGS
+from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.minimize.repro import short_error, triage_with_fact
+
+PAD_BUG, OTHER_COMPONENT = "Pad bugs to file", "Another component's bug, to file there"
+NOT_PAD_SPECIFIC = "Not Pad-specific: the runtime's bug on a path its controls share, to file as a control shows it"
+NOT_A_BUG, MERGED = "Not a bug to file", "Merged or not minimized"
 
 
 def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     """INDEX.md: the bundles by triage, the Pad bugs to file first, then those that are another
-    component's (the operation Pad is lowered to, onnx's shape inference), then the rest; the
-    failures merged into another bundle or not minimized last."""
-    sections: dict[str, list[str]] = {"Pad bugs to file": [], "Another component's bug, to file there": [],
-                                      "Not a Pad bug to file": [], "Merged or not minimized": []}
+    component's (the operation Pad is lowered to, onnx's shape inference), then the runtime's bugs
+    that its controls show too (not Pad-specific), then the rest; the failures merged into
+    another bundle or not minimized last."""
+    sections: dict[str, list[str]] = {PAD_BUG: [], OTHER_COMPONENT: [], NOT_PAD_SPECIFIC: [], NOT_A_BUG: [],
+                                      MERGED: []}
     for s in summaries:
         if s.get("merged_into"):
             root = s["merged_into"]
-            sections["Merged or not minimized"].append(
+            sections[MERGED].append(
                 f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | - | merged: the same root cause as "
                 f"bundle {root['n']} (listed there under Variants) | {s['shape']} | - | - |")
             continue
         if s.get("dir") is None:
             rec = s["recorded"]
-            sections["Merged or not minimized"].append(
+            sections[MERGED].append(
                 f"| {s['n']} | - | - | {rec['verdict'] + ' in the run, not alone' if rec else 'skipped'}: "
                 f"{escape.markdown(short_error(s['error'], 300))} | {s['shape']} | - | - |")
             continue
         sh = s["shrunk"]
         found = triage_with_fact(sh, s["recorded"])[0]
-        section = ("Another component's bug, to file there" if sh.native else
-                   "Pad bugs to file" if found in PAD_BUGS else "Not a Pad bug to file")
+        section = (OTHER_COMPONENT if sh.native else PAD_BUG if found in PAD_BUGS else
+                   NOT_PAD_SPECIFIC if found == Triage.NOT_PAD_SPECIFIC else NOT_A_BUG)
         a, b = sh.original.case.data, sh.final.case.data
         shown = s["title"] + (f" (fails through {sh.native['spec']} itself too: its bug)" if sh.native else "")
         sections[section].append(

@@ -150,7 +150,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                     _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
                 filed = "bug" if bundle_triage(shrunk, job) in PAD_BUGS and not shrunk.native else "not-a-bug"
-                where = out if kind == "case" else out / (f"{n:02d}-{filed}-{_safe(runtime)}-{start.row['verdict']}-"
+                verdict = shrunk.final.row['verdict']
+                where = out if kind == "case" else out / (f"{n:02d}-{filed}-{_safe(runtime)}-{verdict}-"
                                                           f"{short_name(shrunk.final.case)}")
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest

@@ -19,7 +19,7 @@ from padconf.execution.worker import Worker
 from padconf.judging.failure import bug_class, failure_class
 from padconf.judging.outcome import Outcome
 from padconf.judging.triage import PAD_BUGS, Triage, triage
-from padconf.judging.verdicts import FAILURES, Verdict, element_bits
+from padconf.judging.verdicts import FAILURES, Difference, Verdict, element_bits
 from padconf.minimize.bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic
 from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, signature_of
 from padconf.run.results import result_row
@@ -45,7 +45,10 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
     edge on an empty axis, reflect past its bound), but for pads that remove more than an axis
     holds, whose negative size is a bug of its own. So is every Pad bug on sub-byte data that
     its byte-wide copy does not show (packing), computed the same way (folded, or run):
-    OpenVINO's CPU kernel packs uint2 and float4e2m1 wrong, whatever the pads."""
+    OpenVINO's CPU kernel packs uint2 and float4e2m1 wrong, whatever the pads. A failure that is
+    not Pad-specific (its control fails too) is one with every other whose control fails alike
+    (the same operand, verdict, kind of difference and error class, folded or not, and dtype but
+    for a 64-bit type computed in 32 bits): the bug is on the path Pad shares with the control."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict = row["verdict"]
     kind: str | None = row["kind"]
@@ -62,6 +65,13 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
             error_class, what = "", None  # data, or the mode but where the rule is about the mode, no part of it
             mode = mode if case.rule in _MODE_RULES else None
     found = signature_of(shrunk.final)[3]
+    control = shrunk.final.control or {}
+    if found == Triage.NOT_PAD_SPECIFIC and control.get("fails_too"):  # the path Pad shares with its control:
+        # one bug however the Pad case shows it (OpenVINO's frontend folds an empty constant to a scalar)
+        narrowed = control.get("difference") == Difference.NARROWED  # whatever the 64-bit dtype
+        return ("not Pad-specific", control.get("operand"), control["verdict"], control.get("difference"),
+                bug_class({**control, "kind": None}, adapter_class(row["runtime"]).type_names),
+                placement == Placement.FOLDED, None if narrowed else case.dtype)
     if found in PAD_BUGS and shrunk.refused_when_folded and what != NEGATIVE_SIZE:  # a check the run-time
         return "a Pad bug", "an empty tensor where folded is refused"  # path skips, whatever it checks
     if found in PAD_BUGS and shrunk.packing:  # right on the same values a byte wide: its packing, whatever
