@@ -33,6 +33,22 @@ def test_maxpool_after_a_zero_pad_takes_the_zero_over_negative_data():
     assert case.context is not None and case.context.tolerance is None  # MaxPool: exact
 
 
+@pytest.mark.parametrize("auto_pad, want", [("SAME_LOWER", [5, 5, 2]), ("SAME_UPPER", [5, 2, 2])])
+def test_same_lower_puts_the_odd_pad_at_the_beginning_as_the_pool_documents_say(auto_pad, want):
+    """MaxPool's document: "the extra padding is added at the end for SAME_UPPER and at the
+    beginning for SAME_LOWER". onnx's reference evaluator adds it at the end for both; the
+    oracle hands it explicit pads. [5, 1] padded to [5, 1, 2], a window of 2 along it: SAME_LOWER's
+    windows are [pad, 5], [5, 1], [1, 2]. onnxruntime, run on the whole model, agrees."""
+    ort = pytest.importorskip("onnxruntime")
+    attrs = {"kernel_shape": [1, 2], "strides": [1, 1], "auto_pad": auto_pad, "ceil_mode": 1}
+    case = context_case([[[[5, 1]]]], [0, 0, 0, 0, 0, 0, 0, 1], Context(Consumer.MAX_POOL, attrs),
+                        constant_value=np.float32(2))
+    assert case.kind == CaseKind.DEFINED and case.expected is not None
+    assert case.expected.reshape(-1).tolist() == want
+    session = ort.InferenceSession(build_model(case, "inputs").SerializeToString(), providers=["CPUExecutionProvider"])
+    assert session.run(None, feeds(case, "inputs"))[0].reshape(-1).tolist() == want
+
+
 def test_average_pool_counts_the_pads_zeros_and_carries_a_tolerance():
     attrs = {"kernel_shape": [2], "strides": [1], "auto_pad": "NOTSET", "pads": [0, 0], "ceil_mode": 0,
              "count_include_pad": 0}
@@ -151,18 +167,26 @@ def test_consume_refuses_what_the_consumer_refuses():
     assert consume(Context(Consumer.MAX_POOL, too_big), np.zeros((1, 1, 2, 2), np.float32), 18) is None
 
 
-def test_the_oracle_refuses_where_onnxs_evaluator_contradicts_the_documented_shape():
-    # onnx 1.23.2's MaxPool over [1, 1, 6] with kernel 3 and pads [1, 2]: the document gives 7
-    # windows (floor((6 + 3 - 2 - 1) / 1 + 1)); the evaluator raises IndexError
+def test_maxpool_is_computed_as_its_document_says_where_onnxs_evaluator_fails():
+    # onnx 1.23.2's MaxPool over [1, 1, 6] with kernel 3 and pads [1, 2] raises IndexError; the
+    # document gives 7 windows (floor((6 + 3 - 2 - 1) / 1 + 1)), each the max of what it covers
     ctx = Context(Consumer.MAX_POOL, {"kernel_shape": [3], "strides": [1], "dilations": [1], "auto_pad": "NOTSET",
                                       "pads": [1, 2], "ceil_mode": 0})
     assert documented_shape(ctx, (1, 1, 6)) == (1, 1, 7)
-    with pytest.raises(OracleUnsure):
-        consume(ctx, np.zeros((1, 1, 6), np.float32), 18)
+    out = consume(ctx, np.arange(6, dtype=np.float32).reshape(1, 1, 6), 18)
+    np.testing.assert_array_equal(out, np.array([[[1, 2, 3, 4, 5, 5, 5]]], np.float32))
     unpadded = Context(Consumer.MAX_POOL, {**ctx.attrs, "pads": [0, 0], "kernel_shape": [2], "strides": [2]})
     assert documented_shape(unpadded, (1, 1, 6)) == (1, 1, 3)
     out = consume(unpadded, np.arange(6, dtype=np.float32).reshape(1, 1, 6), 18)
     np.testing.assert_array_equal(out, np.array([[[1, 3, 5]]], np.float32))
+
+
+def test_the_oracle_refuses_a_window_that_covers_no_input():
+    # pads of 3 before a kernel of 2: the first window holds padding only, a value no document gives
+    ctx = Context(Consumer.MAX_POOL, {"kernel_shape": [2], "strides": [1], "dilations": [1], "auto_pad": "NOTSET",
+                                      "pads": [3, 0], "ceil_mode": 0})
+    with pytest.raises(OracleUnsure):
+        consume(ctx, np.zeros((1, 1, 2), np.float32), 18)
 
 
 def test_minimize_says_in_one_line_that_it_writes_no_bundle_of_a_context_case(tmp_path, capsys):

@@ -9,8 +9,9 @@ ONNX graph a context case runs as.
   "context" focus.
 - The oracle (``apply_context``): padconf's reference computes the Pad (classify, as for any
   case); onnx's reference evaluator computes the consumer alone, applied to the reference's Pad
-  output in float64, and the result is rounded to float32 once. A second Pad is computed by
-  padconf's own reference. Each reading of an undefined point is passed through the consumer
+  output in float64, and the result is rounded to float32 once (``auto_pad`` SAME written out
+  as pads). A second Pad and MaxPool are computed by padconf itself (onnx's MaxPool
+  contradicts its document: docs/contexts.md). Each reading of an undefined point is passed through the consumer
   on its own, so the readings carry through (a reading whose output the consumer refuses
   becomes a refusal).
   Tolerance: MaxPool, Slice and Pad are exact (a max, a copy and a Pad of float32 values is
@@ -150,6 +151,8 @@ def consume(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
         return x
     if ctx.consumer == Consumer.PAD:
         return reference_pad(x, ctx.attrs["pads"], "constant", np.float32(ctx.attrs["value"]))
+    if ctx.consumer == Consumer.MAX_POOL:
+        return _max_pool(ctx, x)
     out = _evaluate(ctx, x.astype(np.float64), opset)
     want = documented_shape(ctx, x.shape)
     if want is not None and all(n > 0 for n in want) and (out is None or out.shape != want):
@@ -159,11 +162,67 @@ def consume(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
     return out
 
 
+def explicit_pads(attrs: dict, shape: tuple[int, ...]) -> dict:
+    """A Conv or pool's attributes with ``auto_pad`` SAME_UPPER or SAME_LOWER written out as the
+    ``pads`` its documents give for an input of ``shape``: "pad the input so that
+    output_shape[i] = ceil(input_shape[i] / strides[i]) ... In case the padding is an odd
+    number, the extra padding is added at the end for SAME_UPPER and at the beginning for
+    SAME_LOWER", the total "(output_spatial_shape[i] - 1) * strides_spatial_shape[i] +
+    ((kernel_spatial_shape[i] - 1) * dilations[i] + 1) - input_spatial_shape[i]" (ceil_mode
+    0: those pads give that output shape exactly). onnx's reference evaluator puts SAME_LOWER's
+    extra padding at the end, as SAME_UPPER's: padconf hands it the pads instead. Other
+    attributes are returned as they are."""
+    auto = attrs.get("auto_pad", "NOTSET")
+    if not auto.startswith("SAME"):
+        return attrs
+    rank = len(attrs["kernel_shape"])
+    dilations, strides = attrs.get("dilations", [1] * rank), attrs.get("strides", [1] * rank)
+    begin, end = [], []
+    for n, k, s, d in zip(shape[2:], attrs["kernel_shape"], strides, dilations):
+        total = max(0, (math.ceil(n / s) - 1) * s + (k - 1) * d + 1 - n)
+        small, big = total // 2, total - total // 2
+        begin.append(big if auto == "SAME_LOWER" else small)
+        end.append(small if auto == "SAME_LOWER" else big)
+    return {**{k: v for k, v in attrs.items() if k != "auto_pad"}, "pads": begin + end,
+            **({"ceil_mode": 0} if "ceil_mode" in attrs else {})}
+
+
+def _max_pool(ctx: Context, x: np.ndarray) -> np.ndarray | None:
+    """MaxPool as its document gives it, on the Pad's float32 output ``x``: each output element
+    the largest input element its window covers (the window's positions ``o * stride - pad_begin
+    + j * dilation``, those inside the input), over documented_shape's output. padconf computes
+    it, not onnx's reference evaluator, whose MaxPool puts SAME_LOWER's odd pad at the end in
+    3-D and fails on some explicit pads (docs/contexts.md). A window that covers no input
+    element is a point the document leaves open: OracleUnsure."""
+    attrs = explicit_pads(ctx.attrs, x.shape)
+    rank = len(attrs["kernel_shape"])
+    pads = attrs.get("pads", [0] * 2 * rank) if attrs.get("auto_pad", "NOTSET") == "NOTSET" else [0] * 2 * rank
+    strides, dilations = attrs.get("strides", [1] * rank), attrs.get("dilations", [1] * rank)
+    shape = documented_shape(ctx, x.shape)
+    assert shape is not None  # a pool's
+    if not all(n > 0 for n in shape):  # a kernel larger than the padded input: MaxPool refuses it
+        return None
+    y = np.empty(shape, x.dtype)
+    for out in np.ndindex(*shape[2:]):
+        covered = []
+        for i, o in enumerate(out):
+            at = (o * strides[i] - pads[i] + j * dilations[i] for j in range(attrs["kernel_shape"][i]))
+            covered.append([p for p in at if 0 <= p < x.shape[2 + i]])
+        if not all(covered):
+            raise OracleUnsure(f"MaxPool's window at {list(out)} covers no element of input shape {list(x.shape)} "
+                               f"({ctx.attrs}): its document gives no value")
+        window = x[(slice(None), slice(None)) + np.ix_(*covered)]
+        y[(slice(None), slice(None)) + out] = window.reshape(*x.shape[:2], -1).max(axis=-1)
+    return y
+
+
 def _evaluate(ctx: Context, x64: np.ndarray, opset: int, weights_abs: bool = False) -> np.ndarray | None:
     from onnx.reference import ReferenceEvaluator
     if ctx.consumer == Consumer.CONV and weights_abs:
         assert ctx.weights is not None
         ctx = Context(ctx.consumer, ctx.attrs, np.abs(ctx.weights), ctx.producer, ctx.static_shape)
+    if ctx.consumer in POOLS:
+        ctx = dataclasses.replace(ctx, attrs=explicit_pads(ctx.attrs, x64.shape))
     nodes, inits = consumer_graph(ctx, "x", "y", "float64")
     graph = helper.make_graph(nodes, "consumer", [helper.make_tensor_value_info("x", TensorProto.DOUBLE, x64.shape)],
                               [helper.make_tensor_value_info("y", TensorProto.DOUBLE, [None] * x64.ndim)],
