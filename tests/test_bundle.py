@@ -342,3 +342,21 @@ def test_the_index_lists_the_bugs_to_file_first(tmp_path):
     assert index.index("## Pad bugs to file") < index.index("| 2 |") < index.index("## Not a bug to file") \
         < index.index("| 1 |")
     assert "| wrong value |" in index and "| lenient (accepts what the spec forbids) |" in index
+
+
+@pytest.mark.parametrize(("placement", "exit_code"), [("inputs", 0), ("folded", 1)])
+def test_openvinos_repro_of_sub_byte_data_uses_its_own_packed_tensors(tmp_path, placement, exit_code):
+    """numpy has no uint4: OpenVINO's repro holds the data as OpenVINO's own packed tensor and
+    compares the output's element codes. OpenVINO pads uint4 fed at run time right, and folded
+    as a constant it shifts the data by one element (a bug the script must show: exit 1)."""
+    pytest.importorskip("openvino")
+    import ml_dtypes
+
+    from padconf.minimize.repro import api_script
+    case = classify(Case(spec="openvino/Pad-12", data=np.array([1, 2, 3], ml_dtypes.uint4), pads=[1, 0]))
+    script = api_script(case, placement, "openvino", "t")
+    assert script is not None and "ov.Type.u4" in script and "ml_dtypes" not in script
+    (tmp_path / "repro_openvino.py").write_text(script)
+    done = subprocess.run([sys.executable, str(tmp_path / "repro_openvino.py")], capture_output=True, text=True)
+    assert done.returncode == exit_code, done.stdout + done.stderr
+    assert "expected: array([0, 1, 2, 3], dtype=uint8)" in done.stdout

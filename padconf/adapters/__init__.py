@@ -54,10 +54,15 @@ class StandaloneRepro:
     {} for its defaults); with ``own_graph``, as ``run(operands, fed, mode, opset,
     configuration)`` with the operands of the runtime's own Pad (Adapter.own_operands) and the
     names of those fed, to build the graph in its own API. It returns the output array, or
-    raises the runtime's refusal."""
+    raises the runtime's refusal. ``sub_byte(array, dtype)``, where the runtime has its own
+    tensors of sub-byte types (numpy has none): the source text of one holding the array, which
+    the script's ``imports`` make work; ``run`` takes those and returns a sub-byte output as its
+    elements' codes (unsigned, lowest bits first)."""
     pip: str  # what the script needs besides numpy: `pip install numpy <pip>`
     run: Callable[..., Any]
     own_graph: bool = False
+    sub_byte: Callable[[Any, str], str] | None = None
+    imports: tuple[str, ...] = ()
 
 
 class Adapter:

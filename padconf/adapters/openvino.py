@@ -17,6 +17,7 @@ from padconf.adapters.openvino_tensors import (
     load_cpu_plugin,
     ov_properties,
     ov_type,
+    packed,
     shared_core,
     to_tensor,
     without_telemetry,
@@ -105,23 +106,40 @@ def native_model(case: Case, placement: Placement = Placement.INPUTS, default_pa
 
 def standalone_run(operands, fed, mode, opset, configuration):
     """OpenVINO's own Pad (opset1 or opset12: data, pads_begin, pads_end[, pad_value]) built in its
-    graph API: copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    graph API: copied into a bundle's repro script by its source, it imports nothing of padconf.
+    An operand may be an ov.Tensor (sub-byte data, packed); the output of a sub-byte type comes
+    back as its elements' codes, unpacked lowest bits first."""
     import openvino as ov
     import openvino.opset1
     import openvino.opset12
     ops = openvino.opset1 if opset == 1 else openvino.opset12
-    nodes = {name: ops.parameter(ov.PartialShape([-1] * arr.ndim), ov.Type(arr.dtype), name=name) if name in fed
-             else ov.op.Constant(ov.Tensor(arr), shared_memory=False) for name, arr in operands.items()}
+    tensors = {name: arr if isinstance(arr, ov.Tensor) else ov.Tensor(arr) for name, arr in operands.items()}
+    nodes = {name: ops.parameter(ov.PartialShape([-1] * len(operands[name].shape)), t.element_type, name=name)
+             if name in fed else ov.op.Constant(t, shared_memory=False) for name, t in tensors.items()}
     pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
     model = ov.Model([pad], [nodes[name] for name in fed])
     compiled = ov.Core().compile_model(model, "CPU", configuration)  # {}: OpenVINO's defaults
-    return compiled([operands[name] for name in fed])[0]
+    if tensors["data"].element_type.bitwidth >= 8:
+        return compiled([operands[name] for name in fed])[0]
+    request = compiled.create_infer_request()
+    request.infer([operands[name] for name in fed])
+    out = request.get_output_tensor(0)
+    bits, raw = out.element_type.bitwidth, np.asarray(out.data).reshape(-1).view(np.uint8)
+    codes = (raw[:, None] >> np.arange(0, 8, bits, dtype=np.uint8)) & ((1 << bits) - 1)
+    return codes.reshape(-1)[:out.size].reshape(list(out.shape))
+
+
+def sub_byte_literal(arr: np.ndarray, dtype: str) -> str:
+    """Source text of an ov.Tensor holding ``arr`` of sub-byte ``dtype``, packed as OpenVINO packs it."""
+    return (f"ov.Tensor(np.array({packed(arr, ov_type(dtype).bitwidth).tolist()}, dtype=\"uint8\"), "
+            f"ov.Shape({list(np.shape(arr))}), ov.Type.{OV_TYPES[dtype]})")
 
 
 class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
     type_names = tuple(OV_TYPES.values())
-    repro = StandaloneRepro("openvino", standalone_run, own_graph=True)
+    repro = StandaloneRepro("openvino", standalone_run, own_graph=True, sub_byte=sub_byte_literal,
+                            imports=("import openvino as ov",))
     domains = ("openvino",)
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS

@@ -140,14 +140,19 @@ def to_tensor(arr: np.ndarray, dtype: str):
     arr = np.asarray(arr, order="C")  # not ascontiguousarray: that makes a 0-d array 1-d
     if dtype == "string":
         return ov.Tensor(np.asarray(arr, dtype=str))
-    bits = ov_type(dtype).bitwidth
-    raw = arr.reshape(-1).view(np.uint8)
+    # This constructor shares the buffer; the Tensor holds a reference to it.
+    return ov.Tensor(packed(arr, ov_type(dtype).bitwidth), ov.Shape(list(arr.shape)), ov_type(dtype))
+
+
+def packed(arr: np.ndarray, bits: int) -> np.ndarray:
+    """``arr``'s bytes as OpenVINO holds elements of ``bits`` bits: as they are from 8 bits up,
+    else two (four) a byte, lowest bits first (ml_dtypes keeps one in a byte's low bits)."""
+    raw = np.asarray(arr, order="C").reshape(-1).view(np.uint8)
     if bits < 8:
         per = 8 // bits
         groups = np.pad(raw & ((1 << bits) - 1), (0, -raw.size % per)).reshape(-1, per)
         raw = np.bitwise_or.reduce(groups << (np.arange(per, dtype=np.uint8) * bits), axis=1).astype(np.uint8)
-    # This constructor shares the buffer; the Tensor holds a reference to it.
-    return ov.Tensor(raw.copy(), ov.Shape(list(arr.shape)), ov_type(dtype))
+    return raw.copy()
 
 
 def from_tensor(tensor) -> np.ndarray:

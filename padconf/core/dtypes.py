@@ -54,6 +54,7 @@ ALL_DTYPES: tuple[str, ...] = tuple(_TABLE)
 # The sub-byte dtypes (packed two or four to a byte in ONNX and OpenVINO tensors), each with a
 # byte-wide dtype that holds every value it has.
 SUB_BYTE_WIDER = {"int2": "int8", "uint2": "uint8", "int4": "int8", "uint4": "uint8", "float4e2m1": "float"}
+SUB_BYTE_BITS = {"int2": 2, "uint2": 2, "int4": 4, "uint4": 4, "float4e2m1": 4}  # each element's width
 # The float-like kinds whose values travel as raw bit patterns, so NaN payloads and -0.0 survive.
 _BITS_VIEW = {1: np.uint8, 2: np.uint16, 4: np.uint32, 8: np.uint64}
 

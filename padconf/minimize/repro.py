@@ -17,7 +17,7 @@ from padconf.adapters import adapter_class, get_adapter, registry, split_variant
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
-from padconf.core.dtypes import npy_bytes
+from padconf.core.dtypes import SUB_BYTE_BITS, npy_bytes
 from padconf.core.versions import package_version
 from padconf.core.vocabulary import Placement
 from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
@@ -229,21 +229,34 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     carry the data (bfloat16, float8, int4 ...: the generic checker handles those). ``row``, the
     failure's: a crash or hang runs in a child process; a NaN payload's is compared bit for bit."""
     adapter = adapter_class(runtime)()
-    if adapter.repro is None or case.data.dtype.isbuiltin != 1:
+    repro = adapter.repro
+    sub_byte = case.dtype in SUB_BYTE_BITS and repro is not None and repro.sub_byte is not None and repro.own_graph
+    if repro is None or (case.data.dtype.isbuiltin != 1 and not sub_byte):
         return None
     domain, version = parse_spec_id(case.spec)
-    own = adapter.repro.own_graph
+    own = repro.own_graph
     if own:
         operands = adapter.own_operands(case)
     else:
         operands = dict(feeds(case, Placement.INPUTS))
     fed = {"inputs": list(operands), "initializers": ["data"], "folded": []}[placement]
     allowed = _allowed(case)
-    arrays = [f"{name} = {_literal(arr, f'{name}.npy' if name in fed or name == 'data' else '')}"
-              for name, arr in operands.items()]
+
+    def literal(name: str, arr: np.ndarray) -> str:
+        if sub_byte and arr.dtype == case.data.dtype:  # the runtime's own tensor (numpy has no such type)
+            assert repro is not None and repro.sub_byte is not None
+            return repro.sub_byte(arr, case.dtype)
+        return _literal(arr, f"{name}.npy" if name in fed or name == "data" else "")
+
+    arrays = [*(repro.imports if sub_byte else ()),
+              *(f"{name} = {literal(name, arr)}" for name, arr in operands.items())]
+    if sub_byte:  # compared as the codes of the elements, which the runtime's run gives back
+        allowed = [None if out is None else out.view(np.uint8) & ((1 << SUB_BYTE_BITS[case.dtype]) - 1)
+                   for out in allowed]
     arrays.append("expected = [" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
                                              for i, out in enumerate(allowed))
-                  + "]  # what the specification allows (None: an error)")
+                  + "]  # what the specification allows (None: an error)"
+                  + (f"; {case.dtype} elements as their codes" if sub_byte else ""))
     setup = configuration(runtime)  # as padconf ran it: {} is the runtime's defaults
     names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
     if own:
@@ -268,7 +281,7 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
                                            ir_version(opset, case.dtype))
         call = f"standalone_run(model, {names}, {setup!r})"
     verdict = (row or {}).get("verdict")
-    return repro_api.script(adapter.repro, runtime, heading, arrays, build, call, allowed,
+    return repro_api.script(repro, runtime, heading, arrays, build, call, allowed,
                             bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
                             in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT))
 
