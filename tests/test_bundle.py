@@ -86,6 +86,11 @@ def test_a_placement_dependent_failure_says_where_the_pads_come_from():
     row = planted_row(case, Outcome(np.zeros(4, np.int64)), placement="initializers")
     assert title(row, case, placement_dependent=True) == \
         "Pad(edge) returns wrong values for int64 data with constant pads (opset 19)"
+    # Pad-1's pads are an attribute: what the placement moves is the data
+    case = classify(Case(spec="onnx/Pad-1", data=np.arange(3, dtype=np.float32), pads=[1, 0], mode="edge"))
+    row = planted_row(case, Outcome(np.zeros(4, np.float32)), placement="inputs")
+    assert title(row, case, placement_dependent=True) == \
+        "Pad(edge) returns wrong values for float data with data fed at run time (opset 1)"
 
 
 def test_shrinking_one_bug_never_answers_with_the_other(tmp_path):

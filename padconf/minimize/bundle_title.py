@@ -23,6 +23,14 @@ _BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (
            "axes_input": "an axes input (not in this opset)", "output_shape": "a negative output dimension"}
 PLACED = {"inputs": "with pads fed at run time", "initializers": "with constant pads",
           "folded": "when folded at compile time"}
+# ONNX Pad-1 and Pad-2 take pads as an attribute: the data is fed but where folded
+PLACED_ATTRIBUTE_PADS = {**PLACED, "inputs": "with data fed at run time", "initializers": "with data fed at run time"}
+
+
+def placed(case: Case, placement: str) -> str:
+    """Where a placement puts the case's operands, as a title's phrase."""
+    domain, version = parse_spec_id(case.spec)
+    return (PLACED_ATTRIBUTE_PADS if domain == "onnx" and version <= 2 else PLACED)[placement]
 
 
 def op_name(case: Case) -> str:
@@ -152,5 +160,5 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
         phrase = f"answers {on} as no reading of the specification does"  # the readings: in REPORT.md
     else:
         phrase = f"{verdict} on {on}"
-    where = f" {PLACED[row['placement']]}" if placement_dependent and row.get("placement") in PLACED else ""
+    where = f" {placed(case, row['placement'])}" if placement_dependent and row.get("placement") in PLACED else ""
     return f"{op_name(case)} {phrase}{where}{only} ({version_text(case)})"

@@ -440,8 +440,11 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
         inputs.append(f"- constant_value: `{np.asarray(case.constant_value).tolist()!r}` ({case.dtype})")
     if case.axes is not None:
         inputs.append(f"- axes: `{case.axes}` ({case.axes_type})")
-    where = {"inputs": "pads and the other operands fed at run time as graph inputs",
-             "initializers": "pads and the other operands baked into the model as constants",
+    attribute = case.spec in ("onnx/Pad-1", "onnx/Pad-2")  # pads an attribute, the data fed
+    where = {"inputs": "the data fed at run time as a graph input, pads an attribute" if attribute else
+                       "pads and the other operands fed at run time as graph inputs",
+             "initializers": "the data fed at run time as a graph input, pads an attribute" if attribute else
+                             "pads and the other operands baked into the model as constants",
              "folded": "every input, data included, baked into the model as constants: the runtime may "
                        "evaluate the Pad while compiling"}[placement]
     kind = {CaseKind.DEFINED: "defined: the document fixes one output",
