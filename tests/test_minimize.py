@@ -449,6 +449,28 @@ def test_one_lenience_across_dtypes_and_versions_is_one_bundle_and_another_rule_
     assert "accepts mode wrap" in modes.splitlines()[0] and "## Variants" not in modes
 
 
+def test_a_type_list_unchecked_through_pad_and_its_control_alike_is_one_bundle_whatever_the_dtype(tmp_path):
+    """onnx's ReferenceEvaluator accepts float8e4m3fn data at Pad-13 and bfloat16 at Pad-11,
+    neither in those versions' type lists, and as much through the Identity control (whose
+    versions list neither): not Pad-specific, one check missing on the shared path, one bundle
+    for both dtypes."""
+    import ml_dtypes
+
+    from padconf.cases.classify import classify
+    from padconf.run.runner import Run, RunConfig
+    data = np.arange(6).reshape(2, 3)
+    cases = [classify(Case(spec="onnx/Pad-13", data=data.astype(ml_dtypes.float8_e4m3fn), pads=[0, 1, 0, 1])),
+             classify(Case(spec="onnx/Pad-11", data=data.astype(ml_dtypes.bfloat16), pads=[0, 1, 0, 1]))]
+    assert [c.rule for c in cases] == ["dtypes", "dtypes"]
+    run = Run(tmp_path / "run", RunConfig(runtimes=["onnx-reference"]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    code, out = minimize(tmp_path, str(tmp_path / "run"), "onnx-reference", "--time-limit", "3")
+    assert code == 0
+    (bundle,) = [d for d in out.iterdir() if d.is_dir()]
+    report = (bundle / "REPORT.md").read_text()
+    assert "Triage: **not Pad-specific**" in report and "## Variants" in report
+
+
 def test_one_bug_that_shows_as_a_wrong_value_and_as_a_refusal_is_one_bundle(tmp_path):
     """A runtime that refuses rank-0 data with constant pads and answers it wrongly with fed pads
     has one bug on rank-0 data (its minimal inputs share that feature): one bundle, both faces
