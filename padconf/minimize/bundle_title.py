@@ -8,7 +8,11 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from padconf.adapters import adapter_class
+from padconf.adapters.rewriters import RewriterAdapter, culprits
 from padconf.cases.case import Case
+from padconf.cases.context import Consumer, Producer
+from padconf.core.errors import PadconfError
 from padconf.judging.verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
 from padconf.spec.loader import parse_spec_id
 
@@ -24,7 +28,34 @@ PLACED = {"inputs": "with pads fed at run time", "initializers": "with constant 
 
 
 def op_name(case: Case) -> str:
-    return f"Pad({case.mode})"
+    """Pad and its mode; for a context case, its neighbourhood too: "Pad(constant) -> MaxPool
+    (pads from Constant nodes)"."""
+    name = f"Pad({case.mode})"
+    ctx = case.context
+    if ctx is None:
+        return name
+    if ctx.consumer != Consumer.NONE:
+        name += f" -> {ctx.consumer}"
+    about = ([f"pads from {_PRODUCED[ctx.producer]}"] if ctx.producer != Producer.INPUTS else []) \
+        + (["a static data shape"] if ctx.static_shape else [])
+    return f"{name} ({', '.join(about)})" if about else name
+
+
+_PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.SHAPE_CHAIN: "a Shape/Gather/Concat/Sub/Cast chain",
+             Producer.TORCH_PAD: "PyTorch's F.pad export chain"}
+
+
+def _rewritten_by(row: Mapping[str, Any]) -> str:
+    """"after onnxoptimizer's fuse_pad_into_pool, " for a graph rewriter's failure (the pass its
+    note names as changing the answer alone, RewriterAdapter._culprit); "" for a runtime."""
+    runtime = row.get("runtime") or ""
+    try:
+        if not issubclass(adapter_class(runtime), RewriterAdapter):
+            return ""
+    except PadconfError:  # a row of no registered runtime (a test's)
+        return ""
+    named = culprits(row.get("note"))
+    return f"after {runtime}'s {', '.join(named)}, " if named else f"after {runtime}, "
 
 
 def version_text(case: Case) -> str:
@@ -137,4 +168,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {PLACED[row['placement']]}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{op_name(case)} {phrase}{where}{only} ({version_text(case)})"
+    return f"{_rewritten_by(row)}{op_name(case)} {phrase}{where}{only} ({version_text(case)})"

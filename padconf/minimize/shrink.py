@@ -15,7 +15,8 @@ from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import FAILURES, Verdict, control_record
-from padconf.minimize.simplify import PASSES, rank_one
+from padconf.minimize.context_shrink import passes
+from padconf.minimize.simplify import rank_one
 from padconf.run.results import ResultRow, result_row
 from padconf.spec.loader import get_spec
 
@@ -153,7 +154,7 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
     improved = True
     while improved and time.monotonic() < deadline:
         improved = False
-        for simplify in PASSES:
+        for simplify in passes(best.case):  # a context case's own first (context_shrink)
             while time.monotonic() < deadline:
                 found = next((a for a in map(same_failure, simplify(best.case)) if a), None)
                 if found is None:
