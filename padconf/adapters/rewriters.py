@@ -82,6 +82,26 @@ def _shown(answer: tuple) -> str:
     return f"refuses it ({err})" if out is None else f"gives shape {list(out.shape)} {out.reshape(-1)[:6].tolist()}"
 
 
+def _classified(case: Case) -> Case | None:
+    """``case`` as its spec classifies it (padconf's reference; a context case's consumer on
+    onnx's evaluator), or None where it cannot be (too large, or a spec folder it lacks)."""
+    try:
+        found = classify(case, get_spec(case.spec))
+    except Exception:  # noqa: BLE001  no classification: the rewrite is judged without one
+        return None
+    return None if found.kind == CaseKind.TOO_LARGE else found
+
+
+def _conforms(case: Case, answer: tuple) -> bool:
+    """Whether ``answer`` (output, refusal) is one the specification allows for the classified ``case``."""
+    out = answer[0]
+    if case.kind == CaseKind.MUST_REJECT:
+        return out is None
+    allowed = [case.expected] if case.kind == CaseKind.DEFINED else list(case.interpretations.values())
+    return any(out is None if e is None else out is not None and out.dtype == e.dtype and out.shape == e.shape
+               and bit_equal(e, snap(case.context, e, out)) for e in allowed)
+
+
 def _check(model) -> str | None:
     import onnx
     try:
@@ -107,7 +127,7 @@ class RewriterAdapter(Adapter):
 
     def invalid_rewrite(self, case: Case, rewritten) -> str | None:
         """Why the rewritten model is invalid by padconf's own spec files, or None (a converter's
-        target opset: VersionConverterAdapter)."""
+        target opset: VersionConverterAdapter); ``case``: classified."""
         return None
 
     def configuration(self) -> dict[str, object]:
@@ -140,7 +160,8 @@ class RewriterAdapter(Adapter):
         if invalid and not _check(model):
             return Outcome(error=f"onnx.checker (full_check) rejects the model {self.name} rewrote, not the one "
                                  f"it was given: {invalid}")
-        invalid = self.invalid_rewrite(case, rewritten)
+        spec = _classified(case)  # the worker hands adapters a case's inputs only
+        invalid = self.invalid_rewrite(spec, rewritten) if spec is not None else None
         if invalid:
             return Outcome(error=invalid)
         before, after = model.SerializeToString(), rewritten.SerializeToString()
@@ -148,8 +169,8 @@ class RewriterAdapter(Adapter):
         answers = {runtime: (_run(runtime, before, inputs), _run(runtime, after, inputs))
                    for runtime in (REFERENCE, ORT_NO_OPT)}
         # a runtime refusing the model it was given, which the specification defines, is no control
-        controls = [rt for rt, (control, _) in answers.items()
-                    if control[0] is not None or case.kind != CaseKind.DEFINED]
+        defined = spec is not None and spec.kind == CaseKind.DEFINED
+        controls = [rt for rt, (control, _) in answers.items() if control[0] is not None or not defined]
         if not controls:
             return Outcome(skipped=f"neither {REFERENCE} nor {ORT_NO_OPT} runs the model {self.name} was given: "
                                    "no control to judge the rewrite against")
@@ -173,10 +194,13 @@ class RewriterAdapter(Adapter):
         if len(controls) == 2 and not _same(case, answers[REFERENCE][0], answers[ORT_NO_OPT][0]):
             return Outcome(skipped=f"{REFERENCE} and {ORT_NO_OPT} disagree on the model {self.name} was given: "
                                    "no control to judge the rewrite against")
-        rewritten_answer = answers[runtime][1]
-        return Outcome(output=rewritten_answer[0], error=rewritten_answer[1],
-                       note=f"{self.name} rewrote the model; it computes what the model it was given computes on "
-                            f"{' and '.join(controls)}")
+        kept = f"{self.name} rewrote the model; it computes what the model it was given computes on " \
+               f"{' and '.join(controls)}"
+        control, rewritten_answer = answers[runtime]
+        if spec is not None and not _conforms(spec, control):  # the control runtime's own failure, kept
+            return Outcome(skipped=f"{kept}, where {runtime} {_shown(control)}, which the specification does not "
+                                   "allow: no verdict on the rewrite")
+        return Outcome(output=rewritten_answer[0], error=rewritten_answer[1], note=kept)
 
     def _culprit(self, case: Case, model, runtime: str, inputs: dict, control: tuple) -> str:
         """'; alone, X changes it' for the passes that do (``culprits`` reads it back)."""

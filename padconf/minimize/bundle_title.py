@@ -8,7 +8,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from padconf.adapters import adapter_class
+from padconf.adapters import adapter_class, split_variant
+from padconf.adapters.onnxruntime import optimizer_pass
 from padconf.adapters.rewriters import RewriterAdapter, culprits
 from padconf.cases.case import Case
 from padconf.cases.context import Consumer, Producer
@@ -135,6 +136,10 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     if setup:
         settings = ", ".join(f"{k}={v}" for k, v in setup["configuration"].items()) or row["runtime"]
         only = f" only with {settings} (by default: {setup['verdict']})"
+    optimized = optimizer_pass(row.get("note"))  # onnxruntime's note names the pass by experiment
+    if optimized:
+        level = split_variant(row.get("runtime") or "")[1].get("optimization", "all")
+        only += f" only with graph optimization level {level}: the optimized model {optimized}"
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
                f"when folded at compile time{only} ({version_text(case)})"

@@ -9,10 +9,13 @@ the shape symbolic, and the consumer's own attributes made their defaults one at
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
+from typing import Any
 
 from padconf.cases.case import Case
 from padconf.cases.context import Consumer, Producer
 from padconf.cases.contexts import POOLS
+from padconf.judging.failure import failure_key, failure_pattern
 from padconf.minimize.simplify import PASSES, fewer_dims, simpler_types
 
 # a pool's or Conv's attribute -> the value that does least (the document's default)
@@ -54,3 +57,21 @@ def passes(case: Case) -> tuple:
         return PASSES
     kept = tuple(p for p in PASSES if not (case.context.consumer in POOLS and p in (fewer_dims, simpler_types)))
     return (simpler_context, *kept)
+
+
+def consumer_changed(before: Case, after: Case) -> bool:
+    """Whether ``after`` has another consumer than ``before`` (simpler_context dropped it)."""
+    def consumer(case: Case) -> str:
+        return case.context.consumer if case.context is not None else Consumer.NONE
+    return consumer(before) != consumer(after)
+
+
+def same_across_consumers(start: Mapping[str, Any], got: Mapping[str, Any], start_signature: tuple,
+                          got_signature: tuple) -> bool:
+    """The same failure with and without a consumer: the verdict, the case's kind and reason,
+    the failure class but for a mismatch's kind of wrong value (a Conv's sum of wrong values is
+    a value the expected output lacks, the Pad's own wrong value may be one misplaced), and the
+    triage class (failure_signature's last)."""
+    return (failure_key(start)[::2] == failure_key(got)[::2]
+            and failure_pattern(start, kind=False) == failure_pattern(got, kind=False)
+            and start_signature[-1] == got_signature[-1])

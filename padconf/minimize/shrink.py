@@ -15,7 +15,7 @@ from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import FAILURES, Verdict, control_record
-from padconf.minimize.context_shrink import passes
+from padconf.minimize.context_shrink import consumer_changed, passes, same_across_consumers
 from padconf.minimize.simplify import rank_one
 from padconf.run.results import ResultRow, result_row
 from padconf.spec.loader import get_spec
@@ -141,14 +141,19 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         if got is None:
             return None
         found = failure_key(got.row)
+        # context_shrink dropped the consumer: the same verdict, compared further below
+        across = consumer_changed(start.case, candidate) and found[0] == key[0]
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
-        if not (found == key or (found[:2] == key[:2] and key[0] in UNJUDGED and got.case.kind == CaseKind.DEFINED)):
+        if not (found == key or across or (found[:2] == key[:2] and key[0] in UNJUDGED
+                                            and got.case.kind == CaseKind.DEFINED)):
             return None
         if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
         got.control = isolated.control(got, placement, deadline)
         found_signature = signature_of(got)
+        if across:
+            return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
         return got if found_signature == signature and found_signature not in others else None
 
     improved = True
