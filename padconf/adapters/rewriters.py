@@ -174,7 +174,8 @@ class RewriterAdapter(Adapter):
         if not controls:
             return Outcome(skipped=f"neither {REFERENCE} nor {ORT_NO_OPT} runs the model {self.name} was given: "
                                    "no control to judge the rewrite against")
-        changed = [runtime for runtime in controls if not _same(case, *answers[runtime])]
+        judged = spec or case  # the classified case carries its context's tolerance
+        changed = [runtime for runtime in controls if not _same(judged, *answers[runtime])]
         if changed:
             # the exhibit: onnx's reference's answer, unless it refuses the rewritten model where
             # onnxruntime computes one (the evaluator fails on some pools with their own pads)
@@ -188,10 +189,10 @@ class RewriterAdapter(Adapter):
                                        "the difference may be that runtime's, on a graph it meets only rewritten")
             also = f"; on {others[0]} it changes too" if others[0] in controls else \
                 f"; {others[0]} refuses the model it was given (no control there)"
-            note = f"{said}{self._culprit(case, model, runtime, inputs, control)}{also}"
+            note = f"{said}{self._culprit(judged, model, runtime, inputs, control)}{also}"
             return Outcome(output=answer[0], error=answer[1], note=note)
         runtime = REFERENCE if REFERENCE in controls else ORT_NO_OPT
-        if len(controls) == 2 and not _same(case, answers[REFERENCE][0], answers[ORT_NO_OPT][0]):
+        if len(controls) == 2 and not _same(judged, answers[REFERENCE][0], answers[ORT_NO_OPT][0]):
             return Outcome(skipped=f"{REFERENCE} and {ORT_NO_OPT} disagree on the model {self.name} was given: "
                                    "no control to judge the rewrite against")
         kept = f"{self.name} rewrote the model; it computes what the model it was given computes on " \
