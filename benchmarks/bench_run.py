@@ -1,7 +1,8 @@
 """A whole `padconf run`, end to end, per profile and seed: wall time; CPU seconds of padconf and
 every process it started, and those over the cores (a wall time no scheduling of the lanes can
 beat); results/s, and per runtime
-the results, seconds, worker restarts and seconds spent waiting on hangs; seconds drawing cases,
+the results, seconds, worker restarts and seconds spent waiting on hangs; the lane seconds of the
+context cases (issue 44) and the wall time less their share, the run without them; seconds drawing cases,
 padconf's own peak RSS and the size of the run directory (and its largest file). Targets (2
 cores): default < 120 s, ci < 25 s, peak RSS < 300 MB, run directory < 30 MB, for every seed
 (what is drawn depends on the seed: seed 2 once wrote 60 MB); a row past a size target is
@@ -59,6 +60,14 @@ def run(profile: str, jobs: int | None, seed: int, runtimes: Sequence[str] = (),
     return {"profile": profile, "seed": seed, "wall": wall, "cpu": cpu, "results": results,
             "size_mb": sum(sizes.values()) / 2**20, "largest": f"{largest} {sizes[largest] / 2**20:.1f}", "dir": out,
             **stats}
+
+
+def context_share(out: Path) -> tuple[float, float]:
+    """(lane seconds of the run's context cases, of all its cases): issue 44's cost of contexts,
+    which draw on top of every version's budget (a run without them is the same run less them)."""
+    contexts = {doc["id"] for doc in map(json.loads, (out / "cases.jsonl").open()) if doc.get("context")}
+    rows = [json.loads(line) for line in (out / "results.jsonl").open()]
+    return (sum(r["seconds"] or 0 for r in rows if r["case_id"] in contexts), sum(r["seconds"] or 0 for r in rows))
 
 
 def _children_cpu() -> float:
@@ -129,6 +138,13 @@ def main() -> None:
                   f"{f['results'] / f['wall']:.0f} | {f['draw_seconds']:.1f} | "
                   f"{_against(f['peak_rss_mb'], PEAK_RSS_MB)} | "
                   f"{_against(f['size_mb'], RUN_DIR_MB)} | {f['largest']} |", flush=True)
+    print()
+    print("| profile | seed | wall s | context cases' lane s | all lane s | wall s without contexts (estimated) |")
+    print("|---|---:|---:|---:|---:|---:|")
+    for f in figures:
+        ctx, total = context_share(f["dir"])
+        print(f"| {f['profile']} | {f['seed']} | {f['wall']:.1f} | {ctx:.1f} | {total:.1f} | "
+              f"{f['wall'] * (1 - ctx / total if total else 1):.1f} |")
     print()
     print("| profile | seed | runtime | results | lane seconds | worker restarts | recycled | waiting on hangs s |")
     print("|---|---:|---|---:|---:|---:|---:|---:|")

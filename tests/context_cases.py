@@ -1,8 +1,12 @@
-"""Hand-made context cases shared by tests/test_contexts.py and tests/test_rewriters.py."""
+"""Hand-made context cases shared by tests/test_contexts.py, tests/test_rewriters.py and
+tests/test_minimize_contexts.py, and a rewriter with a planted bug."""
 from __future__ import annotations
 
 import numpy as np
+import onnx
+from onnx import helper
 
+from padconf.adapters.rewriters import RewriterAdapter
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cases.context import Context
@@ -17,3 +21,20 @@ def context_case(data, pads, context: Context, **kw) -> Case:
     """A float32 Pad-18 case with ``context``, classified (its expected output passed through the consumer)."""
     return classify(Case(spec=SPEC, data=np.asarray(data, np.float32), pads=pads, context=context, **kw),
                     get_spec(SPEC))
+
+
+class EdgeForConstant(RewriterAdapter):
+    """A rewriter with a planted bug (for padconf's own tests): it turns every constant-mode Pad
+    into an edge-mode one, with or without a consumer after it."""
+
+    name = "edge-for-constant"
+    passes = ("edge",)
+
+    def rewrite(self, model, passes):
+        out = onnx.ModelProto()
+        out.CopyFrom(model)
+        for node in out.graph.node:
+            if node.op_type == "Pad":
+                del node.attribute[:]
+                node.attribute.append(helper.make_attribute("mode", "edge"))
+        return out

@@ -15,8 +15,11 @@ import pytest
 from padconf.adapters import get_adapter
 from padconf.adapters.rewriters import OnnxOptimizerAdapter, RewriterAdapter
 from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import classify
 from padconf.cases.context import Consumer, Context, Producer
+from padconf.cases.onnx_model import build_model
 from padconf.judging.verdicts import Verdict, judge
+from padconf.spec.loader import get_spec
 from tests.context_cases import MAX_POOL_2, SPEC, context_case
 
 pytest.importorskip("onnxoptimizer")
@@ -121,3 +124,64 @@ def test_a_run_carries_the_rewriters_skips_and_notes_through_its_workers(tmp_pat
     cases = [json.loads(line) for line in (out / "cases.jsonl").read_text().splitlines()]
     assert any(c.get("context") for c in cases)
     assert all(c["kind"] in tuple(CaseKind) for c in cases)
+
+
+def _plain(spec, **kw) -> Case:
+    return classify(Case(spec=spec, **kw), get_spec(spec))
+
+
+_CONV = {"kernel_shape": [2], "strides": [1], "dilations": [1], "auto_pad": "NOTSET", "pads": [0, 0], "group": 1}
+
+
+@pytest.mark.parametrize("name", ["onnxscript", "onnxslim", "onnxsim"])
+def test_each_rewriter_fuses_a_zero_pad_into_conv_keeping_its_meaning(name):
+    """Each fuses constant zero pads into Conv's own pads (seen in their outputs: one Conv node)."""
+    ctx = Context(Consumer.CONV, _CONV, weights=np.array([[[1.0, -2.0]]], np.float32))
+    case = context_case([[[3.0, 5.0, -1.0, 2.0]]], [0, 0, 1, 0, 0, 1], ctx)
+    adapter = get_adapter(name)
+    assert [n.op_type for n in adapter.rewrite(build_model(case, "initializers"), adapter.passes).graph.node] == \
+        ["Conv"]
+    outcome = adapter.run(case, "initializers")
+    assert outcome.note and "rewrote the model" in outcome.note
+    assert judge(case, outcome).verdict == Verdict.PASS
+
+
+def test_a_rewrite_of_a_model_the_control_runtimes_answer_wrongly_is_not_the_rewriters():
+    """onnx's reference pads string data with the integer 0 where the specification says "":
+    a rewrite keeping that answer is no verdict on the rewriter (skipped, saying so)."""
+    case = _plain("onnx/Pad-13", data=np.array(["a", "b"], dtype=object), pads=[1, 0])
+    outcome = get_adapter("onnxscript").run(case, "initializers")
+    assert outcome.skipped and "which the specification does not allow: no verdict on the rewrite" in outcome.skipped
+
+
+def test_the_version_converter_up_down_refusing_and_converting_into_an_invalid_model():
+    up, down = get_adapter("onnx-version-converter"), get_adapter("onnx-version-converter[direction=down]")
+    assert up.supports("onnx/Pad-19", "float") and down.supports("onnx/Pad-2", "float")  # no such conversion
+    pad2 = _plain("onnx/Pad-2", data=np.arange(3, dtype=np.float32), pads=[1, 1])
+    assert judge(pad2, up.run(pad2, "initializers")).verdict == Verdict.PASS  # pads attribute -> input, at 11
+    pad11 = _plain("onnx/Pad-11", data=np.arange(3, dtype=np.float32), pads=[1, 1])
+    refused = down.run(pad11, "initializers")
+    assert refused.skipped and "No Adapter From Version $11 for Pad" in refused.skipped
+    wrap = _plain("onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="wrap")
+    invalid = down.run(wrap, "initializers")  # onnx's converter keeps mode wrap at opset 18
+    assert invalid.error and "opset 18, whose Pad forbids it (mode 'wrap'" in invalid.error
+    assert judge(wrap, invalid).verdict == Verdict.WRONGLY_REJECTED
+
+
+def test_onnxruntimes_pass_is_named_by_disabling_it_alone(tmp_path):
+    """PadFusion (the rule Pad_Fusion) is what turns Pad+Conv into Conv: disabled alone, the
+    optimized model keeps its Pad."""
+    import onnxruntime as ort
+
+    from padconf.adapters.onnxruntime import _new_session, culprit_pass, optimizer_pass
+    ctx = Context(Consumer.CONV, _CONV, weights=np.array([[[1.0, -2.0]]], np.float32))
+    model = build_model(context_case([[[3.0, 5.0, -1.0]]], [0, 0, 1, 0, 0, 1], ctx), "initializers").SerializeToString()
+
+    def optimized_ops(disabled=None) -> list[str]:
+        _new_session(ort, model, save_to=str(tmp_path / "optimized.onnx"), disabled=disabled)
+        return [n.op_type for n in onnx.load(tmp_path / "optimized.onnx").graph.node]
+
+    assert optimized_ops() == ["Conv"]
+    assert culprit_pass(lambda disabled: "Pad" in optimized_ops(disabled)) == "Pad_Fusion"
+    assert optimizer_pass("...; with only Pad_Fusion disabled it gives what the unoptimized model gives: ...") == \
+        "fuses Pad into its consumer (PadFusion)"

@@ -63,6 +63,9 @@ class StandaloneRepro:
     own_graph: bool = False
     sub_byte: Callable[[Any, str], str] | None = None
     imports: tuple[str, ...] = ()
+    # a graph rewriter's: ``run(model, configuration)`` returns the rewritten model, which the
+    # script runs beside the model as given on a control runtime (padconf.minimize.repro_rewriter)
+    rewrites: bool = False
 
 
 class Adapter:
@@ -222,8 +225,10 @@ OPT_IN.update({name: _COMPILER.format(name, what, cold) for name, what, cold in 
     ("tvm-cuda", "TVM for CUDA", _TVM_COLD), ("tvm-vulkan", "TVM for Vulkan", _TVM_COLD))})
 
 
-OPT_IN["onnxoptimizer"] = ("opt-in (--runtime onnxoptimizer): a graph rewriter, judged on four model runs a "
-                            "case (its model and the one it was given, each on onnx's reference and onnxruntime)")
+OPT_IN.update({name: f"opt-in (--runtime {name}): a graph {what}, judged on four model runs a case (its model and "
+                     "the one it was given, each on onnx's reference and onnxruntime)" for name, what in (
+    ("onnxoptimizer", "rewriter"), ("onnxscript", "rewriter"), ("onnxslim", "rewriter"), ("onnxsim", "rewriter"),
+    ("onnx-version-converter", "converter"))})
 
 def default_runtimes() -> list[str]:
     """What ``padconf run`` runs without --runtime: every registered runtime but the OPT_IN ones."""

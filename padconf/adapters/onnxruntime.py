@@ -60,7 +60,37 @@ _LEVELS = {"disabled": "ORT_DISABLE_ALL", "basic": "ORT_ENABLE_BASIC", "extended
            "all": "ORT_ENABLE_ALL"}
 
 
-def _new_session(ort, model: bytes, level: str | None = None, save_to: str | None = None):
+# onnxruntime's graph transformers and rewrite rules that rewrite a Pad's neighbourhood, by the
+# name `disabled_optimizers` takes -> what the optimized model then does (optimizer_pass names it)
+ORT_PASSES = {"Pad_Fusion": "fuses Pad into its consumer (PadFusion)",
+              "ConstantFolding": "folds the nodes computing the pads into constants (ConstantFolding)",
+              "ShapeToInitializer": "folds the data's static shape into a constant (ShapeToInitializer)",
+              "ConstantSharing": "shares equal constants (ConstantSharing)"}
+_PASS_NOTE = re.compile(r"with only (\S+) disabled it gives what the unoptimized model gives")
+
+
+def optimizer_pass(note: str | None) -> str | None:
+    """What onnxruntime's optimizer did, as _optimizer_note's experiment names it ("fuses Pad
+    into its consumer (PadFusion)"), or None."""
+    found = _PASS_NOTE.search(note or "")
+    return ORT_PASSES.get(found[1]) if found else None
+
+
+def culprit_pass(holds) -> str | None:
+    """The first ORT_PASSES entry whose disabling alone makes ``holds(disabled)`` true (a session
+    with ``disabled_optimizers=disabled`` answers as the unoptimized model does, say); None
+    where none does."""
+    for name in ORT_PASSES:
+        try:
+            if holds([name]):
+                return name
+        except Exception:  # noqa: BLE001  the model still fails to load: not this pass
+            continue
+    return None
+
+
+def _new_session(ort, model: bytes, level: str | None = None, save_to: str | None = None,
+                 disabled: list[str] | None = None):
     options = ort.SessionOptions()  # graph optimisation at ORT's default (all), or a variant's level
     if level is not None:
         options.graph_optimization_level = getattr(ort.GraphOptimizationLevel, level)
@@ -68,7 +98,8 @@ def _new_session(ort, model: bytes, level: str | None = None, save_to: str | Non
         options.optimized_model_filepath = save_to
     options.log_severity_level = 4  # errors reach us as exceptions; opset 1/2 warn on each load
     options.intra_op_num_threads = options.inter_op_num_threads = 1  # tiny tensors
-    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+    return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"],
+                                **({"disabled_optimizers": disabled} if disabled else {}))
 
 
 def standalone_run(model, inputs, configuration):
@@ -173,6 +204,20 @@ class OnnxRuntimeAdapter(Adapter):
             _new_session(ort, model, save_to=saved)
             ops = _op_types(saved)
         before = [node.op_type for node in build_model(case, placement).graph.node]
+        level = _LEVELS.get(self.settings.get("optimization", ""))
+        inputs = feeds(case, placement)
+
+        def unoptimized(disabled: list[str]) -> bool:  # the answer of the model with the optimizer disabled
+            session = _new_session(ort, model, level, disabled=disabled)
+            try:
+                got = session.run(None, inputs, self._quiet)[0]
+            except Exception:  # noqa: BLE001
+                return isinstance(plain, str)
+            return not isinstance(plain, str) and bit_equal(plain, got)
+
+        named = culprit_pass(unoptimized)
         return (f"onnxruntime's graph optimizer: with it disabled the model "
                 f"{'refuses it: ' + plain if isinstance(plain, str) else 'gives another output'}; "
-                f"it rewrote {'+'.join(before)} into {'+'.join(ops)}")
+                f"it rewrote {'+'.join(before)} into {'+'.join(ops)}"
+                + (f"; with only {named} disabled it gives what the unoptimized model gives: the optimized model "
+                   f"{ORT_PASSES[named]}" if named else ""))

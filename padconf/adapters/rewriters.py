@@ -1,9 +1,13 @@
-"""Graph rewriters as implementations under test (issue 44): onnxoptimizer's Pad passes.
+"""Graph rewriters and converters as implementations under test (issue 44): onnxoptimizer's Pad
+passes, onnxscript's optimizer and its Pad-into-Conv rewrite, onnxslim, onnx-simplifier and onnx's
+version converter.
 
 A rewriter takes the model padconf builds for a case (a context case's whole graph: Pad and its
 consumer, its pads' producer) and returns a model. Its verdict:
 
-- it raises: its crash, reported as a refusal of the case (``<name> raised: ...``);
+- it raises: its crash, reported as a refusal of the case (``<name> raised: ...``), unless the
+  exception says it does not rewrite such a model (the version converter's "No Adapter"): a
+  refusal to rewrite;
 - it returns the model unchanged: a refusal to rewrite, which is fine: skipped, saying so;
 - its model fails ``onnx.checker.check_model(full_check=True)`` where the input passes: an
   invalid model, reported as a refusal (``onnx.checker rejects the rewritten model: ...``);
@@ -12,23 +16,33 @@ consumer, its pads' producer) and returns a model. Its verdict:
   again). The unrewritten model on the same runtime is the control: where the two differ on a
   runtime (an output for a refusal, another shape, other values beyond the context's
   tolerance) on both, the rewriter changed what the model computes, and the outcome is the
-  rewritten model's on onnx's reference, with a note naming the pass that changes it alone;
+  rewritten model's on onnx's reference, with a note naming the pass that changes it alone
+  (``culprits`` reads it back);
   judged against padconf's expected output as any outcome is. Where only one of them changes,
   the difference may be that runtime's on a graph it meets only rewritten (onnx's reference
   evaluator fails on some pools with their own pads): skipped, saying so. Where they agree on both runtimes the rewrite
   kept the model's meaning: the outcome is the rewritten model's on onnx's reference, unless
-  the two runtimes disagree on the unrewritten model, which leaves no control (skipped).
+  the two runtimes disagree on the unrewritten model, which leaves no control (skipped). A control
+  runtime that refuses the model it was given where padconf's case is defined (onnxruntime and an
+  old opset) is no control: the verdict rests on the other.
+- a converter's model must also be one its target opset allows: padconf classifies the case at
+  the target's Pad version, and a model converted into one that version forbids (Pad-19's wrap
+  converted down to opset 18) is an invalid model.
 """
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, error_text
-from padconf.cases.case import Case
+from padconf.adapters import Adapter, Outcome, StandaloneRepro, error_text
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.classify import classify
 from padconf.cases.context import snap
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import bit_equal
 from padconf.core.vocabulary import Placement
+from padconf.spec.loader import get_spec, parse_spec_id
 
 # the dtypes both control runtimes take through numpy (no ml_dtypes kinds, no complex in ORT)
 _FED = {"float", "double", "float16", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64",
@@ -68,6 +82,26 @@ def _shown(answer: tuple) -> str:
     return f"refuses it ({err})" if out is None else f"gives shape {list(out.shape)} {out.reshape(-1)[:6].tolist()}"
 
 
+def _classified(case: Case) -> Case | None:
+    """``case`` as its spec classifies it (padconf's reference; a context case's consumer on
+    onnx's evaluator), or None where it cannot be (too large, or a spec folder it lacks)."""
+    try:
+        found = classify(case, get_spec(case.spec))
+    except Exception:  # noqa: BLE001  no classification: the rewrite is judged without one
+        return None
+    return None if found.kind == CaseKind.TOO_LARGE else found
+
+
+def _conforms(case: Case, answer: tuple) -> bool:
+    """Whether ``answer`` (output, refusal) is one the specification allows for the classified ``case``."""
+    out = answer[0]
+    if case.kind == CaseKind.MUST_REJECT:
+        return out is None
+    allowed = [case.expected] if case.kind == CaseKind.DEFINED else list(case.interpretations.values())
+    return any(out is None if e is None else out is not None and out.dtype == e.dtype and out.shape == e.shape
+               and bit_equal(e, snap(case.context, e, out)) for e in allowed)
+
+
 def _check(model) -> str | None:
     import onnx
     try:
@@ -87,6 +121,23 @@ class RewriterAdapter(Adapter):
     def rewrite(self, model, passes: tuple[str, ...]):
         raise NotImplementedError
 
+    def refuses(self, exc: Exception) -> bool:
+        """Whether ``exc`` says the rewriter does not rewrite such a model (fine), not that it failed."""
+        return False
+
+    def invalid_rewrite(self, case: Case, rewritten) -> str | None:
+        """Why the rewritten model is invalid by padconf's own spec files, or None (a converter's
+        target opset: VersionConverterAdapter); ``case``: classified."""
+        return None
+
+    def configuration(self) -> dict[str, object]:
+        return {"passes": list(self.passes)}
+
+    def repro_configuration(self, case: Case, note: str | None) -> dict[str, object]:
+        """What a bundle's repro passes its StandaloneRepro.run: the passes the note names as
+        changing the answer alone (``culprits``), else every pass padconf ran."""
+        return {"passes": culprits(note) or list(self.passes)}
+
     def supports(self, spec_id: str, dtype: str) -> str | None:
         return super().supports(spec_id, dtype) or (
             None if dtype in _FED else f"the control runtimes' Python APIs take no {dtype} tensors through numpy")
@@ -97,54 +148,106 @@ class RewriterAdapter(Adapter):
         except Exception as exc:  # what the model cannot hold (a string value in a float attribute)
             return Outcome(error=f"{type(exc).__name__}: {error_text(exc)}")
         try:
-            rewritten = self.rewrite(model, self.passes)
+            rewritten = self.rewrite(_copy(model), self.passes)  # a copy: some rewriters change their input
         except Exception as exc:
+            if self.refuses(exc):
+                return Outcome(skipped=f"{self.name} refuses to rewrite the model (which is fine): {error_text(exc)}")
             return Outcome(error=f"{self.name} raised: {type(exc).__name__}: {error_text(exc)}")
-        if rewritten.graph.SerializeToString() == model.graph.SerializeToString():
+        if rewritten.graph.SerializeToString() == model.graph.SerializeToString() \
+                and list(rewritten.opset_import) == list(model.opset_import):
             return Outcome(skipped=f"{self.name} left the model as it was (a refusal to rewrite, which is fine)")
         invalid = _check(rewritten)
         if invalid and not _check(model):
             return Outcome(error=f"onnx.checker (full_check) rejects the model {self.name} rewrote, not the one "
                                  f"it was given: {invalid}")
+        spec = _classified(case)  # the worker hands adapters a case's inputs only
+        invalid = self.invalid_rewrite(spec, rewritten) if spec is not None else None
+        if invalid:
+            return Outcome(error=invalid)
         before, after = model.SerializeToString(), rewritten.SerializeToString()
         inputs = feeds(case, placement)
         answers = {runtime: (_run(runtime, before, inputs), _run(runtime, after, inputs))
                    for runtime in (REFERENCE, ORT_NO_OPT)}
-        changed = [runtime for runtime, (control, answer) in answers.items() if not _same(case, control, answer)]
+        # a runtime refusing the model it was given, which the specification defines, is no control
+        defined = spec is not None and spec.kind == CaseKind.DEFINED
+        controls = [rt for rt, (control, _) in answers.items() if control[0] is not None or not defined]
+        if not controls:
+            return Outcome(skipped=f"neither {REFERENCE} nor {ORT_NO_OPT} runs the model {self.name} was given: "
+                                   "no control to judge the rewrite against")
+        judged = spec or case  # the classified case carries its context's tolerance
+        changed = [runtime for runtime in controls if not _same(judged, *answers[runtime])]
         if changed:
             # the exhibit: onnx's reference's answer, unless it refuses the rewritten model where
             # onnxruntime computes one (the evaluator fails on some pools with their own pads)
-            runtime = ORT_NO_OPT if len(changed) == 2 and answers[REFERENCE][1][0] is None \
+            runtime = ORT_NO_OPT if ORT_NO_OPT in changed and answers[REFERENCE][1][0] is None \
                 and answers[ORT_NO_OPT][1][0] is not None else changed[0]
             control, answer = answers[runtime]
-            other = ORT_NO_OPT if runtime == REFERENCE else REFERENCE
+            others = [rt for rt in (REFERENCE, ORT_NO_OPT) if rt != runtime]
             said = f"on {runtime} the rewritten model {_shown(answer)}, the model it was given {_shown(control)}"
-            if len(changed) == 1:  # the other control runtime computes what it computed before the rewrite
-                return Outcome(skipped=f"{said}; on {other} it computes what the model it was given computes: "
+            if len(changed) < len(controls):  # the other control runtime computes what it computed before
+                return Outcome(skipped=f"{said}; on {others[0]} it computes what the model it was given computes: "
                                        "the difference may be that runtime's, on a graph it meets only rewritten")
-            note = f"{said}{self._culprit(case, model, runtime, inputs, control)}; on {other} it changes too"
+            also = f"; on {others[0]} it changes too" if others[0] in controls else \
+                f"; {others[0]} refuses the model it was given (no control there)"
+            note = f"{said}{self._culprit(judged, model, runtime, inputs, control)}{also}"
             return Outcome(output=answer[0], error=answer[1], note=note)
-        (ref, ref_rewritten), (ort, _) = answers[REFERENCE], answers[ORT_NO_OPT]
-        if not _same(case, ref, ort):
+        runtime = REFERENCE if REFERENCE in controls else ORT_NO_OPT
+        if len(controls) == 2 and not _same(judged, answers[REFERENCE][0], answers[ORT_NO_OPT][0]):
             return Outcome(skipped=f"{REFERENCE} and {ORT_NO_OPT} disagree on the model {self.name} was given: "
                                    "no control to judge the rewrite against")
-        return Outcome(output=ref_rewritten[0], error=ref_rewritten[1],
-                       note=f"{self.name} rewrote the model; it computes what the model it was given computes on "
-                            f"{REFERENCE} and {ORT_NO_OPT}")
+        kept = f"{self.name} rewrote the model; it computes what the model it was given computes on " \
+               f"{' and '.join(controls)}"
+        control, rewritten_answer = answers[runtime]
+        if spec is not None and not _conforms(spec, control):  # the control runtime's own failure, kept
+            return Outcome(skipped=f"{kept}, where {runtime} {_shown(control)}, which the specification does not "
+                                   "allow: no verdict on the rewrite")
+        return Outcome(output=rewritten_answer[0], error=rewritten_answer[1], note=kept)
 
     def _culprit(self, case: Case, model, runtime: str, inputs: dict, control: tuple) -> str:
-        """'; pass X changes it alone' for each of the passes that does."""
+        """'; alone, X changes it' for the passes that do (``culprits`` reads it back)."""
         if len(self.passes) < 2:
             return ""
         found = []
         for one in self.passes:
             try:
-                alone = self.rewrite(model, (one,)).SerializeToString()
+                alone = self.rewrite(_copy(model), (one,)).SerializeToString()
             except Exception:
                 continue
             if not _same(case, control, _run(runtime, alone, inputs)):
                 found.append(one)
         return f"; alone, {', '.join(found)} changes it" if found else ""
+
+
+_CULPRITS = re.compile(r"; alone, ([\w, .-]+?) changes it")
+
+
+def culprits(note: str | None) -> list[str]:
+    """The passes a rewriter's note names as changing the answer alone (RewriterAdapter._culprit)."""
+    found = _CULPRITS.search(note or "")
+    return found[1].split(", ") if found else []
+
+
+def exhibited_on(note: str | None) -> str:
+    """The control runtime whose answer a rewriter's failure is, for its bundle's repro to run
+    both models on: its note's "on onnx-reference the rewritten model ..." (RewriterAdapter.run),
+    else onnxruntime."""
+    return REFERENCE if (note or "").startswith(f"on {REFERENCE} the rewritten model") else "onnxruntime"
+
+
+def _copy(model):
+    import onnx
+    out = onnx.ModelProto()
+    out.CopyFrom(model)
+    return out
+
+
+# Each rewriter's repro function, copied into a bundle's repro by its source (it imports nothing
+# of padconf), rewrites the model as padconf ran the rewriter; the script runs both models.
+
+
+def onnxoptimizer_rewrite(model, configuration):
+    import onnxoptimizer
+    return onnxoptimizer.optimize(model, configuration["passes"])
 
 
 class OnnxOptimizerAdapter(RewriterAdapter):
@@ -153,7 +256,123 @@ class OnnxOptimizerAdapter(RewriterAdapter):
     name = "onnxoptimizer"
     module = package = "onnxoptimizer"
     passes = ("fuse_pad_into_conv", "fuse_pad_into_pool", "eliminate_nop_pad")
+    repro = StandaloneRepro("onnx onnxoptimizer onnxruntime", onnxoptimizer_rewrite, rewrites=True)
 
     def rewrite(self, model, passes: tuple[str, ...]):
-        import onnxoptimizer
-        return onnxoptimizer.optimize(model, list(passes))
+        return onnxoptimizer_rewrite(model, {"passes": list(passes)})
+
+
+def onnxscript_rewrite(model, configuration):
+    import onnxscript.optimizer
+    import onnxscript.rewriter
+    from onnxscript.rewriter.rules.common import fuse_pad_into_conv_rule, normalize_pad_format_conv_rule
+    for name in configuration["passes"]:  # "optimize": the optimizer; "fuse_pad_into_conv": the rewrite rules
+        model = onnxscript.optimizer.optimize(model) if name == "optimize" else onnxscript.rewriter.rewrite(
+            model, pattern_rewrite_rules=[normalize_pad_format_conv_rule, fuse_pad_into_conv_rule])
+    return model
+
+
+class OnnxScriptAdapter(RewriterAdapter):
+    """onnxscript's optimizer (constant folding, its default rewrite rules) and its rules fusing
+    Pad into Conv (not among the optimizer's defaults: exporters' pipelines apply them)."""
+
+    name = "onnxscript"
+    module = "onnxscript.optimizer"
+    package = "onnxscript"
+    passes = ("optimize", "fuse_pad_into_conv")
+    repro = StandaloneRepro("onnx onnxscript onnxruntime", onnxscript_rewrite, rewrites=True)
+
+    def rewrite(self, model, passes: tuple[str, ...]):
+        return onnxscript_rewrite(model, {"passes": list(passes)})
+
+
+def onnxslim_rewrite(model, configuration):
+    import onnxslim
+    return onnxslim.slim(model)
+
+
+class OnnxSlimAdapter(RewriterAdapter):
+    """onnxslim: ``slim`` with its defaults (constant folding, dead-node elimination, its fusion
+    patterns, FusionPadConv among them), as its users call it."""
+
+    name = module = package = "onnxslim"
+    passes = ("slim",)
+    repro = StandaloneRepro("onnx onnxslim onnxruntime", onnxslim_rewrite, rewrites=True)
+
+    def rewrite(self, model, passes: tuple[str, ...]):
+        return onnxslim_rewrite(model, {})
+
+
+def onnxsim_rewrite(model, configuration):
+    import onnxsim
+    return onnxsim.simplify(model, check_n=0)[0]  # no check against random inputs
+
+
+class OnnxSimAdapter(RewriterAdapter):
+    """onnx-simplifier (``onnxsim.simplify``): constant folding with onnxruntime, shape inference,
+    and onnxoptimizer's passes, Pad fusions among them; no check against random inputs (padconf's
+    controls are the check)."""
+
+    name = module = "onnxsim"
+    package = "onnxsim"
+    passes = ("simplify",)
+    repro = StandaloneRepro("onnx onnxsim onnxruntime", onnxsim_rewrite, rewrites=True)
+
+    def rewrite(self, model, passes: tuple[str, ...]):
+        return onnxsim_rewrite(model, {})
+
+
+# onnx's version converter across Pad's versions (issue 44: 2->11, 11->13, 13->18, 18->19 and
+# back): a case of Pad-v converts to the next Pad version of the chain ("up"), or the one before
+# ("down", the variant onnx-version-converter[direction=down]); the model runs at the target opset
+CONVERSIONS = {"up": {2: 11, 11: 13, 13: 18, 18: 19}, "down": {11: 2, 13: 11, 18: 13, 19: 18}}
+
+
+def converter_rewrite(model, configuration):
+    from onnx import version_converter
+    return version_converter.convert_version(model, configuration["target_opset"])
+
+
+class VersionConverterAdapter(RewriterAdapter):
+    """onnx's version converter (``onnx.version_converter.convert_version``), Pad-v's model to
+    the next Pad version's opset (CONVERSIONS; ``direction=down``: the previous one)."""
+
+    name = "onnx-version-converter"
+    module = "onnx.version_converter"
+    package = "onnx"
+    options = {"direction": ("up", "down")}
+    repro = StandaloneRepro("onnx onnxruntime", converter_rewrite, rewrites=True)
+
+    @property
+    def direction(self) -> str:
+        return self.settings.get("direction", "up")
+
+    def target_opset(self, opset: int) -> int | None:
+        return CONVERSIONS[self.direction].get(opset)
+
+    def configuration(self) -> dict[str, object]:
+        return {"direction": self.direction}
+
+    def repro_configuration(self, case: Case, note: str | None) -> dict[str, object]:
+        return {"target_opset": self.target_opset(parse_spec_id(case.spec)[1])}
+
+    def supports(self, spec_id: str, dtype: str) -> str | None:
+        found = super().supports(spec_id, dtype)
+        if found is None and self.target_opset(parse_spec_id(spec_id)[1]) is None:
+            found = (f"{self.name} converts Pad {self.direction} across "
+                     f"{', '.join(f'{a}->{b}' for a, b in CONVERSIONS[self.direction].items())} only")
+        return found
+
+    def rewrite(self, model, passes: tuple[str, ...]):
+        return converter_rewrite(model, {"target_opset": self.target_opset(model.opset_import[0].version)})
+
+    def refuses(self, exc: Exception) -> bool:
+        return "No Adapter" in str(exc)  # it has no conversion of this op across these versions
+
+    def invalid_rewrite(self, case: Case, rewritten) -> str | None:
+        target = rewritten.opset_import[0].version
+        at_target = classify(case.with_(spec=f"onnx/Pad-{target}"), get_spec(f"onnx/Pad-{target}"))
+        if at_target.kind == CaseKind.MUST_REJECT and case.kind != CaseKind.MUST_REJECT:
+            return (f"{self.name} converted the model to opset {target}, whose Pad forbids it "
+                    f"({at_target.reason}): an invalid model")
+        return None

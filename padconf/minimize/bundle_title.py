@@ -10,7 +10,12 @@ from typing import Any
 
 import numpy as np
 
+from padconf.adapters import adapter_class, split_variant
+from padconf.adapters.onnxruntime import optimizer_pass
+from padconf.adapters.rewriters import RewriterAdapter, culprits
 from padconf.cases.case import Case
+from padconf.cases.context import Consumer, Producer
+from padconf.core.errors import PadconfError
 from padconf.judging.verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
 from padconf.spec.loader import parse_spec_id
 
@@ -34,7 +39,34 @@ def placed(case: Case, placement: str) -> str:
 
 
 def op_name(case: Case) -> str:
-    return f"Pad({case.mode})"
+    """Pad and its mode; for a context case, its neighbourhood too: "Pad(constant) -> MaxPool
+    (pads from Constant nodes)"."""
+    name = f"Pad({case.mode})"
+    ctx = case.context
+    if ctx is None:
+        return name
+    if ctx.consumer != Consumer.NONE:
+        name += f" -> {ctx.consumer}"
+    about = ([f"pads from {_PRODUCED[ctx.producer]}"] if ctx.producer != Producer.INPUTS else []) \
+        + (["a static data shape"] if ctx.static_shape else [])
+    return f"{name} ({', '.join(about)})" if about else name
+
+
+_PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.SHAPE_CHAIN: "a Shape/Gather/Concat/Sub/Cast chain",
+             Producer.TORCH_PAD: "PyTorch's F.pad export chain"}
+
+
+def _rewritten_by(row: Mapping[str, Any]) -> str:
+    """"after onnxoptimizer's fuse_pad_into_pool, " for a graph rewriter's failure (the pass its
+    note names as changing the answer alone, RewriterAdapter._culprit); "" for a runtime."""
+    runtime = row.get("runtime") or ""
+    try:
+        if not issubclass(adapter_class(runtime), RewriterAdapter):
+            return ""
+    except PadconfError:  # a row of no registered runtime (a test's)
+        return ""
+    named = culprits(row.get("note"))
+    return f"after {runtime}'s {', '.join(named)}, " if named else f"after {runtime}, "
 
 
 def version_text(case: Case) -> str:
@@ -128,6 +160,10 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     if setup:
         settings = ", ".join(f"{k}={v}" for k, v in setup["configuration"].items()) or row["runtime"]
         only = f" only with {settings} (by default: {setup['verdict']})"
+    optimized = optimizer_pass(row.get("note"))  # onnxruntime's note names the pass by experiment
+    if optimized:
+        level = split_variant(row.get("runtime") or "")[1].get("optimization", "all")
+        only += f" only with graph optimization level {level}: the optimized model {optimized}"
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
                f"when folded at compile time{only} ({version_text(case)})"
@@ -161,4 +197,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {placed(case, row['placement'])}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{op_name(case)} {phrase}{where}{only} ({version_text(case)})"
+    return f"{_rewritten_by(row)}{op_name(case)} {phrase}{where}{only} ({version_text(case)})"

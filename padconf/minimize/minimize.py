@@ -54,12 +54,8 @@ DEFAULT_TIME_LIMIT_S = 60.0
 
 def reproduce(isolated: IsolatedRunner, job: Job, placements: list[str]) -> tuple[Attempt, Placement]:
     """The job's case run alone (in its recorded placement, or in the placement of the user's
-    model it came from, or else in the first that fails); CaseError when it does not fail, or
-    is a context case, whose bundle (the consumer's or producer's nodes, a repro of them) minimize
-    does not write yet: a one-node bundle of it would show another model."""
-    if job.case.context is not None:
-        raise CaseError(f"case {job.case.id} is a context case ({', '.join(job.case.context.tags())}): "
-                        "padconf minimize writes one-node bundles only; the run's report shows its arrays")
+    model it came from, or else in the first that fails); CaseError when it does not fail. A
+    context case too: its bundle holds its whole graph (padconf.minimize.repro_context)."""
     tried = []
     chosen = job.placement or job.preferred
     if chosen and (job.placement or chosen in placements):  # a failure in another placement is another bug

@@ -14,6 +14,7 @@ import numpy as np
 from onnx import numpy_helper
 
 from padconf.adapters import adapter_class, get_adapter, registry, split_variant
+from padconf.adapters.rewriters import RewriterAdapter, exhibited_on
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
@@ -22,7 +23,7 @@ from padconf.core.versions import package_version
 from padconf.core.vocabulary import Placement
 from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
 from padconf.judging.verdicts import FAILURES, Difference, Verdict
-from padconf.minimize import bundle_check, repro_api
+from padconf.minimize import bundle_check, repro_api, repro_context, repro_rewriter
 from padconf.minimize.bundle_title import title
 from padconf.report.report import interpretations, rule_quotes
 from padconf.spec.loader import get_spec, parse_spec_id, rule_text
@@ -159,6 +160,10 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
     where.mkdir(parents=True, exist_ok=True)
     model, inputs = _write_inputs(where, case, placement, runtime)
+    if case.context is not None:  # the graph's constants, which its repro loads where they are large
+        for name, arr in repro_context.model_arrays(build_model(case, placement)).items():
+            if not (where / f"{name}.npy").exists():
+                (where / f"{name}.npy").write_bytes(npy_bytes(arr))
     expect = _write_expected(where, case)
     if outcome.output is not None:
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
@@ -167,7 +172,8 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
     about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime,
              "configuration": configuration(runtime), "model": model,
              "inputs": inputs, "expect": expect,
-             "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]}}
+             "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]},
+             "tolerance": case.context.tolerance if case.context else None}
     if model is not None:
         (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
         (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
@@ -214,6 +220,11 @@ def _literal(arr, file: str) -> str:
     return f'np.load(os.path.join(HERE, "{file}"))'
 
 
+def _expected_file(case: Case, i: int) -> str:
+    """The .npy file of the ``i``-th allowed output, as _write_expected names it."""
+    return "expected.npy" if case.kind == CaseKind.DEFINED else f"expected_{i}.npy"
+
+
 def _allowed(case: Case) -> list[np.ndarray | None]:
     """The outputs the specification allows (None: an error)."""
     if case.kind == CaseKind.DEFINED:
@@ -233,6 +244,11 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     sub_byte = case.dtype in SUB_BYTE_BITS and repro is not None and repro.sub_byte is not None and repro.own_graph
     if repro is None or (case.data.dtype.isbuiltin != 1 and not sub_byte):
         return None
+    setup = repro_setup(runtime, case, row)
+    if repro.rewrites:
+        return _rewriter_script(repro, case, placement, runtime, heading, row, setup)
+    if case.context is not None:
+        return _context_script(repro, case, placement, runtime, heading, row, setup)
     domain, version = parse_spec_id(case.spec)
     own = repro.own_graph
     if own:
@@ -253,11 +269,10 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     if sub_byte:  # compared as the codes of the elements, which the runtime's run gives back
         allowed = [None if out is None else out.view(np.uint8) & ((1 << SUB_BYTE_BITS[case.dtype]) - 1)
                    for out in allowed]
-    arrays.append("expected = [" + ", ".join("None" if out is None else _literal(out, f"expected_{i}.npy")
+    arrays.append("expected = [" + ", ".join("None" if out is None else _literal(out, _expected_file(case, i))
                                              for i, out in enumerate(allowed))
                   + "]  # what the specification allows (None: an error)"
                   + (f"; {case.dtype} elements as their codes" if sub_byte else ""))
-    setup = configuration(runtime)  # as padconf ran it: {} is the runtime's defaults
     names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
     if own:
         build: list[str] = []
@@ -279,11 +294,56 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
         build = repro_api.onnx_model_lines(operands, inputs, fed,
                                            {k: _scalar_literal(v) for k, v in attributes.items()}, opset,
                                            ir_version(opset, case.dtype))
-        call = f"standalone_run(model, {names}, {setup!r})"
+        call = f"{repro.run.__name__}(model, {names}, {setup!r})"
     verdict = (row or {}).get("verdict")
     return repro_api.script(repro, runtime, heading, arrays, build, call, allowed,
                             bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
                             in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT))
+
+
+def repro_setup(runtime: str, case: Case, row: dict | None) -> dict[str, object]:
+    """What the repro passes the runtime's StandaloneRepro.run: the runtime's set-up as padconf
+    ran it ({}: its defaults); for a graph rewriter, the passes (or conversion) this case's
+    failure needs (RewriterAdapter.repro_configuration: the pass its note names)."""
+    adapter = get_adapter(runtime) if split_variant(runtime)[0] in registry() else None
+    if isinstance(adapter, RewriterAdapter):
+        return adapter.repro_configuration(case, (row or {}).get("note"))
+    return configuration(runtime)
+
+
+def _expected_line(case: Case, allowed: list[np.ndarray | None]) -> str:
+    return ("expected = [" + ", ".join("None" if out is None else _literal(out, _expected_file(case, i))
+                                       for i, out in enumerate(allowed))
+            + "]  # what the specification allows (None: an error)")
+
+
+def _rewriter_script(repro, case: Case, placement: Placement, runtime: str, heading: str, row: dict | None,
+                     setup: dict) -> str:
+    """repro_<rewriter>.py (padconf.minimize.repro_rewriter): the case's model, plain or with its
+    context, rewritten by the rewriter's own call, both models run on the control runtime
+    whose answer the failure is."""
+    arrays, build, names = repro_context.model_lines(build_model(case, placement), feeds(case, placement), _literal)
+    allowed = _allowed(case)
+    arrays.append(_expected_line(case, allowed))
+    return repro_rewriter.script(repro, runtime, heading, arrays, build, names, setup,
+                                 exhibited_on((row or {}).get("note")), allowed,
+                                 bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                                 tolerance=case.context.tolerance if case.context else None)
+
+
+def _context_script(repro, case: Case, placement: Placement, runtime: str, heading: str, row: dict | None,
+                    setup: dict) -> str:
+    """repro_<runtime>.py for a context case: its whole graph spelled with onnx's helper
+    (padconf.minimize.repro_context), run as padconf ran it; a Conv or AveragePool consumer's
+    output compared within the case's tolerance."""
+    arrays, build, names = repro_context.model_lines(build_model(case, placement), feeds(case, placement), _literal)
+    allowed = _allowed(case)
+    arrays.append(_expected_line(case, allowed))
+    verdict = (row or {}).get("verdict")
+    assert case.context is not None
+    return repro_api.script(repro, runtime, heading, arrays, build, f"{repro.run.__name__}(model, {names}, {setup!r})",
+                            allowed, bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                            in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT), tolerance=case.context.tolerance)
 
 
 # ---------------------------------------------------------------- REPORT.md
@@ -475,7 +535,8 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
              "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
-             "## Input", "", *inputs, f"- model: `{model}` (one Pad node; {where})" if model else
+             "## Input", "", *inputs, *repro_context.context_lines(case),
+             f"- model: `{model}` ({repro_context.graph_text(case, placement)}; {where})" if model else
              f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
              "it and shows the refusal", "",
              "## Expected", "", *_expected_lines(case), "", "## Actual", ""]
@@ -501,6 +562,9 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
     if model:  # else there is no model file for the generic checker to run
         lines += [f"Standalone: the files next to this report and `pip install numpy {adapter.package}{needs}` only."
                   if runtime in bundle_check.RUNTIMES else
+                  f"{runtime} is a graph rewriter: `python repro.py --runtime onnxruntime|onnx-reference` runs the "
+                  "model it was given, not rewritten (the control, which passes)."
+                  if issubclass(adapter, RewriterAdapter) else
                   f"{runtime} is a padconf adapter class, which repro.py cannot import: "
                   "`python repro.py --runtime onnxruntime|openvino-onnx|onnx-reference` "
                   "runs the model on a runtime instead.", "",

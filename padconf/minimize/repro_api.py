@@ -20,9 +20,13 @@ from padconf.adapters import StandaloneRepro
 CHILD_TIMEOUT_S = 60  # a hang's repro waits this long for its child
 
 
-def _same(values: list[np.ndarray], bitwise: bool) -> str:
+def same_test(values: list[np.ndarray], bitwise: bool, tolerance: float | None = None) -> str:
     """The test, as source, that an expected array ``e`` is ``actual``: by value for strings;
+    within a context case's tolerance (its consumer a Conv or AveragePool: a sum in some order);
     bit for bit where the bug is about bits or no NaN is expected; else NaN equal to NaN."""
+    if tolerance is not None:
+        return f"e.dtype == actual.dtype and e.shape == actual.shape and np.allclose(actual, e, rtol=0, " \
+               f"atol={tolerance!r}, equal_nan=True)"
     if any(v.dtype == object for v in values):
         return "e.shape == actual.shape and e.tolist() == actual.tolist()"
     if bitwise or not any(v.dtype.kind in "fc" and np.isnan(v).any() for v in values):
@@ -55,10 +59,11 @@ def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: li
 
 
 def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], build: list[str], call: str,
-           expected: list[np.ndarray | None], bitwise: bool, in_child: bool) -> str:
+           expected: list[np.ndarray | None], bitwise: bool, in_child: bool, tolerance: float | None = None) -> str:
     """The standalone script. ``arrays``: lines assigning the operands and ``expected`` (the
     outputs the specification allows, None an error); ``build``: lines making ``model`` (none
-    where the adapter builds its own graph); ``call``: the expression running it."""
+    where the adapter builds its own graph); ``call``: the expression running it; ``tolerance``:
+    a context case's (padconf.cases.context.Context.tolerance)."""
     files = any("np.load(" in line for line in arrays)
     head = [f'"""{title.replace(chr(34) * 3, chr(39) * 3)}', "",
             f"padconf's repro in {runtime}'s own API (pip install numpy {repro.pip}): exit 1 while the bug shows,",
@@ -80,7 +85,7 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
             "    print(\"actual:   an error:\", \" \".join(str(exc).split())[:1000])",
             "    sys.exit(0 if any(e is None for e in expected) else 1)",
             "print(\"actual:  \", repr(actual))",
-            f"sys.exit(0 if any(e is not None and {_same(values, bitwise)} for e in expected) else 1)"]
+            f"sys.exit(0 if any(e is not None and {same_test(values, bitwise, tolerance)} for e in expected) else 1)"]
     parts = ["\n".join(head), *([("HERE = os.path.dirname(os.path.abspath(__file__))  # the bundle's .npy files")]
                                 if files else []),
              *(["\n".join(child)] if in_child else []),

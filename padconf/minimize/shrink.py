@@ -15,7 +15,8 @@ from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import FAILURES, Verdict, control_record
-from padconf.minimize.simplify import PASSES, rank_one
+from padconf.minimize.context_shrink import consumer_changed, passes, same_across_consumers
+from padconf.minimize.simplify import rank_one
 from padconf.run.results import ResultRow, result_row
 from padconf.spec.loader import get_spec
 
@@ -149,16 +150,20 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         nonlocal key, signature, others
         found = failure_key(got.row)
         defined = got.case.kind == CaseKind.DEFINED
+        # context_shrink dropped the consumer: the same verdict, compared further below
+        across = consumer_changed(start.case, candidate) and found[0] == key[0]
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
         slips = key[0] == Verdict.UNEXPLAINED and found[0] == Verdict.MISMATCH and defined \
             and got.row["difference"] is not None and got.row["difference"] == start.row["difference"]
-        if not (found == key or slips or (found[:2] == key[:2] and key[0] in UNJUDGED and defined)):
+        if not (found == key or slips or across or (found[:2] == key[:2] and key[0] in UNJUDGED and defined)):
             return None
         if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
         got.control = isolated.control(got, placement, deadline)
         found_signature = signature_of(got)
+        if across:
+            return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
         if slips and found_signature[3] == signature[3]:  # another of the run's failures, maybe: the same bug
             key, signature, others = found, found_signature, others - {found_signature}
             return got
@@ -167,7 +172,7 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
     improved = True
     while improved and time.monotonic() < deadline:
         improved = False
-        for simplify in PASSES:
+        for simplify in passes(best.case):  # a context case's own first (context_shrink)
             while time.monotonic() < deadline:
                 found = next((a for a in map(same_failure, simplify(best.case)) if a), None)
                 if found is None:

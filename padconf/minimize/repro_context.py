@@ -1,0 +1,106 @@
+"""A context case's model as source lines (issue 44): the repro of a bundle whose case holds Pad
+in its neighbourhood spells the whole graph padconf.cases.contexts builds (the producer's nodes,
+the Pad, its consumer) with onnx's helper, node for node, read back from the ModelProto itself,
+so that the script builds exactly the model the bundle's ``model.onnx`` holds."""
+from __future__ import annotations
+
+import keyword
+import re
+from collections.abc import Callable
+
+import numpy as np
+import onnx
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+from padconf.cases.case import Case
+from padconf.cases.context import Consumer, Producer
+from padconf.cases.onnx_model import build_model
+from padconf.core.vocabulary import Placement
+
+# names the script itself uses (padconf.minimize.repro_api.script): a tensor of such a name gets "_"
+_TAKEN = {"model", "expected", "actual", "e", "exc", "np", "helper", "numpy_helper", "TensorProto",
+          "AttributeProto", "sys", "os", "HERE", "node", "subprocess", "done"}
+
+
+def variable(name: str) -> str:
+    """The script's variable holding the tensor ``name``."""
+    found = re.sub(r"\W", "_", name)
+    if not found or found[0].isdigit():
+        found = f"t_{found}"
+    return f"{found}_" if found in _TAKEN or keyword.iskeyword(found) else found
+
+
+def model_arrays(model: onnx.ModelProto) -> dict[str, np.ndarray]:
+    """Every constant tensor of ``model`` by its variable's name: initializers and Constant nodes'
+    values (the bundle writes the large ones as .npy files for the script to load)."""
+    found = {variable(t.name): numpy_helper.to_array(t) for t in model.graph.initializer}
+    for node in model.graph.node:
+        for attr in node.attribute:
+            if attr.type == AttributeProto.TENSOR:
+                found[variable(node.output[0])] = numpy_helper.to_array(attr.t)
+    return found
+
+
+def _value_info(info: onnx.ValueInfoProto) -> str:
+    kind = TensorProto.DataType.Name(info.type.tensor_type.elem_type)
+    dims = [d.dim_value if d.HasField("dim_value") else d.dim_param if d.HasField("dim_param") else None
+            for d in info.type.tensor_type.shape.dim]
+    return f'helper.make_tensor_value_info("{info.name}", TensorProto.{kind}, {dims!r})'
+
+
+def _attribute(node: onnx.NodeProto, attr: AttributeProto) -> str:
+    if attr.type == AttributeProto.TENSOR:
+        return f'{attr.name}=numpy_helper.from_array({variable(node.output[0])}, "{attr.t.name}")'
+    value = helper.get_attribute_value(attr)
+    if isinstance(value, bytes):
+        value = value.decode()
+    elif isinstance(value, list):
+        value = [v.decode() if isinstance(v, bytes) else v for v in value]
+    return f"{attr.name}={value!r}"
+
+
+def model_lines(model: onnx.ModelProto, fed: dict[str, np.ndarray],
+                literal: Callable[[np.ndarray, str], str]) -> tuple[list[str], list[str], str]:
+    """(lines assigning each array, lines assigning ``model``, the feeds as source): ``fed`` the
+    arrays fed at run time by name; ``literal(array, file)`` the source giving an array (inline,
+    or loaded from ``file``, a .npy file of the bundle)."""
+    arrays = {**{variable(name): arr for name, arr in fed.items()}, **model_arrays(model)}
+    assigned = [f"{name} = {literal(arr, f'{name}.npy')}" for name, arr in arrays.items()]
+    graph = model.graph
+    nodes = ",\n".join(f'    helper.make_node("{n.op_type}", {list(n.input)!r}, {list(n.output)!r}'
+                       + "".join(f", {_attribute(n, a)}" for a in n.attribute) + ")" for n in graph.node)
+    inits = ", ".join(f'numpy_helper.from_array({variable(t.name)}, "{t.name}")' for t in graph.initializer)
+    build = ["model = helper.make_model(helper.make_graph([", nodes + "],",
+             f'    "{graph.name}", [{", ".join(_value_info(i) for i in graph.input)}],',
+             f"    [{', '.join(_value_info(o) for o in graph.output)}],",
+             f"    [{inits}]),",
+             f'    opset_imports=[helper.make_opsetid("", {model.opset_import[0].version})], '
+             f"ir_version={model.ir_version})"]
+    names = "{" + ", ".join(f'"{name}": {variable(name)}' for name in fed) + "}"
+    return assigned, build, names
+
+
+def graph_text(case: Case, placement: Placement) -> str:
+    """What the bundle's model holds, for REPORT.md: "one Pad node", or a context case's nodes."""
+    if case.context is None:
+        return "one Pad node"
+    return f"Pad in its neighbourhood: {' -> '.join(n.op_type for n in build_model(case, placement).graph.node)}"
+
+
+def context_lines(case: Case) -> list[str]:
+    """REPORT.md's lines on a context case's neighbourhood (none for a one-node case)."""
+    ctx = case.context
+    if ctx is None:
+        return []
+    lines = []
+    if ctx.consumer != Consumer.NONE:
+        weights = "" if ctx.weights is None else f", weights of shape {list(ctx.weights.shape)} (`ctx_W.npy`)"
+        lines.append(f"- consumer: `{ctx.consumer}` {ctx.attrs}{weights}")
+        within = f", compared within {ctx.tolerance:.3g} (a sum in any order)" if ctx.tolerance else ", exactly"
+        lines.append(f"- expected: padconf's reference for the Pad, onnx's reference evaluator for the {ctx.consumer} "
+                     f"after it (in float64, rounded once){within}")
+    if ctx.producer != Producer.INPUTS:
+        lines.append(f"- pads produced by: `{ctx.producer}` (docs/contexts.md)")
+    if ctx.static_shape:
+        lines.append(f"- the data input's shape is static: {list(case.data.shape)}")
+    return lines
