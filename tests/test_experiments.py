@@ -163,3 +163,18 @@ def test_an_accepted_case_answered_in_32_bits_is_narrowed_not_garbage():
     assert ruling.verdict == Verdict.WRONGLY_ACCEPTED and ruling.difference == Difference.NARROWED
     row = {"verdict": ruling.verdict, "difference": ruling.difference, "runtime": "openvino-onnx", "dtype": "double"}
     assert triage(row)[0] == Triage.POLICY
+
+
+def test_an_answer_no_reading_gives_sheds_its_undefined_points_one_at_a_time(tmp_path):
+    """OpenVINO's uint2 reflect, found on Pad-1's negative pads with a pad value in reflect mode
+    (two undefined points: no single simplification reaches a defined input). Dropping the pad
+    value leaves one undefined point, the same wrong value; zeroing the pads then leaves none:
+    the bundle is a wrong value on a defined input."""
+    pytest.importorskip("openvino")
+    import ml_dtypes
+    case = Case(spec="openvino/Pad-1", data=np.array([1, 2], ml_dtypes.uint2), pads=[-1, 0], mode="reflect",
+                constant_value=np.array(0, ml_dtypes.uint2))
+    assert classify(case).reason == "negative_pads,pad_value_in_non_constant_mode"
+    report = minimized(tmp_path, case, "openvino")
+    assert report.startswith("# Pad(reflect) returns wrong values for uint2 data")
+    assert "this input is defined" in report and "constant_value" not in report.split("## Input")[1][:300]

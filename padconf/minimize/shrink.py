@@ -130,7 +130,9 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
     from every reading's (only in a zero's sign, in values, in shape: Ruling.difference): the
     document's own answer is then what the runtime misses, a report that rests on no undefined
     point (OpenVINO pads with +0.0 for a constant of -0.0, found on Pad-1's undefined negative
-    pads and shown with positive ones). From there on, that failure is the one kept."""
+    pads and shown with positive ones); or to the same on an input with fewer undefined points
+    (a pad value in reflect mode dropped, on the way to a defined input). From there on, that
+    failure is the one kept."""
     began = time.monotonic()
     deadline, key = began + time_limit, failure_key(start.row)
     shorten = start.row["verdict"] != Verdict.TIMEOUT  # only a hang is allowed the full timeout
@@ -154,9 +156,13 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         across = consumer_changed(start.case, candidate) and found[0] == key[0]
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
-        slips = key[0] == Verdict.UNEXPLAINED and found[0] == Verdict.MISMATCH and defined \
-            and got.row["difference"] is not None and got.row["difference"] == start.row["difference"]
-        if not (found == key or slips or across or (found[:2] == key[:2] and key[0] in UNJUDGED and defined)):
+        alike = key[0] == Verdict.UNEXPLAINED and got.row["difference"] is not None \
+            and got.row["difference"] == start.row["difference"]
+        slips = alike and found[0] == Verdict.MISMATCH and defined
+        narrows = alike and found[0] == Verdict.UNEXPLAINED \
+            and set((found[3] or "").split(",")) < set((key[3] or "").split(","))
+        if not (found == key or slips or narrows or across
+                or (found[:2] == key[:2] and key[0] in UNJUDGED and defined)):
             return None
         if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
@@ -164,7 +170,7 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         found_signature = signature_of(got)
         if across:
             return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
-        if slips and found_signature[3] == signature[3]:  # another of the run's failures, maybe: the same bug
+        if (slips or narrows) and found_signature[3] == signature[3]:  # another of the run's failures, maybe
             key, signature, others = found, found_signature, others - {found_signature}
             return got
         return got if found_signature == signature and found_signature not in others else None
