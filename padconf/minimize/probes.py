@@ -25,6 +25,7 @@ from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, signature_o
 from padconf.run.results import result_row
 
 _MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
+CRASH_TRIES = 3  # runs of a crash's counterpart, each in a fresh process
 
 
 def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
@@ -175,10 +176,15 @@ def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to:
     if lowered is None:
         return None
     spec, other = lowered[1], lowered_to.adapter  # the lowered runtime set up as the variant was
+    # a corrupted heap does not kill every process it is corrupted in: a crash is tried a few times
+    tries = CRASH_TRIES if row["verdict"] == Verdict.CRASH else 1
     try:
         native = classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
                                constant_value=case.constant_value, pads_type=case.pads_type))
-        outcome, status = lowered_to.run_alone(native, placement)
+        for _ in range(tries):
+            outcome, status = lowered_to.run_alone(native, placement)
+            if status != Status.OK:
+                break
     except (PadconfError, ValueError, TypeError, OverflowError):  # no such counterpart, or that runtime is not here
         return None
     got = result_row(other, placement, native, outcome, status)
