@@ -39,14 +39,14 @@ def placed(case: Case, placement: str) -> str:
 
 
 def op_name(case: Case) -> str:
-    """Pad and its mode; for a context case, its neighbourhood too: "Pad(constant) -> MaxPool
+    """Pad and its mode; for a context case, its neighbourhood too: "Pad(constant) before MaxPool
     (pads from Constant nodes)"."""
     name = f"Pad({case.mode})"
     ctx = case.context
     if ctx is None:
         return name
     if ctx.consumer != Consumer.NONE:
-        name += f" -> {ctx.consumer}"
+        name += f" before {ctx.consumer}"  # not "->": markdown tables escape ">"
     about = ([f"pads from {_PRODUCED[ctx.producer]}"] if ctx.producer != Producer.INPUTS else []) \
         + (["a static data shape"] if ctx.static_shape else [])
     return f"{name} ({', '.join(about)})" if about else name
