@@ -2,10 +2,13 @@
 twice, the first with an empty compile cache, the second with the cache the first filled. By
 default the run is a default `padconf run` (every installed runtime, the compilers with their
 compile budget); ``--runtime`` narrows it. Prints per run the wall time and the CPU seconds of
-padconf and every process it started; per compiler the models it built (compiled, or taken from
-the cache), its results run and those its compile budget left out, its lane seconds; the
+padconf and every process it started; per compiler the models its budget chose (of all the
+run's models), its builds (compiled, or taken from the cache, in every worker: a worker started
+after a crash builds its model again; repaired twins' models too), its results run and those
+its compile budget left out, its lane seconds; the
 cache's entries and size; and which known IREE and TVM bugs the run's results show (targets:
-cold <= 600 s, warm <= 120 s, on 2 cores).
+cold <= 600 s, warm <= 120 s, on 2 cores). A default run is followed by one of its other
+runtimes alone, under the same load: what the compilers add to it.
 
 Run: python benchmarks/bench_compilers.py [--runtime iree tvm] [--profile default] [--seed 0]
      [--spec onnx/Pad-19] [--compile-budget N|all] [--compile-timeout S]
@@ -21,6 +24,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+from padconf.adapters import default_runtimes
 
 COMPILERS = ("iree", "tvm")
 FAILURES_OF_VALUES = {"mismatch", "unexplained"}
@@ -48,11 +53,11 @@ KNOWN_BUGS = [
 ]
 
 
-def run(args, cache: Path) -> dict:
+def run(args, cache: Path, runtimes: list[str]) -> dict:
     out = Path(tempfile.mkdtemp(prefix=f"padconf-bench-compilers-{args.profile}-")) / "run"
     cmd = [sys.executable, "-m", "padconf.cli", "--compile-cache", str(cache), "run", "--profile", args.profile,
            "--seed", str(args.seed), "--out", str(out)]
-    for name in args.runtime:
+    for name in runtimes:
         cmd += ["--runtime", name]
     for spec in args.spec:
         cmd += ["--spec", spec]
@@ -97,20 +102,29 @@ def main() -> None:
     cache = Path(tempfile.mkdtemp(prefix="padconf-bench-compile-cache-"))
     print(f"load average before: {os.getloadavg()[0]:.1f} ({os.cpu_count()} cores)")
     print("| run | wall s | CPU s | results | " + " | ".join(
-        f"{c} models built | {c} results run | {c} not compiled: budget | {c} lane s" for c in COMPILERS)
+        f"{c} models (of all) | {c} builds | {c} results run | {c} not compiled: budget | {c} lane s"
+        for c in COMPILERS)
         + " | cache entries | cache MB |")
-    print("|---|---:|---:|---:|" + "---:|---:|---:|---:|" * len(COMPILERS) + "---:|---:|")
+    print("|---|---:|---:|---:|" + "---:|---:|---:|---:|---:|" * len(COMPILERS) + "---:|---:|")
     figures = {}
-    for name in ("cold", "warm"):
-        got = figures[name] = run(args, cache)
+    # a default run's other runtimes alone, last, under the same load: what the compilers add
+    without = [] if args.runtime else [r for r in default_runtimes() if r not in COMPILERS]
+    for name, runtimes in (("cold", args.runtime), ("warm", args.runtime), ("no compilers", without)):
+        if name == "no compilers" and not runtimes:
+            continue
+        got = figures[name] = run(args, cache, runtimes)
         stats = got["stats"]["runtimes"]
-        cells = " | ".join(f"{stats.get(c, {}).get('models_built', 0)} | {got['per'].get(c, {}).get('run', 0)} | "
-                           f"{got['per'].get(c, {}).get('not_compiled', 0)} | {stats.get(c, {}).get('seconds', 0):.1f}"
-                           for c in COMPILERS)
+        cells = " | ".join(
+            f"{stats.get(c, {}).get('models_chosen', 'all')} ({stats.get(c, {}).get('models_in_all', '-')}) | "
+            f"{stats.get(c, {}).get('models_built', 0)} | {got['per'].get(c, {}).get('run', 0)} | "
+            f"{got['per'].get(c, {}).get('not_compiled', 0)} | {stats.get(c, {}).get('seconds', 0):.1f}"
+            for c in COMPILERS)
         print(f"| {name} | {got['wall']:.1f} | {got['cpu']:.1f} | {got['results']} | {cells} | {got['entries']} | "
               f"{got['cache_mb']:.1f} |")
     print(f"load average after: {os.getloadavg()[0]:.1f}")
     for name, got in figures.items():
+        if name == "no compilers":
+            continue
         print(f"{name} ({got['dir']}): known bugs found {len(got['found'])} of {len(KNOWN_BUGS)}")
         for bug, link, _ in KNOWN_BUGS:
             print(f"  {'found' if (bug, link) in got['found'] else 'MISSED'}: {bug} ({link})")

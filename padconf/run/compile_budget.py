@@ -7,7 +7,8 @@ rank; with them baked in, one graph serves the cases that share it). The budget 
 models, over every placement of the compiler. They are taken in priority order:
 
 1. one model per upstream trigger and placement (padconf.cases.plain.upstream_triggers): the
-   known bugs' smallest inputs, of the first spec version in the plan's order that holds each;
+   known bugs' smallest inputs, of the newest spec version that holds each (what users run; an
+   old version may refuse what a newer one gets wrong: TVM rejects Pad-1's reflect trigger);
 2. then, greedily, the model whose cases add the most (spec version, mode, dtype, edge class,
    placement) cells not yet covered, until every cell is covered once;
 3. then the rest, most cases a model first (more results for one compile).
@@ -24,6 +25,7 @@ from padconf.cases.case import Case
 from padconf.cases.onnx_model import model_key
 from padconf.cases.plain import TRIGGER_TAG
 from padconf.core.vocabulary import Placement
+from padconf.spec.loader import spec_sort_key
 
 # compiled models per compiler in a run: enough for every known bug's trigger and a first
 # cover of the cells, few enough that a cold run's compiles overlap the other runtimes' lanes
@@ -54,14 +56,17 @@ def select(todo: list[tuple[Placement, list[Case]]], budget: int) -> tuple[set[t
         for case in cases:
             groups.setdefault((placement, model_key(case, placement)), []).append(case)
     order = {g: i for i, g in enumerate(groups)}
-    chosen: list[tuple] = []
-    triggered: set[tuple] = set()
+    newest: dict[tuple, tuple] = {}  # (trigger, placement) -> the model of its newest spec version
     for g, cases in groups.items():
-        for name in filter(None, map(_trigger, cases)):
-            if (name, g[0]) not in triggered and len(chosen) < budget:
-                triggered.add((name, g[0]))
-                if g not in chosen:
-                    chosen.append(g)
+        for case in cases:
+            name = _trigger(case)
+            if name and ((name, g[0]) not in newest
+                         or spec_sort_key(case.spec) > spec_sort_key(newest[(name, g[0])][0])):
+                newest[(name, g[0])] = (case.spec, g)
+    chosen: list[tuple] = []
+    for _, g in newest.values():
+        if g not in chosen and len(chosen) < budget:
+            chosen.append(g)
     covered: set[tuple] = set()
     for g in chosen:
         covered |= set().union(*(_cells(c, g[0]) for c in groups[g]))

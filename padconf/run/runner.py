@@ -283,6 +283,8 @@ class Run:
             keep = [(placement, model_key(c, placement)) in chosen for c in cases_todo]
             left_out += [(name, placement, c, why) for c, k in zip(cases_todo, keep) if not k]
             todo[placement] = [c for c, k in zip(cases_todo, keep) if k]
+        self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0}).update(
+            models_chosen=len(chosen), models_in_all=models)
         if left_out:
             self.notes.append(f"{name}: {len(left_out)} results not compiled: budget ({len(chosen)} of "
                               f"{models} models compiled; --compile-budget all compiles every one)")
