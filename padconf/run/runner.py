@@ -294,9 +294,9 @@ class Run:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
         ``jobs`` lanes (default: one per core) share the batches of every runtime but the
         ahead-of-time compilers, each of which runs its batches, in plan order, in a lane of its
-        own beside them. Those of a
-        runtime whose answers depend on what its process ran before are dealt out first, batch
-        i to lane i mod jobs, and a lane runs them in plan order, one worker alive at a time, so
+        own beside them. Those of a runtime whose answers depend on what its process ran before
+        are dealt out first, batch i to lane i mod jobs, and a lane runs them in plan order, one
+        worker alive at a time, so
         each lane shows such a runtime the same sequence of cases in every run; then the lanes
         take the order-independent runtimes' batches as each is free, which evens out when they
         end. Once all is done, results.jsonl is rewritten in plan order: the same run gives the
