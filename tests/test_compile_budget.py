@@ -10,15 +10,14 @@ import pytest
 
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import model_key
-from padconf.cases.strategies import draw_cases
 from padconf.cli import main
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.compile_limits import HUNG_FAMILY_FLOOR_S, CompileLimits
 from padconf.report.report import counts_line
 from padconf.run.compile_budget import NOT_COMPILED, select
+from padconf.run.drawing import draw_spec
 from padconf.run.runner import Run, RunConfig
-from padconf.spec.loader import get_spec
 
 FAKE = "tests.fake_adapters:"
 
@@ -29,7 +28,8 @@ def _cells(case: Case, placement: str) -> set[tuple]:
 
 @pytest.fixture(scope="module")
 def drawn() -> list[tuple[Placement, list[Case]]]:
-    cases = draw_cases(get_spec("onnx/Pad-19"), 60, seed=3) + draw_cases(get_spec("onnx/Pad-13"), 60, seed=3)
+    cases = [Case.from_json(json.loads(line)) for spec in ("onnx/Pad-19", "onnx/Pad-13")
+             for line in draw_spec((None, spec, 60, 3))]
     return [(p, cases) for p in PLACEMENTS]
 
 

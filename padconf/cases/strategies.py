@@ -36,7 +36,7 @@ from padconf.cases import contexts as _contexts
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
 from padconf.cases.context_draw import context_cases
-from padconf.cases.plain import INDEX_TYPES, PLAIN_TAG, TRIGGER_TAG, WIDE_TAG, fixed_cases
+from padconf.cases.plain import INDEX_TYPES, PLAIN_TAG, WIDE_TAG, fixed_cases
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from padconf.core.errors import PadconfError
 from padconf.spec.loader import Spec
@@ -449,8 +449,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
     # the plain violations and wide pads first: every draw holds them, whatever the seed
     found = {c.id: c for c in fixed_cases(spec) if kind in ("any", c.kind)}
     for case in found.values():
-        fixed_tag = (PLAIN_TAG if case.origin.startswith("plain:")
-                     else TRIGGER_TAG if case.origin.startswith(TRIGGER_TAG) else WIDE_TAG)
+        fixed_tag = PLAIN_TAG if case.origin.startswith("plain:") else WIDE_TAG
         case.tags = sorted(set(edge_classes(case, spec) + [fixed_tag]))
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
     with _own_storage(), _only_hypothesis_constants():
