@@ -36,6 +36,9 @@ def test_a_run_without_runtime_takes_every_registered_runtime_but_the_opt_in_one
     assert RunConfig().runtimes == [name for name in registry() if name not in OPT_IN]
     assert {"onnxruntime", "openvino-onnx", "openvino", "onnx-reference"} <= set(RunConfig().runtimes)
     assert "tract" in OPT_IN and "tract" not in RunConfig().runtimes
+    # the compilers' CPU targets are default members (their compile budget bounds them), GPU ones opt-in
+    assert {"iree", "tvm"} & set(registry()) <= set(RunConfig().runtimes)
+    assert {"iree-cuda", "iree-vulkan", "tvm-cuda", "tvm-vulkan"} <= set(OPT_IN)
 
 
 def test_a_plugin_is_listed_and_runs_end_to_end_and_a_broken_one_is_one_line(tmp_path):

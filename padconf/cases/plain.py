@@ -11,6 +11,9 @@
   while the total fits (the output is what the formula gives: no document bounds the
   arithmetic of "dim + begin + end"), and pads whose total overflows int64 on an empty tensor
   (no tensor has such a dimension: too large to check, where a crash or a hang still fails).
+- ``upstream_triggers(spec)``: the smallest known inputs of the compilers' upstream Pad bugs
+  (docs/findings.md), which every run's cases hold (padconf.run.drawing; not the generated
+  suite's) and a run's compile budget (padconf.run.compile_budget) takes first.
 """
 from __future__ import annotations
 
@@ -31,6 +34,7 @@ WRONG_DTYPES = ("int8", "uint8", "int16", "uint16", "int32", "int64", "uint32", 
                 "float16", "bfloat16", "bool")
 PLAIN_TAG = "plain-violation"
 WIDE_TAG = "wide-pads"
+TRIGGER_TAG = "upstream-trigger"
 TOTAL_OVERFLOW = 2**62  # twice this on an axis of 3: a dimension of 2**63 + 3, beyond int64
 
 
@@ -112,6 +116,28 @@ def wide_pads(spec: Spec) -> list[Case]:
     ]
     return [classify(Case(spec=spec.id, data=d, pads=p, mode=m, origin=f"{WIDE_TAG}"), spec)
             for d, p, m in inputs if m in spec.modes]
+
+
+def upstream_triggers(spec: Spec) -> list[Case]:
+    """The inputs that show the compilers' known Pad bugs, where ``spec`` can express them; each
+    differs from every worked example (an equal case would share its id)."""
+    inputs: list[tuple[str, np.ndarray, list[int], str, list[int] | None, bool]] = [
+        # (what it shows, data, pads, mode, axes, whether the version can express it)
+        # iree-org/iree#19935: negative pads fed at run time shift rows
+        ("negative-fed", np.arange(10, dtype=np.float32).reshape(2, 5), [0, 1, 0, -2], "constant", None,
+         spec.rule("negative_pads") != "forbidden" and spec.operands["pads"]["via"] == "input"),
+        # IREE returns an unsigned Pad's output as signed
+        ("unsigned", np.array([1, 2, 60000], np.uint16), [1, 0], "constant", None, "uint16" in spec.dtypes),
+        # llvm/torch-mlir#3468: axes fed at run time are ignored
+        ("axes-fed", np.arange(6, dtype=np.float32).reshape(2, 3), [1, 1], "constant", [1], spec.has_axes),
+        # iree-org/iree#24585: iree-compile hangs on wrap pads given as constants (test_wrap_pad in float32)
+        ("wrap-hang", np.arange(60, dtype=np.float32).reshape(1, 3, 4, 5), [0, 0, 1, 1, 0, 0, 1, 1], "wrap",
+         None, True),
+        # apache/tvm#11687: reflect pads as long as the axis read outside the input
+        ("reflect-outside", np.arange(1, 7, dtype=np.float32).reshape(3, 2), [0, 2, 0, 0], "reflect", None, True),
+    ]
+    return [classify(Case(spec=spec.id, data=d, pads=p, mode=m, axes=a, origin=f"{TRIGGER_TAG}:{what}"), spec)
+            for what, d, p, m, a, expressible in inputs if expressible and m in spec.modes]
 
 
 def fixed_cases(spec: Spec) -> list[Case]:

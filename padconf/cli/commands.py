@@ -86,7 +86,8 @@ def cmd_check(args) -> int:
     return 1 if bad else 0
 
 
-RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "memory_mb", "cases")
+RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "compile_budget",
+               "memory_mb", "cases")
 
 
 def _run_config(args):

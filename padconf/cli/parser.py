@@ -24,6 +24,8 @@ from padconf.cli.commands import (
 from padconf.core.versions import versions_line
 from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
+from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
+from padconf.run.config import MAX_COMPILE_BUDGET
 
 
 class _PrintVersion(argparse.Action):
@@ -57,6 +59,18 @@ def _count(minimum: int, maximum: int | None = None):
     return parse
 
 
+def _compile_budget(text: str) -> int | str:
+    if text == ALL:
+        return text
+    if not text.isdigit() or int(text) > MAX_COMPILE_BUDGET:
+        raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= 0 and <= {MAX_COMPILE_BUDGET}, or {ALL}, "
+                                         "is needed")
+    return int(text)
+
+
+_compile_budget.__name__ = "compile budget"
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first)."""
 
@@ -82,7 +96,8 @@ def build_parser() -> argparse.ArgumentParser:
     run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
     run.add_argument("--runtime", action="extend", nargs="+",
                      help="adapter names or module:Class "
-                          "(repeatable; default: every registered runtime but the opt-in tract)")
+                          "(repeatable; default: every registered runtime but the opt-in ones `padconf "
+                          "runtimes` names: tract and the compilers' GPU targets)")
     run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
     run.add_argument("--profile", choices=list(PROFILES), default=None, help="default: default")
     run.add_argument("--max-examples", type=_count(0), default=None,
@@ -98,6 +113,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--compile-timeout", type=_positive_seconds, default=None, metavar="S",
                      help="seconds an ahead-of-time compiler (iree, tvm) may take to build one model "
                           f"(default: {DEFAULT_COMPILE_TIMEOUT_S:g})")
+    run.add_argument("--compile-budget", type=_compile_budget, default=None, metavar="N|all",
+                     help="models each ahead-of-time compiler (iree, tvm) builds in the run, every known "
+                          "bug's trigger and each spec version, mode, dtype, edge class and placement first; "
+                          "the results of the others are counted as not compiled "
+                          f"(default: {DEFAULT_COMPILE_BUDGET}; all: every model)")
     run.add_argument("--memory-mb", type=_count(64), default=None,
                      help=f"address-space cap of each worker (default: {DEFAULT_MEMORY_MB})")
     run.add_argument("--cases", default=None, metavar="DIR", nargs="+",

@@ -24,6 +24,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.core.dtypes import bit_equal, decode_array, dtype_name, encode_array
 from padconf.core.errors import InternalFault, PadconfError
 from padconf.core.vocabulary import Placement
+from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
 from padconf.execution.worker_protocol import BUILDING, Ended, Op, Status
 
@@ -82,6 +83,9 @@ class Worker:
                  start_timeout: float = START_TIMEOUT_S, compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S):
         self.adapter, self.memory_mb, self.timeout, self.start_timeout = adapter, memory_mb, timeout, start_timeout
         self.compile_timeout = compile_timeout
+        # a compiler's lanes share one: each build's limit, adapted to its graph; None: compile_timeout
+        self.compile_limits: CompileLimits | None = None
+        self.builds = 0  # models its workers announced building (compiled, or taken from the compile cache)
         self.zygote: Zygote | None = None
         self.proc: WorkerProcess | None = None
         self._closed = False
@@ -218,8 +222,8 @@ class Worker:
         payload = json.dumps({"op": Op.MODEL, "model": base64.b64encode(model).decode(),
                               "feeds": {k: encode_array(v, dtype_name(v.dtype)) for k, v in feeds.items()}})
         sent = proc.send(payload.encode() + b"\n", deadline)
-        line, limit = (self._answer(proc, max(0.0, deadline - time.monotonic())) if sent == Status.OK
-                       else (sent, f"{timeout:g} s"))
+        line, limit, _ = (self._answer(proc, max(0.0, deadline - time.monotonic())) if sent == Status.OK
+                          else (sent, f"{timeout:g} s", None))
         try:
             if line is Status.TIMEOUT:
                 return None, f"no answer within {limit}", Status.TIMEOUT
@@ -231,15 +235,20 @@ class Worker:
         finally:
             self.end_process()
 
-    def _answer(self, proc: WorkerProcess, timeout: float) -> tuple[bytes | Ended, str]:
-        """The worker's next answer (or CRASH / TIMEOUT) within ``timeout`` seconds, and how
-        long it had, in words: a build it announces adds the compile time limit."""
-        limit = f"{timeout:g} s"
+    def _answer(self, proc: WorkerProcess, timeout: float,
+                compile_timeout: float | None = None) -> tuple[bytes | Ended, str, float | None]:
+        """The worker's next answer (or CRASH / TIMEOUT) within ``timeout`` seconds, how long it
+        had, in words, and how long since it announced a build (None: it built nothing): a
+        build adds the compile time limit (``compile_timeout``, default the worker's)."""
+        compile_timeout = compile_timeout or self.compile_timeout
+        limit, built = f"{timeout:g} s", None
         line = proc.readline(time.monotonic() + timeout)
         while line == BUILDING.encode():
-            limit = f"{self.compile_timeout:g} s of compiling (the compile time limit) and {timeout:g} s"
-            line = proc.readline(time.monotonic() + self.compile_timeout + timeout)
-        return line, limit
+            self.builds += 1
+            built = time.monotonic()
+            limit = f"{compile_timeout:g} s of compiling (the compile time limit) and {timeout:g} s"
+            line = proc.readline(time.monotonic() + compile_timeout + timeout)
+        return line, limit, None if built is None else time.monotonic() - built
 
     def end_process(self) -> None:
         """End its worker process, if any, keeping its zygote: the next case forks a fresh one."""
@@ -273,7 +282,9 @@ class Worker:
             proc = self.proc
             assert proc is not None  # start() forked it
             batch = pending[:] if self.order_independent else pending[:1]  # a copy: answers pop pending
-            payload = (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": self.compile_timeout})[:-1]
+            compile_timeout = (self.compile_limits.for_case(batch[0], placement)
+                               if self.compile_limits is not None and len(batch) == 1 else self.compile_timeout)
+            payload = (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": compile_timeout})[:-1]
                        + ', "cases": [' + ", ".join(c.inputs_text for c in batch) + "]}\n")
             sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
             self._check_open()
@@ -294,16 +305,23 @@ class Worker:
                 if proc is not self.proc:  # recycled by run(): the rest goes to a fresh worker
                     break
                 asked = time.monotonic()
-                line, limit = self._answer(proc, self.timeout)
+                line, limit, built = self._answer(proc, self.timeout, compile_timeout)
                 self._check_open()
                 case = pending.pop(0)
+                if built is not None and self.compile_limits is not None:
+                    timed_out = line is Status.TIMEOUT or (
+                        isinstance(line, bytes) and json.loads(line)["status"] == Status.TIMEOUT)
+                    self.compile_limits.record(case, placement, built, timed_out)
+                shortened = (f"the compile time limit was {compile_timeout:g} s, not {self.compile_timeout:g} s: "
+                             "a graph of its family (op, mode, pads constant or fed) ran out of the whole limit "
+                             "before") if compile_timeout < self.compile_timeout else None
                 fresh = proc.served == 0
                 self.placed = (proc.name, proc.served)
                 proc.served += 1
                 if line is Status.TIMEOUT:  # alive but silent: a hang
                     self.hang_wait += time.monotonic() - asked
                     proc.kill()
-                    yield Outcome(error=f"no answer within {limit}"), Status.TIMEOUT, fresh
+                    yield Outcome(error=f"no answer within {limit}", note=shortened), Status.TIMEOUT, fresh
                     break  # restart and resend the rest
                 if line is Status.CRASH:
                     death = proc.death()
@@ -315,7 +333,9 @@ class Worker:
                 reply = json.loads(line)
                 if reply["status"] != Status.OK:  # it reported its own end (out of memory) and exits
                     proc.kill()
-                    yield Outcome(error=reply["error"]), Status(reply["status"]), fresh
+                    # (a time-out the compile cache kept from an earlier, longer limit says so itself)
+                    yield (Outcome(error=reply["error"], note=shortened if f"within {compile_timeout:g} s"
+                                   in (reply["error"] or "") else None), Status(reply["status"]), fresh)
                     break
                 output = None if reply["output"] is None else decode_array(reply["output"])
                 yield Outcome(output, reply["error"], reply["not_implemented"], printed=reply["printed"],

@@ -129,6 +129,7 @@ def _zygote(adapter_name: str, memory_mb: int, control: socket.socket, scratch: 
                   "placements": list(adapter.placements) if adapter else [],
                   "domains": list(adapter.domains) if adapter else [],
                   "target": adapter.target if adapter else None,
+                  "compiles_ahead": bool(adapter and adapter.compiles_ahead),
                   "notes": adapter.notes() if adapter and not why else [],
                   "supports": [adapter.supports(s, d) if adapter else why for s, d in request["pairs"]]})
         elif request["op"] == Op.FORK:

@@ -77,12 +77,14 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
              progress=None) -> tuple[list[ResultRow], list[Case]]:
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
     directory like ``padconf run``'s plus gate.json; returns its result rows and its cases."""
+    from padconf.run.compile_budget import ALL
     from padconf.run.runner import Run, RunConfig  # the runner draws with Hypothesis: not imported to judge rows
     out_dir = Path(out_dir)
     if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
+    # a gate compiles every model of its suite: what it compares with the baseline is the whole suite
     run_config = RunConfig(runtimes=[config.runtime], specs=config.specs, specs_dir=config.specs_dir,
-                           seed=config.seed, max_examples=config.explore, **worker_limits(config))
+                           seed=config.seed, max_examples=config.explore, compile_budget=ALL, **worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
     cases = [c for c in gate_cases(specs, config.seed, config.explore, db) if in_shard(c.id, config.shard)]
     if not cases:  # only a shard can hold none: the suite is never empty

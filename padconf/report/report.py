@@ -24,6 +24,7 @@ from padconf.core.untrusted import json_value, read_text
 from padconf.judging.failure import failure_class, failure_signature
 from padconf.judging.triage import PAD_BUGS, triage
 from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
+from padconf.run.compile_budget import NOT_COMPILED
 from padconf.run.results import (
     MAX_RUN_JSON_BYTES,
     RESULTS,
@@ -72,9 +73,14 @@ def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
 def counts_line(rows: list[ResultRow]) -> str:
     """What the numbers count: results (a case in a placement on a runtime), cases, skips."""
     skipped = sum(r["verdict"] == Verdict.SKIPPED for r in rows)
+    budget = Counter(r["runtime"] for r in rows
+                     if r["verdict"] == Verdict.SKIPPED and (r.get("detail") or "").startswith(NOT_COMPILED))
+    skipped -= sum(budget.values())
     return (f"{len(rows)} results over {len({r['case_id'] for r in rows})} cases: a result is one case in one "
             f"placement on one runtime" + (f"; {skipped} of them skipped (the adapter cannot put the case to its "
-                                           f"runtime: each row and the notes say why)" if skipped else "") + ".")
+                                           f"runtime: each row and the notes say why)" if skipped else "")
+            + "".join(f"; {n} {name} results {NOT_COMPILED} (--compile-budget all compiles every model)"
+                      for name, n in sorted(budget.items())) + ".")
 
 
 def failures(rows: list[ResultRow]) -> list[dict]:

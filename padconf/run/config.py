@@ -17,6 +17,7 @@ from padconf.execution.worker import (
     MAX_MEMORY_MB,
     MAX_TIMEOUT_S,
 )
+from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 
 # Upper bounds of RunConfig's values, which the command line and run.json (a file anyone may have
 # written) share, RunConfig checking both: max_examples is cases drawn per spec version (the
@@ -26,6 +27,7 @@ MAX_EXAMPLES = 10_000
 MAX_SEED = (1 << 63) - 1
 MAX_NAMES = 1024  # entries of runtimes, specs and cases_dir: each costs a lookup, a worker or a walk
 MAX_NAME_CHARS = 4096  # each of those entries, and specs_dir (PATH_MAX)
+MAX_COMPILE_BUDGET = 10**6  # compiled models: more than any run draws
 
 
 
@@ -46,6 +48,8 @@ class RunConfig:
     memory_mb: int = DEFAULT_MEMORY_MB
     timeout: float = DEFAULT_TIMEOUT_S
     compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
+    # models an ahead-of-time compiler builds in the run (padconf.run.compile_budget), or "all"
+    compile_budget: int | str = DEFAULT_COMPILE_BUDGET
     cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
 
     def __post_init__(self):
@@ -73,6 +77,10 @@ class RunConfig:
             if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
                 problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, "
                                 f"got {reprlib.repr(value)}")
+        if self.compile_budget != ALL and (type(self.compile_budget) is not int
+                                           or not 0 <= self.compile_budget <= MAX_COMPILE_BUDGET):
+            problems.append(f"compile_budget must be a whole number >= 0 and <= {MAX_COMPILE_BUDGET} or "
+                            f"{ALL!r}, got {reprlib.repr(self.compile_budget)}")
         for name in ("specs", "cases_dir"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):

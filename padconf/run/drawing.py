@@ -11,7 +11,8 @@ import tempfile
 import threading
 
 from padconf.cases.examples import example_cases
-from padconf.cases.strategies import draw_cases
+from padconf.cases.plain import TRIGGER_TAG, upstream_triggers
+from padconf.cases.strategies import draw_cases, edge_classes
 from padconf.core.errors import CaseError, InternalFault
 from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
 from padconf.generate.testdata_read import read_cases
@@ -43,9 +44,17 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
 
 
 def draw_spec(args) -> list[str]:
+    """A version's worked examples, drawn cases and the known upstream bugs' triggers (a case
+    equal to one before it is that one: one id, one case)."""
     specs_dir, spec_id, n, seed = args
     spec = get_spec(spec_id, specs_dir)
-    return [json.dumps(c.to_json()) for c in example_cases(spec) + draw_cases(spec, n, seed=seed)]
+    cases = example_cases(spec) + draw_cases(spec, n, seed=seed)
+    ids = {c.id for c in cases}
+    for trigger in upstream_triggers(spec):
+        if trigger.id not in ids:
+            trigger.tags = sorted(set(edge_classes(trigger, spec) + [TRIGGER_TAG]))
+            cases.append(trigger)
+    return [json.dumps(c.to_json()) for c in cases]
 
 
 def _draw_in_children(args: list, jobs: int) -> list[list[str]]:

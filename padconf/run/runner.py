@@ -25,14 +25,17 @@ from typing import cast
 from padconf.adapters import registry, split_variant
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.cases.classify import repaired_twin
+from padconf.cases.onnx_model import model_key
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement, Status
+from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.failure import distinct_failure
 from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import FAILURES, Verdict, control_record, judge
+from padconf.run.compile_budget import not_compiled_why, select
 from padconf.run.config import RunConfig
 from padconf.run.drawing import build_cases
 from padconf.run.results import (
@@ -96,6 +99,8 @@ class Run:
         self.notes: list[str] = []  # one line per runtime or combination that could not run
         self.targets: dict[str, str | None] = {}  # runtime -> its compiler's target, as its worker says
         self._order_independent: dict[str, bool] = {}  # runtime -> Adapter.order_independent, as its worker says
+        self._compiles_ahead: set[str] = set()  # runtimes whose worker says Adapter.compiles_ahead
+        self._compile_limits: dict[str, CompileLimits] = {}  # such a runtime -> its lanes' build limits
         self.workers: dict[str, Worker] = {}
         self._starting: dict[str, Worker] = {}  # zygotes started before plan() asks what they can run
         self._case_rank: dict[str, int] = {}  # case id -> its place in the plan's order
@@ -252,30 +257,60 @@ class Run:
                                   f"(it runs {', '.join(about['domains'])})")
             unsupported = Counter(why for _, why in mine if why)
             self.notes += [f"{name}: {n} cases skipped: {why}" for why, n in unsupported.items()]
-            for placement in about["placements"]:
+            todo: dict[Placement, list[Case]] = {}
+            for placement in map(Placement, about["placements"]):
                 pending = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
                 skipped += [(name, placement, c, why) for c, why in pending if why]
-                todo = [c for c, why in pending if not why]
-                batches += [(name, placement, todo[i:i + BATCH_SIZE]) for i in range(0, len(todo), BATCH_SIZE)]
+                todo[placement] = [c for c, why in pending if not why]
+            if about.get("compiles_ahead"):
+                self._compiles_ahead.add(name)
+                if isinstance(self.config.compile_budget, int):  # else ALL
+                    skipped += self._over_budget(name, todo, self.config.compile_budget)
+            for placement, cases_todo in todo.items():
+                batches += [(name, placement, cases_todo[i:i + BATCH_SIZE])
+                            for i in range(0, len(cases_todo), BATCH_SIZE)]
         if not batches and not done:
             self.close()
             raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
         return batches, skipped
 
+    def _over_budget(self, name: str, todo: dict[Placement, list[Case]], budget: int) -> list[tuple]:
+        """The compile budget's choice (padconf.run.compile_budget) for compiler ``name``: ``todo``
+        (placement -> cases) keeps the cases of the chosen models; the others' skipped rows."""
+        chosen, models = select(list(todo.items()), budget)
+        why, left_out = not_compiled_why(budget), []
+        for placement, cases_todo in todo.items():
+            keep = [(placement, model_key(c, placement)) in chosen for c in cases_todo]
+            left_out += [(name, placement, c, why) for c, k in zip(cases_todo, keep) if not k]
+            todo[placement] = [c for c, k in zip(cases_todo, keep) if k]
+        self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0}).update(
+            models_chosen=len(chosen), models_in_all=models)
+        if left_out:
+            self.notes.append(f"{name}: {len(left_out)} results not compiled: budget ({len(chosen)} of "
+                              f"{models} models compiled; --compile-budget all compiles every one)")
+        return left_out
+
     def execute(self, plan, progress=None, jobs: int | None = None) -> None:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.
-        ``jobs`` lanes (default: one per core) share the batches of every runtime. Those of a
-        runtime whose answers depend on what its process ran before are dealt out first, batch
-        i to lane i mod jobs, and a lane runs them in plan order, one worker alive at a time, so
+        ``jobs`` lanes (default: one per core) share the batches of every runtime but the
+        ahead-of-time compilers, each of which runs its batches, in plan order, in a lane of its
+        own beside them. Those of a runtime whose answers depend on what its process ran before
+        are dealt out first, batch i to lane i mod jobs, and a lane runs them in plan order, one
+        worker alive at a time, so
         each lane shows such a runtime the same sequence of cases in every run; then the lanes
         take the order-independent runtimes' batches as each is free, which evens out when they
         end. Once all is done, results.jsonl is rewritten in plan order: the same run gives the
         same file, however the lanes interleaved."""
-        jobs = max(1, min(jobs or self.jobs, len(plan)))
+        # an ahead-of-time compiler's batches: a lane of its own, beside the others' (its builds
+        # take seconds, and its adapted compile limits follow the plan's order)
+        compilers = [name for name in self.config.runtimes if name in self._compiles_ahead
+                     and any(b[0] == name for b in plan)]
+        others = [b for b in plan if b[0] not in compilers]
+        jobs = max(1, min(jobs or self.jobs, len(others))) if others else 0
         lock = threading.Lock()
         failures: list[BaseException] = []
-        dealt = [b for b in plan if not self._order_independent.get(b[0])]
-        shared = iter([b for b in plan if self._order_independent.get(b[0])])
+        dealt = [b for b in others if not self._order_independent.get(b[0])]
+        shared = iter([b for b in others if self._order_independent.get(b[0])])
 
         def take():  # the next shared batch, for whichever lane is free
             while True:
@@ -286,15 +321,17 @@ class Run:
                 yield batch
 
         def lane(k: int):
+            batches = (itertools.chain(dealt[k::jobs], take()) if k < jobs
+                       else (b for b in plan if b[0] == compilers[k - jobs]))
             try:
-                self._run_lane(k, itertools.chain(dealt[k::jobs], take()), out, lock, progress)
+                self._run_lane(k, batches, out, lock, progress)
             except WorkerClosed:
                 pass
             except BaseException as exc:  # re-raised in the main thread
                 failures.append(exc)
                 self.close()  # stop the other lanes too
 
-        lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs)]
+        lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs + len(compilers))]
         try:
             with phase("running the cases"), open_to_append(self.results_path) as out:
                 try:
@@ -329,11 +366,14 @@ class Run:
             for name, placement, batch in batches:
                 if worker is None or worker.adapter != name:
                     self._retire(worker)
-                    with lock:  # lane 0 takes the worker that answered describe; others start their own
-                        worker = self.workers.pop(name, None) if k == 0 else None
+                    with lock:  # lane 0 and a compiler's lane take the worker that answered describe
+                        worker = self.workers.pop(name, None) if k == 0 or name in self._compiles_ahead else None
                         if worker is None:
                             worker = Worker(name, self.config.memory_mb, self.config.timeout,
                                             compile_timeout=self.config.compile_timeout)
+                        if name in self._compiles_ahead:
+                            worker.compile_limits = self._compile_limits.setdefault(
+                                name, CompileLimits(self.config.compile_timeout))
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
@@ -449,6 +489,9 @@ class Run:
             figures["restarts"] = figures.get("restarts", 0) + worker.restarts
             figures["recycles"] = figures.get("recycles", 0) + worker.recycles
             figures["hang_wait_seconds"] = round(figures.get("hang_wait_seconds", 0) + worker.hang_wait, 2)
+            if worker.builds:
+                figures["models_built"] = figures.get("models_built", 0) + worker.builds
+            worker.builds = 0  # a spare worker's builds are counted here once
         if spare:
             worker.end_process()
         else:

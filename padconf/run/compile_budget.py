@@ -1,0 +1,89 @@
+"""Which models an ahead-of-time compiler (an adapter with ``compiles_ahead``: IREE, TVM) builds
+in a run, when the run bounds them (``--compile-budget N``).
+
+A compiled model serves every case of its model key (padconf.cases.onnx_model.model_key: with
+the operands fed at run time, one model serves every shape of a spec version, mode, dtype and
+rank; with them baked in, one graph serves the cases that share it). The budget counts those
+models, over every placement of the compiler. They are taken in priority order:
+
+1. one model per upstream trigger and placement (padconf.cases.plain.upstream_triggers): the
+   known bugs' smallest inputs, of the newest spec version that holds each (what users run; an
+   old version may refuse what a newer one gets wrong: TVM rejects Pad-1's reflect trigger);
+2. then, greedily, the model whose cases add the most (spec version, mode, dtype, edge class,
+   placement) cells not yet covered, until every cell is covered once;
+3. then the rest, most cases a model first (more results for one compile).
+
+Ties go to the earlier model in the plan's order, so the same cases give the same choice.
+Every case of a chosen model runs; the others get a skipped row saying so (``NOT_COMPILED``),
+counted in the summary.
+"""
+from __future__ import annotations
+
+import heapq
+
+from padconf.cases.case import Case
+from padconf.cases.onnx_model import model_key
+from padconf.cases.plain import TRIGGER_TAG
+from padconf.core.vocabulary import Placement
+from padconf.spec.loader import spec_sort_key
+
+# compiled models per compiler in a run: enough for every known bug's trigger and a first
+# cover of the cells, few enough that a cold run's compiles overlap the other runtimes' lanes
+DEFAULT_COMPILE_BUDGET = 160
+ALL = "all"  # --compile-budget all: every model
+NOT_COMPILED = "not compiled: budget"  # a skipped row's text starts so
+
+
+def not_compiled_why(budget: int) -> str:
+    return (f"{NOT_COMPILED} (the run compiles {budget} models per ahead-of-time compiler; "
+            f"--compile-budget all compiles every one)")
+
+
+def _cells(case: Case, placement: Placement) -> set[tuple]:
+    return {(case.spec, case.mode, case.dtype, tag, placement) for tag in (case.tags or [""])}
+
+
+def _trigger(case: Case) -> str | None:
+    """The upstream trigger ``case`` is (its origin's name), or None."""
+    return case.origin.split(":")[1] if case.origin.startswith(TRIGGER_TAG + ":") else None
+
+
+def select(todo: list[tuple[Placement, list[Case]]], budget: int) -> tuple[set[tuple], int]:
+    """The (placement, model key) pairs to compile, at most ``budget``, of the ``todo`` cases
+    (placement, cases in plan order); and how many models there were in all."""
+    groups: dict[tuple, list[Case]] = {}  # (placement, key) -> its cases, in plan order
+    for placement, cases in todo:
+        for case in cases:
+            groups.setdefault((placement, model_key(case, placement)), []).append(case)
+    order = {g: i for i, g in enumerate(groups)}
+    newest: dict[tuple, tuple] = {}  # (trigger, placement) -> the model of its newest spec version
+    for g, cases in groups.items():
+        for case in cases:
+            name = _trigger(case)
+            if name and ((name, g[0]) not in newest
+                         or spec_sort_key(case.spec) > spec_sort_key(newest[(name, g[0])][0])):
+                newest[(name, g[0])] = (case.spec, g)
+    chosen: list[tuple] = []
+    for _, g in newest.values():
+        if g not in chosen and len(chosen) < budget:
+            chosen.append(g)
+    covered: set[tuple] = set()
+    for g in chosen:
+        covered |= set().union(*(_cells(c, g[0]) for c in groups[g]))
+    cells = {g: set().union(*(_cells(c, g[0]) for c in cases)) for g, cases in groups.items() if g not in chosen}
+    # lazy greedy: a model's gain only shrinks as others are chosen, so a stale gain is an upper bound
+    heap = [(-len(cells[g] - covered), order[g], g) for g in cells]
+    heapq.heapify(heap)
+    while heap and len(chosen) < budget:
+        stale, rank, g = heapq.heappop(heap)
+        gain = len(cells[g] - covered)
+        if not gain:
+            break
+        if -stale != gain:
+            heapq.heappush(heap, (-gain, rank, g))
+            continue
+        chosen.append(g)
+        covered |= cells.pop(g)
+    rest = sorted(cells, key=lambda g: (-len(groups[g]), order[g]))
+    chosen += rest[:max(0, budget - len(chosen))]
+    return set(chosen), len(groups)
