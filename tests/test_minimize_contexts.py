@@ -40,7 +40,7 @@ def test_the_maxpool_fusion_keeps_its_consumer_and_its_repro_is_onnxoptimizers_o
                         Context(Consumer.MAX_POOL, MAX_POOL_2, producer=Producer.CONSTANT_NODE))
     out = _minimize(tmp_path, case)
     report = (out / "REPORT.md").read_text()
-    assert report.startswith("# after onnxoptimizer's fuse_pad_into_pool, Pad(constant) -&gt; MaxPool")
+    assert report.startswith("# after onnxoptimizer's fuse_pad_into_pool, Pad(constant) before MaxPool")
     assert "Pad in its neighbourhood:" in report and "MaxPool" in report
     assert [n.op_type for n in onnx.load(out / "model.onnx").graph.node][-2:] == ["Pad", "MaxPool"]
     script = (out / "repro_onnxoptimizer.py").read_text()
@@ -74,7 +74,7 @@ def test_a_bug_that_needs_the_node_after_the_pad_keeps_it(tmp_path):
     ctx = Context(Consumer.SLICE, {"starts": [0], "ends": [2], "axes": [0], "steps": [1]})
     out = _minimize(tmp_path, context_case([[1.0, 2.0], [3.0, 4.0]], [0, 0, 0], ctx))
     assert [n.op_type for n in onnx.load(out / "model.onnx").graph.node] == ["Pad", "Slice"]
-    assert "eliminate_nop_pad, Pad(constant) -&gt; Slice accepts pads of the wrong length" in \
+    assert "eliminate_nop_pad, Pad(constant) before Slice accepts pads of the wrong length" in \
         (out / "REPORT.md").read_text()
     assert np.load(out / "data.npy").size == 1
 
