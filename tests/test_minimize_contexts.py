@@ -106,3 +106,19 @@ def test_a_context_graphs_source_lines_build_the_model_padconf_runs(producer):
         assert built.graph.SerializeToString() == model.graph.SerializeToString()
         assert (built.opset_import, built.ir_version) == (model.opset_import, model.ir_version)
         assert scope["fed"].keys() == feeds(case, placement).keys()
+
+
+def test_a_consumer_that_fails_on_the_pads_output_alone_is_not_the_pads_bug(tmp_path):
+    """onnx's reference evaluator raises on a MaxPool of kernel 1 with auto_pad SAME_UPPER over
+    [[[1.]]]. After a Pad of zero pads that is a failure of the context case, but the consumer
+    control (the MaxPool on the Pad's output, the Pad a no-op) fails alike: not Pad-specific."""
+    from tests.context_cases import context_case
+    attrs = {"kernel_shape": [1], "strides": [1], "dilations": [1], "auto_pad": "SAME_UPPER", "ceil_mode": 0}
+    case = context_case([[[1.0]]], [0, 0, 0, 0, 0, 0], Context(Consumer.MAX_POOL, attrs))
+    assert case.kind == "defined" and case.consumer_control() is not None
+    path = tmp_path / "case.jsonl"
+    path.write_text(json.dumps(case.to_json()) + "\n")
+    out = tmp_path / "b"
+    assert main(["minimize", str(path), "--runtime", "onnx-reference", "--out", str(out), "--time-limit", "3"]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert "Triage: **not Pad-specific**" in report and "consumer" in report.split("Controls")[1][:800]

@@ -11,7 +11,7 @@ from functools import cached_property
 import numpy as np
 import onnx
 
-from padconf.cases.context import Context
+from padconf.cases.context import Consumer, Context
 from padconf.core.dtypes import (
     ALL_DTYPES,
     MAX_ARRAY_BYTES,
@@ -24,6 +24,7 @@ from padconf.core.dtypes import (
 from padconf.core.errors import CaseError, SpecError
 from padconf.core.vocabulary import Placement, Word
 from padconf.spec.loader import parse_spec_id
+from padconf.spec.reference import pad as reference_pad
 
 
 class CaseKind(Word):
@@ -225,6 +226,17 @@ class Case:
                           expected=np.concatenate(values), reason=None, rule=None, interpretations={},
                           any_answer_conforms=False, origin=f"control:{self.id}", context=None)
 
+    def consumer_control(self) -> Case | None:
+        """A defined context case's consumer on the values its Pad gives it, that Pad a no-op
+        (the Pad's output as data, zero pads, the same neighbourhood): where the runtime's consumer
+        fails on them alone (onnx's evaluator's MaxPool on some windows), the context case's
+        failure is not the Pad's. None for a case without a consumer, or not defined."""
+        if self.context is None or self.context.consumer == Consumer.NONE or self.kind != CaseKind.DEFINED \
+                or self.op != "Pad":
+            return None
+        given = reference_pad(self.data, self.pads, self.mode, self.constant_value, self.axes)
+        return self.with_(data=given, pads=[0] * len(self.pads), origin=f"control:{self.id}")
+
     def controls(self, placement: Placement) -> list[tuple[str, Case, Placement]]:
         """(operand, control case, placement) for each control experiment: the data's
         (``control()``, in ``placement``); the values' (``movement_control()``, in ``placement``);
@@ -232,11 +244,15 @@ class Case:
         the model (initializers, folded) as a tensor (ONNX Pad-11 and later; OpenVINO's
         pads_begin / pads_end) and that tensor is empty, the same empty tensor through Identity,
         baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
-        one as a scalar), which the data's control cannot show where the data is not empty."""
+        one as a scalar), which the data's control cannot show where the data is not empty; and
+        for a context case, its consumer alone (``consumer_control()``)."""
         found = [("data", self.control(), placement)]
         movement = self.movement_control()
         if movement is not None:
             found.append(("values", movement, placement))
+        consumer = self.consumer_control()
+        if consumer is not None:
+            found.append(("consumer", consumer, placement))
         domain, version = parse_spec_id(self.spec)
         if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):
             return found

@@ -97,8 +97,9 @@ def context_lines(case: Case) -> list[str]:
         weights = "" if ctx.weights is None else f", weights of shape {list(ctx.weights.shape)} (`ctx_W.npy`)"
         lines.append(f"- consumer: `{ctx.consumer}` {ctx.attrs}{weights}")
         within = f", compared within {ctx.tolerance:.3g} (a sum in any order)" if ctx.tolerance else ", exactly"
-        lines.append(f"- expected: padconf's reference for the Pad, onnx's reference evaluator for the {ctx.consumer} "
-                     f"after it (in float64, rounded once){within}")
+        by = ("padconf's own MaxPool after it, as its document gives it" if ctx.consumer == Consumer.MAX_POOL else
+              f"onnx's reference evaluator for the {ctx.consumer} after it (in float64, rounded once)")
+        lines.append(f"- expected: padconf's reference for the Pad, {by}{within}")
     if ctx.producer != Producer.INPUTS:
         lines.append(f"- pads produced by: `{ctx.producer}` (docs/contexts.md)")
     if ctx.static_shape:
