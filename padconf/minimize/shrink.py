@@ -154,15 +154,16 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         defined = got.case.kind == CaseKind.DEFINED
         # context_shrink dropped the consumer: the same verdict, compared further below
         across = consumer_changed(start.case, candidate) and found[0] == key[0]
-        # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
-        # hang) may move from an undefined or invalid input to a defined one: a stronger report.
+        # an answer no reading gives, wrong alike on a defined input (slips) or on fewer undefined points
         alike = key[0] == Verdict.UNEXPLAINED and got.row["difference"] is not None \
             and got.row["difference"] == start.row["difference"]
         slips = alike and found[0] == Verdict.MISMATCH and defined
         narrows = alike and found[0] == Verdict.UNEXPLAINED \
             and set((found[3] or "").split(",")) < set((key[3] or "").split(","))
-        if not (found == key or slips or narrows or across
-                or (found[:2] == key[:2] and key[0] in UNJUDGED and defined)):
+        # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
+        # hang) may move from an undefined or invalid input to a defined one: a stronger report.
+        unjudged = found[:2] == key[:2] and key[0] in UNJUDGED and defined
+        if not (found == key or slips or narrows or across or unjudged):
             return None
         if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
