@@ -199,12 +199,12 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
         (n for out in case.interpretations.values() if out is not None and (n := _narrowed(out, output))), None)
     if narrowed:
         other += f" (a reading's output as computed in {narrowed})"
-    # what the output differs in from every reading's output alike (only a zero's sign, its shape ...)
-    kinds = set() if output is None else {m.difference for out in case.interpretations.values() if out is not None
-                                          and (m := _mismatch(out, np.asarray(output))) is not None}
     if case.any_answer_conforms:  # the document: "Behavior is undefined"
         return Ruling(Verdict.AMBIGUOUS, f"{case.reason}: {other}, which conforms: the document leaves the "
                                          "behaviour undefined", [])
+    # what the output differs in from every reading's output alike (only a zero's sign, its shape ...)
+    kinds = set() if output is None else {m.difference for out in case.interpretations.values() if out is not None
+                                          and (m := _mismatch(out, np.asarray(output))) is not None}
     readings = "; ".join(f"{name} {'rejects it' if out is None else 'gives ' + _shown(out)}"
                          + ("" if output is None or out is None else f" ({_difference(out, output)})")
                          for name, out in case.interpretations.items())

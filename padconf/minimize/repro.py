@@ -225,6 +225,11 @@ def _expected_file(case: Case, i: int) -> str:
     return "expected.npy" if case.kind == CaseKind.DEFINED else f"expected_{i}.npy"
 
 
+def _bitwise(row: dict | None) -> bool:
+    """Whether a repro compares bit for bit: the failure is a changed NaN payload or zero sign."""
+    return (row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN
+
+
 def _allowed(case: Case) -> list[np.ndarray | None]:
     """The outputs the specification allows (None: an error)."""
     if case.kind == CaseKind.DEFINED:
@@ -269,10 +274,7 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     if sub_byte:  # compared as the codes of the elements, which the runtime's run gives back
         allowed = [None if out is None else out.view(np.uint8) & ((1 << SUB_BYTE_BITS[case.dtype]) - 1)
                    for out in allowed]
-    arrays.append("expected = [" + ", ".join("None" if out is None else _literal(out, _expected_file(case, i))
-                                             for i, out in enumerate(allowed))
-                  + "]  # what the specification allows (None: an error)"
-                  + (f"; {case.dtype} elements as their codes" if sub_byte else ""))
+    arrays.append(_expected_line(case, allowed, f"; {case.dtype} elements as their codes" if sub_byte else ""))
     names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
     if own:
         build: list[str] = []
@@ -297,7 +299,7 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
         call = f"{repro.run.__name__}(model, {names}, {setup!r})"
     verdict = (row or {}).get("verdict")
     return repro_api.script(repro, runtime, heading, arrays, build, call, allowed,
-                            bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                            bitwise=_bitwise(row),
                             in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT))
 
 
@@ -311,10 +313,10 @@ def repro_setup(runtime: str, case: Case, row: dict | None) -> dict[str, object]
     return configuration(runtime)
 
 
-def _expected_line(case: Case, allowed: list[np.ndarray | None]) -> str:
+def _expected_line(case: Case, allowed: list[np.ndarray | None], note: str = "") -> str:
     return ("expected = [" + ", ".join("None" if out is None else _literal(out, _expected_file(case, i))
                                        for i, out in enumerate(allowed))
-            + "]  # what the specification allows (None: an error)")
+            + "]  # what the specification allows (None: an error)" + note)
 
 
 def _rewriter_script(repro, case: Case, placement: Placement, runtime: str, heading: str, row: dict | None,
@@ -327,7 +329,7 @@ def _rewriter_script(repro, case: Case, placement: Placement, runtime: str, head
     arrays.append(_expected_line(case, allowed))
     return repro_rewriter.script(repro, runtime, heading, arrays, build, names, setup,
                                  exhibited_on((row or {}).get("note")), allowed,
-                                 bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                                 bitwise=_bitwise(row),
                                  tolerance=case.context.tolerance if case.context else None)
 
 
@@ -342,7 +344,7 @@ def _context_script(repro, case: Case, placement: Placement, runtime: str, headi
     verdict = (row or {}).get("verdict")
     assert case.context is not None
     return repro_api.script(repro, runtime, heading, arrays, build, f"{repro.run.__name__}(model, {names}, {setup!r})",
-                            allowed, bitwise=(row or {}).get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN,
+                            allowed, bitwise=_bitwise(row),
                             in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT), tolerance=case.context.tolerance)
 
 
@@ -500,11 +502,11 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
         inputs.append(f"- constant_value: `{np.asarray(case.constant_value).tolist()!r}` ({case.dtype})")
     if case.axes is not None:
         inputs.append(f"- axes: `{case.axes}` ({case.axes_type})")
-    attribute = case.spec in ("onnx/Pad-1", "onnx/Pad-2")  # pads an attribute, the data fed
-    where = {"inputs": "the data fed at run time as a graph input, pads an attribute" if attribute else
-                       "pads and the other operands fed at run time as graph inputs",
-             "initializers": "the data fed at run time as a graph input, pads an attribute" if attribute else
-                             "pads and the other operands baked into the model as constants",
+    domain, version = parse_spec_id(case.spec)
+    data_fed = "the data fed at run time as a graph input, pads an attribute"  # ONNX Pad-1 and Pad-2
+    attribute = domain == "onnx" and version <= 2
+    where = {"inputs": data_fed if attribute else "pads and the other operands fed at run time as graph inputs",
+             "initializers": data_fed if attribute else "pads and the other operands baked into the model as constants",
              "folded": "every input, data included, baked into the model as constants: the runtime may "
                        "evaluate the Pad while compiling"}[placement]
     kind = {CaseKind.DEFINED: "defined: the document fixes one output",
