@@ -33,10 +33,10 @@ sys.path.insert(0, str(ROOT))
 
 from padconf.adapters.onnxruntime import OnnxRuntimeAdapter  # noqa: E402
 from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter  # noqa: E402
+from padconf.adapters.outcome import Outcome  # noqa: E402
 from padconf.cases.case import CaseKind  # noqa: E402
 from padconf.gate.baseline import Cell, breadth, load_baseline  # noqa: E402
-from padconf.judging.outcome import Outcome  # noqa: E402
-from padconf.run.results import read_jsonl  # noqa: E402
+from padconf.run.rundir import read_jsonl  # noqa: E402
 
 PLANT = "PADCONF_PLANT"
 ADAPTERS = {"onnxruntime": "benchmarks.bench_gate:PlantedOnnxRuntime",

@@ -30,7 +30,7 @@ class CorrectAdapter(Adapter):
         try:
             out = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
             if case.context is not None:  # Pad in its neighbourhood: then its consumer, as padconf's oracle
-                from padconf.cases.contexts import consume
+                from padconf.cases.context_oracle import consume
                 out = consume(case.context, out, int(case.spec.rsplit("-", 1)[1]))
             return Outcome(out) if out is not None else Outcome(error="the consumer refuses the Pad's output")
         except Exception as exc:

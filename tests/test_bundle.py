@@ -9,15 +9,15 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
 from padconf.core.dtypes import bit_equal
-from padconf.judging.outcome import Outcome
-from padconf.minimize import bundle_check
-from padconf.minimize.bundle_title import title
-from padconf.minimize.repro import _others
-from padconf.run.results import result_row
+from padconf.judging.records import judged_row
+from padconf.minimize.bundle import repro as generic_repro
+from padconf.minimize.bundle.report import _others
+from padconf.minimize.bundle.title import title
 from padconf.run.runner import Run, RunConfig
 
 FAKE = "tests.fake_adapters:"
@@ -29,7 +29,7 @@ def run_script(where, script, *args):
 
 
 def test_the_checkers_bit_equality_is_padconfs():
-    """bundle_check.same is a standalone copy (a bundle runs without padconf): it must say what
+    """generic_repro.same is a standalone copy (a bundle runs without padconf): it must say what
     padconf.core.dtypes.bit_equal says, NaN payloads equal, signs of zero not."""
     nan2 = np.array([0x7FC00001], np.uint32).view(np.float32)[0]
     pairs = [(np.array([np.nan, 1.0], np.float32), np.array([nan2, 1.0], np.float32)),
@@ -40,12 +40,12 @@ def test_the_checkers_bit_equality_is_padconfs():
              (np.array([1 + 2j]), np.array([1 - 2j])),
              (np.array(["a", "b"], dtype=object), np.array(["a", "b"], dtype=object)),
              (np.ones((2, 1), np.float16), np.ones((1, 2), np.float16))]
-    got = [bundle_check.same(a, b) for a, b in pairs]
+    got = [generic_repro.same(a, b) for a, b in pairs]
     assert got == [bit_equal(a, b) for a, b in pairs] == [True, False, True, False, False, False, True, False]
 
 
 def planted_row(case, outcome, status="ok", runtime="onnxruntime", placement="inputs"):
-    return result_row(runtime, placement, case, outcome, status)
+    return judged_row(runtime, placement, case, outcome, status)
 
 
 @pytest.mark.parametrize("case, outcome, status, expected", [
@@ -142,8 +142,8 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
     """The native adapter's bundle builds OpenVINO's own opset12 Pad graph; where the runtime
     is right (a planted bundle of a correct answer) the same script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize.repro import write_bundle
-    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.bundle.writer import write_bundle
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
     from padconf.minimize.targets import Job
     case = classify(Case(spec="openvino/Pad-12", data=np.arange(4, dtype=np.float32), pads=[1, -1], mode="edge"))
     right = Attempt(case, planted_row(case, Outcome(case.expected), runtime="openvino"), Outcome(case.expected))
@@ -162,7 +162,7 @@ def test_a_real_openvino_native_failure_gives_a_repro_in_its_opset_api(tmp_path)
 
 def test_a_runtimes_error_in_the_index_stays_one_table_row():
     """OpenVINO's errors span lines and hold ``|``: INDEX.md shows them as data, one row each."""
-    from padconf.minimize.index import index_markdown
+    from padconf.minimize.bundle.index import index_markdown
     error = "RuntimeError: Check 'a || b' failed at src/x.hpp:83:\nWhile validating node 'Pad'\n[link](x)"
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
@@ -176,8 +176,8 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
     opset12 script that builds it. The refusal is one reading of the open point
     (empty_axis_nonconstant=reject; the other gives shape [0]), so the script exits 0."""
     pytest.importorskip("openvino")
-    from padconf.minimize.repro import write_bundle
-    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.bundle.writer import write_bundle
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
     from padconf.minimize.targets import Job
     case = classify(Case(spec="openvino/Pad-12", data=np.zeros(0, np.int8), pads=[-2, 1], mode="edge"))
     refused = Outcome(error="Check 'pad_mode != op::PadMode::EDGE || dim_lb >= 1' failed")
@@ -194,8 +194,8 @@ def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(t
 def test_onnx_references_own_api_repro_runs_the_reference_evaluator(tmp_path):
     """Right on a defined case (exit 0); on mode wrap at opset 18, which Pad-18 does not define,
     the script reports whatever onnx's evaluator does against the spec's required error."""
-    from padconf.minimize.repro import write_bundle
-    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.bundle.writer import write_bundle
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
     from padconf.minimize.targets import Job
     for name, case in [("right", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="edge")),
                        ("wrap", Case(spec="onnx/Pad-18", data=np.arange(3, dtype=np.int32), pads=[1, 0], mode="wrap"))]:
@@ -231,8 +231,8 @@ def test_a_lenient_failure_does_not_shrink_where_another_bug_answers(tmp_path):
 def test_a_pad_value_of_inf_is_written_as_a_float_literal_in_the_runtimes_own_repro(tmp_path):
     """Pad-1's value attribute inf once went into repro_<runtime>.py as a bare `inf`: the script
     died of a NameError and exited 1, a false "the bug shows". The reference pads it right: 0."""
-    from padconf.minimize.repro import write_bundle
-    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.bundle.writer import write_bundle
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
     from padconf.minimize.targets import Job
     case = classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32), pads=[0, 1],
                          constant_value=np.float32(np.inf)))
@@ -303,9 +303,9 @@ def test_a_bundle_for_an_undefined_point_says_what_each_runtime_matched_per_poin
     """The bundle of an ambiguous case lists, per runtime and undefined point, the readings the
     run's answers matched ("a or b" where the answer is what both give), counted in results."""
     case = classify(Case("onnx/Pad-11", np.array([1, 2, 3], np.float32), [-1, 4], mode="reflect"))
-    rows = [result_row("alpha", "inputs", case, Outcome(np.array([9], np.float32)), "ok"),
-            result_row("beta", "inputs", case, Outcome(error="reflect pad 4 exceeds 3"), "ok"),
-            result_row("beta", "folded", case, Outcome(np.array([2, 3, 2, 1, 2, 3], np.float32)), "ok")]
+    rows = [judged_row("alpha", "inputs", case, Outcome(np.array([9], np.float32)), "ok"),
+            judged_row("beta", "inputs", case, Outcome(error="reflect pad 4 exceeds 3"), "ok"),
+            judged_row("beta", "folded", case, Outcome(np.array([2, 3, 2, 1, 2, 3], np.float32)), "ok")]
     lines = _others(SimpleNamespace(run_rows=rows, recorded=None, case=case), case, "alpha")
     heading = next(i for i, line in enumerate(lines) if line.startswith("Where the document leaves"))
     assert lines[heading + 2:] == [
@@ -319,7 +319,7 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
     the variant that failed: OpenVINO's defaults ({}) for the plain name, the variant's properties
     otherwise; a runtime whose adapter supplies none gets none."""
     from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
-    from padconf.minimize.repro import api_script
+    from padconf.minimize.bundle.scripts import api_script
     case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="edge"))
     plain = api_script(case, "inputs", "openvino-onnx", "t")
     variant = api_script(case, "inputs", "openvino-onnx[threads=1]", "t")
@@ -333,8 +333,8 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
 def test_the_index_lists_the_bugs_to_file_first(tmp_path):
     """INDEX.md by triage: the Pad bugs to file first, whatever order minimize met them in; a
     lenient acceptance (the output a reading gives) after them."""
-    from padconf.minimize.index import index_markdown
-    from padconf.minimize.shrink import Attempt, Shrunk
+    from padconf.minimize.bundle.index import index_markdown
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
     lenient = classify(Case(spec="onnx/Pad-11", data=np.array([1, 2, 3], np.float32), pads=[1, 0], mode="wrap"))
     wrong = classify(Case(spec="onnx/Pad-19", data=np.array([1, 2], np.float32), pads=[1, 0]))
     summaries = []
@@ -357,7 +357,7 @@ def test_openvinos_repro_of_sub_byte_data_uses_its_own_packed_tensors(tmp_path, 
     pytest.importorskip("openvino")
     import ml_dtypes
 
-    from padconf.minimize.repro import api_script
+    from padconf.minimize.bundle.scripts import api_script
     case = classify(Case(spec="openvino/Pad-12", data=np.array([1, 2, 3], ml_dtypes.uint4), pads=[1, 0]))
     script = api_script(case, placement, "openvino", "t")
     assert script is not None and "ov.Type.u4" in script and "ml_dtypes" not in script

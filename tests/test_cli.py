@@ -13,7 +13,7 @@ import yaml
 
 from padconf.cli import main
 from padconf.core.progress import ProgressLog
-from padconf.run.results import read_jsonl
+from padconf.run.rundir import read_jsonl
 from padconf.spec.loader import SPECS_DIR
 
 FAKE = "tests.fake_adapters:"
@@ -34,7 +34,7 @@ def specs_subset(tmp_path, ids):
 
 
 def test_the_shipped_specs_live_inside_the_package():
-    assert SPECS_DIR == Path(__import__("padconf").__file__).parent / "specs"
+    assert SPECS_DIR == Path(__import__("padconf").__file__).parent / "spec" / "documents"
     assert len(list(SPECS_DIR.glob("*/*.yaml"))) == 12 and (SPECS_DIR / "FORMAT.md").is_file()
 
 

@@ -14,8 +14,9 @@ from padconf.cli import main
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.compile_limits import HUNG_FAMILY_FLOOR_S, CompileLimits
+from padconf.judging.records import NOT_COMPILED
 from padconf.report.report import counts_line
-from padconf.run.compile_budget import NOT_COMPILED, select
+from padconf.run.compile_budget import select
 from padconf.run.drawing import draw_spec
 from padconf.run.runner import Run, RunConfig
 

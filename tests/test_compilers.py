@@ -17,9 +17,9 @@ from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cases.examples import example_cases
 from padconf.execution.worker import Worker
+from padconf.judging.records import judged_row
 from padconf.judging.triage import Triage, triage
 from padconf.judging.verdicts import Verdict, judge
-from padconf.run.results import result_row
 from padconf.run.runner import Run, RunConfig
 from padconf.spec.loader import get_spec
 
@@ -319,7 +319,7 @@ def test_iree_does_not_finish_compiling_pad_19s_wrap_example_known_upstream(cach
     finally:
         worker.close()
     assert status == Verdict.TIMEOUT and "the compile did not finish within 3 s" in outcome.error
-    found, fact = triage(result_row("iree", "initializers", case, outcome, status))
+    found, fact = triage(judged_row("iree", "initializers", case, outcome, status))
     assert found == Triage.KNOWN_UPSTREAM and fact.link.endswith("/iree-org/iree/issues/24585")
 
 

@@ -13,7 +13,8 @@ from onnx.reference import ReferenceEvaluator
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
 from padconf.cases.context import Consumer, Context, Producer, snap
-from padconf.cases.contexts import OracleUnsure, consume, documented_shape, shape_offsets, torch_order
+from padconf.cases.context_model import shape_offsets, torch_order
+from padconf.cases.context_oracle import OracleUnsure, consume, documented_shape
 from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.cases.strategies import draw_cases, foci
 from padconf.core.errors import CaseError

@@ -5,10 +5,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.execution.worker import Worker
-from padconf.judging.outcome import Outcome
 from padconf.judging.triage import Triage, triage
 from padconf.judging.verdicts import Verdict, control_record, judge
 

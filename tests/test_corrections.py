@@ -4,10 +4,10 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.cases.examples import check_example, example_cases
-from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import Verdict, judge
 from padconf.spec.loader import load_specs
 

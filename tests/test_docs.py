@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from padconf.gate.baseline import load_baseline
-from padconf.run.results import read_jsonl
+from padconf.run.rundir import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -11,9 +11,9 @@ from padconf.adapters.rewriters import RewriterAdapter
 from padconf.cases.examples import example_cases
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import load_baseline
-from padconf.gate.judge import judge_rows
+from padconf.gate.compare import judge_rows
 from padconf.gate.junit import problem_lines
-from padconf.run.results import result_row
+from padconf.judging.records import judged_row
 from padconf.spec.loader import load_specs
 
 BASELINE = Path(__file__).with_name("known_discrepancies.yaml")
@@ -37,7 +37,7 @@ def runtime_rows(request):
         for placement in adapter.placements:
             batch = [c for c in CASES if adapter.supports(c.spec, c.dtype) is None]
             for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                rows.append(result_row(name, placement, case, outcome, status))
+                rows.append(judged_row(name, placement, case, outcome, status))
     finally:
         worker.close()
     return name, rows

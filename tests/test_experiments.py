@@ -1,6 +1,6 @@
 """Triage by experiment (issue 43, part 3): before a minimized failure is put down to a policy, a
 missing kernel, or judged where its input is undefined, padconf minimize runs the case that would
-show otherwise (padconf.minimize.experiments), on the real runtimes."""
+show otherwise (padconf.minimize.probes.experiments), on the real runtimes."""
 import json
 
 import numpy as np
@@ -10,7 +10,7 @@ from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
 from padconf.judging.triage import Triage, parse_facts, triage
-from padconf.minimize.experiments import documented_default
+from padconf.minimize.probes.experiments import documented_default
 
 
 def minimized(tmp_path, case: Case, runtime: str) -> str:
@@ -73,8 +73,8 @@ def test_a_failure_where_the_input_is_undefined_is_judged_where_it_is_defined(tm
     pytest.importorskip("openvino")
     from padconf.core.vocabulary import Placement
     from padconf.execution.worker import Worker
-    from padconf.minimize.experiments import defined_at
-    from padconf.minimize.shrink import IsolatedRunner
+    from padconf.minimize.probes.experiments import defined_at
+    from padconf.minimize.shrink.loop import IsolatedRunner
     case = Case(spec="openvino/Pad-1", data=np.array([1.0, 2.0, 3.0], np.float16), pads=[3, -1],
                 constant_value=np.float16(-0.0))
     worker = Worker("openvino")
@@ -111,7 +111,7 @@ def test_lenient_only_where_a_reading_gives_the_answer(case, reading):
     """A must-reject case accepted with the output a reading gives (the broken rule set aside) is
     lenient; accepted with anything else (an empty tensor, memory never written) it is silent
     garbage, a wrong value."""
-    from padconf.judging.outcome import Outcome
+    from padconf.adapters.outcome import Outcome
     from padconf.judging.verdicts import Difference, Verdict, judge
     case = classify(case)
     assert case.kind == "must-reject"
@@ -144,7 +144,7 @@ def test_an_accepted_model_the_document_forbids_in_its_structure_stays_lenient()
     """Pads of the wrong length, an axis out of range, an input the version lacks: the document
     forbids the model and gives no reading of what it computes, so whatever a runtime answers
     is a lenience, not a wrong value."""
-    from padconf.judging.outcome import Outcome
+    from padconf.adapters.outcome import Outcome
     from padconf.judging.verdicts import Verdict, judge
     for case in (Case(spec="onnx/Pad-19", data=np.ones(3, np.float32), pads=[1, 0, 0]),
                  Case(spec="onnx/Pad-24", data=np.ones(1, np.float32), pads=[0, 0], axes=[-5])):
@@ -156,7 +156,7 @@ def test_an_accepted_model_the_document_forbids_in_its_structure_stays_lenient()
 def test_an_accepted_case_answered_in_32_bits_is_narrowed_not_garbage():
     """OpenVINO runs f64 as f32: wrap (not in Pad-11) accepted, -inf comes back as float32's
     lowest value: a reading computed in 32 bits, which its upstream fact calls policy."""
-    from padconf.judging.outcome import Outcome
+    from padconf.adapters.outcome import Outcome
     from padconf.judging.verdicts import Difference, Verdict, judge
     case = classify(Case(spec="onnx/Pad-11", data=np.array([-np.inf, 1.0]), pads=[0, 1], mode="wrap"))
     ruling = judge(case, Outcome(np.array([np.float32(-3.4028235e38), 1.0, np.float32(-3.4028235e38)])))

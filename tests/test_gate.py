@@ -9,18 +9,19 @@ import pytest
 import yaml
 from hypothesis.database import DirectoryBasedExampleDatabase
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import PLACEMENTS
 from padconf.gate.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
+from padconf.gate.compare import confirm, judge_rows
 from padconf.gate.explore import EXPLORE_KEY
-from padconf.gate.judge import confirm, judge_rows
 from padconf.gate.selection import gate_cases, in_shard, parse_shard
-from padconf.judging.outcome import Outcome
+from padconf.judging.records import judged_row
 from padconf.judging.verdicts import judge
-from padconf.run.results import read_jsonl, result_row
+from padconf.run.rundir import read_jsonl
 from padconf.spec.loader import get_spec
 
 FAKE = "tests.fake_adapters:"
@@ -115,7 +116,7 @@ def test_a_new_failure_is_rerun_once_per_cell_and_class_once_one_recurs():
     spec = get_spec("onnx/Pad-19")
     cases = [classify(Case("onnx/Pad-19", np.arange(n, dtype=np.float32) + 1, [1, 2], mode="edge"), spec)
              for n in range(2, 7)]
-    rows = [result_row("rt", placement, c, Outcome(c.expected[::-1] + 1), "ok")
+    rows = [judged_row("rt", placement, c, Outcome(c.expected[::-1] + 1), "ok")
             for placement in ("inputs", "folded") for c in cases]
     judgement = judge_rows(rows, [], "rt", set())
     worker = Recorder()

@@ -26,11 +26,11 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cli import main
 from padconf.core.dtypes import bit_equal, numpy_dtype
 from padconf.core.vocabulary import PLACEMENTS
-from padconf.generate.fixed_suite import ALL_KIND_DIRS
-from padconf.generate.testdata_read import read_case_dir
-from padconf.generate.testdata_write import export_onnx_node_tests
-from padconf.run.results import read_jsonl
+from padconf.generate.writer import export_onnx_node_tests
+from padconf.run.rundir import read_jsonl
 from padconf.spec.loader import load_specs
+from padconf.suite.fixed import ALL_KIND_DIRS
+from padconf.suite.folders import read_case_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 GENERATED = ROOT / "generated"

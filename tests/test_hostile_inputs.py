@@ -28,10 +28,10 @@ from padconf.core.dtypes import decode_array
 from padconf.core.errors import CaseError, PadconfError
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import parse_baseline
-from padconf.generate.testdata_read import case_dirs, load_tensor, read_cases
 from padconf.minimize.model_cut import UserModel
 from padconf.report.report import short_markdown
-from padconf.spec.loader import load_specs
+from padconf.spec.loader import SPECS_DIR, load_specs
+from padconf.suite.folders import case_dirs, load_tensor, read_cases
 
 ROOT = Path(__file__).resolve().parent.parent
 GENERATED = ROOT / "generated"
@@ -189,7 +189,7 @@ def test_a_spec_folder_named_by_run_json_is_read_only_when_named_again(tmp_path,
     for args in (["run", "--resume", "--out", str(run)], ["report", str(run), "--html", str(tmp_path / "r.html")]):
         err = one_line_exit_2(main(args), capsys, "run.json", f"--specs-dir {elsewhere}")
         assert "hunter2" not in err
-    assert main(["--specs-dir", str(ROOT / "padconf" / "specs"), "run", "--resume", "--out", str(run)]) == 2
+    assert main(["--specs-dir", str(SPECS_DIR), "run", "--resume", "--out", str(run)]) == 2
     assert "--specs-dir" in capsys.readouterr().err  # the folder named must be the one recorded
 
 
@@ -262,7 +262,7 @@ def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind)
     (gate_dir / "results.jsonl").write_text("")
     (tmp_path / "baseline.yaml").write_text("[]\n")
     specs = tmp_path / "specs"
-    shutil.copytree(ROOT / "padconf" / "specs", specs)
+    shutil.copytree(ROOT / "padconf" / "spec" / "documents", specs)
     target = {"baseline": tmp_path / "baseline.yaml", "results": gate_dir / "results.jsonl",
               "spec": specs / "onnx" / "Pad-19.yaml"}[what]
     target.unlink()
@@ -307,7 +307,7 @@ def test_a_pattern_re2_cannot_run_is_refused_when_the_baseline_is_read():
 
 def test_extends_outside_the_spec_folder_is_refused_unread(tmp_path, capsys):
     specs = tmp_path / "specs"
-    shutil.copytree(ROOT / "padconf" / "specs", specs)
+    shutil.copytree(ROOT / "padconf" / "spec" / "documents", specs)
     (tmp_path / "outside").mkdir()
     (tmp_path / "outside" / "leak.yaml").write_text("secret_key: hunter2\n")
     text = (specs / "onnx" / "Pad-19.yaml").read_text()
@@ -357,7 +357,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
     assert padconf_cli(args, tmp_path, timeout=300)[0] == 0
     before = files_of(out)
     dirs_before = case_dirs(tmp_path)
-    killer = ("import os, signal, sys, padconf.generate.testdata_write as t, padconf.cli as cli\n"
+    killer = ("import os, signal, sys, padconf.generate.writer as t, padconf.cli as cli\n"
               "written = t.write_onnx\n"
               "def write(*a):\n"
               "    written(*a)\n"
@@ -371,7 +371,7 @@ def test_a_killed_generate_leaves_the_previous_output_whole_and_nothing_to_read(
 
 
 def test_an_interrupt_while_generate_swaps_its_output_in_leaves_one_whole_output(tmp_path, monkeypatch):
-    import padconf.generate.testdata_write as testdata
+    import padconf.generate.writer as testdata
     spec = [s for s in SPECS if s.id == "onnx/Pad-2"]
     testdata.generate(tmp_path / "ref", spec)
     new = files_of(tmp_path / "ref")
@@ -790,7 +790,7 @@ def test_control_characters_from_a_baseline_a_runtime_or_a_case_leave_the_junit_
     parse. Each is shown as \\xNN / \\uNNNN."""
     from xml.etree import ElementTree
 
-    from padconf.gate.judge import judge_rows
+    from padconf.gate.compare import judge_rows
     from padconf.gate.junit import junit_xml
     text = ('- {runtime: "rt\\a", verdict: crash, why: "forgiven\\x01\\ud800\\uffff\\x1b[2J", '
             'cells: [onnx/Pad-19 constant float inputs]}\n'

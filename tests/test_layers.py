@@ -1,24 +1,27 @@
 """Imports run one way only, down the data flow, layer by layer. Each folder of padconf that is a
 package is a layer; LAYERS orders them, from the bottom:
 
-    core       padconf's errors, closed vocabularies, dtypes, reading untrusted files, escaping,
-               versions, progress lines
-    spec       the spec documents loaded and checked, and the arithmetic they define (reference);
-               the documents themselves are data in padconf/specs, not a layer
+    core       padconf's errors, closed vocabularies, dtypes, reading untrusted files, writing
+               padconf's own, escaping, versions, progress lines
+    spec       the spec documents (spec/documents, data) loaded and checked, and the arithmetic
+               they define (reference)
     cases      a case, what its spec says of it (classify), examples, drawn cases, its ONNX model
-    judging    a runtime's outcome, its verdict, its failure identity (failure), triage
-    adapters   the runtimes behind one interface, and their compile cache
+    adapters   the runtimes behind one interface, what a runtime did (Outcome), the compile cache
     execution  the worker processes adapters run in, and the pool that drives them
-    generate   the fixed suite, its test data written, and test data read back as cases
-               (``padconf run --cases`` reads them: below run)
-    run        running cases (runner, draw_child) and the run directory it records (results)
-    report     a run's summary, text and HTML
-    gate       judging a run against a baseline, and the pytest plugin over the gate's cases
-    suite      the gate's cases as a pytest suite (``pytest --pyargs padconf.suite``)
-    minimize   a failing case cut down and bundled (it reads test data, renders as report does)
+    judging    a runtime's outcome judged: its verdict, its failure identity (failure), triage,
+               and the records a run is made of (records)
+    report     what a run's records show, rendered for the terminal, markdown and HTML; it reads
+               no file (run.rundir hands it a run)
+    suite      case sources beyond drawing: the fixed suite, test folders read back as cases
+    generate   the fixed suite written as test data
+    run        running cases (runner, drawing, controls) and the run directory (rundir), whose
+               summary.md report renders
+    gate       judging a run against a baseline
+    pytest     the gate as pytest tests (the plugin and the suite it parametrises)
+    minimize   a failing case cut down and bundled (shrink, probes, bundle)
     cli        the command line, thin over the layers: main, its options (parser), each command
-    padconf    the modules directly in padconf: the public entry points kept by name
-               (pytest_plugin, onnx_model)
+    padconf    the modules directly in padconf: the public API (api) and the names plugins
+               import (onnx_model)
 
 A module may import from its own layer and the layers below; an import from a higher layer (at
 module level or inside a function) fails here, and the checker is shown to see one by planting
@@ -35,8 +38,8 @@ from pathlib import Path
 import padconf
 
 PACKAGE = Path(padconf.__file__).parent
-LAYERS = ["core", "spec", "cases", "judging", "adapters", "execution", "generate", "run", "report", "gate", "suite",
-          "minimize", "cli", "padconf"]  # the data flow's order, from the bottom; "padconf": the modules directly in it
+LAYERS = ["core", "spec", "cases", "adapters", "execution", "judging", "report", "suite", "generate", "run", "gate",
+          "pytest", "minimize", "cli", "padconf"]  # the data flow's order, from the bottom; "padconf": padconf/*.py
 FOLDERS = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
 
 
@@ -87,7 +90,7 @@ def test_every_folder_is_one_layer():
     assert len(LAYERS) == len(set(LAYERS))
     assert sorted(set(LAYERS) - {"padconf"}) == FOLDERS  # a new folder takes its place in LAYERS
     assert "specs" not in FOLDERS  # the spec documents: data, not a layer
-    assert {name for name in MODULES if "." not in name and name not in FOLDERS} == {"pytest_plugin", "onnx_model"}
+    assert {name for name in MODULES if "." not in name and name not in FOLDERS} == {"api", "onnx_model"}
 
 
 def test_no_module_imports_from_a_higher_layer():
@@ -107,8 +110,8 @@ def test_a_planted_upward_import_is_found():  # or the test above would pass on 
     planted = MODULES["adapters.openvino"].read_text() + "\nfrom padconf.gate.gate import gate\n"
     assert upward_imports("adapters.openvino", planted) == ["adapters.openvino (adapters) imports gate (gate)",
                                                             "adapters.openvino (adapters) imports gate.gate (gate)"]
-    planted = MODULES["run.runner"].read_text() + "\nfrom padconf import pytest_plugin\n"  # directly in padconf
-    assert upward_imports("run.runner", planted) == ["run.runner (run) imports pytest_plugin (padconf)"]
+    planted = MODULES["run.runner"].read_text() + "\nfrom padconf import api\n"  # directly in padconf
+    assert upward_imports("run.runner", planted) == ["run.runner (run) imports api (padconf)"]
     planted = MODULES["run.runner"].read_text() + "\nfrom padconf import cli\n"
     assert upward_imports("run.runner", planted) == ["run.runner (run) imports cli (cli)"]
     assert "adapters" in imported("adapters.openvino", MODULES["adapters.openvino"].read_text())
@@ -120,10 +123,9 @@ def test_a_planted_upward_import_is_found():  # or the test above would pass on 
 LOCAL_IMPORTS = {
     "cli": "main imports the compile cache's setting and the worker pool's closing only when it needs them",
     "cli.commands": "each command imports what it runs, at start-up only what the options need",
-    "gate.pytest_plugin": "pytest imports the plugin in every session: its hooks import what they run",
+    "pytest.plugin": "pytest imports the plugin in every session: its hooks import what they run",
     "gate.gate": "the runner uses Hypothesis: not imported to judge rows",
     "gate.selection": "the fixed suite and drawn cases use Hypothesis: not imported to judge rows",
-    "gate.explore": "strategies (Hypothesis): not imported to judge rows",
     "minimize.targets": "model_cut reads test data with strategies (Hypothesis): not imported to minimize rows",
 }
 
@@ -188,10 +190,23 @@ def test_a_planted_parent_side_import_in_the_worker_side_is_found():  # or the t
 
 def test_reading_a_run_imports_neither_hypothesis_nor_the_runner():
     """Rendering a report, minimizing or gating on recorded rows reads them through
-    padconf.run.results: none of them pulls in what draws and runs cases."""
+    padconf.run.rundir: none of them pulls in what draws and runs cases."""
     for module in ("padconf.report.report", "padconf.report.report_html", "padconf.minimize.minimize",
-                   "padconf.gate.gate", "padconf.gate.judge", "padconf.gate.junit"):
+                   "padconf.gate.gate", "padconf.gate.compare", "padconf.gate.junit"):
         code = (f"import sys; sys.path.insert(0, {str(PACKAGE.parent)!r}); import {module}; "
                 "print(sorted({'hypothesis', 'padconf.run.runner', 'padconf.cases.strategies'} & set(sys.modules)))")
         out = subprocess.run([sys.executable, "-I", "-c", code], capture_output=True, text=True, check=True).stdout
         assert out.strip() == "[]", f"importing {module} imports {out.strip()}"
+
+
+def test_minimize_names_no_runtime():
+    """What is runtime-specific lives in the adapter (its hooks: error_core, title_conditions,
+    repro_configuration, exhibited_on, repro): minimize imports padconf.adapters' interface and
+    its records, never a runtime's adapter module."""
+    interface = {"adapters", "adapters.outcome"}
+    found = {f"{name} imports {other}" for name, path in MODULES.items() if name.startswith("minimize")
+             for other in imported(name, path.read_text(), path.name == "__init__.py")
+             if other.startswith("adapters") and other not in interface}
+    assert not found
+    planted = MODULES["minimize.bundle.title"].read_text() + "\nfrom padconf.adapters.onnxruntime import culprit_pass\n"
+    assert "adapters.onnxruntime" in imported("minimize.bundle.title", planted)  # the check sees one

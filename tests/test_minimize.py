@@ -10,19 +10,19 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.generate.testdata_read import read_case_dir
 from padconf.judging.failure import failure_key
-from padconf.judging.outcome import Outcome
-from padconf.minimize import bundle_check
-from padconf.minimize.repro import write_bundle
-from padconf.minimize.shrink import Attempt, Shrunk
-from padconf.minimize.simplify import fewer_axes, smaller_dims
+from padconf.judging.records import judged_row
+from padconf.minimize.bundle import repro as generic_repro
+from padconf.minimize.bundle.writer import write_bundle
+from padconf.minimize.shrink.loop import Attempt, Shrunk
+from padconf.minimize.shrink.simplify import fewer_axes, smaller_dims
 from padconf.minimize.targets import Job
-from padconf.run.results import result_row
 from padconf.spec.loader import get_spec, load_specs
+from padconf.suite.folders import read_case_dir
 
 FAKE = "tests.fake_adapters:"
 SPEC = get_spec("onnx/Pad-19")
@@ -135,7 +135,7 @@ def test_onnxruntime_refusing_a_reflect_crop_to_zero_gives_a_repro_that_exits_1_
                      r"input the spec defines: .*zero effective input extent", report)
     assert "Triage: **wrongly rejected**" in report
     assert "- runtime: onnxruntime 1." in report and "- Python: 3." in report
-    assert (out / "repro.py").read_bytes() == Path(bundle_check.__file__).read_bytes()  # verbatim
+    assert (out / "repro.py").read_bytes() == Path(generic_repro.__file__).read_bytes()  # verbatim
     assert not re.search(r"^\s*(import|from) padconf", (out / "repro.py").read_text(), re.M)
     rc, printed = run_repro(out)
     assert rc == 1 and "BUG: the runtime rejects an input the specification defines" in printed
@@ -153,7 +153,7 @@ def test_a_repro_of_a_case_the_runtime_gets_right_exits_0(tmp_path):
     pytest.importorskip("onnxruntime")
     case = classify(Case(spec=SPEC.id, data=np.array([[1, 2], [3, 4]], np.float32), pads=[0, 1, 0, 0],
                          mode="constant", constant_value=np.array(7, np.float32)), SPEC)
-    row = result_row("onnxruntime", "inputs", case, Outcome(case.expected), "ok")
+    row = judged_row("onnxruntime", "inputs", case, Outcome(case.expected), "ok")
     attempt = Attempt(case, row, Outcome(case.expected))
     write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnxruntime", None,
                  Job(case))
@@ -163,7 +163,7 @@ def test_a_repro_of_a_case_the_runtime_gets_right_exits_0(tmp_path):
 
 def test_repro_help_runs_nothing_and_another_runtime_is_titled_as_itself(tmp_path):
     case = classify(Case(spec=SPEC.id, data=np.array([1, 2], np.float32), pads=[0, 1], mode="reflect"), SPEC)
-    row = result_row("onnxruntime", "inputs", case, Outcome(error="Pad reflect: pre-pad too large"), "ok")
+    row = judged_row("onnxruntime", "inputs", case, Outcome(error="Pad reflect: pre-pad too large"), "ok")
     attempt = Attempt(case, row, Outcome(error="Pad reflect: pre-pad too large"))
     write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnxruntime", None, Job(case))
     rc, printed = run_repro(tmp_path / "b", "--help")
@@ -328,7 +328,7 @@ def test_a_dimension_shrinks_together_with_its_pads_and_axes_go_when_they_can():
 def test_string_data_stays_string_data_down_to_rank_0():
     """np.take of one string element gives a bare str, which numpy then read as <U4 ("numpy dtype
     <U4 has no spec name"): every string failure of a run was skipped by `padconf minimize`."""
-    from padconf.minimize.simplify import fewer_dims, rank_one
+    from padconf.minimize.shrink.simplify import fewer_dims, rank_one
     case = Case(spec="onnx/Pad-19", data=np.array(["abcd", "ef"], dtype=object), pads=[1, 0])
     (scalar,) = fewer_dims(case)
     assert scalar.data.dtype == object and scalar.data.shape == () and scalar.dtype == "string"
@@ -371,7 +371,7 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, run_dir, target, run
 def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, monkeypatch):
     """One failure whose bundle cannot be written is listed in INDEX.md; the others still get theirs."""
     from padconf.minimize import minimize as minimizing
-    from padconf.minimize import repro
+    from padconf.minimize.bundle import writer as repro
     run = tmp_path / "run"
     assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-18", "--max-examples", "20",
                  "--out", str(run), "--jobs", "1"]) == 0
@@ -382,7 +382,7 @@ def test_a_run_minimizes_every_failure_and_goes_on_past_one_it_cannot(tmp_path, 
         if len(written) == 1:
             raise TypeError("planted: the bundle writer breaks on this failure")
         return real(where, *args, **kwargs)
-    monkeypatch.setattr(minimizing, "write_bundle", breaks_on_the_first)  # imported there from repro
+    monkeypatch.setattr(minimizing, "write_bundle", breaks_on_the_first)  # imported there from bundle.writer
     code, out = minimize(tmp_path, str(run), FAKE + "CorrectAdapter", "--time-limit", "2")  # it accepts anything
     assert code == 0
     assert "TypeError: planted: the bundle writer breaks on this failure" in (out / "INDEX.md").read_text()
@@ -515,12 +515,12 @@ def test_two_wrong_outputs_are_alike_when_equal_or_both_hold_values_from_nowhere
     Pad-12) differs from process to process: two such outputs are alike where both hold a value
     that neither the input nor any reading's output holds. Values misplaced are not garbage."""
     from padconf.core.vocabulary import Status
-    from padconf.minimize.probes import _alike
+    from padconf.minimize.probes.experiments import _alike
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1.0, 2.0], np.float32), pads=[0, 1]))
 
     def attempt(values):
         outcome = Outcome(np.array(values, np.float32))
-        return Attempt(case, result_row("rt", "inputs", case, outcome, Status.OK), outcome)
+        return Attempt(case, judged_row("rt", "inputs", case, outcome, Status.OK), outcome)
 
     def native(values):
         return Outcome(np.array(values, np.float32))
@@ -597,7 +597,7 @@ def test_failures_on_sub_byte_data_that_its_byte_wide_twin_does_not_show_are_one
 def test_the_operation_pad_lowers_to_runs_set_up_as_the_runtime_that_failed():
     """native_check's runtime: the adapter's lowered_to, with a variant's settings carried over
     (OpenVINO's Pad-12 compiled as the frontend's variant was); none where Pad lowers to nothing."""
-    from padconf.minimize.probes import lowered_runtime
+    from padconf.minimize.probes.experiments import lowered_runtime
     assert lowered_runtime("openvino-onnx") == ("openvino", "openvino/Pad-12")
     assert lowered_runtime("openvino-onnx[threads=1]") == ("openvino[threads=1]", "openvino/Pad-12")
     assert lowered_runtime("onnxruntime") is None and lowered_runtime("openvino") is None

@@ -17,9 +17,9 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 from padconf.cases.context import Consumer, Context, Producer
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.cli import main
-from padconf.minimize.context_shrink import simpler_context
-from padconf.minimize.repro import _literal
-from padconf.minimize.repro_context import model_lines
+from padconf.minimize.bundle.model_source import model_lines
+from padconf.minimize.bundle.scripts import _literal
+from padconf.minimize.shrink.context import simpler_context
 from tests.context_cases import MAX_POOL_2, context_case
 
 pytest.importorskip("onnxoptimizer")

@@ -21,7 +21,8 @@ from padconf.cases.classify import classify
 from padconf.cli import FAULT_FILE, main
 from padconf.execution.reaper import descendants
 from padconf.execution.worker import Worker
-from padconf.run.results import RESULTS_WRITTEN, RunDirLock, read_jsonl, read_results
+from padconf.run import runner
+from padconf.run.rundir import RESULTS_WRITTEN, RunDirLock, read_jsonl, read_results
 from padconf.run.runner import Run, RunConfig
 
 FAKE = "tests.fake_adapters:"
@@ -90,14 +91,14 @@ def test_a_zygote_gone_before_the_controls_does_not_end_the_run(tmp_path, monkey
     """Issue 40's traceback: runner.controls -> control_record -> run_alone -> start ->
     FORK -> ConnectionResetError. The zygote is killed between the run phase and the
     controls phase; the run finishes, with its controls, summary and count."""
-    original = Run._run_controls
+    original = runner.run_controls
 
-    def kill_first(self):
-        for worker in self._spares.values():
+    def kill_first(run_dir, config, jobs, spares):
+        for worker in spares.values():
             zygote_gone_but_not_yet_reaped(worker)
-        original(self)
+        return original(run_dir, config, jobs, spares)
 
-    monkeypatch.setattr(Run, "_run_controls", kill_first)
+    monkeypatch.setattr(runner, "run_controls", kill_first)
     out = tmp_path / "run"
     run = Run(out, RunConfig(runtimes=[FAKE + "WrongValuesAdapter"]), jobs=1)
     run.execute(run.plan(run.prepare([planted(), planted(1)])))
@@ -126,10 +127,10 @@ def test_a_worker_that_dies_with_its_zygote_costs_no_case(tmp_path):
 
 
 def test_padconfs_own_fault_is_exit_3_naming_its_phase_and_its_traceback(tmp_path, monkeypatch, capsys):
-    def broken(self):
+    def broken(*args):
         raise ConnectionResetError(104, "Connection reset by peer")
 
-    monkeypatch.setattr(Run, "_run_controls", broken)
+    monkeypatch.setattr(runner, "run_controls", broken)
     out = tmp_path / "run"
     assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
                  "--out", str(out)]) == 3
@@ -146,7 +147,7 @@ def test_a_file_the_user_named_stays_exit_2(tmp_path, capsys):
 
 
 def test_a_fault_file_planted_as_a_link_is_not_written_through(tmp_path, monkeypatch, capsys):
-    monkeypatch.setattr(Run, "_run_controls", lambda self: 1 / 0)
+    monkeypatch.setattr(runner, "run_controls", lambda *args: 1 / 0)
     out = tmp_path / "run"
     out.mkdir()
     victim = tmp_path / "victim"
@@ -171,10 +172,8 @@ def _interrupt_in(monkeypatch, target, name):
 
 @pytest.mark.parametrize("where", ["drawing", "planning", "controls", "summary"])
 def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatch, capsys, where):
-    from padconf.report import report
-    from padconf.run import runner
-    target = {"drawing": (runner, "build_cases"), "planning": (Run, "plan"), "controls": (Run, "_run_controls"),
-              "summary": (report, "markdown")}[where]
+    target = {"drawing": (runner, "build_cases"), "planning": (Run, "plan"), "controls": (runner, "run_controls"),
+              "summary": (runner, "markdown")}[where]
     _interrupt_in(monkeypatch, *target)
     assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
                  "--out", str(tmp_path / "run")]) == 130
@@ -279,8 +278,8 @@ def test_a_command_gives_up_its_run_directory_when_it_ends_whatever_holds_its_ru
     reference cycle) would hold the lock on, and the next process on the folder be refused."""
     from padconf.cli import commands
     kept = []
-    real = commands._run
-    monkeypatch.setattr(commands, "_run", lambda run: kept.append(run) or real(run))
+    real = commands._run_config
+    monkeypatch.setattr(commands, "_run_config", lambda args: kept.append(real(args)) or kept[-1])
     out = tmp_path / "run"
     assert main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
                  "--out", str(out)]) == 0

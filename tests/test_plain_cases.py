@@ -5,12 +5,12 @@ padconf.cases.plain."""
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify, repaired_twin
 from padconf.cases.plain import fixed_cases, plain, plain_base, plain_violations, wide_pads
 from padconf.cases.strategies import PROFILES, draw_cases
 from padconf.core.dtypes import ALL_DTYPES
-from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import Verdict, judge
 from padconf.spec.loader import load_specs
 from padconf.spec.reference import MODES
@@ -130,7 +130,7 @@ class TestPadsWhoseSumOverflowsInt64:
 
 
 def classify_tags(case):
-    from padconf.cases.strategies import edge_classes
+    from padconf.cases.edge_classes import edge_classes
     return edge_classes(case, SPECS[case.spec])
 
 

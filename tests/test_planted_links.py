@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from padconf.cli import main
-from padconf.run.results import write_atomically
+from padconf.core.writing import write_atomically
 
 FAKE = "tests.fake_adapters:"
 RUNTIME = FAKE + "CorrectAdapter"

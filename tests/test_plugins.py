@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from padconf.adapters import OPT_IN, registry
-from padconf.run.results import read_jsonl
+from padconf.run.rundir import read_jsonl
 from padconf.run.runner import RunConfig
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -1,4 +1,4 @@
-"""padconf.pytest_plugin: ``pytest --pyargs padconf.suite`` judges as ``padconf gate`` does, with
+"""padconf.pytest.plugin: ``pytest --pyargs padconf.pytest`` judges as ``padconf gate`` does, with
 strict xfails for the baseline, JUnit XML, and the same verdicts under pytest-xdist. Each run is
 a pytest of its own in a subprocess, on one spec version to stay fast."""
 import os
@@ -16,7 +16,7 @@ import yaml
 from padconf.cli import main
 from padconf.gate.baseline import parse_baseline
 from padconf.gate.gate import GateConfig, gate
-from padconf.run.results import read_jsonl
+from padconf.run.rundir import read_jsonl
 
 ROOT = Path(__file__).resolve().parent.parent  # tests.fake_adapters imports from here
 FAKE = "tests.fake_adapters:"
@@ -32,7 +32,7 @@ def plugin(tmp_path, runtime, baseline="[]\n", *extra, name="run"):
     path.write_text(baseline)
     junit = tmp_path / f"{name}.xml"
     # --opt=value: pytest reads a separate value outside the current directory as a test path
-    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.suite", "-p", "no:cacheprovider",
+    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.pytest", "-p", "no:cacheprovider",
                            f"--padconf-runtime={runtime}", f"--padconf-spec={SPEC}", f"--padconf-baseline={path}",
                            f"--junitxml={junit}", "-q", "-rA", *extra],
                           cwd=ROOT, capture_output=True, text=True, timeout=300)
@@ -175,21 +175,21 @@ def test_a_usage_error_is_one_line_not_a_traceback(tmp_path, runtime, baseline, 
 
 
 def test_the_suite_without_a_runtime_is_a_usage_error():
-    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.suite", "-p", "no:cacheprovider"],
+    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.pytest", "-p", "no:cacheprovider"],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == pytest.ExitCode.USAGE_ERROR
-    assert "ERROR: padconf.suite needs --padconf-runtime NAME" in done.stdout + done.stderr
+    assert "ERROR: padconf.pytest needs --padconf-runtime NAME" in done.stdout + done.stderr
 
 
 # README's and docs/ci.md's command: the `pytest` entry point (no working directory on sys.path,
 # as `python -m` puts it), no ini file of the working directory (-c /dev/null), no conftest.py
 # (--noconftest), no .pytest_cache read or written (-p no:cacheprovider)
-DOCUMENTED = ["pytest", "-c", "/dev/null", "--noconftest", "-p", "no:cacheprovider", "--pyargs", "padconf.suite"]
+DOCUMENTED = ["pytest", "-c", "/dev/null", "--noconftest", "-p", "no:cacheprovider", "--pyargs", "padconf.pytest"]
 
 
 def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
     """A runtime team's checkout under test is the working directory: ``python -m pytest
-    --pyargs padconf.suite`` imported its conftest.py (pytest's rootdir conftest), its yaml.py
+    --pyargs padconf.pytest`` imported its conftest.py (pytest's rootdir conftest), its yaml.py
     instead of PyYAML (``-m`` puts the working directory first on sys.path) and the plugin its
     pytest.ini names, in padconf's controller. The documented command runs none of them, and
     draws no case through the working directory's .hypothesis folder (FIFOs there hang a draw)."""
@@ -210,7 +210,7 @@ def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
         if name != "pytest.ini":
             # the command the README gave imports it (the test plants it right); the earlier
             # plants are imported first, or instead where they break padconf
-            subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.suite", *options, "--collect-only"],
+            subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.pytest", *options, "--collect-only"],
                            cwd=checkout, capture_output=True, text=True, timeout=300)
             assert (markers / path.stem).exists(), name
 

@@ -21,7 +21,7 @@ from padconf.cli import main
 from padconf.core.dtypes import decode_array, encode_array
 from padconf.execution.worker import Worker
 from padconf.judging.verdicts import judge
-from padconf.run.results import read_jsonl, set_torn_line_aside
+from padconf.run.rundir import read_jsonl, set_torn_line_aside
 
 FAKE = "tests.fake_adapters:"
 ROOT = Path(__file__).resolve().parent.parent
@@ -300,7 +300,7 @@ def test_out_that_cannot_hold_a_run_is_one_line(tmp_path, capsys, where):
 
 def spec_copy(tmp_path, text: bytes | str):
     root = tmp_path / "specs"
-    shutil.copytree(ROOT / "padconf" / "specs", root)
+    shutil.copytree(ROOT / "padconf" / "spec" / "documents", root)
     path = root / "onnx" / "Pad-19.yaml"
     path.write_bytes(text if isinstance(text, bytes) else text.encode())
     return root
@@ -327,7 +327,7 @@ def test_spec_files_that_are_not_spec_files_are_one_line(tmp_path, capsys, conte
 
 
 def test_an_example_output_row_too_short_is_one_line(tmp_path, capsys):
-    text = (ROOT / "padconf/specs/onnx/Pad-19.yaml").read_text()
+    text = (ROOT / "padconf/spec/documents/onnx/Pad-19.yaml").read_text()
     root = spec_copy(tmp_path, text.replace("[0.0, 0.0, 2.3, 3.4]", "[0.0, 0.0, 2.3]", 1))
     assert main(["--specs-dir", str(root), "check"]) == 2
     err = capsys.readouterr().err

@@ -18,15 +18,16 @@ import numpy as np
 import pytest
 from rich.console import Console
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
 from padconf.gate.baseline import baseline_entries
-from padconf.judging.outcome import Outcome
+from padconf.judging.records import judged_row
 from padconf.judging.verdicts import FAILURES, VERDICTS
 from padconf.report import report
 from padconf.report.report_html import render
-from padconf.run.results import read_jsonl, result_row
+from padconf.run.rundir import load_run, read_jsonl
 from padconf.spec.loader import get_spec
 
 EVIL = "Pad <axes> & \"x\" <script>alert(1)</script>"  # a runtime's error text, to be shown as text
@@ -38,7 +39,7 @@ def _defined(first: float) -> Case:
 
 def planted_rows() -> tuple[list[Case], list[dict]]:
     """Cases and result rows holding every verdict: runtime 'alpha' gets each failure kind,
-    'beta' passes or picks an interpretation. Built with classify and result_row, as a run would."""
+    'beta' passes or picks an interpretation. Built with classify and judged_row, as a run would."""
     must_reject = classify(Case("onnx/Pad-2", np.array([1, 2, 3], np.int32), [1, 1]))  # int32 not in Pad-2's types
     crop = classify(Case("onnx/Pad-11", np.array([1, 2], np.float32), [-3, 0]))  # crop_beyond_dim: undefined
     too_large = classify(Case("onnx/Pad-19", np.arange(4, dtype=np.uint8), [2**26, 2**26]))  # padconf's limit
@@ -61,7 +62,7 @@ def planted_rows() -> tuple[list[Case], list[dict]]:
         ("beta", crop, Outcome(error="cannot crop 3 of 2"), "ok"),
         ("beta", too_large, Outcome(error="out of memory"), "ok"),
     ]
-    rows = [result_row(rt, "inputs", case, outcome, status) for rt, case, outcome, status in planted]
+    rows = [judged_row(rt, "inputs", case, outcome, status) for rt, case, outcome, status in planted]
     assert {r["verdict"] for r in rows} == set(VERDICTS)
     return cases, rows
 
@@ -120,14 +121,14 @@ def test_html_matrix_shows_the_counts_of_results_jsonl(run_dir, tmp_path):
 
 
 def test_html_is_self_contained_and_escapes_runtime_texts(run_dir):
-    page = render(report.load_run(run_dir))
+    page = render(load_run(run_dir))
     assert not re.search(r"(?i)(https?:|//[a-z]|src=|<link|@import|url\()", page)
     assert "<script>alert" not in page and "Pad &lt;axes&gt; &amp; &quot;x&quot;" in page
     assert page.count("<script>") == 1  # the page's own
 
 
 def test_html_cell_shows_arrays_error_and_rule(run_dir):
-    page = render(report.load_run(run_dir))
+    page = render(load_run(run_dir))
     panel = page.split("id='panel-alpha--onnx-Pad-19--constant'", 1)[1].split("<div class=panel", 1)[0]
     for verdict in set(FAILURES) - {"wrongly-accepted", "unexplained"}:  # those are in the Pad-2 and Pad-11 cells
         assert f"data-verdict='{verdict}'" in panel
@@ -153,9 +154,9 @@ def test_silent_points_count_each_with_the_readings_the_answer_fits():
     here, once mirror_beyond_dim rejects."""
     case = classify(Case("onnx/Pad-11", np.array([1, 2, 3], np.float32), [-1, 4], mode="reflect"))
     assert case.reason == "mixed_sign_pads,mirror_beyond_dim"
-    rows = [result_row("alpha", "inputs", case, Outcome(np.array([2, 3, 2, 1, 2, 3], np.float32)), "ok"),
-            result_row("alpha", "initializers", case, Outcome(error="reflect pad 4 exceeds 3"), "ok"),
-            result_row("beta", "inputs", case, Outcome(np.array([9], np.float32)), "ok")]
+    rows = [judged_row("alpha", "inputs", case, Outcome(np.array([2, 3, 2, 1, 2, 3], np.float32)), "ok"),
+            judged_row("alpha", "initializers", case, Outcome(error="reflect pad 4 exceeds 3"), "ok"),
+            judged_row("beta", "inputs", case, Outcome(np.array([9], np.float32)), "ok")]
     assert report.interpretations(rows) == {
         ("mirror_beyond_dim", "alpha"): Counter({"iterate": 1, "reject": 1}),
         ("mirror_beyond_dim", "beta"): Counter({"(another output)": 1}),
@@ -167,8 +168,8 @@ def test_silent_points_count_each_with_the_readings_the_answer_fits():
 
 def test_large_arrays_are_abridged_and_say_their_size(tmp_path):
     big = classify(Case("onnx/Pad-19", np.arange(600, dtype=np.float32).reshape(20, 30), [1, 1, 1, 1]))
-    row = result_row("alpha", "inputs", big, Outcome(np.zeros((22, 32), np.float32)), "ok")
-    page = render(report.load_run(write_run(tmp_path / "run", [big], [row])))
+    row = judged_row("alpha", "inputs", big, Outcome(np.zeros((22, 32), np.float32)), "ok")
+    page = render(load_run(write_run(tmp_path / "run", [big], [row])))
     assert "600 elements, abridged" in page and "704 elements, abridged" in page and "..." in page
     assert len(page) < 60_000
 
@@ -285,7 +286,7 @@ def test_padconf_run_output_in_a_ci_log_keeps_names_and_case_ids_whole(tmp_path)
 
 def test_spec_versions_sort_by_number_in_terminal_summary_html_and_errors(tmp_path, capsys):
     cases = [classify(Case(f"onnx/Pad-{v}", np.array([1, 2], np.int64), [1, 1])) for v in (1, 2, 11, 13, 19)]
-    rows = [result_row("alpha", "inputs", c, Outcome(np.zeros(4, np.int64)), "ok") for c in cases]
+    rows = [judged_row("alpha", "inputs", c, Outcome(np.zeros(4, np.int64)), "ok") for c in cases]
     numeric = ["onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11", "onnx/Pad-13", "onnx/Pad-19"]
 
     def order(text):
@@ -293,7 +294,7 @@ def test_spec_versions_sort_by_number_in_terminal_summary_html_and_errors(tmp_pa
         return list(dict.fromkeys(found))
     assert order(printed(rows, 200)) == numeric and order(printed(rows, 80)) == numeric
     assert order(report.markdown(rows, [c.to_json() for c in cases], [])) == numeric
-    assert order(render(report.load_run(write_run(tmp_path / "run", cases, rows)))) == numeric
+    assert order(render(load_run(write_run(tmp_path / "run", cases, rows)))) == numeric
     in_entries = [[int(re.match(r"onnx/Pad-(\d+) ", cell)[1]) for cell in e["cells"]] for e in baseline_entries(rows)]
     assert max(map(len, in_entries)) > 2 and all(versions == sorted(versions) for versions in in_entries)
     assert main(["check", "--spec", "onnx/Pad-99"]) == 2
@@ -304,14 +305,14 @@ def test_counts_say_what_they_count_and_mark_must_reject_only_modes(tmp_path):
     wrap = classify(Case("onnx/Pad-13", np.array([1, 2], np.int32), [1, 1], mode="wrap"))  # Pad-13 has no wrap
     plain = classify(Case("onnx/Pad-13", np.array([1, 2], np.int32), [1, 1]))
     assert wrap.kind == "must-reject"
-    rows = [result_row("alpha", p, c, Outcome(error="refused") if c is wrap else Outcome(c.expected), "ok")
+    rows = [judged_row("alpha", p, c, Outcome(error="refused") if c is wrap else Outcome(c.expected), "ok")
             for c in (wrap, plain) for p in ("inputs", "folded")]
-    rows.append(result_row("alpha", "initializers", plain, Outcome(skipped="cannot bake it"), "ok"))
+    rows.append(judged_row("alpha", "initializers", plain, Outcome(skipped="cannot bake it"), "ok"))
     summary = report.markdown(rows, [wrap.to_json(), plain.to_json()], [])
     assert "5 results over 2 cases: a result is one case in one placement on one runtime; 1 of them skipped" in summary
     assert "| alpha | onnx/Pad-13 | wrap† | 2 |" in summary and "| alpha | onnx/Pad-13 | constant | 2 |" in summary
     assert report.MUST_REJECT_NOTE in summary and "pass means the runtime rejected it" in summary
-    page = render(report.load_run(write_run(tmp_path / "run", [wrap, plain], rows)))
+    page = render(load_run(write_run(tmp_path / "run", [wrap, plain], rows)))
     assert "<td>wrap†</td>" in page and escape(report.MUST_REJECT_NOTE) in page and "results per verdict" in page
     for width in (80, 200):
         text = printed(rows, width)
@@ -472,14 +473,14 @@ def test_html_report_in_chromium_with_every_verdict_kind(chromium, run_dir, tmp_
 
 def test_html_lists_answers_that_depend_on_the_placement(tmp_path):
     case = _defined(1)
-    rows = [result_row("alpha", "inputs", case, Outcome(case.expected), "ok"),
-            result_row("alpha", "folded", case, Outcome(np.array([9, 9, 9, 9, 9], np.float32)), "ok")]
-    html = render(report.load_run(write_run(tmp_path / "run", [case], rows)))
+    rows = [judged_row("alpha", "inputs", case, Outcome(case.expected), "ok"),
+            judged_row("alpha", "folded", case, Outcome(np.array([9, 9, 9, 9, 9], np.float32)), "ok")]
+    html = render(load_run(write_run(tmp_path / "run", [case], rows)))
     section = html.split("<section id=placement>")[1].split("</section>")[0]
     assert section.count("<h3>alpha</h3>") == 1  # groups under their runtime
     assert "placement-dependent</span> ×1 <b>folded: mismatch; inputs: pass</b>" in section
     assert "actual (alpha)" in section  # the folded answer, shown as an array
-    assert "<section id=placement>" not in render(report.load_run(write_run(tmp_path / "same", [case], rows[:1])))
+    assert "<section id=placement>" not in render(load_run(write_run(tmp_path / "same", [case], rows[:1])))
 
 
 def test_a_verdict_that_differs_between_configurations_is_the_variants_own_finding(tmp_path):
@@ -488,17 +489,17 @@ def test_a_verdict_that_differs_between_configurations_is_the_variants_own_findi
     A case the variant answers alike, or ran only on one of the two, is no such finding."""
     case, other = _defined(1), _defined(2)
     wrong = Outcome(np.array([9, 9, 9, 9, 9], np.float32))
-    rows = [result_row("alpha", "inputs", case, Outcome(error="refused"), "ok"),
-            result_row("alpha[threads=1]", "inputs", case, wrong, "ok"),
-            result_row("alpha[threads=1]", "folded", case, wrong, "ok"),  # no default row in this placement
-            result_row("alpha", "inputs", other, Outcome(other.expected), "ok"),
-            result_row("alpha[threads=1]", "inputs", other, Outcome(other.expected), "ok")]
+    rows = [judged_row("alpha", "inputs", case, Outcome(error="refused"), "ok"),
+            judged_row("alpha[threads=1]", "inputs", case, wrong, "ok"),
+            judged_row("alpha[threads=1]", "folded", case, wrong, "ok"),  # no default row in this placement
+            judged_row("alpha", "inputs", other, Outcome(other.expected), "ok"),
+            judged_row("alpha[threads=1]", "inputs", other, Outcome(other.expected), "ok")]
     (group,) = report.configuration_dependent(rows)
     assert group["runtime"] == "alpha[threads=1]" and group["verdict"] == "configuration-dependent"
     assert group["class"] == "alpha: wrongly-rejected; alpha[threads=1]: mismatch" and group["count"] == 1
     summary = report.markdown(rows, [c.to_json() for c in (case, other)], [])
     assert "configuration-dependent" in summary
-    html = render(report.load_run(write_run(tmp_path / "run", [case, other], rows)))
+    html = render(load_run(write_run(tmp_path / "run", [case, other], rows)))
     assert "<b>alpha: wrongly-rejected; alpha[threads=1]: mismatch</b>" in html.split("<section id=configuration>")[1]
 
 
@@ -512,7 +513,7 @@ def test_every_report_says_one_count_of_distinct_failures_and_lists_bugs_first(r
     terminal = "\n".join(str(x) for x in report.terminal_output(rows, 200) if isinstance(x, str))
     assert said in terminal
     assert said in report.markdown(rows, [c.to_json() for c in cases], [])
-    assert said in render(report.load_run(run_dir))
+    assert said in render(load_run(run_dir))
     short = report.short_markdown(rows)
     assert said in short
     triages = [g["triage"] in report.PAD_BUGS for g in groups]

@@ -1,4 +1,4 @@
-"""A result row: what result_row writes is what ResultRow declares, key for key and in order (a
+"""A result row: what judged_row writes is what ResultRow declares, key for key and in order (a
 run's results.jsonl is compared byte for byte), and vocabulary words travel as their values."""
 import json
 import typing
@@ -6,13 +6,14 @@ import typing
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement
-from padconf.judging.outcome import Outcome
+from padconf.judging.records import RESULT_KEYS, ResultRow, judged_row
 from padconf.judging.verdicts import Difference, Verdict
-from padconf.run.results import RESULT_KEYS, ResultRow, jsonl_line, read_results, result_row
+from padconf.run.rundir import jsonl_line, read_results
 from padconf.spec.loader import get_spec
 
 SPEC = get_spec("onnx/Pad-19")
@@ -27,17 +28,17 @@ def declared(total: bool) -> list[str]:
 
 def test_result_row_writes_exactly_the_declared_keys_in_order():
     wrong = Outcome(output=np.zeros(5, np.float32))
-    row = result_row("onnxruntime", Placement.INPUTS, CASE, wrong, "ok", ("p1", 3))
+    row = judged_row("onnxruntime", Placement.INPUTS, CASE, wrong, "ok", ("p1", 3))
     assert list(row) == declared(total=True)
     assert row["verdict"] == Verdict.MISMATCH and row["difference"] == Difference.VALUES
-    targeted = result_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
+    targeted = judged_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
     assert list(targeted) == ["target", *declared(total=True)]
     assert set(declared(total=False)) == {"target", "control", "after", "experiments"}
     assert set(RESULT_KEYS) <= set(declared(total=True))
 
 
 def test_vocabulary_words_are_written_and_read_back_as_plain_values(tmp_path):
-    row = result_row("onnxruntime", Placement.INITIALIZERS, CASE, Outcome(output=CASE.expected), "ok")
+    row = judged_row("onnxruntime", Placement.INITIALIZERS, CASE, Outcome(output=CASE.expected), "ok")
     line = jsonl_line(row)
     assert '"verdict": "pass"' in line and '"kind": "defined"' in line and '"placement": "initializers"' in line
     assert f"{row['verdict']} {row['kind']!r}" == "pass 'defined'"  # as when they were strings
@@ -49,7 +50,7 @@ def test_vocabulary_words_are_written_and_read_back_as_plain_values(tmp_path):
 
 
 def test_a_row_missing_a_result_key_is_a_one_line_error(tmp_path):
-    row = dict(result_row("onnxruntime", Placement.INPUTS, CASE, Outcome(output=CASE.expected), "ok"))
+    row = dict(judged_row("onnxruntime", Placement.INPUTS, CASE, Outcome(output=CASE.expected), "ok"))
     del row["case_id"]
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     with pytest.raises(CaseError, match=r"results.jsonl:1: row lacks case_id"):

@@ -10,10 +10,10 @@ import pytest
 
 from padconf.adapters.openvino_tensors import ov_type, to_tensor
 from padconf.core.dtypes import as_array, bit_equal, npy_bytes
-from padconf.generate.fixed_suite import SuiteCase, combo_case
 from padconf.generate.scripts import run_openvino
-from padconf.generate.testdata_write import OPENVINO_RUNNER, write_openvino
+from padconf.generate.writer import OPENVINO_RUNNER, write_openvino
 from padconf.spec.loader import get_spec
+from padconf.suite.fixed import SuiteCase, combo_case
 
 SPEC = get_spec("openvino/Pad-12")
 

@@ -17,9 +17,9 @@ from padconf.core.dtypes import encode_array
 from padconf.core.errors import InternalFault
 from padconf.core.vocabulary import PLACEMENTS
 from padconf.execution.worker_process import Zygote
-from padconf.report.report import MUST_REJECT_MARK, load_run
+from padconf.report.report import MUST_REJECT_MARK
 from padconf.run.drawing import _draw_in_children, draw_spec
-from padconf.run.results import read_jsonl
+from padconf.run.rundir import load_run, read_jsonl
 from padconf.run.runner import Run, RunConfig
 
 FAKE = "tests.fake_adapters:"

@@ -8,7 +8,7 @@ from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.execution.worker import Worker
 from padconf.execution.worker_protocol import Status
-from padconf.minimize.repro import configuration
+from padconf.minimize.bundle.scripts import configuration
 
 
 def test_a_variant_is_a_name_and_its_options():
@@ -66,7 +66,7 @@ def test_onnxruntime_with_its_optimizer_off_is_a_variant_its_repro_sets_up_too()
     """onnxruntime[optimization=disabled]: the control that tells an optimizer's bug from a
     kernel's, a runtime of its own; its bundles' repros set the same GraphOptimizationLevel."""
     from padconf.cases.classify import classify
-    from padconf.minimize.repro import api_script
+    from padconf.minimize.bundle.scripts import api_script
     variant = get_adapter("onnxruntime[optimization=disabled]")
     assert variant.configuration() == {"graph_optimization_level": "ORT_DISABLE_ALL"}
     assert get_adapter("onnxruntime").configuration() == {}

@@ -3,16 +3,17 @@ or coverage, a runtime's documented policy, or known upstream."""
 import ml_dtypes
 import numpy as np
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cases.examples import example_cases
 from padconf.execution.worker import Worker
-from padconf.judging.outcome import Outcome
+from padconf.judging.records import judged_row
 from padconf.judging.triage import PAD_BUGS, Triage, triage, upstream_facts
 from padconf.judging.verdicts import control_fails, judge
 from padconf.minimize.minimize import minimize
 from padconf.report.report import failures, markdown
-from padconf.run.results import attach_controls, read_jsonl, result_row
+from padconf.run.rundir import attach_controls, read_jsonl
 from padconf.run.runner import Run, RunConfig
 from padconf.spec.loader import get_spec
 
@@ -20,7 +21,7 @@ X = np.arange(6, dtype=np.float32).reshape(2, 3)
 
 
 def row(verdict_case, outcome, status="ok", runtime="onnxruntime"):
-    return result_row(runtime, "inputs", verdict_case, outcome, status)
+    return judged_row(runtime, "inputs", verdict_case, outcome, status)
 
 
 def test_every_upstream_fact_was_read_by_hand_and_quotes_its_source():

@@ -6,11 +6,11 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify, repaired_twin
 from padconf.cases.strategies import draw_cases
 from padconf.core.dtypes import as_array
-from padconf.judging.outcome import Outcome
 from padconf.judging.verdicts import Ruling, Verdict, confirm_refusal
 from padconf.run.runner import Run, RunConfig
 from padconf.spec.loader import get_spec

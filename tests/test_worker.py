@@ -74,8 +74,8 @@ def test_an_unusable_runtime_is_its_own_exception_type():
 def test_a_crash_verdict_is_the_verdicts_word_not_the_workers_status():
     import yaml
 
+    from padconf.adapters.outcome import Outcome
     from padconf.cases.classify import classify
-    from padconf.judging.outcome import Outcome
     from padconf.judging.verdicts import judge
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1], np.int32), pads=[1, 1]))
     verdict = judge(case, Outcome(error="killed by SIGSEGV"), Status.CRASH).verdict

@@ -23,11 +23,11 @@ from typing import Any
 import numpy as np
 
 from padconf.adapters.compile_cache import CompileDied
+from padconf.adapters.outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.versions import package_version
 from padconf.core.vocabulary import PLACEMENTS, Placement
-from padconf.judging.outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from padconf.spec.loader import parse_spec_id
 
 
@@ -46,7 +46,7 @@ class Refusal:
 @dataclass(frozen=True)
 class StandaloneRepro:
     """How a runtime's short repro in its own API runs a bundle's minimal case
-    (``repro_<runtime>.py``, which padconf.minimize.repro_api writes around it). ``run`` is copied
+    (``repro_<runtime>.py``, which padconf.minimize.bundle.repro_runtime writes around it). ``run`` is copied
     into the script by its source, so it imports nothing of padconf, only the runtime. It is
     called as ``run(model, inputs, configuration)`` with the one-node ONNX model (an
     onnx.ModelProto: the fed operands graph inputs of symbolic dims, the others initializers),
@@ -64,7 +64,7 @@ class StandaloneRepro:
     sub_byte: Callable[[Any, str], str] | None = None
     imports: tuple[str, ...] = ()
     # a graph rewriter's: ``run(model, configuration)`` returns the rewritten model, which the
-    # script runs beside the model as given on a control runtime (padconf.minimize.repro_rewriter)
+    # script runs beside the model as given on a control runtime (padconf.minimize.bundle.repro_rewriter)
     rewrites: bool = False
 
 
@@ -135,6 +135,34 @@ class Adapter:
         """Lines a run's summary shows about how this runtime is set up here (a compile cache
         turned off, say), asked once ``available()`` has said None."""
         return []
+
+    # What a bundle says of a failure in the runtime's own terms (padconf.minimize.bundle), asked
+    # of the adapter's class in padconf's process: none imports the runtime.
+
+    @staticmethod
+    def error_core(text: str) -> str:
+        """The part of the runtime's error text that says what went wrong, without the wrappers
+        its messages come in (a status prefix, a source path and C++ signature): what a bundle
+        quotes in its title lines. The text itself by default."""
+        return text
+
+    @classmethod
+    def title_conditions(cls, runtime: str, note: str | None) -> tuple[str, str]:
+        """What of the runtime's own processing a failure needs, as its note on the case names it
+        (found by experiment): the words before and after a bundle's title, e.g. ("after
+        onnxoptimizer's fuse_pad_into_pool, ", "") or ("", " only with graph optimization level
+        all: ..."); ``runtime``: its name as run (a variant's, with its settings)."""
+        return "", ""
+
+    def repro_configuration(self, case: Case, note: str | None) -> dict[str, object]:
+        """What a bundle's repro passes its StandaloneRepro.run for ``case``, whose failure's note
+        is ``note``: how padconf set the runtime up (``configuration``) by default."""
+        return self.configuration()
+
+    def exhibited_on(self, note: str | None) -> str:
+        """The runtime whose answer a failure is: this one, but for a graph rewriter, whose
+        rewritten model's answer is another runtime's (its note names which)."""
+        return self.name
 
     def version(self) -> str | None:
         """The installed version of the runtime's package, or None."""
@@ -294,6 +322,18 @@ def get_adapter(name: str) -> Adapter:
         adapter.configure(settings)
         adapter.name = name
     return adapter
+
+
+def reference_runtime() -> str | None:
+    """The registered runtime whose adapter gives a whole ONNX model's reference answers
+    (``evaluates_reference``: onnx's evaluator), None where none is registered."""
+    for name in registry():
+        try:
+            if _adapter_class(name).evaluates_reference:
+                return name
+        except Exception:  # noqa: BLE001  a plugin that does not load evaluates nothing
+            continue
+    return None
 
 
 def adapter_class(name: str) -> type[Adapter]:

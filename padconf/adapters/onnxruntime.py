@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text, split_variant
 from padconf.cases.case import Case
 from padconf.cases.context import Producer
 from padconf.cases.onnx_model import build_model, feeds, model_key
@@ -135,6 +135,20 @@ class OnnxRuntimeAdapter(Adapter):
     def configuration(self) -> dict[str, object]:
         level = self.settings.get("optimization")
         return {} if level is None else {"graph_optimization_level": _LEVELS[level]}
+
+    @staticmethod
+    def error_core(text: str) -> str:
+        text = text.split("Status Message: ", 1)[-1]
+        text = re.sub(r"^\[ONNXRuntimeError\] : \d+ : \w+ : ", "", text)
+        return re.sub(r"^/\S+:\d+ .*?\] (?=\w)", "", text)  # /src/pad.cc:441 Status PadImpl(...) [with T = ...]
+
+    @classmethod
+    def title_conditions(cls, runtime: str, note: str | None) -> tuple[str, str]:
+        optimized = optimizer_pass(note)  # the note names the pass by experiment
+        if not optimized:
+            return "", ""
+        level = split_variant(runtime)[1].get("optimization", "all")
+        return "", f" only with graph optimization level {level}: the optimized model {optimized}"
 
     def __init__(self):
         super().__init__()

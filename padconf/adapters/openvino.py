@@ -11,6 +11,7 @@ from padconf.adapters.openvino_tensors import (
     OV_OPTIONS,
     OV_TYPES,
     compile_shared,
+    error_core,
     from_tensor,
     graph_key,
     lacks_kernel,
@@ -144,6 +145,7 @@ class OpenVinoAdapter(Adapter):
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
+    error_core = staticmethod(error_core)
 
     preload = ()  # builds ov.Model objects, not ONNX models
 

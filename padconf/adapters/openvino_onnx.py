@@ -7,6 +7,7 @@ from padconf.adapters.openvino_tensors import (
     OV_OPTIONS,
     OV_TYPES,
     compile_shared,
+    error_core,
     from_tensor,
     graph_key,
     lacks_kernel,
@@ -41,6 +42,7 @@ class OpenVinoOnnxAdapter(Adapter):
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
+    error_core = staticmethod(error_core)
 
     def available(self) -> str | None:
         without_telemetry()

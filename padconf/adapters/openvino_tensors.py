@@ -59,6 +59,16 @@ def says_not_implemented(text: str) -> bool:
     return bool(_NOT_IMPLEMENTED.search(text))
 
 
+def error_core(text: str) -> str:
+    """OpenVINO's error without its wrappers ("Exception from src/x.cpp:105:", "Check '...' failed
+    at src/y.hpp:94:", the node it validated, the shapes it inferred, the summary after)."""
+    if not text.startswith("Exception from src/"):
+        return text
+    text = re.split(r"(?:Exception from |failed at )src/\S+:\d+:\s*", text)[-1]
+    text = re.sub(r"While validating (node|ONNX node) '.*?'( with friendly_name '.*?')?:\s*", "", text)
+    return re.sub(r"Shape inference input shapes \{.*?\}\s*", "", text).split(" Summary:")[0]
+
+
 def lacks_kernel(exc: Exception) -> bool:
     """Adapter.lacks_kernel of both OpenVINO adapters."""
     return says_not_implemented(error_text(exc))

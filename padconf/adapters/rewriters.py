@@ -134,9 +134,20 @@ class RewriterAdapter(Adapter):
         return {"passes": list(self.passes)}
 
     def repro_configuration(self, case: Case, note: str | None) -> dict[str, object]:
-        """What a bundle's repro passes its StandaloneRepro.run: the passes the note names as
-        changing the answer alone (``culprits``), else every pass padconf ran."""
+        """The passes the note names as changing the answer alone (``culprits``), else every
+        pass padconf ran."""
         return {"passes": culprits(note) or list(self.passes)}
+
+    def exhibited_on(self, note: str | None) -> str:
+        """The control runtime whose answer the failure is, for a bundle's repro to run both
+        models on: its note's "on onnx-reference the rewritten model ..." (``run``), else
+        onnxruntime."""
+        return REFERENCE if (note or "").startswith(f"on {REFERENCE} the rewritten model") else "onnxruntime"
+
+    @classmethod
+    def title_conditions(cls, runtime: str, note: str | None) -> tuple[str, str]:
+        named = culprits(note)  # the passes that change the answer alone (_culprit)
+        return (f"after {runtime}'s {', '.join(named)}, " if named else f"after {runtime}, "), ""
 
     def supports(self, spec_id: str, dtype: str) -> str | None:
         return super().supports(spec_id, dtype) or (
@@ -225,13 +236,6 @@ def culprits(note: str | None) -> list[str]:
     """The passes a rewriter's note names as changing the answer alone (RewriterAdapter._culprit)."""
     found = _CULPRITS.search(note or "")
     return found[1].split(", ") if found else []
-
-
-def exhibited_on(note: str | None) -> str:
-    """The control runtime whose answer a rewriter's failure is, for its bundle's repro to run
-    both models on: its note's "on onnx-reference the rewritten model ..." (RewriterAdapter.run),
-    else onnxruntime."""
-    return REFERENCE if (note or "").startswith(f"on {REFERENCE} the rewritten model") else "onnxruntime"
 
 
 def _copy(model):

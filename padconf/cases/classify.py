@@ -16,7 +16,7 @@ import itertools
 import numpy as np
 
 from padconf.cases.case import Case, CaseKind
-from padconf.cases.contexts import apply_context
+from padconf.cases.context_oracle import apply_context
 from padconf.core.dtypes import as_array, bit_equal, scalar
 from padconf.core.errors import PadError, TooLargeToCheck
 from padconf.spec.loader import MirrorBoundScope, Spec, get_spec

@@ -1,6 +1,6 @@
 """A Pad case's neighbourhood (issue 44): the consumer the Pad feeds, the nodes that produce its
 pads, and whether the data's shape is static. Data only: drawing, the oracle and the model are
-in padconf.cases.contexts.
+in padconf.cases.context_oracle.
 
 A case with a context is still a Pad case: its kind, reason and readings are the Pad's
 (classify), and its expected output and each reading's output are the Pad's passed through
@@ -43,6 +43,8 @@ class Producer(Word):
 
 
 # attributes a context may hold: names and values of the consumer's own attributes and inputs
+DTYPE = "float"  # float32: Conv and the pools take floats; float32 is what every runtime implements
+POOLS = (Consumer.CONV, Consumer.MAX_POOL, Consumer.AVERAGE_POOL)
 _ATTR_VALUE = (int, str)
 MAX_ATTR_ITEMS = 64
 
@@ -94,7 +96,7 @@ class Context:
                 None if self.weights is None else (self.weights.shape, self.weights.tobytes()))
 
     def tags(self) -> list[str]:
-        """The context's edge classes (strategies.edge_classes's vocabulary)."""
+        """The context's edge classes (padconf.cases.edge_classes' vocabulary)."""
         a = self.attrs
         tags = [f"context:{self.consumer}", f"producer:{self.producer}",
                 "static-shape" if self.static_shape else "symbolic-shape"]

@@ -1,5 +1,6 @@
-"""Drawing context cases (padconf.cases.contexts) with Hypothesis: a consumer's attributes
-drawn for the Pad's output shape, a producer, a static or symbolic shape. ``strategies``
+"""Drawing context cases (padconf.cases.context) with Hypothesis: which spec versions get them
+(``applies``), their foci and share of a draw, a consumer's attributes drawn for the Pad's
+output shape, a producer, a static or symbolic shape. ``strategies``
 hands in its own element and pad strategies (``arrays``, ``pad_amount``), so that this module
 imports nothing that imports it."""
 from __future__ import annotations
@@ -12,9 +13,40 @@ from hypothesis import strategies as st
 
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
-from padconf.cases.context import Consumer, Context, Producer
-from padconf.cases.contexts import BIG, DTYPE, POOLS, OracleUnsure, apply_context
+from padconf.cases.context import DTYPE, POOLS, Consumer, Context, Producer
+from padconf.cases.context_oracle import OracleUnsure, apply_context
 from padconf.spec.loader import Spec, parse_spec_id
+
+BIG = 1e4  # drawn data is clipped to +-BIG (infinities kept): S stays finite, the tolerance meaningful
+
+
+def applies(spec: Spec) -> bool:
+    """Whether ``spec`` gets context cases: ONNX Pad whose pads is an input (Pad-11 and later)
+    and whose type list holds float32."""
+    return parse_spec_id(spec.id)[0] == "onnx" and spec.operands["pads"]["via"] == "input" and DTYPE in spec.dtypes
+
+
+def foci(spec: Spec) -> list[str]:
+    """The context foci, one a consumer, after strategies.foci's own (so that theirs keep their
+    seeds): ``strategies.draw_cases`` draws them, ``strategies.cases`` only when asked to."""
+    return [f"context:{c}" for c in Consumer] if applies(spec) else []
+
+
+def is_context(focus: str) -> bool:
+    return focus.startswith("context:")
+
+
+def share(focus: str, i: int, max_examples: int, chosen: list[str]) -> int:
+    """A focus's share of ``max_examples`` in draw_cases: the other foci share the budget as
+    before contexts came (each seed draws the cases it drew then), and each context focus
+    draws a quarter of a share on top (a context case costs the runtimes a model of its own:
+    more would add over a quarter to a default run, docs/performance.md)."""
+    plain = [f for f in chosen if not is_context(f)]
+    if not plain:
+        return max_examples // max(len(chosen), 1)
+    if is_context(focus):
+        return max_examples // len(plain) // 4
+    return max_examples // len(plain) + (i < max_examples % len(plain))
 
 
 def _spatial(draw, ctx_consumer: Consumer) -> tuple[int, ...]:

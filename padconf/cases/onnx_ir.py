@@ -1,6 +1,6 @@
 """What every ONNX model padconf builds shares, apart from building one: its output's name, the
 opset a case's spec stands for, the oldest IR that holds it, and the Pad's array operands. A
-module of its own so that padconf.cases.contexts (a context case's graph) and
+module of its own so that padconf.cases.context_oracle (a context case's graph) and
 padconf.cases.onnx_model (a one-node model, which hands a context case to contexts) both use it."""
 from __future__ import annotations
 

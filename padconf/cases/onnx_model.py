@@ -12,7 +12,7 @@ import onnx
 from onnx import helper, numpy_helper
 
 from padconf.cases.case import Case
-from padconf.cases.contexts import build_context_model, context_feeds
+from padconf.cases.context_model import build_context_model, context_feeds
 from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type, scalar
 from padconf.core.vocabulary import Placement

@@ -9,46 +9,35 @@ beyond zero), because that is where runtimes disagree.
   "ambiguous" or "any"); each case's edge classes are in ``case.tags`` and reported through
   ``hypothesis.event`` so that ``--hypothesis-show-statistics`` shows coverage.
 - ``draw_cases(spec, max_examples, seed)``: a list of cases outside a test, for ``padconf run``.
-- ``edge_classes(case, spec)``: the named edge classes a case exercises.
 """
 from __future__ import annotations
 
-import atexit
-import contextlib
 import functools
 import math
-import os
-import shutil
-import stat
-import tempfile
-import threading
 from typing import Any
 
-import hypothesis.configuration
-import hypothesis.internal.conjecture.providers
 import ml_dtypes
 import numpy as np
 from hypothesis import HealthCheck, Phase, assume, event, given, settings
 from hypothesis import seed as hseed
 from hypothesis import strategies as st
 
-from padconf.cases import contexts as _contexts
+from padconf.cases import context_draw as _contexts
 from padconf.cases.case import KINDS, Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
 from padconf.cases.context_draw import context_cases
+from padconf.cases.edge_classes import edge_classes
+from padconf.cases.hypothesis_isolation import isolated_drawing
 from padconf.cases.plain import INDEX_TYPES, PLAIN_TAG, WIDE_TAG, fixed_cases
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
-from padconf.core.errors import PadconfError
 from padconf.spec.loader import Spec
-from padconf.spec.reference import INT64_MAX, MODES
+from padconf.spec.reference import MODES
 
 MAX_OUTPUT_ELEMENTS = 100_000  # generated outputs stay below this, yet cross runtimes' block sizes
 MAX_RANK = 6
-LARGE_OUTPUT = 8192  # elements: past the 4 KiB .. 32 KiB blocks kernels split their work into
 # drawn as often as all the others together: the kinds kernels most often lack or get wrong
 NOTABLE_DTYPES = ("string", "bool", "complex64", "float16", "bfloat16", "float8e4m3fn", "float8e5m2fnuz",
                   "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "uint64")
-INT32_MAX = 2**31 - 1  # a pad past it changes when cut to 32 bits
 
 # cases drawn per spec version by `padconf run --profile NAME`, and pytest's budget
 PROFILES: dict[str, dict[str, Any]] = {
@@ -195,7 +184,7 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
         choices = [f for f in foci(spec) if not _contexts.is_context(f)]  # draw_cases draws contexts
         focus = draw(_sampled_from([f for f in choices if f.startswith("reject:")] if kind == CaseKind.MUST_REJECT
                                      else choices))
-    if _contexts.is_context(focus):  # Pad in its neighbourhood: padconf.cases.contexts draws it
+    if _contexts.is_context(focus):  # Pad in its neighbourhood: padconf.cases.context_draw draws it
         case = draw(context_cases(spec, arrays, _pad_amount, kind, focus))
         case.tags = edge_classes(case, spec)
         for tag in case.tags:
@@ -332,114 +321,6 @@ def _axes(draw, rank: int, out_of_range: bool) -> list[int]:
 # ---------------------------------------------------------------- edge classes
 
 
-def edge_classes(case: Case, spec: Spec) -> list[str]:
-    """The named edge classes ``case`` exercises (the vocabulary of coverage reports)."""
-    tags = _pads_tags(case) + _shape_tags(case) + _value_tags(case) + _axes_tags(case)
-    tags += [f"kind:{case.kind}", f"pads-{case.pads_type}"] + (case.context.tags() if case.context else [])
-    tags += (["dtype-not-allowed"] * (case.dtype not in spec.dtypes)
-             + ["mode-not-allowed"] * (case.mode not in spec.modes))
-    return sorted(set(tags))
-
-
-def _pads_tags(case: Case) -> list[str]:
-    """Pads against their axis: wrong length, negative, mixed signs, crops to and beyond zero,
-    mirror pads at and beyond the dimension, non-constant modes on an empty axis."""
-    rank, shape = case.data.ndim, case.data.shape
-    axes = list(range(rank)) if case.axes is None else case.axes
-    n_axes = len(axes)
-    if len(case.pads) != 2 * n_axes:
-        return ["pads-wrong-length"]
-    tags = []
-    for i, axis in enumerate(axes):
-        if not rank or not -rank <= axis < rank:
-            continue
-        n, b, e = shape[axis], case.pads[i], case.pads[n_axes + i]
-        if b < 0 or e < 0:
-            tags.append("negative-pads")
-        if b * e < 0:
-            tags.append("mixed-sign-pads")
-        if n + b + e == 0 and (b < 0 or e < 0):
-            tags.append("crop-to-zero")
-        if n + b + e < 0:
-            tags.append("crop-beyond-dim")
-        if max(abs(b), abs(e)) > INT32_MAX:
-            tags.append("pads-beyond-int32")
-        if not all(-INT64_MAX - 1 <= v <= INT64_MAX for v in (b + n, n + b + e)):
-            tags.append("pads-sum-overflows-int64")
-        for p in (b, e):
-            if p <= 0:
-                continue
-            if case.mode == "reflect" and n:
-                tags += ["reflect-pad=dim-1"] * (p == n - 1) + ["reflect-pad=dim"] * (p == n) \
-                    + ["reflect-pad>dim"] * (p > n) + ["reflect-pad-multiple-of-dim"] * (p % n == 0 and p >= 2 * n)
-            if case.mode == "symmetric" and p == n:
-                tags.append("symmetric-pad=dim")
-            if case.mode == "wrap" and p > n > 0:
-                tags.append("wrap-pad>dim")
-        if n == 0 and case.mode != "constant":
-            tags.append("nonconstant-on-empty-axis-" + ("padded" if b > 0 or e > 0 else "unpadded"))
-    return tags
-
-
-def _shape_tags(case: Case) -> list[str]:
-    """Rank, empty dimensions, and an output past the large-output size."""
-    tags = [f"rank-{case.data.ndim}"] + [f"zero-size-dim-at-{i}" for i, n in enumerate(case.data.shape) if n == 0]
-    out = case.expected if case.expected is not None else next(
-        (c for c in case.interpretations.values() if c is not None), None)
-    return tags + ["large-output"] * (out is not None and out.size >= LARGE_OUTPUT)
-
-
-def _value_tags(case: Case) -> list[str]:
-    """Notable element values in data and constant (strings, bool, complex, float specials),
-    and whether the constant is given."""
-    tags = []
-    if case.data.dtype == object:
-        strings = case.data.reshape(-1).tolist()
-        tags += ["string-empty"] * any(s == "" for s in strings) \
-            + ["string-non-ascii"] * any(not s.isascii() for s in strings) \
-            + ["string-long"] * any(len(s) >= 100 for s in strings)
-    if case.dtype in ("bool",) or case.dtype.startswith("complex"):
-        tags.append(case.dtype.rstrip("0123456789"))
-    for where, arr in (("data", case.data), ("constant", case.constant_value)):
-        if arr is not None and is_float_like(case.dtype) and arr.size:
-            tags += [f"{name}-in-{where}" for name in _float_specials(arr)]
-    tags.append("constant-value-given" if case.constant_value is not None else "constant-value-omitted")
-    return tags
-
-
-def _axes_tags(case: Case) -> list[str]:
-    """How the axes input is given: empty, negative, out of range, repeated, unordered."""
-    if case.axes is None:
-        return []
-    rank = case.data.ndim
-    return ["axes-given"] + ["axes-empty"] * (not case.axes) + ["axes-negative"] * any(a < 0 for a in case.axes) \
-        + ["axes-out-of-range"] * any(not -rank <= a < rank for a in case.axes) \
-        + ["axes-duplicated"] * (len({a % rank for a in case.axes if rank}) < len(case.axes)) \
-        + ["axes-unordered"] * (case.axes != sorted(case.axes))
-
-
-def _float_specials(arr: np.ndarray) -> list[str]:
-    flat = arr.reshape(-1)
-    if flat.dtype.kind == "c":
-        flat = np.concatenate([flat.real, flat.imag])
-    f = flat.astype(np.float64)
-    tiny = ml_dtypes.finfo(flat.dtype).smallest_normal
-    out = []
-    with np.errstate(invalid="ignore"):
-        if np.isnan(f).any():
-            out.append("nan")
-        if np.isinf(f).any():
-            out.append("inf")
-        if ((f == 0) & np.signbit(f)).any():
-            out.append("negative-zero")
-        if ((f != 0) & (np.abs(f) < float(tiny))).any():
-            out.append("subnormal")
-    return out
-
-
-# ---------------------------------------------------------------- outside a test
-
-
 def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
                shares: dict[str, int] | None = None) -> list[Case]:
     """``plain.fixed_cases(spec)`` (of ``kind``), then up to ``max_examples`` distinct drawn
@@ -452,7 +333,7 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
         fixed_tag = PLAIN_TAG if case.origin.startswith("plain:") else WIDE_TAG
         case.tags = sorted(set(edge_classes(case, spec) + [fixed_tag]))
     chosen = [f for f in foci(spec) if f.startswith("reject:") or kind != CaseKind.MUST_REJECT]
-    with _own_storage(), _only_hypothesis_constants():
+    with isolated_drawing():
         for i, focus in enumerate(chosen):
             share = (shares or {}).get(focus, _contexts.share(focus, i, max_examples, chosen))
             if not share:
@@ -467,61 +348,3 @@ def draw_cases(spec: Spec, max_examples: int, seed: int = 0, kind: str = "any",
 
             collect()
     return list(found.values())
-
-
-_STORAGE_LOCK = threading.RLock()
-_storage: str | None = None  # this process's own Hypothesis storage folder, made on first use
-
-
-def own_storage_dir() -> str:
-    """A private folder for Hypothesis's storage (its Unicode charmap cache, its default example
-    database), one per process: made by mkdtemp (mode 0700, a new name, so nothing planted in
-    it and no symbolic link in its place), removed at exit."""
-    global _storage
-    with _STORAGE_LOCK:
-        if _storage is None or not os.path.isdir(_storage):  # a fork's parent may have removed it
-            _storage = tempfile.mkdtemp(prefix="padconf-hypothesis-")
-            atexit.register(shutil.rmtree, _storage, ignore_errors=True)
-        info = os.lstat(_storage)
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
-            raise PadconfError(f"{_storage}: padconf's Hypothesis folder was replaced")
-        return _storage
-
-
-@contextlib.contextmanager
-def _own_storage():
-    """Hypothesis keeps its storage in ``./.hypothesis`` unless told otherwise: a folder of the
-    user's working directory, which anyone may have filled (a FIFO at
-    ``unicode_data/<version>/charmap.json.gz`` hung the first draw of text for ever). padconf's
-    draws use ``own_storage_dir()`` instead, for as long as they draw (the Hypothesis home of
-    a pytest session padconf draws in is the user's again afterwards; draws need no database:
-    ``draw_cases`` passes none)."""
-    configuration = hypothesis.configuration
-    name = "__hypothesis_home_directory"  # its private global: set_hypothesis_home_dir has no getter
-    with _STORAGE_LOCK:
-        before = getattr(configuration, name, None)
-        configuration.set_hypothesis_home_dir(own_storage_dir())
-        try:
-            yield
-        finally:
-            configuration.set_hypothesis_home_dir(before)
-
-
-@contextlib.contextmanager
-def _only_hypothesis_constants():
-    """Hypothesis also draws literals it finds in the source of local modules already imported,
-    so the same seed would draw other cases after an edit to any padconf module, or after one
-    more import (``padconf run`` and pytest drew different cases). Drawing from Hypothesis's
-    own constants alone keeps a seed's cases fixed."""
-    providers = hypothesis.internal.conjecture.providers
-    if not hasattr(providers, "_get_local_constants"):  # a Hypothesis without the feature
-        yield
-        return
-    original = providers._get_local_constants
-    providers._get_local_constants = providers.Constants
-    providers.CONSTANTS_CACHE.cache.clear()
-    try:
-        yield
-    finally:
-        providers._get_local_constants = original
-        providers.CONSTANTS_CACHE.cache.clear()

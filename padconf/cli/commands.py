@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 import time
-from collections import Counter
 from pathlib import Path
 
 from rich.console import Console
@@ -12,7 +11,7 @@ from rich.table import Table
 
 # Each command imports what it runs inside its function, so that a command starts without
 # importing what other commands use.
-from padconf.core.errors import PadconfError, phase
+from padconf.core.errors import PadconfError
 from padconf.core.escape import plain, terminal
 from padconf.core.progress import progress
 from padconf.judging.verdicts import FAILURES
@@ -116,60 +115,58 @@ def _run_config(args):
 
 
 def cmd_run(args) -> int:
+    from padconf.run.runner import run_cases
+
     run = _run_config(args)
     try:
-        return _run(run)
+        console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into "
+                      f"{terminal(run.dir)}" if run.config.cases_dir else
+                      f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}",
+                      soft_wrap=True)
+        data = run_cases(run, stages=_ConsoleStages(len(run.config.runtimes)))
     finally:
         run.release()
+    _show(data, run.notes)
+    return 0
 
 
-def _run(run) -> int:
-    from padconf.judging.verdicts import Verdict
-    from padconf.run.results import read_jsonl
+class _ConsoleStages:
+    """A run's stages on the terminal: a spinner while drawing, then what is to compute, then a
+    progress bar (padconf.run.runner.Stages)."""
 
-    console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into {terminal(run.dir)}"
-                  if run.config.cases_dir else
-                  f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}", soft_wrap=True)
-    with progress(console, "drawing cases"), phase("drawing the cases"):
-        cases = run.prepare()
-    with phase("asking the runtimes what they run"):
-        plan = run.plan(cases)
-    todo: Counter[str] = Counter()
-    for name, _, batch in plan:
-        todo[name] += len(batch)
-    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in read_jsonl(run.results_path))
-    runtimes = f"{len(run.workers)} runtime{'s' * (len(run.workers) != 1)}"
-    console.print(f"{len(cases)} cases over {len({c.spec for c in cases})} spec files; {sum(todo.values())} results "
-                  f"to compute (each case in each placement of each of the {runtimes} that runs it)"
-                  + (f", {skipped} skipped (cases an adapter cannot express: see the notes)" if skipped else ""),
-                  soft_wrap=True)
-    with progress(console, "running", todo) as advance:
-        run.execute(plan, progress=advance)
-    with phase("writing the summary"):
-        return _summarise(run)
+    def __init__(self, runtimes: int):
+        self.runtimes = runtimes
+
+    def drawing(self):
+        return progress(console, "drawing cases")
+
+    def running(self, planned):
+        runtimes = f"{self.runtimes} runtime{'s' * (self.runtimes != 1)}"
+        console.print(f"{len(planned.cases)} cases over {len({c.spec for c in planned.cases})} spec files; "
+                      f"{sum(planned.todo.values())} results to compute (each case in each placement of each of the "
+                      f"{runtimes} that runs it)"
+                      + (f", {planned.skipped} skipped (cases an adapter cannot express: see the notes)"
+                         if planned.skipped else ""), soft_wrap=True)
+        return progress(console, "running", planned.todo)
 
 
-def _summarise(run) -> int:
-    """The run's verdicts on the terminal and in summary.md."""
+def _show(data, notes: list[str]) -> None:
+    """The run's verdicts on the terminal (summary.md holds them too)."""
     from padconf.report import report
-    from padconf.run.results import attach_controls, read_jsonl, read_results, write_atomically
+    from padconf.run.rundir import RESULTS, SUMMARY
 
-    rows = attach_controls(read_results(run.results_path), run.dir)
-    cases_rows = read_jsonl(run.cases_path)
-    for part in report.terminal_output(rows, console.width):
+    for part in report.terminal_output(data.rows, console.width):
         text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping
         console.print(part, soft_wrap=text, markup=not text, highlight=False)
-    for note in run.notes:
+    for note in notes:
         console.print(f"note: {plain(note)}", soft_wrap=True, markup=False, highlight=False)
-    if any(r["verdict"] in FAILURES for r in rows):
-        console.print(f"To shrink a failure to a bug report: padconf minimize {plain(run.dir)}:<case id> "
+    if any(r["verdict"] in FAILURES for r in data.rows):
+        console.print(f"To shrink a failure to a bug report: padconf minimize {plain(data.dir)}:<case id> "
                       "--runtime <runtime>",
                       soft_wrap=True, markup=False, highlight=False)
-    write_atomically(run.dir / "summary.md", report.markdown(rows, cases_rows, run.notes))
-    console.print(f"{report.counts_line(rows)}\nIn {plain(run.results_path)}; "
-                  f"summary in {plain(run.dir / 'summary.md')}",
+    console.print(f"{report.counts_line(data.rows)}\nIn {plain(data.dir / RESULTS)}; "
+                  f"summary in {plain(data.dir / SUMMARY)}",
                   soft_wrap=True, markup=False, highlight=False)
-    return 0
 
 
 def cmd_compile_cache(args) -> int:
@@ -239,9 +236,9 @@ def cmd_gate(args) -> int:
 
 
 def cmd_baseline(args) -> int:
+    from padconf.core.writing import write_atomically
     from padconf.gate.baseline import diff
-    from padconf.gate.baselining import baseline_text, prune
-    from padconf.run.results import write_atomically
+    from padconf.gate.recording import baseline_text, prune
 
     err = Console(stderr=True)  # stdout may be the baseline itself
     if args.prune:
@@ -267,7 +264,7 @@ def cmd_baseline(args) -> int:
 
 
 def cmd_generate(args) -> int:
-    from padconf.generate.testdata_write import generate
+    from padconf.generate.writer import generate
     from padconf.spec.loader import load_specs
 
     start = time.monotonic()
@@ -278,7 +275,7 @@ def cmd_generate(args) -> int:
 
 
 def cmd_export_onnx_tests(args) -> int:
-    from padconf.generate.testdata_write import export_onnx_node_tests
+    from padconf.generate.writer import export_onnx_node_tests
 
     written = export_onnx_node_tests(args.out)
     if not written:
@@ -291,8 +288,9 @@ def cmd_export_onnx_tests(args) -> int:
 def cmd_report(args) -> int:
     from padconf.report import report
     from padconf.report.report_html import render
+    from padconf.run.rundir import load_run
 
-    run = report.load_run(args.run_dir, args.specs_dir)
+    run = load_run(args.run_dir, args.specs_dir)
     html_path = Path(args.html)
     html_path.write_text(render(run), encoding="utf-8")
     if args.md:

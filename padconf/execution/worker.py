@@ -94,7 +94,7 @@ class Worker:
         self.recycles = 0  # workers ended after an impossible output, before their next case
         self.hang_wait = 0.0  # seconds spent waiting on cases that then timed out
         # where the last answer came from: its process and how many cases that process ran
-        # before it, so that a state-dependent failure can be replayed (padconf.gate.judge)
+        # before it, so that a state-dependent failure can be replayed (padconf.gate.compare)
         self.placed: tuple[str, int] | None = None
         _LIVE.add(self)
 

@@ -7,7 +7,7 @@ PLACEMENT``, listed one by one, so that an entry forgives nothing it was not see
 description); ``case`` (a case id) narrows an entry to one case, ``origin`` (a regular
 expression over the case's origin, e.g. ``example:example_3_edge``) to cases of that origin;
 ``after`` (a case id) to a failure that recurs only when that case ran before it in the same
-worker process (a state-dependent pair: padconf.gate.judge finds them). ``unstable: true`` marks
+worker process (a state-dependent pair: padconf.gate.compare finds them). ``unstable: true`` marks
 failures the runtime showed in some of the baseline's runs and not in others (it reads memory it
 never wrote, or an earlier case corrupted its heap): such an entry forgives them when they show,
 and is never reported fixed when they do not. ``link`` points at the upstream report. Example::
@@ -40,8 +40,8 @@ import yaml
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import read_text, yaml_compose
 from padconf.judging.failure import escape, failure_pattern
+from padconf.judging.records import ResultRow
 from padconf.judging.verdicts import FAILURES
-from padconf.run.results import ResultRow
 from padconf.spec.loader import spec_sort_key
 
 MAX_BASELINE_BYTES = 16 << 20
@@ -136,7 +136,7 @@ class BaselineEntry:
     def matches(self, row: Mapping[str, Any]) -> bool:
         """The row is the failure this entry forgives: in one of its cells (an explored case: in
         any placement of one), of its verdict and error, after its poisoner if it names one
-        (padconf.gate.judge.confirm finds it)."""
+        (padconf.gate.compare.confirm finds it)."""
         if row["verdict"] != self.verdict or not self._about(row):
             return False
         if self.after is not None and row.get("after") != self.after:

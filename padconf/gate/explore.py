@@ -11,10 +11,11 @@ import re
 
 from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.classify import classify
+from padconf.cases.edge_classes import edge_classes
 from padconf.core.dtypes import ArrayBudget, OverBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import inside, read_bytes
-from padconf.run.results import ResultRow
+from padconf.judging.records import ResultRow
 from padconf.spec.loader import Spec
 
 EXPLORE_KEY = b"padconf-explore:"  # + spec id: the example database's key for that version's finds
@@ -85,7 +86,6 @@ def _db_value(case: Case) -> bytes:
 def replayed(db, spec: Spec) -> list[Case]:
     """The cases earlier explorations found failing for ``spec``, classified afresh (the
     database keeps inputs only, as JSON: the spec files may have changed since)."""
-    from padconf.cases.strategies import edge_classes  # Hypothesis: imported when cases are drawn, not to judge rows
     cases, key = [], EXPLORE_KEY + spec.id.encode()
     budget = ArrayBudget(MAX_CASES_BYTES, f"the example database's cases of {spec.id}")
     for value in sorted(db.fetch(key)):

@@ -9,6 +9,7 @@ entry can span shards, so it is judged only on the whole suite: one unsharded ga
 """
 from __future__ import annotations
 
+import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,22 +18,24 @@ from typing import Any
 from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
-from padconf.core.untrusted import json_value, read_text
+from padconf.core.writing import write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry
+from padconf.gate.compare import Judgement, confirm, judge_rows
 from padconf.gate.explore import example_database, remember
-from padconf.gate.judge import Judgement, confirm, judge_rows
 from padconf.gate.selection import gate_cases, in_shard
-from padconf.run.results import (
-    MAX_RUN_JSON_BYTES,
+from padconf.judging.records import ResultRow
+from padconf.run.rundir import (
+    CASES,
+    GATE_JSON,
     RESULTS,
-    ResultRow,
+    RUN_JSON,
     RunDirLock,
     attach_controls,
+    read_json,
     read_jsonl,
     read_results,
     unfinished,
-    write_atomically,
 )
 from padconf.spec.loader import load_specs
 
@@ -78,9 +81,13 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
     directory like ``padconf run``'s plus gate.json; returns its result rows and its cases."""
     from padconf.run.compile_budget import ALL
-    from padconf.run.runner import Run, RunConfig  # the runner draws with Hypothesis: not imported to judge rows
+    from padconf.run.runner import (  # the runner draws with Hypothesis: not imported to judge rows
+        Run,
+        RunConfig,
+        run_cases,
+    )
     out_dir = Path(out_dir)
-    if (out_dir / "run.json").exists() and not (out_dir / "gate.json").exists():
+    if (out_dir / RUN_JSON).exists() and not (out_dir / GATE_JSON).exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
     # a gate compiles every model of its suite: what it compares with the baseline is the whole suite
     run_config = RunConfig(runtimes=[config.runtime], specs=config.specs, specs_dir=config.specs_dir,
@@ -91,16 +98,28 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
         shard = config.shard or (1, 1)
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
     run = Run(out_dir, run_config, force=True, jobs=jobs)
-    run.prepare(cases)
-    write_atomically(out_dir / "gate.json", json.dumps({"runtime": config.runtime, "spec_ids": [s.id for s in specs],
-                                                        "shard": config.shard or (1, 1), "seed": config.seed,
-                                                        "explore": config.explore}))
     try:
-        run.execute(run.plan(cases), progress=progress)
         # the run's controls decide the triage the gate's lines show, as in the run's own reports
-        return attach_controls(read_results(run.results_path), out_dir), cases
+        return run_cases(run, cases, _GateStages(out_dir, config, specs, progress)).rows, cases
     finally:
         run.release()
+
+
+class _GateStages:
+    """The gate's run: gate.json written once the cases are, the gate's own progress line."""
+
+    def __init__(self, out_dir: Path, config: GateConfig, specs, progress):
+        self.out_dir, self.config, self.specs, self.progress = out_dir, config, specs, progress
+
+    @contextlib.contextmanager
+    def drawing(self):
+        yield
+        write_atomically(self.out_dir / GATE_JSON, json.dumps({
+            "runtime": self.config.runtime, "spec_ids": [s.id for s in self.specs],
+            "shard": self.config.shard or (1, 1), "seed": self.config.seed, "explore": self.config.explore}))
+
+    def running(self, planned):
+        return contextlib.nullcontext(self.progress)
 
 
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
@@ -113,10 +132,9 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
     shards: list[int] = []
     first_run_doc: Any = None  # the first shard's run.json: its limits are the reruns'
     for k, d in enumerate(map(Path, dirs)):
-        if not (d / "gate.json").is_file():
-            raise PadconfError(f"{d}: not a gate run directory (no gate.json)")
-        about = json_value(read_text(d / "gate.json", MAX_RUN_JSON_BYTES, PadconfError, follow=False),
-                           f"{d / 'gate.json'}")
+        if not (d / GATE_JSON).is_file():
+            raise PadconfError(f"{d}: not a gate run directory (no {GATE_JSON})")
+        about = read_json(d / GATE_JSON, PadconfError)
         try:
             shard = tuple(about.get("shard") or (1, 1))
             if not (len(shard) == 2 and all(type(n) is int and n >= 1 for n in shard)):
@@ -125,7 +143,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])):
                 raise ValueError("runtime and spec_ids of text expected")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            raise CaseError(f"{d / 'gate.json'}: malformed: {exc}") from None
+            raise CaseError(f"{d / GATE_JSON}: malformed: {exc}") from None
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
@@ -135,16 +153,15 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
             shard_rows = attach_controls(read_results(d / RESULTS), d)
-            run_doc = json_value(read_text(d / "run.json", MAX_RUN_JSON_BYTES, PadconfError, follow=False),
-                                 str(d / "run.json"))
+            run_doc = read_json(d / RUN_JSON, PadconfError)
             first_run_doc = first_run_doc or run_doc
-            why = unfinished(run_doc, len(shard_rows), d / "run.json")
+            why = unfinished(run_doc, len(shard_rows), d / RUN_JSON)
             if why:  # the failures it lacks would pass
                 raise PadconfError(f"{d}: {why}: run that shard again")
             for row in shard_rows:
                 if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
                     rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
-            cases.update((c["id"], c) for c in read_jsonl(d / "cases.jsonl", ("id",)))
+            cases.update((c["id"], c) for c in read_jsonl(d / CASES, ("id",)))
         spec_ids.update(about["spec_ids"])
     if config is None:
         raise PadconfError("--results: no gate run directory given")
@@ -160,7 +177,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             limits = RunConfig(runtimes=[runtime], memory_mb=first_run_doc["memory_mb"],
                                timeout=first_run_doc["timeout"])
         except (KeyError, TypeError) as exc:
-            raise CaseError(f"{Path(dirs[0]) / 'run.json'}: malformed: {exc}") from None
+            raise CaseError(f"{Path(dirs[0]) / RUN_JSON}: malformed: {exc}") from None
         worker = Worker(runtime, limits.memory_mb, limits.timeout)
         try:
             budget = ArrayBudget(MAX_CASES_BYTES, "the shards' cases' arrays")

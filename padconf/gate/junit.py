@@ -5,12 +5,10 @@ from __future__ import annotations
 import re
 from xml.etree import ElementTree
 
-from padconf.gate.judge import Judgement
+from padconf.gate.compare import Judgement
+from padconf.judging.records import ResultRow
 from padconf.judging.triage import triage
 from padconf.judging.verdicts import Verdict
-from padconf.run.results import (
-    ResultRow,
-)
 
 
 def problem_lines(judgement: Judgement) -> list[str]:

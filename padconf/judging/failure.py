@@ -105,7 +105,7 @@ def result_outcome(row: Mapping[str, Any]) -> tuple[str, str | None, str]:
 
 
 def failure_key(row: Mapping[str, Any]) -> tuple:
-    """What must stay the same while shrinking (padconf.minimize.shrink): the verdict, the
+    """What must stay the same while shrinking (padconf.minimize.shrink.loop): the verdict, the
     failure class, the case's kind and its reason (the rule or ambiguity) with numbers masked."""
     reason = row.get("reason")
     masked = None if reason is None else failure_class({"verdict": "", "error": reason})

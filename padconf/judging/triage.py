@@ -72,7 +72,7 @@ class UpstreamFact:
     patterns: tuple[tuple[str, str], ...]  # (row field, regular expression matched whole)
     error: str | None = None  # searched in the row's error text
     # a policy's oldest supported opset: before a failure is put down to the policy, padconf runs
-    # the case there (padconf.minimize.experiments.beyond_policy)
+    # the case there (padconf.minimize.probes.experiments.beyond_policy)
     supported_opset: int | None = None
 
     def covers(self, row: Mapping[str, Any]) -> bool:
@@ -112,7 +112,7 @@ def triage(row: Mapping[str, Any]) -> tuple[Triage, UpstreamFact | None]:
     """The triage class of a failing result row, and the upstream fact it rests on if any."""
     if (row.get("control") or {}).get("fails_too"):  # padconf.run.runner's control experiment: it decides first
         return Triage.NOT_PAD_SPECIFIC, None
-    # padconf.minimize.experiments' findings: a policy the same failure outlives does not explain
+    # padconf.minimize.probes.experiments' findings: a policy the same failure outlives does not explain
     # it; a refusal that the documented default written out turns into the right answer is a bug
     tried = row.get("experiments") or {}
     fact = next((f for f in upstream_facts() if f.covers(row)

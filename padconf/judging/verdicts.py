@@ -5,13 +5,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import as_if_allowed
 from padconf.cases.context import snap
 from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Placement, Status, Word
-from padconf.judging.outcome import Outcome
 from padconf.spec.loader import get_spec
 
 

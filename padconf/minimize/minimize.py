@@ -1,5 +1,5 @@
 """`padconf minimize`: shrink a failing case to its smallest form while the same failure
-persists, and write a bundle ready to file upstream (padconf.minimize.repro writes it).
+persists, and write a bundle ready to file upstream (padconf.minimize.bundle.writer writes it).
 
 "The same failure": the same verdict and failure class (padconf.judging.failure.failure_class: the
 error text with its numbers masked, or for a mismatch the kind of difference), the reference
@@ -27,25 +27,25 @@ from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.triage import PAD_BUGS
 from padconf.judging.verdicts import FAILURES
-from padconf.minimize.bundle_title import title
-from padconf.minimize.experiments import (
+from padconf.minimize.bundle.index import index_markdown
+from padconf.minimize.bundle.report import bundle_triage
+from padconf.minimize.bundle.scripts import configuration
+from padconf.minimize.bundle.title import title
+from padconf.minimize.bundle.writer import write_bundle
+from padconf.minimize.probes.experiments import (
     beyond_policy,
     default_configuration,
     defined_at,
     explicit_default,
-    record,
-)
-from padconf.minimize.index import index_markdown
-from padconf.minimize.probes import (
     lowered_runtime,
     native_check,
     packing,
+    record,
     refused_when_folded,
-    root_cause,
     schema_check,
 )
-from padconf.minimize.repro import bundle_triage, configuration, write_bundle
-from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, shrink, size_text
+from padconf.minimize.probes.root_cause import root_cause
+from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
 
@@ -55,7 +55,7 @@ DEFAULT_TIME_LIMIT_S = 60.0
 def reproduce(isolated: IsolatedRunner, job: Job, placements: list[str]) -> tuple[Attempt, Placement]:
     """The job's case run alone (in its recorded placement, or in the placement of the user's
     model it came from, or else in the first that fails); CaseError when it does not fail. A
-    context case too: its bundle holds its whole graph (padconf.minimize.repro_context)."""
+    context case too: its bundle holds its whole graph (padconf.minimize.bundle.model_source)."""
     tried = []
     chosen = job.placement or job.preferred
     if chosen and (job.placement or chosen in placements):  # a failure in another placement is another bug
@@ -182,7 +182,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 
 def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement,
                          default: Worker | None) -> None:
-    """padconf.minimize.experiments on the minimal case: judged at the version that defines its
+    """padconf.minimize.probes.experiments on the minimal case: judged at the version that defines its
     input where the runtime fails there too, and its row told what the policy, default value
     and (for a variant, on ``default``) default configuration experiments showed."""
     found_at = shrunk.final.case.spec

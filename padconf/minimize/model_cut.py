@@ -21,8 +21,8 @@ from padconf.core.dtypes import bit_equal
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
-from padconf.generate.testdata_read import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
 from padconf.spec.loader import Spec
+from padconf.suite.folders import fed_inputs, initializers, load_model, load_tensor, opset_of, pad_node_case
 
 MODEL_TIMEOUT_S = 300.0  # a user's whole model (or the graph up to a Pad) may take minutes, not a Pad's milliseconds
 

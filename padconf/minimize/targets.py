@@ -7,8 +7,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from padconf.adapters import adapter_class
-from padconf.adapters.onnx_reference import OnnxReferenceAdapter
+from padconf.adapters import adapter_class, reference_runtime
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
@@ -16,9 +15,10 @@ from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_signature
+from padconf.judging.records import ResultRow
 from padconf.judging.verdicts import FAILURES
-from padconf.report.report import PLACEMENT_DEPENDENT, failures, load_run, placement_dependent
-from padconf.run.results import MAX_JSONL_BYTES, ResultRow
+from padconf.report.report import PLACEMENT_DEPENDENT, failures, placement_dependent
+from padconf.run.rundir import MAX_JSONL_BYTES, load_run
 from padconf.spec.loader import get_spec, load_specs
 
 
@@ -152,8 +152,9 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
     if progress:
         progress(f"minimize {where}: the whole model on {worker.adapter}: {whole}", True)
     # the arrays reaching each Pad, from onnx's evaluator too where the runtime's are not to be trusted
-    reference = OnnxReferenceAdapter.name
-    helpers = [] if adapter_class(worker.adapter).evaluates_reference else [Worker(reference, timeout=worker.timeout)]
+    reference = reference_runtime()
+    helpers = ([] if adapter_class(worker.adapter).evaluates_reference or reference is None
+               else [Worker(reference, timeout=worker.timeout)])
     try:
         found = model.pad_cases([worker, *helpers], load_specs())
     finally:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Mapping
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -19,23 +18,11 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import reading_of
 from padconf.core import escape
 from padconf.core.dtypes import decode_array
-from padconf.core.errors import CaseError, PadconfError, SpecError
-from padconf.core.untrusted import json_value, read_text
+from padconf.core.errors import CaseError, SpecError
 from padconf.judging.failure import failure_class, failure_signature
+from padconf.judging.records import NOT_COMPILED, ResultRow, RunData
 from padconf.judging.triage import PAD_BUGS, triage
 from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
-from padconf.run.compile_budget import NOT_COMPILED
-from padconf.run.results import (
-    MAX_RUN_JSON_BYTES,
-    RESULTS,
-    ResultRow,
-    RunDirLock,
-    attach_controls,
-    named_again,
-    read_jsonl,
-    read_results,
-    unfinished,
-)
 from padconf.spec.loader import Spec, get_spec, rule_text, spec_sort_key
 
 
@@ -356,50 +343,6 @@ def support_gaps(rows: list[ResultRow]) -> dict[tuple[str, str], set[str]]:
         if row["verdict"] == Verdict.NOT_IMPLEMENTED:
             gaps[(row["runtime"], row["spec"])].add(row["dtype"])
     return dict(sorted(gaps.items(), key=lambda kv: (kv[0][0], spec_sort_key(kv[0][1]))))
-
-
-# ---------------------------------------------------------------- a run directory, for `padconf report`
-
-@dataclass
-class RunData:
-    dir: Path
-    rows: list[ResultRow]  # results.jsonl
-    cases: dict[str, dict]  # cases.jsonl by case id, still JSON (decoded only where shown)
-    specs_dir: str | None  # run.json's: where the run's spec files are
-    unfinished: str | None = None  # why the rows are not the whole run (results.unfinished)
-
-    @property
-    def cases_rows(self) -> list[dict]:
-        return list(self.cases.values())
-
-
-def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
-    """A run directory's results and cases; a missing or empty one is an error (a report on
-    nothing would look like a clean run). ``specs_dir``: the spec folder the user named (None:
-    padconf's own), which must be the one the run recorded."""
-    run_dir = Path(run_dir)
-    if not run_dir.is_dir():
-        raise PadconfError(f"{run_dir}: no such run directory")
-    results = run_dir / RESULTS
-    if not results.is_file():
-        raise PadconfError(f"{run_dir}: no results.jsonl (not a run directory of `padconf run --out`?)")
-    with RunDirLock(run_dir, exclusive=False):  # not while a run writes it
-        read = read_results(results)
-        rows = attach_controls(read, run_dir)
-        if not rows:
-            raise PadconfError(f"{results}: holds no result: nothing to report")
-        cases = {c["id"]: c for c in read_jsonl(run_dir / "cases.jsonl", ("id", "spec", "data", "pads", "mode"))}
-        run_json, doc = run_dir / "run.json", None
-        if run_json.exists():
-            doc = json_value(read_text(run_json, MAX_RUN_JSON_BYTES, follow=False), str(run_json))
-            recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
-            if not isinstance(recorded, (str, type(None))):
-                raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
-            specs_dir = named_again(recorded, specs_dir, run_json)
-    why = [unfinished(doc, len(rows), run_json),
-           f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
-           "the folder at once) and are left out" if read.duplicates else None]
-    return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)
 
 
 def totals(rows: list[ResultRow]) -> dict[str, Counter]:

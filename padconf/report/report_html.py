@@ -11,10 +11,10 @@ import numpy as np
 
 from padconf.core.dtypes import dtype_name
 from padconf.core.errors import CaseError
+from padconf.judging.records import RunData
 from padconf.report.report import (
     MUST_REJECT_NOTE,
     SILENT_WHAT,
-    RunData,
     _example,
     ambiguity_texts,
     configuration_dependent,

@@ -10,14 +10,15 @@ import subprocess
 import tempfile
 import threading
 
+from padconf.cases.edge_classes import edge_classes
 from padconf.cases.examples import example_cases
 from padconf.cases.plain import TRIGGER_TAG, upstream_triggers
-from padconf.cases.strategies import draw_cases, edge_classes
+from padconf.cases.strategies import draw_cases
 from padconf.core.errors import CaseError, InternalFault
 from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
-from padconf.generate.testdata_read import read_cases
 from padconf.run.config import RunConfig
 from padconf.spec.loader import get_spec, load_specs
+from padconf.suite.folders import read_cases
 
 MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
 

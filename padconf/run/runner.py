@@ -1,16 +1,16 @@
-"""The differential run: cases -> adapters (in worker subprocesses) -> verdicts -> results.jsonl.
+"""The differential run: cases -> adapters (in worker subprocesses) -> verdicts -> the run
+directory (padconf.run.rundir: its files, how they are read and written).
 
-A run directory holds ``run.json`` (what was asked, how many cases it drew and, once every case
-has its rows, how many results it wrote), ``cases.jsonl``
-(every case, classified, written whole before anything runs) and ``results.jsonl`` (one line
-per runtime x placement x case, appended and flushed as each finishes, so a killed run loses
-nothing and ``--resume`` skips what is done). A line cut short by a kill or a full disk is moved
-aside to ``<file>.torn`` on resume and its case is run again. ``summary.md`` is written at the
-end by padconf.report.report.
+``run_cases`` is a whole run as every front end makes one (the command line, the gate, a
+library user): its cases drawn or read back, planned, run, their controls, and summary.md.
+``Run`` is the same in steps: ``prepare`` writes or reloads the cases, ``plan`` asks each
+runtime's worker what it can run, ``execute`` runs it. Results are appended and flushed as each
+finishes, so a killed run loses nothing and ``--resume`` skips what is done; a line cut short by
+a kill or a full disk is set aside on resume and its case is run again.
 """
 from __future__ import annotations
 
-import concurrent.futures
+import contextlib
 import itertools
 import json
 import os
@@ -18,43 +18,44 @@ import resource
 import threading
 import time
 from collections import Counter
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
 from pathlib import Path
-from typing import cast
+from typing import Protocol
 
 from padconf.adapters import registry, split_variant
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.cases.classify import repaired_twin
 from padconf.cases.onnx_model import model_key
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError, phase
-from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement, Status
+from padconf.core.writing import open_to_append, write_atomically
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
-from padconf.judging.failure import distinct_failure
-from padconf.judging.outcome import Outcome
-from padconf.judging.verdicts import FAILURES, Verdict, control_record, judge
+from padconf.judging.records import RunData, judged_row, result_row, row_key
+from padconf.judging.verdicts import Verdict, confirm_refusal, judge
+from padconf.report.report import markdown
 from padconf.run.compile_budget import not_compiled_why, select
 from padconf.run.config import RunConfig
+from padconf.run.controls import run_controls
 from padconf.run.drawing import build_cases
-from padconf.run.results import (
-    CONTROLS,
-    MAX_RUN_JSON_BYTES,
+from padconf.run.rundir import (
+    CASES,
     RESULTS,
     RESULTS_WRITTEN,
-    ControlRow,
-    ResultRow,
+    RUN_FILES,
+    RUN_JSON,
+    STATS,
+    SUMMARY,
     RunDirLock,
     jsonl_line,
+    load_run,
     named_again,
-    open_to_append,
+    read_json,
     read_jsonl,
     read_results,
-    result_row,
-    row_key,
     set_torn_line_aside,
-    write_atomically,
 )
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
@@ -94,8 +95,8 @@ class Run:
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
         self.results_path = self.dir / RESULTS
-        self.cases_path = self.dir / "cases.jsonl"
-        self.run_json = self.dir / "run.json"
+        self.cases_path = self.dir / CASES
+        self.run_json = self.dir / RUN_JSON
         self.notes: list[str] = []  # one line per runtime or combination that could not run
         self.targets: dict[str, str | None] = {}  # runtime -> its compiler's target, as its worker says
         self._order_independent: dict[str, bool] = {}  # runtime -> Adapter.order_independent, as its worker says
@@ -151,7 +152,7 @@ class Run:
             raise CaseError(f"{self.run_json}: malformed: {exc}") from None
 
     def _run_doc(self):
-        return json_value(read_text(self.run_json, MAX_RUN_JSON_BYTES, follow=False), str(self.run_json))
+        return read_json(self.run_json)
 
     def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
@@ -193,8 +194,7 @@ class Run:
                     if (self.run_json.exists() or self.results_path.exists()) and not self.force:
                         raise PadconfError(f"{self.dir} holds a run already: --resume continues it, "
                                            "--force replaces it")
-                for stale in ("results.jsonl", "results.jsonl.torn", "cases.jsonl", "cases.jsonl.torn",
-                              "summary.md", "stats.json", CONTROLS):  # --force: nothing of the run replaced stays
+                for stale in RUN_FILES:  # --force: nothing of the run replaced stays
                     (self.dir / stale).unlink(missing_ok=True)
             except OSError as exc:
                 raise PadconfError(f"{self.dir}: cannot write the run directory: {exc.strerror}") from None
@@ -225,7 +225,7 @@ class Run:
                 {row_key(r) for r in read_results(self.results_path)})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
-                out.write(jsonl_line(result_row(name, placement, case, Outcome(skipped=why), Status.OK,
+                out.write(jsonl_line(judged_row(name, placement, case, Outcome(skipped=why), Status.OK,
                                                 target=self.targets.get(name))))
         return batches
 
@@ -349,7 +349,7 @@ class Run:
                     raise failures[0]
             written = self._sort_results()
             with phase("running the controls"):
-                self._run_controls()
+                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares)
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
@@ -358,7 +358,7 @@ class Run:
         finally:
             self.close()
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
-            write_atomically(self.dir / "stats.json", json.dumps(self.stats, indent=2))
+            write_atomically(self.dir / STATS, json.dumps(self.stats, indent=2))
 
     def _run_lane(self, k: int, batches, out, lock, progress) -> None:
         worker = None
@@ -387,16 +387,16 @@ class Run:
                     if progress:
                         progress(name)
                 for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    if case.kind == CaseKind.MUST_REJECT and judge(case, outcome, status).verdict == Verdict.PASS:
-                        refused.append((case, outcome, status, worker.placed))
+                    ruling = judge(case, outcome, status)
+                    if case.kind == CaseKind.MUST_REJECT and ruling.verdict == Verdict.PASS:
+                        refused.append((case, outcome, ruling, worker.placed))
                     else:
-                        write(result_row(name, placement, case, outcome, status, worker.placed,
-                                         target=self.targets.get(name)))
+                        write(result_row(name, placement, case, outcome, ruling, worker.placed, self.targets.get(name)))
                 twins = [self._twin(case) for case, *_ in refused]
                 ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
-                for (case, outcome, status, placed), twin in zip(refused, twins):
+                for (case, outcome, ruling, placed), twin in zip(refused, twins):
                     twin_ran = next(ran) if isinstance(twin, Case) else (None, Status.OK)
-                    write(result_row(name, placement, case, outcome, status, placed, (twin, *twin_ran),
+                    write(result_row(name, placement, case, outcome, confirm_refusal(ruling, twin, *twin_ran), placed,
                                      self.targets.get(name)))
                 with lock:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
@@ -424,58 +424,6 @@ class Run:
                     self._case_rank.get(case_id, len(self._case_rank)))
         write_atomically(self.results_path, "".join(line for _, line in sorted(lines.items(), key=key)))
         return len(lines)
-
-    def _run_controls(self) -> None:
-        """A control for every distinct failure (failure.distinct_failure): its first case's data
-        through an Identity model on the same runtime and placement (and its empty pads or axes,
-        where they are baked in: verdicts.control_record), each alone in a fresh worker, written
-        to controls.jsonl (results.jsonl's rows stay as they were written);
-        ``attach_controls`` gives each failing row its failure's control. Where the control
-        fails, the failure is not Pad-specific (padconf.judging.triage)."""
-        rows = read_results(self.results_path)
-        groups: dict[tuple, list[ResultRow]] = {}
-        for row in rows:
-            if row["verdict"] in FAILURES:
-                groups.setdefault(distinct_failure(row), []).append(row)
-        if not groups:
-            return
-        wanted = {group[0]["case_id"] for group in groups.values()}
-        cases = {doc["id"]: Case.from_json(doc) for doc in read_jsonl(self.cases_path) if doc.get("id") in wanted}
-        by_runtime: dict[str, list[list[ResultRow]]] = {}
-        for group in groups.values():
-            if group[0]["case_id"] in cases:
-                by_runtime.setdefault(group[0]["runtime"], []).append(group)
-
-        def controls(name: str) -> list[ControlRow]:
-            records: list[ControlRow] = []
-            worker = self._spares.pop(name, None) or Worker(name, self.config.memory_mb, self.config.timeout,
-                                                            compile_timeout=self.config.compile_timeout)
-            not_run: Counter[str] = Counter()  # why a control could not run: its failure stays uncontrolled
-            try:
-                for group in by_runtime[name]:
-                    first = group[0]
-                    try:
-                        record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone,
-                                                first["verdict"])
-                    except WorkerClosed:
-                        raise
-                    except PadconfError as exc:  # the runtime could not be started again
-                        not_run[str(exc)] += 1
-                        continue
-                    records.append(cast(ControlRow, {"failure": list(distinct_failure(first)), **record}))
-            finally:
-                worker.close()
-            self.notes += [f"{name}: {n} controls could not run ({why}); their failures have no control"
-                           for why, n in not_run.items()]
-            return records
-
-        # the runtimes side by side, the one with the most controls first: the others share the
-        # other threads meanwhile, rather than one thread running it alone at the end
-        order = sorted(by_runtime, key=lambda name: -len(by_runtime[name]))
-        with concurrent.futures.ThreadPoolExecutor(self.jobs) as pool:
-            done = dict(zip(order, pool.map(controls, order)))
-        records = [r for name in by_runtime for r in done[name]]
-        write_atomically(self.dir / CONTROLS, "".join(map(jsonl_line, records)))
 
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:
@@ -518,3 +466,56 @@ class Run:
         for worker in list(self._spares.values()):
             worker.close()
         self._spares.clear()
+
+
+@dataclass
+class Planned:
+    """What a run will compute, as ``run_cases`` shows it before running."""
+    cases: list[Case]
+    batches: list[tuple[str, str, list[Case]]]  # Run.plan's: (runtime, placement, cases)
+    todo: Counter[str]  # results to compute, per runtime
+    skipped: int  # the skipped rows results.jsonl holds (cases an adapter cannot express)
+
+
+class Stages(Protocol):
+    """How a front end shows a run's stages: ``drawing`` around preparing the cases, ``running``
+    around running them, yielding a ``progress(runtime)`` callback (or None)."""
+
+    def drawing(self) -> contextlib.AbstractContextManager:
+        """Entered while the cases are drawn or read."""
+        raise NotImplementedError
+
+    def running(self, planned: Planned) -> contextlib.AbstractContextManager:
+        """Entered while ``planned`` runs; yields ``progress(runtime)``, called as each result is written, or None."""
+        raise NotImplementedError
+
+
+class Quiet:
+    """Stages shown as nothing: a library user's run."""
+
+    def drawing(self) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()
+
+    def running(self, planned: Planned) -> contextlib.AbstractContextManager:
+        return contextlib.nullcontext()
+
+
+def run_cases(run: Run, cases: list[Case] | None = None, stages: Stages | None = None) -> RunData:
+    """Make the run ``run`` stands for, whole: its cases (``cases``, else drawn or read back),
+    planned, run, their controls and summary.md (padconf.report.report.markdown); the run
+    directory as read back (rundir.load_run)."""
+    shown: Stages = stages or Quiet()
+    with shown.drawing(), phase("drawing the cases"):
+        cases = run.prepare(cases)
+    with phase("asking the runtimes what they run"):
+        batches = run.plan(cases)
+    todo: Counter[str] = Counter()
+    for name, _, batch in batches:
+        todo[name] += len(batch)
+    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in read_jsonl(run.results_path))
+    with shown.running(Planned(cases, batches, todo, skipped)) as advance:
+        run.execute(batches, progress=advance)
+    with phase("writing the summary"):
+        data = load_run(run.dir, run.config.specs_dir)
+        write_atomically(run.dir / SUMMARY, markdown(data.rows, data.cases_rows, run.notes))
+    return data

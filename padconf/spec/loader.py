@@ -21,9 +21,10 @@ from padconf.core.untrusted import inside, read_text, yaml_depth_checked
 from padconf.core.vocabulary import Word
 from padconf.spec.reference import INTERPRETATIONS
 
-# The spec files ship inside the package (the repository's top-level specs/ is a link to them);
+# The spec files ship inside the package, in padconf/spec/documents (the repository's top-level specs/
+# is a link to them);
 # PADCONF_SPECS or --specs-dir points padconf at another folder.
-SPECS_DIR = Path(os.environ.get("PADCONF_SPECS") or Path(__file__).resolve().parent.parent / "specs")  # padconf/specs
+SPECS_DIR = Path(os.environ.get("PADCONF_SPECS") or Path(__file__).resolve().parent / "documents")
 SCHEMA_PATH = Path(__file__).with_name("spec_schema.json")
 
 

@@ -1,3 +1,3 @@
-"""The gate's cases as a pytest suite: ``python -m pytest --pyargs padconf.suite --padconf-runtime
-onnxruntime [--padconf-baseline FILE] [--padconf-spec ID ...]``; padconf.pytest_plugin
-parametrises and judges it."""
+"""The suite layer: case sources beyond drawing. The fixed suite (``fixed``: the spec documents'
+worked examples and the drawn cases that depend on padconf's version only, which the gate runs
+and ``generate`` writes) and test folders read back as cases (``folders``: ``run --cases``)."""

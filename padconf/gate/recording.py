@@ -9,12 +9,14 @@ from pathlib import Path
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.versions import versions_line
+from padconf.core.writing import write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import baseline_entries, dump_baseline, forgiving, parse_baseline, pruned, read_baseline
 from padconf.gate.gate import GateConfig, gate, gate_run, worker_limits
 from padconf.judging.failure import result_outcome
+from padconf.judging.records import ResultRow, judged_row
 from padconf.judging.verdicts import FAILURES, Verdict
-from padconf.run.results import ResultRow, jsonl_line, result_row, write_atomically
+from padconf.run.rundir import jsonl_line
 
 BASELINE_RERUNS = 2  # reruns alone of each suspicious result of a baseline's runs
 BASELINE_RUNS = 5  # at most; a baseline runs the suite again until a run shows no failure the earlier ones did not
@@ -69,7 +71,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     try:
         for case_id, placement in dict.fromkeys((r["case_id"], r["placement"]) for rows in runs
                                                 for r in rows if suspicious(r)):
-            reruns += [result_row(config.runtime, placement, by_id[case_id],
+            reruns += [judged_row(config.runtime, placement, by_id[case_id],
                                   *worker.run_alone(by_id[case_id], placement)) for _ in range(BASELINE_RERUNS)]
     finally:
         worker.close()

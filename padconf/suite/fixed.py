@@ -24,9 +24,10 @@ from padconf.adapters.openvino import native_model
 from padconf.adapters.openvino_tensors import OV_TYPES
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
+from padconf.cases.edge_classes import edge_classes
 from padconf.cases.examples import example_inputs
 from padconf.cases.onnx_model import build_model, value_from_attribute
-from padconf.cases.strategies import PROFILES, draw_cases, edge_classes
+from padconf.cases.strategies import PROFILES, draw_cases
 from padconf.core.dtypes import as_array, bit_equal, is_integer, scalar
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement

@@ -1,12 +1,12 @@
 """The gate as a pytest plugin (registered through the ``pytest11`` entry point)::
 
-    python -m pytest --pyargs padconf.suite --padconf-runtime onnxruntime [--padconf-baseline=FILE]
+    python -m pytest --pyargs padconf.pytest --padconf-runtime onnxruntime [--padconf-baseline=FILE]
 
 runs the gate's cases (padconf.gate.selection.gate_suite: the same cases for a padconf version)
 as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
 of the runtime, every runtime call through a padconf Worker (a crash or a hang is a verdict).
 
-Each test's row is judged as the gate judges it (padconf.gate.judge.judge_rows, then confirm: only a
+Each test's row is judged as the gate judges it (padconf.gate.compare.judge_rows, then confirm: only a
 failure that recurs when its case runs alone in a fresh worker fails; the rest is flaky). A
 failure no baseline entry forgives fails, naming case, verdict and reason; a forgiven one is an
 xfail. A case-id entry marks its tests ``xfail(strict=True, raises=KnownFailure)``: the case
@@ -34,12 +34,12 @@ from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
-    from padconf.run.results import ResultRow
+    from padconf.judging.records import ResultRow
 
 SHARE = pytest.StashKey["Share"]()
 FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
-PARAM = "padconf_case"  # the parameter padconf.suite's test takes
-NEEDS_RUNTIME = "padconf.suite needs --padconf-runtime NAME (a runtime `padconf runtimes` lists, or module:Class)"
+PARAM = "padconf_case"  # the parameter padconf.pytest's test takes
+NEEDS_RUNTIME = "padconf.pytest needs --padconf-runtime NAME (a runtime `padconf runtimes` lists, or module:Class)"
 SLIM = ("output", "printed")  # row fields too big to send between xdist processes, and not judged
 SHARED = ("rows", "problems", "flaky")  # what an xdist worker hands the controller, besides its plan's counts
 
@@ -101,7 +101,7 @@ class Share:
         self.rows: list[ResultRow] = []  # one per test that ran, as the gate's results.jsonl has them
         self.problems: list[str] = []  # "new: ..." and "fixed: ..." lines, confirmed
         self.flaky: list[str] = []  # what the confirming reruns did not reproduce
-        self.judgement: Any = None  # padconf.gate.judge.Judgement of the session, at its end
+        self.judgement: Any = None  # padconf.gate.compare.Judgement of the session, at its end
         self.failed: str | None = None  # why the session fails though no test did
         self._workers: dict[str, Any] = {}  # padconf.execution.worker.Worker, imported when first started
 
@@ -174,18 +174,18 @@ class Share:
 
     def check(self, param: Param, item: pytest.Item) -> None:
         """Run the case, keep its row, and judge it as the gate does."""
-        from padconf.gate.judge import confirm, judge_rows
+        from padconf.adapters.outcome import Outcome
+        from padconf.gate.compare import confirm, judge_rows
         from padconf.gate.junit import problem_lines
-        from padconf.judging.outcome import Outcome
+        from padconf.judging.records import judged_row
         from padconf.judging.verdicts import FAILURES, Verdict
-        from padconf.run.results import result_row
 
         case, placement = param.case, param.placement
         if param.why_not:  # the gate's row for a case the adapter cannot express
-            row = result_row(self.runtime, placement, case, Outcome(skipped=param.why_not), Status.OK)
+            row = judged_row(self.runtime, placement, case, Outcome(skipped=param.why_not), Status.OK)
         else:
             (outcome, status), = list(self.worker().run([case], placement))
-            row = result_row(self.runtime, placement, case, outcome, status, self.worker().placed)
+            row = judged_row(self.runtime, placement, case, outcome, status, self.worker().placed)
         self.rows.append(cast("ResultRow", {k: v for k, v in row.items() if k not in SLIM}))
         # the entries that speak of this test; covered=set(): one row never judges a signature
         # entry (each of these speaks of this row's version), the session's end does
@@ -214,7 +214,7 @@ class Share:
         """The gate's judgement of every row, for the signature entries: a version counts as
         covered only when each of its tests ran (no -k, no deselection, no early stop); an entry
         that forgave nothing there is fixed unless its failure recurs alone (confirm)."""
-        from padconf.gate.judge import Judgement, confirm, judge_rows
+        from padconf.gate.compare import Judgement, confirm, judge_rows
         from padconf.gate.junit import problem_lines
         from padconf.gate.selection import gate_suite
 
@@ -243,9 +243,9 @@ class Share:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("padconf", "padconf: the Pad gate as tests (pytest --pyargs padconf.suite)")
+    group = parser.getgroup("padconf", "padconf: the Pad gate as tests (pytest --pyargs padconf.pytest)")
     group.addoption("--padconf-runtime", metavar="NAME", help="the runtime to test: one `padconf runtimes` lists, "
-                    "or module:Class; required by padconf.suite, inert without it")
+                    "or module:Class; required by padconf.pytest, inert without it")
     group.addoption("--padconf-baseline", metavar="FILE", help="known failures (padconf baseline's YAML), as "
                     "xfails; an entry that no longer fails fails the run as fixed. For a FILE outside the current "
                     "directory write --padconf-baseline=FILE: pytest reads a separate FILE as a test path when it "

@@ -8,7 +8,7 @@ crashes or hangs is reported, not this script's end), and compares the output wi
 specification says, bit for bit (any NaN equals any NaN). Prints expected and actual.
 Exit 1 while the bug is there, 0 once it is fixed.
 
-The case it checks is in repro.json beside it. (padconf.minimize.bundle_check: padconf copies this file
+The case it checks is in repro.json beside it. (padconf.minimize.bundle.repro: padconf copies this file
 verbatim into every bundle, so it imports nothing from padconf; its bit equality, ``same``, is
 padconf.core.dtypes.bit_equal's rule, kept apart for that reason and checked against it by the tests.)
 """

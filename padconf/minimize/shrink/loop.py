@@ -1,23 +1,23 @@
 """Shrinking one failing case (padconf.minimize.minimize's job): each attempt alone in a fresh
 worker process, kept while the same failure holds (padconf.judging.failure.failure_key and
-failure_signature), round after round of padconf.minimize.simplify's passes."""
+failure_signature), round after round of padconf.minimize.shrink.simplify's passes."""
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify, reading_label, repaired_twin
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
-from padconf.judging.outcome import Outcome
+from padconf.judging.records import ResultRow, judged_row
 from padconf.judging.verdicts import FAILURES, Verdict, control_record
-from padconf.minimize.context_shrink import consumer_changed, passes, same_across_consumers
-from padconf.minimize.simplify import rank_one
-from padconf.run.results import ResultRow, result_row
+from padconf.minimize.shrink.context import consumer_changed, passes, same_across_consumers
+from padconf.minimize.shrink.simplify import rank_one
 from padconf.spec.loader import get_spec
 
 UNJUDGED = (Verdict.NOT_IMPLEMENTED, Verdict.CRASH, Verdict.TIMEOUT)  # not compared with the spec's answer
@@ -67,7 +67,7 @@ class IsolatedRunner:
             case = case.with_(kind=CaseKind.DEFINED, reason=None, interpretations={},
                               expected=case.interpretations[reading_label({n: self.fixed[n] for n in names})])
         outcome, status = self._run_alone(case, placement, deadline if shorten else None)
-        return Attempt(case, result_row(self.runtime, placement, case, outcome, status), outcome)
+        return Attempt(case, judged_row(self.runtime, placement, case, outcome, status), outcome)
 
     def _run_alone(self, case: Case, placement: Placement, deadline: float | None) -> tuple[Outcome, Status]:
         """``case`` alone in a fresh worker, counted in ``tries``; with a ``deadline``, a hang

@@ -12,11 +12,8 @@ from padconf.core.errors import PadconfError
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry, Cell, compiled, forgiving
 from padconf.judging.failure import failure_class
+from padconf.judging.records import ResultRow, judged_row
 from padconf.judging.verdicts import FAILURES
-from padconf.run.results import (
-    ResultRow,
-    result_row,
-)
 
 # reruns of a new failure, each alone in a fresh worker, until one shows it: a failure half of
 # the time goes unseen by all five with odds 1 in 32 (and then a replay after its history)
@@ -127,7 +124,7 @@ def confirm(judgement: Judgement, entries: list[BaselineEntry], cases: list[Case
         """Up to CONFIRMATIONS reruns of ``row``'s case alone, until one fails."""
         case, reruns = by_id[row["case_id"]], []
         while len(reruns) < CONFIRMATIONS and not (reruns and reruns[-1]["verdict"] in FAILURES):
-            reruns.append(result_row(judgement.runtime, row["placement"], case,
+            reruns.append(judged_row(judgement.runtime, row["placement"], case,
                                      *worker.run_alone(case, row["placement"])))
         return reruns
 
@@ -164,7 +161,7 @@ def confirm(judgement: Judgement, entries: list[BaselineEntry], cases: list[Case
             scope = [r for r in judgement.rows if Cell.of(r) == cell and fixed.entry.in_scope(r)]
             for row in scope[:RECHECKS_PER_CELL]:  # once each: which of them failed before is not known
                 case = by_id[row["case_id"]]
-                back = result_row(judgement.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
+                back = judged_row(judgement.runtime, row["placement"], case, *worker.run_alone(case, row["placement"]))
                 if fixed.entry.matches(back):
                     fixed.cells.remove(cell)
                     judgement.flaky.append(f"{fixed.entry.where} still fails in {cell}: {row['case_id']} gave "
@@ -185,7 +182,7 @@ def _poisoners(row: ResultRow, history: list[ResultRow], by_id: dict, worker: Wo
     case = by_id[row["case_id"]]
 
     def after(rows) -> bool:
-        return recurs(result_row(runtime, row["placement"], case,
+        return recurs(judged_row(runtime, row["placement"], case,
                                  *worker.replay([(by_id[r["case_id"]], r["placement"]) for r in rows], case,
                                                 row["placement"])))
 

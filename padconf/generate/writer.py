@@ -41,8 +41,8 @@ from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement
-from padconf.generate.fixed_suite import ALL_KIND_DIRS, CONTEXT_DIRS, SuiteCase, suite_cases
 from padconf.spec.loader import Spec, rule_text
+from padconf.suite.fixed import ALL_KIND_DIRS, CONTEXT_DIRS, SuiteCase, suite_cases
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 OPENVINO_RUNNER = resources.files("padconf.generate.scripts") / "run_openvino.py"  # copied beside the OpenVINO cases
@@ -236,7 +236,7 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
              + "; do not edit: regenerate. The same padconf, spec files and seed write the same bytes "
              "(`tests/test_generate.py` fails when this directory is stale).", "",
              "Every expected output comes from padconf's reference (`padconf/spec/reference.py`, "
-             "through `padconf/cases/classify.py`), judged against the spec files in `padconf/specs/`; "
+             "through `padconf/cases/classify.py`), judged against the spec files in `padconf/spec/documents/`; "
              "none comes from a runtime.",
              "",
              "| directory | what | cases |", "|---|---|---:|",

@@ -10,16 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from padconf.adapters import adapter_class, split_variant
-from padconf.adapters.onnxruntime import optimizer_pass
-from padconf.adapters.rewriters import RewriterAdapter, culprits
+from padconf.adapters import adapter_class, registry, split_variant
 from padconf.cases.case import Case
 from padconf.cases.context import Consumer, Producer
-from padconf.core.errors import PadconfError
 from padconf.judging.verdicts import NAN_PAYLOAD_OR_ZERO_SIGN, Difference, Verdict
 from padconf.spec.loader import parse_spec_id
 
-# what a must-reject case breaks, as the object of "accepts ..." (padconf/specs' rule names)
+# what a must-reject case breaks, as the object of "accepts ..." (padconf/spec/documents' rule names)
 _BROKEN = {"modes": "mode {mode} (not in this opset)", "dtypes": "{dtype} data (not in this opset's type list)",
            "pads_length": "pads of the wrong length", "crop_beyond_dim": "a crop beyond the dimension",
            "negative_pads": "a negative pad", "axes_range": "an axis out of range",
@@ -56,17 +53,13 @@ _PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.SHAPE_CHAIN: "a 
              Producer.TORCH_PAD: "PyTorch's F.pad export chain"}
 
 
-def _rewritten_by(row: Mapping[str, Any]) -> str:
-    """"after onnxoptimizer's fuse_pad_into_pool, " for a graph rewriter's failure (the pass its
-    note names as changing the answer alone, RewriterAdapter._culprit); "" for a runtime."""
+def _conditions(row: Mapping[str, Any]) -> tuple[str, str]:
+    """What of the runtime's own processing the failure needs, before and after the title
+    (Adapter.title_conditions); nothing for a row of no registered runtime (a test's)."""
     runtime = row.get("runtime") or ""
-    try:
-        if not issubclass(adapter_class(runtime), RewriterAdapter):
-            return ""
-    except PadconfError:  # a row of no registered runtime (a test's)
-        return ""
-    named = culprits(row.get("note"))
-    return f"after {runtime}'s {', '.join(named)}, " if named else f"after {runtime}, "
+    if split_variant(runtime)[0] not in registry():
+        return "", ""
+    return adapter_class(runtime).title_conditions(runtime, row.get("note"))
 
 
 def version_text(case: Case) -> str:
@@ -155,19 +148,17 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
     # (what else shrinking leaves, it could not take away)
     on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"
-    setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.experiments
+    setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.probes.experiments
     only = ""
     if setup:
         settings = ", ".join(f"{k}={v}" for k, v in setup["configuration"].items()) or row["runtime"]
         only = f" only with {settings} (by default: {setup['verdict']})"
-    optimized = optimizer_pass(row.get("note"))  # onnxruntime's note names the pass by experiment
-    if optimized:
-        level = split_variant(row.get("runtime") or "")[1].get("optimization", "all")
-        only += f" only with graph optimization level {level}: the optimized model {optimized}"
+    before, after = _conditions(row)
+    only += after
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
                f"when folded at compile time{only} ({version_text(case)})"
-    if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.experiments
+    if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.probes.experiments
         return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
                f"written out) on {case.dtype} ({version_text(case)})"
     if verdict == Verdict.MISMATCH:
@@ -197,4 +188,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {placed(case, row['placement'])}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{_rewritten_by(row)}{op_name(case)} {phrase}{where}{only} ({version_text(case)})"
+    return f"{before}{op_name(case)} {phrase}{where}{only} ({version_text(case)})"

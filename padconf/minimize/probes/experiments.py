@@ -1,92 +1,167 @@
-"""What padconf minimize asks of a minimized failure besides its size, each a run or two more:
-the root cause two bundles share (root_cause), whether a case folded is refused where at run
-time it gives an empty tensor, whether a sub-byte dtype's packing is to blame, and whether the
-bug is onnx's schema's or the operation the runtime lowers Pad to (Adapter.schema_checked,
-Adapter.lowered_to)."""
+"""The extra runs padconf minimize makes of a minimized failure besides shrinking it, each a run
+or two more, whose findings place the bug.
+
+Where the bug is: whether a case folded is refused where at run time it gives an empty tensor
+(refused_when_folded), whether a sub-byte dtype's packing is to blame (packing), and whether
+it is onnx's schema's (schema_check, Adapter.schema_checked) or the operation the runtime
+lowers Pad to (native_check, Adapter.lowered_to).
+
+Triage by experiment: before a minimized failure is put down to a runtime's policy or to a
+missing kernel, or judged at a spec version whose document leaves its input undefined, padconf
+runs the case that would show otherwise, alone, and records what it did on the failure's row
+(``row["experiments"]``), where padconf.judging.triage reads it:
+
+- ``beyond_policy``: a policy fact that names the oldest opset its policy supports
+  (``supported_opset``: onnxruntime's "opset version 7 and higher") is set aside when the case,
+  stamped with that opset (the Pad version in force there), fails the same way: the kernel
+  the runtime runs at the opsets it supports refuses it too (rank-0 data at Pad-2);
+- ``explicit_default``: a refusal, or a missing kernel, of a case that omits constant_value is
+  a refusal of the documented default when the same case with that default written out works
+  (OpenVINO's ONNX frontend on string data: "Unknown type" without, the padded output with ``''``);
+- ``defined_at``: a failure at a version whose document leaves the input undefined is judged
+  at the next version of the same family that defines it, where the runtime fails it too
+  (OpenVINO Pad-1's negative pads, which Pad-12 defines): the bundle is written there;
+- ``default_configuration``: a variant's failure (openvino[threads=1]) run by the runtime in its
+  default configuration: where that conforms, the failure is the configuration's, and its title
+  says so.
+"""
 from __future__ import annotations
+
+from typing import Any
 
 import numpy as np
 import onnx
 
 from padconf.adapters import adapter_class, split_variant, unknown_runtime
+from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
-from padconf.cases.onnx_model import build_model
+from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core.dtypes import SUB_BYTE_WIDER, bit_equal, numpy_dtype
-from padconf.core.errors import PadconfError
+from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
-from padconf.judging.failure import bug_class, failure_class
-from padconf.judging.outcome import Outcome
+from padconf.judging.failure import failure_class
+from padconf.judging.records import judged_row
 from padconf.judging.triage import PAD_BUGS, Triage, triage
-from padconf.judging.verdicts import FAILURES, Difference, Verdict, element_bits
-from padconf.minimize.bundle_title import NEGATIVE_SIZE, RANK_0, feature, generic
-from padconf.minimize.shrink import Attempt, IsolatedRunner, Shrunk, signature_of
-from padconf.run.results import result_row
+from padconf.judging.verdicts import FAILURES, Verdict, element_bits, judge
+from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, signature_of
+from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
-_MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
 CRASH_TRIES = 3  # runs of a crash's counterpart, each in a fresh process
+_REFUSALS = (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED)
 
 
-def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
-    """What makes two minimized failures one bug to file: the same failure (verdict; error class
-    with numbers and C++ template arguments masked; a mismatch's difference but not its kind of
-    wrong value, which garbage changes from run to run; the rule a lenient case breaks; dtype
-    names; for an answer no reading gives, not which undefined points the version names) and
-    triage class, in the same mode, on minimal inputs with the same distinguishing feature
-    (bundle_title.feature: a crop beyond the dimension, rank 0, ...), computed the same way
-    (folded at compile time, or run): whatever the dtype, spec version, placement or exact shape
-    (onnxruntime's refusal of rank-0 data, found once per dtype). A refusal is one whatever the
-    mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
-    per dtype. A Pad bug whose minimal input has a telling feature (bundle_title.generic: not
-    just its rank) is one with every other Pad bug of that feature, however it shows: OpenVINO's
-    rank-0 data is refused with static shapes, and answered with garbage or a crash when fed. So
-    is every Pad bug answered at run time with an empty tensor where the same case folded is
-    refused (refused_when_folded): one check the run-time path skips (OpenVINO's
-    edge on an empty axis, reflect past its bound), but for pads that remove more than an axis
-    holds, whose negative size is a bug of its own. So is every Pad bug on sub-byte data that
-    its byte-wide copy does not show (packing), computed the same way (folded, or run):
-    OpenVINO's CPU kernel packs uint2 and float4e2m1 wrong, whatever the pads. A failure that is
-    not Pad-specific (its control fails too) is one with every other whose control fails alike
-    (the same operand, verdict, kind of difference and error class, folded or not, and dtype but
-    for a 64-bit type computed in 32 bits; for a check the control misses too, the rule, not the
-    dtype): the bug is on the path Pad shares with the control."""
-    case, row = shrunk.final.case, shrunk.final.row
-    verdict = row["verdict"]
-    kind: str | None = row["kind"]
-    error_class, reason = bug_class(row, adapter_class(row["runtime"]).type_names)
-    mode: str | None = case.mode
-    what: str | None = feature(case)
-    if verdict in (Verdict.CRASH, Verdict.TIMEOUT):  # whether the spec defines the output or not
-        kind, reason = None, None
-    if verdict == Verdict.WRONGLY_REJECTED:  # one check, whichever mode reaches it
-        mode = None
-    if kind == CaseKind.MUST_REJECT:  # "dtype int8 is not in this version's type list": the rule, not the dtype
-        reason = case.rule
-        if verdict == Verdict.WRONGLY_ACCEPTED:  # a check missing: its error class is that reason, and the
-            error_class, what = "", None  # data, or the mode but where the rule is about the mode, no part of it
-            mode = mode if case.rule in _MODE_RULES else None
-    found = signature_of(shrunk.final)[3]
-    control = shrunk.final.control or {}
-    if found == Triage.NOT_PAD_SPECIFIC and control.get("fails_too"):  # the path Pad shares with its control:
-        # one bug however the Pad case shows it (OpenVINO's frontend folds an empty constant to a scalar)
-        # a check missing there too is about its rule, whatever the dtype (onnx's evaluator checks
-        # no type list, Identity's neither); narrowed to 32 bits is one bug whatever the 64-bit type
-        unchecked = control["verdict"] == Verdict.WRONGLY_ACCEPTED
-        narrowed = control.get("difference") == Difference.NARROWED
-        return ("not Pad-specific", control.get("operand"), control["verdict"], control.get("difference"),
-                bug_class({**control, "kind": None}, adapter_class(row["runtime"]).type_names),
-                placement == Placement.FOLDED, None if narrowed or unchecked else case.dtype,
-                case.rule if unchecked else None)
-    if found in PAD_BUGS and shrunk.refused_when_folded and what != NEGATIVE_SIZE:  # a check the run-time
-        return "a Pad bug", "an empty tensor where folded is refused"  # path skips, whatever it checks
-    if found in PAD_BUGS and shrunk.packing:  # right on the same values a byte wide: its packing, whatever
-        return "a Pad bug", "sub-byte data", placement == Placement.FOLDED  # the sub-byte type and input
-    if found in PAD_BUGS and what is not None and not generic(what):  # one bug, whatever it shows as
-        # rank 0 says it all but for a refusal, whose error text tells another cause ("int32 axes")
-        return "a Pad bug", RANK_0 if case.data.ndim == 0 and verdict != Verdict.WRONGLY_REJECTED else what
-    return (verdict, error_class, row.get("difference"), kind, reason, found, mode,
-            what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
+def _versions(isolated: IsolatedRunner, domain: str) -> list[int]:
+    """The versions of ``domain``'s spec family in the spec folder, oldest first."""
+    return sorted(parse_spec_id(s.id)[1] for s in load_specs(isolated.specs_dir) if parse_spec_id(s.id)[0] == domain)
+
+
+def beyond_policy(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict | None:
+    """Where ``attempt``'s triage is a policy whose fact names the oldest opset it supports, the
+    case re-expressed at that opset (the newest spec version of its family not after it, in a
+    model stamped with the opset), run alone in a fresh worker: what it did, where it fails
+    there with the same verdict ({"opset", "spec", "verdict", "detail"}); else None."""
+    found, fact = triage(attempt.row)
+    if found != Triage.POLICY or fact is None or fact.supported_opset is None:
+        return None
+    domain, _ = parse_spec_id(attempt.case.spec)
+    if domain != "onnx":
+        return None
+    in_force = max((v for v in _versions(isolated, domain) if v <= fact.supported_opset), default=None)
+    if in_force is None:
+        return None
+    spec = f"{domain}/Pad-{in_force}"
+    try:
+        case = classify(attempt.case.with_(spec=spec), get_spec(spec, isolated.specs_dir))
+        model = build_model(case, placement)
+    except (PadconfError, SpecError, ValueError, TypeError, OverflowError):  # no such model at that version
+        return None
+    model.opset_import[0].version = fact.supported_opset
+    model.ir_version = ir_version(fact.supported_opset, case.dtype)
+    outputs, error, status = isolated.worker.run_model(model.SerializeToString(), feeds(case, placement))
+    ruling = judge(case, Outcome(output=None if outputs is None else np.asarray(outputs[0]), error=error), status)
+    if ruling.verdict != attempt.row["verdict"]:
+        return None
+    return {"opset": fact.supported_opset, "spec": spec, "verdict": ruling.verdict,
+            "detail": ruling.detail or error}
+
+
+def documented_default(case: Case) -> np.ndarray | None:
+    """The constant value an omitted constant_value stands for ("defaults to 0, empty string,
+    or False"), where the case omits it and its spec takes it as an input; else None."""
+    domain, version = parse_spec_id(case.spec)
+    if case.constant_value is not None or case.mode != "constant" or (domain == "onnx" and version <= 2):
+        return None
+    if case.dtype == "string":
+        return np.array("", dtype=object)
+    return np.zeros((), dtype=numpy_dtype(case.dtype))
+
+
+def explicit_default(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict | None:
+    """Where ``attempt`` is a refusal (or a missing kernel) of a case that omits constant_value,
+    the same case with the documented default written out, run alone: {"constant_value",
+    "verdict"} where the runtime then answers as the spec says (the default is what it refuses);
+    else None."""
+    value = documented_default(attempt.case)
+    if value is None or attempt.row["verdict"] not in _REFUSALS:
+        return None
+    try:
+        spelled = isolated.attempt(attempt.case.with_(constant_value=value), placement)
+    except (PadconfError, SpecError, ValueError, TypeError):
+        return None
+    if spelled.row["verdict"] in FAILURES or spelled.outcome.output is None:
+        return None
+    return {"constant_value": value.tolist(), "verdict": spelled.row["verdict"]}
+
+
+def defined_at(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> Attempt | None:
+    """Where ``attempt``'s case is ambiguous at its spec version (its document leaves the input
+    undefined), the same inputs at the next version of the family whose document defines them,
+    run alone, where the runtime fails there too: that attempt (its bundle is written at the
+    version that defines the input). Else None."""
+    case = attempt.case
+    if case.kind != CaseKind.AMBIGUOUS or attempt.row["verdict"] not in FAILURES:
+        return None
+    domain, version = parse_spec_id(case.spec)
+    for newer in (v for v in _versions(isolated, domain) if v > version):
+        spec = f"{domain}/Pad-{newer}"
+        try:
+            there = classify(case.with_(spec=spec), get_spec(spec, isolated.specs_dir))
+        except (PadconfError, SpecError, ValueError, TypeError, OverflowError):
+            continue
+        if there.kind != CaseKind.DEFINED:
+            continue
+        got = isolated.attempt(there, placement)
+        return got if got.row["verdict"] in FAILURES and got.row["verdict"] != Verdict.NOT_IMPLEMENTED else None
+    return None
+
+
+def default_configuration(default: Worker | None, attempt: Attempt, placement: Placement,
+                          configuration: dict[str, object]) -> dict | None:
+    """Where ``attempt`` is a failure of a variant set up as ``configuration`` (the runtime's own
+    terms), the minimal case alone on ``default`` (the same runtime in its default
+    configuration): {"runtime", "verdict", "detail", "configuration"} where it does not fail
+    there; else None."""
+    if default is None or attempt.row["verdict"] not in FAILURES:
+        return None
+    try:
+        outcome, status = default.run_alone(attempt.case, placement)
+    except PadconfError:  # that runtime could not be started
+        return None
+    ruling = judge(attempt.case, outcome, status)
+    if ruling.verdict in FAILURES:
+        return None
+    return {"runtime": default.adapter, "verdict": ruling.verdict, "detail": outcome.error or ruling.detail,
+            "configuration": configuration}
+
+
+def record(attempt: Attempt, found: dict[str, Any]) -> None:
+    """Put the experiments' findings on the attempt's row, where triage reads them."""
+    kept = {k: v for k, v in found.items() if v is not None}
+    if kept:
+        attempt.row["experiments"] = {**(attempt.row.get("experiments") or {}), **kept}
+
 
 
 def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: Placement,
@@ -187,7 +262,7 @@ def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to:
                 break
     except (PadconfError, ValueError, TypeError, OverflowError):  # no such counterpart, or that runtime is not here
         return None
-    got = result_row(other, placement, native, outcome, status)
+    got = judged_row(other, placement, native, outcome, status)
     if got["verdict"] not in FAILURES or triage(got)[0] not in (*PAD_BUGS, Triage.LENIENT) \
             or not _alike(shrunk.final, native, outcome, status):
         return None

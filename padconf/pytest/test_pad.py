@@ -1,5 +1,5 @@
 """One test per case of the gate and placement of the runtime, e.g.
-``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``: padconf.pytest_plugin gives the
+``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``: padconf.pytest.plugin gives the
 parameters (pytest_generate_tests) and judges each outcome as ``padconf gate`` does."""
 
 

@@ -1,5 +1,5 @@
 """Shrinking a context case (issue 44): simpler neighbourhoods first, then the data and pads with
-the neighbourhood kept. Pure case transformations, as padconf.minimize.simplify's; minimize's
+the neighbourhood kept. Pure case transformations, as padconf.minimize.shrink.simplify's; minimize's
 greedy loop keeps a candidate only where the same failure shows.
 
 The first candidate is the Pad alone (no context at all): where the failure shows without the
@@ -13,10 +13,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from padconf.cases.case import Case
-from padconf.cases.context import Consumer, Producer
-from padconf.cases.contexts import POOLS
+from padconf.cases.context import POOLS, Consumer, Producer
 from padconf.judging.failure import failure_key, failure_pattern
-from padconf.minimize.simplify import PASSES, fewer_dims, simpler_types
+from padconf.minimize.shrink.simplify import PASSES, fewer_dims, simpler_types
 
 # a pool's or Conv's attribute -> the value that does least (the document's default)
 _PLAIN = {"strides": 1, "dilations": 1}

@@ -1,5 +1,5 @@
 """A context case's model as source lines (issue 44): the repro of a bundle whose case holds Pad
-in its neighbourhood spells the whole graph padconf.cases.contexts builds (the producer's nodes,
+in its neighbourhood spells the whole graph padconf.cases.context_oracle builds (the producer's nodes,
 the Pad, its consumer) with onnx's helper, node for node, read back from the ModelProto itself,
 so that the script builds exactly the model the bundle's ``model.onnx`` holds."""
 from __future__ import annotations
@@ -14,10 +14,8 @@ from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from padconf.cases.case import Case
 from padconf.cases.context import Consumer, Producer
-from padconf.cases.onnx_model import build_model
-from padconf.core.vocabulary import Placement
 
-# names the script itself uses (padconf.minimize.repro_api.script): a tensor of such a name gets "_"
+# names the script itself uses (padconf.minimize.bundle.repro_runtime.script): a tensor of such a name gets "_"
 _TAKEN = {"model", "expected", "actual", "e", "exc", "np", "helper", "numpy_helper", "TensorProto",
           "AttributeProto", "sys", "os", "HERE", "node", "subprocess", "done"}
 
@@ -80,11 +78,12 @@ def model_lines(model: onnx.ModelProto, fed: dict[str, np.ndarray],
     return assigned, build, names
 
 
-def graph_text(case: Case, placement: Placement) -> str:
-    """What the bundle's model holds, for REPORT.md: "one Pad node", or a context case's nodes."""
-    if case.context is None:
+def graph_text(case: Case, graph: onnx.ModelProto | None) -> str:
+    """What the bundle's model (``graph``) holds, for REPORT.md: "one Pad node", or a context
+    case's nodes."""
+    if case.context is None or graph is None:
         return "one Pad node"
-    return f"Pad in its neighbourhood: {' -> '.join(n.op_type for n in build_model(case, placement).graph.node)}"
+    return f"Pad in its neighbourhood: {' -> '.join(n.op_type for n in graph.graph.node)}"
 
 
 def context_lines(case: Case) -> list[str]:

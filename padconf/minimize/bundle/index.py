@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from padconf.core import escape
 from padconf.judging.triage import PAD_BUGS, Triage
-from padconf.minimize.repro import short_error, triage_with_fact
+from padconf.minimize.bundle.report import short_error, triage_with_fact
 
 PAD_BUG, OTHER_COMPONENT = "Pad bugs to file", "Another component's bug, to file there"
 NOT_PAD_SPECIFIC = "Not Pad-specific: the runtime's bug on a path its controls share, to file as a control shows it"

@@ -1,5 +1,5 @@
 """The short repro in a runtime's own API that a bug bundle carries beside its generic checker
-(padconf.minimize.bundle_check): ``repro_<runtime>.py``, a flat script a maintainer reads in a
+(padconf.minimize.bundle.repro): ``repro_<runtime>.py``, a flat script a maintainer reads in a
 minute. It spells the minimal case's arrays as literals (or loads them from the bundle's .npy
 files when large), builds the one-node model with onnx's helper (or, for a runtime with its own
 graph API, lets the adapter's function build it), runs it with the adapter's StandaloneRepro.run

@@ -1,5 +1,5 @@
 """The short repro of a graph rewriter's bundle (issue 44): ``repro_<rewriter>.py`` builds the
-case's model with onnx's helper (padconf.minimize.repro_context: the whole graph, node for node),
+case's model with onnx's helper (padconf.minimize.bundle.model_source: the whole graph, node for node),
 rewrites it with the rewriter's own call (its StandaloneRepro.run, copied by its source:
 ``onnxoptimizer.optimize(model, ["fuse_pad_into_pool"])``), runs the model as given and the
 rewritten one on the control runtime whose answer the failure is (onnx's reference evaluator, or
@@ -12,11 +12,10 @@ import inspect
 import numpy as np
 
 from padconf.adapters import StandaloneRepro
-from padconf.adapters.rewriters import REFERENCE
-from padconf.minimize.repro_api import same_test
+from padconf.minimize.bundle.repro_runtime import same_test
 
-_RUNS = {
-    REFERENCE: ["from onnx.reference import ReferenceEvaluator", "", "",
+_RUNS = {  # the control runtimes a rewriter's failure shows on (Adapter.exhibited_on)
+    "onnx-reference": ["from onnx.reference import ReferenceEvaluator", "", "",
                 "def run(m):  # the output, or the runtime's refusal as text",
                 "    try:",
                 "        return ReferenceEvaluator(m).run(None, feeds)[0]"],
@@ -35,14 +34,14 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
            tolerance: float | None) -> str:
     """The standalone script: ``arrays`` and ``build`` assign the arrays, ``expected`` and
     ``model``; ``feeds``: the feeds as source; ``setup``: what ``repro.run`` takes besides the
-    model; ``control``: the runtime both models run on (REFERENCE, or "onnxruntime")."""
+    model; ``control``: the runtime both models run on (onnx-reference, or onnxruntime)."""
     files = any("np.load(" in line for line in arrays)
     run = _RUNS[control]
     values = [e for e in expected if e is not None]
     head = [f'"""{title.replace(chr(34) * 3, chr(39) * 3)}', "",
             f"padconf's repro in {runtime}'s own API (pip install numpy {repro.pip}): the model as given and",
-            f"the model {runtime} returns, both run on {control if control == REFERENCE else control + ' with its'}"
-            + ("" if control == REFERENCE else " graph optimizer off") + ";",
+            f"the model {runtime} returns, both run on "
+            + (control if control == "onnx-reference" else f"{control} with its graph optimizer off") + ";",
             'exit 1 while the bug shows, 0 once it is fixed. REPORT.md beside it says what padconf found."""',
             *(["import os"] if files else []), "import sys", "", "import numpy as np",
             "from onnx import TensorProto, helper, numpy_helper"]

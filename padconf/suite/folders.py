@@ -18,13 +18,13 @@ from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
 from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
+from padconf.cases.edge_classes import edge_classes
 from padconf.cases.onnx_model import fed_input_names, value_from_attribute
-from padconf.cases.strategies import edge_classes
 from padconf.core.dtypes import MAX_ARRAY_BYTES, as_array, dtype_name, numpy_dtype
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import inside, npy_array, read_bytes
-from padconf.generate.fixed_suite import CONTEXT_DIRS
 from padconf.spec.loader import Spec
+from padconf.suite.fixed import CONTEXT_DIRS
 
 MAX_MODEL_BYTES = 1 << 28  # a file of a test folder (model, weights, tensor): padconf did not write it
 

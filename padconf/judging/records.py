@@ -1,0 +1,191 @@
+"""The records a run is made of: a result row (one case in one placement on one runtime, judged),
+a control row (a distinct failure's control experiment), and the run as read back (``RunData``).
+Their fields and types are declared here once; ``check_row`` holds a row read from a file to
+them. The row factory, ``result_row``, takes a ruling (padconf.judging.verdicts'): it formats
+and does not judge; ``judged_row`` asks verdicts.judge first.
+
+Rows are JSON objects (TypedDicts), so that results.jsonl stays plain JSON for jq; vocabulary
+fields hold a ``Word`` (Verdict, Placement, CaseKind ...), which is its own text in JSON."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypedDict, cast
+
+from padconf.adapters.outcome import Outcome
+from padconf.cases.case import Case
+from padconf.core.dtypes import dtype_name, encode_array
+from padconf.core.errors import CaseError
+from padconf.core.vocabulary import Placement
+from padconf.judging.verdicts import Ruling, Verdict, confirm_refusal, judge
+
+# A skipped row's detail starts so where an ahead-of-time compiler's budget left the case's
+# model out (padconf.run.compile_budget)
+NOT_COMPILED = "not compiled: budget"
+
+
+class _ControlFields(TypedDict):
+    failure: list  # failure.distinct_failure of the failure it controls
+    verdict: Verdict
+    fails_too: bool  # verdicts.control_fails
+    detail: str | None
+    error: str | None
+    case_id: str
+    placement: Placement  # where the control ran
+
+
+class ControlRow(_ControlFields, total=False):
+    """A control experiment (controls.jsonl): a failure's first case's data (or its empty baked
+    pads or axes) through Identity, or its data and constant value through Reshape and Concat."""
+    operand: str  # what went through: data, values (data and constant value), pads or axes (before it: data)
+    difference: str | None
+
+
+class _Row(TypedDict):
+    runtime: str
+    placement: Placement
+    spec: str
+    mode: str
+    dtype: str
+    shape: list[int]
+    pads: list[int]
+    axes: list[int] | None
+    constant_value: str | None  # repr of the scalar
+    kind: str  # a CaseKind
+    reason: str | None
+    rule: str | None  # the spec rule a must-reject case breaks (a key of its spec file)
+    verdict: Verdict
+    detail: str | None  # only where it says more than ``error``
+    matched: list[str] | None  # an ambiguous case: the interpretations its output equals
+    difference: str | None  # a mismatch: a Difference
+    error: str | None
+    note: str | None
+    printed: dict | None
+    seconds: float | None
+    output: dict | None  # the runtime's output where the verdict is about it (encoded array)
+    case_id: str
+    origin: str
+    process: str | None  # the worker process that answered, and how many cases it ran before
+    position: int | None
+
+
+class ResultRow(_Row, total=False):
+    """One line of results.jsonl: a runtime x placement x case, judged. The keys are written in
+    this order (``target`` first), so a run's file is the same byte for byte."""
+    target: str  # a compiler's target (llvm-cpu, cuda ...), for runtimes that have one
+    control: ControlRow  # attached on reading (rundir.attach_controls), never written
+    after: str  # the gate: the case ids after which a failure recurs (its poisoners)
+    experiments: dict  # minimize's triage experiments (padconf.minimize.probes.experiments), never written to a run
+
+
+# the keys every result row has, checked when a run directory is read
+RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads", "verdict", "case_id", "origin")
+_KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
+# keys a row may lack or hold null, and else must hold this type: the report reads them as such
+_OPTIONAL_TYPES = {"kind": str, "reason": str, "rule": str, "error": str, "detail": str, "difference": str,
+                   "note": str, "matched": list, "output": dict, "tags": list}
+# the lists among them that hold text only (a control's failure: its distinct_failure)
+_TEXT_LISTS = ("matched", "tags", "failure")
+# what a message calls a Python value read from JSON: the file's words, not Python's
+_JSON_NAMES = {dict: "an object", list: "an array", str: "text", int: "a number", float: "a number",
+               bool: "a boolean", type(None): "null"}
+_VOCABULARIES = {"verdict": Verdict, "placement": Placement}  # a row's words, held to their vocabulary
+
+
+def check_row(row: Any, where: str, required: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``row``, a JSON value read from a file at ``where`` (``path:line``), held to the row types
+    above: an object with every ``required`` key, each key of a declared type of the type it
+    declares, and a verdict or placement that is one of its vocabulary's words (converted to it).
+    Anything else is a CaseError naming ``where``."""
+    if not isinstance(row, dict):
+        raise CaseError(f"{where}: expected a JSON object, got {type(row).__name__}")
+    missing = [k for k in required if k not in row]
+    if missing:
+        raise CaseError(f"{where}: row lacks {', '.join(missing)}")
+    expected = ([(k, _KEY_TYPES.get(k, str), "") for k in required]
+                + [(k, kind, " or null") for k, kind in _OPTIONAL_TYPES.items() if row.get(k) is not None])
+    mistyped = [(k, kind, or_null) for k, kind, or_null in expected if not isinstance(row[k], kind)]
+    if mistyped:
+        key, kind, or_null = mistyped[0]
+        raise CaseError(f"{where}: {key!r} is {_JSON_NAMES[type(row[key])]}, not {_JSON_NAMES[kind]}{or_null}")
+    for key in _TEXT_LISTS:
+        if not all(isinstance(item, str) for item in row.get(key) or ()):
+            raise CaseError(f"{where}: {key!r} holds something other than text")
+    for key, words in _VOCABULARIES.items():
+        if key in required:
+            try:
+                row[key] = words(row[key])
+            except ValueError:
+                raise CaseError(f"{where}: {key} {row[key]!r} is not one of {', '.join(words)}") from None
+    return row
+
+
+def _evidence(ruling: Ruling, outcome: Outcome) -> dict | None:
+    """The runtime's output where it is what the verdict is about (a wrong or unexpected answer),
+    so that a report can show it; None otherwise (a pass is the case's expected output)."""
+    if outcome.output is None or ruling.verdict not in (Verdict.MISMATCH, Verdict.WRONGLY_ACCEPTED,
+                                                            Verdict.UNEXPLAINED):
+        return None
+    try:
+        return encode_array(outcome.output, dtype_name(outcome.output.dtype))
+    except CaseError:  # a dtype padconf has no name for
+        return None
+
+
+def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome, ruling: Ruling,
+               placed: tuple[str, int] | None = None, target: str | None = None) -> ResultRow:
+    """The row of ``case`` run on ``runtime`` in ``placement``: what it was, what the runtime
+    did (``outcome``) and the verdict on it (``ruling``: padconf.judging.verdicts.judge's, or
+    confirm_refusal's). ``placed``: the worker process that answered and how many cases it ran
+    before (Worker.placed). ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the
+    rows of runtimes that have one."""
+    return cast(ResultRow, ({"target": target} if target else {}) | {
+        "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
+        "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
+        "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
+        # detail only where it says more than the error text (a refusal's detail is that text)
+        "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": ruling.verdict,
+        "detail": None if ruling.detail == outcome.error else ruling.detail,
+        "matched": ruling.matched, "difference": ruling.difference, "error": outcome.error, "note": outcome.note,
+        "printed": outcome.printed,
+        "seconds": outcome.seconds, "output": _evidence(ruling, outcome),
+        "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
+        "process": placed and placed[0], "position": placed and placed[1],
+    })
+
+
+def judged_row(runtime: str, placement: Placement, case: Case, outcome: Outcome, status: str,
+               placed: tuple[str, int] | None = None, twin=None, target: str | None = None) -> ResultRow:
+    """``result_row`` with the verdict judged here: ``outcome`` and the worker's ``status`` on
+    ``case`` (verdicts.judge); for a must-reject case the runtime refused, ``twin`` is (its
+    repaired twin or why there is none, the twin's outcome, status) in the same runtime and
+    placement (verdicts.confirm_refusal)."""
+    ruling = judge(case, outcome, status)
+    if twin is not None:
+        ruling = confirm_refusal(ruling, *twin)
+    return result_row(runtime, placement, case, outcome, ruling, placed, target)
+
+
+def row_key(row: ResultRow | dict) -> tuple[str, str, str]:
+    """What a run computes once: (runtime, placement, case id)."""
+    return row["runtime"], row["placement"], row["case_id"]
+
+
+class Rows(list["ResultRow"]):
+    """Result rows as read, each (runtime, placement, case id) once; ``duplicates`` counts the
+    rows read again and left out (a folder two processes wrote at once, before the run lock)."""
+    duplicates = 0
+
+
+@dataclass
+class RunData:
+    """A run directory as read back (padconf.run.rundir.load_run), which reports render."""
+    dir: Path
+    rows: list[ResultRow]  # results.jsonl, each failing row with its control
+    cases: dict[str, dict]  # cases.jsonl by case id, still JSON (decoded only where shown)
+    specs_dir: str | None  # run.json's: where the run's spec files are
+    unfinished: str | None = None  # why the rows are not the whole run (rundir.unfinished)
+
+    @property
+    def cases_rows(self) -> list[dict]:
+        return list(self.cases.values())

@@ -1,0 +1,111 @@
+"""The bundle `padconf minimize` writes for one minimized failure: the model (ONNX, or OpenVINO
+IR for the native adapter), the inputs as .npy and .pb, the expected output, the generic checker
+``repro.py`` (padconf/minimize/bundle/repro.py copied verbatim, its case in ``repro.json``), a
+short ``repro_<runtime>.py`` in the runtime's own API (padconf.minimize.bundle.scripts) and
+``REPORT.md`` (padconf.minimize.bundle.report), ready to paste into the runtime's issue tracker.
+Both scripts need numpy and the runtime only."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from onnx import numpy_helper
+
+from padconf.adapters import adapter_class
+from padconf.cases.case import Case, CaseKind
+from padconf.cases.onnx_model import build_model, feeds
+from padconf.core.dtypes import npy_bytes
+from padconf.core.vocabulary import Placement
+from padconf.judging.verdicts import FAILURES
+from padconf.minimize.bundle import model_source
+from padconf.minimize.bundle import repro as generic_repro
+from padconf.minimize.bundle.report import case_text, report_markdown, summary_line
+from padconf.minimize.bundle.scripts import api_script, api_script_name, configuration
+from padconf.minimize.bundle.title import title
+
+# ---------------------------------------------------------------- files
+
+
+def _described(name: str, arr: np.ndarray, file: str) -> dict:
+    arr = np.asarray(arr)
+    return {"name": name, "file": file, "ml_dtypes": arr.dtype.name if arr.dtype.isbuiltin == 2 else None,
+            "string": arr.dtype == object}
+
+
+def _write_inputs(where: Path, case: Case, placement: Placement, own, graph) -> tuple[str | None, list[dict]]:
+    """The model and its inputs (npy, and ONNX TensorProto .pb in onnx's test-data layout):
+    ``own``, the runtime's own model (Adapter.bundle_model), else the ONNX ``graph``; returns the
+    model file's name (None: OpenVINO refuses to build the graph at all, the bug itself) and the
+    inputs in feed order."""
+    data_set = where / "test_data_set_0"
+    data_set.mkdir(parents=True)
+    if own is None:
+        (where / "model.onnx").write_bytes(graph.SerializeToString())
+        own = "model.onnx", feeds(case, placement)
+    model, inputs = own
+    if "data" not in inputs:  # folded: the data is in the model too; repro.py still prints it
+        (where / "data.npy").write_bytes(npy_bytes(case.data))
+    described = []
+    for i, (name, arr) in enumerate(inputs.items()):
+        (where / f"{name}.npy").write_bytes(npy_bytes(arr))
+        (data_set / f"input_{i}.pb").write_bytes(numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
+        described.append(_described(name, arr, f"{name}.npy"))
+    return model, described
+
+
+def _write_expected(where: Path, case: Case) -> dict:
+    """The expected outputs, and what repro.py expects: {"kind", "reason", "outputs": {label: file}}."""
+    outputs: dict[str, str | None] = {}
+    if case.kind == CaseKind.DEFINED:
+        assert case.expected is not None  # a defined case has its output
+        (where / "expected.npy").write_bytes(npy_bytes(case.expected))
+        (where / "test_data_set_0" / "output_0.pb").write_bytes(
+            numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
+        outputs["expected"] = "expected.npy"
+    elif case.kind == CaseKind.AMBIGUOUS:
+        for i, (label, out) in enumerate(sorted(case.interpretations.items())):
+            outputs[label] = None if out is None else f"expected_{i}.npy"
+            if out is not None:
+                (where / f"expected_{i}.npy").write_bytes(npy_bytes(out))
+    return {"kind": case.kind, "reason": case.reason, "outputs": outputs}
+
+
+def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtime_version: str | None, job) -> str:
+    """The bundle for ``shrunk`` (a padconf.minimize.minimize.Shrunk) in ``where``; returns its title."""
+    case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
+    where.mkdir(parents=True, exist_ok=True)
+    own = adapter_class(runtime)().bundle_model(case, placement, where)
+    graph = build_model(case, placement) if own is None else None  # the ONNX model, built once for the bundle
+    model, inputs = _write_inputs(where, case, placement, own, graph)
+    if case.context is not None and graph is not None:  # its constants, which its repro loads where large
+        for name, arr in model_source.model_arrays(graph).items():
+            if not (where / f"{name}.npy").exists():
+                (where / f"{name}.npy").write_bytes(npy_bytes(arr))
+    expect = _write_expected(where, case)
+    if outcome.output is not None:
+        (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
+    heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
+    data = _described("data", case.data, "data.npy")
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime,
+             "configuration": configuration(runtime), "model": model,
+             "inputs": inputs, "expect": expect,
+             "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]},
+             "tolerance": case.context.tolerance if case.context else None}
+    if model is not None:
+        (where / "repro.py").write_bytes(Path(generic_repro.__file__).read_bytes())
+        (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
+    api = api_script(case, placement, runtime, heading, row, graph)
+    if api is not None:
+        (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
+    (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model,
+                                                     api, graph), encoding="utf-8")
+    return heading
+
+
+def _placement_dependent(job, runtime: str) -> bool:
+    """The run's original case passed in another placement on this runtime."""
+    original = job.recorded["case_id"] if job.recorded else None
+    return any(r["case_id"] == original and r["runtime"] == runtime and r["verdict"] not in FAILURES
+               and r["placement"] != job.recorded["placement"] for r in job.run_rows)
+

@@ -1,0 +1,1 @@
+"""The extra runs that place a minimized failure: root cause, controls and experiments."""

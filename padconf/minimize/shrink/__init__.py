@@ -1,0 +1,1 @@
+"""Shrinking a failing case: the greedy loop and the simplifications it tries."""

@@ -1,0 +1,241 @@
+"""The run directory: every file a run writes, the lock, the readers and the writers. A run
+directory may come from anyone, so each file is read bounded and held to its record type
+(padconf.judging.records); report, gate, minimize and the command line read runs through here.
+
+- ``run.json``: what was asked (RunConfig), how many cases were drawn and, once every case has
+  its rows, how many results were written (``RESULTS_WRITTEN``);
+- ``cases.jsonl``: every case, classified, written whole before anything runs;
+- ``results.jsonl``: one row per runtime x placement x case, appended and flushed as each
+  finishes, rewritten in plan order at the end;
+- ``controls.jsonl``: one control experiment per distinct failure;
+- ``stats.json``: the session's figures; ``summary.md``: what the run found, for a person;
+- ``gate.json``: in a gate's run directory, which gate (and shard) it is;
+- ``<file>.torn``: a last line cut short by a kill, set aside on resume.
+"""
+from __future__ import annotations
+
+import errno
+import fcntl
+import json
+import os
+import reprlib
+import stat
+import threading
+from pathlib import Path
+from typing import Any, cast
+
+from padconf.core.errors import CaseError, PadconfError
+from padconf.core.untrusted import json_value, read_text
+from padconf.core.writing import open_to_append
+from padconf.judging.failure import distinct_failure
+from padconf.judging.records import RESULT_KEYS, ControlRow, ResultRow, Rows, RunData, check_row, row_key
+from padconf.judging.verdicts import FAILURES
+
+MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
+MAX_RUN_JSON_BYTES = 1 << 20  # run.json, gate.json
+RUN_JSON = "run.json"
+CASES = "cases.jsonl"
+RESULTS = "results.jsonl"  # a run directory's rows, one per runtime x placement x case
+CONTROLS = "controls.jsonl"  # a run's control experiments, one per distinct failure
+STATS = "stats.json"
+SUMMARY = "summary.md"
+GATE_JSON = "gate.json"
+TORN = ".torn"  # the suffix of a file's torn last line, set aside
+# what a new run (or --force) replaces: nothing of an earlier run stays beside it
+RUN_FILES = (RESULTS, RESULTS + TORN, CASES, CASES + TORN, SUMMARY, STATS, CONTROLS)
+
+
+def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """Rows of a JSON-lines file. A last line cut short by a killed run (no newline after it) is
+    left out; any other malformed line, or a ``required`` key missing or of another type
+    (records.check_row), is a CaseError naming file and line."""
+    if not path.exists() and not path.is_symlink():
+        return []
+    lines = read_text(path, MAX_JSONL_BYTES, follow=False).split("\n")
+    rows = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip() or number == len(lines):  # the last piece has no newline: torn or empty
+            continue
+        rows.append(check_row(json_value(line, f"{path}:{number}"), f"{path}:{number}", required))
+    return rows
+
+
+def jsonl_line(row: ResultRow | ControlRow | dict) -> str:
+    """One row as its line of a JSON-lines file."""
+    return json.dumps(row) + "\n"
+
+
+def read_json(path: Path, error=CaseError) -> Any:
+    """A run directory's JSON file (run.json, gate.json), bounded, never through a link."""
+    return json_value(read_text(path, MAX_RUN_JSON_BYTES, error, follow=False), str(path))
+
+
+def read_results(path: Path) -> Rows:
+    """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS; a row
+    of a (runtime, placement, case id) read before is left out and counted."""
+    rows, seen = Rows(), set()
+    for row in read_jsonl(path, RESULT_KEYS):
+        key = row_key(row)
+        if key in seen:
+            rows.duplicates += 1
+        else:
+            seen.add(key)
+            rows.append(cast(ResultRow, row))
+    return rows
+
+
+class RunDirLock:
+    """An advisory lock on a run directory (flock on the folder itself): exclusive for what
+    writes it (``padconf run``, ``--resume``, ``--force``), shared for what reads it (``report``,
+    ``gate --results``), so that no two processes write one folder at once and nothing reads it
+    half written. The kernel drops it when the process ends, kill -9 included: it is never
+    stale, and nothing is written into the folder for it. A conflict is one line, never a wait.
+    Within one process the locks of a folder are one (a library user's objects may outlive
+    their use): held until the last is released."""
+
+    _held: dict[tuple[int, int], list] = {}  # (device, inode) -> [fd, holders, exclusive]
+    _guard = threading.Lock()
+
+    def __init__(self, run_dir: Path, exclusive: bool):
+        self.key: tuple[int, int] | None = None
+        with RunDirLock._guard:
+            info = os.stat(run_dir)
+            key = (info.st_dev, info.st_ino)
+            held = RunDirLock._held.get(key)
+            if held is None:
+                held = [os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY), 0, False]
+            if held[1] == 0 or (exclusive and not held[2]):
+                try:
+                    fcntl.flock(held[0], (fcntl.LOCK_EX if exclusive or held[2] else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if held[1] == 0:
+                        os.close(held[0])
+                    raise PadconfError(f"{run_dir}: another padconf process is "
+                                       f"{'using' if exclusive else 'writing'} this run directory; "
+                                       "run again once it has finished") from None
+                held[2] = held[2] or exclusive
+            held[1] += 1
+            RunDirLock._held[key] = held
+            self.key = key
+
+    def release(self) -> None:
+        with RunDirLock._guard:
+            if self.key is None:
+                return
+            held = RunDirLock._held[self.key]
+            held[1] -= 1
+            if held[1] == 0:
+                os.close(held[0])
+                del RunDirLock._held[self.key]
+            self.key = None
+
+    def __del__(self) -> None:
+        self.release()
+
+    def __enter__(self) -> RunDirLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()
+
+
+def read_controls(run_dir: Path) -> list[ControlRow]:
+    return cast("list[ControlRow]", read_jsonl(Path(run_dir) / CONTROLS, ("failure",)))
+
+
+def attach_controls(rows: list[ResultRow], run_dir: Path) -> list[ResultRow]:
+    """``rows`` with each failing row's control (from the run directory's controls.jsonl) as
+    its ``control``."""
+    controls = {tuple(r["failure"]): r for r in read_controls(run_dir)}
+    if controls:
+        for row in rows:
+            if row["verdict"] in FAILURES and distinct_failure(row) in controls:
+                row["control"] = controls[distinct_failure(row)]
+    return rows
+
+
+def set_torn_line_aside(path: Path) -> bool:
+    """Move a last line cut short (no newline after it) to ``<path>.torn`` and cut the file
+    back to its last whole line, so that appending goes on cleanly. True if there was one."""
+    if not path.exists() and not path.is_symlink():
+        return False
+    try:  # never a link (cutting it would cut a file elsewhere), a FIFO or a device (would hang or fail)
+        fd = os.open(path, os.O_RDWR | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError as exc:
+        raise CaseError(f"{path}: {'a symbolic link' if exc.errno == errno.ELOOP else exc.strerror}: "
+                        "not a file padconf cuts") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise CaseError(f"{path}: not a regular file")
+    with os.fdopen(fd, "rb+") as f:
+        size = f.seek(0, os.SEEK_END)
+        tail_start = max(0, size - (1 << 22))
+        f.seek(tail_start)
+        tail = f.read()
+        if not tail or tail.endswith(b"\n"):
+            return False
+        cut = tail_start + tail.rfind(b"\n") + 1 if b"\n" in tail else 0
+        f.seek(cut)
+        torn = f.read()
+        with open_to_append(Path(f"{path}.torn"), "ab") as aside:
+            aside.write(torn + b"\n")
+        f.truncate(cut)
+    return True
+
+
+# run.json's count of results.jsonl's rows, written (padconf.run.runner) once every case has its rows
+RESULTS_WRITTEN = "results"
+
+
+def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
+    """Why the ``rows`` read from a run directory are not its whole run, by its run.json
+    (``run_doc``, None where there is none): a run killed part way, or a directory copied in
+    part; None when they are."""
+    if run_doc is None:
+        return f"it has no {run_json.name}, which counts the results of a run that finished"
+    written = run_doc.get(RESULTS_WRITTEN) if isinstance(run_doc, dict) else None
+    if written is None:
+        return f"its {run_json.name} counts no results: the run did not finish (or an older padconf wrote it)"
+    if type(written) is not int:
+        raise CaseError(f"{run_json}: malformed: {RESULTS_WRITTEN} {reprlib.repr(written)} is not a count")
+    return None if written == rows else f"it holds {rows} results where its run wrote {written}"
+
+
+def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
+    """The spec folder a run directory's run.json names, which padconf reads only when the user
+    names it too (--specs-dir): a run directory from anyone must not point padconf at files
+    elsewhere (whose values a schema error would print)."""
+    if recorded_specs_dir is not None and (named_specs_dir is None
+                                           or Path(named_specs_dir).resolve() != Path(recorded_specs_dir).resolve()):
+        raise PadconfError(f"{run_json}: the run read its spec files from {recorded_specs_dir}, which padconf reads "
+                           f"only when you name it again: --specs-dir {recorded_specs_dir}")
+    return recorded_specs_dir
+
+
+def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
+    """A run directory's results (each failing row with its control) and cases; a missing or
+    empty one is an error (a report on nothing would look like a clean run). ``specs_dir``: the
+    spec folder the user named (None: padconf's own), which must be the one the run recorded."""
+    run_dir = Path(run_dir)
+    if not run_dir.is_dir():
+        raise PadconfError(f"{run_dir}: no such run directory")
+    results = run_dir / RESULTS
+    if not results.is_file():
+        raise PadconfError(f"{run_dir}: no {RESULTS} (not a run directory of `padconf run --out`?)")
+    with RunDirLock(run_dir, exclusive=False):  # not while a run writes it
+        read = read_results(results)
+        rows = attach_controls(read, run_dir)
+        if not rows:
+            raise PadconfError(f"{results}: holds no result: nothing to report")
+        cases = {c["id"]: c for c in read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode"))}
+        run_json, doc = run_dir / RUN_JSON, None
+        if run_json.exists():
+            doc = read_json(run_json)
+            recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
+            if not isinstance(recorded, (str, type(None))):
+                raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
+            specs_dir = named_again(recorded, specs_dir, run_json)
+    why = [unfinished(doc, len(rows), run_json),
+           f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
+           "the folder at once) and are left out" if read.duplicates else None]
+    return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)
