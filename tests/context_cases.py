@@ -1,5 +1,5 @@
-"""Hand-made context cases shared by tests/test_contexts.py, tests/test_rewriters.py and
-tests/test_minimize_contexts.py, and a rewriter with a planted bug."""
+"""Hand-made context cases shared by tests/cases/test_context.py, tests/runtimes/test_rewriters.py and
+tests/minimize/test_minimize_contexts.py, and a rewriter with a planted bug."""
 from __future__ import annotations
 
 import numpy as np

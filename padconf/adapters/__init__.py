@@ -84,7 +84,7 @@ class Adapter:
     compiles_ahead = False
     announce_build = None  # set by the worker process: a callable telling padconf a build begins
     compile_timeout: float | None = None  # set by the worker process from padconf's request
-    # Answers each case the same whatever its process ran before (a claim tests/test_runner.py
+    # Answers each case the same whatever its process ran before (a claim tests/run/test_runner.py
     # checks for padconf's own): then any lane may run its batches, in any order.
     order_independent = False
     # set by the worker process: a folder the workers of one zygote share, one after another, and

@@ -32,7 +32,7 @@ def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
     """The fixed part of the gate's cases, each once, with its name in the suite
     (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest.plugin parametrises over. The
     same for a padconf version and its spec files, whatever ``--seed`` explores."""
-    # Hypothesis: imported to draw cases, not to judge rows (tests/test_layers.py)
+    # Hypothesis: imported to draw cases, not to judge rows (tests/docs/test_layers.py)
     from padconf.suite.fixed import suite_cases
     unique: dict[str, tuple[str, Case]] = {}
     for entry in suite_cases(specs):

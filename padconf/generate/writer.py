@@ -234,7 +234,7 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
              f"Written by `padconf generate --seed {seed} --per-combo {per_combo}`"
              + (f" for {', '.join(s.id for s in specs)}" if len(specs) < 12 else "")
              + "; do not edit: regenerate. The same padconf, spec files and seed write the same bytes "
-             "(`tests/test_generate.py` fails when this directory is stale).", "",
+             "(`tests/generate/test_writer.py` fails when this directory is stale).", "",
              "Every expected output comes from padconf's reference (`padconf/spec/reference.py`, "
              "through `padconf/cases/classify.py`), judged against the spec files in `padconf/spec/documents/`; "
              "none comes from a runtime.",

@@ -144,7 +144,7 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
     """One job per Pad node of the user's model in ``where``: its case, with the arrays that
     really reach it (run on the runtime; else on onnx's reference evaluator)."""
     # model_cut reads test data, classified with strategies' edge classes: Hypothesis, imported for a
-    # model target only, not to minimize recorded rows (tests/test_layers.py)
+    # model target only, not to minimize recorded rows (tests/docs/test_layers.py)
     from padconf.minimize.model_cut import UserModel
 
     model = UserModel(where)

@@ -1,0 +1,158 @@
+"""padconf never passes on nothing: every way of selecting no spec, no case or no runtime is one
+line on stderr and exit 2; --specs-dir is honoured by every command, --resume included."""
+import importlib.metadata
+import importlib.util
+import json
+import re
+import shutil
+from collections import Counter
+from pathlib import Path
+
+import pytest
+import yaml
+
+from padconf.cli import main
+from padconf.core.progress import ProgressLog
+from padconf.run.rundir import read_jsonl
+from padconf.spec.loader import SPECS_DIR
+
+FAKE = "tests.fake_adapters:"
+
+
+def one_line_error(capsys, code, words):
+    err = capsys.readouterr().err
+    assert code == 2, err
+    assert words in err and len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+
+
+def specs_subset(tmp_path, ids):
+    root = tmp_path / "specs"
+    for spec_id in ids:
+        (root / spec_id).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(SPECS_DIR / f"{spec_id}.yaml", root / f"{spec_id}.yaml")
+    return root
+
+
+def test_the_shipped_specs_live_inside_the_package():
+    assert SPECS_DIR == Path(__import__("padconf").__file__).parent / "spec" / "documents"
+    assert len(list(SPECS_DIR.glob("*/*.yaml"))) == 12 and (SPECS_DIR / "FORMAT.md").is_file()
+
+
+@pytest.mark.parametrize("command", [["specs"], ["check"], ["run", "--runtime", FAKE + "CorrectAdapter"]])
+@pytest.mark.parametrize("where,words", [("missing", "no such spec folder"), ("empty", "holds no spec file")])
+def test_a_specs_dir_with_no_spec_is_an_error(tmp_path, capsys, command, where, words):
+    folder = tmp_path / "specs"
+    if where == "empty":
+        folder.mkdir()
+    args = ["--specs-dir", str(folder), *command] + (["--out", str(tmp_path / "r")] if command[0] == "run" else [])
+    one_line_error(capsys, main(args), words)
+
+
+@pytest.mark.parametrize("command", [["check"], ["run", "--runtime", FAKE + "CorrectAdapter", "--max-examples", "0"]])
+def test_an_unknown_spec_id_is_an_error(tmp_path, capsys, command):
+    args = [*command, "--spec", "onnx/Pad-99"] + (["--out", str(tmp_path / "r")] if command[0] == "run" else [])
+    one_line_error(capsys, main(args), "unknown spec id 'onnx/Pad-99'")
+    assert not (tmp_path / "r").exists()  # nothing written: the corrected command is not refused
+
+
+FINE = ["--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-19", "--max-examples", "0"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mistake, words", [
+    (["--spec", "Pad-19"], "unknown spec id 'Pad-19'"),
+    (["--runtime", "no_such_module:Adapter"], "nothing to run: runtime no_such_module:Adapter unavailable"),
+    (["--cases", "{tmp}/no-such-folder"], "no-such-folder"),
+])
+def test_a_mistaken_run_writes_nothing_so_the_corrected_one_just_runs(tmp_path, capsys, mistake, words):
+    out = tmp_path / "padconf-results"
+    mistake = [a.replace("{tmp}", str(tmp_path)) for a in mistake]
+    mistaken = list(FINE)  # the mistake in place of the option it names, or added
+    at = mistaken.index(mistake[0]) if mistake[0] in mistaken else len(mistaken)
+    mistaken[at:at + 2] = mistake
+    one_line_error(capsys, main(["run", *mistaken, "--out", str(out)]), words)
+    assert not out.exists()
+    assert main(["run", *FINE, "--out", str(out)]) == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    # a mistaken --force leaves the run it would have replaced as it was
+    one_line_error(capsys, main(["run", *mistaken, "--force", "--out", str(out)]), words)
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+
+
+def test_a_run_no_runtime_can_run_is_an_error(tmp_path, capsys):
+    # OpenVINO's native adapter builds only openvino/* specs: nothing of onnx/Pad-19 is for it
+    code = main(["run", "--runtime", "openvino", "--spec", "onnx/Pad-19", "--max-examples", "2",
+                 "--out", str(tmp_path / "r")])
+    one_line_error(capsys, code, "nothing to run: ")
+    assert not (tmp_path / "r").exists()
+
+
+@pytest.mark.slow
+def test_specs_dir_is_honoured_by_specs_check_run_and_resume(tmp_path, capsys):
+    root = specs_subset(tmp_path, ["onnx/Pad-11", "onnx/Pad-13"])
+    assert main(["--specs-dir", str(root), "specs"]) == 0
+    assert f"2 spec files in {root}" in capsys.readouterr().out.replace("\n", "")
+    assert main(["--specs-dir", str(root), "check"]) == 0
+    assert "over 2 spec files" in capsys.readouterr().out
+    out = tmp_path / "run"
+    assert main(["--specs-dir", str(root), "run", "--runtime", FAKE + "SlowAdapter", "--max-examples", "3",
+                 "--out", str(out)]) == 0
+    assert {r["spec"] for r in read_jsonl(out / "cases.jsonl")} == {"onnx/Pad-11", "onnx/Pad-13"}
+    assert json.loads((out / "run.json").read_text())["specs_dir"] == str(root)
+    # resume draws again from the recorded folder, not the shipped one
+    (out / "cases.jsonl").unlink()
+    assert main(["--specs-dir", str(root), "run", "--resume", "--runtime", FAKE + "SlowAdapter",
+                 "--out", str(out)]) == 0
+    assert {r["spec"] for r in read_jsonl(out / "cases.jsonl")} == {"onnx/Pad-11", "onnx/Pad-13"}
+
+
+def test_version_names_padconf_and_the_runtimes_found(capsys):
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("padconf ") and "onnx " in out and "numpy " in out
+    for package in ("onnxruntime", "openvino", "tract"):  # each runtime package installed here
+        if importlib.util.find_spec(package):
+            assert f"{package} {importlib.metadata.version(package)}" in out
+
+
+def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
+    now = [0.0]
+    log = ProgressLog("running", Counter({"onnxruntime": 10, "openvino-onnx": 100}), clock=lambda: now[0])
+    for _ in range(10):
+        log.advance("onnxruntime")
+    now[0] = 5.0
+    log.advance("openvino-onnx")
+    now[0] = 10.0
+    for _ in range(4):
+        log.advance("openvino-onnx")  # 5 results in its first 5 s: 95 left at 1 a second
+    assert log.line() == ("running: 10 s, 15/110 results (onnxruntime 10/10, openvino-onnx 5/100); "
+                          "slowest: openvino-onnx, about 95 s left at its pace")
+    now[0] = 25.0  # nothing since the last line: a hang, say
+    assert log.line().endswith("; slow: openvino-onnx: no result in the last 15 s")
+
+
+@pytest.mark.slow
+def test_without_a_terminal_a_run_prints_progress_lines_at_a_steady_interval(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("padconf.core.progress.PROGRESS_EVERY_S", 0.1)  # SlowAdapter takes >= 0.02 s a result: > 1 s
+    assert main(["run", "--runtime", FAKE + "SlowAdapter", "--spec", "onnx/Pad-19", "--max-examples", "20",
+                 "--out", str(tmp_path / "run")]) == 0
+    out = capsys.readouterr().out
+    ticks = re.findall(rf"^running: \d+ s, (\d+)/(\d+) results \({re.escape(FAKE)}SlowAdapter \1/\2\)", out, re.M)
+    assert len(ticks) >= 2 and all(int(done) <= int(total) for done, total in ticks)
+
+
+@pytest.mark.slow
+def test_baseline_counts_each_failing_result_once_as_the_gate_forgives_them(tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr("padconf.core.progress.PROGRESS_EVERY_S", 0.01)
+    runtime, spec = FAKE + "CrashOnExampleAdapter", ["--spec", "onnx/Pad-19"]
+    baseline = tmp_path / "b.yaml"
+    # its crashes are rerun alone to confirm them: the reruns are no further failures
+    assert main(["baseline", "--runtime", runtime, "--out", str(baseline), "--work", str(tmp_path / "b"), *spec]) == 0
+    err = capsys.readouterr().err
+    assert re.search(rf"^baseline {re.escape(runtime)}: \d+ s", err, re.M)  # a log is never silent
+    text = baseline.read_text()
+    failing = int(re.search(r"(\d+) failing results \(a case in one placement", text)[1])
+    in_entries = sum(int(re.match(r"(\d+) results?;", e["why"])[1]) for e in yaml.safe_load(text))
+    assert main(["gate", "--runtime", runtime, "--baseline", str(baseline), "--work", str(tmp_path / "g"), *spec]) == 0
+    forgiven = int(re.search(r"(\d+) failing results forgiven", capsys.readouterr().out)[1])
+    assert failing == in_entries == forgiven > 0

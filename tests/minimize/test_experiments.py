@@ -1,0 +1,184 @@
+"""Triage by experiment (issue 43, part 3): before a minimized failure is put down to a policy, a
+missing kernel, or judged where its input is undefined, padconf minimize runs the case that would
+show otherwise (padconf.minimize.probes.experiments), on the real runtimes."""
+import json
+
+import numpy as np
+import pytest
+
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.cli import main
+from padconf.judging.triage import Triage, parse_facts, triage
+from padconf.minimize.probes.experiments import documented_default
+
+
+def minimized(tmp_path, case: Case, runtime: str) -> str:
+    path = tmp_path / "case.jsonl"
+    path.write_text(json.dumps(classify(case).to_json()) + "\n")
+    assert main(["minimize", str(path), "--runtime", runtime, "--out", str(tmp_path / "b"), "--time-limit", "5"]) == 0
+    return (tmp_path / "b" / "REPORT.md").read_text()
+
+
+def test_a_refusal_the_same_kernel_gives_at_a_supported_opset_is_no_policy(tmp_path):
+    """onnxruntime supports opsets 7 and later; at Pad-2 (opset 2) its refusal of rank-0 data was
+    put down to that policy, yet stamped with opset 7 (Pad-2 still in force) it refuses alike."""
+    pytest.importorskip("onnxruntime")
+    report = minimized(tmp_path, Case(spec="onnx/Pad-2", data=np.array(1.5, np.float32), pads=[]), "onnxruntime")
+    assert "Triage: **wrongly rejected**" in report
+    assert "stamped with opset 7, which it supports" in report
+
+
+def test_what_the_policy_explains_stays_policy():
+    row = {"runtime": "onnxruntime", "spec": "onnx/Pad-1", "verdict": "not-implemented", "mode": "constant",
+           "dtype": "float", "placement": "inputs", "error": "Could not find an implementation for Pad(1)"}
+    assert triage(row)[0] == Triage.POLICY
+    assert triage({**row, "experiments": {"beyond_policy": {"opset": 7}}})[0] == Triage.NOT_IMPLEMENTED
+
+
+@pytest.mark.slow
+def test_a_refused_omitted_default_is_a_bug_where_the_default_written_out_works(tmp_path):
+    """Pad-13: constant_value "defaults to 0, empty string, or False". OpenVINO's ONNX frontend
+    says "Unknown type" for string data without it, and pads with an explicit ''."""
+    pytest.importorskip("openvino")
+    report = minimized(tmp_path, Case(spec="onnx/Pad-13", data=np.array(["a", "b"], dtype=object), pads=[1, 0]),
+                       "openvino-onnx")
+    assert report.startswith("# Pad(constant) rejects an omitted constant_value")
+    assert "Triage: **wrongly rejected**" in report and "documented default ('')" in report
+
+
+@pytest.mark.parametrize(("case", "default"), [
+    (Case(spec="onnx/Pad-13", data=np.array(["a"], dtype=object), pads=[0, 0]), ""),
+    (Case(spec="onnx/Pad-18", data=np.array([True]), pads=[0, 0]), False),
+    (Case(spec="onnx/Pad-11", data=np.array([1], np.int8), pads=[0, 0]), 0),
+])
+def test_the_documented_default_of_each_kind(case, default):
+    value = documented_default(case)
+    assert value is not None and value.tolist() == default and value.dtype == case.data.dtype
+
+
+@pytest.mark.parametrize("case", [
+    Case(spec="onnx/Pad-2", data=np.array([1.0], np.float32), pads=[0, 0]),  # value is an attribute
+    Case(spec="onnx/Pad-13", data=np.array([1.0], np.float32), pads=[0, 0], constant_value=np.float32(0)),
+    Case(spec="onnx/Pad-13", data=np.array([1.0], np.float32), pads=[0, 0], mode="edge"),
+])
+def test_no_default_to_write_out(case):
+    assert documented_default(case) is None
+
+
+@pytest.mark.slow
+def test_a_failure_where_the_input_is_undefined_is_judged_where_it_is_defined(tmp_path):
+    """OpenVINO Pad-1 leaves negative pads undefined; Pad-12 defines them (a crop). The same
+    inputs fail there too: defined_at judges them at Pad-12. Shrinking, for its part, finds the
+    bug (+0.0 for a constant of -0.0) on Pad-1's own defined inputs: the bundle rests on no
+    undefined point either way."""
+    pytest.importorskip("openvino")
+    from padconf.core.vocabulary import Placement
+    from padconf.execution.worker import Worker
+    from padconf.minimize.probes.experiments import defined_at
+    from padconf.minimize.shrink.loop import IsolatedRunner
+    case = Case(spec="openvino/Pad-1", data=np.array([1.0, 2.0, 3.0], np.float16), pads=[3, -1],
+                constant_value=np.float16(-0.0))
+    worker = Worker("openvino")
+    try:
+        isolated = IsolatedRunner(worker, "openvino")
+        found = isolated.attempt(case, Placement.INPUTS)
+        assert found.case.kind == "ambiguous" and found.row["verdict"] == "unexplained"
+        there = defined_at(isolated, found, Placement.INPUTS)
+    finally:
+        worker.close()
+    assert there is not None and there.case.spec == "openvino/Pad-12" and there.case.kind == "defined"
+    assert there.row["verdict"] == "mismatch"
+    report = minimized(tmp_path, case, "openvino")
+    assert "); this input is defined" in report and "a constant value of -0.0" in report.splitlines()[0]
+    assert "- pads: `[1, 0]`" in report
+
+
+def test_supported_opset_belongs_to_a_policy_and_is_an_opset():
+    entry = ("- triage: {t}\n  runtime: x\n  why: w\n  quote: q\n  link: l\n  checked: c\n  supported_opset: {o}\n")
+    assert parse_facts(entry.format(t="policy", o=7), "f")[0].supported_opset == 7
+    for t, o in (("known-upstream", 7), ("policy", "seven"), ("policy", 0), ("policy", True)):
+        with pytest.raises(Exception, match="supported_opset"):
+            parse_facts(entry.format(t=t, o=o), "f")
+
+
+@pytest.mark.parametrize(("case", "reading"), [
+    # wrap at Pad-11, which lacks the mode: the wrap padding is what accepting it gives
+    (Case(spec="onnx/Pad-11", data=np.array([1, 2, 3], np.float32), pads=[1, 0], mode="wrap"), [3, 1, 2, 3]),
+    # OpenVINO Pad-12 forbids a reflect pad past the axis; reflecting on and on is what accepting it gives
+    (Case(spec="openvino/Pad-12", data=np.array([0, 1, 2], np.float32), pads=[4, 0], mode="reflect"),
+     [0, 1, 2, 1, 0, 1, 2]),
+])
+def test_lenient_only_where_a_reading_gives_the_answer(case, reading):
+    """A must-reject case accepted with the output a reading gives (the broken rule set aside) is
+    lenient; accepted with anything else (an empty tensor, memory never written) it is silent
+    garbage, a wrong value."""
+    from padconf.adapters.outcome import Outcome
+    from padconf.judging.verdicts import Difference, Verdict, judge
+    case = classify(case)
+    assert case.kind == "must-reject"
+    lenient = judge(case, Outcome(np.array(reading, np.float32)))
+    assert lenient.verdict == Verdict.WRONGLY_ACCEPTED and lenient.difference is None
+    assert triage({"verdict": lenient.verdict, "difference": lenient.difference, "runtime": "x"})[0] == Triage.LENIENT
+    garbage = judge(case, Outcome(np.zeros(0, np.float32)))
+    assert garbage.verdict == Verdict.WRONGLY_ACCEPTED and garbage.difference == Difference.NO_READING
+    assert triage({"verdict": garbage.verdict, "difference": garbage.difference, "runtime": "x"})[0] == \
+        Triage.WRONG_VALUE
+
+
+@pytest.mark.slow
+def test_a_variants_failure_the_default_configuration_does_not_share_is_titled_by_its_configuration(tmp_path):
+    """OpenVINO's ONNX frontend, with one thread (openvino-onnx[threads=1]), returns an empty tensor
+    for a reflect pad past the axis; in its default configuration it raises, which conforms (the
+    document leaves the pad undefined). The bundle is the configuration's, and says so; the
+    lowered check runs OpenVINO's own Pad set up the same way."""
+    pytest.importorskip("openvino")
+    report = minimized(tmp_path, Case(spec="onnx/Pad-11", data=np.ones(1, np.float32), pads=[1, 0], mode="reflect"),
+                       "openvino-onnx[threads=1]")
+    first = report.splitlines()[0]
+    assert first.endswith("only with INFERENCE_NUM_THREADS=1 (by default: ambiguous) (opset 11)")
+    assert "In its default configuration (openvino-onnx) the same case is answered as the specification allows" \
+        in report
+    assert "(runtime openvino\\[threads=1\\], inputs)" in report
+    assert (tmp_path / "b" / "repro_openvino_onnx_threads_1.py").is_file()
+
+
+def test_an_accepted_model_the_document_forbids_in_its_structure_stays_lenient():
+    """Pads of the wrong length, an axis out of range, an input the version lacks: the document
+    forbids the model and gives no reading of what it computes, so whatever a runtime answers
+    is a lenience, not a wrong value."""
+    from padconf.adapters.outcome import Outcome
+    from padconf.judging.verdicts import Verdict, judge
+    for case in (Case(spec="onnx/Pad-19", data=np.ones(3, np.float32), pads=[1, 0, 0]),
+                 Case(spec="onnx/Pad-24", data=np.ones(1, np.float32), pads=[0, 0], axes=[-5])):
+        case = classify(case)
+        ruling = judge(case, Outcome(np.zeros(0, np.float32)))
+        assert case.kind == "must-reject" and ruling.verdict == Verdict.WRONGLY_ACCEPTED and ruling.difference is None
+
+
+def test_an_accepted_case_answered_in_32_bits_is_narrowed_not_garbage():
+    """OpenVINO runs f64 as f32: wrap (not in Pad-11) accepted, -inf comes back as float32's
+    lowest value: a reading computed in 32 bits, which its upstream fact calls policy."""
+    from padconf.adapters.outcome import Outcome
+    from padconf.judging.verdicts import Difference, Verdict, judge
+    case = classify(Case(spec="onnx/Pad-11", data=np.array([-np.inf, 1.0]), pads=[0, 1], mode="wrap"))
+    ruling = judge(case, Outcome(np.array([np.float32(-3.4028235e38), 1.0, np.float32(-3.4028235e38)])))
+    assert ruling.verdict == Verdict.WRONGLY_ACCEPTED and ruling.difference == Difference.NARROWED
+    row = {"verdict": ruling.verdict, "difference": ruling.difference, "runtime": "openvino-onnx", "dtype": "double"}
+    assert triage(row)[0] == Triage.POLICY
+
+
+@pytest.mark.slow
+def test_an_answer_no_reading_gives_sheds_its_undefined_points_one_at_a_time(tmp_path):
+    """OpenVINO's uint2 reflect, found on Pad-1's negative pads with a pad value in reflect mode
+    (two undefined points: no single simplification reaches a defined input). Dropping the pad
+    value leaves one undefined point, the same wrong value; zeroing the pads then leaves none:
+    the bundle is a wrong value on a defined input."""
+    pytest.importorskip("openvino")
+    import ml_dtypes
+    case = Case(spec="openvino/Pad-1", data=np.array([1, 2], ml_dtypes.uint2), pads=[-1, 0], mode="reflect",
+                constant_value=np.array(0, ml_dtypes.uint2))
+    assert classify(case).reason == "negative_pads,pad_value_in_non_constant_mode"
+    report = minimized(tmp_path, case, "openvino")
+    assert report.startswith("# Pad(reflect) returns wrong values for uint2 data")
+    assert "this input is defined" in report and "constant_value" not in report.split("## Input")[1][:300]

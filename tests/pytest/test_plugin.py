@@ -1,0 +1,238 @@
+"""padconf.pytest.plugin: ``pytest --pyargs padconf.pytest`` judges as ``padconf gate`` does, with
+strict xfails for the baseline, JUnit XML, and the same verdicts under pytest-xdist. Each run is
+a pytest of its own in a subprocess, on one spec version to stay fast."""
+import os
+import re
+import subprocess
+import sys
+import unicodedata
+from collections import Counter
+from pathlib import Path
+from xml.etree import ElementTree
+
+import pytest
+import yaml
+
+from padconf.cli import main
+from padconf.gate.baseline import parse_baseline
+from padconf.gate.gate import GateConfig, gate
+from padconf.run.rundir import read_jsonl
+
+ROOT = Path(__file__).resolve().parents[2]  # tests.fake_adapters imports from here
+FAKE = "tests.fake_adapters:"
+SPEC = "onnx/Pad-19"
+EXAMPLE_CASE = "onnx/Pad-19:edge:float:af0873ff6e82"  # the worked example the *OnExample fakes spoil
+NEW = re.compile(r"new: (\S+) \[(\w+)\]: ")
+EXAMPLE_CELLS = "  cells:\n" + "".join(f"  - {SPEC} edge float {p}\n" for p in ("inputs", "initializers", "folded"))
+
+
+def plugin(tmp_path, runtime, baseline="[]\n", *extra, name="run"):
+    """Run the suite; (exit code, output, {test name: outcome}, {test name: failure message})."""
+    path = tmp_path / f"{name}.yaml"
+    path.write_text(baseline)
+    junit = tmp_path / f"{name}.xml"
+    # --opt=value: pytest reads a separate value outside the current directory as a test path
+    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.pytest", "-p", "no:cacheprovider",
+                           f"--padconf-runtime={runtime}", f"--padconf-spec={SPEC}", f"--padconf-baseline={path}",
+                           f"--junitxml={junit}", "-q", "-rA", *extra],
+                          cwd=ROOT, capture_output=True, text=True, timeout=300)
+    outcomes, messages = {}, {}
+    if junit.exists():
+        for case in ElementTree.parse(junit).getroot().iter("testcase"):
+            child = next(iter(case), None)
+            outcomes[case.get("name")] = "passed" if child is None else f"{child.tag}:{child.get('type', '')}"
+            messages[case.get("name")] = "" if child is None else child.get("message", "")
+    return done.returncode, done.stdout + done.stderr, outcomes, messages
+
+
+def failing(outcomes: dict) -> set[str]:
+    return {name for name, outcome in outcomes.items() if outcome.startswith(("failure", "error"))}
+
+
+@pytest.mark.slow
+def test_a_conforming_runtime_passes_with_one_readable_junit_testcase_per_case_and_placement(tmp_path):
+    code, out, outcomes, _ = plugin(tmp_path, FAKE + "ConformingAdapter")
+    assert code == 0, out
+    assert "padconf gate tests.fake_adapters:ConformingAdapter" in out  # the gate's summary
+    names = list(outcomes)
+    assert len(names) == len(set(names)) > 100 and not failing(outcomes)
+    pattern = re.compile(r"test_pad\[onnx/Pad-19-[a-z]+-\w+-\w+-\d+(-[a-z-]+)?-[a-z]+\]")  # ...-<placement>
+    assert all(pattern.fullmatch(n) for n in names), [n for n in names if not pattern.fullmatch(n)][:3]
+    assert "test_pad[onnx/Pad-19-edge-float-ex_example_3_edge-0-inputs]" in names
+    placements = Counter(n.rsplit("-", 1)[1] for n in names)
+    assert len(placements) > 1 and len(set(placements.values())) == 1  # each case in every placement
+    assert "inputs]" in placements
+
+
+@pytest.mark.slow
+def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path):
+    runtime = FAKE + "WrongOnExampleAdapter"
+    # a stale signature entry (few results in scope: few confirming reruns), and a case-id entry
+    # listing another failure than the example's mismatch: its strict xfail must not forgive that
+    stale = ("- runtime: .*\n  verdict: crash\n  why: no longer crashes\n  cells: [onnx/Pad-19 wrap int8 inputs]\n"
+             f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: crash\n"
+             f"  why: a crash, not a mismatch\n{EXAMPLE_CELLS}")
+    judgement = gate(GateConfig(runtime=runtime, specs=[SPEC]), parse_baseline(stale), tmp_path / "gate")
+    code, out, outcomes, messages = plugin(tmp_path, runtime, stale)
+    assert code == 1 and len(outcomes) == len(judgement.rows)  # a test per result of the gate
+    failed = failing(outcomes)
+    assert failed == {n for n in outcomes if "ex_example_3_edge" in n}
+    plugin_new = {NEW.search(messages[n]).groups() for n in failed}  # case id, placement, verdict, why
+    assert plugin_new == {(r["case_id"], r["placement"]) for r in judgement.new}
+    assert all(": mismatch: edge float" in messages[n] and "\n" not in messages[n] for n in failed)
+    # the case-id entry's cells still fail (otherwise): not fixed; the signature entry's cell is
+    assert all("fixed: " not in messages[n] for n in failed)
+    assert [f.entry.where for f in judgement.fixed] == ["<baseline>:1"] and \
+           "FAILED: 1 fixed baseline signature entries" in out  # as the gate
+    # xdist: the same outcome per test, and the controller judges the signature entry on every worker's rows
+    code2, out2, outcomes2, _ = plugin(tmp_path, runtime, stale, "-n", "2", name="xdist")
+    assert code2 == 1 and outcomes2 == outcomes and "FAILED: 1 fixed baseline signature entries" in out2
+
+
+@pytest.mark.slow
+def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
+    listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
+    code, out, outcomes, _ = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", listed)
+    assert code == 0, out
+    xfailed = {n for n, o in outcomes.items() if o == "skipped:pytest.xfail"}
+    assert xfailed == {n for n in outcomes if "ex_example_3_edge" in n} and len(xfailed) > 1  # in every placement
+    assert "known mismatch (" in out and "run.yaml:1): planted" in out
+    # the case passing is XPASS(strict): a failure naming the entry to remove
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "ConformingAdapter", listed)
+    assert code == 1 and failing(outcomes) == xfailed
+    for name in xfailed:
+        assert re.fullmatch(r"\[XPASS\(strict\)\] fixed: \S+run\.yaml:1: 1 cells now pass: onnx/Pad-19 edge float \w+ "
+                            r"\(they gave 1 pass\) \(mismatch: planted\); remove them from the baseline "
+                            r"\(padconf baseline --prune FILE\)", messages[name])
+
+
+@pytest.mark.slow
+def test_a_failure_that_does_not_recur_alone_is_flaky_not_failing(tmp_path, monkeypatch):
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))  # crashes twice, then not
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "FlakyOnExampleAdapter")
+    assert code == 0 and not failing(outcomes), out
+    flaky = [n for n, m in messages.items() if m.startswith("flaky (not failing the gate): ")]
+    assert len(flaky) == 1 and "ex_example_3_edge" in flaky[0] and outcomes[flaky[0]] == "skipped:pytest.xfail"
+    assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, (pass, )+pass alone", out)
+
+
+@pytest.mark.slow
+def test_a_signature_entry_that_forgives_nothing_fails_the_session_as_fixed(tmp_path):
+    listed = ("- runtime: .*\n  verdict: mismatch\n  origin: example:example_3_edge\n  why: planted\n" + EXAMPLE_CELLS
+              + "- runtime: .*\n  verdict: crash\n  why: of a version this run leaves out\n"
+              "  cells: [onnx/Pad-18 edge float inputs]\n")
+    code, out, outcomes, _ = plugin(tmp_path, FAKE + "ConformingAdapter", listed)
+    assert code == 1 and not failing(outcomes)  # every test passed; the baseline did not
+    assert re.search(r"fixed: \S+run\.yaml:1: 3 cells now pass: .* \(mismatch: planted\); remove them", out)
+    assert re.search(r"FAILED: 1 fixed baseline signature entries: \S+run\.yaml:1\n", out)
+    assert "1 baseline signature entries not judged" in out  # Pad-18's: not every test of it ran
+    # not every test of Pad-19 ran either: neither entry is judged
+    code, out, _, _ = plugin(tmp_path, FAKE + "ConformingAdapter", listed, "-k", "not wrap", name="part")
+    assert code == 0 and "2 baseline signature entries not judged" in out
+
+
+@pytest.mark.slow
+def test_baseline_then_the_plugin_passes_and_dropping_an_entry_fails_its_cases(tmp_path):
+    work = tmp_path / "b"
+    assert main(["baseline", "--runtime", "onnxruntime", "--spec", SPEC, "--out", str(tmp_path / "b.yaml"),
+                 "--work", str(work)]) == 0
+    text = (tmp_path / "b.yaml").read_text()
+    code, out, outcomes, _ = plugin(tmp_path, "onnxruntime", text)
+    assert code == 0, out
+    entries = yaml.safe_load(text)
+    rows = read_jsonl(work / "results.jsonl")
+
+    parsed = [parse_baseline(yaml.safe_dump([e]))[0] for e in entries]
+
+    def freed(k):  # the results entry k alone forgives
+        rest = [e for i, e in enumerate(parsed) if i != k]
+        return {(r["case_id"], r["placement"]) for r in rows
+                if parsed[k].matches(r) and not any(e.matches(r) for e in rest)}
+    k = min((k for k in range(len(entries)) if freed(k)), key=lambda k: len(freed(k)))  # the quickest to confirm
+    kept = entries[:k] + entries[k + 1:]
+    code, out, outcomes, messages = plugin(tmp_path, "onnxruntime", yaml.safe_dump(kept), name="dropped")
+    assert code == 1
+    assert {NEW.search(messages[n]).groups() for n in failing(outcomes)} == freed(k)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime", ["WrongWhenWarmOnExampleAdapter", "GarbageOnAmbiguousEdgeAdapter"])
+def test_the_plugin_gives_the_gates_verdict_on_planted_regressions(tmp_path, runtime):
+    # a wrong value only in a worker that ran a case before (no rerun alone shows it), and
+    # answers to ambiguous cases that no reading gives
+    judgement = gate(GateConfig(runtime=FAKE + runtime, specs=[SPEC]), [], tmp_path / "gate")
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + runtime)
+    assert judgement.exit_code == code == 1, out
+    # the plugin runs its tests in another order than the gate's lanes (and a worker that gave a
+    # wrong answer is replaced), so a warm-only failure shows in the cases its order warms
+    plugin_new = {NEW.search(messages[n]).groups() for n in failing(outcomes)}
+    assert plugin_new and plugin_new <= {(r["case_id"], r["placement"]) for r in judgement.new}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime, baseline, extra, says", [
+    ("no-such-runtime", "[]\n", (), "ERROR: unknown runtime 'no-such-runtime'"),
+    (FAKE + "Missing", "[]\n", ("-n", "2"), "ERROR: nothing to run: runtime tests.fake_adapters:Missing unavailable: "),
+    (FAKE + "ConformingAdapter", "- runtime: rt\n  verdict: pass\n  why: x\n  cells: [a b c d]\n", (),
+     "run.yaml:1: verdict 'pass' is not"),
+])
+def test_a_usage_error_is_one_line_not_a_traceback(tmp_path, runtime, baseline, extra, says):
+    code, out, outcomes, _ = plugin(tmp_path, runtime, baseline, *extra)
+    assert code == pytest.ExitCode.USAGE_ERROR and says in out, out
+    assert "Traceback" not in out and "INTERNALERROR" not in out and not outcomes
+
+
+def test_the_suite_without_a_runtime_is_a_usage_error():
+    done = subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.pytest", "-p", "no:cacheprovider"],
+                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "ERROR: padconf.pytest needs --padconf-runtime NAME" in done.stdout + done.stderr
+
+
+# README's and docs/ci.md's command: the `pytest` entry point (no working directory on sys.path,
+# as `python -m` puts it), no ini file of the working directory (-c /dev/null), no conftest.py
+# (--noconftest), no .pytest_cache read or written (-p no:cacheprovider)
+DOCUMENTED = ["pytest", "-c", "/dev/null", "--noconftest", "-p", "no:cacheprovider", "--pyargs", "padconf.pytest"]
+
+
+@pytest.mark.slow
+def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
+    """A runtime team's checkout under test is the working directory: ``python -m pytest
+    --pyargs padconf.pytest`` imported its conftest.py (pytest's rootdir conftest), its yaml.py
+    instead of PyYAML (``-m`` puts the working directory first on sys.path) and the plugin its
+    pytest.ini names, in padconf's controller. The documented command runs none of them, and
+    draws no case through the working directory's .hypothesis folder (FIFOs there hang a draw)."""
+    for doc in (ROOT / "README.md", ROOT / "docs" / "ci.md"):
+        assert " ".join(DOCUMENTED) in doc.read_text(), doc
+    checkout, markers = tmp_path / "checkout", tmp_path / "imported"
+    checkout.mkdir()
+    markers.mkdir()
+    baseline = tmp_path / "baseline.yaml"
+    assert main(["baseline", "--runtime", "onnx-reference", "--spec", SPEC, "--out", str(baseline),
+                 "--work", str(tmp_path / "work")]) == 0
+    options = ["--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}", f"--padconf-baseline={baseline}", "-q"]
+    plants = {"conftest.py": "conftest", "yaml.py": "yaml",
+              "pytest.ini": "[pytest]\naddopts = -p team_plugin\npythonpath = .\n", "team_plugin.py": "team_plugin"}
+    for name, text in plants.items():  # each module leaves a file when imported
+        path = checkout / name
+        path.write_text(text if name.endswith(".ini") else f"open({str(markers / text)!r}, 'w').close()\n")
+        if name != "pytest.ini":
+            # the command the README gave imports it (the test plants it right); the earlier
+            # plants are imported first, or instead where they break padconf
+            subprocess.run([sys.executable, "-m", "pytest", "--pyargs", "padconf.pytest", *options, "--collect-only"],
+                           cwd=checkout, capture_output=True, text=True, timeout=300)
+            assert (markers / path.stem).exists(), name
+
+    for marker in markers.iterdir():
+        marker.unlink()
+    charmap = Path(".hypothesis", "unicode_data", unicodedata.unidata_version, "charmap.json.gz")
+    for fifo in (checkout / charmap, checkout / ".hypothesis" / "examples",
+                 checkout / ".pytest_cache" / "v" / "cache" / "lastfailed"):
+        fifo.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(fifo)
+    for extra in ([], ["-n", "2"]):
+        done = subprocess.run([str(Path(sys.executable).with_name("pytest")), *DOCUMENTED[1:], *options, *extra],
+                              cwd=checkout, capture_output=True, text=True, timeout=300)
+        out = done.stdout + done.stderr
+        assert done.returncode == 0 and " passed" in out, out[-3000:]
+        assert not list(markers.iterdir()), out[-3000:]

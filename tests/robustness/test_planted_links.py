@@ -1,0 +1,102 @@
+"""Links planted in folders padconf writes or reads (issue 40): a run directory's files, a gate's
+work folder, a rewrite cut short by a full disk. padconf never writes, cuts or reads through a
+link there: a victim elsewhere keeps its bytes, and a page never shows its text."""
+import errno
+import os
+from pathlib import Path
+
+import pytest
+
+from padconf.cli import main
+from padconf.core.writing import write_atomically
+
+FAKE = "tests.fake_adapters:"
+RUNTIME = FAKE + "CorrectAdapter"
+VICTIM_TEXT = "someone else's file\n"
+
+
+@pytest.fixture
+def run_dir(tmp_path):
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", RUNTIME, "--spec", "onnx/Pad-19", "--max-examples", "2", "--out", str(out)]) == 0
+    return out
+
+
+@pytest.fixture
+def victim(tmp_path):
+    path = tmp_path / "victim.txt"
+    path.write_text(VICTIM_TEXT)
+    return path
+
+
+def plant(link: Path, target: Path) -> None:
+    link.unlink(missing_ok=True)
+    link.symlink_to(target)
+
+
+def resume(out):
+    return main(["run", "--resume", "--runtime", RUNTIME, "--out", str(out)])
+
+
+def test_a_results_file_that_is_a_link_is_neither_cut_nor_appended_to(run_dir, victim, capsys):
+    victim.write_text(VICTIM_TEXT + "a torn last line")  # what --resume would cut back to its last newline
+    plant(run_dir / "results.jsonl", victim)
+    assert resume(run_dir) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+    assert victim.read_text() == VICTIM_TEXT + "a torn last line"
+
+
+@pytest.mark.parametrize("name", ["stats.json", "summary.md", "run.json", "controls.jsonl", "results.jsonl.torn"])
+def test_resume_replaces_a_link_planted_among_its_outputs_and_never_writes_through_it(run_dir, victim, name):
+    if name == "run.json":  # --resume reads it first: a link there is refused, the victim untouched
+        plant(run_dir / name, victim)
+        assert resume(run_dir) == 2
+    else:
+        (run_dir / "results.jsonl").write_text((run_dir / "results.jsonl").read_text() + '{"torn')
+        plant(run_dir / name, victim)
+        assert resume(run_dir) in (0, 2)
+    assert victim.read_text() == VICTIM_TEXT
+
+
+@pytest.mark.slow
+def test_a_gate_work_folder_with_a_planted_run_json_keeps_the_victim(tmp_path, victim):
+    work = tmp_path / ".padconf" / "gate" / "r"
+    work.mkdir(parents=True)
+    plant(work / "run.json", victim)
+    plant(work / "gate.json", victim)
+    baseline = tmp_path / "baseline.yaml"
+    assert main(["baseline", "--runtime", RUNTIME, "--spec", "onnx/Pad-19", "--work", str(work),
+                 "--out", str(baseline)]) == 0
+    assert victim.read_text() == VICTIM_TEXT
+    assert not (work / "run.json").is_symlink()
+
+
+def test_a_report_never_shows_a_file_outside_the_run_directory(run_dir, tmp_path, victim, capsys):
+    victim.write_text((run_dir / "results.jsonl").read_text().replace('"onnx/Pad-19"', '"SECRET-outside"'))
+    plant(run_dir / "results.jsonl", victim)
+    page = tmp_path / "r.html"
+    assert main(["report", str(run_dir), "--html", str(page)]) == 2
+    assert "symbolic link" in capsys.readouterr().err
+    assert not page.exists() or "SECRET-outside" not in page.read_text()
+
+
+def test_a_rewrite_cut_short_by_a_full_disk_leaves_the_file_as_it_was(tmp_path, monkeypatch):
+    reviewed = tmp_path / "baseline.yaml"
+    reviewed.write_text("reviewed entries\n")
+
+    def full(fd):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    with pytest.raises(OSError):
+        write_atomically(reviewed, "a new baseline\n" * 1000)
+    assert reviewed.read_text() == "reviewed entries\n"
+    assert os.listdir(tmp_path) == ["baseline.yaml"]  # no temporary file left behind
+
+
+def test_a_rewrite_replaces_a_planted_link_and_leaves_its_target(tmp_path, victim):
+    plant(tmp_path / "run.json", victim)
+    plant(tmp_path / "run.json.tmp", victim)  # where a rewrite once put its temporary file
+    write_atomically(tmp_path / "run.json", "{}")
+    assert victim.read_text() == VICTIM_TEXT
+    assert not (tmp_path / "run.json").is_symlink() and (tmp_path / "run.json").read_text() == "{}"

@@ -1,0 +1,209 @@
+"""Hostile inputs found since issue 23 (issue 40): a working directory whose ``.hypothesis``
+folder holds FIFOs, numbers in run.json that no bound held, and cases whose arrays are each
+under the per-array bound but not together. Each is one line on stderr and exit 2, or the
+command's ordinary result; nothing hangs (docs/reliability.md)."""
+import base64
+import json
+import os
+import resource
+import stat
+import subprocess
+import sys
+import unicodedata
+import zlib
+from pathlib import Path
+
+import hypothesis.internal.charmap
+import pytest
+
+from padconf.cases.case import MAX_CASE_BYTES, Case
+from padconf.core.dtypes import MAX_ARRAY_BYTES, ArrayBudget, decode_array
+from padconf.core.errors import CaseError
+from padconf.run.config import MAX_EXAMPLES
+
+PADCONF = str(Path(sys.executable).with_name("padconf"))  # the console script users run
+HANG_S = 300  # a command that takes longer hangs: each finishes in seconds
+MiB = 1 << 20
+
+
+def padconf(args, cwd, timeout=HANG_S, memory=None):
+    """(exit code, stderr) of ``padconf ARGS`` run in ``cwd``, its address space capped at
+    ``memory`` bytes; a hang fails the test."""
+    def cap():
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    try:
+        proc = subprocess.run([PADCONF, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              preexec_fn=cap)
+    except subprocess.TimeoutExpired:
+        pytest.fail(f"padconf {' '.join(args)} still ran after {timeout} s: it hangs")
+    return proc.returncode, proc.stderr
+
+
+def assert_one_line_exit_2(result, *words):
+    code, err = result
+    assert code == 2, err[-3000:]
+    assert len(err.strip().splitlines()) == 1, err[-3000:]
+    for word in words:
+        assert word in err, err
+
+
+# ---------------------------------------------------------------- Hypothesis's storage
+
+
+def plant_fifos(cwd: Path) -> list[Path]:
+    """FIFOs where Hypothesis, left to itself, keeps its Unicode charmap cache and its example
+    database: ``./.hypothesis/...``, the paths as the installed Hypothesis spells them."""
+    charmap = Path(".hypothesis", *hypothesis.internal.charmap.charmap_file().parts[-3:])
+    assert charmap.parts[-3:-1] == ("unicode_data", unicodedata.unidata_version)
+    fifos = [cwd / charmap, cwd / ".hypothesis" / "examples"]
+    for fifo in fifos:
+        fifo.parent.mkdir(parents=True, exist_ok=True)
+        os.mkfifo(fifo)
+    return fifos
+
+
+def assert_untouched(cwd: Path, fifos: list[Path]) -> None:
+    assert all(stat.S_ISFIFO(f.lstat().st_mode) for f in fifos)
+    assert sorted(p.relative_to(cwd) for p in (cwd / ".hypothesis").rglob("*")) == sorted(
+        {f.relative_to(cwd) for f in fifos} | {p.relative_to(cwd) for f in fifos for p in f.parents
+                                              if cwd / ".hypothesis" in p.parents})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("args,codes", [
+    (["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "3", "--out", "out"], {0}),
+    # drawn in padconf.run.draw_child processes: two versions, 40 cases each, two jobs
+    (["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-18", "onnx/Pad-19", "--max-examples", "40",
+      "--jobs", "2", "--out", "out"], {0}),
+    # an empty baseline: the reference's own refusals are new failures (exit 1), a judgement all the same
+    (["gate", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--explore", "3", "--baseline", "empty.yaml",
+      "--work", "out", "--example-db", "none"], {0, 1}),
+    (["generate", "--spec", "onnx/Pad-19", "--out", "out"], {0}),
+], ids=["run", "run-drawing-children", "gate", "generate"])
+def test_drawing_never_reads_the_working_directorys_hypothesis_folder(tmp_path, args, codes):
+    """A FIFO at ``.hypothesis/unicode_data/<version>/charmap.json.gz`` hung every command that
+    draws text cases, for ever: Hypothesis read its cache from the working directory."""
+    fifos = plant_fifos(tmp_path)
+    (tmp_path / "empty.yaml").write_text("[]\n")
+    code, err = padconf(args, tmp_path)
+    assert code in codes, err[-3000:]
+    assert "Traceback" not in err
+    assert_untouched(tmp_path, fifos)
+
+
+# ---------------------------------------------------------------- run.json's numbers
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory) -> Path:
+    """A real run directory: onnx-reference on Pad-19, two drawn cases."""
+    out = tmp_path_factory.mktemp("run") / "run"
+    code, err = padconf(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "2",
+                         "--out", str(out)], out.parent)
+    assert code == 0, err[-3000:]
+    return out
+
+
+def copy_run(run: Path, to: Path) -> Path:
+    to.mkdir()
+    for name in ("run.json", "cases.jsonl", "results.jsonl"):
+        (to / name).write_bytes((run / name).read_bytes())
+    return to
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("key,value", [
+    ("max_examples", 10 ** 9), ("max_examples", MAX_EXAMPLES + 1), ("max_examples", True),
+    ("seed", 2 ** 63), ("seed", -(2 ** 63) - 1), ("runtimes", ["onnx-reference"] * 2),
+    ("specs", ["onnx/Pad-19"] * 2000), ("specs_dir", "x" * 5000), ("memory_mb", 1 << 40),
+])
+def test_run_json_numbers_are_bounded_before_a_resume_draws(finished_run, tmp_path, key, value):
+    """run.json with max_examples 10**9 and a cases.jsonl short of its count drew 10**9 cases a
+    version on --resume: for ever."""
+    run = copy_run(finished_run, tmp_path / "run")
+    doc = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**doc, key: value}))
+    (run / "cases.jsonl").write_text((run / "cases.jsonl").read_text().splitlines(keepends=True)[0])  # short
+    assert_one_line_exit_2(padconf(["run", "--resume", "--out", str(run)], tmp_path), "run.json", key)
+
+
+@pytest.mark.parametrize("option,value,key", [
+    ("--max-examples", str(MAX_EXAMPLES + 1), "max_examples"), ("--seed", str(2 ** 63), "seed"),
+])
+def test_the_command_line_has_run_jsons_bounds(tmp_path, option, value, key):
+    assert_one_line_exit_2(padconf(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", option, value,
+                                    "--out", "out"], tmp_path), key)
+    assert not (tmp_path / "out").exists()
+
+
+# ---------------------------------------------------------------- a case's arrays, and a file's
+
+
+def zeros_z64(nbytes: int) -> str:
+    """``nbytes`` zero bytes as an encoded array's z64 payload: a kilobyte a MiB."""
+    packer = zlib.compressobj(9)
+    parts = [packer.compress(bytes(MiB)) for _ in range(nbytes // MiB)]
+    parts += [packer.compress(bytes(nbytes % MiB)), packer.flush()]
+    return base64.b64encode(b"".join(parts)).decode()
+
+
+def floats(count: int, z64: str | None = None) -> dict:
+    return {"dtype": "float", "shape": [count], "z64": z64 or zeros_z64(4 * count)}
+
+
+CASE = {"spec": "onnx/Pad-19", "pads": [1, 1], "mode": "constant", "kind": "defined"}
+
+
+@pytest.mark.parametrize("where", ["constant_value", "pads", "axes", "expected", "interpretations"])
+def test_every_array_of_a_case_counts_against_its_bound_before_it_is_inflated(monkeypatch, where):
+    """The bound is taken from each array's declared shape: the last array, whose payload is no
+    zlib stream at all, is refused by the bound, never inflated."""
+    import padconf.cases.case
+    monkeypatch.setattr(padconf.cases.case, "MAX_CASE_BYTES", 1000)
+    broken = floats(100, z64=base64.b64encode(b"not zlib").decode())  # 400 bytes declared
+    doc = {**CASE, "data": floats(150)}  # 600 bytes, and 16 of pads
+    assert Case.from_json(doc).data.nbytes == 600
+    doc.update({"constant_value": {"constant_value": broken, "kind": "must-reject"},
+                "pads": {"pads": [0] * 60},  # 480 bytes: the data is past the bound
+                "axes": {"axes": [0] * 60},
+                "expected": {"expected": broken},
+                "interpretations": {"kind": "ambiguous", "interpretations": {"a": None, "b": broken}}}[where])
+    with pytest.raises(CaseError, match="the case's arrays hold more than 1000 bytes decoded"):
+        Case.from_json(doc)
+
+
+def test_a_string_arrays_text_counts_too():
+    """A string array's z64 text has no size its shape declares: it is inflated only as far as
+    the budget left, and counted."""
+    values = json.dumps(["x" * 1000] * 4).encode()
+    doc = {"dtype": "string", "shape": [4], "z64": base64.b64encode(zlib.compress(values)).decode()}
+    assert decode_array(doc, ArrayBudget(4 * 64 + len(values), "these")).tolist() == ["x" * 1000] * 4
+    with pytest.raises(CaseError, match="not at most"):
+        decode_array(doc, ArrayBudget(4 * 64 + 100, "these"))
+
+
+def run_of_cases(tmp_path: Path, docs: list[dict]) -> Path:
+    """A run directory over ``docs``, resumable: run.json counts them, no result is written."""
+    run = tmp_path / "run"
+    run.mkdir()
+    docs = [{**CASE, "id": f"onnx/Pad-19:constant:float:{i:012x}", **doc} for i, doc in enumerate(docs)]
+    (run / "cases.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (run / "results.jsonl").write_text("")
+    (run / "run.json").write_text(json.dumps({"runtimes": ["onnx-reference"], "specs": ["onnx/Pad-19"],
+                                              "max_examples": 0, "memory_mb": 1024, "case_count": len(docs)}))
+    return run
+
+
+@pytest.mark.slow
+def test_a_resumed_run_bounds_every_array_of_its_cases_together(tmp_path):
+    """40 cases whose constant_value each declares 64 MiB of zlib zeros (a 3.5 MB cases.jsonl):
+    each case is under its bound, but --resume counted only data and expected outputs towards the
+    file's, and ran out of memory decoding 2.5 GiB."""
+    bomb = floats(MAX_ARRAY_BYTES // 4)
+    run = run_of_cases(tmp_path, [{"data": floats(1), "constant_value": bomb,
+                                   "kind": "must-reject"}] * 40)
+    assert (run / "cases.jsonl").stat().st_size < 4 * MiB
+    result = padconf(["run", "--resume", "--out", str(run)], tmp_path, memory=3 << 29)
+    assert_one_line_exit_2(result, "cases.jsonl: case 8", "the file's arrays hold more than 536870912 bytes")
+    assert MAX_CASE_BYTES >= 2 * MAX_ARRAY_BYTES  # data and expected output at the bound are a case
