@@ -256,6 +256,12 @@ OPT_IN.update({name: f"opt-in (--runtime {name}): a graph {what}, judged on four
     ("onnxoptimizer", "rewriter"), ("onnxscript", "rewriter"), ("onnxslim", "rewriter"), ("onnxsim", "rewriter"),
     ("onnx-version-converter", "converter"))})
 
+OPT_IN.update({
+    "torch": "opt-in (--runtime torch): torch's eager F.pad, on cases of torch's own document (torch/Pad-2)",
+    "torch-export": "opt-in (--runtime torch-export): an exporter (torch.onnx.export), each exported graph judged "
+                    "by ONNX's document and run on onnxruntime"})
+
+
 def default_runtimes() -> list[str]:
     """What ``padconf run`` runs without --runtime: every registered runtime but the OPT_IN ones."""
     return [name for name in registry() if name not in OPT_IN]

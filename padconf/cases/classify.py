@@ -43,6 +43,49 @@ def rule_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
         return "constant_value_input", "this version takes no constant value"
     if spec.rule("negative_pads") == "forbidden" and any(p < 0 for p in case.pads):
         return "negative_pads", "negative pads are not allowed by this version"
+    return _padded_dims_violation(case, spec)
+
+
+def padded_dims(case: Case) -> int:
+    """How many trailing axes a framework's pad tuple covers (layout ``last_dim_first_pairs``):
+    the fewest that hold every non-zero pad, and at least the last axis of data of rank >= 1."""
+    rank = case.data.ndim
+    nonzero = [axis for axis in range(rank) if case.pads[axis] or case.pads[rank + axis]]
+    return rank - nonzero[0] if nonzero else min(rank, 1)
+
+
+def last_dim_first_pairs(case: Case) -> list[int]:
+    """A case's pads as a framework's pad tuple (torch's F.pad): (begin, end) of the last axis,
+    then of the one before, over ``padded_dims`` axes; pads of another length than 2 * rank
+    as given (the framework is to refuse them)."""
+    rank = case.data.ndim
+    if case.axes is not None or len(case.pads) != 2 * rank:
+        return [int(p) for p in case.pads]
+    return [int(p) for axis in reversed(range(rank - padded_dims(case), rank))
+            for p in (case.pads[axis], case.pads[rank + axis])]
+
+
+def _padded_dims_violation(case: Case, spec: Spec) -> tuple[str, str] | None:
+    """A framework document's rules on the dimensions its pad tuple covers (``padded_dims``: the
+    input ranks each mode implements for each count of padded trailing dimensions; ``pad_bound``:
+    each pad of those dimensions against its size; ``output_dims_positive``: the modes whose
+    padded dimensions must keep an element)."""
+    rank = case.data.ndim
+    if spec.rule("pads_layout") != "last_dim_first_pairs" or case.axes is not None or len(case.pads) != 2 * rank:
+        return None
+    k = padded_dims(case)
+    ranks = (spec.rule("padded_dims") or {}).get(case.mode)
+    if ranks is not None and rank not in ranks.get(str(k), ()):
+        return "padded_dims", f"{case.mode} padding of the last {k} dimensions of a {rank}-D input is not implemented"
+    sides = [(case.data.shape[axis], case.pads[axis], case.pads[rank + axis]) for axis in range(rank - k, rank)]
+    bound = (spec.rule("pad_bound") or {}).get(case.mode)
+    for n, b, e in sides:
+        if bound == "pad < dim" and max(b, e) >= n or bound == "pad <= dim" and max(b, e) > n:
+            return "pad_bound", f"{case.mode} pads ({b}, {e}) break '{bound}' on a dimension of {n}"
+    if case.mode in (spec.rule("output_dims_positive") or ()):
+        for n, b, e in sides:
+            if n + b + e < 1:
+                return "output_dims_positive", f"pads ({b}, {e}) leave a dimension of {n} with {n + b + e} elements"
     return None
 
 
@@ -184,6 +227,15 @@ def _repaired(case: Case, spec: Spec) -> Case | None:
         keep = [i for i, a in enumerate(axes) if -rank <= a < rank]
         return case.with_(axes=[axes[i] for i in keep],
                           pads=[case.pads[i] for i in keep] + [case.pads[len(axes) + i] for i in keep])
+    if rule == "padded_dims":
+        return case.with_(mode="constant")  # constant padding "is implemented for arbitrary dimensions"
+    if rule in ("pad_bound", "output_dims_positive"):
+        k, shape, pads = padded_dims(case), case.data.shape, list(case.pads)
+        for axis in range(rank - k, rank):
+            for i in (axis, rank + axis):
+                pads[i] = max(pads[i], 0) if rule == "output_dims_positive" \
+                    else min(pads[i], shape[axis] - (case.mode == "reflect"))
+        return case.with_(pads=pads)
     if rule == "mirror_beyond_dim":
         reach = [n - (case.mode == "reflect") for n in case.data.shape]  # -1: reflect on an empty axis
         if case.axes is None:

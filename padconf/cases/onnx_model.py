@@ -16,6 +16,7 @@ from padconf.cases.context_model import build_context_model, context_feeds
 from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type, scalar
 from padconf.core.vocabulary import Placement
+from padconf.spec.loader import parse_spec_id
 
 
 def _attribute_value(case: Case) -> float:
@@ -113,7 +114,11 @@ def _value_key(arr) -> tuple | None:
 
 
 def model_key(case: Case, placement: Placement = Placement.INPUTS) -> tuple:
-    """The cache key of the model a case runs on: cases with equal keys share one compiled model."""
+    """The cache key of the model a case runs on: cases with equal keys share one compiled model.
+    A framework's case (not ONNX's) is a call whose graph holds everything but the data's values."""
+    if parse_spec_id(case.spec)[0] != "onnx":
+        return (case.op, case.spec, case.mode, case.dtype, case.data.shape, placement,
+                tuple(int(p) for p in case.pads), _value_key(case.constant_value))
     version = opset_version(case)
     key: tuple = (case.op, case.spec, case.mode, case.dtype, case.data.ndim, placement,
            case.constant_value is not None, case.axes is not None, case.pads_type, case.axes_type,

@@ -193,9 +193,10 @@ def cases(draw, spec: Spec, kind: str = "any", focus: str | None = None) -> Case
     wrong = focus.split(":")[1] if focus.startswith("reject:") else None
     # The draws happen in this order; changing it changes every seed's cases.
     dtype, mode = _dtype_and_mode(draw, spec, focus, wrong)
-    shape, empty_axis = _shape(draw, focus)
+    shape, empty_axis = _shape(draw, focus, _framework_ranks(spec, mode, wrong))
     axes = _axes_for(draw, spec, len(shape), focus, wrong)
-    pads = _pads(draw, spec, shape, axes, focus, wrong, empty_axis)
+    pads = _framework_trailing(draw, spec, mode, shape, axes, wrong, _pads(draw, spec, shape, axes, focus, wrong,
+                                                                           empty_axis))
     fits = [t for t in spec.pads_index_types  # a type that holds the pads (no negative uint8)
             if all(np.iinfo(t).min <= p <= np.iinfo(t).max for p in pads)] or ["int64"]
     pads_type = draw(_sampled_from([t for t in INDEX_TYPES if t not in spec.pads_index_types])) \
@@ -234,14 +235,38 @@ def _dtype_and_mode(draw, spec: Spec, focus: str, wrong: str | None) -> tuple[st
     return dtype, mode
 
 
-def _shape(draw, focus: str) -> tuple[tuple[int, ...], int | None]:
-    """The data's shape, and the axis made empty when the focus is empty axes (else None)."""
+def _framework_ranks(spec: Spec, mode: str, wrong: str | None) -> list[int] | None:
+    """The input ranks a framework document implements ``mode`` for (its rule ``padded_dims``),
+    for a draw that breaks no rule; None: any rank (every ONNX and OpenVINO version)."""
+    allowed = (spec.rule("padded_dims") or {}).get(mode)
+    return None if allowed is None or wrong else sorted({r for ranks in allowed.values() for r in ranks})
+
+
+def _framework_trailing(draw, spec: Spec, mode: str, shape, axes, wrong: str | None, pads: list[int]) -> list[int]:
+    """``pads`` with those of the leading axes made 0 where a framework document implements
+    ``mode`` only for some trailing dimensions (``padded_dims``); unchanged (nothing drawn) for
+    every other spec."""
+    allowed = (spec.rule("padded_dims") or {}).get(mode)
+    rank = len(shape)
+    if allowed is None or wrong or axes is not None or len(pads) != 2 * rank:
+        return pads
+    counts = sorted(int(k) for k, ranks in allowed.items() if rank in ranks)
+    if not counts:
+        return pads
+    k = draw(_sampled_from(counts))
+    return [0 if i % rank < rank - k else p for i, p in enumerate(pads)]
+
+
+def _shape(draw, focus: str, ranks: list[int] | None = None) -> tuple[tuple[int, ...], int | None]:
+    """The data's shape, and the axis made empty when the focus is empty axes (else None);
+    ``ranks``: the ranks a framework document implements the drawn mode for."""
     empty_axis = None
     if focus == "large":  # an output big enough to cross runtimes' block sizes: >= 91*91 elements
         shape = (draw(st.integers(91, 128)), draw(st.integers(91, 128))) if draw(st.booleans()) \
             else tuple(draw(st.integers(21, 32)) for _ in range(3))
     else:
-        rank = draw(_sampled_from([MAX_RANK, MAX_RANK - 1]) if focus == "high-rank" else st.integers(0, 4))
+        rank = draw(_sampled_from([MAX_RANK, MAX_RANK - 1]) if focus == "high-rank" else st.integers(0, 4)) \
+            if ranks is None else draw(_sampled_from(ranks))
         # small sides at high rank keep the whole tensor small
         sides = [draw(st.integers(0, 3 if rank > 4 else 5)) for _ in range(rank)]
         if focus == "empty-axis" and rank:

@@ -114,7 +114,7 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
     if own:
         build: list[str] = []
-        call = f"standalone_run({names}, {fed!r}, {case.mode!r}, {version}, {setup!r})"
+        call = f"{repro.run.__name__}({names}, {fed!r}, {case.mode!r}, {version}, {setup!r})"
     else:
         if version <= 2:
             attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
