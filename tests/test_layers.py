@@ -13,6 +13,7 @@ package is a layer; LAYERS orders them, from the bottom:
                (``padconf run --cases`` reads them: below run)
     run        running cases (runner, draw_child) and the run directory it records (results)
     report     a run's summary, text and HTML
+    releases   a runtime across its releases: where a case's verdict changed (bisect), a bundle's history
     gate       judging a run against a baseline, and the pytest plugin over the gate's cases
     suite      the gate's cases as a pytest suite (``pytest --pyargs padconf.suite``)
     minimize   a failing case cut down and bundled (it reads test data, renders as report does)
@@ -35,8 +36,8 @@ from pathlib import Path
 import padconf
 
 PACKAGE = Path(padconf.__file__).parent
-LAYERS = ["core", "spec", "cases", "judging", "adapters", "execution", "generate", "run", "report", "gate", "suite",
-          "minimize", "cli", "padconf"]  # the data flow's order, from the bottom; "padconf": the modules directly in it
+LAYERS = ["core", "spec", "cases", "judging", "adapters", "execution", "generate", "run", "report", "releases", "gate",
+          "suite", "minimize", "cli", "padconf"]  # the data flow's order from the bottom; "padconf": modules in it
 FOLDERS = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
 
 

@@ -144,6 +144,7 @@ class OpenVinoAdapter(Adapter):
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
+    blocked_modules = ("openvino_telemetry",)  # what without_telemetry() does in padconf's own workers
 
     preload = ()  # builds ov.Model objects, not ONNX models
 

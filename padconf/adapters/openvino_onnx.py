@@ -41,6 +41,7 @@ class OpenVinoOnnxAdapter(Adapter):
     cache_size = OV_CACHE_SIZE
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
+    blocked_modules = ("openvino_telemetry",)  # what without_telemetry() does in padconf's own workers
 
     def available(self) -> str | None:
         without_telemetry()

@@ -174,6 +174,8 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
              "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]},
              "tolerance": case.context.tolerance if case.context else None}
+    about["placement"] = placement  # with case.json: what `padconf bisect BUNDLE` runs
+    (where / "case.json").write_text(json.dumps(case.to_json()) + "\n", encoding="utf-8")
     if model is not None:
         (where / "repro.py").write_bytes(Path(bundle_check.__file__).read_bytes())
         (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
