@@ -152,8 +152,8 @@ def test_the_upgrade_recipe_of_ci_md_runs_as_written(cache, tmp_path):
     gate = padconf(*commands[1][1:], cwd=tmp_path)
     assert gate.returncode == 1, gate.stdout + gate.stderr
     # 1.24.1 refuses rank-0 reflect and wrap data baked into the model, which 1.23.2 padded: new failures
-    assert re.search(r"^new: onnx/Pad-19:\S+ \[initializers\]: wrongly-rejected: \S+ \S+ shape=\[\]", gate.stdout, re.M), \
-        gate.stdout
+    new = r"^new: onnx/Pad-19:\S+ \[initializers\]: wrongly-rejected: \S+ \S+ shape=\[\]"
+    assert re.search(new, gate.stdout, re.M), gate.stdout
     fixed = re.findall(r"^fixed: (padconf-baseline\.yaml:\d+): ", gate.stdout, re.M)
     told = re.findall(r"^fixed in: (padconf-baseline\.yaml:\d+): ", gate.stdout, re.M)
     assert fixed == told  # every fixed entry with the release it was fixed in (or why that is not told)

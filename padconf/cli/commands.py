@@ -263,7 +263,7 @@ def _fixed_in(args, judgement) -> list[str]:
     from padconf.adapters import adapter_class, split_release
     from padconf.cases.case import Case
     from padconf.core.versions import package_version
-    from padconf.releases.fixed_in import fixed_in
+    from padconf.gate.fixed_in import fixed_in
     from padconf.report.report import load_run
 
     new = split_release(args.runtime)[1]

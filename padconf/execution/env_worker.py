@@ -22,6 +22,7 @@ import numpy as np
 
 from padconf.adapters import Adapter, Outcome, RemoteError, get_adapter, split_release
 from padconf.cases.case import Case
+from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import numpy_dtype
 from padconf.core.vocabulary import Placement
 from padconf.execution import environments
@@ -114,7 +115,6 @@ class Elsewhere:
             call = {"fed": fed, "mode": case.mode, "opset": parse_spec_id(case.spec)[1],
                     "configuration": configuration}
         else:
-            from padconf.cases.onnx_model import build_model, feeds
             arrays = feeds(case, placement)
             call = {"model": base64.b64encode(build_model(case, placement).SerializeToString()).decode("ascii"),
                     "configuration": configuration}

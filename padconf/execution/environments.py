@@ -477,8 +477,8 @@ def listing() -> tuple[list[Listed], int, int]:
                 continue
             used = max((p.stat().st_mtime for p in (entry / USED, entry / MANIFEST) if p.is_file()), default=0.0)
             try:
-                env = _check(entry, _read_manifest(entry))
-                found.append(Listed(entry, env.package, env.version, 0, used, packages=len(env.packages)))
+                made = _check(entry, _read_manifest(entry))
+                found.append(Listed(entry, made.package, made.version, 0, used, packages=len(made.packages)))
             except PadconfError as exc:
                 found.append(Listed(entry, None, None, 0, used,
                                     "being made" if (entry / BUILDING).exists() else str(exc)))
