@@ -134,7 +134,7 @@ def test_bisect_finds_the_release_that_stopped_the_mixed_sign_garbage(cache, tmp
     done = padconf("bisect", str(case), "--runtime", "onnxruntime", "--from", OLD, "--to", NEXT,
                    "--json", "found.json", cwd=tmp_path)
     assert done.returncode == 0, done.stderr
-    assert f"changed between {OLD} and {NEXT}: unexplained -> ambiguous" in done.stdout
+    assert f"changed between {OLD} and {NEXT}: unexplained -> ambiguous (refused)" in done.stdout
     found = json.loads((tmp_path / "found.json").read_text())
     assert found["changes"] == [{"before": OLD, "after": NEXT, "was": found["changes"][0]["was"],
                                  "became": found["changes"][0]["became"], "confirmed": True}]
@@ -157,3 +157,36 @@ def test_the_upgrade_recipe_of_ci_md_runs_as_written(cache, tmp_path):
     fixed = re.findall(r"^fixed: (padconf-baseline\.yaml:\d+): ", gate.stdout, re.M)
     told = re.findall(r"^fixed in: (padconf-baseline\.yaml:\d+): ", gate.stdout, re.M)
     assert fixed == told  # every fixed entry with the release it was fixed in (or why that is not told)
+
+
+def test_minimize_bisect_gives_a_bundle_its_first_seen_and_fixed_in_releases(cache, tmp_path):
+    case = tmp_path / "case.json"
+    case.write_text(json.dumps(mixed_sign_case().to_json()) + "\n")
+    done = padconf("minimize", str(case), "--runtime", f"onnxruntime@{OLD}", "--out", "bug", "--time-limit", "5",
+                   "--bisect", "--from", OLD, "--to", NEXT, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    report = (tmp_path / "bug" / "REPORT.md").read_text()
+    assert f"- first seen in: onnxruntime {OLD}" in report and f"- fixed in: onnxruntime {NEXT}" in report
+    evidence = json.loads((tmp_path / "bug" / "evidence.json").read_text())["releases"]
+    assert (evidence["first seen in"], evidence["last seen in"], evidence["fixed in"]) == (OLD, OLD, NEXT)
+    again = padconf("bisect", str(tmp_path / "bug"), "--runtime", "onnxruntime", "--from", OLD, "--to", NEXT,
+                    cwd=tmp_path)  # the bundle is a target of its own
+    assert again.returncode == 0 and f"fixed in onnxruntime {NEXT}" in again.stdout, again.stdout + again.stderr
+
+
+def test_a_release_that_cannot_live_beside_padconfs_pins_runs_in_an_environment_of_its_own(cache):
+    """onnxruntime 1.18 was built against numpy 1.x, which padconf's own pins (numpy 2) exclude:
+    in its environment it has the numpy of its date, and its answers are judged as any other's."""
+    from padconf.execution.env_worker import ensure_for
+    from padconf.execution.worker import Worker
+    from padconf.run.results import result_row
+
+    env = ensure_for("onnxruntime@1.18.1")
+    assert env.packages["numpy"].startswith("1.") and np.__version__.startswith("2."), env.packages
+    worker = Worker("onnxruntime@1.18.1")
+    try:
+        case = mixed_sign_case()
+        row = result_row(worker.adapter, "inputs", case, *worker.run_alone(case, "inputs"))
+    finally:
+        worker.close()
+    assert row["runtime"] == "onnxruntime@1.18.1" and row["verdict"] == "unexplained", row

@@ -118,15 +118,13 @@ def _run_config(args):
 def prepare_environments(names) -> None:
     """Make (or check) the environment of every runtime named at a release, saying so on stderr,
     before anything else starts: a missing network or a broken cache entry is one line now."""
-    from padconf.adapters import adapter_class, split_release
-    from padconf.execution import environments
+    from padconf.adapters import split_release
+    from padconf.execution.env_worker import ensure_for
 
     err = Console(stderr=True)
     for name in names or []:
-        version = split_release(name)[1]
-        if version:
-            environments.ensure(adapter_class(name).package, version,
-                                lambda text: err.print(f"padconf: {plain(text)}", soft_wrap=True, markup=False))
+        if split_release(name)[1]:
+            ensure_for(name, lambda text: err.print(f"padconf: {plain(text)}", soft_wrap=True, markup=False))
 
 
 def cmd_run(args) -> int:

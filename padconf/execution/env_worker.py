@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, RemoteError, get_adapter, split_release
+from padconf.adapters import Adapter, Outcome, RemoteError, adapter_class, get_adapter, split_release
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import numpy_dtype
@@ -59,6 +59,15 @@ def _decode(obj: dict) -> np.ndarray:
     return np.frombuffer(base64.b64decode(obj["b64"]), dtype=dtype).reshape(shape).copy()
 
 
+def ensure_for(runtime: str, say=None) -> environments.Environment:
+    """The environment of ``runtime`` (a registered adapter's name at a release), made if need be."""
+    base, version = split_release(runtime)
+    assert version is not None, runtime
+    adapter = adapter_class(runtime)
+    return environments.ensure(adapter.package, version, say, (adapter.module or adapter.package,),
+                               adapter.blocked_modules)
+
+
 class Elsewhere:
     """A registered adapter's runtime at the release its name carries, run in its environment."""
 
@@ -74,7 +83,7 @@ class Elsewhere:
         self.package = self.adapter.package
 
     def environment(self, say=None) -> environments.Environment:
-        return environments.ensure(self.package, self.version, say)
+        return ensure_for(self.name, say)
 
     def command(self, memory_mb: int, fd: int, scratch: str) -> list[str]:
         """The zygote's command line (run under padconf's reaper): the environment's interpreter,

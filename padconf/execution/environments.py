@@ -352,8 +352,11 @@ _LOCK = threading.Lock()  # the lanes of one process ask at once; other processe
 _MADE: dict[tuple[str, str], Environment] = {}
 
 
-def ensure(package: str, version: str, say=None) -> Environment:
-    """The environment of ``package`` ``version``, made if need be (``say(text)`` is told so)."""
+def ensure(package: str, version: str, say=None, imports: tuple[str, ...] = (),
+           blocked: tuple[str, ...] = ()) -> Environment:
+    """The environment of ``package`` ``version``, made if need be (``say(text)`` is told so).
+    ``imports``: the runtime's modules, imported once as it is made (``blocked`` ones kept out),
+    so that what the runtime imports is compiled to bytecode there and then, and nothing else."""
     constraints = constraints_file()
     with _LOCK:
         if (package, version) in _MADE:
@@ -373,12 +376,16 @@ def ensure(package: str, version: str, say=None) -> Environment:
                     say(f"making an environment for {package} {version} ("
                         + (f"its dependencies as {constraints} allows" if constraints else
                            f"its dependencies as of {cutoff:%Y-%m-%d}") + ")")
-                _make(folder, package, version, key, cutoff, constraints)
+                _make(folder, package, version, key, cutoff, constraints, imports, blocked)
+                made = True
+            else:
+                made = False
             env = _check(folder, _read_manifest(folder))
         with contextlib.suppress(OSError):
             (folder / USED).touch()
         _MADE[(package, version)] = env
-    evict(keep={folder.name})
+    if made:
+        evict(keep={folder.name})
     return env
 
 
@@ -408,7 +415,7 @@ def _run_uv(args: list[str], doing: str) -> str:
 
 
 def _make(folder: Path, package: str, version: str, key: str, cutoff: dt.datetime | None,
-          constraints: Path | None) -> None:
+          constraints: Path | None, imports: tuple[str, ...], blocked: tuple[str, ...]) -> None:
     doing = f"making an environment for {package} {version}"
     folder.mkdir()
     (folder / BUILDING).touch()
@@ -419,9 +426,14 @@ def _make(folder: Path, package: str, version: str, key: str, cutoff: dt.datetim
         pinned = (["--constraints", str(constraints)] if constraints else
                   ["--exclude-newer", f"{cutoff:%Y-%m-%dT%H:%M:%SZ}",  # the runtime: the version named, whenever
                    "--exclude-newer-package", f"{package}={dt.datetime.now(dt.timezone.utc):%Y-%m-%dT%H:%M:%SZ}"])
-        # bytecode compiled now, as part of what the manifest's digest covers; its workers run with -B
-        _run_uv(["pip", "install", "--quiet", "--compile-bytecode", "--python", python, "--only-binary", ":all:",
-                 *pinned, f"{package}=={version}"], doing)
+        _run_uv(["pip", "install", "--quiet", "--python", python, "--only-binary", ":all:", *pinned,
+                 f"{package}=={version}"], doing)
+        # the runtime imported once: what it imports is compiled to bytecode now, inside what the
+        # manifest's digest covers (its workers run with -B, writing none), and nothing else is
+        warm = "import sys\nfor m in sys.argv[1].split(','):\n    sys.modules.setdefault(m, None)\n" \
+               "import importlib\nfor m in sys.argv[2].split(','):\n    importlib.import_module(m)\n"
+        subprocess.run([python, "-I", "-c", warm, ",".join(blocked), ",".join(("numpy", *imports))], cwd=folder,
+                       capture_output=True, timeout=INSTALL_TIMEOUT_S, stdin=subprocess.DEVNULL)
         frozen = _run_uv(["pip", "freeze", "--python", python], doing)
         packages = dict(line.split("==", 1) for line in frozen.splitlines() if "==" in line)
         body = {"format": FORMAT, "package": package, "version": version, "key": key, "interpreter": _interpreter(),
@@ -464,9 +476,9 @@ def _size(path: Path, seen: set) -> int:
     return total
 
 
-def listing() -> tuple[list[Listed], int, int]:
+def listing(check: bool = True) -> tuple[list[Listed], int, int]:
     """Every environment in the cache (least recently used first), uv's cache's size, and the
-    whole folder's size, each file counted once."""
+    whole folder's size, each file counted once; ``check``: each environment's files too."""
     root = cache_root()
     found: list[Listed] = []
     seen: set = set()
@@ -477,8 +489,10 @@ def listing() -> tuple[list[Listed], int, int]:
                 continue
             used = max((p.stat().st_mtime for p in (entry / USED, entry / MANIFEST) if p.is_file()), default=0.0)
             try:
-                made = _check(entry, _read_manifest(entry))
-                found.append(Listed(entry, made.package, made.version, 0, used, packages=len(made.packages)))
+                doc = _read_manifest(entry)
+                if check:
+                    _check(entry, doc)
+                found.append(Listed(entry, doc["package"], doc["version"], 0, used, packages=len(doc["packages"])))
             except PadconfError as exc:
                 found.append(Listed(entry, None, None, 0, used,
                                     "being made" if (entry / BUILDING).exists() else str(exc)))
@@ -492,7 +506,7 @@ def evict(keep: set[str]) -> list[str]:
     """Remove least recently used environments until the cache fits its bound; never one named
     in ``keep`` or being made. What went, by name."""
     limit = limit_bytes()
-    found, _, total = listing()
+    found, _, total = listing(check=False)
     gone = []
     for env in found:
         if total <= limit:

@@ -22,6 +22,7 @@ from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement
 from padconf.execution import environments
+from padconf.execution.env_worker import ensure_for
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_class
 from padconf.judging.verdicts import FAILURES, Verdict
@@ -44,9 +45,12 @@ class Seen:
     def fails(self) -> bool:
         return self.verdict in FAILURES
 
+    def short(self) -> str:
+        """The verdict, and how a conforming answer conformed (refused, or the readings it gave)."""
+        return self.verdict + ("" if self.fails or self.failure in ("", "answered") else f" ({self.failure})")
+
     def line(self) -> str:
-        how = "" if self.fails or self.failure in ("", "answered") else f" ({self.failure})"
-        return f"{self.verdict}{how}" + (f": {self.said}" if self.said else "")
+        return self.short() + (f": {self.said}" if self.said else "")
 
 
 @dataclass(frozen=True)
@@ -132,7 +136,7 @@ class Releases:
         """``case``'s result row at ``version``, run alone in a fresh worker process."""
         name = f"{self.runtime}@{version}"
         if version not in self.workers:
-            environments.ensure(self.package, version, self.say)
+            ensure_for(name, self.say)
             self.workers[version] = Worker(name, timeout=self.timeout)
         outcome, status = self.workers[version].run_alone(case, placement)
         return result_row(name, placement, case, outcome, status)
@@ -199,12 +203,13 @@ def report_lines(found: Bisection) -> list[str]:
         where = first if first == last else f"{first} to {last}"
         lines.append(f"  {where}: {seen.line()}")
     for b in found.boundaries:
-        lines.append(f"  changed between {b.before.version} and {b.after.version}: {b.before.verdict} -> "
-                     f"{b.after.verdict}" + ("" if b.confirmed else
+        lines.append(f"  changed between {b.before.version} and {b.after.version}: {b.before.short()} -> "
+                     f"{b.after.short()}" + ("" if b.confirmed else
                                              " (not confirmed: a rerun of one side answered otherwise; unstable)"))
     if not found.boundaries:
         lines.append(f"  no change: every release tested gave {found.tested[found.versions[0]].verdict}")
     history = found.history()
-    if history["first seen in"] and found.seen(history["first seen in"]).fails:
+    first = history["first seen in"]
+    if first and found.seen(first).fails and found.seen(first).verdict != Verdict.NOT_IMPLEMENTED:
         lines.append("  " + "; ".join(f"{k} {found.runtime} {v}" for k, v in history.items() if v))
     return lines
