@@ -118,6 +118,9 @@ def _serve(run, spec: dict, memory_mb: int, requests, replies, np) -> None:
             if call.get("skip"):
                 say(json.dumps({"status": "ok", "skipped": call["skip"], "error": None, "output": None}))
                 continue
+            if call.get("refused"):  # padconf's side could not build what the runtime is given
+                say(json.dumps({"status": "ok", "error": call["refused"], "error_type": "", "output": None}))
+                continue
             marks = _marks()
             started = time.perf_counter()
             answer: dict = {"status": "ok", "error": None, "error_type": None, "output": None}

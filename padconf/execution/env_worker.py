@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, RemoteError, adapter_class, get_adapter, split_release
+from padconf.adapters import Adapter, Outcome, RemoteError, adapter_class, error_text, get_adapter, split_release
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import numpy_dtype
@@ -113,7 +113,15 @@ class Elsewhere:
 
     def call(self, case: Case, placement: Placement) -> dict:
         """What the worker is sent for ``case``: the arguments of the adapter's standalone run, or
-        why the case cannot be put to the runtime there (``skip``)."""
+        why the case cannot be put to the runtime there (``skip``), or, where building its
+        operands raised (pads OpenVINO's Pad cannot split), that error, as the adapter's ``run``
+        reports it (``refused``)."""
+        try:
+            return self._call(case, placement)
+        except Exception as exc:  # noqa: BLE001  what the adapter's own run() turns into a refusal
+            return {"refused": error_text(exc)}
+
+    def _call(self, case: Case, placement: Placement) -> dict:
         configuration = self.adapter.configuration()
         if self.repro.own_graph:
             if case.op != "Pad" or case.context is not None:
