@@ -172,6 +172,15 @@ def test_minimize_bisect_gives_a_bundle_its_first_seen_and_fixed_in_releases(cac
     again = padconf("bisect", str(tmp_path / "bug"), "--runtime", "onnxruntime", "--from", OLD, "--to", NEXT,
                     cwd=tmp_path)  # the bundle is a target of its own
     assert again.returncode == 0 and f"fixed in onnxruntime {NEXT}" in again.stdout, again.stdout + again.stderr
+    api = (tmp_path / "bug" / f"repro_onnxruntime_{OLD.replace('.', '_')}.py").read_text()
+    assert f"pip install numpy onnx onnxruntime=={OLD}" in api
+    # the bundle's own checker, run by each release's interpreter: the bug there in OLD, gone in NEXT
+    from padconf.execution.env_worker import ensure_for
+    for version, code in ((OLD, 1), (NEXT, 0)):
+        checked = subprocess.run([str(ensure_for(f"onnxruntime@{version}").python), "-I", "-B", "repro.py"],
+                                 cwd=tmp_path / "bug", capture_output=True, text=True, timeout=120,
+                                 env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"})  # its child too
+        assert checked.returncode == code, (version, checked.stdout, checked.stderr)
 
 
 def test_a_release_that_cannot_live_beside_padconfs_pins_runs_in_an_environment_of_its_own(cache):
@@ -190,3 +199,29 @@ def test_a_release_that_cannot_live_beside_padconfs_pins_runs_in_an_environment_
     finally:
         worker.close()
     assert row["runtime"] == "onnxruntime@1.18.1" and row["verdict"] == "unexplained", row
+
+
+def test_the_cache_is_bounded_listed_and_cleared(tmp_path, monkeypatch):
+    monkeypatch.setenv(environments.ENV, str(tmp_path / "envs"))
+    monkeypatch.setenv(environments.LIMIT_ENV, "1")  # 1 MB: making one evicts every other
+    first = environments.ensure("onnxruntime", OLD)
+    second = environments.ensure("onnxruntime", NEXT)
+    assert not first.folder.exists() and second.folder.exists()
+    listed = padconf("envs", cwd=tmp_path)
+    assert listed.returncode == 0 and f"onnxruntime {NEXT}" in listed.stdout and "bound 1 MB" in listed.stdout
+    assert re.search(r": 1 environments, \d+ MB with uv's cache of wheels", listed.stdout), listed.stdout
+    cleared = padconf("envs", "--clear", cwd=tmp_path)
+    assert cleared.returncode == 0 and cleared.stdout.startswith("1 environments deleted"), cleared.stdout
+    assert not second.folder.exists() and (tmp_path / "envs" / environments.MARKER).exists()
+
+
+def test_a_constraint_file_pins_the_environment_instead_of_the_release_date(tmp_path):
+    pins = tmp_path / "pins.txt"
+    pins.write_text("numpy==2.2.6\n")
+    env = {environments.ENV: str(tmp_path / "envs")}
+    done = padconf("--env-constraints", str(pins), "run", "--runtime", f"onnxruntime@{OLD}", "--spec", "onnx/Pad-19",
+                   "--max-examples", "0", "--out", "run", cwd=tmp_path, env=env)
+    assert done.returncode == 0, done.stderr
+    assert f"its dependencies as {pins} allows" in done.stderr
+    (folder,) = (tmp_path / "envs").glob("onnxruntime-*")
+    assert json.loads((folder / environments.MANIFEST).read_text())["packages"]["numpy"] == "2.2.6"

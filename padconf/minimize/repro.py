@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
-from padconf.adapters import adapter_class, get_adapter, registry, split_variant
+from padconf.adapters import adapter_class, get_adapter, registry, split_release, split_variant, without_release
 from padconf.adapters.rewriters import RewriterAdapter, exhibited_on
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
@@ -169,7 +169,9 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
     heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
     data = _described("data", case.data, "data.npy")
-    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime,
+    # the checker runs the runtime by its name; a release (onnxruntime@1.23.2) is the version to install
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": without_release(runtime),
+             "release": split_release(runtime)[1],
              "configuration": configuration(runtime), "model": model,
              "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]},

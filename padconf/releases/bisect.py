@@ -209,7 +209,7 @@ def report_lines(found: Bisection) -> list[str]:
     if not found.boundaries:
         lines.append(f"  no change: every release tested gave {found.tested[found.versions[0]].verdict}")
     history = found.history()
-    first = history["first seen in"]
-    if first and found.seen(first).fails and found.seen(first).verdict != Verdict.NOT_IMPLEMENTED:
+    earliest = history["first seen in"]
+    if earliest and found.seen(earliest).fails and found.seen(earliest).verdict != Verdict.NOT_IMPLEMENTED:
         lines.append("  " + "; ".join(f"{k} {found.runtime} {v}" for k, v in history.items() if v))
     return lines
