@@ -166,7 +166,8 @@ def test_minimize_bisect_gives_a_bundle_its_first_seen_and_fixed_in_releases(cac
                    "--bisect", "--from", OLD, "--to", NEXT, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     report = (tmp_path / "bug" / "REPORT.md").read_text()
-    assert f"- first seen in: onnxruntime {OLD}" in report and f"- fixed in: onnxruntime {NEXT}" in report
+    assert f"- first seen in: onnxruntime {OLD} or earlier (the oldest release tested)" in report
+    assert f"- last seen in: onnxruntime {OLD}\n" in report and f"- fixed in: onnxruntime {NEXT}\n" in report
     evidence = json.loads((tmp_path / "bug" / "evidence.json").read_text())["releases"]
     assert (evidence["first seen in"], evidence["last seen in"], evidence["fixed in"]) == (OLD, OLD, NEXT)
     again = padconf("bisect", str(tmp_path / "bug"), "--runtime", "onnxruntime", "--from", OLD, "--to", NEXT,

@@ -386,7 +386,7 @@ def _bisect_bundles(folders: list[Path], args, progress) -> None:
             case, placement = read_bundle(folder)
             found = bisect(releases, case, placement, versions, progress)
             history = record_history(folder, found)
-            console.print(f"{terminal(folder)}: " + "; ".join(f"{k} {v}" for k, v in history.items() if v),
+            console.print(f"{terminal(folder)}: " + "; ".join(f"{k} {v}" for k, v in history.items()),
                           soft_wrap=True, markup=False, highlight=False)
     finally:
         releases.close()

@@ -349,7 +349,7 @@ def _check(folder: Path, doc: dict) -> Environment:
 
 
 _LOCK = threading.Lock()  # the lanes of one process ask at once; other processes take the file lock
-_MADE: dict[tuple[str, str], Environment] = {}
+_MADE: dict[tuple[str, str, str, str], Environment] = {}  # this process's, checked
 
 
 def ensure(package: str, version: str, say=None, imports: tuple[str, ...] = (),
@@ -358,9 +358,10 @@ def ensure(package: str, version: str, say=None, imports: tuple[str, ...] = (),
     ``imports``: the runtime's modules, imported once as it is made (``blocked`` ones kept out),
     so that what the runtime imports is compiled to bytecode there and then, and nothing else."""
     constraints = constraints_file()
+    made_key = (str(cache_root()), package, version, str(constraints))
     with _LOCK:
-        if (package, version) in _MADE:
-            return _MADE[(package, version)]
+        if made_key in _MADE:
+            return _MADE[made_key]
         pins = read_text(constraints, 1 << 20, PadconfError).encode() if constraints else None
         cutoff = None if constraints else release(package, version).cutoff
         key = _key(package, version, pins, cutoff)
@@ -383,7 +384,7 @@ def ensure(package: str, version: str, say=None, imports: tuple[str, ...] = (),
             env = _check(folder, _read_manifest(folder))
         with contextlib.suppress(OSError):
             (folder / USED).touch()
-        _MADE[(package, version)] = env
+        _MADE[made_key] = env
     if made:
         evict(keep={folder.name})
     return env
@@ -516,7 +517,8 @@ def evict(keep: set[str]) -> list[str]:
         shutil.rmtree(env.folder, ignore_errors=True)
         total -= env.size
         gone.append(env.folder.name)
-        _MADE.pop((env.package, env.version or ""), None)
+        for key in [k for k, v in _MADE.items() if v.folder == env.folder]:
+            del _MADE[key]
     if total > limit and (cache_root() / "uv").is_dir():
         with contextlib.suppress(PadconfError):
             _run_uv(["cache", "prune", "--quiet"], "pruning uv's cache")

@@ -106,6 +106,20 @@ class Bisection:
         return {"first seen in": showing[0], "last seen in": showing[-1],
                 "fixed in": self.versions[after] if after < len(self.versions) else None}
 
+    def history_words(self) -> dict[str, str]:
+        """``history()`` in words: a failure the oldest release tested already shows may be older
+        ("or earlier"), and one the newest still shows is not fixed yet."""
+        history = self.history()
+        out = {}
+        for key, version in history.items():
+            if version is None:
+                out[key] = ("not yet (the newest release tested still fails)" if key == "fixed in"
+                            and history["last seen in"] else "in none of these releases")
+            else:
+                out[key] = f"{self.runtime} {version}" + (" or earlier (the oldest release tested)" if
+                                                         key == "first seen in" and version == self.versions[0] else "")
+        return out
+
     def to_json(self) -> dict:
         return {"runtime": self.runtime, "package": self.package, "case_id": self.case.id, "placement": self.placement,
                 "releases": [self.versions[0], self.versions[-1]], "count": len(self.versions),
@@ -211,5 +225,5 @@ def report_lines(found: Bisection) -> list[str]:
     history = found.history()
     earliest = history["first seen in"]
     if earliest and found.seen(earliest).fails and found.seen(earliest).verdict != Verdict.NOT_IMPLEMENTED:
-        lines.append("  " + "; ".join(f"{k} {found.runtime} {v}" for k, v in history.items() if v))
+        lines.append("  " + "; ".join(f"{k} {v}" for k, v in found.history_words().items()))
     return lines

@@ -74,23 +74,19 @@ def read_target(target: str, runtime: str, placement: str | None, specs_dir: str
 
 
 def history_lines(found: Bisection) -> list[str]:
-    history = found.history()
     lines = [_SECTION, "",
              f"{found.runtime} across {len(found.versions)} releases, {found.versions[0]} to {found.versions[-1]} "
              f"({len(found.tested)} tested, each boundary confirmed on both sides; `padconf bisect` with this "
              f"bundle reruns it):", ""]
-    for key, value in history.items():
-        lines.append(f"- {key}: {found.runtime} {value}" if value else
-                     f"- {key}: " + ("none of these releases" if key != "fixed in" or not history["last seen in"]
-                                     else "not yet (the newest release tested still fails)"))
+    lines += [f"- {key}: {words}" for key, words in found.history_words().items()]
     for first, last, seen in found.spans():
         lines.append(f"- {first if first == last else f'{first} to {last}'}: {seen.line()}")
     return lines
 
 
-def record_history(folder: Path, found: Bisection) -> dict[str, str | None]:
+def record_history(folder: Path, found: Bisection) -> dict[str, str]:
     """Add the bisection to the bundle: a section of REPORT.md (replacing an earlier one) and
-    evidence.json's ``releases``. The history, returned."""
+    evidence.json's ``releases``. The history in words, returned."""
     report = folder / REPORT_FILE
     text = read_text(report, 16 << 20, PadconfError) if report.is_file() else ""
     text = text.split("\n" + _SECTION + "\n")[0].rstrip("\n")
@@ -102,4 +98,4 @@ def record_history(folder: Path, found: Bisection) -> dict[str, str | None]:
         raise PadconfError(f"{evidence}: not a JSON object")
     doc["releases"] = found.to_json()
     write_atomically(evidence, json.dumps(doc, indent=1) + "\n")
-    return found.history()
+    return found.history_words()
