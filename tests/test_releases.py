@@ -142,21 +142,23 @@ def test_bisect_finds_the_release_that_stopped_the_mixed_sign_garbage(cache, tmp
 
 
 def test_the_upgrade_recipe_of_ci_md_runs_as_written(cache, tmp_path):
+    """The pin 1.24.4, the candidate 1.25.0: the entry of reflect pads equal to the dimension (wrong
+    values, refused since 1.25.0) is fixed, and the gate says in which release."""
     text = (ROOT / "docs" / "ci.md").read_text()
     block = text.split("<!-- upgrade recipe")[1].split("```")[1]
     commands = [line.split() for line in block.splitlines() if line.startswith("padconf ")]
     assert [c[1] for c in commands] == ["baseline", "gate"]
     baseline = padconf(*commands[0][1:], cwd=tmp_path)
     assert baseline.returncode == 0, baseline.stderr
-    assert f"runtime: onnxruntime@{OLD}" in (tmp_path / "padconf-baseline.yaml").read_text().replace("\\", "")
+    assert "runtime: onnxruntime@1.24.4" in (tmp_path / "padconf-baseline.yaml").read_text().replace("\\", "")
     gate = padconf(*commands[1][1:], cwd=tmp_path)
     assert gate.returncode == 1, gate.stdout + gate.stderr
-    # 1.24.1 refuses rank-0 reflect and wrap data baked into the model, which 1.23.2 padded: new failures
-    new = r"^new: onnx/Pad-19:\S+ \[initializers\]: wrongly-rejected: \S+ \S+ shape=\[\]"
-    assert re.search(new, gate.stdout, re.M), gate.stdout
-    fixed = re.findall(r"^fixed: (padconf-baseline\.yaml:\d+): ", gate.stdout, re.M)
-    told = re.findall(r"^fixed in: (padconf-baseline\.yaml:\d+): ", gate.stdout, re.M)
-    assert fixed == told  # every fixed entry with the release it was fixed in (or why that is not told)
+    fixed = re.findall(r"^fixed: (padconf-baseline\.yaml:\d+): \d+ cells now pass: onnx/Pad-19 reflect float",
+                       gate.stdout, re.M)
+    told = re.findall(r"^fixed in: (padconf-baseline\.yaml:\d+): onnxruntime 1\.25\.0 \(case onnx/Pad-19:reflect:float:"
+                      r"\w+ \[\w+\] fails its way through onnxruntime 1\.24\.4\)$", gate.stdout, re.M)
+    assert fixed and fixed == told, gate.stdout
+
 
 
 def test_minimize_bisect_gives_a_bundle_its_first_seen_and_fixed_in_releases(cache, tmp_path):
