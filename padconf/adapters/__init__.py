@@ -77,6 +77,9 @@ class Adapter:
     # worker does not import it again for its first case.
     preload: tuple[str, ...] = ("padconf.cases.onnx_model",)
     package: str = ""  # the distribution whose version ``version()`` reports
+    # modules the runtime's import must not find, in an environment of its own too (where none of
+    # the adapter's code runs): OpenVINO's telemetry, which sends an event from a thread and a fork
+    blocked_modules: tuple[str, ...] = ()
     cache_size = 512  # compiled models kept (initializer placement makes one per value set)
     target: str | None = None  # the compiler's target (llvm-cpu, cuda ...), recorded in every result row
     # An ahead-of-time compiler's build takes seconds, not milliseconds: the worker then says so
@@ -268,13 +271,43 @@ def default_runtimes() -> list[str]:
 
 
 _VARIANT = re.compile(r"([^\[\]]+)\[([a-z0-9_]+=[A-Za-z0-9_.]+(?:,[a-z0-9_]+=[A-Za-z0-9_.]+)*)\]")
+# A release: "onnxruntime@1.24.4", "openvino[threads=1]@2025.1.0": the runtime at that version of its
+# package, run in an environment of its own (padconf.execution.environments). A final release:
+# digits and dots, with a post-release at most (pre-releases are not what users run).
+_RELEASE = re.compile(r"(.+)@([0-9]+(?:\.[0-9]+)*(?:\.post[0-9]+)?)")
+MAX_RELEASE_CHARS = 64
+
+
+def split_release(name: str) -> tuple[str, str | None]:
+    """``"onnxruntime@1.24.4"`` -> ("onnxruntime", "1.24.4"); a name without a release -> (name, None)."""
+    found = _RELEASE.fullmatch(name)
+    if not found or len(found[2]) > MAX_RELEASE_CHARS:
+        return name, None
+    return found[1], found[2]
+
+
+def without_release(name: str) -> str:
+    """The runtime ``name`` names at its installed version: "onnxruntime[optimization=basic]@1.24.4" ->
+    "onnxruntime[optimization=basic]"."""
+    return split_release(name)[0]
+
+
+class RemoteError(Exception):
+    """A runtime's exception raised in an environment of its own, seen from padconf's side: its
+    text and the qualified name of its type (``module.Class``), which ``Adapter.lacks_kernel``
+    reads as it would the exception itself."""
+
+    def __init__(self, text: str, type_name: str):
+        super().__init__(text)
+        self.type_name = type_name
 
 
 def split_variant(name: str) -> tuple[str, dict[str, str]]:
-    """``"openvino[threads=1]"`` -> ("openvino", {"threads": "1"}); a plain name -> (name, {})."""
-    found = _VARIANT.fullmatch(name)
+    """``"openvino[threads=1]"`` -> ("openvino", {"threads": "1"}); a plain name -> (name, {}). A
+    release is not part of either: ``"openvino[threads=1]@2025.1.0"`` splits as its name does."""
+    found = _VARIANT.fullmatch(without_release(name))
     if not found:
-        return name, {}
+        return without_release(name), {}
     return found[1], dict(pair.split("=") for pair in found[2].split(","))
 
 
@@ -283,19 +316,34 @@ def unknown_runtime(name: str) -> str | None:
     variant ``name[option=value,...]`` whose registered adapter has no such option (a
     ``module:Class`` variant's options are checked where the class is imported, in its worker)."""
     base, settings = split_variant(name)
+    if "@" in name and split_release(name)[1] is None:
+        return (f"runtime {name!r}: a release is written name@version with a final release's version, "
+                "e.g. onnxruntime@1.24.4")
     if "[" in base or "]" in base:
         return f"runtime {name!r}: a variant is written name[option=value,...], e.g. openvino[threads=1]"
     if ":" in base:
-        return None
+        return (f"runtime {name!r}: a module:Class runs where padconf is installed; a release runs a registered "
+                "adapter") if split_release(name)[1] else None
     if base not in registry():
         return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
-    if not settings:  # nothing imported: a plugin that fails to load shows in its worker
+    if not settings and not split_release(name)[1]:  # nothing imported: a plugin that fails to load shows in its worker
         return None
     try:
         adapter = _adapter_class(base)
     except Exception as exc:  # noqa: BLE001  the plugin's module does not load
         return f"cannot load adapter {base}: {type(exc).__name__}: {' '.join(str(exc).split())[:300]}"
-    return _unknown_options(name, adapter, settings)
+    return _unknown_options(name, adapter, settings) or (_no_release(name, adapter) if split_release(name)[1] else None)
+
+
+def _no_release(name: str, adapter: type[Adapter]) -> str | None:
+    """Why the adapter cannot run at another release of its runtime, or None: there it runs its
+    StandaloneRepro's function, which imports nothing of padconf (padconf.execution.env_child)."""
+    if not adapter.package:
+        return f"runtime {name!r}: {adapter.name or name} names no package whose releases padconf could install"
+    if adapter.repro is None or adapter.repro.rewrites:
+        return (f"runtime {name!r}: {adapter.name or name} has no standalone runner (its StandaloneRepro) to run "
+                "in an environment of its own")
+    return None
 
 
 def _adapter_class(base: str) -> type[Adapter]:
@@ -326,6 +374,7 @@ def get_adapter(name: str) -> Adapter:
     adapter = target()
     if settings:
         adapter.configure(settings)
+    if settings or split_release(name)[1]:
         adapter.name = name
     return adapter
 

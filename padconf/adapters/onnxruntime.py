@@ -7,7 +7,7 @@ import sys
 
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text, split_variant
+from padconf.adapters import Adapter, Outcome, Refusal, RemoteError, StandaloneRepro, error_text, split_variant
 from padconf.cases.case import Case
 from padconf.cases.context import Producer
 from padconf.cases.onnx_model import build_model, feeds, model_key
@@ -164,7 +164,9 @@ class OnnxRuntimeAdapter(Adapter):
 
     def lacks_kernel(self, exc: Exception) -> bool:
         errors = sys.modules.get(_ORT_ERRORS)  # loaded, if ORT raised exc
-        return (errors is not None and isinstance(exc, errors.NotImplemented)) or says_type_not_built(error_text(exc))
+        raised = (exc.type_name == f"{_ORT_ERRORS}.NotImplemented" if isinstance(exc, RemoteError)  # another release's
+                  else errors is not None and isinstance(exc, errors.NotImplemented))
+        return raised or says_type_not_built(error_text(exc))
 
     def run_model(self, model: bytes, feeds: dict) -> list:
         import onnxruntime as ort

@@ -146,6 +146,7 @@ class OpenVinoAdapter(Adapter):
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
     error_core = staticmethod(error_core)
+    blocked_modules = ("openvino_telemetry",)  # what without_telemetry() does in padconf's own workers
 
     preload = ()  # builds ov.Model objects, not ONNX models
 

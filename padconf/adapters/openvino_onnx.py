@@ -43,6 +43,7 @@ class OpenVinoOnnxAdapter(Adapter):
     options = OV_OPTIONS
     lacks_kernel = staticmethod(lacks_kernel)
     error_core = staticmethod(error_core)
+    blocked_modules = ("openvino_telemetry",)  # what without_telemetry() does in padconf's own workers
 
     def available(self) -> str | None:
         without_telemetry()

@@ -83,8 +83,12 @@ def _attempts(spec: Spec, base: Case) -> list[tuple[str, Case]]:
     if spec.rule("negative_pads") == "forbidden":
         out.append(("negative_pads", base.with_(pads=[-1] + pads[1:])))
     if spec.rule("mirror_beyond_dim") not in (None, "unstated"):
-        # a bound the document states: a reflect pad of the dimension, a symmetric one past it
-        out += [("mirror_beyond_dim", base.with_(mode=m, pads=[data.shape[0] + extra] + pads[1:]))
+        # a bound the document states: a reflect pad of the dimension, a symmetric one past it, on the
+        # first axis, or the last where the document pads only trailing axes in those modes (torch)
+        # (a framework's pad_bound, checked first, names the same bound where it covers the mode)
+        axis = rank - 1 if spec.rule("padded_dims") else 0
+        out += [("pad_bound" if m in spec.rule("pad_bound", {}) else "mirror_beyond_dim",
+                 base.with_(mode=m, pads=[*pads[:axis], data.shape[axis] + extra, *pads[axis + 1:]]))
                 for m, extra in (("reflect", 0), ("symmetric", 1)) if m in spec.modes]
     return out
 

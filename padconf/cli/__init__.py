@@ -85,6 +85,9 @@ def main(argv=None) -> int:
         from padconf.adapters.compile_cache import ENV
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
                            else str(Path(args.compile_cache).resolve()))
+    if args.env_constraints is not None:
+        from padconf.execution.environments import CONSTRAINTS_ENV
+        os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
     try:
         with phase(f"padconf {args.command}"):
             return args.func(args)

@@ -114,9 +114,22 @@ def _run_config(args):
     return Run(args.out, RunConfig(**given), force=args.force, jobs=args.jobs)
 
 
+def prepare_environments(names) -> None:
+    """Make (or check) the environment of every runtime named at a release, saying so on stderr,
+    before anything else starts: a missing network or a broken cache entry is one line now."""
+    from padconf.adapters import split_release
+    from padconf.execution.env_worker import ensure_for
+
+    err = Console(stderr=True)
+    for name in names or []:
+        if split_release(name)[1]:
+            ensure_for(name, lambda text: err.print(f"padconf: {plain(text)}", soft_wrap=True, markup=False))
+
+
 def cmd_run(args) -> int:
     from padconf.run.runner import run_cases
 
+    prepare_environments(args.runtime)
     run = _run_config(args)
     try:
         console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into "
@@ -203,6 +216,8 @@ def _work_dir(args, use: str) -> Path:
 
 def cmd_gate(args) -> int:
     from padconf.gate.baseline import load_baseline, unnamed_runtime
+
+    prepare_environments([args.runtime])
     from padconf.gate.gate import gate, judge_results
     from padconf.gate.junit import junit_xml, problem_lines
 
@@ -227,6 +242,8 @@ def cmd_gate(args) -> int:
     if judgement.unjudged:
         console.print(f"{len(judgement.unjudged)} baseline entries not judged here in every cell (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
+    for line in _fixed_in(args, judgement):
+        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
     if args.junit:
         Path(args.junit).write_text(junit_xml(judgement), encoding="utf-8")
     verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
@@ -235,12 +252,35 @@ def cmd_gate(args) -> int:
     return judgement.exit_code
 
 
+def _fixed_in(args, judgement) -> list[str]:
+    """A gate of a runtime at a release (the upgrade flow): the release each fixed entry was fixed
+    in, bisected from the release installed here (or ``--fixed-from``) to the one gated."""
+    from padconf.adapters import adapter_class, split_release
+    from padconf.cases.case import Case
+    from padconf.core.versions import package_version
+    from padconf.gate.fixed_in import fixed_in
+    from padconf.run.rundir import load_run
+
+    new = split_release(args.runtime)[1]
+    if new is None or not judgement.fixed:
+        return []
+    old = args.fixed_from or package_version(adapter_class(args.runtime).package)
+    if old is None:
+        return [f"fixed in: not told: {args.runtime}'s package is not installed here; name the baseline's release "
+                "with --fixed-from"]
+    run = load_run(Path(args.results[0]) if args.results else _work_dir(args, "gate"), args.specs_dir)
+    err = Console(stderr=True)
+    return fixed_in(judgement.fixed, judgement.rows, {k: Case.from_json(v) for k, v in run.cases.items()},
+                    args.runtime, old, lambda text: err.print(f"padconf: {plain(text)}", soft_wrap=True, markup=False))
+
+
 def cmd_baseline(args) -> int:
     from padconf.core.writing import write_atomically
     from padconf.gate.baseline import diff
     from padconf.gate.recording import baseline_text, prune
 
     err = Console(stderr=True)  # stdout may be the baseline itself
+    prepare_environments([args.runtime])
     if args.prune:
         with progress(err, f"prune {args.prune}") as advance:
             old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
@@ -318,8 +358,78 @@ def cmd_minimize(args) -> int:
             print(text, file=sys.stderr, flush=True)
 
     started = time.monotonic()
+    prepare_environments([args.runtime])
     done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir)
     bundles = [s for s in done if s.get("dir")]
     console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                   f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
+    if args.bisect:
+        _bisect_bundles([Path(s["dir"]) for s in bundles], args, progress)
+    return 0
+
+
+def _bisect_bundles(folders: list[Path], args, progress) -> None:
+    """``minimize --bisect``: each bundle's first-seen, last-seen and fixed-in releases, added to
+    its REPORT.md and evidence.json (padconf.releases.bundle)."""
+    from padconf.adapters import split_release, without_release
+    from padconf.releases.bisect import Releases, bisect
+    from padconf.releases.bundle import read_bundle, record_history
+
+    runtime = without_release(args.runtime)
+    releases = Releases(runtime, say=lambda text: progress(text, end=True))
+    try:
+        versions = releases.versions(args.release_from, args.release_to or split_release(args.runtime)[1])
+        versions = versions[-args.last:] if args.last else versions
+        for folder in folders:
+            case, placement = read_bundle(folder)
+            found = bisect(releases, case, placement, versions, progress)
+            history = record_history(folder, found)
+            console.print(f"{terminal(folder)}: " + "; ".join(f"{k} {v}" for k, v in history.items()),
+                          soft_wrap=True, markup=False, highlight=False)
+    finally:
+        releases.close()
+
+
+def cmd_bisect(args) -> int:
+    """Which releases of a runtime the target case's verdict changed in."""
+    from padconf.releases.bisect import Releases, bisect, report_lines
+    from padconf.releases.bundle import read_target
+
+    err = Console(stderr=True)
+    case, placement = read_target(args.target, args.runtime, args.placement, args.specs_dir)
+    releases = Releases(args.runtime, say=lambda text: err.print(f"padconf: {plain(text)}", soft_wrap=True,
+                                                                  markup=False))
+    started = time.monotonic()
+    try:
+        versions = releases.versions(args.release_from, args.release_to)
+        versions = versions[-args.last:] if args.last else versions
+        found = bisect(releases, case, placement, versions)
+    finally:
+        releases.close()
+    for line in report_lines(found):
+        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
+    if args.json:
+        import json
+        Path(args.json).write_text(json.dumps(found.to_json(), indent=1) + "\n", encoding="utf-8")
+    err.print(f"bisected in {time.monotonic() - started:.1f} s", soft_wrap=True)
+    return 0
+
+
+def cmd_envs(args) -> int:
+    """The environments of runtimes at other releases: where, how large, what; --clear empties it."""
+    from padconf.execution import environments
+
+    root = environments.cache_root()
+    if args.clear:  # only padconf's environments, in a folder carrying its tag (else exit 2)
+        console.print(f"{environments.clear()} environments deleted from {terminal(root)}", soft_wrap=True)
+        return 0
+    found, uv_size, total = environments.listing()
+    for env in reversed(found):
+        what = (f"{env.package} {env.version}: {env.packages} packages" if env.package else
+                f"{env.folder.name}: {env.problem}")
+        console.print(terminal(f"  {what}, {env.size / 2**20:.0f} MB of its own, used "
+                               f"{environments.age(env.used)}"), soft_wrap=True)
+    console.print(terminal(f"{root}: {len(found)} environments, {total / 2**20:.0f} MB with uv's cache of "
+                           f"wheels ({uv_size / 2**20:.0f} MB); bound {environments.limit_bytes() >> 20} MB "
+                           f"(${environments.LIMIT_ENV})"), soft_wrap=True)
     return 0

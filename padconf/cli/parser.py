@@ -10,8 +10,10 @@ import argparse
 from padconf.cases.strategies import PROFILES
 from padconf.cli.commands import (
     cmd_baseline,
+    cmd_bisect,
     cmd_check,
     cmd_compile_cache,
+    cmd_envs,
     cmd_export_onnx_tests,
     cmd_gate,
     cmd_generate,
@@ -78,6 +80,14 @@ class _OneLineParser(argparse.ArgumentParser):
         self.exit(2, f"padconf: {message}\n")
 
 
+def _release_range(p) -> None:
+    p.add_argument("--from", dest="release_from", default=None, metavar="V", help="the oldest release (default: the "
+                   "first the package index has for this Python)")
+    p.add_argument("--to", dest="release_to", default=None, metavar="V", help="the newest release (default: the last)")
+    p.add_argument("--last", type=_count(2), default=argparse.SUPPRESS, metavar="N",
+                   help="only the last N releases of that range")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="padconf", description="Conformance tester for the Pad operator")
     parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the versions and exit")
@@ -86,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--compile-cache", default=None, metavar="DIR",
                         help="the compile cache of iree and tvm (default: $PADCONF_COMPILE_CACHE, else "
                              "~/.cache/padconf/compile; none: no cache)")
+    parser.add_argument("--env-constraints", default=None, metavar="FILE",
+                        help="pins for the environments of runtimes at other releases (name@version), instead of "
+                             "their dependencies as of each release's date (default: $PADCONF_ENV_CONSTRAINTS)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
     sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
@@ -145,6 +158,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="where --explore keeps failing cases (default: .padconf/examples; none: nowhere)")
             p.add_argument("--results", nargs="+", metavar="DIR", default=None,
                            help="judge these gate run directories (e.g. every shard's) instead of running")
+            p.add_argument("--fixed-from", default=None, metavar="V",
+                           help="with --runtime NAME@NEW: the release the baseline was made with, from which each "
+                                "fixed entry's release is bisected (default: the one installed here)")
             p.set_defaults(func=cmd_gate)
         else:
             p.add_argument("--out", default=None, help="the baseline file (default: stdout)")
@@ -184,5 +200,22 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
     mini.add_argument("--time-limit", type=_positive_seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
                       help=f"seconds of shrinking per failure (default: {DEFAULT_TIME_LIMIT_S:g})")
-    mini.set_defaults(func=cmd_minimize)
+    _release_range(mini)
+    mini.add_argument("--bisect", action="store_true",
+                      help="add each bundle's first-seen, last-seen and fixed-in releases of the runtime "
+                           "(default over its last 12 releases)")
+    mini.set_defaults(func=cmd_minimize, last=12)
+    bis = sub.add_parser("bisect", help="the releases of a runtime where a case's verdict changed")
+    bis.add_argument("target", metavar="CASE_OR_BUNDLE",
+                     help="a case file, RUN_DIR:<case id>, or a bundle folder padconf minimize wrote")
+    bis.add_argument("--runtime", required=True, help="a registered runtime, without a release")
+    bis.add_argument("--placement", choices=["inputs", "initializers", "folded"], default=None,
+                     help="default: the bundle's or the run's failing placement, else inputs")
+    _release_range(bis)
+    bis.add_argument("--json", default=None, metavar="FILE", help="also write what was found as JSON")
+    bis.set_defaults(func=cmd_bisect, last=None)
+    envs = sub.add_parser("envs", help="the environments of runtimes at other releases: where, how large; "
+                                       "--clear empties it")
+    envs.add_argument("--clear", action="store_true", help="delete every environment and uv's cache beside them")
+    envs.set_defaults(func=cmd_envs)
     return parser

@@ -19,12 +19,13 @@ import time
 import weakref
 from collections.abc import Iterator
 
-from padconf.adapters import Outcome
+from padconf.adapters import Outcome, split_release
 from padconf.cases.case import Case, CaseKind
 from padconf.core.dtypes import bit_equal, decode_array, dtype_name, encode_array
 from padconf.core.errors import InternalFault, PadconfError
 from padconf.core.vocabulary import Placement
 from padconf.execution.compile_limits import CompileLimits
+from padconf.execution.env_worker import Elsewhere
 from padconf.execution.worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
 from padconf.execution.worker_protocol import BUILDING, Ended, Op, Status
 
@@ -96,6 +97,9 @@ class Worker:
         # where the last answer came from: its process and how many cases that process ran
         # before it, so that a state-dependent failure can be replayed (padconf.gate.compare)
         self.placed: tuple[str, int] | None = None
+        # a release other than the installed one ("onnxruntime@1.24.4"): its workers run in an
+        # environment of their own, padconf building what each case is sent as
+        self.elsewhere = Elsewhere(adapter) if split_release(adapter)[1] else None
         _LIVE.add(self)
 
     @property
@@ -109,7 +113,8 @@ class Worker:
             if self.zygote is not None:
                 self.zygote_deaths += 1
                 self.zygote.close()  # dead: its socket, pidfd and scratch folder go with it
-            self.zygote = Zygote(self.adapter, self.memory_mb, self.start_timeout)
+            self.zygote = Zygote(self.adapter, self.memory_mb, self.start_timeout,
+                                 self.elsewhere.command if self.elsewhere else None)
 
     def _zygote(self) -> Zygote:
         """The runtime's zygote, started if need be; RuntimeUnavailable if it cannot be."""
@@ -161,6 +166,8 @@ class Worker:
         try:
             answer = self._zygote().ask({"op": Op.DESCRIBE, "pairs": [list(p) for p in pairs]},
                                         timeout=self.start_timeout, doing="describing itself")
+            if self.elsewhere is not None:  # its zygote knows its version; padconf's side, the rest
+                answer = self.elsewhere.describe(answer, pairs)
             return {"unavailable": None, **answer}
         except PadconfError as exc:  # unavailable, or its zygote died or hung answering
             why = exc.why if isinstance(exc, RuntimeUnavailable) else str(exc)
@@ -214,6 +221,8 @@ class Worker:
         """``(outputs, error, status)`` of a whole ONNX model run alone in a worker process of its
         own: outputs in graph order, or the runtime's error; its status OK, CRASH or TIMEOUT
         (after ``timeout`` seconds, default the worker's)."""
+        if self.elsewhere is not None:
+            raise PadconfError(f"{self.adapter} runs Pad cases in an environment of its own, not a user's whole model")
         self.end_process()
         self.start()
         timeout = timeout or self.timeout
@@ -284,9 +293,10 @@ class Worker:
             batch = pending[:] if self.order_independent else pending[:1]  # a copy: answers pop pending
             compile_timeout = (self.compile_limits.for_case(batch[0], placement)
                                if self.compile_limits is not None and len(batch) == 1 else self.compile_timeout)
-            payload = (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": compile_timeout})[:-1]
-                       + ', "cases": [' + ", ".join(c.inputs_text for c in batch) + "]}\n")
-            sent = proc.send(payload.encode(), time.monotonic() + self.timeout)
+            payload = (self.elsewhere.payload(batch, placement) if self.elsewhere is not None else
+                       (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": compile_timeout})[:-1]
+                        + ', "cases": [' + ", ".join(c.inputs_text for c in batch) + "]}\n").encode())
+            sent = proc.send(payload, time.monotonic() + self.timeout)
             self._check_open()
             if sent != Status.OK:  # a worker that stops reading its input is hung or dead
                 self.placed = (proc.name, proc.served)
@@ -337,6 +347,9 @@ class Worker:
                     yield (Outcome(error=reply["error"], note=shortened if f"within {compile_timeout:g} s"
                                    in (reply["error"] or "") else None), Status(reply["status"]), fresh)
                     break
+                if self.elsewhere is not None:
+                    yield self.elsewhere.outcome(reply), Status.OK, fresh
+                    continue
                 output = None if reply["output"] is None else decode_array(reply["output"])
                 yield Outcome(output, reply["error"], reply["not_implemented"], printed=reply["printed"],
                               seconds=reply["seconds"], skipped=reply.get("skipped"), note=reply.get("note")), \

@@ -20,6 +20,7 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 
 from padconf.core.errors import PadconfError
 from padconf.execution.worker_protocol import READY, Ended, Op, Status
@@ -93,14 +94,24 @@ def start_process(command: list[str], **popen) -> subprocess.Popen:
 class Zygote:
     """The process that imports a runtime once and forks its workers (under a reaper)."""
 
-    def __init__(self, adapter: str, memory_mb: int, start_timeout: float):
+    def __init__(self, adapter: str, memory_mb: int, start_timeout: float,
+                 child: Callable[..., list[str]] | None = None):
+        """``child(memory_mb, fd, scratch)``: the zygote's own command line, where it is not padconf's
+        worker_child in padconf's interpreter (a runtime in an environment of its own:
+        padconf.execution.env_worker)."""
         self.sock, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         self.log = tempfile.TemporaryFile(mode="a+b")
         # a folder for the zygote's workers, one at a time (what one compiled, the next imports)
         self.scratch = tempfile.mkdtemp(prefix="padconf-worker-")
-        command = [*isolated("padconf.execution.reaper"), "--remove", self.scratch,
-                   *isolated("padconf.execution.worker_child"), adapter, str(memory_mb),
-                   str(theirs.fileno()), self.scratch]
+        try:
+            zygote = (child(memory_mb, theirs.fileno(), self.scratch) if child is not None else
+                      [*isolated("padconf.execution.worker_child"), adapter, str(memory_mb), str(theirs.fileno()),
+                       self.scratch])
+        except BaseException:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+            theirs.close()
+            raise
+        command = [*isolated("padconf.execution.reaper"), "--remove", self.scratch, *zygote]
         try:
             self.proc = start_process(command, stdin=subprocess.DEVNULL, stdout=self.log, stderr=self.log,
                                       pass_fds=(theirs.fileno(),), start_new_session=True)

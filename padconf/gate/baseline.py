@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import re
 from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,6 +38,7 @@ from typing import Any, NamedTuple
 import re2
 import yaml
 
+from padconf.adapters import split_release
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import read_text, yaml_compose
 from padconf.judging.failure import escape, failure_pattern
@@ -127,8 +129,9 @@ class BaselineEntry:
 
     def _about(self, row: Mapping[str, Any]) -> bool:
         return ((self.case is None or row["case_id"] == self.case)
+                and (self.runtime is None or runtime_matches(self.runtime, str(row.get("runtime"))))
                 and all(getattr(self, k) is None or compiled(getattr(self, k)).fullmatch(str(row.get(k)))
-                        for k in PATTERN_KEYS))
+                        for k in PATTERN_KEYS if k != "runtime"))
 
     def speaks_of(self, spec_id: str) -> bool:
         return any(c.spec == spec_id for c in self.cells)
@@ -251,11 +254,24 @@ def read_baseline(path: Path | str) -> tuple[str, list[BaselineEntry]]:
     return text, parse_baseline(text, str(path))
 
 
+_AT_RELEASE = re.compile(r"(.+)@[0-9\\.]+(?:\\.post[0-9]+)?")  # an entry's runtime written at a release
+
+
+def runtime_matches(pattern: str, runtime: str) -> bool:
+    """An entry's ``runtime`` pattern speaks of ``runtime`` at any release of it: a baseline
+    made with onnxruntime (or onnxruntime@1.23.2) gates onnxruntime@1.25.1 too, so that an upgrade
+    shows what it changes (``padconf gate --runtime NAME@NEW``)."""
+    base = split_release(runtime)[0]
+    at = _AT_RELEASE.fullmatch(pattern)
+    patterns = [pattern] + ([at[1]] if at else [])
+    return any(compiled(p).fullmatch(r) for p in patterns for r in {runtime, base})
+
+
 def unnamed_runtime(entries: list[BaselineEntry], runtime: str) -> str | None:
     """One line where no entry of the baseline speaks of ``runtime`` (a baseline made for another
     runtime, or under another name: a variant, a module:Class), so that every failure of the gate
     counts as new; else None."""
-    if any(compiled(e.runtime).fullmatch(runtime) for e in entries):
+    if any(runtime_matches(e.runtime, runtime) for e in entries):
         return None
     named = sorted({e.runtime for e in entries})
     return (f"the baseline holds no entry for runtime {runtime}"

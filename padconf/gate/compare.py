@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.execution.worker import Worker
-from padconf.gate.baseline import BaselineEntry, Cell, compiled, forgiving
+from padconf.gate.baseline import BaselineEntry, Cell, forgiving, runtime_matches
 from padconf.judging.failure import failure_class
 from padconf.judging.records import ResultRow, judged_row
 from padconf.judging.verdicts import FAILURES
@@ -78,7 +78,7 @@ def judge_rows(rows: list[ResultRow], entries: list[BaselineEntry], runtime: str
         by_cell[Cell.of(row)].append(row)
     placements = {r["placement"] for r in rows}
     for entry in entries:
-        if not compiled(entry.runtime).fullmatch(runtime) or entry.unstable:
+        if not runtime_matches(entry.runtime, runtime) or entry.unstable:
             continue  # an unstable failure may not show in one run: its absence fixes nothing
         scope = {c: [r for r in by_cell.get(c, ()) if entry.in_scope(r)] for c in entry.cells}
         # fixed where nothing fails any more: a case that fails otherwise now (OpenVINO answers one

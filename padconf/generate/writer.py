@@ -42,7 +42,7 @@ from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement
 from padconf.spec.loader import Spec, rule_text
-from padconf.suite.fixed import ALL_KIND_DIRS, CONTEXT_DIRS, SuiteCase, suite_cases
+from padconf.suite.fixed import ALL_KIND_DIRS, CONTEXT_DIRS, KIND_DIRS, SuiteCase, suite_cases
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 OPENVINO_RUNNER = resources.files("padconf.generate.scripts") / "run_openvino.py"  # copied beside the OpenVINO cases
@@ -166,8 +166,11 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
     """Write the suite as the folder ``out``, which must be empty, absent or a previous output
     (it holds nothing else). The suite is written beside it, in a hidden folder, then swapped
     in by one rename: an interrupted generate leaves the previous output whole."""
+    # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own
+    specs = [spec for spec in specs if spec.domain in KIND_DIRS]
     if not specs:
-        raise PadconfError("no spec selected: nothing to generate")
+        raise PadconfError("no spec selected whose family generate writes test data of (ONNX, OpenVINO): "
+                           "nothing to generate")
     if per_combo < 0:
         raise PadconfError(f"--per-combo must be >= 0, not {per_combo}")
     out = Path(out).absolute()

@@ -31,8 +31,10 @@ def rules_to_break(spec) -> list[tuple[str, str | None]]:
     if "constant_value" in doc["rules"]:
         out.append(("constant_value", None))
     out.append(("axes_range", None) if "axes" in doc["operands"] else ("axes_input", None))
-    if doc["rules"]["mirror_beyond_dim"]["value"] != "unstated":
-        out += [("mirror_beyond_dim", m) for m in ("reflect", "symmetric") if m in doc["modes"]]
+    if doc["rules"]["mirror_beyond_dim"]["value"] != "unstated":  # or a framework's pad_bound, checked first
+        bound = doc["rules"].get("pad_bound", {}).get("value", {})
+        out += [("pad_bound" if m in bound else "mirror_beyond_dim", m) for m in ("reflect", "symmetric")
+                if m in doc["modes"]]
     return out
 
 

@@ -16,6 +16,8 @@ package is a layer; LAYERS orders them, from the bottom:
     generate   the fixed suite written as test data
     run        running cases (runner, drawing, controls) and the run directory (rundir), whose
                summary.md report renders
+    releases   a runtime across its releases: where a case's verdict changed (bisect), a bundle's
+               history
     gate       judging a run against a baseline
     pytest     the gate as pytest tests (the plugin and the suite it parametrises)
     minimize   a failing case cut down and bundled (shrink, probes, bundle)
@@ -40,8 +42,8 @@ import pytest
 import padconf
 
 PACKAGE = Path(padconf.__file__).parent
-LAYERS = ["core", "spec", "cases", "adapters", "execution", "judging", "report", "suite", "generate", "run", "gate",
-          "pytest", "minimize", "cli", "padconf"]  # the data flow's order, from the bottom; "padconf": padconf/*.py
+LAYERS = ["core", "spec", "cases", "adapters", "execution", "judging", "report", "suite", "generate", "run",
+          "releases", "gate", "pytest", "minimize", "cli", "padconf"]  # the flow, bottom first; "padconf": padconf/*.py
 FOLDERS = sorted(p.parent.name for p in PACKAGE.glob("*/__init__.py"))
 
 

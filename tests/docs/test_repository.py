@@ -49,8 +49,10 @@ def test_the_pytest_extra_installs_pytest_for_the_plugin():
 
 
 # tests/docs/test_docs.py runs docs/ci.md's install step in a fresh virtual environment it makes in a
-# temporary folder (and builds padconf's wheel there): never in the environment running the tests
-INSTALLS_IN_A_THROWAWAY_VENV = {"test_docs.py"}
+# temporary folder (and builds padconf's wheel there): never in the environment running the tests;
+# tests/execution/test_releases.py has padconf make runtimes' environments in temporary caches (and
+# reads a bundle's "pip install ..." line)
+INSTALLS_IN_A_THROWAWAY_VENV = {"test_docs.py", "test_releases.py"}
 
 
 def test_no_test_installs_anything_and_ci_installs_chromium_visibly():

@@ -123,6 +123,8 @@ def test_wrong_pads_length_is_an_error_not_an_exception(adapter, placement, requ
 
 def test_unbuildable_case_is_an_error(adapter):
     # Pad-2's value is a float attribute: a string value cannot be put in the model at all.
+    if not {"onnx", "openvino"} & set(adapter.domains):
+        pytest.skip(f"{adapter.name} runs {', '.join(adapter.domains)} cases, never an ONNX or OpenVINO model")
     case = Case(spec="onnx/Pad-2", data=strings([["a"]]), pads=[0, 0, 0, 0],
                 constant_value=np.array("x", dtype=object))
     if adapter.supports(case.spec, case.dtype):

@@ -15,7 +15,7 @@ import inspect
 import numpy as np
 from onnx import TensorProto, helper
 
-from padconf.adapters import StandaloneRepro
+from padconf.adapters import StandaloneRepro, adapter_class, split_release
 
 CHILD_TIMEOUT_S = 60  # a hang's repro waits this long for its child
 
@@ -65,8 +65,10 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
     where the adapter builds its own graph); ``call``: the expression running it; ``tolerance``:
     a context case's (padconf.cases.context.Context.tolerance)."""
     files = any("np.load(" in line for line in arrays)
+    release, package = split_release(runtime)[1], adapter_class(runtime).package
+    pip = " ".join(f"{w}=={release}" if release and w == package else w for w in repro.pip.split())
     head = [f'"""{title.replace(chr(34) * 3, chr(39) * 3)}', "",
-            f"padconf's repro in {runtime}'s own API (pip install numpy {repro.pip}): exit 1 while the bug shows,",
+            f"padconf's repro in {runtime}'s own API (pip install numpy {pip}): exit 1 while the bug shows,",
             '0 once it is fixed. REPORT.md beside it says what padconf found."""',
             "import os", "import sys", "", "import numpy as np",
             *([f"from onnx import {'AttributeProto, ' if any('AttributeProto' in b for b in build) else ''}"

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 from onnx import numpy_helper
 
-from padconf.adapters import adapter_class
+from padconf.adapters import adapter_class, split_release, without_release
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
@@ -87,11 +87,15 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
         (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
     heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
     data = _described("data", case.data, "data.npy")
-    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": runtime,
+    # the checker runs the runtime by its name; a release (onnxruntime@1.23.2) is the version to install
+    about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": without_release(runtime),
+             "release": split_release(runtime)[1],
              "configuration": configuration(runtime), "model": model,
              "inputs": inputs, "expect": expect,
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]},
-             "tolerance": case.context.tolerance if case.context else None}
+             "tolerance": case.context.tolerance if case.context else None,
+             "placement": placement}  # with case.json: what `padconf bisect BUNDLE` runs
+    (where / "case.json").write_text(json.dumps(case.to_json()) + "\n", encoding="utf-8")
     if model is not None:
         (where / "repro.py").write_bytes(Path(generic_repro.__file__).read_bytes())
         (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
