@@ -15,6 +15,7 @@ import functools
 import importlib
 import importlib.metadata
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -129,6 +130,8 @@ class Adapter:
                 importlib.import_module(module)
             except Exception as exc:  # ImportError, or a broken shared library
                 return f"{module} cannot be imported: {error_text(exc)}"
+        if "onnx" in sys.modules:  # onnx fills its operator schemas on first use: here, not under a worker's cap
+            sys.modules["onnx"].defs.get_schema("Pad")
         return None
 
     def notes(self) -> list[str]:

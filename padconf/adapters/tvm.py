@@ -60,6 +60,9 @@ class TvmAdapter(Adapter):
     package = "apache-tvm"
     target = "llvm"  # tvm.target.Target's kind: llvm (CPU), cuda, vulkan
     compiles_ahead = True
+    # what export_library imports on a worker's first compile: imported in the zygote, not under a
+    # worker's address-space cap (IreeAdapter.preload says why)
+    preload = (*Adapter.preload, "tvm.contrib.tvmjs", "tvm.support.emcc")
 
     def __init__(self):
         super().__init__()
