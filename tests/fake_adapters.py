@@ -560,3 +560,62 @@ class InstantCompilerAdapter(ConformingAdapter):
         from padconf.cases.onnx_model import model_key
         self.cached(model_key(case, placement), lambda: None)
         return super().run(case, placement)
+
+
+# ---------------------------------------------------------------- padconf's own faults in an adapter's code
+
+from padconf.adapters.iree import IreeAdapter  # noqa: E402  (neither imports its runtime until used)
+from padconf.adapters.tvm import TvmAdapter  # noqa: E402
+
+BREAK_AFTER = 2  # cases the workers of a run start (PADCONF_FLAKY_COUNTER) before one's imports break
+
+
+class _ImportsBreakMidRun:
+    """The real runtime, in a worker whose imports break after BREAK_AFTER cases of the run, as an
+    import cut short by a MemoryError under the worker's cap leaves them: ``broken`` (a module the
+    adapter's conversion imports from) is None in sys.modules, so that the adapter's next import
+    of it raises ImportError in padconf's frame. Only that worker's: its successors fork from the
+    zygote, whose imports are whole."""
+    placements = ("folded",)  # each case a model of its own: each is converted, none taken from a worker's cache
+    broken = ""
+
+    def run(self, case, placement="inputs"):
+        if shared_count() == BREAK_AFTER + 1:
+            sys.modules[self.broken] = None
+        return super().run(case, placement)
+
+
+class IreeImportsBreakMidRun(_ImportsBreakMidRun, IreeAdapter):
+    broken = "iree.compiler.extras"  # _import's `from iree.compiler.extras import onnx_importer`
+
+
+class TvmImportsBreakMidRun(_ImportsBreakMidRun, TvmAdapter):
+    broken = "tvm.relax.frontend.onnx"  # _build's `from tvm.relax.frontend.onnx import from_onnx`
+
+
+class _SlipOnTrigger:
+    """The real runtime, with a slip in the adapter's own code where it builds the trigger case's
+    model (data starting 666): it reads an attribute it does not have, in every worker, inside the
+    adapter's try (which turns the runtime's exceptions into refusals)."""
+    placements = ("folded",)
+    _building_trigger = False
+
+    def run(self, case, placement="inputs"):
+        self._building_trigger = CorrectAdapter.triggered(case)
+        return super().run(case, placement)
+
+    def _slip(self):
+        if self._building_trigger:
+            return self.session_options  # no such attribute: the slip
+
+
+class IreeSlipOnTrigger(_SlipOnTrigger, IreeAdapter):
+    def _load(self, model):
+        self._slip()
+        return super()._load(model)
+
+
+class TvmSlipOnTrigger(_SlipOnTrigger, TvmAdapter):
+    def _build(self, model):
+        self._slip()
+        return super()._build(model)

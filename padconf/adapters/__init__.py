@@ -15,6 +15,7 @@ import functools
 import importlib
 import importlib.metadata
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from padconf.adapters.compile_cache import CompileDied
+from padconf.adapters.faults import plugin_files, raise_unless_answer
 from padconf.adapters.outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
@@ -132,6 +134,8 @@ class Adapter:
                 importlib.import_module(module)
             except Exception as exc:  # ImportError, or a broken shared library
                 return f"{module} cannot be imported: {error_text(exc)}"
+        if "onnx" in sys.modules:  # onnx fills its operator schemas on first use: here, not under a worker's cap
+            sys.modules["onnx"].defs.get_schema("Pad")
         return None
 
     def notes(self) -> list[str]:
@@ -173,8 +177,18 @@ class Adapter:
 
     def refusal(self, exc: Exception) -> Refusal:
         """The runtime's exception ``exc`` as a refusal: decided here, while its type is known
-        (the model cache keeps the refusal, not the exception)."""
+        (the model cache keeps the refusal, not the exception). What is no answer of the
+        runtime's is raised instead (``raise_unless_answer``)."""
+        self.raise_unless_answer(exc)
         return Refusal(error_text(exc), self.lacks_kernel(exc))
+
+    def raise_unless_answer(self, exc: BaseException) -> None:
+        """Raise ``exc`` where it is no answer of the runtime's, for the worker: a MemoryError (the
+        worker's cap: the worker ends), and padconf's own fault or the plugin's (a slip in the
+        adapter's code, an import that failed: faults.own_fault) as OwnFault, which the worker
+        records as inconclusive, never as the runtime's refusal. ``refusal`` calls it; an adapter
+        that words a refusal itself calls it first."""
+        raise_unless_answer(exc, plugin_files(type(self)))
 
     def lacks_kernel(self, exc: Exception) -> bool:
         """Whether ``exc`` says the runtime has no kernel for the case's dtype or version, rather

@@ -276,8 +276,8 @@ class CompileCache:
         if fd >= 0:
             st = os.fstat(fd)
             if stat.S_ISREG(st.st_mode) and st.st_size <= _MAX_FILE:  # bounded before a byte is read
-                with os.fdopen(fd, "rb") as f:
-                    blob = f.read(_MAX_FILE + 1)
+                with os.fdopen(fd, "rb") as f:  # its size, not the bound: read(n) reserves n bytes first
+                    blob = f.read(st.st_size + 1)
             else:
                 os.close(fd)
         head, newline, payload = blob[len(MAGIC):].partition(b"\n")

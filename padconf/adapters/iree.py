@@ -71,6 +71,13 @@ class IreeAdapter(Adapter):
     package = "iree-base-compiler"
     backend, driver = "llvm-cpu", "local-sync"  # iree-compile's --iree-hal-target-backends, the HAL driver
     compiles_ahead = True
+    # What a conversion imports, imported in the zygote: under a worker's address-space cap, an
+    # import cut short by a MemoryError leaves its MLIR dialect registered and its module gone or
+    # half made, and every later conversion in that worker fails the same way ("Dialect namespace
+    # 'func' is already registered."); a worker whose first cases come from the compile cache
+    # imports them only at its first conversion, however full its address space is by then.
+    preload = (*Adapter.preload, "iree.compiler.version", "iree.compiler.extras.onnx_importer",
+               "iree.compiler.dialects.builtin", "mmap")  # mmap: iree.runtime's, on loading a module
 
     def __init__(self):
         super().__init__()

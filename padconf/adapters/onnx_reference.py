@@ -35,8 +35,10 @@ class OnnxReferenceAdapter(Adapter):
             (out,) = evaluator.run(None, feeds(case, placement))
             return Outcome(output=out)
         except NotImplementedError as exc:
+            self.raise_unless_answer(exc)
             return Outcome(error=f"NotImplementedError: {error_text(exc)}", not_implemented=True)
         except Exception as exc:
+            self.raise_unless_answer(exc)
             return Outcome(error=f"{type(exc).__name__}: {error_text(exc)}")
 
     def run_model(self, model: bytes, feeds: dict) -> list:

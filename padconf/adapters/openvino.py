@@ -28,7 +28,7 @@ from padconf.core.dtypes import numpy_dtype
 from padconf.core.vocabulary import Placement
 from padconf.spec.loader import parse_spec_id
 
-# The friendly name of the zero Constant an omitted pad_value is written as (testdata_read finds it by it).
+# The friendly name of the zero Constant an omitted pad_value is written as (padconf.suite.folders finds it by it).
 OV_DEFAULT_PAD_VALUE = "pad_value_default"
 
 

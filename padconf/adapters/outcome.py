@@ -15,6 +15,7 @@ class Outcome:
     printed: dict | None = None  # what the runtime wrote to stdout / stderr during the case
     seconds: float | None = None  # how long the runtime took (model build included)
     skipped: str | None = None  # why the adapter could not put the case to the runtime at all
+    fault: str | None = None  # why this is padconf's own fault (or a plugin's), not the runtime's answer
 
 
 def error_text(exc: BaseException) -> str:

@@ -36,6 +36,7 @@ import re
 import numpy as np
 
 from padconf.adapters import Adapter, Outcome, StandaloneRepro, error_text
+from padconf.adapters.faults import raise_unless_answer
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.cases.context import snap
@@ -66,6 +67,7 @@ def _run(runtime: str, model: bytes, inputs: dict) -> tuple[np.ndarray | None, s
         session = ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
         return np.asarray(session.run(None, inputs)[0]), None
     except Exception as exc:
+        raise_unless_answer(exc)  # a control runtime's refusal, not padconf's fault
         return None, f"{type(exc).__name__}: {error_text(exc)}"
 
 
@@ -87,7 +89,8 @@ def _classified(case: Case) -> Case | None:
     onnx's evaluator), or None where it cannot be (too large, or a spec folder it lacks)."""
     try:
         found = classify(case, get_spec(case.spec))
-    except Exception:  # noqa: BLE001  no classification: the rewrite is judged without one
+    except Exception as exc:  # noqa: BLE001  no classification: the rewrite is judged without one
+        raise_unless_answer(exc)  # unless padconf's own code failed
         return None
     return None if found.kind == CaseKind.TOO_LARGE else found
 
@@ -108,6 +111,7 @@ def _check(model) -> str | None:
         onnx.checker.check_model(model, full_check=True)
         return None
     except Exception as exc:
+        raise_unless_answer(exc)
         return error_text(exc)
 
 
@@ -157,10 +161,12 @@ class RewriterAdapter(Adapter):
         try:
             model = build_model(case, placement)
         except Exception as exc:  # what the model cannot hold (a string value in a float attribute)
+            self.raise_unless_answer(exc)
             return Outcome(error=f"{type(exc).__name__}: {error_text(exc)}")
         try:
             rewritten = self.rewrite(_copy(model), self.passes)  # a copy: some rewriters change their input
         except Exception as exc:
+            self.raise_unless_answer(exc)
             if self.refuses(exc):
                 return Outcome(skipped=f"{self.name} refuses to rewrite the model (which is fine): {error_text(exc)}")
             return Outcome(error=f"{self.name} raised: {type(exc).__name__}: {error_text(exc)}")
@@ -222,7 +228,8 @@ class RewriterAdapter(Adapter):
         for one in self.passes:
             try:
                 alone = self.rewrite(_copy(model), (one,)).SerializeToString()
-            except Exception:
+            except Exception as exc:
+                self.raise_unless_answer(exc)
                 continue
             if not _same(case, control, _run(runtime, alone, inputs)):
                 found.append(one)

@@ -60,6 +60,9 @@ class TvmAdapter(Adapter):
     package = "apache-tvm"
     target = "llvm"  # tvm.target.Target's kind: llvm (CPU), cuda, vulkan
     compiles_ahead = True
+    # what export_library imports on a worker's first compile: imported in the zygote, not under a
+    # worker's address-space cap (IreeAdapter.preload says why)
+    preload = (*Adapter.preload, "tvm.contrib.tvmjs", "tvm.support.emcc")
 
     def __init__(self):
         super().__init__()
@@ -112,9 +115,8 @@ class TvmAdapter(Adapter):
                 try:
                     graph = convert()[1] if module is None else module  # linked earlier: not converted yet
                     tvm.compile(graph, target=tvm.target.Target(self.target)).export_library(path)
-                except MemoryError:  # the worker's cap, not TVM's verdict on the model
-                    raise
-                except Exception as exc:  # TVM's refusal: as deterministic as its output
+                except Exception as exc:  # TVM's refusal, as deterministic as its output, is kept in the cache;
+                    self.raise_unless_answer(exc)  # the worker's cap and padconf's own faults are not
                     raise CompileFailed(error_text(exc)) from None
                 with open(path, "rb") as f:
                     return f.read()

@@ -153,7 +153,7 @@ def inside(path: Path | str, folder: Path | str, error: type[Exception] = CaseEr
     return resolved
 
 
-MAX_NPY_DIMS = 32  # what a TensorProto may have here (testdata_read.tensor_array)
+MAX_NPY_DIMS = 32  # what a TensorProto may have here (padconf.suite.folders.tensor_array)
 
 
 def npy_array(data: bytes, where: str, allowed: Callable[[np.dtype], bool], expected: str, limit: int,

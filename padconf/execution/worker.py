@@ -185,8 +185,15 @@ class Worker:
     def run(self, cases: list[Case], placement: Placement) -> Iterator[tuple[Outcome, Status]]:
         """Yield ``(outcome, status)`` per case. A case that crashes or hangs a worker which had
         already run other cases is retried alone in a fresh worker: a runtime that corrupted its
-        memory on an earlier case must not have its crash pinned on an innocent one."""
+        memory on an earlier case must not have its crash pinned on an innocent one. A case
+        whose answer was padconf's own fault (Outcome.fault: the worker has ended) runs again in
+        a fresh worker, once: what it does there is its result, a fault again included."""
         for case, (outcome, status, fresh) in zip(cases, self._raw(cases, placement)):
+            if outcome.fault:
+                (retry, retry_status, _), = self._raw([case], placement)
+                retry.note = "; ".join(filter(None, (f"padconf's own fault in the worker that ran it first "
+                                                     f"({outcome.fault}); run again in a fresh worker", retry.note)))
+                outcome, status, fresh = retry, retry_status, True
             if status != Status.OK and not fresh:  # what it does alone is its own verdict, whatever it is
                 (retry, retry_status, _), = self._raw([case], placement)
                 if retry_status != status:
@@ -220,9 +227,20 @@ class Worker:
                   timeout: float | None = None) -> tuple[list | None, str | None, Status]:
         """``(outputs, error, status)`` of a whole ONNX model run alone in a worker process of its
         own: outputs in graph order, or the runtime's error; its status OK, CRASH or TIMEOUT
-        (after ``timeout`` seconds, default the worker's)."""
+        (after ``timeout`` seconds, default the worker's). An answer that was padconf's own fault
+        (adapters.faults) is asked again of a fresh worker, once; a second is InternalFault,
+        never the runtime's error."""
         if self.elsewhere is not None:
             raise PadconfError(f"{self.adapter} runs Pad cases in an environment of its own, not a user's whole model")
+        for _ in range(2):
+            outputs, error, status, fault = self._model_once(model, feeds, timeout)
+            if not fault:
+                return outputs, error, status
+        raise InternalFault(f"runtime {self.adapter}: padconf's own fault running a whole model, not the "
+                            f"runtime's answer: {fault}")
+
+    def _model_once(self, model: bytes, feeds: dict,
+                    timeout: float | None) -> tuple[list | None, str | None, Status, str | None]:
         self.end_process()
         self.start()
         timeout = timeout or self.timeout
@@ -235,12 +253,13 @@ class Worker:
                           else (sent, f"{timeout:g} s", None))
         try:
             if line is Status.TIMEOUT:
-                return None, f"no answer within {limit}", Status.TIMEOUT
+                return None, f"no answer within {limit}", Status.TIMEOUT, None
             if line is Status.CRASH:
-                return None, proc.death(), Status.CRASH
+                return None, proc.death(), Status.CRASH, None
             reply = json.loads(line)
-            return ((None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]),
-                    reply["error"], Status(reply["status"]))  # a compile that died: TIMEOUT or CRASH
+            outputs = None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]
+            # a compile that died is TIMEOUT or CRASH
+            return outputs, reply["error"], Status(reply["status"]), reply.get("fault")
         finally:
             self.end_process()
 
@@ -346,6 +365,11 @@ class Worker:
                     # (a time-out the compile cache kept from an earlier, longer limit says so itself)
                     yield (Outcome(error=reply["error"], note=shortened if f"within {compile_timeout:g} s"
                                    in (reply["error"] or "") else None), Status(reply["status"]), fresh)
+                    break
+                if reply.get("fault"):  # padconf's own fault, not the runtime's answer: the worker ends itself
+                    self.end_process()  # not a restart: no case of the runtime's ended it
+                    yield Outcome(fault=reply["fault"], printed=reply["printed"], seconds=reply["seconds"]), \
+                        Status.OK, fresh
                     break
                 if self.elsewhere is not None:
                     yield self.elsewhere.outcome(reply), Status.OK, fresh

@@ -24,6 +24,7 @@ from pathlib import Path
 
 from padconf.adapters import Outcome, error_text, get_adapter
 from padconf.adapters.compile_cache import CompileDied, CompileTimedOut
+from padconf.adapters.faults import OwnFault, own_fault, plugin_files
 from padconf.cases.case import MAX_CASE_BYTES, Case
 from padconf.core.dtypes import decode_array, dtype_name, encode_array
 from padconf.core.errors import PadconfError
@@ -79,8 +80,15 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                       "outputs": [encode_array(a, dtype_name(a.dtype)) for a in outputs]})
             except CompileDied as exc:
                 send({"status": _died(exc), "error": str(exc), "outputs": None})
-            except Exception as exc:
-                send({"status": Status.OK, "error": error_text(exc), "outputs": None})
+            except MemoryError:
+                send({"status": Status.CRASH, "error": f"out of memory (worker cap {memory_mb} MB)", "outputs": None})
+                os._exit(3)
+            except BaseException as exc:
+                fault = _fault(adapter, exc)
+                send({"status": Status.OK, "error": None if fault else error_text(exc), "outputs": None,
+                      "fault": fault})
+                if fault:
+                    os._exit(0)  # its state may be the cause: padconf forks a fresh worker
             continue
         adapter.compile_timeout = request.get("compile_timeout")
         for doc in request["cases"]:
@@ -95,12 +103,26 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
             except MemoryError:
                 send({"status": Status.CRASH, "error": f"out of memory (worker cap {memory_mb} MB)"})
                 os._exit(3)  # the heap may be in pieces: start afresh
-            except Exception as exc:  # an adapter bug is reported, not fatal
-                outcome = Outcome(error=f"adapter raised {type(exc).__name__}: {exc}")
+            except BaseException as exc:  # escaped the adapter: its runtime's refusal, or padconf's fault
+                fault = _fault(adapter, exc)
+                outcome = (Outcome(fault=fault) if fault
+                           else Outcome(error=f"adapter raised {type(exc).__name__}: {exc}"))
             send({"status": Status.OK, "error": outcome.error, "not_implemented": outcome.not_implemented,
                   "output": _encode_output(outcome), "printed": _printed_since(marks),
                   "seconds": round(time.perf_counter() - started, 4),
-                  "skipped": outcome.skipped, "note": outcome.note})
+                  "skipped": outcome.skipped, "note": outcome.note, "fault": outcome.fault})
+            if outcome.fault:
+                os._exit(0)  # its state may be the cause (imports left half made): padconf forks a fresh worker
+
+
+def _fault(adapter, exc: BaseException) -> str | None:
+    """Why ``exc``, out of the adapter, is padconf's own fault (or the plugin's), not the runtime's
+    answer; None when it is the runtime's (adapters.faults)."""
+    if isinstance(exc, OwnFault):
+        return str(exc)
+    if not isinstance(exc, Exception):  # KeyboardInterrupt, SystemExit: the worker's end, not an answer
+        raise exc
+    return own_fault(exc, plugin_files(type(adapter)))
 
 
 def _died(exc: CompileDied) -> Status:

@@ -15,12 +15,13 @@ JSON lines:
 - a worker says READY, then answers ``{"op": "run", "placement": p, "compile_timeout": s,
   "cases": [case inputs, ...]}`` (one case at a time where the adapter is not
   order_independent) with one line per case as it finishes (``{"status", "error",
-  "not_implemented", "output", "printed", "seconds"}``), so that when it dies the parent knows
-  which case killed it, forks a new one and resends the rest (an adapter that compiles ahead
-  of time first says BUILDING whenever it compiles a model, and then has the compile time
-  limit, not the run's, to answer); and answers ``{"op": "model", "model": base64 ONNX bytes,
-  "feeds": {name: array}}`` (a user's whole model, for ``padconf minimize``) with ``{"status",
-  "error", "outputs": [array, ...]}``.
+  "not_implemented", "output", "printed", "seconds", "fault"}``; a ``fault``, why the answer is
+  padconf's own fault and not the runtime's, ends the worker after its line), so that when it
+  dies the parent knows which case killed it, forks a new one and resends the rest (an adapter
+  that compiles ahead of time first says BUILDING whenever it compiles a model, and then has the
+  compile time limit, not the run's, to answer); and answers ``{"op": "model", "model": base64
+  ONNX bytes, "feeds": {name: array}}`` (a user's whole model, for ``padconf minimize``) with
+  ``{"status", "error", "outputs": [array, ...], "fault"}``.
 """
 from __future__ import annotations
 

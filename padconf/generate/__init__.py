@@ -1,3 +1,2 @@
-"""The generate layer: the fixed suite, its test data written (testdata_write, scripts) and test
-data read back as cases (testdata_read).
-"""
+"""The generate layer: the fixed suite (padconf.suite.fixed) written as test data (writer, and the
+standalone scripts beside it); padconf.suite.folders reads them back as cases."""

@@ -16,7 +16,7 @@ spec files and seed::
 ``onnx/`` is exactly the layout of onnx's node tests, so ``onnx.backend.test.loader.
 load_model_tests(data_dir=out, kind="onnx")`` loads it. Expected outputs come from padconf's
 reference through ``classify``, never from a runtime. ``export_onnx_node_tests`` writes onnx's
-own node tests in the same layout. testdata_read reads any of them back.
+own node tests in the same layout. padconf.suite.folders reads any of them back.
 """
 from __future__ import annotations
 

@@ -30,7 +30,8 @@ class Verdict(Word):
     AMBIGUOUS = "ambiguous"
     SKIPPED = "skipped"  # the adapter cannot express the case (the runtime's API lacks a way to feed it)
     # Nothing can be concluded, for the reason in the detail: a refusal of a must-reject case whose
-    # repaired twin the runtime refuses too, or a case too large for the reference to check.
+    # repaired twin the runtime refuses too, a case too large for the reference to check, or an
+    # answer that was padconf's own fault (Outcome.fault).
     INCONCLUSIVE = "inconclusive"
 
 
@@ -52,6 +53,7 @@ class Difference(Word):
 
 
 VERDICTS = tuple(Verdict)
+OWN_FAULT = "padconf's own fault, not the runtime's answer"  # an inconclusive ruling's words for Outcome.fault
 FAILURES = (Verdict.MISMATCH, Verdict.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED, Verdict.NOT_IMPLEMENTED,
             Verdict.CRASH, Verdict.TIMEOUT, Verdict.UNEXPLAINED)
 NAN_PAYLOAD_OR_ZERO_SIGN = Difference.NAN_PAYLOAD_OR_ZERO_SIGN
@@ -163,7 +165,11 @@ def _nan_bits(x) -> str:
 
 
 def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
-    """``status`` is the worker's (vocabulary.Status)."""
+    """``status`` is the worker's (vocabulary.Status). An outcome that is padconf's own fault
+    (Outcome.fault: padconf's adapter code failed, or the worker's imports broke) says nothing
+    of the runtime: inconclusive, whatever the case, so that nothing triages it."""
+    if outcome.fault:
+        return Ruling(Verdict.INCONCLUSIVE, f"{OWN_FAULT}: {outcome.fault}")
     if status in (Verdict.CRASH, Verdict.TIMEOUT):  # the worker's word for it is the verdict's
         return Ruling(Verdict(status), outcome.error)
     if outcome.skipped:
@@ -261,6 +267,9 @@ def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, t
     if isinstance(twin, str):
         return Ruling(Verdict.INCONCLUSIVE, f"refused, and no repaired twin to confirm why: {twin}")
     assert twin_outcome is not None  # a twin that ran has its outcome
+    if twin_outcome.fault:
+        return Ruling(Verdict.INCONCLUSIVE, f"refused, and its repaired twin {twin.id} could not be run: "
+                                            f"{OWN_FAULT}: {twin_outcome.fault}")
     if accepted(twin_outcome, twin_status):
         return ruling
     why = twin_status if twin_status != Status.OK else twin_outcome.skipped or twin_outcome.error or "no output"

@@ -50,7 +50,7 @@ class RunConfig:
     compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
     # models an ahead-of-time compiler builds in the run (padconf.run.compile_budget), or "all"
     compile_budget: int | str = DEFAULT_COMPILE_BUDGET
-    cases_dir: list[str] | None = None  # read the cases from test directories (testdata_read's layout)
+    cases_dir: list[str] | None = None  # read the cases from test directories (padconf.suite.folders' layout)
 
     def __post_init__(self):
         for name in ("runtimes", "specs", "cases_dir"):  # first: the checks below take each entry in turn

@@ -215,6 +215,27 @@ def test_the_key_is_read_once_a_process(tmp_path, key_file):
     assert CompileCache(root).get(cache_key("graph")) == b"compiled"
 
 
+_READ_UNDER_A_CAP = """
+import resource, sys
+from pathlib import Path
+from padconf.adapters.compile_cache import CompileCache, cache_key
+cache = CompileCache(Path(sys.argv[1]))
+cache.put(cache_key("graph"), b"compiled")
+size = next(int(l.split()[1]) * 1024 for l in open("/proc/self/status") if l.startswith("VmSize"))
+resource.setrlimit(resource.RLIMIT_AS, (size + (64 << 20), resource.RLIM_INFINITY))
+print(cache.get(cache_key("graph")) == b"compiled")
+"""
+
+
+def test_an_entry_is_read_in_the_memory_its_size_takes(tmp_path):
+    """A worker reads entries under its address-space cap: reading one kilobyte-sized entry took
+    the entry bound's 256 MiB first (read(n) reserves n bytes), a MemoryError in a worker with
+    less left, which IREE's adapter then recorded as IREE's refusal."""
+    done = subprocess.run([sys.executable, "-c", _READ_UNDER_A_CAP, str(tmp_path / "cache")], capture_output=True,
+                          text=True, timeout=120, env={**os.environ, KEY_ENV: os.environ[KEY_ENV]})
+    assert done.returncode == 0 and done.stdout.split() == ["True"], done.stderr[-2000:]
+
+
 # ---------------------------------------------------------------- (b) --clear
 
 

@@ -1,7 +1,10 @@
 """padconf's own faults and interruptions (issue 40): a helper process gone when padconf needs it
 is started again, never the run's end; what is padconf's fault exits 3 with its phase and a
 traceback file, never as a usage error; Ctrl-C says so with 130 in every phase; one process
-writes a run directory at a time; its rows are counted once."""
+writes a run directory at a time; its rows are counted once; an exception that is padconf's own
+fault, not the runtime's answer, is never the runtime's verdict."""
+import importlib
+import importlib.util
 import json
 import os
 import select
@@ -10,17 +13,23 @@ import subprocess
 import sys
 import threading
 import time
+import traceback
 import uuid
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from padconf.adapters import Outcome
+from padconf.adapters.compile_cache import ENV, KEY_ENV
+from padconf.adapters.faults import OwnFault, own_fault, raise_unless_answer
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import FAULT_FILE, main
 from padconf.execution.reaper import descendants
 from padconf.execution.worker import Worker
+from padconf.judging.verdicts import FAILURES, OWN_FAULT, Verdict, confirm_refusal, judge
+from padconf.report.report import distinct_failures
 from padconf.run import runner
 from padconf.run.rundir import RESULTS_WRITTEN, RunDirLock, read_jsonl, read_results
 from padconf.run.runner import Run, RunConfig
@@ -351,3 +360,159 @@ def test_a_drawing_child_killed_is_replaced_and_draws_the_same_cases(monkeypatch
     args = [(None, spec, 4, 0) for spec in ("onnx/Pad-2", "onnx/Pad-19", "openvino/Pad-12")]
     assert _draw_in_children(args, 2) == [draw_spec(a) for a in args]
     assert len(started) == 3  # two children, and one in place of the one that died
+
+
+# ---------------------------------------------------------------- padconf's own faults are never verdicts
+
+needs_iree = pytest.mark.skipif(importlib.util.find_spec("iree") is None, reason="padconf[iree] is not installed")
+needs_tvm = pytest.mark.skipif(importlib.util.find_spec("tvm") is None, reason="padconf[tvm] is not installed")
+COMPILERS = [pytest.param("Iree", marks=needs_iree), pytest.param("Tvm", marks=needs_tvm)]
+
+
+@pytest.fixture
+def compile_cache(tmp_path, monkeypatch):
+    """A compile cache and key of the test's own, which the workers inherit: every model is converted."""
+    monkeypatch.setenv(ENV, str(tmp_path / "compile-cache"))
+    monkeypatch.setenv(KEY_ENV, str(tmp_path / "compile-cache.key"))
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))
+
+
+def _compiler_run(tmp_path, runtime: str, cases: list[Case]) -> list[dict]:
+    """A real run of ``runtime`` on ``cases``, its rows in plan order; no row may be a failure."""
+    out = tmp_path / "run"
+    run = Run(out, RunConfig(runtimes=[runtime]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    rows = list(read_results(out / "results.jsonl"))
+    assert len(rows) == len(cases)
+    assert [r for r in rows if r["verdict"] in FAILURES] == []  # nothing to triage, file, gate or minimize
+    assert distinct_failures(rows) == [] and not (out / "controls.jsonl").exists()
+    return rows
+
+
+def _small(k: int, first: int | None = None) -> Case:
+    data = np.arange(k + 2, dtype=np.float32)
+    if first is not None:
+        data[0] = first
+    return classify(Case("onnx/Pad-19", data, [0, k + 1], mode="constant"))
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_worker_whose_imports_break_mid_run_is_replaced_and_its_case_run_again(tmp_path, compile_cache, compiler):
+    """IREE's default run: a worker's import cut short under its cap broke its imports, and every
+    later case in it was IREE's "cannot import name ..." refusal, 37 of them Pad bugs to file. The
+    ImportError in padconf's conversion code is padconf's fault: the worker ends, the case runs
+    again in a fresh one and gets the runtime's own verdict, and so does every case after it."""
+    cases = [_small(k) for k in range(5)]
+    rows = _compiler_run(tmp_path, FAKE + f"{compiler}ImportsBreakMidRun", cases)
+    assert [r["verdict"] for r in rows] == ["pass"] * len(cases)
+    faulted = [i for i, r in enumerate(rows) if "padconf's own fault" in (r["note"] or "")]
+    assert len(faulted) == 1, [r["note"] for r in rows]
+    i = faulted[0]
+    assert "import failed in the worker" in rows[i]["note"] and "run again in a fresh worker" in rows[i]["note"]
+    before = {r["process"] for r in rows[:i]}
+    assert before and rows[i]["process"] not in before  # the worker was replaced
+    assert {r["process"] for r in rows[i:]} == {rows[i]["process"]}  # and its successor judged the rest
+    assert not any(r["error"] for r in rows)
+
+
+@pytest.mark.parametrize("compiler", COMPILERS)
+def test_a_slip_in_an_adapters_own_code_is_inconclusive_saying_so_never_a_refusal(tmp_path, compile_cache,
+                                                                                  compiler):
+    """An AttributeError the adapter's own code raises while it builds one case's model, inside the
+    try that turns the runtime's exceptions into refusals: the case runs again in a fresh worker,
+    fails the same way, and is inconclusive, saying it is padconf's fault; the worker is replaced
+    and the cases after it are judged as usual."""
+    cases = [_small(0), _small(1), _small(2, first=666), _small(3), _small(4)]
+    rows = _compiler_run(tmp_path, FAKE + f"{compiler}SlipOnTrigger", cases)
+    (slipped,) = [i for i, r in enumerate(rows) if r["case_id"] == cases[2].id]
+    row = rows[slipped]
+    assert row["verdict"] == "inconclusive" and row["error"] is None
+    assert row["detail"].startswith(OWN_FAULT + ": AttributeError: ") and "session_options" in row["detail"]
+    assert "fake_adapters.py" in row["detail"] and "run again in a fresh worker" in row["note"]
+    assert [r["verdict"] for i, r in enumerate(rows) if i != slipped] == ["pass"] * (len(cases) - 1)
+    before, after = {r["process"] for r in rows[:slipped]}, {r["process"] for r in rows[slipped + 1:]}
+    assert row["process"] not in before | after and not before & after  # each fault ended its worker
+
+
+def test_padconfs_own_fault_is_inconclusive_whatever_the_case_and_the_worker_said():
+    """judge() gives an outcome marked as padconf's fault no other verdict, for every kind of case
+    (a must-reject case's missing output would otherwise pass, a defined one's be wrongly-rejected),
+    and a refusal whose repaired twin faulted is not confirmed."""
+    fault = "ImportError: cannot import name 'Attribute' from 'iree.compiler.ir'"
+    defined = planted(1)
+    must_reject = classify(Case("onnx/Pad-19", np.array([1, 2, 3], np.int32), [0, 1, 2], mode="constant"))
+    ambiguous = classify(Case("onnx/Pad-19", np.zeros((0,), np.float32), [1, 1], mode="edge"))
+    assert {defined.kind, must_reject.kind, ambiguous.kind} == {"defined", "must-reject", "ambiguous"}
+    for case in (defined, must_reject, ambiguous):
+        for status in ("ok", "crash"):
+            ruling = judge(case, Outcome(fault=fault), status)
+            assert (ruling.verdict, ruling.detail) == (Verdict.INCONCLUSIVE, f"{OWN_FAULT}: {fault}")
+    refused = judge(must_reject, Outcome(error="pads of the wrong length"))
+    assert refused.verdict == Verdict.PASS
+    twin = confirm_refusal(refused, defined, Outcome(fault=fault))
+    assert twin.verdict == Verdict.INCONCLUSIVE and fault in twin.detail
+
+
+# What padconf's own frames and a runtime's look like to own_fault: this module stands for a
+# plugin adapter's (its frames count as padconf's), numpy and onnx for runtimes.
+HERE = (__file__,)
+
+
+def _raised(action) -> BaseException:
+    try:
+        action()
+    except BaseException as exc:  # noqa: BLE001
+        return exc
+    raise AssertionError("nothing raised")
+
+
+def _slip_attribute():
+    return np.ndarray.session_options  # type: ignore[attr-defined]
+
+
+def _slip_call():
+    return _small(1, 2, 3)  # type: ignore[call-arg]
+
+
+def _slip_none():
+    return None + 1  # type: ignore[operator]
+
+
+def _slip_subscript():
+    return _raised.__defaults__[0]  # None[0]
+
+
+def _runtime_type_error():
+    return np.zeros("three")  # numpy's native code refuses the argument: its answer
+
+
+def _deliberate():
+    raise TypeError("OpenVINO returned element type dynamic, which padconf has no name for")
+
+
+def _runtime_python():
+    import onnx.checker
+    onnx.checker.check_model(123)  # its own code reads an attribute an int lacks: still its answer
+
+
+def test_own_fault_tells_padconfs_slips_from_the_runtimes_answers(tmp_path, monkeypatch):
+    assert "_slip_attribute" in "".join(traceback.format_exception(_raised(_slip_attribute)))
+    for slip in (_slip_attribute, _slip_call, _slip_none, _slip_subscript):
+        why = own_fault(_raised(slip), HERE)
+        assert why and "the adapter's own code" in why and "test_own_faults.py" in why, slip
+        assert own_fault(_raised(slip)) is None  # not this test's frames: another's, the runtime's
+    for answer in (_runtime_type_error, _deliberate, _runtime_python):
+        assert own_fault(_raised(answer), HERE) is None, answer
+    # an import that fails is the worker's imports, wherever it fails, whatever it raises
+    missing = own_fault(_raised(lambda: importlib.import_module("padconf_no_such_module")))
+    assert missing and "import failed in the worker" in missing
+    (tmp_path / "half_made.py").write_text("raise RuntimeError(\"Dialect namespace 'func' is already registered.\")\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    broken = own_fault(_raised(lambda: importlib.import_module("half_made")))
+    assert broken and "half_made.py:1" in broken and "already registered" in broken
+    # the worker's cap: raised for the worker to end itself, never a refusal
+    with pytest.raises(MemoryError):
+        raise_unless_answer(MemoryError())
+    with pytest.raises(OwnFault):
+        raise_unless_answer(_raised(_slip_none), HERE)
+    raise_unless_answer(_raised(_runtime_python), HERE)
