@@ -2,7 +2,7 @@
 every process it started, and those over the cores (a wall time no scheduling of the lanes can
 beat); results/s, and per runtime
 the results, seconds, worker restarts and seconds spent waiting on hangs; the lane seconds of the
-context cases (issue 44) and the wall time less their share, the run without them; seconds drawing cases,
+context cases and the wall time less their share, the run without them; seconds drawing cases,
 padconf's own peak RSS and the size of the run directory (and its largest file). Targets (2
 cores): default < 120 s, ci < 25 s, peak RSS < 300 MB, run directory < 30 MB, for every seed
 (what is drawn depends on the seed: seed 2 once wrote 60 MB); a row past a size target is
@@ -63,7 +63,7 @@ def run(profile: str, jobs: int | None, seed: int, runtimes: Sequence[str] = (),
 
 
 def context_share(out: Path) -> tuple[float, float]:
-    """(lane seconds of the run's context cases, of all its cases): issue 44's cost of contexts,
+    """(lane seconds of the run's context cases, of all its cases): the cost of contexts,
     which draw on top of every version's budget (a run without them is the same run less them)."""
     contexts = {doc["id"] for doc in map(json.loads, (out / "cases.jsonl").open()) if doc.get("context")}
     rows = [json.loads(line) for line in (out / "results.jsonl").open()]

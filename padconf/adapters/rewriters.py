@@ -1,4 +1,4 @@
-"""Graph rewriters and converters as implementations under test (issue 44): onnxoptimizer's Pad
+"""Graph rewriters and converters as implementations under test: onnxoptimizer's Pad
 passes, onnxscript's optimizer and its Pad-into-Conv rewrite, onnxslim, onnx-simplifier and onnx's
 version converter.
 
@@ -333,7 +333,7 @@ class OnnxSimAdapter(RewriterAdapter):
         return onnxsim_rewrite(model, {})
 
 
-# onnx's version converter across Pad's versions (issue 44: 2->11, 11->13, 13->18, 18->19 and
+# onnx's version converter across Pad's versions (2->11, 11->13, 13->18, 18->19 and
 # back): a case of Pad-v converts to the next Pad version of the chain ("up"), or the one before
 # ("down", the variant onnx-version-converter[direction=down]); the model runs at the target opset
 CONVERSIONS = {"up": {2: 11, 11: 13, 13: 18, 18: 19}, "down": {11: 2, 13: 11, 18: 13, 19: 18}}

@@ -88,7 +88,7 @@ class Case:
     op: str = "Pad"
     origin: str = "generated"  # e.g. "example:example_2_reflect", "hypothesis"
     tags: list[str] = field(default_factory=list)  # edge classes this case exercises
-    # the Pad's neighbourhood (issue 44): consumer, producer of pads, static shape; None: one node
+    # the Pad's neighbourhood: consumer, producer of pads, static shape; None: one node
     context: Context | None = None
 
     @property

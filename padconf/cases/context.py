@@ -1,4 +1,4 @@
-"""A Pad case's neighbourhood (issue 44): the consumer the Pad feeds, the nodes that produce its
+"""A Pad case's neighbourhood: the consumer the Pad feeds, the nodes that produce its
 pads, and whether the data's shape is static. Data only: drawing, the oracle and the model are
 in padconf.cases.context_oracle.
 

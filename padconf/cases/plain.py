@@ -1,4 +1,4 @@
-"""Cases every draw holds, whatever the seed and profile (issue 43, part 6).
+"""Cases every draw holds, whatever the seed and profile.
 
 - ``plain_violations(spec)``: for each rule of the version, must-reject cases that break that
   rule alone on a plain base (the version's worked example, or a small float32 case: nonzero

@@ -323,7 +323,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture
 def padconf_check(request: pytest.FixtureRequest):
-    """Runs and judges one parameter of padconf.share."""
+    """Runs and judges one parameter of padconf_case, in the session's Share."""
     share = _share(request.config)
     if share is None:
         pytest.fail(NEEDS_RUNTIME, pytrace=False)

@@ -16,7 +16,7 @@ from padconf.judging.verdicts import FAILURES
 from padconf.releases.bisect import Bisection
 from padconf.run.rundir import MAX_JSONL_BYTES, load_run
 
-CASE_FILE = "case.json"  # a bundle's minimal case, one cases.jsonl line (padconf.minimize.repro writes it)
+CASE_FILE = "case.json"  # a bundle's minimal case, one cases.jsonl line (padconf.minimize.bundle.writer writes it)
 ABOUT_FILE = "repro.json"  # a bundle's facts, its placement among them
 EVIDENCE_FILE = "evidence.json"
 REPORT_FILE = "REPORT.md"

@@ -1,4 +1,4 @@
-"""The compile cache runs only what padconf compiled (issue 40): an entry is used only when it
+"""The compile cache runs only what padconf compiled: an entry is used only when it
 carries an HMAC under the user's key, which lives outside the cache folder; a key file padconf
 cannot keep secret turns the cache off; ``padconf compile-cache --clear`` deletes only padconf's
 own entries, in a folder padconf tagged.

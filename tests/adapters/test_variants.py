@@ -1,5 +1,5 @@
 """A runtime is judged as its users run it by default; any other configuration is a variant,
-``name[option=value,...]``, a runtime of its own in every result (issue 43, part 1)."""
+``name[option=value,...]``, a runtime of its own in every result."""
 import numpy as np
 import pytest
 

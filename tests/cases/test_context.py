@@ -1,4 +1,4 @@
-"""Context cases (issue 44): Pad with a consumer after it, a producer of its pads, a static
+"""Context cases: Pad with a consumer after it, a producer of its pads, a static
 shape. The oracle is padconf's reference for the Pad and onnx's reference evaluator for the
 consumer; these tests check it against values worked out by hand, and the producers' chains
 against padconf's reference, on onnx's evaluator."""

@@ -1,6 +1,6 @@
 """Every draw holds, for each spec version and each of its rules, a must-reject case that breaks
-that rule alone on a plain base, and pads beyond 32 bits that cancel to a small output (issue
-43, part 6). The rules each version has are derived here from the spec documents, not from
+that rule alone on a plain base, and pads beyond 32 bits that cancel to a small output. The
+rules each version has are derived here from the spec documents, not from
 padconf.cases.plain."""
 import numpy as np
 import pytest

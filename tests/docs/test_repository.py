@@ -68,7 +68,7 @@ def test_no_test_installs_anything_and_ci_installs_chromium_visibly():
 
 def test_the_readme_is_a_user_guide_of_at_most_250_lines():
     lines = README.count("\n")
-    assert lines <= 250, f"README.md has {lines} lines: move reference material to docs/ (issue 41)"
+    assert lines <= 250, f"README.md has {lines} lines: move reference material to docs/"
     # measurements live in docs/performance.md, module names in docs/architecture.md
     assert not re.search(r"\bpadconf/\w+\.py\b", README), re.findall(r"\bpadconf/\w+\.py\b", README)
     assert not re.search(r"\b\d+(?:\.\d+)? ?(?:ms|MB)\b|\bcases/s\b", README)

@@ -1,4 +1,4 @@
-"""Controls on the same path (issue 43, part 2): besides Identity, a copy of the input's buffer,
+"""Controls on the same path: besides Identity, a copy of the input's buffer,
 the case's data and constant value go through data-movement ops of the same dtype (Reshape,
 Concat) in the same placement. A failure is Pad-specific only when these pass."""
 import ml_dtypes

@@ -1,4 +1,4 @@
-"""Triage by experiment (issue 43, part 3): before a minimized failure is put down to a policy, a
+"""Triage by experiment: before a minimized failure is put down to a policy, a
 missing kernel, or judged where its input is undefined, padconf minimize runs the case that would
 show otherwise (padconf.minimize.probes.experiments), on the real runtimes."""
 import json

@@ -1,4 +1,4 @@
-"""`padconf minimize` on context cases (issue 44), with the real rewriters and control runtimes:
+"""`padconf minimize` on context cases, with the real rewriters and control runtimes:
 a fusion bug keeps its consumer and its bundle's repro uses the rewriter's own call; a bug that
 shows without the consumer becomes a plain Pad bundle; a context graph's source lines build the
 very model padconf runs. Expected outputs are padconf's (its reference for the Pad, onnx's

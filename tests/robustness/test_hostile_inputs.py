@@ -1,4 +1,4 @@
-"""Files padconf did not write (issue 23): test folders, users' models, baselines, run
+"""Files padconf did not write: test folders, users' models, baselines, run
 directories and spec folders, built the way an attacker would. Each is one line on stderr and
 exit 2 (or the correct result); nothing is read or run from outside the folder padconf was
 given, and padconf stays bounded in memory and time (docs/reliability.md)."""
@@ -711,7 +711,7 @@ def test_a_memory_cap_above_ulimit_is_one_line_naming_it(tmp_path):
 
 
 
-# ---------------------------------------------------------------- issue 40: hostile inputs found since
+# ---------------------------------------------------------------- hostile inputs found after the first round
 
 
 def pad2_folder_with(where: Path, attribute) -> Path:

@@ -1,4 +1,4 @@
-"""padconf's own faults and interruptions (issue 40): a helper process gone when padconf needs it
+"""padconf's own faults and interruptions: a helper process gone when padconf needs it
 is started again, never the run's end; what is padconf's fault exits 3 with its phase and a
 traceback file, never as a usage error; Ctrl-C says so with 130 in every phase; one process
 writes a run directory at a time; its rows are counted once; an exception that is padconf's own
@@ -206,7 +206,7 @@ def _padconf(*args, cwd, tag=""):
                                            ("gate", 0.3), ("minimize", 0.3), ("generate", 0.5)])
 def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, command, into):
     """SIGINT ``into`` seconds after workers (generate: its drawing children) are busy (a real
-    signal, while lanes, pipes and zygotes are at work: two real runtimes for run, as issue 40
+    signal, while lanes, pipes and zygotes are at work: two real runtimes for run, as an earlier user
     found it): never 'Bad file descriptor' or 'Connection reset by peer', and no process left
     behind."""
     runtime = FAKE + "SlowAdapter"

@@ -1,4 +1,4 @@
-"""Links planted in folders padconf writes or reads (issue 40): a run directory's files, a gate's
+"""Links planted in folders padconf writes or reads: a run directory's files, a gate's
 work folder, a rewrite cut short by a full disk. padconf never writes, cuts or reads through a
 link there: a victim elsewhere keeps its bytes, and a page never shows its text."""
 import errno

@@ -1,4 +1,4 @@
-"""Hostile inputs found since issue 23 (issue 40): a working directory whose ``.hypothesis``
+"""Hostile inputs found after the first round: a working directory whose ``.hypothesis``
 folder holds FIFOs, numbers in run.json that no bound held, and cases whose arrays are each
 under the per-array bound but not together. Each is one line on stderr and exit 2, or the
 command's ordinary result; nothing hangs (docs/reliability.md)."""

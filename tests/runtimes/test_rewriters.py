@@ -1,4 +1,4 @@
-"""Graph rewriters under test (issue 44): onnxoptimizer on context cases, judged as the module
+"""Graph rewriters under test: onnxoptimizer on context cases, judged as the module
 padconf.adapters.rewriters says. Each test runs the real onnxoptimizer and the real control
 runtimes (onnx's reference evaluator, onnxruntime with its optimizer off); the expected outputs
 are padconf's (its reference for the Pad, onnx's evaluator for the consumer)."""

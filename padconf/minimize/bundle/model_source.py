@@ -1,4 +1,4 @@
-"""A context case's model as source lines (issue 44): the repro of a bundle whose case holds Pad
+"""A context case's model as source lines: the repro of a bundle whose case holds Pad
 in its neighbourhood spells the whole graph padconf.cases.context_oracle builds (the producer's nodes,
 the Pad, its consumer) with onnx's helper, node for node, read back from the ModelProto itself,
 so that the script builds exactly the model the bundle's ``model.onnx`` holds."""

@@ -1,4 +1,4 @@
-"""The short repro of a graph rewriter's bundle (issue 44): ``repro_<rewriter>.py`` builds the
+"""The short repro of a graph rewriter's bundle: ``repro_<rewriter>.py`` builds the
 case's model with onnx's helper (padconf.minimize.bundle.model_source: the whole graph, node for node),
 rewrites it with the rewriter's own call (its StandaloneRepro.run, copied by its source:
 ``onnxoptimizer.optimize(model, ["fuse_pad_into_pool"])``), runs the model as given and the

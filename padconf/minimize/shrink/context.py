@@ -1,4 +1,4 @@
-"""Shrinking a context case (issue 44): simpler neighbourhoods first, then the data and pads with
+"""Shrinking a context case: simpler neighbourhoods first, then the data and pads with
 the neighbourhood kept. Pure case transformations, as padconf.minimize.shrink.simplify's; minimize's
 greedy loop keeps a candidate only where the same failure shows.
 
