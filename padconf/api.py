@@ -26,7 +26,8 @@ from padconf.judging.records import ResultRow, RunData, judged_row
 from padconf.judging.verdicts import Verdict
 from padconf.run.config import RunConfig
 from padconf.run.rundir import load_run
-from padconf.run.runner import Run, run_cases
+from padconf.run.runner import Run
+from padconf.run.session import run_cases
 from padconf.spec.loader import Spec, get_spec, load_specs
 from padconf.spec.reference import INTERPRETATIONS, pad
 

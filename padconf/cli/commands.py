@@ -127,7 +127,7 @@ def prepare_environments(names) -> None:
 
 
 def cmd_run(args) -> int:
-    from padconf.run.runner import run_cases
+    from padconf.run.session import run_cases
 
     prepare_environments(args.runtime)
     run = _run_config(args)
@@ -145,7 +145,7 @@ def cmd_run(args) -> int:
 
 class _ConsoleStages:
     """A run's stages on the terminal: a spinner while drawing, then what is to compute, then a
-    progress bar (padconf.run.runner.Stages)."""
+    progress bar (padconf.run.session.Stages)."""
 
     def __init__(self, runtimes: int):
         self.runtimes = runtimes

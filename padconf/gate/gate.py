@@ -81,11 +81,8 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     """Run ``config.runtime`` on the gate's cases (this shard's) in ``out_dir``, a run
     directory like ``padconf run``'s plus gate.json; returns its result rows and its cases."""
     from padconf.run.compile_budget import ALL
-    from padconf.run.runner import (  # the runner draws with Hypothesis: not imported to judge rows
-        Run,
-        RunConfig,
-        run_cases,
-    )
+    from padconf.run.runner import Run, RunConfig  # the runner draws with Hypothesis: not imported to judge rows
+    from padconf.run.session import run_cases
     out_dir = Path(out_dir)
     if (out_dir / RUN_JSON).exists() and not (out_dir / GATE_JSON).exists():
         raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")

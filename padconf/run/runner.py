@@ -10,7 +10,6 @@ a kill or a full disk is set aside on resume and its case is run again.
 """
 from __future__ import annotations
 
-import contextlib
 import itertools
 import json
 import os
@@ -18,9 +17,8 @@ import resource
 import threading
 import time
 from collections import Counter
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, fields
 from pathlib import Path
-from typing import Protocol
 
 from padconf.adapters import registry, split_variant
 from padconf.adapters.outcome import Outcome
@@ -33,9 +31,8 @@ from padconf.core.vocabulary import Placement, Status
 from padconf.core.writing import open_to_append, write_atomically
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
-from padconf.judging.records import RunData, judged_row, result_row, row_key
+from padconf.judging.records import judged_row, result_row, row_key
 from padconf.judging.verdicts import Verdict, confirm_refusal, judge
-from padconf.report.report import markdown
 from padconf.run.compile_budget import not_compiled_why, select
 from padconf.run.config import RunConfig
 from padconf.run.controls import run_controls
@@ -47,10 +44,8 @@ from padconf.run.rundir import (
     RUN_FILES,
     RUN_JSON,
     STATS,
-    SUMMARY,
     RunDirLock,
     jsonl_line,
-    load_run,
     named_again,
     read_json,
     read_jsonl,
@@ -466,56 +461,3 @@ class Run:
         for worker in list(self._spares.values()):
             worker.close()
         self._spares.clear()
-
-
-@dataclass
-class Planned:
-    """What a run will compute, as ``run_cases`` shows it before running."""
-    cases: list[Case]
-    batches: list[tuple[str, str, list[Case]]]  # Run.plan's: (runtime, placement, cases)
-    todo: Counter[str]  # results to compute, per runtime
-    skipped: int  # the skipped rows results.jsonl holds (cases an adapter cannot express)
-
-
-class Stages(Protocol):
-    """How a front end shows a run's stages: ``drawing`` around preparing the cases, ``running``
-    around running them, yielding a ``progress(runtime)`` callback (or None)."""
-
-    def drawing(self) -> contextlib.AbstractContextManager:
-        """Entered while the cases are drawn or read."""
-        raise NotImplementedError
-
-    def running(self, planned: Planned) -> contextlib.AbstractContextManager:
-        """Entered while ``planned`` runs; yields ``progress(runtime)``, called as each result is written, or None."""
-        raise NotImplementedError
-
-
-class Quiet:
-    """Stages shown as nothing: a library user's run."""
-
-    def drawing(self) -> contextlib.AbstractContextManager:
-        return contextlib.nullcontext()
-
-    def running(self, planned: Planned) -> contextlib.AbstractContextManager:
-        return contextlib.nullcontext()
-
-
-def run_cases(run: Run, cases: list[Case] | None = None, stages: Stages | None = None) -> RunData:
-    """Make the run ``run`` stands for, whole: its cases (``cases``, else drawn or read back),
-    planned, run, their controls and summary.md (padconf.report.report.markdown); the run
-    directory as read back (rundir.load_run)."""
-    shown: Stages = stages or Quiet()
-    with shown.drawing(), phase("drawing the cases"):
-        cases = run.prepare(cases)
-    with phase("asking the runtimes what they run"):
-        batches = run.plan(cases)
-    todo: Counter[str] = Counter()
-    for name, _, batch in batches:
-        todo[name] += len(batch)
-    skipped = sum(r["verdict"] == Verdict.SKIPPED for r in read_jsonl(run.results_path))
-    with shown.running(Planned(cases, batches, todo, skipped)) as advance:
-        run.execute(batches, progress=advance)
-    with phase("writing the summary"):
-        data = load_run(run.dir, run.config.specs_dir)
-        write_atomically(run.dir / SUMMARY, markdown(data.rows, data.cases_rows, run.notes))
-    return data

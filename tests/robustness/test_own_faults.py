@@ -30,7 +30,7 @@ from padconf.execution.reaper import descendants
 from padconf.execution.worker import Worker
 from padconf.judging.verdicts import FAILURES, OWN_FAULT, Verdict, confirm_refusal, judge
 from padconf.report.report import distinct_failures
-from padconf.run import runner
+from padconf.run import runner, session
 from padconf.run.rundir import RESULTS_WRITTEN, RunDirLock, read_jsonl, read_results
 from padconf.run.runner import Run, RunConfig
 
@@ -188,7 +188,7 @@ def _interrupt_in(monkeypatch, target, name):
 @pytest.mark.parametrize("where", ["drawing", "planning", "controls", "summary"])
 def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatch, capsys, where):
     target = {"drawing": (runner, "build_cases"), "planning": (Run, "plan"), "controls": (runner, "run_controls"),
-              "summary": (runner, "markdown")}[where]
+              "summary": (session, "markdown")}[where]
     _interrupt_in(monkeypatch, *target)
     assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
                  "--out", str(tmp_path / "run")]) == 130
