@@ -40,20 +40,17 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 
 from padconf.adapters.compile_cache import load_key
 from padconf.core.errors import PadconfError
 from padconf.core.untrusted import json_value, read_text
+from padconf.execution.package_index import INDEX_ENV, index_url, normalized, release
 
 ENV = "PADCONF_ENV_CACHE"
 LIMIT_ENV = "PADCONF_ENV_CACHE_MB"
 CONSTRAINTS_ENV = "PADCONF_ENV_CONSTRAINTS"
-INDEX_ENV = "PADCONF_INDEX_URL"
-DEFAULT_INDEX = "https://pypi.org/simple/"
 DEFAULT_LIMIT_MB = 8192  # a runtime's environment is 100 to 300 MB, most of it linked from uv's cache
 FORMAT = 1
 MANIFEST = "padconf-env.json"
@@ -63,11 +60,8 @@ MARKER = "CACHEDIR.TAG"
 _MARKER_TEXT = (b"Signature: 8a477f597d28d172789f06886806bc55\n# This file is a cache directory tag created by "
                 b"padconf.\n# padconf environments: padconf envs --clear deletes only the environments it made here\n")
 MAX_MANIFEST_BYTES = 1 << 20
-MAX_INDEX_BYTES = 64 << 20  # a project's page on the index: onnxruntime's is 2 MB
-INDEX_TIMEOUT_S = 30.0
 INSTALL_TIMEOUT_S = 900.0
 _SLUG = re.compile(r"([a-z0-9][a-z0-9._-]{0,99})-([0-9][0-9a-z.]{0,63})-([0-9a-f]{16})")
-_FINAL = re.compile(r"[0-9]+(?:\.[0-9]+)*(?:\.post[0-9]+)?")
 
 
 def cache_root() -> Path:
@@ -84,137 +78,6 @@ def limit_bytes() -> int:
     if not text.isdigit() or not 0 < int(text) <= 1 << 24:
         raise PadconfError(f"{LIMIT_ENV}={text!r}: a whole number of megabytes > 0 is needed")
     return int(text) << 20
-
-
-def normalized(package: str) -> str:
-    return re.sub(r"[-_.]+", "-", package).lower()
-
-
-@dataclass(frozen=True)
-class Release:
-    """One final release of a package that has a file this interpreter can install."""
-    version: str
-    uploaded: dt.datetime  # its first file's upload time on the index
-
-    @property
-    def cutoff(self) -> dt.datetime:
-        """The end of its release date (UTC): its dependencies are the newest that existed then."""
-        day = self.uploaded.astimezone(dt.timezone.utc).date() + dt.timedelta(days=1)
-        return dt.datetime(day.year, day.month, day.day, tzinfo=dt.timezone.utc)
-
-
-def version_key(version: str) -> tuple:
-    """Orders final releases: "1.9.0" < "1.10.0" < "1.10.0.post1"."""
-    main, _, post = version.partition(".post")
-    return tuple(int(p) for p in main.split(".")), int(post or -1)
-
-
-def _index_url() -> str:
-    url = os.environ.get(INDEX_ENV, DEFAULT_INDEX)
-    return url if url.endswith("/") else url + "/"
-
-
-def _installable(filename: str, package: str) -> str | None:
-    """The version of a distribution file this interpreter can install (a compatible wheel, or
-    an sdist), or None."""
-    from packaging.tags import sys_tags
-    from packaging.utils import InvalidSdistFilename, InvalidWheelFilename, parse_wheel_filename
-
-    try:
-        if filename.endswith(".whl"):
-            name, version, _, tags = parse_wheel_filename(filename)
-            if not tags & _TAGS.setdefault("tags", frozenset(sys_tags())):
-                return None
-        elif filename.endswith((".tar.gz", ".zip")):
-            return None  # an sdist builds native code padconf would have to trust the build of: wheels only
-        else:
-            return None
-    except (InvalidWheelFilename, InvalidSdistFilename):
-        return None
-    if normalized(str(name)) != normalized(package):
-        return None
-    text = str(version)
-    return text if _FINAL.fullmatch(text) else None
-
-
-_TAGS: dict[str, frozenset] = {}
-_RELEASES: dict[str, list[Release]] = {}
-
-
-def releases(package: str) -> list[Release]:
-    """Every final release of ``package`` on the index that has a wheel for this interpreter,
-    oldest first (PEP 691's JSON form of the simple index: each file's upload time). No network
-    is one line."""
-    if package in _RELEASES:
-        return _RELEASES[package]
-    url = f"{_index_url()}{normalized(package)}/"
-    request = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
-    try:
-        with urllib.request.urlopen(request, timeout=INDEX_TIMEOUT_S) as reply:
-            body = reply.read(MAX_INDEX_BYTES + 1)
-    except urllib.error.HTTPError as exc:
-        if exc.code == 404:
-            raise PadconfError(f"the package index ({_index_url()}) has no package {package}") from None
-        raise PadconfError(f"the package index ({_index_url()}) answered {exc.code} for {package}") from None
-    except (urllib.error.URLError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
-        raise PadconfError(f"no network: cannot reach the package index ({_index_url()}) to list {package}'s "
-                           f"releases ({reason})") from None
-    if len(body) > MAX_INDEX_BYTES:
-        raise PadconfError(f"the package index's page for {package} is larger than {MAX_INDEX_BYTES} bytes")
-    page = json_value(body.decode("utf-8", errors="replace"), url, PadconfError)
-    files = page.get("files") if isinstance(page, dict) else None
-    if not isinstance(files, list):
-        raise PadconfError(f"{url}: not a PEP 691 project page (no list of files)")
-    first: dict[str, dt.datetime] = {}
-    installable: set[str] = set()
-    for entry in files:
-        if not isinstance(entry, dict) or not isinstance(entry.get("filename"), str) or entry.get("yanked"):
-            continue
-        version = _installable(entry["filename"], package)
-        uploaded = _parse_time(entry.get("upload-time"))
-        if version is None or uploaded is None:
-            continue
-        installable.add(version)
-        first[version] = min(first.get(version, uploaded), uploaded)
-    found = sorted((Release(v, first[v]) for v in installable), key=lambda r: version_key(r.version))
-    _RELEASES[package] = found
-    return found
-
-
-def _parse_time(text) -> dt.datetime | None:
-    if not isinstance(text, str) or len(text) > 40:
-        return None
-    try:
-        when = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-    return when if when.tzinfo else when.replace(tzinfo=dt.timezone.utc)
-
-
-def release(package: str, version: str) -> Release:
-    """``version`` of ``package`` as the index has it; one line naming the nearest ones if not."""
-    found = releases(package)
-    for candidate in found:
-        if candidate.version == version:
-            return candidate
-    near = ", ".join(r.version for r in found[-12:]) or "none"
-    raise PadconfError(f"{package} {version} is not a final release on the package index with a wheel for this "
-                       f"Python ({sys.implementation.name} {sys.version.split()[0]}); the latest that are: {near}")
-
-
-def between(package: str, start: str | None, end: str | None) -> list[Release]:
-    """The releases from ``start`` to ``end`` (each named or None: the first, the last), oldest first."""
-    found = releases(package)
-    versions = [r.version for r in found]
-    for named in (start, end):
-        if named is not None and named not in versions:
-            release(package, named)  # says which exist
-    lo = versions.index(start) if start else 0
-    hi = versions.index(end) if end else len(found) - 1
-    if lo > hi:
-        raise PadconfError(f"--from {start} is later than --to {end}")
-    return found[lo:hi + 1]
 
 
 def constraints_file() -> Path | None:
@@ -407,7 +270,7 @@ def _run_uv(args: list[str], doing: str) -> str:
         lines = [ln.strip() for ln in done.stderr.splitlines() if ln.strip()]
         said = " ".join(lines)
         if re.search(r"dns error|failed to fetch|connect|network|timed out|offline", said, re.I):
-            raise PadconfError(f"no network: {doing} needs the package index ({_index_url()}): "
+            raise PadconfError(f"no network: {doing} needs the package index ({index_url()}): "
                                f"{(lines or ['uv failed'])[-1][:300]}")
         cause = next((ln for ln in lines if ln.startswith(("error:", "×", "╰─▶", "Because"))),
                      lines[-1] if lines else "")

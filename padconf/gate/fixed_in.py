@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from padconf.adapters import split_release
 from padconf.cases.case import Case
-from padconf.execution import environments
+from padconf.execution import package_index
 from padconf.gate.baseline import BaselineEntry, Cell
 from padconf.judging.records import ResultRow
 from padconf.releases.bisect import Releases, bisect
@@ -26,7 +26,7 @@ def fixed_in(fixed: list, rows: list[ResultRow], cases: dict[str, Case], runtime
     releases = Releases(base, say=say)
     lines = []
     try:
-        versions = [r.version for r in environments.between(releases.package, old, new)]
+        versions = [r.version for r in package_index.between(releases.package, old, new)]
         for item in fixed:
             entry: BaselineEntry = item.entry
             cells = set(item.cells)

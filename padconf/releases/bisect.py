@@ -21,7 +21,7 @@ from padconf.adapters import adapter_class, split_release
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement
-from padconf.execution import environments
+from padconf.execution import package_index
 from padconf.execution.env_worker import ensure_for
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_class
@@ -144,7 +144,7 @@ class Releases:
         self.workers: dict[str, Worker] = {}
 
     def versions(self, start: str | None = None, end: str | None = None) -> list[str]:
-        return [r.version for r in environments.between(self.package, start, end)]
+        return [r.version for r in package_index.between(self.package, start, end)]
 
     def row(self, case: Case, placement: Placement, version: str) -> ResultRow:
         """``case``'s result row at ``version``, run alone in a fresh worker process."""
