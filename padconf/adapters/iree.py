@@ -21,14 +21,13 @@ import numpy as np
 
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
 from padconf.adapters.compile_cache import (
-    CompileCache,
     CompileCrashed,
     CompileDied,
     CompileFailed,
     CompileTimedOut,
     cache_key,
-    default_root,
 )
+from padconf.adapters.compiled import CompilingAdapter
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, fed_input_names, feeds, model_key
 from padconf.core.vocabulary import Placement
@@ -65,12 +64,12 @@ def _import(model: bytes) -> str:
     return module.get_asm(assume_verified=True)
 
 
-class IreeAdapter(Adapter):
+class IreeAdapter(CompilingAdapter):
     name = "iree"
     module = "iree.runtime"
     package = "iree-base-compiler"
     backend, driver = "llvm-cpu", "local-sync"  # iree-compile's --iree-hal-target-backends, the HAL driver
-    compiles_ahead = True
+    not_implemented, lacks_strings = _NOT_IMPLEMENTED, "IREE has no string tensors"
     # What a conversion imports, imported in the zygote: under a worker's address-space cap, an
     # import cut short by a MemoryError leaves its MLIR dialect registered and its module gone or
     # half made, and every later conversion in that worker fails the same way ("Dialect namespace
@@ -82,13 +81,9 @@ class IreeAdapter(Adapter):
     def __init__(self):
         super().__init__()
         self.target = self.backend
-        self._cache = CompileCache(default_root())
         self._device = None
 
-    def available(self) -> str | None:
-        why = super().available()
-        if why:
-            return why
+    def usable(self) -> str | None:
         try:
             import iree.compiler.tools  # noqa: F401  (iree-compile ships with the compiler package)
             import iree.runtime as rt
@@ -96,20 +91,7 @@ class IreeAdapter(Adapter):
                 return f"no {self.driver} device here"
         except Exception as exc:
             return f"IREE's {self.driver} driver is not usable here: {error_text(exc).split(';')[0]}"
-        self._cache.why_off()  # reads the cache's key here, in the zygote: its workers inherit it
         return None
-
-    def notes(self) -> list[str]:
-        why = self._cache.why_off()
-        return [f"compiles everything again: {why}"] if why and self._cache.root is not None else []
-
-    def lacks_kernel(self, exc: Exception) -> bool:
-        return says_not_implemented(error_text(exc))
-
-    def supports(self, spec_id: str, dtype: str) -> str | None:
-        if dtype == "string":
-            return "IREE has no string tensors"
-        return super().supports(spec_id, dtype)
 
     def _flags(self) -> list[str]:
         return list(_FLAGS.get(self.backend, ()))

@@ -17,7 +17,8 @@ import re
 import tempfile
 
 from padconf.adapters import Adapter, Outcome, Refusal, error_text
-from padconf.adapters.compile_cache import CompileCache, CompileFailed, cache_key, default_root
+from padconf.adapters.compile_cache import CompileFailed, cache_key
+from padconf.adapters.compiled import CompilingAdapter
 from padconf.cases.case import Case
 from padconf.cases.onnx_model import build_model, fed_input_names, feeds, model_key
 from padconf.core.vocabulary import Placement
@@ -54,24 +55,17 @@ def _graph_parts(module) -> list[str | bytes]:
     return [module.script(), *(f"{a.dtype}{a.shape}".encode() + a.tobytes() for a in arrays)]
 
 
-class TvmAdapter(Adapter):
+class TvmAdapter(CompilingAdapter):
     name = "tvm"
     module = "tvm"
     package = "apache-tvm"
     target = "llvm"  # tvm.target.Target's kind: llvm (CPU), cuda, vulkan
-    compiles_ahead = True
+    not_implemented, lacks_strings = _NOT_IMPLEMENTED, "TVM has no string tensors"
     # what export_library imports on a worker's first compile: imported in the zygote, not under a
     # worker's address-space cap (IreeAdapter.preload says why)
     preload = (*Adapter.preload, "tvm.contrib.tvmjs", "tvm.support.emcc")
 
-    def __init__(self):
-        super().__init__()
-        self._cache = CompileCache(default_root())
-
-    def available(self) -> str | None:
-        why = super().available()
-        if why:
-            return why
+    def usable(self) -> str | None:
         try:
             import tvm
             from tvm.relax.frontend.onnx import from_onnx  # noqa: F401
@@ -79,20 +73,7 @@ class TvmAdapter(Adapter):
                 return f"no {self.target} device here"
         except Exception as exc:
             return f"TVM's {self.target} target is not usable here: {error_text(exc)}"
-        self._cache.why_off()  # reads the cache's key here, in the zygote: its workers inherit it
         return None
-
-    def notes(self) -> list[str]:
-        why = self._cache.why_off()
-        return [f"compiles everything again: {why}"] if why and self._cache.root is not None else []
-
-    def lacks_kernel(self, exc: Exception) -> bool:
-        return says_not_implemented(error_text(exc))
-
-    def supports(self, spec_id: str, dtype: str) -> str | None:
-        if dtype == "string":
-            return "TVM has no string tensors"
-        return super().supports(spec_id, dtype)
 
     def _build(self, model: bytes):
         """Relax's virtual machine for ONNX ``model``, compiled or taken from the disk cache."""
