@@ -11,14 +11,13 @@ from padconf.adapters import adapter_class, reference_runtime
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
-from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.records import ResultRow
 from padconf.judging.verdicts import FAILURES
 from padconf.report.report import PLACEMENT_DEPENDENT, failures, placement_dependent
-from padconf.run.rundir import MAX_JSONL_BYTES, load_run
+from padconf.run.rundir import load_run, read_case_file
 from padconf.spec.loader import get_spec, load_specs
 
 
@@ -45,19 +44,6 @@ class Job:
         return next((ex for ex in spec.examples if ex["name"] == name and ex.get("interpretation")), None)
 
 
-
-
-def _case_from_file(path: Path) -> Case:
-    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES).splitlines() if ln.strip()]
-    if not lines:
-        raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
-    doc = json_value(lines[0], str(path))
-    if not isinstance(doc, dict):
-        raise CaseError(f"{path}: not a cases.jsonl line (a JSON object)")
-    try:
-        return Case.from_json(doc)
-    except CaseError as exc:
-        raise CaseError(f"{path}: {exc}") from None
 
 
 def _split_run_case(target: str) -> tuple[Path, str] | None:
@@ -125,7 +111,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         raise PadconfError(f"{path}: neither a run directory (results.jsonl), a model directory (model.onnx) "
                            "nor a case file")
     if path.is_file():
-        return "case", [Job(_case_from_file(path))]
+        return "case", [Job(read_case_file(path))]
     split = _split_run_case(target)
     if split is None:
         raise PadconfError(f"{target}: no such file or run directory "

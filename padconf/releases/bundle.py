@@ -14,7 +14,7 @@ from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.core.writing import write_atomically
 from padconf.judging.verdicts import FAILURES
 from padconf.releases.bisect import Bisection
-from padconf.run.rundir import MAX_JSONL_BYTES, load_run
+from padconf.run.rundir import load_run, read_case_file
 
 CASE_FILE = "case.json"  # a bundle's minimal case, one cases.jsonl line (padconf.minimize.bundle.writer writes it)
 ABOUT_FILE = "repro.json"  # a bundle's facts, its placement among them
@@ -24,24 +24,11 @@ _SECTION = "## Releases"
 MAX_FILE_BYTES = 1 << 20
 
 
-def _case_file(path: Path) -> Case:
-    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES).splitlines() if ln.strip()]
-    if not lines:
-        raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
-    doc = json_value(lines[0], str(path))
-    if not isinstance(doc, dict):
-        raise CaseError(f"{path}: not a cases.jsonl line (a JSON object)")
-    try:
-        return Case.from_json(doc)
-    except CaseError as exc:
-        raise CaseError(f"{path}: {exc}") from None
-
-
 def read_bundle(folder: Path) -> tuple[Case, Placement]:
     """A bundle's minimal case and the placement it fails in."""
     if not (folder / CASE_FILE).is_file():
         raise PadconfError(f"{folder}: not a bundle padconf minimize wrote with its case ({CASE_FILE})")
-    case = _case_file(folder / CASE_FILE)
+    case = read_case_file(folder / CASE_FILE)
     about = json_value(read_text(folder / ABOUT_FILE, MAX_FILE_BYTES), str(folder / ABOUT_FILE)) \
         if (folder / ABOUT_FILE).is_file() else {}
     placement = about.get("placement") if isinstance(about, dict) else None
@@ -57,7 +44,7 @@ def read_target(target: str, runtime: str, placement: str | None, specs_dir: str
         case, recorded = read_bundle(path)
         return case, Placement(placement or recorded)
     if path.is_file():
-        return _case_file(path), Placement(placement or Placement.INPUTS)
+        return read_case_file(path), Placement(placement or Placement.INPUTS)
     for m in reversed(list(re.finditer(":", target))):  # RUN_DIR:<case id> (ids hold colons too)
         run_dir, case_id = Path(target[:m.start()]), target[m.end():]
         if run_dir.is_dir():

@@ -24,6 +24,7 @@ import threading
 from pathlib import Path
 from typing import Any, cast
 
+from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.writing import open_to_append
@@ -63,6 +64,20 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
 def jsonl_line(row: ResultRow | ControlRow | dict) -> str:
     """One row as its line of a JSON-lines file."""
     return json.dumps(row) + "\n"
+
+
+def read_case_file(path: Path) -> Case:
+    """The case a case file holds: its first line, a line of a run's cases.jsonl."""
+    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES).splitlines() if ln.strip()]
+    if not lines:
+        raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
+    doc = json_value(lines[0], str(path))
+    if not isinstance(doc, dict):
+        raise CaseError(f"{path}: not a cases.jsonl line (a JSON object)")
+    try:
+        return Case.from_json(doc)
+    except CaseError as exc:
+        raise CaseError(f"{path}: {exc}") from None
 
 
 def read_json(path: Path, error=CaseError) -> Any:
