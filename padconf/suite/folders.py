@@ -53,7 +53,7 @@ def tensor_array(tensor: onnx.TensorProto, where: Path, root: Path) -> np.ndarra
     size = math.prod(tensor.dims) * max(dtype.itemsize, 1)
     if size > MAX_ARRAY_BYTES:
         raise CaseError(f"{label}: dims {list(tensor.dims)} ({size} bytes) exceed {MAX_ARRAY_BYTES} bytes")
-    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+    if tensor.data_location == onnx.TensorProto.EXTERNAL or tensor.external_data:
         info = {e.key: e.value for e in tensor.external_data}
         location = info.get("location", "")
         if not location or Path(location).is_absolute():
@@ -94,17 +94,68 @@ def opset_of(model: onnx.ModelProto, where: Path) -> int:
     return opset
 
 
+MAX_GRAPH_DEPTH = 32  # subgraphs inside subgraphs (If, Loop, Scan bodies): a model padconf did not write
+
+
+def model_tensors(model: onnx.ModelProto):
+    """Every TensorProto ``model`` holds, wherever it is: each graph's initializers and sparse
+    initializers (values and indices), every node attribute's tensor, tensors, sparse tensor and
+    sparse tensors, in the main graph, every subgraph of any depth (a GRAPH or GRAPHS
+    attribute) and every local function's nodes. A reader that looks only at the initializers
+    leaves a Constant node's external data for a runtime to resolve against the working
+    directory."""
+    def sparse(tensors):
+        for t in tensors:
+            yield t.values
+            yield t.indices
+
+    def in_nodes(nodes, depth):
+        for node in nodes:
+            for attr in node.attribute:
+                if attr.HasField("t"):
+                    yield attr.t
+                yield from attr.tensors
+                if attr.HasField("sparse_tensor"):
+                    yield from sparse([attr.sparse_tensor])
+                yield from sparse(attr.sparse_tensors)
+                for graph in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                    yield from in_graph(graph, depth + 1)
+
+    def in_graph(graph, depth):
+        if depth > MAX_GRAPH_DEPTH:
+            raise CaseError(f"subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
+        yield from graph.initializer
+        yield from sparse(graph.sparse_initializer)
+        yield from in_nodes(graph.node, depth)
+
+    yield from in_graph(model.graph, 0)
+    for function in model.functions:
+        yield from in_nodes(function.node, 0)
+
+
 def load_model(path: Path, root: Path | None = None) -> onnx.ModelProto:
-    """The model in ``path``, a file inside ``root`` (default: its folder), with the external
-    data of its initializers read in (from beside it, inside ``root``)."""
+    """The model in ``path``, a file inside ``root`` (default: its folder), walked whole before
+    any runtime sees it: the external data of every tensor it holds (``model_tensors``) read in
+    from beside it, inside ``root``, at most MAX_MODEL_BYTES in all, and the reference to it
+    removed, so that no runtime resolves a path of the model's against its own working
+    directory or anywhere else."""
     data = read_bytes(inside(path, root or path.parent), MAX_MODEL_BYTES, name=str(path))
     try:
         model = onnx.load_model_from_string(data)
     except (DecodeError, ValueError) as exc:
         raise CaseError(f"{path}: malformed model: {' '.join(str(exc).split())}") from None
-    for init in model.graph.initializer:  # external data read into the model, checked
-        if init.data_location == onnx.TensorProto.EXTERNAL:
-            tensor_array(init, path, root or path.parent)
+    total = 0
+    try:
+        tensors = list(model_tensors(model))
+    except CaseError as exc:
+        raise CaseError(f"{path}: {exc}") from None
+    for tensor in tensors:
+        if tensor.data_location == onnx.TensorProto.EXTERNAL or tensor.external_data:
+            total += tensor_array(tensor, path, root or path.parent).nbytes
+            if total > MAX_MODEL_BYTES:
+                raise CaseError(f"{path}: external data of more than {MAX_MODEL_BYTES} bytes in all")
+            tensor.data_location = onnx.TensorProto.DEFAULT
+            del tensor.external_data[:]
     return model
 
 
