@@ -104,7 +104,7 @@ def _run_config(args):
         given["specs_dir"] = str(Path(args.specs_dir).resolve())
     if args.resume:
         run = Run(args.out, resume=True, jobs=args.jobs, named_runtimes=given.get("runtimes", []),
-                  named_specs_dir=given.get("specs_dir"))
+                  named_specs_dir=given.get("specs_dir"), named_cases_dirs=given.get("cases_dir"))
         recorded = vars(run.config)
         changed = [k for k, v in given.items() if recorded.get(k) != v]
         if changed:

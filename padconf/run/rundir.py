@@ -212,6 +212,19 @@ def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run
     return recorded_specs_dir
 
 
+def cases_dirs_named_again(recorded: list[str] | None, named: list[str] | None, run_json: Path) -> None:
+    """The test folders run.json's ``cases_dir`` names, which ``--resume`` reads only when the
+    user names each again (--cases), as ``named_again`` the spec folder: run.json's every field
+    that names a path is gated so (``"/"`` would walk the file system)."""
+    if recorded is None:
+        return
+    given = {Path(d).resolve() for d in named or ()}
+    unnamed = [d for d in recorded if Path(d).resolve() not in given]
+    if unnamed:
+        raise PadconfError(f"{run_json}: the run read its cases from {unnamed[0]}, which padconf reads only when "
+                           f"you name it again: --cases {' '.join(recorded)}")
+
+
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     """A run directory's results (each failing row with its control) and cases; a missing or
     empty one is an error (a report on nothing would look like a clean run). ``specs_dir``: the
