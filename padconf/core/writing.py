@@ -2,32 +2,55 @@
 never through a link planted where the file goes."""
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
+import secrets
 import stat
-import tempfile
 from pathlib import Path
 from typing import IO
 
 from padconf.core.errors import CaseError
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """``text`` as the whole of ``path``, which a reader sees before or after, never half written
-    nor empty (a full disk, a kill): a new file of its own in the same folder, synced, renamed
-    over ``path``. A link planted at ``path`` is replaced, never written through."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+def _folder(path: Path) -> int:
+    """A descriptor of ``path``'s folder, opened without following a link there: a link committed
+    in a checkout where padconf writes (``reports -> ~/.ssh``) is refused, never written into."""
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
+        return os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and path.parent.is_symlink():
+            raise CaseError(f"{path.parent}: a symbolic link, which padconf does not write through") from None
         raise
-    folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY)
+
+
+def write_atomically(path: Path | str, data: str | bytes) -> None:
+    """``data`` (text, as UTF-8, or bytes) as the whole of ``path``, which a reader sees before
+    or after, never half written nor empty (a full disk, a kill): a new file of its own in the
+    same folder, synced, renamed over ``path``. Every file padconf writes goes through here or
+    ``open_to_append``: a link planted at ``path`` is replaced, never written through, and its
+    folder is opened once, not through a link, and written only through that descriptor."""
+    path = Path(path)
+    body = data.encode("utf-8") if isinstance(data, str) else data
+    folder = _folder(path)
     try:
+        while True:
+            tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
+            try:
+                fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=folder)
+                break
+            except FileExistsError:
+                continue
+        try:
+            with os.fdopen(fd, "wb") as f:
+                f.write(body)
+                f.flush()
+                os.fsync(f.fileno())
+            os.replace(tmp, path.name, src_dir_fd=folder, dst_dir_fd=folder)
+        except BaseException:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp, dir_fd=folder)
+            raise
         os.fsync(folder)  # the rename itself survives a power loss
     finally:
         os.close(folder)
@@ -36,12 +59,16 @@ def write_atomically(path: Path, text: str) -> None:
 def open_to_append(path: Path, mode: str = "a") -> IO:
     """``path`` opened for appending (``mode`` "a" text, "ab" bytes), created if need be; a link
     planted there, or anything but a regular file, is refused (CaseError), never written through."""
+    folder = _folder(path)
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644)
+        fd = os.open(path.name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644,
+                     dir_fd=folder)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise CaseError(f"{path}: a symbolic link, which padconf does not write through") from None
         raise
+    finally:
+        os.close(folder)
     if not stat.S_ISREG(os.fstat(fd).st_mode):
         os.close(fd)
         raise CaseError(f"{path}: not a regular file")

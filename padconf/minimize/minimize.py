@@ -23,6 +23,7 @@ from padconf.adapters import split_variant, unknown_runtime
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
+from padconf.core.writing import write_atomically
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
 from padconf.judging.triage import PAD_BUGS
@@ -176,7 +177,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 with (s["dir"] / "REPORT.md").open("a", encoding="utf-8") as report:
                     report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
                                  "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
-        (out / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
+        write_atomically(out / "INDEX.md", index_markdown(target, runtime, summaries))
     return summaries
 
 
