@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import Case
+from padconf.cases.case import Case, check_mode
 from padconf.core.dtypes import dtype_name, encode_array
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement
@@ -111,6 +111,8 @@ def check_row(row: Any, where: str, required: tuple[str, ...] = ()) -> dict[str,
     for key in _TEXT_LISTS:
         if not all(isinstance(item, str) for item in row.get(key) or ()):
             raise CaseError(f"{where}: {key!r} holds something other than text")
+    if "mode" in required:
+        check_mode(row["mode"], row.get("kind"), where)
     for key, words in _VOCABULARIES.items():
         if key in required:
             try:
