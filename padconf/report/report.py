@@ -20,7 +20,7 @@ from padconf.core import escape
 from padconf.core.dtypes import decode_array
 from padconf.core.errors import CaseError, SpecError
 from padconf.judging.failure import failure_class, failure_signature
-from padconf.judging.records import NOT_COMPILED, ResultRow, RunData
+from padconf.judging.records import NOT_COMPILED, ResultRow, RunData, shown_list
 from padconf.judging.triage import PAD_BUGS, triage
 from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
 from padconf.spec.loader import Spec, get_spec, rule_text, spec_sort_key
@@ -204,8 +204,9 @@ def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
 
 
 def _example(row: ResultRow, with_id: bool = True) -> str:
-    return (f"{row['spec']} {row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
-            + (f" axes={row['axes']}" if row.get("axes") is not None else "")
+    return (f"{row['spec']} {row['mode']} {row['dtype']} shape={shown_list(row, 'shape')} "
+            f"pads={shown_list(row, 'pads')}"
+            + (f" axes={shown_list(row, 'axes')}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
             + f" [{row['placement']}]" + (f" id={row['case_id']}" if with_id else "")
             + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)"
