@@ -1,6 +1,9 @@
 """The gate as a pytest plugin (registered through the ``pytest11`` entry point)::
 
-    python -m pytest --pyargs padconf.pytest --padconf-runtime onnxruntime [--padconf-baseline=FILE]
+    pytest -c /dev/null --noconftest -p no:cacheprovider --pyargs padconf.pytest --padconf-runtime onnxruntime \
+        [--padconf-baseline=FILE]
+
+(the form that runs no code of the working directory, docs/ci.md; ``python -m pytest`` trusts it)
 
 runs the gate's cases (padconf.gate.selection.gate_suite: the same cases for a padconf version)
 as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
