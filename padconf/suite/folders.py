@@ -7,6 +7,7 @@ anything is allocated or opened.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -342,20 +343,42 @@ def npy_input(data: bytes, where: str, name: str) -> np.ndarray:
 CONTEXT_FOLDERS = set(CONTEXT_DIRS.values())
 
 
+MAX_FOLDER_DEPTH = 16  # folders below the one given (onnx's layout is 2: test_x/test_data_set_0)
+MAX_FOLDER_ENTRIES = 1 << 18  # names looked at below the folder given, in all
+MAX_TEST_DIRS = 1 << 16  # test directories in all (generated/ holds about 2,000)
+
+
 def case_dirs(path: Path | str) -> list[Path]:
-    """Every test directory (holding model.onnx or model.xml) at or below ``path``, sorted."""
+    """Every test directory (holding model.onnx or model.xml) at or below ``path``, sorted. The
+    walk is bounded as a whole: links are not followed (a link to ``/`` or a loop walked the file
+    system), at most MAX_FOLDER_DEPTH deep, MAX_FOLDER_ENTRIES names and MAX_TEST_DIRS test
+    directories; a test directory inside another is refused (which would its files be?)."""
     path = Path(path)
     if not path.exists():
         raise CaseError(f"{path}: no such directory")
-    if (path / "model.onnx").is_file() or (path / "model.xml").is_file():
-        return [path]
-    # a hidden folder is left out: an interrupted `generate`'s staging, a .git
-    # and so are generate's context folders: their models are graphs, not one Pad node
-    found = sorted({p.parent for name in ("model.onnx", "model.xml") for p in path.rglob(name)
-                    if not any(part.startswith(".") or part in CONTEXT_FOLDERS for part in p.relative_to(path).parts)})
+    found: list[Path] = []
+    seen = 0
+    for folder, subfolders, files in os.walk(path, followlinks=False):
+        here = Path(folder)
+        depth = len(here.relative_to(path).parts)
+        seen += len(subfolders) + len(files)
+        if seen > MAX_FOLDER_ENTRIES:
+            raise CaseError(f"{path}: more than {MAX_FOLDER_ENTRIES} files and folders below it")
+        if depth > MAX_FOLDER_DEPTH:
+            raise CaseError(f"{here}: folders nested more than {MAX_FOLDER_DEPTH} deep below {path}")
+        # a hidden folder is left out: an interrupted `generate`'s staging, a .git
+        # and so are generate's context folders: their models are graphs, not one Pad node
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in CONTEXT_FOLDERS)
+        if "model.onnx" in files or "model.xml" in files:
+            inner = next((f for f in found if f in here.parents), None)
+            if inner is not None:
+                raise CaseError(f"{here}: a test directory inside the test directory {inner}")
+            found.append(here)
+            if len(found) > MAX_TEST_DIRS:
+                raise CaseError(f"{path}: more than {MAX_TEST_DIRS} test directories")
     if not found:
         raise CaseError(f"{path}: no test_* directory with a model.onnx or model.xml")
-    return found
+    return sorted(found)
 
 
 def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None) -> tuple[Case, str]:
