@@ -262,7 +262,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("padconf_runtime", None):
+        _isolate_xdist_workers(config)
         config.stash[SHARE] = Share(config)
+
+
+def _isolate_xdist_workers(config: pytest.Config) -> None:
+    """pytest-xdist's local workers (``-n N``: ``popen`` gateways) start as ``python -u -c``, the
+    working directory first on their path until xdist hands them the controller's: a json.py
+    there ran in every worker. Each starts as ``python -I`` instead, which adds no working
+    directory, PYTHONPATH or user site (xdist then gives it the controller's sys.path)."""
+    import sys
+
+    specs = getattr(config.option, "tx", None)
+    if not specs or " " in sys.executable:
+        return
+    config.option.tx = [spec if "python=" in spec or not spec.split("//")[0].split("*")[-1] == "popen"
+                        else f"{spec}//python={sys.executable} -I" for spec in specs]
 
 
 def _share(config: pytest.Config) -> Share | None:
