@@ -45,3 +45,13 @@ def test_overlapping_or_relabelled_shards_are_never_judged_as_the_whole(tmp_path
     (fake / "gate.json").write_text(json.dumps({**about, "shard": [3, 2]}))
     assert main([*judge, str(dirs[0]), str(fake)]) == 2
     assert "1 <= i <= n" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("keys", ["1: one\n  null: two", "true: x\n  2.5: y\n  zz: z"])
+def test_baseline_keys_of_mixed_types_are_one_line(keys):
+    """Keys of several types (``1:`` beside ``null:``) were sorted together: a TypeError, exit 3."""
+    from padconf.core.errors import CaseError
+    from padconf.gate.baseline import parse_baseline
+    text = f"- runtime: onnxruntime\n  verdict: mismatch\n  why: x\n  cells: [a]\n  {keys}\n"
+    with pytest.raises(CaseError, match="b.yaml:1: unknown key"):
+        parse_baseline(text, "b.yaml")
