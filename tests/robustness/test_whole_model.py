@@ -104,3 +104,23 @@ def test_every_tensor_of_a_model_is_walked_wherever_it_is(tmp_path, place):
     onnx.save(model, tmp_path / "model" / "model.onnx")
     with pytest.raises(CaseError, match="external data '../cwd/secret' leads outside"):
         load_model(tmp_path / "model" / "model.onnx")
+
+
+def test_a_model_of_many_pad_nodes_is_one_line_before_any_runs(tmp_path, capsys):
+    """Each Pad node of a model costs a run of the graph up to it and a minimization: 10,000 of
+    them ran for hours."""
+    from padconf.minimize.model_cut import MAX_PAD_NODES
+    where = tmp_path / "model"
+    (where / "test_data_set_0").mkdir(parents=True)
+    n = MAX_PAD_NODES + 1
+    nodes = [helper.make_node("Pad", [f"x{i}", "pads"], [f"x{i + 1}"], mode="constant") for i in range(n)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x0", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info(f"x{n}", TensorProto.FLOAT, None)],
+                              [helper.make_tensor("pads", TensorProto.INT64, [2], [0, 0])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)])
+    (where / "model.onnx").write_bytes(model.SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(
+        numpy_helper.from_array(np.zeros(1, np.float32), "x0").SerializeToString())
+    code = main(["minimize", str(where), "--runtime", "onnxruntime", "--out", str(tmp_path / "m")])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and len(err) == 1 and f"{n} Pad nodes" in err[0], err
