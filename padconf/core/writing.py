@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import os
 import secrets
 import stat
+import threading
 from pathlib import Path
 from typing import IO
 
-from padconf.core.errors import CaseError
+from padconf.core.errors import CaseError, PadconfError
 
 
 def _folder(path: Path) -> int:
@@ -75,3 +77,56 @@ def open_to_append(path: Path, mode: str = "a") -> IO:
     return os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8")
 
 
+class FolderLock:
+    """An advisory lock on a folder padconf writes (flock on the folder itself): exclusive for what
+    writes it (run, minimize, generate, export-onnx-tests), shared for what reads it (``report``,
+    ``gate --results``), so that no two processes write one folder at once and nothing reads it
+    half written. The kernel drops it when the process ends, kill -9 included: it is never
+    stale, and nothing is written into the folder for it. A conflict is one line, never a wait.
+    Within one process the locks of a folder are one (a library user's objects may outlive
+    their use): held until the last is released."""
+
+    _held: dict[tuple[int, int], list] = {}  # (device, inode) -> [fd, holders, exclusive]
+    _guard = threading.Lock()
+
+    def __init__(self, run_dir: Path, exclusive: bool, what: str = "folder"):
+        self.key: tuple[int, int] | None = None
+        with FolderLock._guard:
+            info = os.stat(run_dir)
+            key = (info.st_dev, info.st_ino)
+            held = FolderLock._held.get(key)
+            if held is None:
+                held = [os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY), 0, False]
+            if held[1] == 0 or (exclusive and not held[2]):
+                try:
+                    fcntl.flock(held[0], (fcntl.LOCK_EX if exclusive or held[2] else fcntl.LOCK_SH) | fcntl.LOCK_NB)
+                except BlockingIOError:
+                    if held[1] == 0:
+                        os.close(held[0])
+                    raise PadconfError(f"{run_dir}: another padconf process is "
+                                       f"{'using' if exclusive else 'writing'} this {what}; "
+                                       "run again once it has finished") from None
+                held[2] = held[2] or exclusive
+            held[1] += 1
+            FolderLock._held[key] = held
+            self.key = key
+
+    def release(self) -> None:
+        with FolderLock._guard:
+            if self.key is None:
+                return
+            held = FolderLock._held[self.key]
+            held[1] -= 1
+            if held[1] == 0:
+                os.close(held[0])
+                del FolderLock._held[self.key]
+            self.key = None
+
+    def __del__(self) -> None:
+        self.release()
+
+    def __enter__(self) -> FolderLock:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.release()

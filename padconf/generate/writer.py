@@ -43,7 +43,7 @@ from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import read_text
 from padconf.core.vocabulary import Placement
-from padconf.core.writing import write_atomically
+from padconf.core.writing import FolderLock, write_atomically
 from padconf.spec.loader import Spec, rule_text
 from padconf.suite.fixed import CONTEXT_DIRS, KIND_DIRS, SuiteCase, suite_cases
 
@@ -234,31 +234,37 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
     entries = suite_cases(specs, seed, per_combo, jobs)
     by_id = {s.id: s for s in specs}
     out.parent.mkdir(parents=True, exist_ok=True)
-    for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
-        shutil.rmtree(stale, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
-    try:
-        for e in entries:
-            (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
-        (staging / "MANIFEST.yaml").write_text(
-            yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
-                            "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
-                           sort_keys=True, allow_unicode=True, width=120),
-            encoding="utf-8")
-        (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
-        if (staging / "openvino").is_dir():
-            (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
-        (staging / FILES).write_text(files_listing(staging), encoding="utf-8")
-        if out.exists():
-            _exchange(staging, out)  # staging now holds the previous output, removed below
-        else:
-            staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return entries
+    # one generate at a time beside the output: it swaps the whole folder in (the parent is locked,
+    # since the swap replaces the folder itself)
+    with FolderLock(out.parent, exclusive=True, what="folder, generating into it"):
+        foreign = not_written_by_generate(out) if out.is_dir() else None  # again: another may have written
+        if foreign:
+            raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write")
+        for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
+            shutil.rmtree(stale, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
+        try:
+            for e in entries:
+                (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+            (staging / "MANIFEST.yaml").write_text(
+                yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
+                                "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
+                               sort_keys=True, allow_unicode=True, width=120),
+                encoding="utf-8")
+            (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
+            if (staging / "openvino").is_dir():
+                (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
+            (staging / FILES).write_text(files_listing(staging), encoding="utf-8")
+            if out.exists():
+                _exchange(staging, out)  # staging now holds the previous output, removed below
+            else:
+                staging.rename(out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return entries
 
 
 def _exchange(a: Path, b: Path) -> None:
@@ -441,7 +447,7 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
     import warnings
 
     from onnx.backend.test.case import node as node_cases
-    out, written = Path(out), []
+    out = Path(out)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:  # importing an op's case module runs its exports (seeded), which register its cases
@@ -449,6 +455,13 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
             collected = list(node_cases._NodeTestCases)
         except (ImportError, AttributeError):  # another layout: collect every op's cases
             collected = node_cases.collect_testcases(op_type)
+    out.mkdir(parents=True, exist_ok=True)
+    with FolderLock(out, exclusive=True):
+        return _export(out, collected, op_type)
+
+
+def _export(out: Path, collected, op_type: str) -> list[Path]:
+    written: list[Path] = []
     for case in collected:
         if case.model is None or [n.op_type for n in case.model.graph.node] != [op_type]:
             continue
