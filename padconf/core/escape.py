@@ -31,10 +31,18 @@ _JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans i
 _LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)")
 
 
+class Markdown(str):
+    """Markdown padconf wrote itself from its own data (an upstream issue's link): ``markdown``
+    passes it as it is; everything else is text to escape."""
+
+
 def markdown(text) -> str:
     """``text`` for markdown (summary.md, a PR comment, a bundle's REPORT.md), a table cell
     included: one line, no HTML tag, link, image or emphasis, no cell break, and no autolink
-    (``https://``, ``www.``) or ``@mention``, which the word joiner after them breaks."""
+    (``https://``, ``www.``) or ``@mention``, which the word joiner after them breaks. A
+    ``Markdown`` value is padconf's own and passes as it is."""
+    if isinstance(text, Markdown):
+        return text
     text = _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", _CONTROL.sub(" ", str(text)))
     return _LIVE.sub(_JOINER, "".join(_MARKDOWN.get(c, c) for c in text))
 

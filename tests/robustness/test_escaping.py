@@ -65,3 +65,14 @@ def test_a_mode_from_a_file_is_one_padconf_knows():
            "shape": [1], "pads": [0, 0], "verdict": "pass", "case_id": "c", "origin": "generated"}
     with pytest.raises(CaseError, match="results.jsonl:1: mode"):
         check_row(row, "results.jsonl:1", tuple(row))
+
+
+def test_padconfs_own_upstream_link_stays_live_where_outside_text_is_escaped():
+    from types import SimpleNamespace
+
+    from padconf.report.report import _md_row, triage_markdown
+    group = {"triage": SimpleNamespace(label="known upstream <b>"),
+             "upstream": SimpleNamespace(link="https://github.com/onnx/onnx/issues/1")}
+    row = _md_row("https://evil.example", triage_markdown(group))
+    assert "(https://github.com/onnx/onnx/issues/1)" in row and "&lt;b&gt;" in row
+    assert "https://evil" not in row
