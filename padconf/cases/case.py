@@ -24,6 +24,7 @@ from padconf.core.dtypes import (
 from padconf.core.errors import CaseError, SpecError
 from padconf.core.vocabulary import Placement, Word
 from padconf.spec.loader import parse_spec_id
+from padconf.spec.reference import MODES
 from padconf.spec.reference import pad as reference_pad
 
 
@@ -271,6 +272,20 @@ _INT_LISTS = {"pads": False, "axes": True}
 _INDEX_TYPE_KEYS = ("pads_type", "axes_type")
 
 
+MAX_MODE_CHARS = 64  # a must-reject case's mode, as a test folder's model may spell it
+
+
+def check_mode(mode, kind, where: str) -> None:
+    """A case's or a row's ``mode``: one of the modes padconf knows (the spec's, or for a
+    must-reject case one the version lacks), or, for a must-reject case only, printable text of
+    at most MAX_MODE_CHARS (a test folder's model may name a mode no spec has). CaseError else."""
+    if mode in MODES:
+        return
+    if kind == CaseKind.MUST_REJECT and isinstance(mode, str) and len(mode) <= MAX_MODE_CHARS and mode.isprintable():
+        return
+    raise CaseError(f"{where}: mode {reprlib.repr(mode)} is not one of {', '.join(MODES)}")
+
+
 def _check_types(doc: dict) -> None:
     if not isinstance(doc, dict):
         raise CaseError(f"malformed case: {type(doc).__name__}, not a JSON object")
@@ -295,6 +310,8 @@ def _check_types(doc: dict) -> None:
             raise CaseError(f"malformed case: {exc}") from None
     if "op" in doc and doc["op"] not in OPS:
         fail("op", f"one of {OPS}")
+    if "mode" in doc:
+        check_mode(doc["mode"], doc.get("kind"), "malformed case")
     if not isinstance(doc.get("tags", []), list) or not all(isinstance(t, str) for t in doc.get("tags", [])):
         fail("tags", "a list of text")
     if not isinstance(doc.get("interpretations") or {}, dict):

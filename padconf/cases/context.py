@@ -7,6 +7,7 @@ A case with a context is still a Pad case: its kind, reason and readings are the
 the consumer (contexts.apply_context)."""
 from __future__ import annotations
 
+import functools
 import json
 import reprlib
 from dataclasses import dataclass, field
@@ -49,6 +50,23 @@ _ATTR_VALUE = (int, str)
 MAX_ATTR_ITEMS = 64
 
 
+# A Slice's and a second Pad's "attrs" are the operands padconf gives them as initializers
+_OPERAND_ATTRS = {Consumer.NONE: frozenset(), Consumer.SLICE: frozenset({"starts", "ends", "axes", "steps"}),
+                  Consumer.PAD: frozenset({"pads", "value"})}
+
+
+@functools.cache
+def consumer_attribute_names(consumer: Consumer) -> frozenset[str]:
+    """The keys a context's ``attrs`` may hold for ``consumer``: the attributes its ONNX schema
+    defines (Conv, MaxPool, AveragePool), or the operands padconf feeds it (Slice, Pad); a key
+    of a case file is checked against these before it goes anywhere, a generated repro included."""
+    if consumer in _OPERAND_ATTRS:
+        return _OPERAND_ATTRS[consumer]
+    import onnx.defs
+
+    return frozenset(onnx.defs.get_schema(str(consumer)).attributes)
+
+
 @dataclass
 class Context:
     consumer: Consumer = Consumer.NONE
@@ -79,13 +97,18 @@ class Context:
         if not isinstance(attrs, dict) or len(attrs) > MAX_ATTR_ITEMS or not all(
                 isinstance(k, str) and _attr_ok(v) for k, v in attrs.items()):
             raise CaseError(f"malformed case: context attrs {reprlib.repr(attrs)} are not ints, lists of ints or text")
+        consumer = Consumer(doc.get("consumer", "none"))
+        unknown = sorted(set(attrs) - consumer_attribute_names(consumer))
+        if unknown:
+            raise CaseError(f"malformed case: context attribute {unknown[0]!r} is none the {consumer} consumer "
+                            f"defines")
         tolerance = doc.get("tolerance")
         if tolerance is not None and (isinstance(tolerance, bool) or not isinstance(tolerance, (int, float))):
             raise CaseError(f"malformed case: context tolerance {tolerance!r} is not a number")
         if not isinstance(doc.get("static_shape", False), bool):
             raise CaseError("malformed case: context static_shape is not true or false")
         weights = doc.get("weights")
-        return cls(consumer=Consumer(doc.get("consumer", "none")), attrs=dict(attrs),
+        return cls(consumer=consumer, attrs=dict(attrs),
                    weights=None if weights is None else decode_array(weights, budget),
                    producer=Producer(doc.get("producer", "inputs")), static_shape=doc.get("static_shape", False),
                    tolerance=None if tolerance is None else float(tolerance))

@@ -2,7 +2,9 @@
 command in padconf.cli.commands).
 
 Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or input error, 3
-padconf's own fault, 130 Ctrl-C (``main`` says more).
+padconf's own fault, 130 Ctrl-C (``main`` says more). A closed stdout or stderr
+(``padconf run ... | head -1``) changes none of them: what padconf would print there is dropped,
+and the command runs to its end (``ClosableStream``).
 """
 from __future__ import annotations
 
@@ -37,6 +39,44 @@ def _signal_again(unraisable) -> None:
                                else signal.SIGINT)
         return
     sys.__unraisablehook__(unraisable)
+
+
+class ClosableStream:
+    """sys.stdout or sys.stderr while a command runs: once the reader has closed it (a broken
+    pipe: ``| head -1``), what is written is dropped, and the stream's descriptor points at
+    /dev/null so that nothing else writing it (rich's console, the interpreter's last flush)
+    fails either. rich's own handling raised SystemExit(1), the code for "a difference found",
+    with no result written; an uncaught BrokenPipeError would have been padconf's fault, 3."""
+
+    def __init__(self, stream):
+        self._stream, self.closed_by_reader = stream, False
+
+    def _closed(self) -> None:
+        self.closed_by_reader = True
+        try:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, self._stream.fileno())
+            os.close(devnull)
+        except (OSError, ValueError):
+            pass
+
+    def write(self, text) -> int:
+        if not self.closed_by_reader:
+            try:
+                return self._stream.write(text)
+            except BrokenPipeError:
+                self._closed()
+        return len(text)
+
+    def flush(self) -> None:
+        if not self.closed_by_reader:
+            try:
+                self._stream.flush()
+            except BrokenPipeError:
+                self._closed()
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 # errno values of an OSError that are the user's environment or the files they named, not padconf's fault
@@ -88,6 +128,8 @@ def main(argv=None) -> int:
     if args.env_constraints is not None:
         from padconf.execution.environments import CONSTRAINTS_ENV
         os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
+    streams = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
         with phase(f"padconf {args.command}"):
             return args.func(args)
@@ -114,3 +156,6 @@ def main(argv=None) -> int:
     finally:
         from padconf.execution.worker import close_all
         close_all()
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams

@@ -14,6 +14,7 @@ from rich.table import Table
 from padconf.core.errors import PadconfError
 from padconf.core.escape import plain, terminal
 from padconf.core.progress import progress
+from padconf.core.writing import write_atomically
 from padconf.judging.verdicts import FAILURES
 
 console = Console()
@@ -104,7 +105,7 @@ def _run_config(args):
         given["specs_dir"] = str(Path(args.specs_dir).resolve())
     if args.resume:
         run = Run(args.out, resume=True, jobs=args.jobs, named_runtimes=given.get("runtimes", []),
-                  named_specs_dir=given.get("specs_dir"))
+                  named_specs_dir=given.get("specs_dir"), named_cases_dirs=given.get("cases_dir"))
         recorded = vars(run.config)
         changed = [k for k, v in given.items() if recorded.get(k) != v]
         if changed:
@@ -245,7 +246,7 @@ def cmd_gate(args) -> int:
     for line in _fixed_in(args, judgement):
         console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
     if args.junit:
-        Path(args.junit).write_text(junit_xml(judgement), encoding="utf-8")
+        write_atomically(args.junit, junit_xml(judgement))
     verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
                if judgement.exit_code else "passed: nothing new")
     console.print(f"gate {terminal(args.runtime)}: {verdict}", soft_wrap=True)
@@ -275,7 +276,6 @@ def _fixed_in(args, judgement) -> list[str]:
 
 
 def cmd_baseline(args) -> int:
-    from padconf.core.writing import write_atomically
     from padconf.gate.baseline import diff
     from padconf.gate.recording import baseline_text, prune
 
@@ -297,7 +297,7 @@ def cmd_baseline(args) -> int:
     if args.out in (None, "-"):
         sys.stdout.write(text)
     else:
-        Path(args.out).write_text(text, encoding="utf-8")
+        write_atomically(args.out, text)
     err.print(f"{entries} entries covering {results} failing results (a case in one placement)"
               + ("" if args.out in (None, "-") else f" written to {args.out}"), soft_wrap=True)
     return 0
@@ -332,10 +332,9 @@ def cmd_report(args) -> int:
 
     run = load_run(args.run_dir, args.specs_dir)
     html_path = Path(args.html)
-    html_path.write_text(render(run), encoding="utf-8")
+    write_atomically(html_path, render(run))
     if args.md:
-        Path(args.md).write_text(report.short_markdown(run.rows, html_path.name, unfinished=run.unfinished),
-                                 encoding="utf-8")
+        write_atomically(args.md, report.short_markdown(run.rows, html_path.name, unfinished=run.unfinished))
     console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}"
                            + (f", {args.md}" if args.md else "")
                            + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")),
@@ -410,7 +409,7 @@ def cmd_bisect(args) -> int:
         console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
     if args.json:
         import json
-        Path(args.json).write_text(json.dumps(found.to_json(), indent=1) + "\n", encoding="utf-8")
+        write_atomically(args.json, json.dumps(found.to_json(), indent=1) + "\n")
     err.print(f"bisected in {time.monotonic() - started:.1f} s", soft_wrap=True)
     return 0
 

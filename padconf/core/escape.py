@@ -8,11 +8,15 @@ import re
 from rich.markup import escape as _rich_escape
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: ESC sequences move the cursor, recolour
+# Bidirectional controls (Trojan Source: text shown in another order than it is read), zero-width
+# and other invisible format characters, line and paragraph separators: shown as \uNNNN
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]")
 
 
 def plain(text) -> str:
-    """``text`` on one line with its control characters visible as ``\\xNN``: safe to print."""
-    return _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text))
+    """``text`` on one line with its control characters visible as ``\\xNN`` and its bidi and
+    invisible format characters as ``\\uNNNN``: safe to print."""
+    return _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
 
 
 def terminal(text) -> str:
@@ -21,8 +25,41 @@ def terminal(text) -> str:
 
 
 _MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]"}
+_JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans it
+# What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://,
+# www., an e-mail address) or a mention (@user, @org/team), which also notifies its owner.
+_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)")
+
+
+class Markdown(str):
+    """Markdown padconf wrote itself from its own data (an upstream issue's link): ``markdown``
+    passes it as it is; everything else is text to escape."""
 
 
 def markdown(text) -> str:
-    """``text`` for a markdown table cell: one line, no HTML tag, link or image, no cell break."""
-    return "".join(_MARKDOWN.get(c, c) for c in _CONTROL.sub(" ", str(text)))
+    """``text`` for markdown (summary.md, a PR comment, a bundle's REPORT.md), a table cell
+    included: one line, no HTML tag, link, image or emphasis, no cell break, and no autolink
+    (``https://``, ``www.``) or ``@mention``, which the word joiner after them breaks. A
+    ``Markdown`` value is padconf's own and passes as it is."""
+    if isinstance(text, Markdown):
+        return text
+    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", _CONTROL.sub(" ", str(text)))
+    return _LIVE.sub(_JOINER, "".join(_MARKDOWN.get(c, c) for c in text))
+
+
+def markdown_code(text) -> str:
+    """``text`` as one markdown code span: its fence longer than any run of backticks in it (so
+    that none ends the span), and inside a span no markup, HTML or link is live; control and
+    invisible characters as ``\\xNN`` / ``\\uNNNN``."""
+    text = plain(text)
+    fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return f"{fence} {text} {fence}"
+
+
+def markdown_block(text) -> list[str]:
+    """``text`` (an error, several lines) as the lines of a fenced markdown code block whose
+    fence is longer than any run of backticks in it, so that nothing in it ends the block."""
+    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", str(text))
+    lines = [_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", line) for line in text.strip().splitlines()]
+    fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
+    return [fence, *lines, fence]

@@ -11,6 +11,7 @@ import io
 import json
 import math
 import os
+import re
 import stat
 from collections.abc import Callable
 from pathlib import Path
@@ -65,9 +66,27 @@ def read_text(path: Path | str, limit: int, error: type[Exception] = CaseError, 
         raise error(f"{name or path}: not UTF-8 text (byte {exc.start})") from None
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKETS = bytes(set(range(256)) - set(b"[]{}"))
+
+
+def json_nesting(text: str) -> int:
+    """How deep ``text``'s arrays and objects nest, counted on its brackets outside strings
+    (in C: a regular expression, a translation and a cumulative sum), before anything is built."""
+    brackets = _JSON_STRING.sub("", text).encode("utf-8", "surrogatepass").translate(None, _NOT_BRACKETS)
+    if not brackets:
+        return 0
+    steps = np.frombuffer(brackets, np.uint8)
+    return int(np.cumsum(np.where((steps == ord("[")) | (steps == ord("{")), 1, -1), dtype=np.int64).max())
+
+
 def json_value(text: str, where: str, error: type[Exception] = CaseError):
-    """``json.loads`` of ``text``; malformed JSON, nesting past the interpreter's recursion
-    limit and integers of thousands of digits are one line naming ``where``."""
+    """``json.loads`` of ``text``; malformed JSON, nesting past MAX_DEPTH (counted before it is
+    decoded: a value nested just under the interpreter's recursion limit decoded, then broke
+    whatever walked or encoded it again) and integers of thousands of digits are one line naming
+    ``where``."""
+    if text.count("[") + text.count("{") > MAX_DEPTH and json_nesting(text) > MAX_DEPTH:
+        raise error(f"{where}: JSON nested more than {MAX_DEPTH} deep")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

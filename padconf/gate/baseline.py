@@ -172,7 +172,8 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
             doc = yaml.safe_load(yaml.serialize(node))
         except (yaml.YAMLError, TypeError) as exc:  # a !!python/ tag, an unhashable key
             raise CaseError(f"{at}: not a baseline entry: {getattr(exc, 'problem', None) or exc}") from None
-        unknown = sorted(k for k in doc if k not in KEYS)
+        # keys of several types (1: x beside why: y) cannot be sorted together: each as its text
+        unknown = sorted((k for k in doc if k not in KEYS), key=lambda k: (type(k).__name__, str(k)))
         if unknown:
             raise CaseError(f"{at}: unknown key {unknown[0]!r}; an entry has {', '.join(KEYS)}")
         missing = [k for k in ("runtime", "verdict", "why", "cells") if not doc.get(k)]

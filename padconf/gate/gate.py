@@ -23,7 +23,7 @@ from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
 from padconf.gate.explore import example_database, remember
-from padconf.gate.selection import gate_cases, in_shard
+from padconf.gate.selection import MAX_SHARDS, gate_cases, in_shard
 from padconf.judging.records import ResultRow
 from padconf.run.rundir import (
     CASES,
@@ -134,8 +134,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         about = read_json(d / GATE_JSON, PadconfError)
         try:
             shard = tuple(about.get("shard") or (1, 1))
-            if not (len(shard) == 2 and all(type(n) is int and n >= 1 for n in shard)):
-                raise ValueError(f"shard {about['shard']!r}: [i, n] expected")
+            if not (len(shard) == 2 and all(type(n) is int for n in shard) and 1 <= shard[0] <= shard[1] <= MAX_SHARDS):
+                raise ValueError(f"shard {about.get('shard')!r}: [i, n] with 1 <= i <= n <= {MAX_SHARDS} expected")
             mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1])
             if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])):
                 raise ValueError("runtime and spec_ids of text expected")
@@ -156,6 +156,11 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             if why:  # the failures it lacks would pass
                 raise PadconfError(f"{d}: {why}: run that shard again")
             for row in shard_rows:
+                # a row of a case another shard holds: shards overlapping, so that a shard's own
+                # cases may be missing and their failures pass
+                if not in_shard(row["case_id"], shard):
+                    raise PadconfError(f"{d}: holds case {row['case_id']!r}, which is not in shard "
+                                       f"{shard[0]}/{shard[1]}: not that shard's run")
                 if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
                     rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
             cases.update((c["id"], c) for c in read_jsonl(d / CASES, ("id",)))

@@ -6,7 +6,7 @@ import re
 from xml.etree import ElementTree
 
 from padconf.gate.compare import Judgement
-from padconf.judging.records import ResultRow
+from padconf.judging.records import ResultRow, shown_list
 from padconf.judging.triage import triage
 from padconf.judging.verdicts import Verdict
 
@@ -27,7 +27,7 @@ def _after(row: ResultRow) -> str:
 
 def _reason(row: ResultRow) -> str:
     text = row.get("error") or row.get("detail") or row.get("reason") or ""
-    where = f"{row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
+    where = f"{row['mode']} {row['dtype']} shape={shown_list(row, 'shape')} pads={shown_list(row, 'pads')}"
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
 
 

@@ -12,12 +12,15 @@ from padconf.core.errors import PadconfError
 from padconf.gate.explore import replayed
 from padconf.spec.loader import Spec
 
+MAX_SHARDS = 4096  # a gate's shard count: each shard is a CI job
+
 
 def parse_shard(text: str) -> tuple[int, int]:
-    """"I/N" (1 <= I <= N) as (I, N)."""
-    m = re.fullmatch(r"(\d+)/(\d+)", text or "")
-    if not m or not 1 <= int(m[1]) <= int(m[2]):
-        raise PadconfError(f"--shard {text!r}: expected I/N with 1 <= I <= N, e.g. 2/4")
+    """"I/N" (1 <= I <= N <= MAX_SHARDS, ASCII digits: ``\\d`` took "١/٢" and 10**5000 digits)
+    as (I, N)."""
+    m = re.fullmatch(r"([0-9]{1,5})/([0-9]{1,5})", text or "", re.ASCII)
+    if not m or not 1 <= int(m[1]) <= int(m[2]) <= MAX_SHARDS:
+        raise PadconfError(f"--shard {text!r}: expected I/N with 1 <= I <= N <= {MAX_SHARDS}, e.g. 2/4")
     return int(m[1]), int(m[2])
 
 

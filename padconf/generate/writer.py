@@ -21,6 +21,7 @@ own node tests in the same layout. padconf.suite.folders reads any of them back.
 from __future__ import annotations
 
 import ctypes
+import hashlib
 import json
 import os
 import re
@@ -39,10 +40,12 @@ from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
-from padconf.core.errors import PadconfError
+from padconf.core.errors import CaseError, PadconfError
+from padconf.core.untrusted import read_text
 from padconf.core.vocabulary import Placement
+from padconf.core.writing import FolderLock, write_atomically
 from padconf.spec.loader import Spec, rule_text
-from padconf.suite.fixed import ALL_KIND_DIRS, CONTEXT_DIRS, KIND_DIRS, SuiteCase, suite_cases
+from padconf.suite.fixed import CONTEXT_DIRS, KIND_DIRS, SuiteCase, suite_cases
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 OPENVINO_RUNNER = resources.files("padconf.generate.scripts") / "run_openvino.py"  # copied beside the OpenVINO cases
@@ -158,14 +161,60 @@ def coverage(entries: list[SuiteCase], specs: list[Spec]) -> dict[str, dict[str,
     return {s.id: {m: (sum((s.id, m, d) in have for d in s.dtypes), len(s.dtypes)) for m in s.modes} for s in specs}
 
 
-GENERATED_NAMES = ALL_KIND_DIRS + ("MANIFEST.yaml", "README.md")
+FILES = "FILES.sha256"  # every file generate wrote, with its SHA-256 (``sha256sum -c FILES.sha256`` checks it)
+MAX_FILES_BYTES = 1 << 24  # a FILES.sha256 (generated/'s is about 1 MB)
+
+
+def files_listing(folder: Path) -> str:
+    """``FILES.sha256`` of ``folder`` as padconf generate wrote it: each file below it (nested
+    ones included), its SHA-256 and path, in path order."""
+    lines = []
+    for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
+        name = path.relative_to(folder).as_posix()
+        if name != FILES:
+            lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {name}\n")
+    return "".join(lines)
+
+
+def not_written_by_generate(out: Path) -> str | None:
+    """The first thing in ``out`` (nested ones included) that its ``FILES.sha256`` does not prove
+    padconf generate wrote, byte for byte: a file it does not list or whose bytes changed (a
+    README.md the user edited), a link, anything but a file or folder; None when every one is
+    padconf's, or ``out`` is empty. The swap replaces the whole folder: only what is proven
+    padconf's may go with it."""
+    listing = out / FILES
+    proven: dict[str, str] = {}
+    if listing.exists() or listing.is_symlink():
+        try:
+            text = read_text(listing, MAX_FILES_BYTES, follow=False)
+        except CaseError:
+            return FILES
+        for line in text.splitlines():
+            digest, _, name = line.partition("  ")
+            proven[name] = digest
+    for root, folders, files in os.walk(out):  # links are not followed: each is a name below
+        for name in sorted(folders + files):
+            path = Path(root, name)
+            relative = path.relative_to(out).as_posix()
+            if path.is_symlink():
+                return relative
+            if name in folders:
+                continue
+            if relative == FILES and proven:
+                continue
+            if not path.is_file() or relative not in proven:
+                return relative
+            if hashlib.sha256(path.read_bytes()).hexdigest() != proven[relative]:
+                return f"{relative} (changed since padconf generate wrote it)"
+    return None
 
 
 def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int = 1,
              jobs: int | None = None) -> list[SuiteCase]:
     """Write the suite as the folder ``out``, which must be empty, absent or a previous output
-    (it holds nothing else). The suite is written beside it, in a hidden folder, then swapped
-    in by one rename: an interrupted generate leaves the previous output whole."""
+    whose every file, nested ones included, its FILES.sha256 proves padconf wrote. The suite is
+    written beside it, in a hidden folder, then swapped in by one rename: an interrupted
+    generate leaves the previous output whole."""
     # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own
     specs = [spec for spec in specs if spec.domain in KIND_DIRS]
     if not specs:
@@ -174,40 +223,48 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
     if per_combo < 0:
         raise PadconfError(f"--per-combo must be >= 0, not {per_combo}")
     out = Path(out).absolute()
+    if out.is_symlink():
+        raise PadconfError(f"--out {out}: a symbolic link, which padconf generate does not replace")
     if out.exists() and not out.is_dir():
         raise PadconfError(f"--out {out}: not a folder")
-    foreign = sorted(p.name for p in out.iterdir() if p.name not in GENERATED_NAMES
-                     and not p.name.startswith(".padconf-generate-")) if out.is_dir() else []
+    foreign = not_written_by_generate(out) if out.is_dir() else None
     if foreign:  # the swap replaces the whole folder
-        raise PadconfError(f"--out {out}: holds {foreign[0]!r}, which padconf generate did not write: "
-                           "name an empty folder or a previous output")
+        raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write (its {FILES} "
+                           "does not list it): name an empty folder or a previous output")
     entries = suite_cases(specs, seed, per_combo, jobs)
     by_id = {s.id: s for s in specs}
     out.parent.mkdir(parents=True, exist_ok=True)
-    for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
-        shutil.rmtree(stale, ignore_errors=True)
-    staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
-    try:
-        for e in entries:
-            (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
-        (staging / "MANIFEST.yaml").write_text(
-            yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
-                            "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
-                           sort_keys=True, allow_unicode=True, width=120),
-            encoding="utf-8")
-        (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
-        if (staging / "openvino").is_dir():
-            (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
-        if out.exists():
-            _exchange(staging, out)  # staging now holds the previous output, removed below
-        else:
-            staging.rename(out)
-    finally:
-        shutil.rmtree(staging, ignore_errors=True)
-    return entries
+    # one generate at a time beside the output: it swaps the whole folder in (the parent is locked,
+    # since the swap replaces the folder itself)
+    with FolderLock(out.parent, exclusive=True, what="folder, generating into it"):
+        foreign = not_written_by_generate(out) if out.is_dir() else None  # again: another may have written
+        if foreign:
+            raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write")
+        for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
+            shutil.rmtree(stale, ignore_errors=True)
+        staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
+        try:
+            for e in entries:
+                (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+            (staging / "MANIFEST.yaml").write_text(
+                yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
+                                "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
+                               sort_keys=True, allow_unicode=True, width=120),
+                encoding="utf-8")
+            (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
+            if (staging / "openvino").is_dir():
+                (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
+            (staging / FILES).write_text(files_listing(staging), encoding="utf-8")
+            if out.exists():
+                _exchange(staging, out)  # staging now holds the previous output, removed below
+            else:
+                staging.rename(out)
+        finally:
+            shutil.rmtree(staging, ignore_errors=True)
+        return entries
 
 
 def _exchange(a: Path, b: Path) -> None:
@@ -390,7 +447,7 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
     import warnings
 
     from onnx.backend.test.case import node as node_cases
-    out, written = Path(out), []
+    out = Path(out)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         try:  # importing an op's case module runs its exports (seeded), which register its cases
@@ -398,17 +455,24 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
             collected = list(node_cases._NodeTestCases)
         except (ImportError, AttributeError):  # another layout: collect every op's cases
             collected = node_cases.collect_testcases(op_type)
+    out.mkdir(parents=True, exist_ok=True)
+    with FolderLock(out, exclusive=True):
+        return _export(out, collected, op_type)
+
+
+def _export(out: Path, collected, op_type: str) -> list[Path]:
+    written: list[Path] = []
     for case in collected:
         if case.model is None or [n.op_type for n in case.model.graph.node] != [op_type]:
             continue
         where = out / case.name
         data_set = where / "test_data_set_0"
-        data_set.mkdir(parents=True, exist_ok=True)
-        (where / "model.onnx").write_bytes(case.model.SerializeToString())
+        data_set.mkdir(parents=True, exist_ok=True)  # an existing folder: nothing written through a link in it
+        write_atomically(where / "model.onnx", case.model.SerializeToString())
         inputs, outputs = case.data_sets[0]
         for j, arr in enumerate(inputs):
-            (data_set / f"input_{j}.pb").write_bytes(_tensor_bytes(arr, case.model.graph.input[j].name))
+            write_atomically(data_set / f"input_{j}.pb", _tensor_bytes(arr, case.model.graph.input[j].name))
         for j, arr in enumerate(outputs):
-            (data_set / f"output_{j}.pb").write_bytes(_tensor_bytes(arr, case.model.graph.output[j].name))
+            write_atomically(data_set / f"output_{j}.pb", _tensor_bytes(arr, case.model.graph.output[j].name))
         written.append(where)
     return written

@@ -8,12 +8,13 @@ Rows are JSON objects (TypedDicts), so that results.jsonl stays plain JSON for j
 fields hold a ``Word`` (Verdict, Placement, CaseKind ...), which is its own text in JSON."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import Case
+from padconf.cases.case import Case, check_mode
 from padconf.core.dtypes import dtype_name, encode_array
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement
@@ -76,6 +77,16 @@ class ResultRow(_Row, total=False):
     control: ControlRow  # attached on reading (rundir.attach_controls), never written
     after: str  # the gate: the case ids after which a failure recurs (its poisoners)
     experiments: dict  # minimize's triage experiments (padconf.minimize.probes.experiments), never written to a run
+    elided: dict  # key -> how many entries (a list) or characters (a text) it had, where the row holds fewer
+
+
+# What padconf writes, padconf reads back: a row is small whatever its case holds, so that a run's
+# results.jsonl stays within what rundir reads (MAX_JSONL_BYTES). A case's lists are kept whole
+# once, in cases.jsonl (by case_id); a row keeps their first entries and says how many there were.
+MAX_ROW_LIST = 64  # entries of a row's shape, pads, axes
+MAX_ROW_TEXT = 1 << 14  # characters of a row's error, detail, note (a runtime may say megabytes)
+MAX_ROW_EVIDENCE = 1 << 20  # characters of a row's encoded output; a larger one is left out (cases.jsonl
+# and the case rerun show it)
 
 
 # the keys every result row has, checked when a run directory is read
@@ -83,7 +94,7 @@ RESULT_KEYS = ("runtime", "placement", "spec", "mode", "dtype", "shape", "pads",
 _KEY_TYPES = {"shape": list, "pads": list, "data": dict, "failure": list}  # of a required key; the others are text
 # keys a row may lack or hold null, and else must hold this type: the report reads them as such
 _OPTIONAL_TYPES = {"kind": str, "reason": str, "rule": str, "error": str, "detail": str, "difference": str,
-                   "note": str, "matched": list, "output": dict, "tags": list}
+                   "note": str, "matched": list, "output": dict, "tags": list, "elided": dict}
 # the lists among them that hold text only (a control's failure: its distinct_failure)
 _TEXT_LISTS = ("matched", "tags", "failure")
 # what a message calls a Python value read from JSON: the file's words, not Python's
@@ -111,6 +122,8 @@ def check_row(row: Any, where: str, required: tuple[str, ...] = ()) -> dict[str,
     for key in _TEXT_LISTS:
         if not all(isinstance(item, str) for item in row.get(key) or ()):
             raise CaseError(f"{where}: {key!r} holds something other than text")
+    if "mode" in required:
+        check_mode(row["mode"], row.get("kind"), where)
     for key, words in _VOCABULARIES.items():
         if key in required:
             try:
@@ -139,10 +152,11 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
     confirm_refusal's). ``placed``: the worker process that answered and how many cases it ran
     before (Worker.placed). ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the
     rows of runtimes that have one."""
-    return cast(ResultRow, ({"target": target} if target else {}) | {
+    return _bounded(cast(ResultRow, ({"target": target} if target else {}) | {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
-        "constant_value": None if case.constant_value is None else repr(case.constant_value.reshape(-1)[0]),
+        "constant_value": None if case.constant_value is None or not case.constant_value.size
+        else repr(case.constant_value.reshape(-1)[0]),
         # detail only where it says more than the error text (a refusal's detail is that text)
         "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": ruling.verdict,
         "detail": None if ruling.detail == outcome.error else ruling.detail,
@@ -151,7 +165,39 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
         "seconds": outcome.seconds, "output": _evidence(ruling, outcome),
         "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
         "process": placed and placed[0], "position": placed and placed[1],
-    })
+    }))
+
+
+def _bounded(row: ResultRow) -> ResultRow:
+    """``row`` within MAX_ROW_LIST, MAX_ROW_TEXT and MAX_ROW_EVIDENCE, what it cut counted in
+    ``elided``."""
+    doc = cast(dict[str, Any], row)
+    elided: dict[str, int] = {}
+    for key in ("shape", "pads", "axes"):
+        values = doc.get(key)
+        if values is not None and len(values) > MAX_ROW_LIST:
+            elided[key] = len(values)
+            doc[key] = list(values[:MAX_ROW_LIST])
+    for key in ("error", "detail", "note"):
+        text = doc.get(key)
+        if isinstance(text, str) and len(text) > MAX_ROW_TEXT:
+            elided[key] = len(text)
+            doc[key] = text[:MAX_ROW_TEXT]
+    if doc.get("output") is not None and len(json.dumps(doc["output"])) > MAX_ROW_EVIDENCE:
+        elided["output"] = 1
+        doc["output"] = None
+    if elided:
+        doc["elided"] = elided
+    return row
+
+
+def shown_list(row, key: str) -> str:
+    """A row's list (shape, pads, axes) as text, saying where it holds only the first entries."""
+    values = row.get(key)
+    total = (row.get("elided") or {}).get(key)
+    if values is None or not isinstance(total, int):
+        return str(values)
+    return f"{str(list(values))[:-1]}, ... ({total} in all: cases.jsonl holds them)]"
 
 
 def judged_row(runtime: str, placement: Placement, case: Case, outcome: Outcome, status: str,

@@ -61,6 +61,9 @@ def upstream_model(model: onnx.ModelProto, names: list[str]) -> onnx.ModelProto:
     return out
 
 
+MAX_PAD_NODES = 64  # of a model minimize takes: each Pad is run up to and minimized on its own
+
+
 class UserModel:
     """The model directory, its fed inputs and (when the directory has them) expected outputs."""
 
@@ -76,6 +79,9 @@ class UserModel:
             raise CaseError(f"{where / 'test_data_set_0' / odd[0]}: not output_<number>.pb")
         self.expected = [load_tensor(p, where) for p in sorted(outputs, key=lambda p: int(p.stem.split("_")[1]))]
         self.pads = [n for n in self.model.graph.node if n.op_type == "Pad" and n.domain in ("", "ai.onnx")]
+        if len(self.pads) > MAX_PAD_NODES:  # each costs a run of the graph up to it, and a minimization
+            raise CaseError(f"{where}/model.onnx: {len(self.pads)} Pad nodes; minimize takes a model of at most "
+                            f"{MAX_PAD_NODES}: cut it to the part that fails")
         if not self.pads:
             raise CaseError(f"{where}/model.onnx: no Pad node in the main graph "
                             f"({len(self.model.graph.node)} nodes: "

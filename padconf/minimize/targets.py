@@ -9,6 +9,7 @@ from pathlib import Path
 
 from padconf.adapters import adapter_class, reference_runtime
 from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
+from padconf.core import escape
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.vocabulary import Placement
@@ -147,10 +148,11 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
         for helper in helpers:
             helper.close()
     return [Job(pad.case, preferred="inputs" if pad.placement == "attributes" else pad.placement, found_in=[
-        f"- the model: `{where / 'model.onnx'}` (opset {model.opset}, {len(model.model.graph.node)} nodes), "
-        f"fed `test_data_set_0`; on {worker.adapter} the whole model: {whole}",
-        f"- its Pad node `{pad.node.name or '(unnamed)'}` "
+        f"- the model: {escape.markdown_code(where / 'model.onnx')} (opset {model.opset}, "
+        f"{len(model.model.graph.node)} nodes), fed `test_data_set_0`; on {escape.markdown(worker.adapter)} the "
+        f"whole model: {escape.markdown(whole)}",
+        f"- its Pad node {escape.markdown_code(pad.node.name or '(unnamed)')} "
         f"(#{list(model.model.graph.node).index(pad.node)} in the graph), "
-        f"run alone on the arrays that reach it (computed by {pad.inputs_from})"]) for pad in found]
+        f"run alone on the arrays that reach it (computed by {escape.markdown(pad.inputs_from)})"]) for pad in found]
 
 

@@ -1,6 +1,9 @@
 """The gate as a pytest plugin (registered through the ``pytest11`` entry point)::
 
-    python -m pytest --pyargs padconf.pytest --padconf-runtime onnxruntime [--padconf-baseline=FILE]
+    pytest -c /dev/null --noconftest -p no:cacheprovider --pyargs padconf.pytest --padconf-runtime onnxruntime \
+        [--padconf-baseline=FILE]
+
+(the form that runs no code of the working directory, docs/ci.md; ``python -m pytest`` trusts it)
 
 runs the gate's cases (padconf.gate.selection.gate_suite: the same cases for a padconf version)
 as ``test_pad[onnx/Pad-19-reflect-float-crop_mixed-3-inputs]``, one test per case and placement
@@ -259,7 +262,22 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("padconf_runtime", None):
+        _isolate_xdist_workers(config)
         config.stash[SHARE] = Share(config)
+
+
+def _isolate_xdist_workers(config: pytest.Config) -> None:
+    """pytest-xdist's local workers (``-n N``: ``popen`` gateways) start as ``python -u -c``, the
+    working directory first on their path until xdist hands them the controller's: a json.py
+    there ran in every worker. Each starts as ``python -I`` instead, which adds no working
+    directory, PYTHONPATH or user site (xdist then gives it the controller's sys.path)."""
+    import sys
+
+    specs = getattr(config.option, "tx", None)
+    if not specs or " " in sys.executable:
+        return
+    config.option.tx = [spec if "python=" in spec or not spec.split("//")[0].split("*")[-1] == "popen"
+                        else f"{spec}//python={sys.executable} -I" for spec in specs]
 
 
 def _share(config: pytest.Config) -> Share | None:

@@ -20,7 +20,7 @@ from padconf.core import escape
 from padconf.core.dtypes import decode_array
 from padconf.core.errors import CaseError, SpecError
 from padconf.judging.failure import failure_class, failure_signature
-from padconf.judging.records import NOT_COMPILED, ResultRow, RunData
+from padconf.judging.records import NOT_COMPILED, ResultRow, RunData, shown_list
 from padconf.judging.triage import PAD_BUGS, triage
 from padconf.judging.verdicts import FAILURES, VERDICTS, Difference, Verdict
 from padconf.spec.loader import Spec, get_spec, rule_text, spec_sort_key
@@ -204,8 +204,9 @@ def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
 
 
 def _example(row: ResultRow, with_id: bool = True) -> str:
-    return (f"{row['spec']} {row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
-            + (f" axes={row['axes']}" if row.get("axes") is not None else "")
+    return (f"{row['spec']} {row['mode']} {row['dtype']} shape={shown_list(row, 'shape')} "
+            f"pads={shown_list(row, 'pads')}"
+            + (f" axes={shown_list(row, 'axes')}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
             + f" [{row['placement']}]" + (f" id={row['case_id']}" if with_id else "")
             + (f" ({row['origin'].replace(':', ' ', 1)} of the spec document)"
@@ -290,6 +291,14 @@ def triage_text(group: dict) -> str:
     return group["triage"].label + (f" ({group['upstream'].link})" if group["upstream"] else "")
 
 
+def triage_markdown(group: dict) -> escape.Markdown:
+    """``triage_text`` for markdown: the label escaped, the link (padconf's own: judging.triage's
+    upstream facts) left live."""
+    if group.get("triage") is None or not group["upstream"]:
+        return escape.Markdown(escape.markdown(triage_text(group)))
+    return escape.Markdown(f"{escape.markdown(group['triage'].label)} ({group['upstream'].link})")
+
+
 def _what(group: dict) -> str:
     return f"{group['class']}  — {_seen_on(group)}"
 
@@ -314,7 +323,8 @@ def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) ->
             "documented policy, known upstream or not Pad-specific.", "",
             "| runtime | verdict | triage | n | what | example |", "|---|---|---|---:|---|---|"]
     for g in distinct:
-        out.append(_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _what(g), _example(g["example"])))
+        out.append(_md_row(g["runtime"], g["verdict"], triage_markdown(g), g["count"], _what(g),
+                           _example(g["example"])))
     out += ["", "## Not implemented (coverage: runtime x spec version x dtype)", "",
             "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
     for (runtime, spec), dtypes in support_gaps(rows).items():
@@ -444,7 +454,7 @@ def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int
         out += ["", f"Distinct failures, the Pad bugs first ({len(shown)} of {len(found)}):" if len(shown) < len(found)
                 else f"Distinct failures, the Pad bugs first ({len(found)}):", "",
                 "| runtime | verdict | triage | n | what |", "|---|---|---|---:|---|"]
-        out += [_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _short(_what(g), 160))
+        out += [_md_row(g["runtime"], g["verdict"], triage_markdown(g), g["count"], _short(_what(g), 160))
                 for g in shown]
     if picks:
         silent = sum(r["verdict"] in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED) for r in rows)

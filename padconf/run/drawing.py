@@ -3,24 +3,20 @@ spec version, versions drawn side by side in child processes (padconf.run.draw_c
 cases of test directories (``padconf run --cases``)."""
 from __future__ import annotations
 
-import concurrent.futures
-import contextlib
 import json
-import subprocess
-import tempfile
-import threading
 
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.examples import example_cases
 from padconf.cases.plain import TRIGGER_TAG, upstream_triggers
 from padconf.cases.strategies import draw_cases
-from padconf.core.errors import CaseError, InternalFault
-from padconf.execution.worker_process import exit_text, isolated, last_words, wait_status
+from padconf.core.errors import CaseError
+from padconf.execution.children import MAX_CHILD_DEATHS, map_in_children
+from padconf.execution.worker_process import isolated
 from padconf.run.config import RunConfig
 from padconf.spec.loader import get_spec, load_specs
 from padconf.suite.folders import read_cases
 
-MAX_DRAW_CHILD_DEATHS = 3  # drawing children killed in turn (each one's versions drawn again) before padconf gives up
+MAX_DRAW_CHILD_DEATHS = MAX_CHILD_DEATHS  # drawing children killed in turn before padconf gives up
 
 
 def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
@@ -59,57 +55,6 @@ def draw_spec(args) -> list[str]:
 
 
 def _draw_in_children(args: list, jobs: int) -> list[list[str]]:
-    """``draw_spec`` of each of ``args`` in ``jobs`` child processes (padconf.run.draw_child), each
-    child taking the next version as it finishes one (versions differ in cost: in fixed shares,
-    one child would draw alone at the end); in the order of ``args``."""
-    drawn: list[list[str]] = [[] for _ in args]
-    todo, lock = iter(range(len(args))), threading.Lock()
-    again: list[int] = []  # versions whose child died drawing them
-    why: list[str] = []  # how each child that died ended
-
-    def child_draws() -> None:
-        for _ in range(MAX_DRAW_CHILD_DEATHS + 1):
-            if drawn_in_a_child():
-                return
-        raise InternalFault(f"drawing cases: {MAX_DRAW_CHILD_DEATHS + 1} child processes died in turn ({why[-1]})")
-
-    def drawn_in_a_child() -> bool:
-        """Whether one child drew every version it took; a version it died on goes back."""
-        # stderr to a file, not a pipe: a child that says much cannot block on it
-        with tempfile.TemporaryFile() as err, subprocess.Popen(isolated("padconf.run.draw_child"),
-                                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                                               stderr=err) as child:
-            assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
-            i = None
-            try:
-                while (i := next_version()) is not None:
-                    child.stdin.write(json.dumps(args[i]).encode() + b"\n")
-                    child.stdin.flush()
-                    line = child.stdout.readline()
-                    if not line:  # it died: its exit status and last words say why
-                        break
-                    drawn[i] = json.loads(line)
-                else:  # every version it took is drawn
-                    child.stdin.close()
-                    if child.wait() == 0:
-                        return True
-            except OSError:  # it stopped reading: as above
-                pass
-            child.kill()
-            with contextlib.suppress(OSError):  # a request it did not read: closing flushes it into a dead pipe
-                child.stdin.close()
-            child.wait()
-            why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
-            if i is not None:
-                with lock:
-                    again.append(i)
-            return False
-
-    def next_version() -> int | None:
-        with lock:
-            return again.pop() if again else next(todo, None)
-
-    with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for done in [pool.submit(child_draws) for _ in range(jobs)]:
-            done.result()
-    return drawn
+    """``draw_spec`` of each of ``args`` in ``jobs`` isolated child processes
+    (padconf.run.draw_child), in the order of ``args``."""
+    return map_in_children(lambda: isolated("padconf.run.draw_child"), args, jobs, "drawing cases")

@@ -15,19 +15,17 @@ directory may come from anyone, so each file is read bounded and held to its rec
 from __future__ import annotations
 
 import errno
-import fcntl
 import json
 import os
 import reprlib
 import stat
-import threading
 from pathlib import Path
 from typing import Any, cast
 
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
-from padconf.core.writing import open_to_append
+from padconf.core.writing import FolderLock, open_to_append
 from padconf.judging.failure import distinct_failure
 from padconf.judging.records import RESULT_KEYS, ControlRow, ResultRow, Rows, RunData, check_row, row_key
 from padconf.judging.verdicts import FAILURES
@@ -99,59 +97,12 @@ def read_results(path: Path) -> Rows:
     return rows
 
 
-class RunDirLock:
-    """An advisory lock on a run directory (flock on the folder itself): exclusive for what
-    writes it (``padconf run``, ``--resume``, ``--force``), shared for what reads it (``report``,
-    ``gate --results``), so that no two processes write one folder at once and nothing reads it
-    half written. The kernel drops it when the process ends, kill -9 included: it is never
-    stale, and nothing is written into the folder for it. A conflict is one line, never a wait.
-    Within one process the locks of a folder are one (a library user's objects may outlive
-    their use): held until the last is released."""
-
-    _held: dict[tuple[int, int], list] = {}  # (device, inode) -> [fd, holders, exclusive]
-    _guard = threading.Lock()
+class RunDirLock(FolderLock):
+    """``FolderLock`` on a run directory: exclusive for what writes it (``padconf run``,
+    ``--resume``, ``--force``), shared for what reads it (``report``, ``gate --results``)."""
 
     def __init__(self, run_dir: Path, exclusive: bool):
-        self.key: tuple[int, int] | None = None
-        with RunDirLock._guard:
-            info = os.stat(run_dir)
-            key = (info.st_dev, info.st_ino)
-            held = RunDirLock._held.get(key)
-            if held is None:
-                held = [os.open(run_dir, os.O_RDONLY | os.O_DIRECTORY), 0, False]
-            if held[1] == 0 or (exclusive and not held[2]):
-                try:
-                    fcntl.flock(held[0], (fcntl.LOCK_EX if exclusive or held[2] else fcntl.LOCK_SH) | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    if held[1] == 0:
-                        os.close(held[0])
-                    raise PadconfError(f"{run_dir}: another padconf process is "
-                                       f"{'using' if exclusive else 'writing'} this run directory; "
-                                       "run again once it has finished") from None
-                held[2] = held[2] or exclusive
-            held[1] += 1
-            RunDirLock._held[key] = held
-            self.key = key
-
-    def release(self) -> None:
-        with RunDirLock._guard:
-            if self.key is None:
-                return
-            held = RunDirLock._held[self.key]
-            held[1] -= 1
-            if held[1] == 0:
-                os.close(held[0])
-                del RunDirLock._held[self.key]
-            self.key = None
-
-    def __del__(self) -> None:
-        self.release()
-
-    def __enter__(self) -> RunDirLock:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.release()
+        super().__init__(run_dir, exclusive, "run directory")
 
 
 def read_controls(run_dir: Path) -> list[ControlRow]:
@@ -225,6 +176,19 @@ def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run
         raise PadconfError(f"{run_json}: the run read its spec files from {recorded_specs_dir}, which padconf reads "
                            f"only when you name it again: --specs-dir {recorded_specs_dir}")
     return recorded_specs_dir
+
+
+def cases_dirs_named_again(recorded: list[str] | None, named: list[str] | None, run_json: Path) -> None:
+    """The test folders run.json's ``cases_dir`` names, which ``--resume`` reads only when the
+    user names each again (--cases), as ``named_again`` the spec folder: run.json's every field
+    that names a path is gated so (``"/"`` would walk the file system)."""
+    if recorded is None:
+        return
+    given = {Path(d).resolve() for d in named or ()}
+    unnamed = [d for d in recorded if Path(d).resolve() not in given]
+    if unnamed:
+        raise PadconfError(f"{run_json}: the run read its cases from {unnamed[0]}, which padconf reads only when "
+                           f"you name it again: --cases {' '.join(recorded)}")
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:

@@ -45,6 +45,7 @@ from padconf.run.rundir import (
     RUN_JSON,
     STATS,
     RunDirLock,
+    cases_dirs_named_again,
     jsonl_line,
     named_again,
     read_json,
@@ -86,7 +87,7 @@ class Run:
 
     def __init__(self, out_dir: Path, config: RunConfig | None = None, resume: bool = False, force: bool = False,
                  jobs: int | None = None, named_runtimes: tuple[str, ...] | list[str] = (),
-                 named_specs_dir: str | None = None):
+                 named_specs_dir: str | None = None, named_cases_dirs: list[str] | None = None):
         self.dir = Path(out_dir)
         self.jobs = jobs or os.cpu_count() or 1  # lanes, and processes drawing cases: not part of the run's identity
         self.results_path = self.dir / RESULTS
@@ -119,6 +120,7 @@ class Run:
             # runtimes, but a module:Class is imported, and a spec folder read, only when the user
             # names it again
             named_again(self.config.specs_dir, named_specs_dir, self.run_json)
+            cases_dirs_named_again(self.config.cases_dir, named_cases_dirs, self.run_json)
             # a registered runtime's variant (openvino[threads=1]) imports nothing but padconf's own adapter
             unnamed = [r for r in self.config.runtimes
                        if split_variant(r)[0] not in registry() and r not in named_runtimes]

@@ -66,6 +66,11 @@ INTERPRETATIONS: dict[str, tuple[str, ...]] = {
 DEFAULTS = {name: values[0] for name, values in INTERPRETATIONS.items()}
 # Refuse before allocating more output elements than this (2**27 = 134M, 0.5 GB of float32).
 MAX_ELEMENTS = 2**27
+# The work bounded, not only the output: the output (twice, where a mode gathers it through
+# index maps), and each axis's int64 index maps with their temporaries, at most this many bytes.
+# A 1-D output just under MAX_ELEMENTS built index arrays of 1 GiB each (a MemoryError).
+MAX_WORK_BYTES = 2**30
+INDEX_BYTES_PER_POSITION = 6 * 8  # an axis's index map, its shifted and folded copies, its border positions
 INT64_MAX = 2**63 - 1  # pads are int64 tensors (or attributes), and so are a tensor's dimensions
 
 
@@ -102,6 +107,12 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     if math.prod(shape) > max_elements:
         raise TooLargeToCheck(f"output shape {shape} has more than {max_elements} elements: too large "
                               f"for padconf's reference to check", "max_elements")
+    work = (math.prod(shape) * max(data.dtype.itemsize, 1) * (1 if mode == "constant" else 2)
+            + sum(max(size, n) for size, n in zip(shape, data.shape)) * INDEX_BYTES_PER_POSITION)
+    if work > MAX_WORK_BYTES:
+        raise TooLargeToCheck(f"output shape {shape} ({mode}) needs about {work} bytes of padconf's reference "
+                              f"(its output and index maps), more than {MAX_WORK_BYTES}: too large to check",
+                              "max_elements")
 
     out = np.empty(shape, dtype=data.dtype)
     axes_plan = [_AxisPlan(n, b, e, size, mode, chosen, mirror_bound_every_pad)

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import multiprocessing
 import os
 import re
 import signal
 import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass
+from pathlib import Path
 
 import numpy as np
 import onnx
@@ -31,6 +31,8 @@ from padconf.cases.strategies import PROFILES, draw_cases
 from padconf.core.dtypes import as_array, bit_equal, is_integer, scalar
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement
+from padconf.execution.children import map_in_children
+from padconf.execution.worker_process import isolated
 from padconf.spec.loader import Spec, parse_spec_id
 
 DRAW_BUDGET = PROFILES["default"]["max_examples"]  # drawn cases per spec version, as `padconf run` draws
@@ -225,8 +227,11 @@ def spec_cases(spec: Spec, seed: int = 0, per_combo: int = 1) -> list[SuiteCase]
     return entries
 
 
-def _spec_cases_job(args) -> list[SuiteCase]:
-    return spec_cases(*args)
+def spec_cases_json(request: list) -> list:
+    """``spec_cases`` of a spec sent as JSON (``[id, path, document, seed, per_combo]``), its
+    entries as ``[case, placement]`` JSON: what an isolated child (padconf.suite.suite_child) answers."""
+    spec_id, path, doc, seed, per_combo = request
+    return [[e.case.to_json(), e.placement] for e in spec_cases(Spec(spec_id, Path(path), doc), seed, per_combo)]
 
 
 @contextlib.contextmanager
@@ -252,15 +257,17 @@ def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int 
     # become graphs only through an exporter under test
     specs = [spec for spec in specs if spec.domain in KIND_DIRS]
     jobs = max(1, min(jobs or 2, os.cpu_count() or 1, len(specs)))
-    args = [(spec, seed, per_combo) for spec in specs]
     if jobs > 1:
-        # spawn, not fork: the caller may hold runtime threads (onnxruntime, OpenVINO)
+        # isolated children of padconf's own (python -I, JSON both ways), not multiprocessing's
+        # spawn pool, whose children import the working directory's modules; not fork either:
+        # the caller may hold runtime threads (onnxruntime, OpenVINO)
+        requests = [[spec.id, str(spec.path), spec.doc, seed, per_combo] for spec in specs]
         with _children_ignore_ctrl_c():
-            pool = multiprocessing.get_context("spawn").Pool(jobs)
-        with pool:  # ended on leaving, Ctrl-C included: the children do not draw on
-            per_spec = pool.map(_spec_cases_job, args)
+            answers = map_in_children(lambda: isolated("padconf.suite.suite_child"), requests, jobs,
+                                      "drawing the suite")
+        per_spec = [[SuiteCase(Case.from_json(case), placement) for case, placement in answer] for answer in answers]
     else:
-        per_spec = [_spec_cases_job(a) for a in args]
+        per_spec = [spec_cases(spec, seed, per_combo) for spec in specs]
     entries = [e for group in per_spec for e in group]
     _name(entries)
     return sorted(entries, key=lambda e: e.path)

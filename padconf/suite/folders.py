@@ -7,6 +7,7 @@ anything is allocated or opened.
 from __future__ import annotations
 
 import math
+import os
 from pathlib import Path
 
 import numpy as np
@@ -53,7 +54,7 @@ def tensor_array(tensor: onnx.TensorProto, where: Path, root: Path) -> np.ndarra
     size = math.prod(tensor.dims) * max(dtype.itemsize, 1)
     if size > MAX_ARRAY_BYTES:
         raise CaseError(f"{label}: dims {list(tensor.dims)} ({size} bytes) exceed {MAX_ARRAY_BYTES} bytes")
-    if tensor.data_location == onnx.TensorProto.EXTERNAL:
+    if tensor.data_location == onnx.TensorProto.EXTERNAL or tensor.external_data:
         info = {e.key: e.value for e in tensor.external_data}
         location = info.get("location", "")
         if not location or Path(location).is_absolute():
@@ -94,17 +95,68 @@ def opset_of(model: onnx.ModelProto, where: Path) -> int:
     return opset
 
 
+MAX_GRAPH_DEPTH = 32  # subgraphs inside subgraphs (If, Loop, Scan bodies): a model padconf did not write
+
+
+def model_tensors(model: onnx.ModelProto):
+    """Every TensorProto ``model`` holds, wherever it is: each graph's initializers and sparse
+    initializers (values and indices), every node attribute's tensor, tensors, sparse tensor and
+    sparse tensors, in the main graph, every subgraph of any depth (a GRAPH or GRAPHS
+    attribute) and every local function's nodes. A reader that looks only at the initializers
+    leaves a Constant node's external data for a runtime to resolve against the working
+    directory."""
+    def sparse(tensors):
+        for t in tensors:
+            yield t.values
+            yield t.indices
+
+    def in_nodes(nodes, depth):
+        for node in nodes:
+            for attr in node.attribute:
+                if attr.HasField("t"):
+                    yield attr.t
+                yield from attr.tensors
+                if attr.HasField("sparse_tensor"):
+                    yield from sparse([attr.sparse_tensor])
+                yield from sparse(attr.sparse_tensors)
+                for graph in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
+                    yield from in_graph(graph, depth + 1)
+
+    def in_graph(graph, depth):
+        if depth > MAX_GRAPH_DEPTH:
+            raise CaseError(f"subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
+        yield from graph.initializer
+        yield from sparse(graph.sparse_initializer)
+        yield from in_nodes(graph.node, depth)
+
+    yield from in_graph(model.graph, 0)
+    for function in model.functions:
+        yield from in_nodes(function.node, 0)
+
+
 def load_model(path: Path, root: Path | None = None) -> onnx.ModelProto:
-    """The model in ``path``, a file inside ``root`` (default: its folder), with the external
-    data of its initializers read in (from beside it, inside ``root``)."""
+    """The model in ``path``, a file inside ``root`` (default: its folder), walked whole before
+    any runtime sees it: the external data of every tensor it holds (``model_tensors``) read in
+    from beside it, inside ``root``, at most MAX_MODEL_BYTES in all, and the reference to it
+    removed, so that no runtime resolves a path of the model's against its own working
+    directory or anywhere else."""
     data = read_bytes(inside(path, root or path.parent), MAX_MODEL_BYTES, name=str(path))
     try:
         model = onnx.load_model_from_string(data)
     except (DecodeError, ValueError) as exc:
         raise CaseError(f"{path}: malformed model: {' '.join(str(exc).split())}") from None
-    for init in model.graph.initializer:  # external data read into the model, checked
-        if init.data_location == onnx.TensorProto.EXTERNAL:
-            tensor_array(init, path, root or path.parent)
+    total = 0
+    try:
+        tensors = list(model_tensors(model))
+    except CaseError as exc:
+        raise CaseError(f"{path}: {exc}") from None
+    for tensor in tensors:
+        if tensor.data_location == onnx.TensorProto.EXTERNAL or tensor.external_data:
+            total += tensor_array(tensor, path, root or path.parent).nbytes
+            if total > MAX_MODEL_BYTES:
+                raise CaseError(f"{path}: external data of more than {MAX_MODEL_BYTES} bytes in all")
+            tensor.data_location = onnx.TensorProto.DEFAULT
+            del tensor.external_data[:]
     return model
 
 
@@ -291,20 +343,42 @@ def npy_input(data: bytes, where: str, name: str) -> np.ndarray:
 CONTEXT_FOLDERS = set(CONTEXT_DIRS.values())
 
 
+MAX_FOLDER_DEPTH = 16  # folders below the one given (onnx's layout is 2: test_x/test_data_set_0)
+MAX_FOLDER_ENTRIES = 1 << 18  # names looked at below the folder given, in all
+MAX_TEST_DIRS = 1 << 16  # test directories in all (generated/ holds about 2,000)
+
+
 def case_dirs(path: Path | str) -> list[Path]:
-    """Every test directory (holding model.onnx or model.xml) at or below ``path``, sorted."""
+    """Every test directory (holding model.onnx or model.xml) at or below ``path``, sorted. The
+    walk is bounded as a whole: links are not followed (a link to ``/`` or a loop walked the file
+    system), at most MAX_FOLDER_DEPTH deep, MAX_FOLDER_ENTRIES names and MAX_TEST_DIRS test
+    directories; a test directory inside another is refused (which would its files be?)."""
     path = Path(path)
     if not path.exists():
         raise CaseError(f"{path}: no such directory")
-    if (path / "model.onnx").is_file() or (path / "model.xml").is_file():
-        return [path]
-    # a hidden folder is left out: an interrupted `generate`'s staging, a .git
-    # and so are generate's context folders: their models are graphs, not one Pad node
-    found = sorted({p.parent for name in ("model.onnx", "model.xml") for p in path.rglob(name)
-                    if not any(part.startswith(".") or part in CONTEXT_FOLDERS for part in p.relative_to(path).parts)})
+    found: list[Path] = []
+    seen = 0
+    for folder, subfolders, files in os.walk(path, followlinks=False):
+        here = Path(folder)
+        depth = len(here.relative_to(path).parts)
+        seen += len(subfolders) + len(files)
+        if seen > MAX_FOLDER_ENTRIES:
+            raise CaseError(f"{path}: more than {MAX_FOLDER_ENTRIES} files and folders below it")
+        if depth > MAX_FOLDER_DEPTH:
+            raise CaseError(f"{here}: folders nested more than {MAX_FOLDER_DEPTH} deep below {path}")
+        # a hidden folder is left out: an interrupted `generate`'s staging, a .git
+        # and so are generate's context folders: their models are graphs, not one Pad node
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in CONTEXT_FOLDERS)
+        if "model.onnx" in files or "model.xml" in files:
+            inner = next((f for f in found if f in here.parents), None)
+            if inner is not None:
+                raise CaseError(f"{here}: a test directory inside the test directory {inner}")
+            found.append(here)
+            if len(found) > MAX_TEST_DIRS:
+                raise CaseError(f"{path}: more than {MAX_TEST_DIRS} test directories")
     if not found:
         raise CaseError(f"{path}: no test_* directory with a model.onnx or model.xml")
-    return found
+    return sorted(found)
 
 
 def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None) -> tuple[Case, str]:

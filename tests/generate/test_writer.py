@@ -53,7 +53,7 @@ def regeneration(tmp_path_factory):
 
 
 def suite_files(root: Path) -> list[str]:
-    names = [p for name in ALL_KIND_DIRS + ("MANIFEST.yaml", "README.md") for p in
+    names = [p for name in ALL_KIND_DIRS + ("MANIFEST.yaml", "README.md", "FILES.sha256") for p in
              ([root / name] if (root / name).is_file() else sorted((root / name).rglob("*")))]
     return sorted(p.relative_to(root).as_posix() for p in names if p.is_file())
 

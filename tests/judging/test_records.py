@@ -33,7 +33,7 @@ def test_result_row_writes_exactly_the_declared_keys_in_order():
     assert row["verdict"] == Verdict.MISMATCH and row["difference"] == Difference.VALUES
     targeted = judged_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
     assert list(targeted) == ["target", *declared(total=True)]
-    assert set(declared(total=False)) == {"target", "control", "after", "experiments"}
+    assert set(declared(total=False)) == {"target", "control", "after", "experiments", "elided"}
     assert set(RESULT_KEYS) <= set(declared(total=True))
 
 

@@ -338,6 +338,7 @@ def test_a_drawing_child_killed_is_replaced_and_draws_the_same_cases(monkeypatch
     """A drawing child that dies (killed, out of memory) costs nothing: its version is drawn again
     by a new child (a version's cases depend on its spec and seed only). A request it never read
     was a BrokenPipeError at the end of the drawing, reported as padconf's fault."""
+    from padconf.execution import children
     from padconf.run import drawing
     from padconf.run.drawing import _draw_in_children, draw_spec
     dies = {"before it reads": "import os; os.kill(os.getpid(), 9)",
@@ -356,7 +357,7 @@ def test_a_drawing_child_killed_is_replaced_and_draws_the_same_cases(monkeypatch
                 self.wait()
 
     monkeypatch.setattr(drawing, "isolated", first_one_dies)
-    monkeypatch.setattr(drawing.subprocess, "Popen", DeadOnArrival)
+    monkeypatch.setattr(children.subprocess, "Popen", DeadOnArrival)
     args = [(None, spec, 4, 0) for spec in ("onnx/Pad-2", "onnx/Pad-19", "openvino/Pad-12")]
     assert _draw_in_children(args, 2) == [draw_spec(a) for a in args]
     assert len(started) == 3  # two children, and one in place of the one that died

@@ -100,3 +100,35 @@ def test_a_rewrite_replaces_a_planted_link_and_leaves_its_target(tmp_path, victi
     write_atomically(tmp_path / "run.json", "{}")
     assert victim.read_text() == VICTIM_TEXT
     assert not (tmp_path / "run.json").is_symlink() and (tmp_path / "run.json").read_text() == "{}"
+
+
+@pytest.mark.parametrize("option", ["--html", "--md"])
+def test_a_report_written_where_a_checkout_committed_a_link_leaves_the_target(run_dir, tmp_path, victim, option):
+    """``report --html/--md`` wrote through links committed in the checkout: a link at the file is
+    replaced, its target untouched; a folder that is a link is refused in one line, exit 2."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    plant(checkout / "report.out", victim)
+    html = [] if option == "--html" else ["--html", str(checkout / "r.html")]
+    assert main(["report", str(run_dir), *html, option, str(checkout / "report.out")]) == 0
+    assert victim.read_text() == VICTIM_TEXT and not (checkout / "report.out").is_symlink()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    plant(checkout / "reports", elsewhere)
+    assert main(["report", str(run_dir), *html, option, str(checkout / "reports" / "r.out")]) == 2
+    assert not list(elsewhere.iterdir())
+
+
+def test_gate_junit_written_where_a_link_was_planted_leaves_the_target(tmp_path, victim, capsys):
+    baseline = tmp_path / "baseline.yaml"
+    args = ["--runtime", RUNTIME, "--spec", "onnx/Pad-19", "--work", str(tmp_path / "work")]
+    assert main(["baseline", *args, "--out", str(baseline)]) == 0
+    plant(tmp_path / "junit.xml", victim)
+    assert main(["gate", *args, "--baseline", str(baseline), "--junit", str(tmp_path / "junit.xml")]) == 0
+    assert victim.read_text() == VICTIM_TEXT and "<testsuite" in (tmp_path / "junit.xml").read_text()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    plant(tmp_path / "ci", elsewhere)
+    assert main(["gate", *args, "--baseline", str(baseline), "--junit", str(tmp_path / "ci" / "junit.xml")]) == 2
+    assert not list(elsewhere.iterdir())
+    assert "a symbolic link" in capsys.readouterr().err

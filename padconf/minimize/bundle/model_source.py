@@ -10,10 +10,12 @@ from collections.abc import Callable
 
 import numpy as np
 import onnx
+import onnx.defs
 from onnx import AttributeProto, TensorProto, helper, numpy_helper
 
 from padconf.cases.case import Case
 from padconf.cases.context import Consumer, Producer
+from padconf.core.errors import CaseError
 
 # names the script itself uses (padconf.minimize.bundle.repro_runtime.script): a tensor of such a name gets "_"
 _TAKEN = {"model", "expected", "actual", "e", "exc", "np", "helper", "numpy_helper", "TensorProto",
@@ -43,18 +45,33 @@ def _value_info(info: onnx.ValueInfoProto) -> str:
     kind = TensorProto.DataType.Name(info.type.tensor_type.elem_type)
     dims = [d.dim_value if d.HasField("dim_value") else d.dim_param if d.HasField("dim_param") else None
             for d in info.type.tensor_type.shape.dim]
-    return f'helper.make_tensor_value_info("{info.name}", TensorProto.{kind}, {dims!r})'
+    return f"helper.make_tensor_value_info({info.name!r}, TensorProto.{kind}, {dims!r})"
 
 
-def _attribute(node: onnx.NodeProto, attr: AttributeProto) -> str:
+def attribute_name(op_type: str, name: str, opset: int) -> str:
+    """``name`` as the script spells a keyword argument of ``helper.make_node(op_type, ...)``:
+    only an attribute ``op_type``'s ONNX schema at ``opset`` defines, never text of the model's
+    or a case file's spelled as code (CaseError otherwise)."""
+    try:
+        defined = onnx.defs.get_schema(op_type, opset).attributes
+    except onnx.defs.SchemaError:
+        raise CaseError(f"the repro cannot build a {op_type[:64]!r} node: no ONNX operator of that name") from None
+    if name not in defined or not name.isidentifier() or keyword.iskeyword(name):
+        raise CaseError(f"the repro cannot build {op_type} with attribute {name[:64]!r}: "
+                        f"not an attribute {op_type}-{opset} defines")
+    return name
+
+
+def _attribute(node: onnx.NodeProto, attr: AttributeProto, opset: int) -> str:
+    name = attribute_name(node.op_type, attr.name, opset)
     if attr.type == AttributeProto.TENSOR:
-        return f'{attr.name}=numpy_helper.from_array({variable(node.output[0])}, "{attr.t.name}")'
+        return f"{name}=numpy_helper.from_array({variable(node.output[0])}, {attr.t.name!r})"
     value = helper.get_attribute_value(attr)
     if isinstance(value, bytes):
         value = value.decode()
     elif isinstance(value, list):
         value = [v.decode() if isinstance(v, bytes) else v for v in value]
-    return f"{attr.name}={value!r}"
+    return f"{name}={value!r}"
 
 
 def model_lines(model: onnx.ModelProto, fed: dict[str, np.ndarray],
@@ -65,16 +82,17 @@ def model_lines(model: onnx.ModelProto, fed: dict[str, np.ndarray],
     arrays = {**{variable(name): arr for name, arr in fed.items()}, **model_arrays(model)}
     assigned = [f"{name} = {literal(arr, f'{name}.npy')}" for name, arr in arrays.items()]
     graph = model.graph
-    nodes = ",\n".join(f'    helper.make_node("{n.op_type}", {list(n.input)!r}, {list(n.output)!r}'
-                       + "".join(f", {_attribute(n, a)}" for a in n.attribute) + ")" for n in graph.node)
-    inits = ", ".join(f'numpy_helper.from_array({variable(t.name)}, "{t.name}")' for t in graph.initializer)
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    nodes = ",\n".join(f"    helper.make_node({n.op_type!r}, {list(n.input)!r}, {list(n.output)!r}"
+                       + "".join(f", {_attribute(n, a, opset)}" for a in n.attribute) + ")" for n in graph.node)
+    inits = ", ".join(f"numpy_helper.from_array({variable(t.name)}, {t.name!r})" for t in graph.initializer)
     build = ["model = helper.make_model(helper.make_graph([", nodes + "],",
-             f'    "{graph.name}", [{", ".join(_value_info(i) for i in graph.input)}],',
+             f'    {graph.name!r}, [{", ".join(_value_info(i) for i in graph.input)}],',
              f"    [{', '.join(_value_info(o) for o in graph.output)}],",
              f"    [{inits}]),",
-             f'    opset_imports=[helper.make_opsetid("", {model.opset_import[0].version})], '
+             f'    opset_imports=[helper.make_opsetid("", {opset})], '
              f"ir_version={model.ir_version})"]
-    names = "{" + ", ".join(f'"{name}": {variable(name)}' for name in fed) + "}"
+    names = "{" + ", ".join(f"{name!r}: {variable(name)}" for name in fed) + "}"
     return assigned, build, names
 
 

@@ -137,9 +137,10 @@ def _others(job, case: Case, runtime: str) -> list[str]:
     others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime]
     out = []
     if others:
-        out += [f"The same run's other runtimes on the original case `{original}` (before minimizing):", ""]
-        out += [f"- {r['runtime']} [{r['placement']}]: {r['verdict']}"
-                + (f" ({short_error(r.get('detail') or r.get('error'), 160, r['runtime'])})"
+        out += [f"The same run's other runtimes on the original case {escape.markdown_code(original)} "
+                "(before minimizing):", ""]
+        out += [escape.markdown(f"- {r['runtime']} [{r['placement']}]: {r['verdict']}")
+                + (f" ({escape.markdown(short_error(r.get('detail') or r.get('error'), 160, r['runtime']))})"
                    if r.get("detail") or r.get("error") else "")
                 for r in others]
         out.append("")
@@ -245,7 +246,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
     original = shrunk.original.case
     inputs = [f"- data: `{_array_text(case.data)}`" if case.data.size <= 12 else
               f"- data:\n\n  ```\n  {_array_text(case.data)}\n  ```", f"- pads: `{case.pads}` ({case.pads_type})",
-              f"- mode: `{case.mode}`"]
+              f"- mode: {escape.markdown_code(case.mode)}"]
     if case.constant_value is not None:
         inputs.append(f"- constant_value: `{np.asarray(case.constant_value).tolist()!r}` ({case.dtype})")
     if case.axes is not None:
@@ -264,7 +265,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
     found, fact = triage_with_fact(shrunk, job.recorded)
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control", runtime),
                 *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
-                                          f"`{(recorded or {}).get('case_id')}`", runtime)]
+                                          f"{escape.markdown_code((recorded or {}).get('case_id'))}", runtime)]
     lines = [f"# {escape.markdown(heading)}", "",
              escape.markdown(summary_line(row, case, runtime)), "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
@@ -293,9 +294,9 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
     if outcome.output is not None:
         lines += ["```", _array_text(outcome.output), "```", ""]
         if row.get("detail"):
-            lines += [f"({row['detail']})", ""]
+            lines += [f"({escape.markdown(row['detail'])})", ""]
     if row.get("error"):
-        lines += ["The runtime's error:", "", "```", row["error"].strip(), "```", ""]
+        lines += ["The runtime's error:", "", *escape.markdown_block(row["error"]), ""]
     needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
     adapter = adapter_class(runtime)
     lines += ["## Reproduce", ""]
@@ -322,7 +323,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                   "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
                   "```", ""]
     lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
-              f"Minimized by `padconf minimize` from case `{shrunk.original.case.id}` "
+              f"Minimized by `padconf minimize` from case {escape.markdown_code(shrunk.original.case.id)} "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
               + (" (stopped at the time limit)." if shrunk.out_of_time else ".")]

@@ -16,6 +16,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from padconf.adapters import StandaloneRepro, adapter_class, split_release
+from padconf.minimize.bundle.model_source import attribute_name
 
 CHILD_TIMEOUT_S = 60  # a hang's repro waits this long for its child
 
@@ -36,7 +37,7 @@ def same_test(values: list[np.ndarray], bitwise: bool, tolerance: float | None =
 
 def _value_info(name: str, arr: np.ndarray, dims: list[str] | None) -> str:
     kind = TensorProto.DataType.Name(helper.np_dtype_to_tensor_dtype(arr.dtype))
-    return f'helper.make_tensor_value_info("{name}", TensorProto.{kind}, {dims!r})'
+    return f"helper.make_tensor_value_info({name!r}, TensorProto.{kind}, {dims!r})"
 
 
 def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: list[str], attributes: dict[str, str],
@@ -46,10 +47,10 @@ def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: li
     -> value as source; an empty list is typed explicitly (make_node cannot infer its type)."""
     graph_inputs = ", ".join(_value_info(n, operands[n], [f"{n}_{i}" for i in range(operands[n].ndim)])
                              for n in fed)
-    baked = ", ".join(f'numpy_helper.from_array({n}, "{n}")' for n in operands if n not in fed)
-    given = ", ".join(f"{k}={v}" for k, v in attributes.items() if v != "[]")
-    empty = [f'node.attribute.append(helper.make_attribute("{k}", [], attr_type=AttributeProto.INTS))'
-             for k, v in attributes.items() if v == "[]"]
+    baked = ", ".join(f"numpy_helper.from_array({n}, {n!r})" for n in operands if n not in fed)
+    given = ", ".join(f"{attribute_name('Pad', k, opset)}={v}" for k, v in attributes.items() if v != "[]")
+    empty = [f"node.attribute.append(helper.make_attribute({attribute_name('Pad', k, opset)!r}, [], "
+             "attr_type=AttributeProto.INTS))" for k, v in attributes.items() if v == "[]"]
     return [f'node = helper.make_node("Pad", {inputs!r}, ["y"], {given})', *empty,
             "model = helper.make_model(helper.make_graph(",
             f"    [node], \"pad\", [{graph_inputs}],",

@@ -118,8 +118,8 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     else:
         if version <= 2:
             attributes: dict = {"mode": case.mode, "paddings" if version == 1 else "pads": [int(p) for p in case.pads]}
-            if case.constant_value is not None:
-                attributes["value"] = float(np.asarray(case.constant_value).astype(np.float64))
+            if case.constant_value is not None and np.size(case.constant_value) == 1:  # the attribute is one float
+                attributes["value"] = float(np.asarray(case.constant_value).astype(np.float64).reshape(()))
             inputs = ["data"]
         else:
             attributes = {"mode": case.mode}

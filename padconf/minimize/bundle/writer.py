@@ -17,6 +17,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.vocabulary import Placement
+from padconf.core.writing import write_atomically
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle import model_source
 from padconf.minimize.bundle import repro as generic_repro
@@ -41,15 +42,15 @@ def _write_inputs(where: Path, case: Case, placement: Placement, own, graph) -> 
     data_set = where / "test_data_set_0"
     data_set.mkdir(parents=True)
     if own is None:
-        (where / "model.onnx").write_bytes(graph.SerializeToString())
+        write_atomically(where / "model.onnx", graph.SerializeToString())
         own = "model.onnx", feeds(case, placement)
     model, inputs = own
     if "data" not in inputs:  # folded: the data is in the model too; repro.py still prints it
-        (where / "data.npy").write_bytes(npy_bytes(case.data))
+        write_atomically(where / "data.npy", npy_bytes(case.data))
     described = []
     for i, (name, arr) in enumerate(inputs.items()):
-        (where / f"{name}.npy").write_bytes(npy_bytes(arr))
-        (data_set / f"input_{i}.pb").write_bytes(numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
+        write_atomically(where / f"{name}.npy", npy_bytes(arr))
+        write_atomically(data_set / f"input_{i}.pb", numpy_helper.from_array(np.asarray(arr), name).SerializeToString())
         described.append(_described(name, arr, f"{name}.npy"))
     return model, described
 
@@ -59,15 +60,15 @@ def _write_expected(where: Path, case: Case) -> dict:
     outputs: dict[str, str | None] = {}
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
-        (where / "expected.npy").write_bytes(npy_bytes(case.expected))
-        (where / "test_data_set_0" / "output_0.pb").write_bytes(
+        write_atomically(where / "expected.npy", npy_bytes(case.expected))
+        write_atomically(where / "test_data_set_0" / "output_0.pb",
             numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
         outputs["expected"] = "expected.npy"
     elif case.kind == CaseKind.AMBIGUOUS:
         for i, (label, out) in enumerate(sorted(case.interpretations.items())):
             outputs[label] = None if out is None else f"expected_{i}.npy"
             if out is not None:
-                (where / f"expected_{i}.npy").write_bytes(npy_bytes(out))
+                write_atomically(where / f"expected_{i}.npy", npy_bytes(out))
     return {"kind": case.kind, "reason": case.reason, "outputs": outputs}
 
 
@@ -81,10 +82,10 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
     if case.context is not None and graph is not None:  # its constants, which its repro loads where large
         for name, arr in model_source.model_arrays(graph).items():
             if not (where / f"{name}.npy").exists():
-                (where / f"{name}.npy").write_bytes(npy_bytes(arr))
+                write_atomically(where / f"{name}.npy", npy_bytes(arr))
     expect = _write_expected(where, case)
     if outcome.output is not None:
-        (where / "actual.npy").write_bytes(npy_bytes(outcome.output))
+        write_atomically(where / "actual.npy", npy_bytes(outcome.output))
     heading = title(row, case, _placement_dependent(job, runtime), bool(shrunk.refused_when_folded))
     data = _described("data", case.data, "data.npy")
     # the checker runs the runtime by its name; a release (onnxruntime@1.23.2) is the version to install
@@ -95,15 +96,15 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
              "data": data, "output": {"ml_dtypes": data["ml_dtypes"], "string": data["string"]},
              "tolerance": case.context.tolerance if case.context else None,
              "placement": placement}  # with case.json: what `padconf bisect BUNDLE` runs
-    (where / "case.json").write_text(json.dumps(case.to_json()) + "\n", encoding="utf-8")
+    write_atomically(where / "case.json", json.dumps(case.to_json()) + "\n")
     if model is not None:
-        (where / "repro.py").write_bytes(Path(generic_repro.__file__).read_bytes())
-        (where / "repro.json").write_text(json.dumps(about, indent=1) + "\n", encoding="utf-8")
+        write_atomically(where / "repro.py", Path(generic_repro.__file__).read_bytes())
+        write_atomically(where / "repro.json", json.dumps(about, indent=1) + "\n")
     api = api_script(case, placement, runtime, heading, row, graph)
     if api is not None:
-        (where / api_script_name(runtime)).write_text(api, encoding="utf-8")
-    (where / "REPORT.md").write_text(report_markdown(heading, shrunk, placement, runtime, runtime_version, job, model,
-                                                     api, graph), encoding="utf-8")
+        write_atomically(where / api_script_name(runtime), api)
+    write_atomically(where / "REPORT.md", report_markdown(heading, shrunk, placement, runtime, runtime_version, job,
+                                                          model, api, graph))
     return heading
 
 

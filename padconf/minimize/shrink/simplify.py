@@ -147,13 +147,13 @@ def simpler_constant(case: Case):
     if value is None:
         return
     yield case.with_(constant_value=None)
-    if np.ndim(value):
-        yield case.with_(constant_value=value.reshape(()))
+    if np.ndim(value) and value.size:  # a scalar of its first value (a case file's may hold several, or none)
+        yield case.with_(constant_value=value.reshape(-1)[:1].reshape(()))
     if case.dtype == "string":
         yield case.with_(constant_value=scalar("", "string"))
         return
     for v in (0, 1):
-        yield case.with_(constant_value=scalar(v, case.dtype).reshape(np.shape(value)))
+        yield case.with_(constant_value=np.broadcast_to(scalar(v, case.dtype), np.shape(value)).copy())
 
 
 def simpler_types(case: Case):

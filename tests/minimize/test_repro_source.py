@@ -1,0 +1,66 @@
+"""A repro script is Python the maintainer runs: data from a case file or a model appears in it
+only as ``repr()`` of validated literals, and a name is written only after it is checked
+against the operator's ONNX schema (docs/reliability.md)."""
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+from padconf.cases.context import Consumer, Context
+from padconf.cases.onnx_model import build_model, feeds
+from padconf.cli import main
+from padconf.core.errors import CaseError
+from padconf.minimize.bundle.model_source import model_lines
+from padconf.minimize.bundle.scripts import _literal
+from tests.context_cases import context_case
+
+INJECTED = "x=__import__('os').system('touch PWNED'), y"
+CONV = {"kernel_shape": [2], "strides": [1], "dilations": [1], "auto_pad": "NOTSET", "pads": [0, 0], "group": 1}
+
+
+def conv_case(attrs=CONV):
+    ctx = Context(Consumer.CONV, dict(attrs), weights=np.array([[[1.0, -2.0]]], np.float32))
+    return context_case([[[3.0, 5.0, -1.0]]], [0, 0, 1, 0, 0, 2], ctx)
+
+
+def test_a_context_attribute_no_schema_defines_is_refused_where_the_case_is_read(tmp_path, capsys):
+    doc = conv_case().to_json()
+    doc["context"]["attrs"][INJECTED] = 1
+    with pytest.raises(CaseError, match="context attribute .* is none the Conv consumer defines"):
+        Context.from_json(doc["context"])
+    path = tmp_path / "case.jsonl"
+    path.write_text(json.dumps(doc) + "\n")
+    assert main(["minimize", str(path), "--runtime", "onnxruntime", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and "none the Conv consumer defines" in err, err
+    assert not list(tmp_path.rglob("repro*")) and not list(tmp_path.rglob("PWNED"))
+
+
+def test_a_models_attribute_name_is_checked_against_the_schema_before_it_is_spelled_as_code():
+    case = conv_case()
+    model = build_model(case, "inputs")
+    conv = next(n for n in model.graph.node if n.op_type == "Conv")
+    conv.attribute.append(helper.make_attribute(INJECTED, 1))
+    with pytest.raises(CaseError, match="not an attribute Conv-.* defines"):
+        model_lines(model, feeds(case, "inputs"), _literal)
+
+
+def test_names_from_a_model_are_written_as_literals_and_build_the_same_graph():
+    """Quotes, backslashes and newlines in tensor, node-output and graph names stay data."""
+    case = conv_case()
+    model = build_model(case, "inputs")
+    hostile = {'y"); import os; os.system("x") #', "a\\nb\n", "'''"}
+    model.graph.name = "g\"\n__import__('os')"
+    renames = dict(zip(sorted({o for n in model.graph.node for o in n.output} - {model.graph.output[0].name}),
+                       sorted(hostile)))
+    for node in model.graph.node:
+        node.input[:] = [renames.get(i, i) for i in node.input]
+        node.output[:] = [renames.get(o, o) for o in node.output]
+    arrays, build, names = model_lines(model, feeds(case, "inputs"), _literal)
+    scope: dict = {"np": np, "helper": helper, "numpy_helper": numpy_helper, "TensorProto": TensorProto,
+                   "AttributeProto": AttributeProto}
+    exec("\n".join([*arrays, *build, f"fed = {names}"]), scope)  # noqa: S102 -- what the repro script runs
+    assert scope["model"].graph.SerializeToString() == model.graph.SerializeToString()

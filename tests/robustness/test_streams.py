@@ -1,0 +1,45 @@
+"""A closed stdout or stderr (``padconf run ... | head -1``) never loses results and never
+changes the exit code: what padconf would print there is dropped, the command runs to its end
+and exits with its own code (0 here; 1 only for a difference found) (docs/reliability.md)."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+PADCONF = str(Path(sys.executable).with_name("padconf"))
+RUN = ["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "3"]
+
+
+def finished(out: Path) -> int:
+    """The results run.json counts once the run has finished (absent: it did not)."""
+    return json.loads((out / "run.json").read_text())["results"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("stream", ["stdout", "stderr", "both"])
+def test_a_run_whose_reader_closes_its_stream_finishes_and_keeps_its_exit_code(tmp_path, stream):
+    """rich's console raised SystemExit(1), the code for a difference found, with no result
+    written: as ``| head -1`` does, the reader takes one line and closes the pipe."""
+    out = tmp_path / "run"
+    redirect = {"stdout": "", "stderr": "2>&1 >/dev/null", "both": "2>&1"}[stream]
+    shell = f"{PADCONF} {' '.join(RUN)} --out {out} {redirect} | head -1; echo rc=${{PIPESTATUS[0]}}"
+    done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
+    lines = done.stdout.splitlines()
+    assert lines[-1] == "rc=0", done.stdout + done.stderr
+    assert finished(out) == len((out / "results.jsonl").read_text().splitlines()) > 0
+    assert (out / "summary.md").is_file() and "Traceback" not in done.stderr, done.stderr
+
+
+@pytest.mark.slow
+def test_a_report_or_baseline_to_a_closed_stdout_keeps_its_exit_code(tmp_path):
+    out = tmp_path / "run"
+    assert subprocess.run([PADCONF, *RUN, "--out", str(out)], capture_output=True, timeout=300).returncode == 0
+    for args in (["report", str(out), "--html", str(tmp_path / "r.html")],
+                 ["baseline", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--work", str(tmp_path / "w")]):
+        shell = f"{PADCONF} {' '.join(args)} 2>&1 | head -c 1 >/dev/null; echo rc=${{PIPESTATUS[0]}}"
+        done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
+        assert done.stdout.splitlines()[-1] == "rc=0", done.stdout + done.stderr
