@@ -110,6 +110,9 @@ class Adapter:
     type_names: tuple[str, ...] = ()
     # its short repro in its own API, which a bundle carries; None: the generic checker only
     repro: StandaloneRepro | None = None
+    # a graph rewriter's: the preconditions of its Pad passes (padconf.adapters.preconditions),
+    # each of whose cells every run of it covers
+    preconditions: tuple = ()
     # a whole ONNX model's reference answers: padconf minimize takes the arrays reaching a user's
     # model's Pad from such a runtime where the one under test cannot tell them
     evaluates_reference = False
