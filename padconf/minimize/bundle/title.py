@@ -45,11 +45,13 @@ def op_name(case: Case) -> str:
     if ctx.consumer != Consumer.NONE:
         name += f" before {ctx.consumer}"  # not "->": markdown tables escape ">"
     about = ([f"pads from {_PRODUCED[ctx.producer]}"] if ctx.producer != Producer.INPUTS else []) \
-        + (["a static data shape"] if ctx.static_shape else [])
+        + (["a static data shape"] if ctx.static_shape else []) + (["no mode attribute"] if not ctx.mode_attr else []) \
+        + (["feeding two consumers"] if ctx.fanout else [])
     return f"{name} ({', '.join(about)})" if about else name
 
 
-_PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.SHAPE_CHAIN: "a Shape/Gather/Concat/Sub/Cast chain",
+_PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.CONSTANT_INTS: "Constant nodes' value_ints",
+             Producer.SHAPE_CHAIN: "a Shape/Gather/Concat/Sub/Cast chain",
              Producer.TORCH_PAD: "PyTorch's F.pad export chain"}
 
 
