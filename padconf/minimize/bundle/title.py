@@ -66,7 +66,7 @@ def _conditions(row: Mapping[str, Any]) -> tuple[str, str]:
 
 def version_text(case: Case) -> str:
     domain, version = parse_spec_id(case.spec)
-    return f"opset {version}" if domain == "onnx" else f"OpenVINO opset{version}"
+    return {"onnx": f"opset {version}", "openvino": f"OpenVINO opset{version}"}.get(domain, f"{domain}/Pad-{version}")
 
 
 def feature(case: Case) -> str:
