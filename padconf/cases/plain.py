@@ -12,8 +12,9 @@
   arithmetic of "dim + begin + end"), and pads whose total overflows int64 on an empty tensor
   (no tensor has such a dimension: too large to check, where a crash or a hang still fails).
 - ``upstream_triggers(spec)``: the smallest known inputs of the compilers' upstream Pad bugs
-  and of the exporters' findings (docs/findings.md), which every run's cases hold (padconf.run.drawing; not the generated
-  suite's) and a run's compile budget (padconf.run.compile_budget) takes first.
+  and of the exporters' findings (docs/findings.md), which every run's cases hold
+  (padconf.run.drawing; not the generated suite's) and a run's compile budget
+  (padconf.run.compile_budget) takes first.
 """
 from __future__ import annotations
 
