@@ -110,6 +110,9 @@ class Adapter:
     type_names: tuple[str, ...] = ()
     # its short repro in its own API, which a bundle carries; None: the generic checker only
     repro: StandaloneRepro | None = None
+    # a graph rewriter's: the preconditions of its Pad passes (padconf.adapters.preconditions),
+    # each of whose cells every run of it covers
+    preconditions: tuple = ()
     # a whole ONNX model's reference answers: padconf minimize takes the arrays reaching a user's
     # model's Pad from such a runtime where the one under test cannot tell them
     evaluates_reference = False
@@ -276,7 +279,9 @@ OPT_IN.update({name: f"opt-in (--runtime {name}): a graph {what}, judged on four
 OPT_IN.update({
     "torch": "opt-in (--runtime torch): torch's eager F.pad, on cases of torch's own document (torch/Pad-2)",
     "torch-export": "opt-in (--runtime torch-export): an exporter (torch.onnx.export), each exported graph judged "
-                    "by ONNX's document and run on onnxruntime"})
+                    "by ONNX's document and run on onnxruntime",
+    "tinygrad": "opt-in (--runtime tinygrad): tinygrad's ONNX runner, on its Python device (DEV=PYTHON) unless DEV "
+                "says otherwise: a runner a case"})
 
 
 def default_runtimes() -> list[str]:

@@ -9,7 +9,6 @@ import numpy as np
 
 from padconf.adapters import Adapter, Outcome, Refusal, RemoteError, StandaloneRepro, error_text, split_variant
 from padconf.cases.case import Case
-from padconf.cases.context import Producer
 from padconf.cases.onnx_model import build_model, feeds, model_key
 from padconf.core.dtypes import bit_equal, dtype_name, onnx_type
 from padconf.core.vocabulary import Placement
@@ -203,7 +202,7 @@ class OnnxRuntimeAdapter(Adapter):
         disabled: a note that the difference is the optimizer's, with the graph it made."""
         if case.context is None or not self.optimize:
             return None
-        if placement == Placement.INPUTS and case.context.producer != Producer.CONSTANT_NODE \
+        if placement == Placement.INPUTS and not case.context.producer.is_constant \
                 and not case.context.static_shape:
             return None  # pads fed at run time over a symbolic shape: nothing the optimizer can fold or fuse
         import tempfile

@@ -31,12 +31,14 @@ consumer, its pads' producer) and returns a model. Its verdict:
 """
 from __future__ import annotations
 
+import dataclasses
 import re
 
 import numpy as np
 
 from padconf.adapters import Adapter, Outcome, StandaloneRepro, error_text
 from padconf.adapters.faults import raise_unless_answer
+from padconf.adapters.preconditions import Precondition
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.cases.context import snap
@@ -252,6 +254,37 @@ def _copy(model):
     return out
 
 
+# The preconditions of the rewriters' Pad passes (padconf.adapters.preconditions), in the words
+# of padconf.cases.context_cells.FEATURES, read off each pass's source: a Pad fuses into its Conv
+# or pool only in constant mode (an absent mode attribute is constant), with a zero or absent
+# value, constant pads, none negative, zero on N and C, the Pad's one consumer, the consumer's
+# auto_pad NOTSET (onnxslim: or VALID; onnxscript writes SAME out first)
+_FUSED = {"mode": "constant", "value": "absent", "pads": "initializer", "axes": "absent", "amounts": "growing",
+          "consumers": "one", "auto_pad": "NOTSET", "own_pads": "none"}
+_NEXT_TO = {"mode": ("absent", "reflect", "edge"), "value": ("zero", "nonzero"),
+            "pads": ("fed", "constant-node", "constant-ints", "computed"), "axes": ("ordered", "reordered"),
+            "amounts": ("zero", "cropping"), "consumers": ("two",), "auto_pad": ("VALID", "SAME_UPPER", "SAME_LOWER"),
+            "own_pads": ("given",)}
+INTO_CONV = Precondition("fuse_pad_into_conv", {**_FUSED, "consumer": "Conv", "group": "1"},
+                         {**_NEXT_TO, "group": ("grouped",)},
+                         ({"axes": "reordered", "value": "zero"}, {"axes": "ordered", "pads": "constant-node"}))
+INTO_POOL = Precondition("fuse_pad_into_pool", {**_FUSED, "consumer": "MaxPool"},
+                         {**_NEXT_TO, "consumer": ("AveragePool",)},
+                         ({"consumer": "AveragePool", "count_include_pad": "1"},
+                          {"consumer": "AveragePool", "axes": "reordered"}))
+# eliminate_nop_pad, and constant folding of a Pad whose operands are all constant
+NOP = Precondition("eliminate_nop_pad", {"consumer": "none", "mode": "constant", "value": "absent",
+                                         "pads": "initializer",
+                                         "axes": "absent", "amounts": "zero", "consumers": "one"},
+                   {"mode": ("absent", "reflect", "edge", "wrap"), "value": ("zero", "nonzero"),
+                    "pads": ("fed", "constant-node", "constant-ints", "computed"), "axes": ("ordered", "reordered"),
+                    "consumers": ("two",)})
+
+
+def _as(pass_name: str, precondition: Precondition) -> Precondition:
+    return dataclasses.replace(precondition, pass_name=pass_name)
+
+
 # Each rewriter's repro function, copied into a bundle's repro by its source (it imports nothing
 # of padconf), rewrites the model as padconf ran the rewriter; the script runs both models.
 
@@ -267,6 +300,7 @@ class OnnxOptimizerAdapter(RewriterAdapter):
     name = "onnxoptimizer"
     module = package = "onnxoptimizer"
     passes = ("fuse_pad_into_conv", "fuse_pad_into_pool", "eliminate_nop_pad")
+    preconditions = (INTO_CONV, INTO_POOL, NOP)
     repro = StandaloneRepro("onnx onnxoptimizer onnxruntime", onnxoptimizer_rewrite, rewrites=True)
 
     def rewrite(self, model, passes: tuple[str, ...]):
@@ -291,6 +325,7 @@ class OnnxScriptAdapter(RewriterAdapter):
     module = "onnxscript.optimizer"
     package = "onnxscript"
     passes = ("optimize", "fuse_pad_into_conv")
+    preconditions = (_as("optimize", NOP), INTO_CONV)
     repro = StandaloneRepro("onnx onnxscript onnxruntime", onnxscript_rewrite, rewrites=True)
 
     def rewrite(self, model, passes: tuple[str, ...]):
@@ -308,6 +343,7 @@ class OnnxSlimAdapter(RewriterAdapter):
 
     name = module = package = "onnxslim"
     passes = ("slim",)
+    preconditions = (_as("slim", NOP), _as("slim", INTO_CONV))  # its constant folding, FusionPadConv
     repro = StandaloneRepro("onnx onnxslim onnxruntime", onnxslim_rewrite, rewrites=True)
 
     def rewrite(self, model, passes: tuple[str, ...]):
@@ -326,7 +362,8 @@ class OnnxSimAdapter(RewriterAdapter):
 
     name = module = "onnxsim"
     package = "onnxsim"
-    passes = ("simplify",)
+    passes = ("simplify",)  # onnxoptimizer's passes after constant folding
+    preconditions = (_as("simplify", NOP), _as("simplify", INTO_CONV), _as("simplify", INTO_POOL))
     repro = StandaloneRepro("onnx onnxsim onnxruntime", onnxsim_rewrite, rewrites=True)
 
     def rewrite(self, model, passes: tuple[str, ...]):
@@ -352,6 +389,9 @@ class VersionConverterAdapter(RewriterAdapter):
     module = "onnx.version_converter"
     package = "onnx"
     options = {"direction": ("up", "down")}
+    # each Pad adapter rewrites the mode, the value, the pads and axes as inputs or attributes
+    preconditions = (Precondition("convert_version", {**NOP.holds, "amounts": "growing"},
+                                  {**NOP.varied, "amounts": ("zero", "cropping")}),)
     repro = StandaloneRepro("onnx onnxruntime", converter_rewrite, rewrites=True)
 
     @property

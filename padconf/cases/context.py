@@ -28,6 +28,8 @@ class Consumer(Word):
     AVERAGE_POOL = "AveragePool"
     PAD = "Pad"  # a second Pad, constant mode
     SLICE = "Slice"
+    SPACE_TO_DEPTH = "SpaceToDepth"  # blocksize; the Pad's spatial dims a multiple of it
+    DEPTH_TO_SPACE = "DepthToSpace"  # blocksize and mode (DCR, CRD); channels a multiple of its square
 
 
 class Producer(Word):
@@ -36,16 +38,25 @@ class Producer(Word):
     # graph inputs or initializers, as the placement says (padconf's one-node model)
     INPUTS = "inputs"
     CONSTANT_NODE = "constant-node"  # Constant nodes, whatever the placement
+    # Constant nodes written with value_ints (pads, axes: int64) and value_float (the value), as
+    # exporters and hand-written graphs write them, whatever the placement
+    CONSTANT_INTS = "constant-value-ints"
     # pads = Cast(Sub(Concat(Gather(Shape(data), axes), ...), offsets)): computed from the data's shape
     SHAPE_CHAIN = "shape-chain"
     # PyTorch's export of F.pad: the pads in torch's order (last axis first, begin/end pairs),
     # extended with ConstantOfShape, Reshape [-1, 2], reversed by Slice, Transpose, Reshape, Cast
     TORCH_PAD = "torch-pad"
 
+    @property
+    def is_constant(self) -> bool:
+        """Whether the pads come from Constant nodes (constant in every placement)."""
+        return self in (Producer.CONSTANT_NODE, Producer.CONSTANT_INTS)
+
 
 # attributes a context may hold: names and values of the consumer's own attributes and inputs
 DTYPE = "float"  # float32: Conv and the pools take floats; float32 is what every runtime implements
 POOLS = (Consumer.CONV, Consumer.MAX_POOL, Consumer.AVERAGE_POOL)
+BLOCKS = (Consumer.SPACE_TO_DEPTH, Consumer.DEPTH_TO_SPACE)  # rank 4: N, C, H, W
 _ATTR_VALUE = (int, str)
 MAX_ATTR_ITEMS = 64
 
@@ -79,11 +90,17 @@ class Context:
     # Conv and AveragePool: the absolute difference allowed from the float64 oracle, per element
     # whose expected value is finite (contexts.tolerance); None: bit for bit
     tolerance: float | None = None
+    # the Pad's output feeds two consumers (the consumer twice, the two outputs added; with no
+    # consumer, both inputs of one Add): a rewriter may fuse a Pad only into its one consumer
+    fanout: bool = False
+    # the Pad node writes its mode attribute; False (constant mode only): none, whose default is constant
+    mode_attr: bool = True
 
     def to_json(self) -> dict:
-        return {"consumer": self.consumer, "attrs": self.attrs, "producer": self.producer,
-                "static_shape": self.static_shape, "tolerance": self.tolerance,
-                "weights": None if self.weights is None else encode_array(self.weights, "float")}
+        doc = {"consumer": self.consumer, "attrs": self.attrs, "producer": self.producer,
+               "static_shape": self.static_shape, "tolerance": self.tolerance,
+               "weights": None if self.weights is None else encode_array(self.weights, "float")}
+        return {**doc, **({"fanout": True} if self.fanout else {}), **({} if self.mode_attr else {"mode_attr": False})}
 
     @classmethod
     def from_json(cls, doc, budget: ArrayBudget | None = None) -> Context:
@@ -105,24 +122,28 @@ class Context:
         tolerance = doc.get("tolerance")
         if tolerance is not None and (isinstance(tolerance, bool) or not isinstance(tolerance, (int, float))):
             raise CaseError(f"malformed case: context tolerance {tolerance!r} is not a number")
-        if not isinstance(doc.get("static_shape", False), bool):
-            raise CaseError("malformed case: context static_shape is not true or false")
+        for name, default in (("static_shape", False), ("fanout", False), ("mode_attr", True)):
+            if not isinstance(doc.get(name, default), bool):
+                raise CaseError(f"malformed case: context {name} is not true or false")
         weights = doc.get("weights")
         return cls(consumer=consumer, attrs=dict(attrs),
                    weights=None if weights is None else decode_array(weights, budget),
                    producer=Producer(doc.get("producer", "inputs")), static_shape=doc.get("static_shape", False),
-                   tolerance=None if tolerance is None else float(tolerance))
+                   tolerance=None if tolerance is None else float(tolerance), fanout=doc.get("fanout", False),
+                   mode_attr=doc.get("mode_attr", True))
 
     def key(self) -> tuple:
         """What the model built for the context depends on (the cache key's part)."""
         return (self.consumer, json.dumps(self.attrs, sort_keys=True), self.producer, self.static_shape,
-                None if self.weights is None else (self.weights.shape, self.weights.tobytes()))
+                None if self.weights is None else (self.weights.shape, self.weights.tobytes()), self.fanout,
+                self.mode_attr)
 
     def tags(self) -> list[str]:
         """The context's edge classes (padconf.cases.edge_classes' vocabulary)."""
         a = self.attrs
         tags = [f"context:{self.consumer}", f"producer:{self.producer}",
                 "static-shape" if self.static_shape else "symbolic-shape"]
+        tags += ["context:fanout"] * self.fanout + ["context:no-mode-attribute"] * (not self.mode_attr)
         if self.consumer in (Consumer.CONV, Consumer.MAX_POOL, Consumer.AVERAGE_POOL):
             tags.append(f"context:{self.consumer}-{len(a['kernel_shape'])}d")
             tags += [f"context:auto_pad={a['auto_pad']}"] * (a.get("auto_pad", "NOTSET") != "NOTSET")
@@ -134,6 +155,9 @@ class Context:
             tags.append(f"context:count_include_pad={a.get('count_include_pad', 0)}")
         if self.consumer == Consumer.CONV and a.get("group", 1) > 1:
             tags.append("context:grouped-conv")
+        if self.consumer in BLOCKS:
+            tags.append(f"context:blocksize={a['blocksize']}")
+            tags += [f"context:{self.consumer}-{a['mode']}"] if "mode" in a else []
         return tags
 
 

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import breaks_one_rule, classify
-from padconf.cases.context import DTYPE, POOLS, Consumer, Context, Producer
+from padconf.cases.context import BLOCKS, DTYPE, POOLS, Consumer, Context, Producer
 from padconf.cases.context_oracle import OracleUnsure, apply_context
 from padconf.spec.loader import Spec, parse_spec_id
 
@@ -54,6 +54,9 @@ def _spatial(draw, ctx_consumer: Consumer) -> tuple[int, ...]:
         s = draw(st.integers(1, 3))
         channels = draw(st.sampled_from([1, 2, 4])) if ctx_consumer == Consumer.CONV else draw(st.integers(1, 3))
         return (draw(st.integers(1, 2)), channels, *[draw(st.integers(1, 5 if s < 3 else 3)) for _ in range(s)])
+    if ctx_consumer in BLOCKS:  # DepthToSpace: channels a multiple of a blocksize's square
+        channels = draw(st.sampled_from([4, 8, 9] if ctx_consumer == Consumer.DEPTH_TO_SPACE else [1, 2, 3]))
+        return (draw(st.integers(1, 2)), channels, draw(st.integers(1, 4)), draw(st.integers(1, 4)))
     return tuple(draw(st.integers(1, 4)) for _ in range(draw(st.integers(1, 4))))
 
 
@@ -120,6 +123,12 @@ def _consumer(draw, consumer: Consumer, out_shape: tuple[int, ...], opset: int) 
                      "starts": [draw(st.integers(-out_shape[a] - 1, out_shape[a] + 1)) for a in axes],
                      "ends": [draw(st.sampled_from([-out_shape[a] - 1, -1, 0, 1, out_shape[a], out_shape[a] + 2]))
                               for a in axes]}
+    elif consumer == Consumer.SPACE_TO_DEPTH:  # a blocksize that divides the Pad's output (1: always)
+        ctx.attrs = {"blocksize": draw(st.sampled_from([b for b in (2, 3, 1) if out_shape[2] % b == out_shape[3] % b
+                                                        == 0]))}
+    elif consumer == Consumer.DEPTH_TO_SPACE:
+        ctx.attrs = {"blocksize": draw(st.sampled_from([b for b in (2, 3, 1) if out_shape[1] % (b * b) == 0])),
+                     "mode": draw(st.sampled_from(["DCR", "CRD"]))}
     elif consumer == Consumer.PAD:
         ctx.attrs = {"pads": [draw(st.integers(0, 2)) for _ in range(2 * len(out_shape))],
                      "value": draw(st.integers(-3, 3))}
@@ -137,9 +146,10 @@ def context_cases(draw, spec: Spec, arrays, pad_amount, kind: str = "any", focus
     pick = draw(st.integers(0, 2**31))
     producer = list(Producer)[pick % len(Producer)]
     static = bool(pick // len(Producer) % 2)
+    fanout = pick // len(Producer) // 2 % 4 == 0  # a quarter feed two consumers
     shape = _spatial(draw, consumer)
     rank = len(shape)
-    fixed = {0, 1} if consumer in POOLS else set()  # spatial axes only, as exporters pad before a Conv or pool
+    fixed = {0, 1} if consumer in POOLS + BLOCKS else set()  # spatial axes only, as exporters pad before a Conv or pool
     axes = None
     if spec.has_axes and producer != Producer.TORCH_PAD and draw(st.booleans()):
         chosen = draw(st.lists(st.sampled_from([a for a in range(rank) if a not in fixed]), min_size=1, unique=True))
@@ -169,9 +179,11 @@ def context_cases(draw, spec: Spec, arrays, pad_amount, kind: str = "any", focus
     assume(case.kind != CaseKind.TOO_LARGE)
     outs = [case.expected] if case.expected is not None else [o for o in case.interpretations.values() if o is not None]
     out_shape = outs[0].shape if outs else shape
-    assume(consumer not in POOLS or (len(out_shape) == rank and all(n > 0 for n in out_shape)))
+    assume(consumer not in POOLS + BLOCKS or (len(out_shape) == rank and all(n > 0 for n in out_shape)))
     ctx = _consumer(draw, consumer, tuple(out_shape), opset)
-    ctx.producer, ctx.static_shape = producer, static
+    ctx.producer, ctx.static_shape, ctx.fanout = producer, static, fanout
+    # a constant Pad with no mode attribute at all (its default), one in eight
+    ctx.mode_attr = mode != "constant" or pick // len(Producer) // 8 % 8 != 0
     try:  # the case, and its repaired twin (breaks_one_rule), passed through the consumer
         case = apply_context(case.with_(context=ctx))
         assume(case.rule != "context")  # the consumer refuses the Pad's output: a case of the consumer's rules

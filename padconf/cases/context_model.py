@@ -1,6 +1,8 @@
 """The ONNX graph a context case runs as (padconf.cases.context): the producer of its pads (graph
-inputs, Constant nodes, a Shape/Gather/Concat/Sub/Cast chain over the data's shape, PyTorch's
-F.pad export chain), the Pad, and its consumer (``consumer_graph``, which the oracle runs too);
+inputs, Constant nodes, Constant nodes written with value_ints, a Shape/Gather/Concat/Sub/Cast
+chain over the data's shape, PyTorch's F.pad export chain), the Pad (its mode attribute written,
+or left to its default), and its consumer (``consumer_graph``, which the oracle runs too), or two
+of them whose outputs are added;
 ``build_context_model(case, placement)`` and ``context_feeds``."""
 from __future__ import annotations
 
@@ -69,6 +71,16 @@ def _const(name: str, value) -> onnx.NodeProto:
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(value), name))
 
 
+def _const_ints(name: str, value: np.ndarray) -> onnx.NodeProto:
+    """A Constant node written with value_ints (a 1-D int64 tensor) or value_float (a float32
+    scalar); other operands (int32 pads, a float32 scalar's bits aside) as a tensor."""
+    if value.dtype == np.int64 and value.ndim == 1:
+        return helper.make_node("Constant", [], [name], value_ints=[int(v) for v in value])
+    if value.dtype == np.float32 and value.ndim == 0:
+        return helper.make_node("Constant", [], [name], value_float=float(value))
+    return _const(name, value)
+
+
 def _chain(case: Case) -> list[onnx.NodeProto]:
     """The nodes that compute "pads" from the producer's operand."""
     ctx = case.context
@@ -132,6 +144,8 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
     for name, arr in _pad_operands(case).items():
         if ctx.producer == Producer.CONSTANT_NODE:
             nodes.append(_const(name, arr))
+        elif ctx.producer == Producer.CONSTANT_INTS:
+            nodes.append(_const_ints(name, arr))
         elif placement in (Placement.INITIALIZERS, Placement.FOLDED):
             inits.append(numpy_helper.from_array(arr, name))
         else:
@@ -142,12 +156,19 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
     pad_inputs += ["axes"] if case.axes is not None else []
     while pad_inputs[-1] == "":
         pad_inputs.pop()
-    padded = OUTPUT_NAME if ctx.consumer == Consumer.NONE else "padded"
-    nodes.append(helper.make_node("Pad", pad_inputs, [padded], mode=case.mode))
+    padded = OUTPUT_NAME if ctx.consumer == Consumer.NONE and not ctx.fanout else "padded"
+    nodes.append(helper.make_node("Pad", pad_inputs, [padded], **({"mode": case.mode} if ctx.mode_attr else {})))
     if ctx.consumer != Consumer.NONE:
-        more, more_inits = consumer_graph(ctx, padded, OUTPUT_NAME, "float32")
+        more, more_inits = consumer_graph(ctx, padded, "branch_a" if ctx.fanout else OUTPUT_NAME, "float32")
         nodes += more
         inits += more_inits
+        if ctx.fanout:  # the consumer again, on the same Pad output and the same initializers
+            second = onnx.NodeProto()
+            second.CopyFrom(more[-1])
+            second.output[0] = "branch_b"
+            nodes += [second, helper.make_node("Add", ["branch_a", "branch_b"], [OUTPUT_NAME])]
+    elif ctx.fanout:
+        nodes.append(helper.make_node("Add", [padded, padded], [OUTPUT_NAME]))
     graph = helper.make_graph(nodes, f"pad-{ctx.consumer}", inputs,
                               [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)], initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
@@ -160,6 +181,6 @@ def context_feeds(case: Case, placement: Placement) -> dict[str, np.ndarray]:
     if placement == Placement.FOLDED:
         return {}
     out = {"data": case.data}
-    if placement == Placement.INPUTS and ctx.producer != Producer.CONSTANT_NODE:
+    if placement == Placement.INPUTS and not ctx.producer.is_constant:
         out.update(_pad_operands(case))
     return out

@@ -8,8 +8,11 @@ computed by padconf itself (onnx's MaxPool contradicts its document: docs/contex
 reading of an undefined point is passed through the consumer on its own, so the readings carry
 through (a reading whose output the consumer refuses becomes a refusal).
 
-Tolerance: MaxPool, Slice and Pad are exact (a max, a copy and a Pad of float32 values is the
-float32 value itself). Conv and AveragePool are sums: a runtime sums float32 products in some
+SpaceToDepth and DepthToSpace are onnx's evaluator's (a reshape and a transpose: exact). With two
+consumers (``fanout``) the output is the sum of the two consumers' outputs, each computed alone.
+
+Tolerance: MaxPool, Slice, Pad, SpaceToDepth and DepthToSpace are exact (a max, a copy and a Pad
+of float32 values is the float32 value itself). Conv and AveragePool are sums: a runtime sums float32 products in some
 order, each step rounding by at most 2^-24 relatively, so |got - exact| <= n * 2^-23 * S, with n
 the terms summed and S the same consumer over |x| (and |W|). padconf allows (n + 2) * 2^-23 * max
 S over the output, elements whose expected value is finite only; a non-finite expected value must
@@ -183,25 +186,38 @@ def tolerance(ctx: Context, pad_outputs: list[np.ndarray], opset: int) -> float 
     return (_terms(ctx) + 2) * EPS32 * worst
 
 
+def _both(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
+    """The graph's output for the Pad's output ``x``: the consumer's, or with two consumers
+    (``fanout``) the sum of the two, each the consumer's (twice a float32 is exact)."""
+    out = consume(ctx, x, opset)
+    return out if out is None or not ctx.fanout else out + out
+
+
+def _tolerance(ctx: Context, pad_outputs: list[np.ndarray], opset: int) -> float | None:
+    found = tolerance(ctx, pad_outputs, opset)
+    return found if found is None or not ctx.fanout else 2 * found  # each of the two sums within it
+
+
 def apply_context(case: Case) -> Case:
     """``case``, classified as a Pad alone, with its expected output and each reading's passed
-    through its context's consumer. Where the consumer refuses the Pad's defined output the case
-    is must-reject by the consumer's rule ("context"); where every reading's consumer output is
-    the same, the case is defined."""
+    through its context's consumer (or two: ``fanout``). Where the consumer refuses the Pad's
+    defined output the case is must-reject by the consumer's rule ("context"); where every
+    reading's consumer output is the same, the case is defined."""
     ctx = case.context
-    if ctx is None or ctx.consumer == Consumer.NONE or case.kind in (CaseKind.MUST_REJECT, CaseKind.TOO_LARGE):
+    if ctx is None or (ctx.consumer == Consumer.NONE and not ctx.fanout) \
+            or case.kind in (CaseKind.MUST_REJECT, CaseKind.TOO_LARGE):
         return case
     opset = parse_spec_id(case.spec)[1]
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None
-        out = consume(ctx, case.expected, opset)
+        out = _both(ctx, case.expected, opset)
         if out is None:
             return case.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="context",
                               reason=f"{ctx.consumer} refuses the Pad's output of shape {list(case.expected.shape)}")
-        tol = tolerance(ctx, [case.expected], opset)
+        tol = _tolerance(ctx, [case.expected], opset)
         return case.with_(expected=out, context=dataclasses.replace(ctx, tolerance=tol))
-    mapped = {name: None if out is None else consume(ctx, out, opset) for name, out in case.interpretations.items()}
-    tol = tolerance(ctx, [o for o in case.interpretations.values() if o is not None], opset)
+    mapped = {name: None if out is None else _both(ctx, out, opset) for name, out in case.interpretations.items()}
+    tol = _tolerance(ctx, [o for o in case.interpretations.values() if o is not None], opset)
     return case.with_(interpretations=mapped, context=dataclasses.replace(ctx, tolerance=tol))
 
 

@@ -12,8 +12,9 @@
   arithmetic of "dim + begin + end"), and pads whose total overflows int64 on an empty tensor
   (no tensor has such a dimension: too large to check, where a crash or a hang still fails).
 - ``upstream_triggers(spec)``: the smallest known inputs of the compilers' upstream Pad bugs
-  (docs/findings.md), which every run's cases hold (padconf.run.drawing; not the generated
-  suite's) and a run's compile budget (padconf.run.compile_budget) takes first.
+  and of the exporters' findings (docs/findings.md), which every run's cases hold
+  (padconf.run.drawing; not the generated suite's) and a run's compile budget
+  (padconf.run.compile_budget) takes first.
 """
 from __future__ import annotations
 
@@ -139,6 +140,14 @@ def upstream_triggers(spec: Spec) -> list[Case]:
          None, True),
         # apache/tvm#11687: reflect pads as long as the axis read outside the input
         ("reflect-outside", np.arange(1, 7, dtype=np.float32).reshape(3, 2), [0, 2, 0, 0], "reflect", None, True),
+        # torch.onnx.export (both exporters) writes F.pad(x, (-3, 2), "reflect") as one ONNX Pad
+        # whose meaning ONNX leaves open, which onnxruntime refuses (docs/findings.md)
+        ("torch-reflect-mixed-sign", np.arange(1, 5, dtype=np.float32).reshape(1, 1, 4), [0, 0, -3, 0, 0, 2],
+         "reflect", None, spec.id.startswith("torch/")),
+        # F.pad(x, (-1, 2), "circular"): eager torch crops first, the document pads the input; the
+        # TorchScript exporter's graph has the wrong shape, the dynamo one writes an undefined Pad
+        ("torch-circular-negative", np.arange(1, 6, dtype=np.float32).reshape(1, 1, 5), [0, 0, -1, 0, 0, 2], "wrap",
+         None, spec.id.startswith("torch/")),
     ]
     return [classify(Case(spec=spec.id, data=d, pads=p, mode=m, axes=a, origin=f"{TRIGGER_TAG}:{what}"), spec)
             for what, d, p, m, a, expressible in inputs if expressible and m in spec.modes]

@@ -149,6 +149,7 @@ def manifest(entries: list[SuiteCase], context: bool = False) -> list[dict]:
         if c.context:
             row["context"] = {"consumer": str(c.context.consumer), "attrs": c.context.attrs,
                               "producer": str(c.context.producer), "static_shape": c.context.static_shape,
+                              "fanout": c.context.fanout, "mode_attr": c.context.mode_attr,
                               "tolerance": c.context.tolerance}
         rows.append(row)
     return rows
@@ -313,8 +314,9 @@ def readme(entries: list[SuiteCase], specs: list[Spec], seed: int, per_combo: in
              "| `openvino-ambiguous/` | OpenVINO ambiguous cases, `output_<interpretation>.npy`, "
              f"`expect.json` | {kinds['openvino', CaseKind.AMBIGUOUS]} |",
              "| `onnx-context[-invalid|-ambiguous]/` | Pad in its neighbourhood: a consumer after it (Conv, "
-             "MaxPool, AveragePool, a second Pad, Slice), a producer of its pads (Constant nodes, a Shape chain, "
-             "PyTorch's F.pad chain), a static or symbolic shape; laid out as the three above; MANIFEST.yaml's "
+             "MaxPool, AveragePool, a second Pad, Slice, SpaceToDepth, DepthToSpace) or two, a producer of its "
+             "pads (Constant nodes, their value_ints, a Shape chain, PyTorch's F.pad chain), a static or symbolic "
+             "shape, the mode attribute written or not; laid out as the three above; MANIFEST.yaml's "
              "`context_cases` say each one's context; `padconf run --cases` leaves them out | "
              f"{' / '.join(str(contexts[d]) for d in CONTEXT_DIRS.values())} |",
              "", "An ambiguous case's `expect.json` maps each interpretation (`ambiguity=interpretation`, several "

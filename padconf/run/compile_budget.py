@@ -9,9 +9,14 @@ models, over every placement of the compiler. They are taken in priority order:
 1. one model per upstream trigger and placement (padconf.cases.plain.upstream_triggers): the
    known bugs' smallest inputs, of the newest spec version that holds each (what users run; an
    old version may refuse what a newer one gets wrong: TVM rejects Pad-1's reflect trigger);
-2. then, greedily, the model whose cases add the most (spec version, mode, dtype, edge class,
+2. then, greedily, a model for each (spec version, mode, edge class, placement) of the defined
+   cases of the edge class a trigger shows (``TRIGGER_CLASSES``: defined negative constant pads,
+   axes given) in the trigger's mode: the bug is the class's, not the trigger's one input, and
+   each version and placement compiles its own graph (iree-org/iree#19935 holds for negative
+   constant pads fed at run time in every version that allows them);
+3. then, greedily, the model whose cases add the most (spec version, mode, dtype, edge class,
    placement) cells not yet covered, until every cell is covered once;
-3. then the rest, most cases a model first (more results for one compile).
+4. then the rest, most cases a model first (more results for one compile).
 
 Ties go to the earlier model in the plan's order, so the same cases give the same choice.
 Every case of a chosen model runs; the others get a skipped row saying so (``NOT_COMPILED``),
@@ -21,7 +26,7 @@ from __future__ import annotations
 
 import heapq
 
-from padconf.cases.case import Case
+from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import model_key
 from padconf.cases.plain import TRIGGER_TAG
 from padconf.core.vocabulary import Placement
@@ -32,6 +37,11 @@ from padconf.spec.loader import spec_sort_key
 DEFAULT_COMPILE_BUDGET = 160
 ALL = "all"  # --compile-budget all: every model
 NOT_COMPILED = "not compiled: budget"  # a skipped row's text starts so
+# upstream trigger (padconf.cases.plain.upstream_triggers) -> the edge class (padconf.cases.edge_classes)
+# of the bug it shows, whose defined cases in the trigger's mode the budget covers in every
+# version and placement; the others show a bug of their one input (wrap-hang's costs a
+# compile time limit a graph: one is enough), or of a class the cells cover (unsigned: its dtypes)
+TRIGGER_CLASSES = {"negative-fed": "negative-pads", "axes-fed": "axes-given"}
 
 
 def not_compiled_why(budget: int) -> str:
@@ -46,6 +56,36 @@ def _cells(case: Case, placement: Placement) -> set[tuple]:
 def _trigger(case: Case) -> str | None:
     """The upstream trigger ``case`` is (its origin's name), or None."""
     return case.origin.split(":")[1] if case.origin.startswith(TRIGGER_TAG + ":") else None
+
+
+def _class_cells(case: Case, placement: Placement, classes: dict[str, str]) -> set[tuple]:
+    """The trigger classes' cells ``case`` holds: (spec, mode, edge class, placement), for a
+    defined case in the mode of a trigger of that class (``classes``: edge class -> mode)."""
+    if case.kind != CaseKind.DEFINED:
+        return set()
+    return {(case.spec, case.mode, tag, placement) for tag, mode in classes.items()
+            if mode == case.mode and tag in (case.tags or [])}
+
+
+def _greedy(cells: dict[tuple, set], covered: set, chosen: list[tuple], order: dict, budget: int) -> None:
+    """Adds to ``chosen`` the model of ``cells`` (model -> its cells) that adds the most cells not
+    yet ``covered``, until every cell is covered or the budget is spent; ``order`` breaks ties."""
+    # lazy greedy: a model's gain only shrinks as others are chosen, so a stale gain is an upper bound
+    taken = set(chosen)
+    heap = [(-len(cells[g] - covered), order[g], g) for g in cells if g not in taken]
+    heapq.heapify(heap)
+    while heap and len(chosen) < budget:
+        stale, rank, g = heapq.heappop(heap)
+        if not stale:  # the best bound left is nothing: every cell is covered
+            break
+        gain = len(cells[g] - covered)
+        if not gain:  # its cells were covered since: the models below may still add some
+            continue
+        if -stale != gain:
+            heapq.heappush(heap, (-gain, rank, g))
+            continue
+        chosen.append(g)
+        covered |= cells[g]
 
 
 def select(todo: list[tuple[Placement, list[Case]]], budget: int) -> tuple[set[tuple], int]:
@@ -67,23 +107,14 @@ def select(todo: list[tuple[Placement, list[Case]]], budget: int) -> tuple[set[t
     for _, g in newest.values():
         if g not in chosen and len(chosen) < budget:
             chosen.append(g)
-    covered: set[tuple] = set()
-    for g in chosen:
-        covered |= set().union(*(_cells(c, g[0]) for c in groups[g]))
-    cells = {g: set().union(*(_cells(c, g[0]) for c in cases)) for g, cases in groups.items() if g not in chosen}
-    # lazy greedy: a model's gain only shrinks as others are chosen, so a stale gain is an upper bound
-    heap = [(-len(cells[g] - covered), order[g], g) for g in cells]
-    heapq.heapify(heap)
-    while heap and len(chosen) < budget:
-        stale, rank, g = heapq.heappop(heap)
-        gain = len(cells[g] - covered)
-        if not gain:
-            break
-        if -stale != gain:
-            heapq.heappush(heap, (-gain, rank, g))
-            continue
-        chosen.append(g)
-        covered |= cells.pop(g)
-    rest = sorted(cells, key=lambda g: (-len(groups[g]), order[g]))
+    classes = {TRIGGER_CLASSES[name]: case.mode for cases in groups.values() for case in cases
+               if (name := _trigger(case)) in TRIGGER_CLASSES}
+    class_cells = {g: set().union(*(_class_cells(c, g[0], classes) for c in cases)) for g, cases in groups.items()}
+    covered_classes = set().union(*(class_cells[g] for g in chosen))
+    _greedy(class_cells, covered_classes, chosen, order, budget)
+    cells = {g: set().union(*(_cells(c, g[0]) for c in cases)) for g, cases in groups.items()}
+    covered = set().union(*(cells[g] for g in chosen))
+    _greedy(cells, covered, chosen, order, budget)
+    rest = sorted((g for g in groups if g not in chosen), key=lambda g: (-len(groups[g]), order[g]))
     chosen += rest[:max(0, budget - len(chosen))]
     return set(chosen), len(groups)

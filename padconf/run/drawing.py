@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 
+from padconf.adapters import adapter_class, get_adapter
+from padconf.adapters.preconditions import PRECONDITION_TAG, precondition_cases
+from padconf.cases.case import Case
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.examples import example_cases
 from padconf.cases.plain import TRIGGER_TAG, upstream_triggers
@@ -37,7 +40,26 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
         drawn = _draw_in_children(args, min(jobs, len(specs)))
     else:
         drawn = [draw_spec(a) for a in args]
-    return [line for lines in drawn for line in lines]
+    lines = [line for lines in drawn for line in lines]
+    return lines + _precondition_lines(config, specs, lines)
+
+
+def _precondition_lines(config: RunConfig, specs, lines: list[str]) -> list[str]:
+    """The cases that cover the declared precondition cells of the run's rewriters
+    (padconf.adapters.preconditions) which its drawn cases leave uncovered, as cases.jsonl lines."""
+    wanted = [name for name in config.runtimes if adapter_class(name).preconditions]
+    if not wanted:
+        return []
+    cases = [Case.from_json(json.loads(line)) for line in lines]
+    ids, added = {c.id for c in cases}, list[Case]()
+    by_id = {s.id: s for s in specs}
+    for name in wanted:
+        for case in precondition_cases(get_adapter(name), specs, cases + added)[0]:
+            if case.id not in ids:
+                ids.add(case.id)
+                case.tags = sorted(set(edge_classes(case, by_id[case.spec]) + [PRECONDITION_TAG]))
+                added.append(case)
+    return [json.dumps(c.to_json()) for c in added]
 
 
 def draw_spec(args) -> list[str]:

@@ -24,6 +24,7 @@ from padconf.adapters.openvino import native_model
 from padconf.adapters.openvino_tensors import OV_TYPES
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
+from padconf.cases.context import Consumer, Producer
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.examples import example_inputs
 from padconf.cases.onnx_model import build_model, value_from_attribute
@@ -155,6 +156,8 @@ def _placement(case: Case, spec: Spec) -> str:
     if spec.domain == "onnx" and spec.operands["pads"]["via"] == "attribute":
         return "attributes"
     placement = ("inputs", "initializers")[int(hashlib.sha1(case.id.encode()).hexdigest(), 16) % 2]
+    if placement == "initializers" and aborts_onnx_checker(case, placement):
+        return "inputs"
     if placement == "initializers" and spec.domain == "onnx" and case.kind != CaseKind.MUST_REJECT:
         try:
             onnx.checker.check_model(build_model(case, Placement(placement)), full_check=True)
@@ -181,8 +184,20 @@ def _attribute_roundtrip(case: Case, spec: Spec) -> Case:
     return out
 
 
+def aborts_onnx_checker(case: Case, placement: str) -> bool:
+    """Whether onnx 1.23.2's shape inference aborts the process on ``case``'s model (its
+    std::clamp assertion, SIGABRT, docs/findings.md): a Slice after a Pad whose pads it knows (not
+    fed at run time) and which crops a static dimension past zero. Such a model cannot be checked,
+    so the suite leaves it out (the run's rewriters meet it in a worker)."""
+    ctx = case.context
+    return ctx is not None and ctx.consumer == Consumer.SLICE and ctx.static_shape \
+        and "crop-beyond-dim" in case.tags and (placement != "inputs" or ctx.producer != Producer.INPUTS)
+
+
 def _buildable(entry: SuiteCase) -> bool:
     case = entry.case
+    if aborts_onnx_checker(case, entry.placement):
+        return False
     try:
         if entry.domain == "onnx":
             build_model(case, Placement.INPUTS if entry.placement == "attributes" else Placement(entry.placement))

@@ -4,6 +4,7 @@ consumer; these tests check it against values worked out by hand, and the produc
 against padconf's reference, on onnx's evaluator."""
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -201,3 +202,79 @@ def test_minimize_runs_a_context_case_and_says_in_one_line_where_it_does_not_fai
     assert main(["minimize", str(path), "--runtime", "onnx-reference", "--out", str(tmp_path / "b")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "does not fail on onnx-reference when run alone (pass [inputs])" in err
+
+
+_CONV_1D = {"kernel_shape": [2], "strides": [1], "dilations": [1], "auto_pad": "NOTSET", "pads": [0, 0], "group": 1}
+
+
+@pytest.mark.parametrize("consumer", [Consumer.NONE, Consumer.CONV])
+@pytest.mark.parametrize("placement", ["inputs", "initializers"])
+def test_a_pad_feeding_two_consumers_is_their_sum_and_one_pad_output_read_twice(consumer, placement):
+    weights = np.array([[[1.0, -2.0]]], np.float32) if consumer == Consumer.CONV else None
+    ctx = Context(consumer, _CONV_1D if consumer == Consumer.CONV else {}, weights=weights, fanout=True)
+    case = context_case([[[3.0, 5.0, -1.0]]], [0, 0, 1, 0, 0, 2], ctx)
+    single = context_case([[[3.0, 5.0, -1.0]]], [0, 0, 1, 0, 0, 2], dataclasses.replace(ctx, fanout=False))
+    np.testing.assert_array_equal(case.expected, single.expected * 2)
+    model = build_model(case, placement)
+    (pad_node,) = [n for n in model.graph.node if n.op_type == "Pad"]
+    readers = [n for n in model.graph.node for i in n.input if i == pad_node.output[0]]
+    assert len(readers) == 2 and model.graph.node[-1].op_type == "Add"
+    (out,) = ReferenceEvaluator(model).run(None, feeds(case, placement))
+    np.testing.assert_array_equal(snap(case.context, case.expected, out), case.expected)
+    assert "context:fanout" in case.context.tags()
+
+
+def test_a_pad_with_no_mode_attribute_is_constant_and_the_model_writes_none():
+    ctx = Context(Consumer.NONE, mode_attr=False)
+    case = context_case([[[1.0, 2.0]]], [0, 0, 1, 0, 0, 1], ctx, constant_value=np.float32(7).reshape(()))
+    model = build_model(case, "inputs")
+    (pad_node,) = [n for n in model.graph.node if n.op_type == "Pad"]
+    assert not [a for a in pad_node.attribute if a.name == "mode"]
+    (out,) = ReferenceEvaluator(model).run(None, feeds(case, "inputs"))
+    np.testing.assert_array_equal(out, [[[7.0, 1.0, 2.0, 7.0]]])
+    back = Case.from_json(json.loads(json.dumps(case.to_json())))
+    assert back.context.mode_attr is False and back.id == case.id and back.context.key() != Context().key()
+    assert case.id != context_case([[[1.0, 2.0]]], [0, 0, 1, 0, 0, 1], Context(Consumer.NONE),
+                                   constant_value=np.float32(7).reshape(())).id
+
+
+def test_constant_nodes_written_with_value_ints_and_value_float():
+    ctx = Context(Consumer.NONE, producer=Producer.CONSTANT_INTS)
+    case = context_case([[1.0, 2.0]], [1, 0], ctx, constant_value=np.float32(-1.5).reshape(()), axes=[1])
+    model = build_model(case, "inputs")
+    consts = {n.output[0]: n.attribute[0].name for n in model.graph.node if n.op_type == "Constant"}
+    assert consts == {"pads": "value_ints", "constant_value": "value_float", "axes": "value_ints"}
+    assert set(feeds(case, "inputs")) == {"data"}  # constant in every placement
+    (out,) = ReferenceEvaluator(model).run(None, feeds(case, "inputs"))
+    np.testing.assert_array_equal(out, [[-1.5, 1.0, 2.0]])
+
+
+@pytest.mark.parametrize("consumer, attrs, data", [
+    (Consumer.SPACE_TO_DEPTH, {"blocksize": 2}, np.arange(6, dtype=np.float32).reshape(1, 1, 2, 3)),
+    (Consumer.DEPTH_TO_SPACE, {"blocksize": 2, "mode": "CRD"}, np.arange(8, dtype=np.float32).reshape(1, 4, 1, 2)),
+])
+def test_space_to_depth_and_depth_to_space_after_the_pad(consumer, attrs, data):
+    """SpaceToDepth of [1, 1, 2, 3] padded to [1, 1, 2, 4] gives [1, 4, 1, 2]; DepthToSpace of
+    [1, 4, 1, 2] padded to [1, 4, 2, 2] gives [1, 1, 4, 4]; each computed on onnxruntime too."""
+    import onnxruntime as ort
+    pads = [0, 0, 0, 1, 0, 0, 0, 0] if consumer == Consumer.SPACE_TO_DEPTH else [0, 0, 1, 0, 0, 0, 0, 0]
+    case = context_case(data, pads, Context(consumer, attrs))
+    assert case.kind == CaseKind.DEFINED
+    assert case.expected.shape == ((1, 4, 1, 2) if consumer == Consumer.SPACE_TO_DEPTH else (1, 1, 4, 4))
+    for placement in ("inputs", "initializers"):
+        model = build_model(case, placement)
+        session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        np.testing.assert_array_equal(session.run(None, feeds(case, placement))[0], case.expected)
+    assert "context:blocksize=2" in case.context.tags()
+    odd = context_case(data, [0, 0, 0, 0, 0, 0, 0, 0], Context(Consumer.SPACE_TO_DEPTH, {"blocksize": 2}))
+    assert consumer != Consumer.SPACE_TO_DEPTH or (odd.kind == CaseKind.MUST_REJECT and odd.rule == "context")
+
+
+def test_drawn_context_cases_hold_each_new_graph_shape():
+    spec = get_spec("onnx/Pad-19")
+    shares = {f"context:{c}": 16 for c in Consumer}
+    cases = [c for c in draw_cases(spec, 0, seed=0, shares=shares) if c.context]
+    seen = {tag for c in cases for tag in c.tags}
+    assert {"context:fanout", "context:no-mode-attribute", "producer:constant-value-ints",
+            "context:SpaceToDepth", "context:DepthToSpace"} <= seen
+    assert all(c.mode == "constant" for c in cases if not c.context.mode_attr)

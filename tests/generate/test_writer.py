@@ -184,7 +184,7 @@ NOT_EXPRESSIBLE = {"openvino": {"mode-not-allowed", "pads-wrong-length"}}
 
 
 def test_every_edge_class_of_every_version_is_in_the_suite():
-    sys.path.insert(0, str(ROOT / "tests"))
+    sys.path.insert(0, str(ROOT / "tests" / "cases"))
     from test_strategies import expected_classes
     tags = defaultdict(set)
     for row in ROWS.values():

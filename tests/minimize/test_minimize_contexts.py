@@ -124,3 +124,10 @@ def test_a_consumer_that_fails_on_the_pads_output_alone_is_not_the_pads_bug(tmp_
     assert main(["minimize", str(path), "--runtime", "onnx-reference", "--out", str(out), "--time-limit", "3"]) == 0
     report = (out / "REPORT.md").read_text()
     assert "Triage: **not Pad-specific**" in report and "consumer" in report.split("Controls")[1][:800]
+
+
+def test_one_consumer_of_two_and_a_written_mode_are_simpler_contexts():
+    ctx = Context(Consumer.NONE, fanout=True, mode_attr=False)
+    case = context_case(np.zeros((1, 1, 2)), [0, 0, 1, 0, 0, 1], ctx)
+    found = [c.context for c in simpler_context(case)][1:]
+    assert [(c.fanout, c.mode_attr) for c in found] == [(False, False), (True, True)]

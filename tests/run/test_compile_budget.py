@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from padconf.cases.case import Case
+from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import model_key
 from padconf.cli import main
 from padconf.core.errors import PadconfError
@@ -16,7 +16,7 @@ from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.compile_limits import HUNG_FAMILY_FLOOR_S, CompileLimits
 from padconf.judging.records import NOT_COMPILED
 from padconf.report.report import counts_line
-from padconf.run.compile_budget import select
+from padconf.run.compile_budget import _greedy, select
 from padconf.run.drawing import draw_spec
 from padconf.run.runner import Run, RunConfig
 
@@ -128,3 +128,31 @@ def test_a_family_that_hung_gets_a_shorter_limit_others_keep_the_whole_one():
     assert limits.for_case(other_wrap, Placement.INPUTS) == 120.0  # pads fed: another family
     assert limits.for_case(constant, Placement.INITIALIZERS) == 120.0
     assert CompileLimits(3.0).for_case(wrap, Placement.FOLDED) == 3.0  # never above the whole limit
+
+
+def _class_cells(todo, chosen=None) -> set[tuple]:
+    """(spec, edge class, placement) of the defined cases in a trigger class (defined negative
+    constant pads, axes given, in constant mode) that the ``chosen`` models (all: None) hold."""
+    groups = _models(todo)
+    return {(c.spec, tag, g[0]) for g in (groups if chosen is None else chosen) for c in groups[g]
+            if c.kind == CaseKind.DEFINED and c.mode == "constant"
+            for tag in ("negative-pads", "axes-given") if tag in c.tags}
+
+
+def test_every_version_and_placement_compiles_a_defined_case_of_each_trigger_class(drawn):
+    """iree-org/iree#19935's class (defined negative constant pads, fed at run time) and the
+    axes-fed trigger's class get a compiled model in each version and placement that has one."""
+    wanted = _class_cells(drawn)
+    assert {spec for spec, tag, _ in wanted if tag == "negative-pads"} == {"onnx/Pad-19", "onnx/Pad-13"}
+    assert {p for *_, p in wanted} == set(PLACEMENTS)
+    chosen, _ = select(drawn, len(wanted) + 15)  # the 15 trigger models and one a cell at most
+    assert _class_cells(drawn, chosen) == wanted
+
+
+def test_the_cover_goes_on_past_a_model_whose_cells_another_covered():
+    """A model whose gain was counted before another covered its cells gives way to the next:
+    the cover stops only when no model adds a cell."""
+    cells = {"a": {1, 2, 3}, "b": {1, 2, 3}, "c": {4}}
+    chosen: list = []
+    _greedy(cells, set(), chosen, {"a": 0, "b": 1, "c": 2}, budget=10)
+    assert chosen == ["a", "c"]

@@ -165,3 +165,32 @@ def test_a_run_finds_the_exporters_findings_through_its_workers(tmp_path):
                 and "example" in json.dumps(r)]
     assert rows and all(r["runtime"] == "torch-export" for r in rows)
     assert any(r["verdict"] == "pass" for r in rows), examples
+
+
+def test_every_run_holds_the_exporters_findings_and_minimize_bundles_each_with_a_torch_repro(tmp_path):
+    """The findings' triggers (padconf.cases.plain.upstream_triggers) are in every torch run,
+    however few cases it draws; torch-export fails on both, and `padconf minimize RUN:<id>
+    --runtime torch-export` writes a bundle whose repro (torch.onnx.export, then onnxruntime)
+    exits 1 and whose report names torch's document."""
+    out = tmp_path / "run"
+    run = [sys.executable, "-m", "padconf.cli", "run", "--runtime", "torch-export", "--spec", SPEC,
+           "--max-examples", "4", "--jobs", "1", "--out", str(out)]
+    proc = subprocess.run(run, capture_output=True, text=True, timeout=900)
+    assert proc.returncode in (0, 1), proc.stderr[-2000:]
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    found = {r["origin"]: r for r in rows if r["origin"].startswith("upstream-trigger:torch-")}
+    assert set(found) == {"upstream-trigger:torch-reflect-mixed-sign", "upstream-trigger:torch-circular-negative"}
+    for origin, row in found.items():
+        assert row["verdict"] == "wrongly-rejected" and "leaves open" in row["error"], row
+        bundle = tmp_path / origin.split(":")[1]
+        proc = subprocess.run([sys.executable, "-m", "padconf.cli", "minimize", f"{out}:{row['case_id']}",
+                               "--runtime", "torch-export", "--time-limit", "20", "--out", str(bundle)],
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        repro = (bundle / "repro_torch_export.py").read_text()
+        assert "torch.onnx.export(" in repro and "onnxruntime.InferenceSession" in repro
+        report = (bundle / "REPORT.md").read_text()
+        assert "PyTorch F.pad Pad-2" in report and "OpenVINO" not in report.splitlines()[0]
+        ran = subprocess.run([sys.executable, "repro_torch_export.py"], cwd=bundle, capture_output=True, text=True,
+                             timeout=600)
+        assert ran.returncode == 1, ran.stdout[-2000:]

@@ -121,4 +121,8 @@ def context_lines(case: Case) -> list[str]:
         lines.append(f"- pads produced by: `{ctx.producer}` (docs/contexts.md)")
     if ctx.static_shape:
         lines.append(f"- the data input's shape is static: {list(case.data.shape)}")
+    if ctx.fanout:
+        lines.append("- the Pad's output feeds two consumers, whose outputs are added")
+    if not ctx.mode_attr:
+        lines.append("- the Pad node has no mode attribute (its default: constant)")
     return lines

@@ -37,9 +37,12 @@ def short_error(text: str | None, limit: int = 110, runtime: str | None = None) 
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+FAMILY_NAMES = {"onnx": "ONNX", "openvino": "OpenVINO", "torch": "PyTorch F.pad"}  # a spec family's document
+
+
 def spec_label(spec_id: str) -> str:
     domain, version = parse_spec_id(spec_id)
-    return f"{'ONNX' if domain == 'onnx' else 'OpenVINO'} Pad-{version}"
+    return f"{FAMILY_NAMES.get(domain, domain)} Pad-{version}"
 
 
 def case_text(case: Case) -> str:

@@ -45,11 +45,13 @@ def op_name(case: Case) -> str:
     if ctx.consumer != Consumer.NONE:
         name += f" before {ctx.consumer}"  # not "->": markdown tables escape ">"
     about = ([f"pads from {_PRODUCED[ctx.producer]}"] if ctx.producer != Producer.INPUTS else []) \
-        + (["a static data shape"] if ctx.static_shape else [])
+        + (["a static data shape"] if ctx.static_shape else []) + (["no mode attribute"] if not ctx.mode_attr else []) \
+        + (["feeding two consumers"] if ctx.fanout else [])
     return f"{name} ({', '.join(about)})" if about else name
 
 
-_PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.SHAPE_CHAIN: "a Shape/Gather/Concat/Sub/Cast chain",
+_PRODUCED = {Producer.CONSTANT_NODE: "Constant nodes", Producer.CONSTANT_INTS: "Constant nodes' value_ints",
+             Producer.SHAPE_CHAIN: "a Shape/Gather/Concat/Sub/Cast chain",
              Producer.TORCH_PAD: "PyTorch's F.pad export chain"}
 
 
@@ -64,7 +66,7 @@ def _conditions(row: Mapping[str, Any]) -> tuple[str, str]:
 
 def version_text(case: Case) -> str:
     domain, version = parse_spec_id(case.spec)
-    return f"opset {version}" if domain == "onnx" else f"OpenVINO opset{version}"
+    return {"onnx": f"opset {version}", "openvino": f"OpenVINO opset{version}"}.get(domain, f"{domain}/Pad-{version}")
 
 
 def feature(case: Case) -> str:

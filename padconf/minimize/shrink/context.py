@@ -5,7 +5,8 @@ greedy loop keeps a candidate only where the same failure shows.
 The first candidate is the Pad alone (no context at all): where the failure shows without the
 consumer and the nodes producing its pads, it is a plain Pad bug and its bundle a plain one.
 Then the consumer alone is dropped (the producer's chain kept), the producer made plain inputs,
-the shape symbolic, and the consumer's own attributes made their defaults one at a time."""
+the shape symbolic, one consumer of two, the mode attribute written, and the consumer's own
+attributes made their defaults one at a time."""
 from __future__ import annotations
 
 import dataclasses
@@ -33,6 +34,10 @@ def simpler_context(case: Case):
         yield case.with_(context=dataclasses.replace(ctx, producer=Producer.INPUTS))
     if ctx.static_shape:
         yield case.with_(context=dataclasses.replace(ctx, static_shape=False))
+    if ctx.fanout:
+        yield case.with_(context=dataclasses.replace(ctx, fanout=False))
+    if not ctx.mode_attr:
+        yield case.with_(context=dataclasses.replace(ctx, mode_attr=True))
     if ctx.consumer not in POOLS:
         return
     attrs = ctx.attrs
