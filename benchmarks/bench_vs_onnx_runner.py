@@ -27,7 +27,6 @@ REPO = Path(__file__).resolve().parent.parent
 def onnx_runner(data_dir: str, kind: str) -> None:
     """In a process of its own: onnx's runner over ``data_dir/kind``; prints unittest's counts."""
     import unittest
-
     from unittest import mock
 
     import onnx.backend.test.runner as onnx_runner_module
