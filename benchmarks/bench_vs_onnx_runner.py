@@ -46,9 +46,9 @@ def onnx_runner(data_dir: str, kind: str) -> None:
                       "errors": len(result.errors), "skipped": len(result.skipped)}))
 
 
-def timed(cmd: list[str]) -> tuple[float, str]:
+def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:
     started = time.monotonic()
-    done = subprocess.run(cmd, capture_output=True, text=True, cwd=REPO)
+    done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)  # not the checkout: -m imports from the cwd
     seconds = time.monotonic() - started
     if done.returncode not in (0, 1):  # padconf run exits 1 when a result fails: still a whole run
         sys.exit(f"{' '.join(cmd[:4])} ... exited {done.returncode}: {done.stderr.strip()[-400:]}")
@@ -57,13 +57,14 @@ def timed(cmd: list[str]) -> tuple[float, str]:
 
 def padconf_run(cases: Path, out: Path) -> tuple[float, int]:
     seconds, _ = timed([sys.executable, "-m", "padconf.cli", "run", "--cases", str(cases), "--runtime", "onnxruntime",
-                        "--out", str(out), "--force"])
+                        "--out", str(out), "--force"], out.parent)
     with (out / "results.jsonl").open() as rows:
         return seconds, sum(1 for _ in rows)
 
 
 def runner_run(cases: Path) -> tuple[float, dict]:
-    seconds, stdout = timed([sys.executable, str(Path(__file__).resolve()), "--child", str(cases.parent), cases.name])
+    seconds, stdout = timed([sys.executable, str(Path(__file__).resolve()), "--child", str(cases.parent), cases.name],
+                            cases.parent)
     return seconds, json.loads(stdout.strip().splitlines()[-1])
 
 
