@@ -13,8 +13,10 @@ a skip, not a pass).
 Run: python benchmarks/bench_runner.py [--cases N] [--uncached N] [--rounds N] [--runtime NAME ...]
 """
 import argparse
+import os
 import statistics
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -35,14 +37,26 @@ def small_cases(spec: str, n: int, seed=0) -> list[Case]:
                           constant_value=np.array(0.5, np.float32))) for _ in range(n)]
 
 
-def isolated_cached(worker: Worker, cases: list[Case]) -> tuple[float, int]:
-    """(cases/s, cases passed) through ``worker``, a batch of BATCH_SIZE at a time, judged."""
-    t0 = time.perf_counter()
+def process_cpu(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def isolated_cached(worker: Worker, cases: list[Case]) -> tuple[float, float, int]:
+    """(cases/s, CPU microseconds a case in padconf and its worker together, cases passed)
+    through ``worker``, a batch of BATCH_SIZE at a time, judged."""
+    assert worker.proc is not None
+    pid = worker.proc.pid
+    t0, cpu0, worker0 = time.perf_counter(), time.process_time(), process_cpu(pid)
     passed = 0
     for i in range(0, len(cases), BATCH_SIZE):
         batch = cases[i:i + BATCH_SIZE]
         passed += sum(judge(c, o, s).verdict == "pass" for c, (o, s) in zip(batch, worker.run(batch, "inputs")))
-    return len(cases) / (time.perf_counter() - t0), passed
+    wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    if worker.proc is None or worker.proc.pid != pid:  # a fresh worker: its predecessor's CPU is gone
+        return len(cases) / wall, float("nan"), passed
+    return len(cases) / wall, (cpu + process_cpu(pid) - worker0) / len(cases) * 1e6, passed
 
 
 def one_model_per_case(adapter, cases: list[Case]) -> float:
@@ -65,12 +79,14 @@ class OnnxRuntimeFloor:
         self.feeds = [feeds(c, Placement.INPUTS) for c in cases]  # every case has the first one's model
         self.session.run(None, self.feeds[0])
 
-    def rate(self) -> float:
+    def rate(self) -> tuple[float, float]:
+        """(cases/s, CPU microseconds a case)."""
         run = self.session.run
-        t0 = time.perf_counter()
+        t0, cpu0 = time.perf_counter(), time.process_time()
         for inputs in self.feeds:
             run(None, inputs)
-        return len(self.feeds) / (time.perf_counter() - t0)
+        return (len(self.feeds) / (time.perf_counter() - t0),
+                (time.process_time() - cpu0) / len(self.feeds) * 1e6)
 
 
 def measure(name: str, args) -> str:
@@ -85,20 +101,23 @@ def measure(name: str, args) -> str:
     list(worker.run(cases[:BATCH_SIZE], "inputs"))  # warm: the first model build
     adapter.run(cases[0])  # warm the runtime's own start-up in this process
     floor = OnnxRuntimeFloor(cases) if name == "onnxruntime" else None
-    fast, slow, low, passed = [], [], [], 0
+    fast, fast_cpu, slow, low, low_cpu, passed = [], [], [], [], [], 0
     try:
         for _ in range(args.rounds):  # alternated: the machine's load hits each alike
-            rate, passed = isolated_cached(worker, cases)
+            rate, cpu, passed = isolated_cached(worker, cases)
             fast.append(rate)
+            fast_cpu.append(cpu)
             slow.append(one_model_per_case(adapter, uncached))
             if floor is not None:
-                low.append(floor.rate())
+                rate, cpu = floor.rate()
+                low.append(rate)
+                low_cpu.append(cpu)
     finally:
         worker.close()
-    f, s = statistics.median(fast), statistics.median(slow)
-    floor_cols = (f"{statistics.median(low):>10,.0f} {f / statistics.median(low):>7.1%}" if low
-                  else f"{'':>10} {'':>7}")
-    return f"{name:<16} {f:>16,.0f} {s:>13,.0f} {f / s:>6.1f} {floor_cols} {passed:>7}/{len(cases)}"
+    f, s, fc = statistics.median(fast), statistics.median(slow), statistics.median(fast_cpu)
+    floor_cols = (f"{statistics.median(low):>10,.0f} {f / statistics.median(low):>7.1%} "
+                  f"{statistics.median(low_cpu) / fc:>9.1%}" if low else f"{'':>10} {'':>7} {'':>9}")
+    return f"{name:<16} {f:>16,.0f} {fc:>8.1f} {s:>13,.0f} {f / s:>6.1f} {floor_cols} {passed:>7}/{len(cases)}"
 
 
 def main():
@@ -112,8 +131,11 @@ def main():
     for name in registry():
         if name not in chosen:
             print(f"left out: {name}: {OPT_IN.get(name, 'not asked for (--runtime)')}")
-    print(f"{'runtime':<16} {'isolated+cached':>16} {'1 model/case':>13} {'ratio':>6} {'in-process':>10} "
-          f"{'of it':>7} {'passed':>15}   (cases/s; in-process: the runtime's own floor)")
+    print(f"{'runtime':<16} {'isolated+cached':>16} {'CPU us':>8} {'1 model/case':>13} {'ratio':>6} "
+          f"{'in-process':>10} {'of it':>7} {'CPU of it':>9} {'passed':>15}")
+    print("(cases/s, medians of the rounds; CPU us: padconf's and its worker's CPU microseconds a case; in-process: "
+          "the runtime's own floor; of it: the worker's cases/s as a share of the floor's; CPU of it: the floor's CPU "
+          "a case as a share of the worker path's)")
     for name in chosen:
         print(measure(name, args), flush=True)
 
