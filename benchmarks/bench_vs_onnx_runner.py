@@ -5,7 +5,9 @@ whole process (start-up included), in alternated pairs. Prints per pair the wall
 results per second of each (padconf's results: each case in each placement it runs; the
 runner's: one test a folder on the CPU, its outcome counted as unittest's; its constructor's
 loading of onnx's own suites is left out), then the median of each and the
-median of the pairs' ratios (padconf's results/s over the runner's; target >= 3).
+median of the pairs' ratios (padconf's results/s over the runner's; target >= 3), and the same
+ratio of results a CPU-second (each process's and its children's), which a loaded machine
+disturbs less.
 
 Run: python benchmarks/bench_vs_onnx_runner.py [--pairs 3] [--cases DIR] [--limit N]
 """
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import resource
 import shutil
 import statistics
 import subprocess
@@ -22,6 +25,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+CPU: list[float] = []  # each timed command's CPU seconds, its children's included
 
 
 def onnx_runner(data_dir: str, kind: str) -> None:
@@ -46,10 +50,18 @@ def onnx_runner(data_dir: str, kind: str) -> None:
                       "errors": len(result.errors), "skipped": len(result.skipped)}))
 
 
+def children_cpu() -> float:
+    """User and system CPU seconds of every process this one started and reaped (and theirs)."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def timed(cmd: list[str], cwd: Path) -> tuple[float, str]:
-    started = time.monotonic()
+    """Wall seconds of ``cmd``, its stdout; its CPU seconds in CPU[-1]."""
+    started, cpu = time.monotonic(), children_cpu()
     done = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd)  # not the checkout: -m imports from the cwd
     seconds = time.monotonic() - started
+    CPU.append(children_cpu() - cpu)
     if done.returncode not in (0, 1):  # padconf run exits 1 when a result fails: still a whole run
         sys.exit(f"{' '.join(cmd[:4])} ... exited {done.returncode}: {done.stderr.strip()[-400:]}")
     return seconds, done.stdout
@@ -87,25 +99,29 @@ def main() -> None:
                 shutil.copytree(folder, subset / folder.name)
             cases = subset
         print(f"cases: {cases} ({sum(1 for p in cases.iterdir() if p.is_dir())} folders)")
-        print("| pair | padconf s | padconf results | padconf results/s | runner s | runner tests | runner results/s "
-              "| ratio |")
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-        ours, theirs, ratios = [], [], []
+        print("| pair | padconf s | padconf CPU s | padconf results | padconf results/s | runner s | runner CPU s "
+              "| runner tests | runner results/s | ratio | ratio of results a CPU-second |")
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+        ours, theirs, ratios, cpu_ratios = [], [], [], []
         for k in range(args.pairs):
             order = ("padconf", "runner") if k % 2 == 0 else ("runner", "padconf")
             for which in order:  # alternated: the machine's load hits both alike
                 if which == "padconf":
                     p_s, p_n = padconf_run(cases, work / "run")
+                    p_cpu = CPU[-1]
                 else:
                     r_s, counts = runner_run(cases)
+                    r_cpu = CPU[-1]
             ours.append(p_n / p_s)
             theirs.append(counts["run"] / r_s)
             ratios.append(ours[-1] / theirs[-1])
-            print(f"| {k + 1} | {p_s:.2f} | {p_n} | {ours[-1]:,.0f} | {r_s:.2f} | {counts['run']} "
-                  f"({counts['failures']} failed, {counts['errors']} errors, {counts['skipped']} skipped) | "
-                  f"{theirs[-1]:,.0f} | {ratios[-1]:.2f} |", flush=True)
+            cpu_ratios.append((p_n / p_cpu) / (counts["run"] / r_cpu))
+            print(f"| {k + 1} | {p_s:.2f} | {p_cpu:.2f} | {p_n} | {ours[-1]:,.0f} | {r_s:.2f} | {r_cpu:.2f} | "
+                  f"{counts['run']} ({counts['failures']} failed, {counts['errors']} errors, {counts['skipped']} "
+                  f"skipped) | {theirs[-1]:,.0f} | {ratios[-1]:.2f} | {cpu_ratios[-1]:.2f} |", flush=True)
         print(f"median: padconf {statistics.median(ours):,.0f} results/s, onnx's runner "
-              f"{statistics.median(theirs):,.0f} results/s; median ratio {statistics.median(ratios):.2f} (target >= 3)")
+              f"{statistics.median(theirs):,.0f} results/s; median ratio {statistics.median(ratios):.2f} (target >= 3);"
+              f" of results a CPU-second {statistics.median(cpu_ratios):.2f}")
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
