@@ -74,12 +74,12 @@ def keys(results: Path) -> Counter:
     return rows
 
 
-def one_run(out: Path, seed: int, fault: str | None, rng: random.Random) -> dict:
+def one_run(out: Path, seed: int, fault: str | None, rng: random.Random, extra: list[str]) -> dict:
     tag = uuid.uuid4().hex
     env = {**os.environ, MARK: tag}
     started = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-m", "padconf.cli", "run", "--profile", "ci", "--seed", str(seed),
-                             "--out", str(out)], cwd=out.parent, env=env,
+                             "--out", str(out), *extra], cwd=out.parent, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     killed = None
     if fault:
@@ -110,10 +110,15 @@ def main() -> None:
     parser.add_argument("--busy", type=int, default=os.cpu_count() or 2, help="busy loops (default: one per core)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--variant", choices=["both", "no faults", "faults"], default="both")
+    parser.add_argument("--runtime", nargs="+", default=[], help="these runtimes (default: the run's default ones)")
+    parser.add_argument("--spec", nargs="+", default=[], help="only these spec ids (default: all)")
+    parser.add_argument("--max-examples", type=int, default=None, help="passed to padconf run (default: the profile's)")
     args = parser.parse_args()
+    extra = [*(["--runtime", *args.runtime] if args.runtime else []), *(["--spec", *args.spec] if args.spec else []),
+             *(["--max-examples", str(args.max_examples)] if args.max_examples is not None else [])]
     rng = random.Random(args.seed)
     work = Path(tempfile.mkdtemp(prefix="padconf-bench-load-"))
-    reference = one_run(work / "reference", args.seed, None, rng)
+    reference = one_run(work / "reference", args.seed, None, rng, extra)
     assert reference["done"], f"the undisturbed run did not finish: {reference}"
     expected = keys(work / "reference" / "results.jsonl")
     print(f"undisturbed run: {sum(expected.values())} rows in {reference['seconds']:.1f} s; "
@@ -126,7 +131,7 @@ def main() -> None:
             for k in range(args.runs):
                 fault = rng.choice(["zygote", "worker", "drawing child"]) if variant == "faults" else None
                 out = work / f"{variant.replace(' ', '-')}-{k}"
-                result = one_run(out, args.seed, fault, rng)
+                result = one_run(out, args.seed, fault, rng, extra)
                 rows = keys(out / "results.jsonl") if (out / "results.jsonl").is_file() else Counter()
                 figures["completed"] += result["done"]
                 figures["lost"] += sum((expected - rows).values()) if result["done"] else 0

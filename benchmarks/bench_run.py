@@ -106,6 +106,8 @@ def main() -> None:
     parser.add_argument("--seed", type=int, nargs="+", default=[0], help="one run per seed (default: 0)")
     parser.add_argument("--compare", metavar="PROFILE", help="serial twice and parallel once: verdicts that differ")
     parser.add_argument("--runtime", nargs="+", default=[], help="these runtimes (default: the run's default ones)")
+    parser.add_argument("--spec", nargs="+", default=[], help="only these spec ids (default: all)")
+    parser.add_argument("--max-examples", type=int, default=None, help="passed to padconf run (default: the profile's)")
     parser.add_argument("--compile-timeout", help="passed to padconf run (a warm compile cache keeps time-outs "
                         "per limit: give a warm run the limit its cold run had)")
     parser.add_argument("--cache", choices=["yours", "cold", "warm"], default="yours",
@@ -124,6 +126,8 @@ def main() -> None:
     for p in args.profile:
         for seed in args.seed:
             extra = ["--compile-timeout", args.compile_timeout] if args.compile_timeout else []
+            extra += [*(["--spec", *args.spec] if args.spec else []),
+                      *(["--max-examples", str(args.max_examples)] if args.max_examples is not None else [])]
             cache = None if args.cache == "yours" else tempfile.mkdtemp(prefix="padconf-bench-cache-")
             try:
                 if args.cache == "warm":

@@ -619,3 +619,8 @@ class TvmSlipOnTrigger(_SlipOnTrigger, TvmAdapter):
     def _build(self, model):
         self._slip()
         return super()._build(model)
+
+
+class BatchPrintingAdapter(PrintingAdapter):
+    """PrintingAdapter sent its cases a batch at a time."""
+    order_independent = True

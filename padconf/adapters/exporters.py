@@ -273,7 +273,7 @@ class TorchAdapter(Adapter):
     domains = ("torch",)
     # the data is a tensor; the pads are Python numbers in every placement
     placements: tuple[str, ...] = (Placement.INPUTS,)
-    preload: tuple[str, ...] = ("padconf.cases.classify",)
+    preload: tuple[str, ...] = ("padconf.cases.classify", "jsonschema")  # get_spec validates
     options = {"call": ("functional", "module")}
     repro = StandaloneRepro("torch", torch_pad, own_graph=True)
     type_names = ("Float", "Double", "Half", "BFloat16", "Bool", "Long", "Int", "Short", "Char", "Byte",
@@ -326,7 +326,7 @@ class TorchExportAdapter(TorchAdapter):
     name = "torch-export"
     module = "torch.onnx"
     package = "torch"
-    preload = ("padconf.cases.classify", "onnx.reference", "onnxruntime", "onnxscript")
+    preload = ("padconf.cases.classify", "jsonschema", "onnx.reference", "onnxruntime", "onnxscript")
     options = {"dynamo": ("true", "false"), "call": ("functional", "module"), "on": ("document", "onnxruntime")}
     repro = StandaloneRepro("torch onnx onnxscript onnxruntime", torch_export, own_graph=True)
     compiles_ahead = True  # an export takes a second: padconf waits for it as for a compile

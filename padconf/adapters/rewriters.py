@@ -121,7 +121,7 @@ class RewriterAdapter(Adapter):
     """A graph rewriter under test; subclasses say what ``rewrite`` does and its passes."""
 
     placements = (Placement.INPUTS, Placement.INITIALIZERS)  # pads fed at run time, or constant (fusable)
-    preload = (*Adapter.preload, "onnx.reference.ops._op_list", "onnxruntime")
+    preload = (*Adapter.preload, "onnx.reference.ops._op_list", "onnxruntime", "jsonschema")  # get_spec validates
     passes: tuple[str, ...] = ()
 
     def rewrite(self, model, passes: tuple[str, ...]):

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import functools
 import math
-from typing import Any
 
 import ml_dtypes
 import numpy as np
@@ -29,6 +28,7 @@ from padconf.cases.context_draw import context_cases
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.hypothesis_isolation import isolated_drawing
 from padconf.cases.plain import INDEX_TYPES, PLAIN_TAG, WIDE_TAG, fixed_cases
+from padconf.cases.profiles import PROFILES
 from padconf.core.dtypes import ALL_DTYPES, as_array, is_float_like, is_integer, numpy_dtype, scalar
 from padconf.spec.loader import Spec
 from padconf.spec.reference import MODES
@@ -39,12 +39,6 @@ MAX_RANK = 6
 NOTABLE_DTYPES = ("string", "bool", "complex64", "float16", "bfloat16", "float8e4m3fn", "float8e5m2fnuz",
                   "float8e8m0", "float4e2m1", "int4", "uint4", "int2", "uint2", "uint64")
 
-# cases drawn per spec version by `padconf run --profile NAME`, and pytest's budget
-PROFILES: dict[str, dict[str, Any]] = {
-    "ci": dict(max_examples=40, derandomize=True),
-    "default": dict(max_examples=250, derandomize=False),
-    "thorough": dict(max_examples=2500, derandomize=False),
-}
 
 
 def register_profiles() -> None:

@@ -7,7 +7,7 @@ import argparse
 # Here only what the options and their help need; each command imports the rest of what it runs
 # inside its function, so that a command starts without importing what other commands use.
 # only what the options and their help need (padconf.cli.commands: each command imports the rest)
-from padconf.cases.strategies import PROFILES
+from padconf.cases.profiles import PROFILES
 from padconf.cli.commands import (
     cmd_baseline,
     cmd_bisect,

@@ -35,10 +35,11 @@ PRINTED_CHARS = 2000  # of what a runtime printed during one case, kept as evide
 LOG_CAP = 16 << 20  # a log file past this is emptied between cases
 
 
-def _printed_since(marks: tuple[int, int]) -> dict | None:
-    """What the runtime wrote to fd 1 and fd 2 since ``marks`` (their sizes then)."""
+def _printed_since(marks: tuple[int, int]) -> tuple[dict | None, tuple[int, int]]:
+    """What the runtime wrote to fd 1 and fd 2 since ``marks`` (their sizes then), and their
+    sizes now: the next case's marks, one fstat a log per case."""
     sys.stdout.flush(), sys.stderr.flush()
-    out = {}
+    out, now = {}, []
     for fd, name, start in ((1, "stdout", marks[0]), (2, "stderr", marks[1])):
         size = os.fstat(fd).st_size
         if size > start:
@@ -46,7 +47,9 @@ def _printed_since(marks: tuple[int, int]) -> dict | None:
             out[name] = text + (" [...]" if size - start > PRINTED_CHARS else "")
         if size > LOG_CAP:
             os.ftruncate(fd, 0)  # the logs are opened for appending: writes go on at the new end
-    return out or None
+            size = 0
+        now.append(size)
+    return out or None, (now[0], now[1])
 
 
 def _marks() -> tuple[int, int]:
@@ -91,9 +94,9 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                     os._exit(0)  # its state may be the cause: padconf forks a fresh worker
             continue
         adapter.compile_timeout = request.get("compile_timeout")
+        marks = _marks()
         for doc in request["cases"]:
             case = Case.from_json(doc)
-            marks = _marks()
             started = time.perf_counter()
             try:
                 outcome = adapter.run(case, request["placement"])
@@ -107,8 +110,9 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                 fault = _fault(adapter, exc)
                 outcome = (Outcome(fault=fault) if fault
                            else Outcome(error=f"adapter raised {type(exc).__name__}: {exc}"))
+            printed, marks = _printed_since(marks)
             send({"status": Status.OK, "error": outcome.error, "not_implemented": outcome.not_implemented,
-                  "output": _encode_output(outcome), "printed": _printed_since(marks),
+                  "output": _encode_output(outcome), "printed": printed,
                   "seconds": round(time.perf_counter() - started, 4),
                   "skipped": outcome.skipped, "note": outcome.note, "fault": outcome.fault})
             if outcome.fault:

@@ -8,7 +8,7 @@ import resource
 from dataclasses import dataclass, field
 
 from padconf.adapters import default_runtimes, unknown_runtime
-from padconf.cases.strategies import PROFILES
+from padconf.cases.profiles import PROFILES
 from padconf.core.errors import PadconfError
 from padconf.execution.worker import (
     DEFAULT_COMPILE_TIMEOUT_S,

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 
-import jsonschema
 import yaml
 
 from padconf.core.dtypes import as_array
@@ -116,6 +115,7 @@ def schema() -> dict:
 
 @lru_cache(maxsize=1)
 def _validator():
+    import jsonschema  # here: a worker, which reads no spec file, starts without it
     return jsonschema.Draft202012Validator(schema())
 
 

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.core.errors import PadconfError
 from padconf.execution.worker import RuntimeUnavailable, Worker
 from padconf.execution.worker_process import WorkerProcess, Zygote
@@ -109,6 +110,7 @@ import json, sys, threading
 import numpy as np
 from padconf.adapters import get_adapter
 from padconf.cases.case import Case
+from padconf.cases.classify import classify
 adapter = get_adapter(sys.argv[1])
 why = adapter.available()
 threads, before = threading.active_count(), set(sys.modules)
@@ -140,3 +142,26 @@ def test_a_zygote_imports_what_a_first_case_needs_and_starts_no_thread(runtime, 
     assert answer["imported"] == []  # else every fresh worker imports it again
     assert answer["threads"] == 1  # a fork keeps only the thread that forks
     assert not (tmp_path / "intel").exists()  # OpenVINO's telemetry kept no client id: it sent nothing
+
+
+def test_an_impossible_output_is_told_by_its_bits_whatever_the_fast_path():
+    """_corrupting compares bytes first: identical bytes are the answer, anything else is
+    bit_equal's (any NaN equals any NaN, -0.0 is not 0.0, strings by value)."""
+    from padconf.execution.worker import _corrupting
+
+    def case(data, expected_dtype=np.float32):
+        c = classify(Case(spec="onnx/Pad-19", data=np.asarray(data, expected_dtype), pads=[0, 0]))
+        assert c.expected is not None
+        return c
+
+    zeros = case([0.0, 1.0])
+    assert not _corrupting(zeros, np.array([0.0, 1.0], np.float32))
+    assert _corrupting(zeros, np.array([-0.0, 1.0], np.float32))
+    assert _corrupting(zeros, np.array([0.0, 1.0], np.float64))
+    nan = case([np.nan, 1.0])
+    other_nan = np.array([np.nan, 1.0], np.float32)
+    other_nan.view(np.uint32)[0] ^= 1  # another payload: same bits for the spec's purpose
+    assert not _corrupting(nan, other_nan)
+    words = classify(Case(spec="onnx/Pad-19", data=np.array(["a", "bc"], dtype=object), pads=[0, 0]))
+    assert not _corrupting(words, np.array(["a", "b" + "c"], dtype=object))
+    assert _corrupting(words, np.array(["a", "bd"], dtype=object))

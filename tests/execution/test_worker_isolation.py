@@ -142,3 +142,19 @@ def test_a_worker_that_returned_an_impossible_output_does_not_run_the_next_case(
     assert [v.verdict for v in verdicts] == ["pass", "mismatch", "pass", "pass", "pass", "pass"]
     assert verdicts[1].detail == "shape [0, 0] instead of [5]"
     assert worker.recycles == 1 and worker.restarts == 0
+
+
+@pytest.mark.slow
+def test_what_a_runtime_prints_is_kept_with_the_case_it_printed_during_in_a_batch():
+    """One batch, one worker: each case's evidence is what was written during it, not what
+    earlier cases of the batch wrote too (a log's size is taken once a case)."""
+    worker = Worker("tests.fake_adapters:BatchPrintingAdapter")
+    try:
+        assert worker.order_independent  # its cases go in one message
+        answers = list(worker.run(batch() + batch(), "inputs"))
+    finally:
+        worker.close()
+    assert worker.restarts == 0 and len(answers) == 8
+    for outcome, _ in answers:
+        assert outcome.printed["stderr"] == "runtime warning: from C\n"
+        assert outcome.printed["stdout"].count("runtime log: padding now") == 1
