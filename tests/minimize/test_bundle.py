@@ -323,6 +323,7 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
     """The short repro is the adapter's own (Adapter.repro, copied by its source) and compiles as
     the variant that failed: OpenVINO's defaults ({}) for the plain name, the variant's properties
     otherwise; a runtime whose adapter supplies none gets none."""
+    from padconf.adapters import Adapter
     from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
     from padconf.minimize.bundle.scripts import api_script
     case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="edge"))
@@ -332,7 +333,7 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
     assert "\"pads\": pads}, {'INFERENCE_NUM_THREADS': 1}))" in variant
     assert variant.count("def standalone_run(model, inputs, configuration):") == 1
     assert OpenVinoOnnxAdapter.repro is not None and "compile_model(read, \"CPU\", configuration)" in variant
-    assert api_script(case, "inputs", "iree", "t") is None  # IREE's adapter supplies none
+    assert Adapter.repro is None and api_script(case, "inputs", FAKE + "CorrectAdapter", "t") is None
 
 
 def test_the_index_lists_the_bugs_to_file_first(tmp_path):
