@@ -15,23 +15,25 @@ until none helps or the time limit is reached. Each attempt runs alone in a fres
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from padconf.adapters import split_variant, unknown_runtime
 from padconf.cases.case import Case
+from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
-from padconf.judging.triage import PAD_BUGS
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.report import bundle_triage
-from padconf.minimize.bundle.scripts import configuration
+from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
+from padconf.minimize.probes.evidence import FOLDER_WORDS, evidence
 from padconf.minimize.probes.experiments import (
     beyond_policy,
     default_configuration,
@@ -145,11 +147,15 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                                       "shape": list(job.case.data.shape)})
                     _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
-                filed = "bug" if bundle_triage(shrunk, job) in PAD_BUGS and not shrunk.native else "not-a-bug"
                 verdict = shrunk.final.row['verdict']
-                where = out if kind == "case" else out / (f"{n:02d}-{filed}-{_safe(runtime)}-{verdict}-"
-                                                          f"{short_name(shrunk.final.case)}")
+                name = f"{_safe(runtime)}-{verdict}-{short_name(shrunk.final.case)}"
+                where = out if kind == "case" else out / f"{n:02d}-pending-{name}"
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
+                found = evidence(isolated, shrunk, placement, where, bundle_triage(shrunk, job),
+                                 api_script_name(runtime) if (where / api_script_name(runtime)).exists() else None)
+                write_evidence(where, found)
+                if kind != "case":  # named by its label, which the evidence concludes
+                    where = where.rename(out / f"{n:02d}-{FOLDER_WORDS[found['label']]}-{name}")
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest
                 if kind == "case":
                     raise
@@ -161,7 +167,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
                            f"{shrunk.tries} tries) -> {where}", end=True)
             summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
-                              "variants": [variant_text(shrunk, placement)]})
+                              "variants": [variant_text(shrunk, placement)], "evidence": found})
             roots[cause] = summaries[-1]
     finally:
         for opened in (worker, lowered_to, default):
@@ -195,6 +201,18 @@ def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Pl
                           "explicit_default": explicit_default(isolated, shrunk.final, placement),
                           "default_configuration": default_configuration(default, shrunk.final, placement,
                                                                          configuration(isolated.runtime))})
+
+
+def write_evidence(where: Path, found: dict) -> None:
+    """evidence.json, and REPORT.md's lines saying what the label rests on."""
+    (where / "evidence.json").write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
+    missing = " (missing: " + ", ".join(f"({k})" for k in found["missing"]) + ")" if found["missing"] else ""
+    lines = ["", "## Evidence", "", f"Label: **{found['label']}**{missing}; evidence.json holds each check.", ""]
+    for k, check in found["checks"].items():
+        state = "not needed" if not check["needed"] else "passed" if check["passed"] else "missing"
+        lines.append(f"- ({k}) {escape.markdown(check['what'])}: {state}; {escape.markdown(check['how'])}")
+    with (where / "REPORT.md").open("a", encoding="utf-8") as report:
+        report.write("\n".join(lines) + "\n")
 
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:

@@ -169,7 +169,7 @@ def test_a_runtimes_error_in_the_index_stays_one_table_row():
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
     row = next(r for r in rows if r.startswith("| 1 |"))
-    assert row.count(" | ") == 6 and "[link]" not in row and "While validating" in row
+    assert row.count(" | ") == 7 and "[link]" not in row and "While validating" in row
 
 
 def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):

@@ -282,11 +282,11 @@ def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> boo
     if mine is not None or theirs is not None:
         return mine is not None and theirs is not None and mine.shape == theirs.shape \
             and mine.dtype == theirs.dtype and (bit_equal(mine, theirs) or bool(
-                _from_nowhere(attempt.case, mine) and _from_nowhere(native, theirs)))
+                from_nowhere(attempt.case, mine) and from_nowhere(native, theirs)))
     return failure_class({"verdict": Verdict.WRONGLY_REJECTED, "error": outcome.error}) in failure_class(attempt.row)
 
 
-def _from_nowhere(case: Case, output) -> bool:
+def from_nowhere(case: Case, output) -> bool:
     """``output`` holds a value (bit pattern) that neither the case's data, its constant value
     nor any output the document's readings give holds."""
     if output.dtype != case.data.dtype:
