@@ -26,9 +26,9 @@ def _evidence(where):
 
 
 def test_a_wrong_value_without_a_runnable_repro_needs_a_look_naming_check_a(tmp_path):
-    """A planted wrong value (values flipped, where the data begins with 666) on a defined input, whose controls pass: every check
-    but (a) passes; the fake runtime has no runner of its own, so its repro cannot exit 1 and the
-    bundle is "needs a look", missing (a), never "bug to file"."""
+    """A planted wrong value (values flipped, where the data begins with 666) on a defined input,
+    whose controls pass: every check but (a) passes; the fake runtime has no runner of its own,
+    so its repro cannot exit 1 and the bundle is "needs a look", missing (a), never "bug to file"."""
     case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
                 mode="constant")
     out = tmp_path / "out"
