@@ -23,8 +23,14 @@ class CorrectAdapter(Adapter):
         if case.op == "Identity":  # a control (padconf.cases.case.Case.control): the data, unchanged
             return Outcome(case.data.copy())
         if case.op == "Concat":  # the values' control (Case.movement_control), moved right
-            values = [case.data] + ([np.asarray(case.constant_value)] if case.constant_value is not None else [])
-            return Outcome(np.concatenate([v.reshape(-1) for v in values]))
+            second = case.data if case.constant_value is None else np.asarray(case.constant_value)
+            return Outcome(np.tile(np.concatenate([case.data.reshape(-1), second.reshape(-1)]), 2))
+        if case.op == "LeakyRelu":  # Pad-1/2's value attribute's control (Case.attribute_control)
+            alpha = np.float32(np.asarray(case.constant_value).astype(np.float64))
+            return Outcome((-alpha * np.ones(case.data.shape, np.float32)).astype(case.data.dtype))
+        if case.op == "Consumer":  # a context's consumer alone on the padded data (Case.consumer_control)
+            from padconf.cases.context_oracle import consume
+            return Outcome(consume(case.context, case.data, int(case.spec.rsplit("-", 1)[1])))
         if self.triggered(case):
             return self.misbehave(case)
         try:

@@ -182,18 +182,22 @@ def _native_lines(native: dict | None, runtime: str, placement: Placement) -> li
 
 def _control_lines(control: dict | None, whose: str, runtime: str) -> list[str]:
     """What a control (the same data through an Identity model, or the data and constant value
-    through Reshape and Concat, same runtime and placement) did; ``whose``: whose data it was."""
+    through Reshape, Concat and Tile, a value attribute through LeakyRelu, a context's consumer
+    alone, same runtime and placement) did; ``whose``: whose data it was."""
     if not control:
         return []
     if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
-        model = "Reshape and Concat model" if control.get("operand") == "values" else "Identity model"
+        model = {"values": "Reshape, Concat and Tile model", "attribute": "LeakyRelu model",
+                 "consumer": "consumer-only model"}.get(control.get("operand") or "data", "Identity model")
         did = (f"passed: it refuses the {model} too ({short_error(control['error'], 200, runtime)})"
                if control.get("error") else "passed: the data comes back unchanged without the Pad")
     else:
         said = short_error(control.get("detail") or control.get("error"), 200, runtime)
         did = f"{control['verdict']}: {said}".rstrip(": ")
     operand = control.get("operand", "data")
-    where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape and Concat"}.get(
+    where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape, Concat and Tile",
+                                     "attribute": ", the value attribute as LeakyRelu's alpha",
+                                     "consumer": ", the consumer alone on the padded data, no Pad"}.get(
         operand, f", its empty {operand} through Identity")
     return [f"- {whose} ({where}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
@@ -279,8 +283,9 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
              *_experiment_lines(row.get("experiments") or {}, runtime),
-             *(["Controls (the same data through an Identity model, the data and constant value through Reshape "
-                "and Concat, or empty pads or axes baked into the model through Identity, instead of Pad, on the same "
+             *(["Controls (the same data through an Identity model, the data and constant value through Reshape, "
+                "Concat and Tile, a value attribute through LeakyRelu, a consumer alone on the padded data, or "
+                "empty pads or axes baked into the model through Identity, instead of Pad, on the same "
                 "runtime and placement):", "",
                 *controls, ""] if controls else []),
              *(["## Found in", "", *job.found_in, ""] if job.found_in else []),

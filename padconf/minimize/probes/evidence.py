@@ -42,6 +42,7 @@ FOLDER_WORDS = {BUG: "bug", NEEDS_A_LOOK: "needs-a-look", "other-component": "ot
                 "not-pad-specific": "not-pad-specific", "not-a-bug": "not-a-bug"}
 REPRO_TIMEOUT_S = 300  # a compiler's repro compiles its model; a hang's waits for its child (60 s)
 _UNSAFE = (Verdict.CRASH, Verdict.TIMEOUT)
+COMPUTING = ("values", "attribute", "consumer")  # Case.controls' operands whose control computes on the values
 
 
 def _check(needed: bool, passed: bool | None, how: str, **found) -> dict:
@@ -103,12 +104,15 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
                     "fails": control_fails(ruling.verdict) and not (
                         control.op != "Identity" and ruling.verdict == Verdict.NOT_IMPLEMENTED),
                     "error": outcome.error})
-    computing = [r for r in ran if r["operand"] in ("values", "attribute", "consumer")]
+    computing = [r for r in ran if r["operand"] in COMPUTING and r["verdict"] == Verdict.PASS]
     failing = [r for r in ran if r["fails"]]
     if failing:
         how = "a control fails too: " + ", ".join(f"{r['operand']} ({r['op']}: {r['verdict']})" for r in failing)
     elif not computing:
-        how = "no control computing on the values could be built for this case (its data's Identity only)"
+        how = ("no control computing on the values passed: " + ", ".join(
+            f"{r['operand']} ({r['op']}: {r['verdict']})" for r in ran if r["operand"] in COMPUTING)
+               if any(r["operand"] in COMPUTING for r in ran) else
+               "no control computing on the values could be built for this case (its data's Identity only)")
     else:
         how = "passed: " + ", ".join(f"{r['operand']} through {r['op']}" for r in ran)
     return _check(True, bool(computing) and not failing, how, controls=ran)
