@@ -78,6 +78,12 @@ class WrongValuesAdapter(CorrectAdapter):
         return Outcome(np.flip(out).copy())  # right shape and dtype, values in the wrong places
 
 
+class FrontendWrongValuesAdapter(WrongValuesAdapter):
+    """A frontend whose Pad lowers to WrongValuesAdapter's (as openvino-onnx's to openvino's Pad-12):
+    the same wrong values, through another path of one engine."""
+    name = "fake-frontend"
+
+
 class RecordingWrongValuesAdapter(WrongValuesAdapter):
     """Notes each case a worker starts, with its pid, in the zygote's scratch folder (where
     OpenVINO's workers leave their compiles for the next): seen whether padconf reads the answer

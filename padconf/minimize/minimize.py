@@ -167,7 +167,8 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
             _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
                            f"{shrunk.tries} tries) -> {where}", end=True)
             summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
-                              "variants": [variant_text(shrunk, placement)], "evidence": found})
+                              "variants": [variant_text(shrunk, placement)], "evidence": found, "cause": cause,
+                              "runtime": runtime, "placement": placement})
             roots[cause] = summaries[-1]
     finally:
         for opened in (worker, lowered_to, default):

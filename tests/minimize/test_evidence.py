@@ -72,3 +72,36 @@ def test_ireees_signed_answer_for_unsigned_data_is_not_pad_specific_as_its_compu
     found = _evidence(out)
     assert found["checks"]["a"]["exit_codes"] == [1] and found["checks"]["a"]["script"] == "repro_iree.py"
     assert not found["checks"]["c"]["passed"] and found["label"] not in (BUG, NEEDS_A_LOOK)
+
+
+def test_minimize_of_a_run_without_runtime_merges_one_engines_paths_into_one_bundle(tmp_path, monkeypatch):
+    """Without --runtime every runtime of the run is minimized; the frontend's bundle, whose Pad
+    lowers to the engine's (Adapter.lowered_to) and fails alike, moves under the engine's bundle
+    as a variant: one bug, one bundle, and INDEX.md lists it beneath its root. (A module:Class
+    adapter's facts are read in its worker only: its lowered_to is planted here as across.engine.)"""
+    from padconf.minimize import across
+    from padconf.run.runner import Run, RunConfig
+    monkeypatch.setattr(across, "engine", lambda name: FAKE + "WrongValuesAdapter")
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
+                         mode="constant"))
+    engine, frontend = FAKE + "WrongValuesAdapter", FAKE + "FrontendWrongValuesAdapter"
+    run = Run(tmp_path / "run", RunConfig(runtimes=[frontend, engine]), jobs=1)
+    run.execute(run.plan(run.prepare([case])))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--out", str(out), "--time-limit", "3"]) == 0
+    roots = [d for d in (out / "tests.fake_adapters_WrongValuesAdapter").iterdir() if d.is_dir()]
+    assert len(roots) == 1
+    assert [d.name for d in (out / "tests.fake_adapters_FrontendWrongValuesAdapter").iterdir() if d.is_dir()] == []
+    variants = list((roots[0] / "variants").iterdir())
+    assert len(variants) == 1 and (variants[0] / "REPORT.md").exists()
+    assert "## Through other paths of the same engine" in (roots[0] / "REPORT.md").read_text()
+    index = (out / "INDEX.md").read_text().splitlines()
+    at = next(i for i, line in enumerate(index) if roots[0].name in line and not line.startswith("| ↳"))
+    assert index[at + 1].startswith("| ↳ tests.fake\\_adapters:FrontendWrongValuesAdapter") or \
+        index[at + 1].startswith("| ↳ tests.fake_adapters:FrontendWrongValuesAdapter"), index
+
+
+def test_minimize_without_runtime_needs_a_run_directory(tmp_path, capsys):
+    case = Case(spec="onnx/Pad-19", data=np.ones(2, np.float32), pads=[1, 0])
+    assert main(["minimize", _case_file(tmp_path, case), "--out", str(tmp_path / "out")]) == 2
+    assert "not a run directory" in capsys.readouterr().err

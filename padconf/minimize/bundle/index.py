@@ -21,11 +21,11 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     sections: dict[str, list[str]] = {PAD_BUG: [], NEEDS_A_LOOK: [], OTHER_COMPONENT: [], NOT_PAD_SPECIFIC: [],
                                       NOT_A_BUG: [], MERGED: []}
     for s in summaries:
-        if s.get("merged_into"):
+        if s.get("merged_into"):  # into a bundle of this runtime, or of another path of its engine (``link``)
             root = s["merged_into"]
             sections[MERGED].append(
-                f"| {s['n']} | [{root['dir'].name}]({root['dir'].name}/REPORT.md) | - | merged: the same root cause as "
-                f"bundle {root['n']} (listed there under Variants) | - | {s['shape']} | - | - |")
+                f"| {s['n']} | [{root['dir'].name}]({s.get('link') or root['dir'].name}/REPORT.md) | - | merged: the "
+                f"same root cause as bundle {root['n']} (listed there under Variants) | - | {s['shape']} | - | - |")
             continue
         if s.get("dir") is None:
             rec = s["recorded"]
