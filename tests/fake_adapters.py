@@ -84,6 +84,23 @@ class FrontendWrongValuesAdapter(WrongValuesAdapter):
     name = "fake-frontend"
 
 
+class IgnoresAxesAdapter(CorrectAdapter):
+    """Ignores an axes input (as IREE does with one fed at run time): the pads go to the leading
+    axes, in constant mode whatever the mode, valid or not (an invalid mode is answered too)."""
+
+    def run(self, case, placement="inputs"):
+        if case.op != "Pad" or case.axes is None or not case.data.ndim:
+            return super().run(case, placement)
+        k, n = len(case.axes), case.data.ndim
+        full = [0] * (2 * n)
+        for j in range(min(k, n)):
+            full[j], full[n + j] = case.pads[j], case.pads[k + j]
+        try:
+            return Outcome(pad(case.data, full, "constant", case.constant_value, None))
+        except Exception as exc:
+            return Outcome(error=str(exc))
+
+
 class RecordingWrongValuesAdapter(WrongValuesAdapter):
     """Notes each case a worker starts, with its pid, in the zygote's scratch folder (where
     OpenVINO's workers leave their compiles for the next): seen whether padconf reads the answer

@@ -105,3 +105,19 @@ def test_minimize_without_runtime_needs_a_run_directory(tmp_path, capsys):
     case = Case(spec="onnx/Pad-19", data=np.ones(2, np.float32), pads=[1, 0])
     assert main(["minimize", _case_file(tmp_path, case), "--out", str(tmp_path / "out")]) == 2
     assert "not a run directory" in capsys.readouterr().err
+
+
+def test_shrinking_sheds_an_invalid_mode_and_repeated_axes_before_it_keeps_a_wrong_value(tmp_path):
+    """A runtime that ignores the axes input answers a case of a mode Pad-18 lacks (wrap) and
+    repeated axes with an output no reading gives; shrinking sheds both and keeps the wrong value
+    on a valid input, whose evidence then has (f) passed."""
+    case = Case(spec="onnx/Pad-18", data=np.arange(6, dtype=np.float32).reshape(2, 3), pads=[1, 1, 1, 1],
+                axes=[1, 1], mode="wrap")
+    assert classify(case).kind == "must-reject"
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "IgnoresAxesAdapter", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    final = json.loads((out / "case.json").read_text())
+    assert final["mode"] in ("constant", "edge", "reflect") and len(set(final["axes"])) == len(final["axes"])
+    assert final["kind"] == "defined"
+    assert _evidence(out)["checks"]["f"]["passed"]
