@@ -504,6 +504,18 @@ class RankZeroAdapter(ConformingAdapter):
         return super().run(case, placement)
 
 
+class RankZeroCrashOrWrongAdapter(ConformingAdapter):
+    """Two mechanisms on rank-0 data: float data kills the process, int32 data is answered with
+    a silent wrong value."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            if case.dtype == "float":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            return Outcome(case.data + 1)
+        return super().run(case, placement)
+
+
 class RunTimeSkipsCheckAdapter(ConformingAdapter):
     """As OpenVINO: where it knows the shapes while building the model (folded), it refuses edge
     or reflect padding the data cannot give (an empty axis, a reflect pad as large as the axis);

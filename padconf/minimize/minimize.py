@@ -21,13 +21,13 @@ from pathlib import Path
 from typing import Any
 
 from padconf.adapters import split_variant, unknown_runtime
-from padconf.cases.case import Case
+from padconf.cases.case import Case, CaseKind
 from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
-from padconf.judging.verdicts import FAILURES
+from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.report import bundle_triage
 from padconf.minimize.bundle.scripts import api_script_name, configuration
@@ -140,6 +140,10 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 shrunk.packing = packing(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
+                if root is not None and how_it_shows(root["shrunk"]) != how_it_shows(shrunk):
+                    # the root's experiment does not show this one: another mechanism, a bundle of its own
+                    cause = (*cause, how_it_shows(shrunk))
+                    root = roots.get(cause)
                 if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
                     root["variants"].append(variant_text(shrunk, placement))
                     summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
@@ -202,6 +206,16 @@ def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Pl
                           "explicit_default": explicit_default(isolated, shrunk.final, placement),
                           "default_configuration": default_configuration(default, shrunk.final, placement,
                                                                          configuration(isolated.runtime))})
+
+
+def how_it_shows(shrunk: Shrunk) -> tuple[str, bool]:
+    """What a bundle's experiment shows of its minimal case: whether the runtime dies (a crash,
+    a hang) or answers (an output or a refusal), and whether the input is valid. A variant
+    merged into a bundle must show alike: a silent wrong value is no variant of a crash, nor a
+    refusal of a valid input one of a wrong value on an invalid one (a refusal with constant pads
+    and a wrong value with fed ones, both on valid rank-0 data, are one check's two faces)."""
+    dies = shrunk.final.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT)
+    return "dies" if dies else "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
 
 
 def write_evidence(where: Path, found: dict) -> None:

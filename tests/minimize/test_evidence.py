@@ -121,3 +121,18 @@ def test_shrinking_sheds_an_invalid_mode_and_repeated_axes_before_it_keeps_a_wro
     assert final["mode"] in ("constant", "edge", "reflect") and len(set(final["axes"])) == len(final["axes"])
     assert final["kind"] == "defined"
     assert _evidence(out)["checks"]["f"]["passed"]
+
+
+def test_a_silent_wrong_value_is_no_variant_of_a_crash_on_the_same_feature(tmp_path):
+    """Rank-0 data crashes on float and is answered wrong on int32: the rank-0 feature would merge
+    them, but the crash's experiment (the process dies) does not show the wrong value: two bundles."""
+    from padconf.run.runner import Run, RunConfig
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[])),
+             classify(Case(spec="onnx/Pad-19", data=np.array(2, np.int32), pads=[]))]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RankZeroCrashOrWrongAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "RankZeroCrashOrWrongAdapter", "--out",
+                 str(out), "--time-limit", "3"]) == 0
+    bundles = sorted(d.name for d in out.iterdir() if d.is_dir())
+    assert len(bundles) == 2 and any("-crash-" in b for b in bundles) and any("-mismatch-" in b for b in bundles)
