@@ -219,15 +219,17 @@ def how_it_shows(shrunk: Shrunk) -> tuple[str, bool]:
 
 
 def write_evidence(where: Path, found: dict) -> None:
-    """evidence.json, and REPORT.md's lines saying what the label rests on."""
+    """evidence.json, and REPORT.md's lines saying what the label rests on (before its appendix)."""
     (where / "evidence.json").write_text(json.dumps(found, indent=1) + "\n", encoding="utf-8")
     missing = " (missing: " + ", ".join(f"({k})" for k in found["missing"]) + ")" if found["missing"] else ""
     lines = ["", "## Evidence", "", f"Label: **{found['label']}**{missing}; evidence.json holds each check.", ""]
     for k, check in found["checks"].items():
         state = "not needed" if not check["needed"] else "passed" if check["passed"] else "missing"
         lines.append(f"- ({k}) {escape.markdown(check['what'])}: {state}; {escape.markdown(check['how'])}")
-    with (where / "REPORT.md").open("a", encoding="utf-8") as report:
-        report.write("\n".join(lines) + "\n")
+    report = where / "REPORT.md"
+    head, appendix = (report.read_text(encoding="utf-8").split("\n## Appendix\n", 1) + [""])[:2]
+    text = head.rstrip("\n") + "\n" + "\n".join(lines) + "\n" + ("\n## Appendix\n" + appendix if appendix else "")
+    report.write_text(text, encoding="utf-8")
 
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:

@@ -55,6 +55,8 @@ def test_ireees_repro_in_its_own_api_exits_1_on_its_signed_output_for_unsigned_d
     assert "iree.runtime.load_vm_flatbuffer(" in script and 15 <= script.count("\n") <= 60
     code, printed = _run(wrong, _own("iree"))
     assert code == 1 and "dtype=int8" in printed, printed
+    head, appendix = (wrong / "REPORT.md").read_text().split("\n## Appendix\n")
+    assert len(head.splitlines()) <= 80 and "python repro_iree.py" in head and "def standalone_run" in appendix
     code, printed = _run(wrong, "repro.py")
     assert code == 1 and "BUG: the output differs" in printed, printed
     right = _bundle(tmp_path / "i32", classify(INT32), "iree", placement)

@@ -40,7 +40,8 @@ def test_a_wrong_value_without_a_runnable_repro_needs_a_look_naming_check_a(tmp_
     assert all(found["checks"][k]["passed"] for k in "bcef") and not found["checks"]["d"]["needed"]
     assert "values" in [c["operand"] for c in found["checks"]["c"]["controls"]]
     report = (out / "REPORT.md").read_text()
-    assert "Label: **needs a look** (missing: (a))" in report
+    head = report.split("\n## Appendix\n")[0]
+    assert "Label: **needs a look** (missing: (a))" in head and len(head.splitlines()) <= 80
 
 
 def test_a_run_names_each_bundle_by_its_label_and_the_index_shows_the_checks(tmp_path):

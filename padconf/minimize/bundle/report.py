@@ -128,13 +128,18 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
     return out
 
 
+ERROR_LINES = 12  # of a runtime's error in the report's first part; the appendix has the rest
+
+
 def _others(job, case: Case, runtime: str) -> list[str]:
     """What the run's other runtimes did with the original case, and, for an undefined point,
     which interpretation each runtime of the run matched."""
     if not job.run_rows:
         return []
     original = job.recorded["case_id"] if job.recorded else job.case.id
-    others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime]
+    # only where they ran it: a case skipped (or left uncompiled by the budget) says nothing of a runtime
+    others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime
+              and r["verdict"] not in (Verdict.SKIPPED, Verdict.INCONCLUSIVE)]
     out = []
     if others:
         out += [f"The same run's other runtimes on the original case `{original}` (before minimizing):", ""]
@@ -283,13 +288,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
              *_experiment_lines(row.get("experiments") or {}, runtime),
-             *(["Controls (the same data through an Identity model, the data and constant value through Reshape, "
-                "Concat and Tile, a value attribute through LeakyRelu, a consumer alone on the padded data, or "
-                "empty pads or axes baked into the model through Identity, instead of Pad, on the same "
-                "runtime and placement):", "",
-                *controls, ""] if controls else []),
-             *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
-             "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
+             "## What the specification says", "", *_spec_words(row, case, job),
              "## Input", "", *inputs, *model_source.context_lines(case),
              f"- model: `{model}` ({model_source.graph_text(case, graph)}; {where})" if model else
              f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
@@ -299,15 +298,18 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
         lines += ["```", _array_text(outcome.output), "```", ""]
         if row.get("detail"):
             lines += [f"({row['detail']})", ""]
-    if row.get("error"):
-        lines += ["The runtime's error:", "", "```", row["error"].strip(), "```", ""]
+    error_lines = (row.get("error") or "").strip().splitlines()
+    if error_lines:
+        lines += ["The runtime's error" + (f" (its first {ERROR_LINES} lines; the appendix has it whole)"
+                                           if len(error_lines) > ERROR_LINES else "") + ":", "",
+                  "```", *error_lines[:ERROR_LINES], "```", ""]
     needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
     adapter = adapter_class(runtime)
     lines += ["## Reproduce", ""]
     if api is not None and adapter.repro is not None:
-        lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
+        lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report, listed in the appendix; "
                   f"`pip install numpy {adapter.repro.pip}`; exit 1 while the bug shows):", "",
-                  "```python", api.rstrip(), "```", ""]
+                  "```", f"python {api_script_name(runtime)}", "```", ""]
         lines += ["The generic checker:", ""] if model else []
     else:
         lines += [f"No short repro in {runtime}'s own API here "
@@ -326,7 +328,18 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                   "```",
                   "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
                   "```", ""]
-    lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
+    lines += ["## Appendix", "",
+              *(["Controls (the same data through an Identity model, the data and constant value through Reshape, "
+                 "Concat and Tile, a value attribute through LeakyRelu, a consumer alone on the padded data, or "
+                 "empty pads or axes baked into the model through Identity, instead of Pad, on the same "
+                 "runtime and placement):", "", *controls, ""] if controls else []),
+              *(["### Found in", "", *job.found_in, ""] if job.found_in else []),
+              *_others(job, case, runtime),
+              *(["### The runtime's error, whole", "", "```", *error_lines, "```", ""]
+                if len(error_lines) > ERROR_LINES else []),
+              *([f"### {api_script_name(runtime)}", "", "```python", api.rstrip(), "```", ""]
+                if api is not None and adapter.repro is not None else []),
+              "### Environment", "", *_versions(runtime, runtime_version), "",
               f"Minimized by `padconf minimize` from case `{shrunk.original.case.id}` "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
