@@ -101,6 +101,15 @@ class IgnoresAxesAdapter(CorrectAdapter):
             return Outcome(error=str(exc))
 
 
+class FedPadsWrongAdapter(WrongValuesAdapter):
+    """Wrong values only where the pads are fed at run time (the trigger's data): right with constant pads."""
+
+    def run(self, case, placement="inputs"):
+        if placement != "inputs" and case.op == "Pad" and case.context is None:
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        return super().run(case, placement)
+
+
 class RecordingWrongValuesAdapter(WrongValuesAdapter):
     """Notes each case a worker starts, with its pid, in the zygote's scratch folder (where
     OpenVINO's workers leave their compiles for the next): seen whether padconf reads the answer

@@ -42,6 +42,7 @@ from padconf.minimize.probes.experiments import (
     lowered_runtime,
     native_check,
     packing,
+    placement_needed,
     record,
     refused_when_folded,
     schema_check,
@@ -138,6 +139,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
                 shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
                                                                      about["placements"])
                 shrunk.packing = packing(isolated, shrunk.final, placement)
+                shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 if root is not None and how_it_shows(root["shrunk"]) != how_it_shows(shrunk):

@@ -137,3 +137,16 @@ def test_a_silent_wrong_value_is_no_variant_of_a_crash_on_the_same_feature(tmp_p
                  str(out), "--time-limit", "3"]) == 0
     bundles = sorted(d.name for d in out.iterdir() if d.is_dir())
     assert len(bundles) == 2 and any("-crash-" in b for b in bundles) and any("-mismatch-" in b for b in bundles)
+
+
+@pytest.mark.parametrize("adapter, named", [("FedPadsWrongAdapter", True), ("WrongValuesAdapter", False)])
+def test_a_title_names_the_placement_only_where_another_placement_passes(tmp_path, adapter, named):
+    """The minimal case is run in the other placements: "with pads fed at run time" survives only
+    where constant pads pass; a bug every placement shows is titled without it."""
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
+                mode="constant")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + adapter, "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert ("with pads fed at run time" in heading) == named, heading

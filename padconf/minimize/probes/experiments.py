@@ -181,6 +181,19 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: P
     return folded.outcome.error  # None where folded gave an output
 
 
+def placement_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement,
+                     placements: list[str]) -> bool:
+    """Whether the minimal case passes in another placement the runtime has (a removal
+    experiment for a title's "with pads fed at run time"): the failure needs its placement."""
+    for other in placements:
+        if other == placement:
+            continue
+        got = isolated.attempt_if_it_can(attempt.case, Placement(other))
+        if got is not None and got.row["verdict"] not in (*FAILURES, Verdict.SKIPPED, Verdict.INCONCLUSIVE):
+            return True
+    return False
+
+
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
     """Where ``attempt`` fails on data of a sub-byte dtype, and its copy holding the same values
     in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same

@@ -47,6 +47,9 @@ class Shrunk:
     refused_when_folded: str | None = None
     # the byte-wide dtype whose copy of the minimal case passes, where its data is sub-byte (packing)
     packing: str | None = None
+    # whether the minimal case passes in another placement (placement_needed): a title names its
+    # placement only then; None: not tried (the run's original case decides)
+    placement_needed: bool | None = None
 
 
 class IsolatedRunner:
