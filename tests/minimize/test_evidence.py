@@ -150,3 +150,16 @@ def test_a_title_names_the_placement_only_where_another_placement_passes(tmp_pat
                  "--time-limit", "3"]) == 0
     heading = (out / "REPORT.md").read_text().splitlines()[0]
     assert ("with pads fed at run time" in heading) == named, heading
+
+
+def test_a_zero_fill_on_an_input_the_erratum_forbids_is_never_a_bug_to_file(tmp_path):
+    """Reflect padding as large as the dimension (undefined at Pad-25) answered with zeros: an
+    output no reading gives, yet deterministic and holding no value from nowhere but zero, so not
+    memory-unsafe: check (b) is missing and the bundle is no bug to file."""
+    case = Case(spec="onnx/Pad-25", data=np.array([1.0, 1.25], np.float32), pads=[2, 0], mode="reflect")
+    assert classify(case).kind == "ambiguous"
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "ZeroFillReflectAdapter", "--out",
+                 str(out), "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] != BUG and not found["checks"]["b"]["passed"], found["checks"]["b"]
