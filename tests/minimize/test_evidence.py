@@ -163,3 +163,15 @@ def test_a_zero_fill_on_an_input_the_erratum_forbids_is_never_a_bug_to_file(tmp_
                  str(out), "--time-limit", "3"]) == 0
     found = _evidence(out)
     assert found["label"] != BUG and not found["checks"]["b"]["passed"], found["checks"]["b"]
+
+
+def test_the_indexs_merged_rows_are_grouped_by_the_bundle_they_went_into():
+    from pathlib import Path
+
+    from padconf.minimize.bundle.index import index_markdown
+    roots = [{"n": n, "dir": Path(f"0{n}-bug-x")} for n in (1, 2)]
+    merged = [{"n": 3, "merged_into": roots[1], "shape": [1]}, {"n": 4, "merged_into": roots[0], "shape": [1]},
+              {"n": 5, "merged_into": roots[1], "shape": [1]}]
+    text = index_markdown("run", "x", merged)
+    order = [line.split(" | ")[0] for line in text.splitlines() if "merged: the same root cause" in line]
+    assert order == ["| 4", "| 3", "| 5"], order

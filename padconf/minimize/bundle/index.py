@@ -20,6 +20,9 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     another bundle or not minimized last."""
     sections: dict[str, list[str]] = {PAD_BUG: [], NEEDS_A_LOOK: [], OTHER_COMPONENT: [], NOT_PAD_SPECIFIC: [],
                                       NOT_A_BUG: [], MERGED: []}
+    # merged failures beside their root (grouped by mechanism), then the ones not minimized
+    summaries = sorted(summaries, key=lambda s: (0, 0) if not (s.get("merged_into") or s.get("dir") is None) else
+                       (1, s["merged_into"]["n"]) if s.get("merged_into") else (2, s["n"]))
     for s in summaries:
         if s.get("merged_into"):  # into a bundle of this runtime, or of another path of its engine (``link``)
             root = s["merged_into"]
