@@ -175,3 +175,23 @@ def test_the_indexs_merged_rows_are_grouped_by_the_bundle_they_went_into():
     text = index_markdown("run", "x", merged)
     order = [line.split(" | ")[0] for line in text.splitlines() if "merged: the same root cause" in line]
     assert order == ["| 4", "| 3", "| 5"], order
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime, case, covered", [
+    # OpenVINO refuses rank-0 data with fed pads, answers it folded, and takes fed pads on plain data:
+    # the refusal is rank 0's, a bug (the CPU plugin's pad.cpp check)
+    ("openvino", Case(spec="openvino/Pad-12", data=np.array(1.5, np.float32), pads=[]), True),
+    # TVM's Relax frontend takes a constant_value as a constant only ("documented constants-only"):
+    # refused on every case with it fed, so coverage, never a bug to file
+    ("tvm", Case(spec="onnx/Pad-19", data=np.array([1.0], np.float32), pads=[0, 0], constant_value=np.float32(0)),
+     False),
+])
+def test_coverage_is_ruled_out_by_experiment_not_by_message_text(tmp_path, runtime, case, covered):
+    pytest.importorskip({"openvino": "openvino", "tvm": "tvm"}[runtime])
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", runtime, "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    found = _evidence(out)
+    assert found["checks"]["d"]["passed"] is covered, found["checks"]["d"]
+    assert (found["label"] == BUG) is covered and ("d" in found["missing"]) is not covered

@@ -27,7 +27,7 @@ import numpy as np
 
 from padconf.adapters import split_release
 from padconf.cases.case import CaseKind
-from padconf.core.dtypes import bit_equal
+from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
 from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.judging.verdicts import FAILURES, Verdict, control_fails, judge
@@ -137,9 +137,31 @@ def coverage_check(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placemen
         return _check(True, None, "the case cannot be built with every operand constant")
     if folded.row["verdict"] in (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED):
         return _check(True, True, "refused with every operand constant too (folded)", folded=folded.row["verdict"])
-    return _check(True, False, f"answered with every operand constant ({folded.row['verdict']}): the refusal is of "
-                               f"operands {'fed at run time' if placement == Placement.INPUTS else 'as initializers'}",
-                  folded=folded.row["verdict"])
+    # answered folded: does the runtime take these operands so placed at all? A plain case with
+    # the same operands (constant value, axes) in the same placement says
+    plain = isolated.attempt_if_it_can(plain_twin(shrunk.final.case), placement)
+    where = "fed at run time" if placement == Placement.INPUTS else "as initializers"
+    if plain is not None and plain.row["verdict"] == Verdict.PASS:
+        return _check(True, True, f"answered with every operand constant ({folded.row['verdict']}), and a plain case "
+                                  f"with the same operands {where} is answered right: the refusal is this input's",
+                      folded=folded.row["verdict"], plain=plain.row["verdict"])
+    return _check(True, False, f"answered with every operand constant ({folded.row['verdict']}), and a plain case with "
+                               f"the same operands {where} is not ({plain.row['verdict'] if plain else 'not built'}): "
+                               f"the runtime lacks operands {where} (coverage)",
+                  folded=folded.row["verdict"], plain=plain.row["verdict"] if plain else None)
+
+
+def plain_twin(case):
+    """The simplest case with ``case``'s operands: three small values of its dtype (float where
+    the dtype has none), one pad at the start, its constant value (zero) and axes ([0]) where it
+    has them, the same spec and mode."""
+    try:
+        data = as_array(np.array([1, 2, 3]), case.dtype)
+    except (TypeError, ValueError, OverflowError):
+        data = np.array([1, 2, 3], np.float32)
+    value = None if case.constant_value is None else np.zeros((), data.dtype)
+    return case.with_(data=data, pads=[1, 0], constant_value=value, axes=None if case.axes is None else [0],
+                      context=None)
 
 
 def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, where: Path, found: Triage | None,
