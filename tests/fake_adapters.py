@@ -23,8 +23,14 @@ class CorrectAdapter(Adapter):
         if case.op == "Identity":  # a control (padconf.cases.case.Case.control): the data, unchanged
             return Outcome(case.data.copy())
         if case.op == "Concat":  # the values' control (Case.movement_control), moved right
-            values = [case.data] + ([np.asarray(case.constant_value)] if case.constant_value is not None else [])
-            return Outcome(np.concatenate([v.reshape(-1) for v in values]))
+            second = case.data if case.constant_value is None else np.asarray(case.constant_value)
+            return Outcome(np.tile(np.concatenate([case.data.reshape(-1), second.reshape(-1)]), 2))
+        if case.op == "LeakyRelu":  # Pad-1/2's value attribute's control (Case.attribute_control)
+            alpha = np.float32(np.asarray(case.constant_value).astype(np.float64))
+            return Outcome((-alpha * np.ones(case.data.shape, np.float32)).astype(case.data.dtype))
+        if case.op == "Consumer":  # a context's consumer alone on the padded data (Case.consumer_control)
+            from padconf.cases.context_oracle import consume
+            return Outcome(consume(case.context, case.data, int(case.spec.rsplit("-", 1)[1])))
         if self.triggered(case):
             return self.misbehave(case)
         try:
@@ -70,6 +76,50 @@ class WrongValuesAdapter(CorrectAdapter):
     def misbehave(self, case):
         out = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
         return Outcome(np.flip(out).copy())  # right shape and dtype, values in the wrong places
+
+
+class FrontendWrongValuesAdapter(WrongValuesAdapter):
+    """A frontend whose Pad lowers to WrongValuesAdapter's (as openvino-onnx's to openvino's Pad-12):
+    the same wrong values, through another path of one engine."""
+    name = "fake-frontend"
+
+
+class IgnoresAxesAdapter(CorrectAdapter):
+    """Ignores an axes input (as IREE does with one fed at run time): the pads go to the leading
+    axes, in constant mode whatever the mode, valid or not (an invalid mode is answered too)."""
+
+    def run(self, case, placement="inputs"):
+        if case.op != "Pad" or case.axes is None or not case.data.ndim:
+            return super().run(case, placement)
+        k, n = len(case.axes), case.data.ndim
+        full = [0] * (2 * n)
+        for j in range(min(k, n)):
+            full[j], full[n + j] = case.pads[j], case.pads[k + j]
+        try:
+            return Outcome(pad(case.data, full, "constant", case.constant_value, None))
+        except Exception as exc:
+            return Outcome(error=str(exc))
+
+
+class FedPadsWrongAdapter(WrongValuesAdapter):
+    """Wrong values only where the pads are fed at run time (the trigger's data): right with constant pads."""
+
+    def run(self, case, placement="inputs"):
+        if placement != "inputs" and case.op == "Pad" and case.context is None:
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        return super().run(case, placement)
+
+
+class ZeroFillReflectAdapter(CorrectAdapter):
+    """Reflect padding past the dimension, which the erratum forbids, answered with a
+    deterministic zero fill (as IREE does): an output no reading gives, but no memory read."""
+
+    def run(self, case, placement="inputs"):
+        n = case.data.ndim
+        if case.op == "Pad" and case.mode == "reflect" and n and case.axes is None \
+                and any(max(case.pads[i], case.pads[n + i]) >= case.data.shape[i] for i in range(n)):
+            return Outcome(pad(case.data, case.pads, "constant", None, None))
+        return super().run(case, placement)
 
 
 class RecordingWrongValuesAdapter(WrongValuesAdapter):
@@ -472,6 +522,18 @@ class RankZeroAdapter(ConformingAdapter):
     def run(self, case, placement="inputs"):
         if case.op == "Pad" and case.data.ndim == 0:
             return Outcome(case.data + 1) if placement == "inputs" else Outcome(error="rank 0 is not supported")
+        return super().run(case, placement)
+
+
+class RankZeroCrashOrWrongAdapter(ConformingAdapter):
+    """Two mechanisms on rank-0 data: float data kills the process, int32 data is answered with
+    a silent wrong value."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            if case.dtype == "float":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            return Outcome(case.data + 1)
         return super().run(case, placement)
 
 

@@ -148,7 +148,7 @@ def _torch_dtype(torch, dtype: str):
 
 def _module(torch, call: dict, call_style: str):
     """The torch module whose forward is ``call``: F.pad (or an nn.*Pad*d module), or a
-    control's Identity (``x.clone()``) or Concat (the data and the value, flattened)."""
+    control's Identity (``x.clone()``) or Concat (the data and the value, flattened, tiled twice)."""
     import torch.nn.functional as F
     pad, mode, value = call["pad"], call["mode"], _number(call["value"])
 
@@ -158,7 +158,8 @@ def _module(torch, call: dict, call_style: str):
                 return x.clone()
             if call["op"] == "Concat":
                 flat = x.reshape(-1)
-                return flat if value is None else torch.cat([flat, torch.full((1,), value, dtype=x.dtype)])
+                second = flat if value is None else torch.full((1,), value, dtype=x.dtype)
+                return torch.cat([flat, second]).repeat(2)  # Case.movement_control: a second operand, tiled
             k = len(pad) // 2
             if call_style == "module" and 1 <= k <= 3 and len(pad) % 2 == 0:
                 kind = {"constant": "ConstantPad", "reflect": "ReflectionPad", "replicate": "ReplicationPad",

@@ -19,7 +19,7 @@ import subprocess
 
 import numpy as np
 
-from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
 from padconf.adapters.compile_cache import (
     CompileCrashed,
     CompileDied,
@@ -64,12 +64,36 @@ def _import(model: bytes) -> str:
     return module.get_asm(assume_verified=True)
 
 
+def standalone_run(model, inputs, configuration):
+    """IREE's own API on a bundle's ONNX model: imported as ``iree-import-onnx`` imports it (onnx's
+    shape inference with data propagation first), compiled by ``iree.compiler.compile_str`` with
+    padconf's target and flags ({}: llvm-cpu, generic CPU), run by ``iree.runtime`` on the
+    target's driver. Copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    import iree.compiler
+    import iree.runtime
+    import onnx
+    from iree.compiler.extras import onnx_importer
+    from iree.compiler.ir import Context
+
+    info = onnx_importer.ModelInfo(onnx.shape_inference.infer_shapes(model, data_prop=True))
+    module = info.create_module(context=Context()).operation
+    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
+    module.verify()
+    vmfb = iree.compiler.compile_str(module.get_asm(), input_type="onnx",
+                                     target_backends=[configuration.get("backend", "llvm-cpu")],
+                                     extra_args=configuration.get("flags", ["--iree-llvmcpu-target-cpu=generic"]))
+    loaded = iree.runtime.load_vm_flatbuffer(vmfb, driver=configuration.get("driver", "local-sync"))
+    entry = next(n for n in loaded.vm_module.function_names if not n.endswith("$async") and n != "__init")
+    return loaded[entry](*inputs.values()).to_host()
+
+
 class IreeAdapter(CompilingAdapter):
     name = "iree"
     module = "iree.runtime"
     package = "iree-base-compiler"
     backend, driver = "llvm-cpu", "local-sync"  # iree-compile's --iree-hal-target-backends, the HAL driver
     not_implemented, lacks_strings = _NOT_IMPLEMENTED, "IREE has no string tensors"
+    repro = StandaloneRepro("onnx iree-base-compiler iree-base-runtime", standalone_run)
     # What a conversion imports, imported in the zygote: under a worker's address-space cap, an
     # import cut short by a MemoryError leaves its MLIR dialect registered and its module gone or
     # half made, and every later conversion in that worker fails the same way ("Dialect namespace
@@ -92,6 +116,10 @@ class IreeAdapter(CompilingAdapter):
         except Exception as exc:
             return f"IREE's {self.driver} driver is not usable here: {error_text(exc).split(';')[0]}"
         return None
+
+    def repro_configuration(self, case: Case, note: str | None) -> dict[str, object]:
+        """What ``iree-compile`` and the runtime need named (IREE has no default target): padconf's."""
+        return {"backend": self.backend, "driver": self.driver, "flags": self._flags()}
 
     def _flags(self) -> list[str]:
         return list(_FLAGS.get(self.backend, ()))

@@ -65,7 +65,7 @@ def native_model(case: Case, placement: Placement = Placement.INPUTS, default_pa
         model = ov.Model([ov.op.Result(data.output(0))], params, "identity")
         model.get_results()[0].set_friendly_name("output")
         return model
-    if case.op == "Concat":  # the control: data and pad_value (placed as the Pad's) flattened, concatenated
+    if case.op == "Concat":  # the control: data and pad_value (placed as the Pad's) flattened, concatenated, tiled
         parts = [data]
         if case.constant_value is not None:
             value = np.asarray(case.constant_value)
@@ -77,7 +77,8 @@ def native_model(case: Case, placement: Placement = Placement.INPUTS, default_pa
                 parts[-1].set_friendly_name("pad_value")
         flat = [opset1.reshape(part, opset1.constant(np.array([-1], np.int64), name=f"flat_{i}"), special_zero=False,
                                name=f"{part.get_friendly_name()}_flat") for i, part in enumerate(parts)]
-        node = opset1.concat(flat, 0, name="concat")
+        joined = opset1.concat(flat if len(flat) > 1 else flat * 2, 0, name="concat")  # a second operand always
+        node = opset1.tile(joined, opset1.constant(np.array([2], np.int64), name="twice"), name="tile")
         node.output(0).get_tensor().set_names({"output"})
         model = ov.Model([node], params, "movement")
         model.get_results()[0].set_friendly_name("output")

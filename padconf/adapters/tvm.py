@@ -16,7 +16,7 @@ import os
 import re
 import tempfile
 
-from padconf.adapters import Adapter, Outcome, Refusal, error_text
+from padconf.adapters import Adapter, Outcome, Refusal, StandaloneRepro, error_text
 from padconf.adapters.compile_cache import CompileFailed, cache_key
 from padconf.adapters.compiled import CompilingAdapter
 from padconf.cases.case import Case
@@ -55,12 +55,28 @@ def _graph_parts(module) -> list[str | bytes]:
     return [module.script(), *(f"{a.dtype}{a.shape}".encode() + a.tobytes() for a in arrays)]
 
 
+def standalone_run(model, inputs, configuration):
+    """TVM's own API on a bundle's ONNX model: its Relax ONNX frontend (``from_onnx``),
+    ``tvm.compile`` (Relax's default pipeline) for padconf's target ({}: llvm, the CPU), Relax's virtual machine on
+    the target's device. Copied into a bundle's repro script by its source, it imports nothing
+    of padconf."""
+    import tvm
+    from tvm import relax
+    from tvm.relax.frontend.onnx import from_onnx
+
+    executable = tvm.compile(from_onnx(model, keep_params_in_input=False), target=configuration.get("target", "llvm"))
+    device = tvm.device(configuration.get("device", "cpu"), 0)
+    vm = relax.VirtualMachine(executable, device)
+    return vm["main"](*[tvm.runtime.tensor(a, device) for a in inputs.values()]).numpy()
+
+
 class TvmAdapter(CompilingAdapter):
     name = "tvm"
     module = "tvm"
     package = "apache-tvm"
     target = "llvm"  # tvm.target.Target's kind: llvm (CPU), cuda, vulkan
     not_implemented, lacks_strings = _NOT_IMPLEMENTED, "TVM has no string tensors"
+    repro = StandaloneRepro("onnx apache-tvm", standalone_run)
     # what export_library imports on a worker's first compile: imported in the zygote, not under a
     # worker's address-space cap (IreeAdapter.preload says why)
     preload = (*Adapter.preload, "tvm.contrib.tvmjs", "tvm.support.emcc")
@@ -74,6 +90,10 @@ class TvmAdapter(CompilingAdapter):
         except Exception as exc:
             return f"TVM's {self.target} target is not usable here: {error_text(exc)}"
         return None
+
+    def repro_configuration(self, case: Case, note: str | None) -> dict[str, object]:
+        """What ``tvm.compile`` and the virtual machine need named: padconf's target and its device."""
+        return {"target": self.target, "device": _DEVICES[self.target]}
 
     def _build(self, model: bytes):
         """Relax's virtual machine for ONNX ``model``, compiled or taken from the disk cache."""

@@ -46,9 +46,12 @@ MAX_CASE_BYTES = 4 * MAX_ARRAY_BYTES
 # The arrays of every case one file from others holds (cases.jsonl, a gate's shards, the example
 # database), decoded: what a reader charges its ArrayBudget with.
 MAX_CASES_BYTES = 1 << 29
-# what a case runs: Pad, its data through Identity (Case.control), or its data and constant value
-# flattened and concatenated (Case.movement_control)
-OPS = ("Pad", "Identity", "Concat")
+# what a case runs: Pad, its data through Identity (Case.control), its data and constant value
+# flattened, concatenated and tiled (Case.movement_control), a Pad-1/2 value attribute through
+# LeakyRelu's alpha (Case.attribute_control), or a context's consumer alone on the padded data
+# (Case.consumer_control)
+OPS = ("Pad", "Identity", "Concat", "LeakyRelu", "Consumer")
+MOVEMENT_OPS = ("Reshape", "Concat", "Tile")
 
 
 def _onnx_lists(op: str, opset: int, dtype: str) -> bool:
@@ -206,37 +209,56 @@ class Case:
         return control
 
     def movement_control(self) -> Case | None:
-        """The values Pad moves, through data-movement ops of the same dtype: the data and the
-        constant value, each flattened (Reshape to [-1]), then concatenated (Concat), fed or baked
-        in as the Pad's are. Where a runtime mishandles the values themselves (narrows a folded
-        64-bit constant, runs f64 as f32, corrupts packed sub-byte constants) this fails as
-        the Pad does, which Identity, a copy of the input's buffer, cannot show. None where the
-        spec's Pad takes its value as an attribute (ONNX Pad-1 and Pad-2), or where Reshape or
-        Concat at the case's opset does not list the dtype."""
+        """The values Pad moves, through data-movement ops of the same dtype that touch every
+        element: the data and the constant value, each flattened (Reshape to [-1]), concatenated
+        (Concat, its second operand the data again where there is no constant value of the dtype),
+        then tiled twice (Tile), fed or baked in as the Pad's are. Where a runtime mishandles the
+        values themselves (narrows a folded 64-bit constant, runs f64 as f32, corrupts packed
+        sub-byte constants, gives unsigned data a signed type) this fails as the Pad does, which
+        Identity, a copy of the input's buffer a compiler may forward, cannot show. None where the
+        spec's Pad takes its value as an attribute (ONNX Pad-1 and Pad-2: attribute_control), or
+        where Reshape, Concat or Tile at the case's opset does not list the dtype."""
         domain, version = parse_spec_id(self.spec)
-        if domain == "onnx" and (version <= 2 or not all(_onnx_lists(op, version, self.dtype)
-                                                         for op in ("Reshape", "Concat"))):
+        if domain == "onnx" and (version <= 2 or not all(_onnx_lists(op, version, self.dtype) for op in MOVEMENT_OPS)):
             return None
-        values = [np.asarray(self.data).reshape(-1)]
+        flat = np.asarray(self.data).reshape(-1)
         value = self.constant_value
-        if value is not None and np.asarray(value).dtype == self.data.dtype:  # else the data's alone
-            values.append(np.asarray(value).reshape(-1))
-        else:
-            value = None
+        if value is not None and np.asarray(value).dtype == self.data.dtype:
+            second = np.asarray(value).reshape(-1)
+        else:  # the data's alone, twice: Concat has a second operand to copy from
+            value, second = None, flat
         return self.with_(op="Concat", constant_value=value, axes=None, mode="constant", kind=CaseKind.DEFINED,
-                          expected=np.concatenate(values), reason=None, rule=None, interpretations={},
-                          any_answer_conforms=False, origin=f"control:{self.id}", context=None)
+                          expected=np.tile(np.concatenate([flat, second]), 2), reason=None, rule=None,
+                          interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}", context=None)
+
+    def attribute_control(self) -> Case | None:
+        """ONNX Pad-1/2's ``value``, a float attribute the runtime builds a constant from: the same
+        float through another op's float attribute, LeakyRelu's ``alpha``, on a tensor of -1s of
+        the data's dtype (every element -alpha): where the runtime's frontend mishandles such an
+        attribute (NaN, infinity), this fails as the Pad does. None for other specs, or where the
+        case gives no value."""
+        domain, version = parse_spec_id(self.spec)
+        if domain != "onnx" or version > 2 or self.constant_value is None or self.data.dtype.kind != "f":
+            return None
+        with np.errstate(invalid="ignore", over="ignore"):
+            alpha = np.float32(np.asarray(self.constant_value).astype(np.float64))
+            expected = np.full(max(1, min(self.data.size, 4)), -alpha).astype(self.data.dtype)
+        return self.with_(op="LeakyRelu", data=-np.ones(expected.shape, self.data.dtype), pads=[], axes=None,
+                          mode="constant", kind=CaseKind.DEFINED, expected=expected, reason=None, rule=None,
+                          interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}", context=None)
 
     def consumer_control(self) -> Case | None:
-        """A defined context case's consumer on the values its Pad gives it, that Pad a no-op
-        (the Pad's output as data, zero pads, the same neighbourhood): where the runtime's consumer
-        fails on them alone (onnx's evaluator's MaxPool on some windows), the context case's
-        failure is not the Pad's. None for a case without a consumer, or not defined."""
+        """A defined context case's consumer alone on the values its Pad gives it, with no Pad in
+        the graph (op "Consumer": the padded data straight into the consumer, the same
+        neighbourhood): where the runtime's consumer fails on them alone (onnx's evaluator's
+        MaxPool on some windows), the context case's failure is not the Pad's. None for a case
+        without a consumer, or not defined."""
         if self.context is None or self.context.consumer == Consumer.NONE or self.kind != CaseKind.DEFINED \
                 or self.op != "Pad":
             return None
         given = reference_pad(self.data, self.pads, self.mode, self.constant_value, self.axes)
-        return self.with_(data=given, pads=[0] * len(self.pads), origin=f"control:{self.id}")
+        return self.with_(op="Consumer", data=given, pads=[0] * len(self.pads), constant_value=None, axes=None,
+                          origin=f"control:{self.id}")
 
     def controls(self, placement: Placement) -> list[tuple[str, Case, Placement]]:
         """(operand, control case, placement) for each control experiment: the data's
@@ -251,6 +273,9 @@ class Case:
         movement = self.movement_control()
         if movement is not None:
             found.append(("values", movement, placement))
+        attribute = self.attribute_control()
+        if attribute is not None:
+            found.append(("attribute", attribute, placement))
         consumer = self.consumer_control()
         if consumer is not None:
             found.append(("consumer", consumer, placement))

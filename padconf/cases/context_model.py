@@ -141,6 +141,13 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
     else:
         dims: list = list(case.data.shape) if ctx.static_shape else [f"d{i}" for i in range(rank)]
         inputs, inits = [helper.make_tensor_value_info("data", elem, dims)], []
+    if case.op == "Consumer":  # Case.consumer_control: the padded data straight into the consumer, no Pad
+        more, inits_more = consumer_graph(ctx, "data", OUTPUT_NAME, "float32")
+        graph = helper.make_graph(more, f"consumer-{ctx.consumer}", inputs,
+                                  [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)],
+                                  initializer=inits + inits_more)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                                 ir_version=ir_version(version, case.dtype), producer_name="padconf")
     for name, arr in _pad_operands(case).items():
         if ctx.producer == Producer.CONSTANT_NODE:
             nodes.append(_const(name, arr))
@@ -181,6 +188,6 @@ def context_feeds(case: Case, placement: Placement) -> dict[str, np.ndarray]:
     if placement == Placement.FOLDED:
         return {}
     out = {"data": case.data}
-    if placement == Placement.INPUTS and not ctx.producer.is_constant:
+    if placement == Placement.INPUTS and not ctx.producer.is_constant and case.op == "Pad":
         out.update(_pad_operands(case))
     return out

@@ -33,8 +33,8 @@ def value_from_attribute(value: float, dtype: str) -> np.ndarray:
 
 
 def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.ModelProto:
-    if case.context is not None and case.op == "Pad":  # Pad in its neighbourhood (cases.contexts)
-        return build_context_model(case, placement)
+    if case.context is not None and case.op in ("Pad", "Consumer"):  # Pad in its neighbourhood (cases.contexts),
+        return build_context_model(case, placement)  # or its consumer alone (Case.consumer_control)
     version = opset_version(case)
     elem = onnx_type(case.dtype)
     rank = case.data.ndim
@@ -48,8 +48,15 @@ def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.Mod
                                   [output], initializer=initializers)
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
                                  ir_version=ir_version(version, case.dtype), producer_name="padconf")
-    if case.op == "Concat":  # the control: the data and constant value, flattened and concatenated
+    if case.op == "Concat":  # the control: the data and constant value, flattened, concatenated, tiled
         return _movement_model(case, placement, inputs, initializers, version)
+    if case.op == "LeakyRelu":  # the control: Pad-1/2's value attribute as LeakyRelu's alpha
+        node = helper.make_node("LeakyRelu", ["data"], [OUTPUT_NAME])
+        node.attribute.append(helper.make_attribute("alpha", _attribute_value(case),
+                                                    attr_type=onnx.AttributeProto.FLOAT))
+        graph = helper.make_graph([node], "attribute", inputs, [output], initializer=initializers)
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
+                                 ir_version=ir_version(version, case.dtype), producer_name="padconf")
     if version <= 2:
         if case.axes is not None:
             raise ValueError(f"{case.spec} has no axes")
@@ -85,7 +92,8 @@ def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.Mod
 def _movement_model(case: Case, placement: Placement, inputs: list, initializers: list,
                     version: int) -> onnx.ModelProto:
     """Case.movement_control's model: Reshape each of data and constant_value (placed as the
-    Pad's are) to [-1], then Concat them."""
+    Pad's are) to [-1], Concat them (the data twice where there is no constant value), then Tile
+    the result twice."""
     names = ["data"]
     if case.constant_value is not None:
         names.append("constant_value")
@@ -97,7 +105,10 @@ def _movement_model(case: Case, placement: Placement, inputs: list, initializers
             initializers.append(numpy_helper.from_array(value, "constant_value"))
     initializers.append(numpy_helper.from_array(np.array([-1], np.int64), "flat"))
     nodes = [helper.make_node("Reshape", [name, "flat"], [f"{name}_flat"]) for name in names]
-    nodes.append(helper.make_node("Concat", [f"{name}_flat" for name in names], [OUTPUT_NAME], axis=0))
+    initializers.append(numpy_helper.from_array(np.array([2], np.int64), "twice"))
+    parts = [f"{name}_flat" for name in names] if len(names) > 1 else ["data_flat", "data_flat"]
+    nodes.append(helper.make_node("Concat", parts, ["joined"], axis=0))
+    nodes.append(helper.make_node("Tile", ["joined", "twice"], [OUTPUT_NAME]))
     output = helper.make_tensor_value_info(OUTPUT_NAME, onnx_type(case.dtype), [None])
     graph = helper.make_graph(nodes, "movement", inputs, [output], initializer=initializers)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
@@ -128,7 +139,7 @@ def model_key(case: Case, placement: Placement = Placement.INPUTS) -> tuple:
                 None if case.axes is None else tuple(int(a) for a in case.axes))
     if placement == Placement.FOLDED:
         key += (_value_key(case.data),)
-    if case.context is not None and case.op == "Pad":  # the whole graph: every operand and the shape
+    if case.context is not None and case.op in ("Pad", "Consumer"):  # the whole graph: every operand, the shape
         key += (case.context.key(), case.data.shape, tuple(int(p) for p in case.pads),
                 _value_key(case.constant_value), None if case.axes is None else tuple(int(a) for a in case.axes))
     return key
@@ -142,7 +153,7 @@ def fed_input_names(model: onnx.ModelProto) -> list[str]:
 
 def feeds(case: Case, placement: Placement = Placement.INPUTS) -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
-    if case.context is not None and case.op == "Pad":
+    if case.context is not None and case.op in ("Pad", "Consumer"):
         return context_feeds(case, placement)
     if placement == Placement.FOLDED:
         return {}

@@ -195,7 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     mini.add_argument("target", metavar="TARGET",
                       help="a case file (a line of cases.jsonl), RUN_DIR:<case id>, RUN_DIR (every distinct failure), "
                            "or a model directory (model.onnx + test_data_set_0: each Pad node that fails alone)")
-    mini.add_argument("--runtime", required=True, help="adapter name or module:Class")
+    mini.add_argument("--runtime", default=None,
+                      help="adapter name or module:Class (default, for a run directory: every runtime of the run, "
+                           "bundles merged by mechanism across the paths of one engine)")
     mini.add_argument("--out", default="padconf-minimized", metavar="DIR",
                       help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
     mini.add_argument("--time-limit", type=_positive_seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",

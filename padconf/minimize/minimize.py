@@ -15,24 +15,26 @@ until none helps or the time limit is reached. Each attempt runs alone in a fres
 """
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
 
 from padconf.adapters import split_variant, unknown_runtime
-from padconf.cases.case import Case
+from padconf.cases.case import Case, CaseKind
+from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.core.writing import FolderLock, open_to_append, write_atomically
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
-from padconf.judging.triage import PAD_BUGS
-from padconf.judging.verdicts import FAILURES
+from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.report import bundle_triage
-from padconf.minimize.bundle.scripts import configuration
+from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
+from padconf.minimize.probes.evidence import FOLDER_WORDS, evidence
 from padconf.minimize.probes.experiments import (
     beyond_policy,
     default_configuration,
@@ -41,6 +43,7 @@ from padconf.minimize.probes.experiments import (
     lowered_runtime,
     native_check,
     packing,
+    placement_needed,
     record,
     refused_when_folded,
     schema_check,
@@ -98,88 +101,103 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
     out.mkdir(parents=True, exist_ok=True)
     with FolderLock(out, exclusive=True):  # one process writes a bundle folder at a time
-        kind, jobs = resolve(target, runtime, specs_dir)
-        for job in jobs:  # a case of a version the spec folder lacks: one line, before any worker sees it
-            try:
-                get_spec(job.case.spec, Path(job.specs_dir) if job.specs_dir else None)
-            except SpecError as exc:
-                raise CaseError(f"case {job.case.id}: {exc}") from None
-        worker = Worker(runtime, timeout=timeout)
-        # the runtime Pad lowers to (native_check), set up as a variant's own: one worker for every
-        # bundle, started on first use; and for a variant, the runtime in its default configuration
-        lowered = lowered_runtime(runtime)
-        lowered_to = Worker(lowered[0], timeout=timeout) if lowered else None
-        base, settings = split_variant(runtime)
-        default = Worker(base, timeout=timeout) if settings else None
-        summaries: list[dict[str, Any]] = []
-        roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
-        others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
-                           if r["runtime"] == runtime and r["verdict"] in FAILURES)  # the run's distinct failures
-        try:
-            if kind == "model":
-                jobs = model_jobs(Path(target), worker, progress)
-            about = worker.describe(sorted({(j.case.spec, j.case.dtype) for j in jobs}))
-            if about["unavailable"]:
-                raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
-            for n, job in enumerate(jobs, 1):
-                example = job.example
-                isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"])
-                label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
-                try:
-                    start, placement = reproduce(isolated, job, about["placements"])
-                    def say(text: str, label: str = label, verdict: str = start.row["verdict"]) -> None:
-                        _say(progress, f"minimize {label} {verdict}: {text}")
+        return _minimize_into(target, runtime, out, time_limit, progress, timeout, specs_dir)
 
-                    say(f"start: {size_text(start.case)}")
-                    shrunk = shrink(isolated, start, placement, time_limit, say, others)
-                    triage_by_experiment(isolated, shrunk, placement, default)
-                    shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
-                        or schema_check(shrunk, runtime, placement)
-                    shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
-                                                                         about["placements"])
-                    shrunk.packing = packing(isolated, shrunk.final, placement)
-                    cause = root_cause(shrunk, placement)
+
+def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, progress, timeout: float,
+                   specs_dir: str | None) -> list[dict]:
+    kind, jobs = resolve(target, runtime, specs_dir)
+    for job in jobs:  # a case of a version the spec folder lacks: one line, before any worker sees it
+        try:
+            get_spec(job.case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        except SpecError as exc:
+            raise CaseError(f"case {job.case.id}: {exc}") from None
+    worker = Worker(runtime, timeout=timeout)
+    # the runtime Pad lowers to (native_check), set up as a variant's own: one worker for every
+    # bundle, started on first use; and for a variant, the runtime in its default configuration
+    lowered = lowered_runtime(runtime)
+    lowered_to = Worker(lowered[0], timeout=timeout) if lowered else None
+    base, settings = split_variant(runtime)
+    default = Worker(base, timeout=timeout) if settings else None
+    summaries: list[dict[str, Any]] = []
+    roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
+    others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
+                       if r["runtime"] == runtime and r["verdict"] in FAILURES)  # the run's distinct failures
+    try:
+        if kind == "model":
+            jobs = model_jobs(Path(target), worker, progress)
+        about = worker.describe(sorted({(j.case.spec, j.case.dtype) for j in jobs}))
+        if about["unavailable"]:
+            raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
+        for n, job in enumerate(jobs, 1):
+            example = job.example
+            isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"])
+            label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
+            try:
+                start, placement = reproduce(isolated, job, about["placements"])
+                def say(text: str, label: str = label, verdict: str = start.row["verdict"]) -> None:
+                    _say(progress, f"minimize {label} {verdict}: {text}")
+
+                say(f"start: {size_text(start.case)}")
+                shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                triage_by_experiment(isolated, shrunk, placement, default)
+                shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
+                    or schema_check(shrunk, runtime, placement)
+                shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
+                                                                     about["placements"])
+                shrunk.packing = packing(isolated, shrunk.final, placement)
+                shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
+                cause = root_cause(shrunk, placement)
+                root = roots.get(cause)
+                if root is not None and how_it_shows(root["shrunk"]) != how_it_shows(shrunk):
+                    # the root's experiment does not show this one: another mechanism, a bundle of its own
+                    cause = (*cause, how_it_shows(shrunk))
                     root = roots.get(cause)
-                    if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
-                        root["variants"].append(variant_text(shrunk, placement))
-                        summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
-                                          "error": f"the same root cause as bundle {root['n']} ({root['dir'].name})",
-                                          "shape": list(job.case.data.shape)})
-                        _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
-                        continue
-                    filed = "bug" if bundle_triage(shrunk, job) in PAD_BUGS and not shrunk.native else "not-a-bug"
-                    verdict = shrunk.final.row['verdict']
-                    where = out if kind == "case" else out / (f"{n:02d}-{filed}-{_safe(runtime)}-{verdict}-"
-                                                              f"{short_name(shrunk.final.case)}")
-                    title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
-                except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest
-                    if kind == "case":
-                        raise
-                    why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
-                    summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": why,
+                if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
+                    root["variants"].append(variant_text(shrunk, placement))
+                    summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
+                                      "error": f"the same root cause as bundle {root['n']} ({root['dir'].name})",
                                       "shape": list(job.case.data.shape)})
-                    _say(progress, f"minimize {label}: skipped: {why}", end=True)
+                    _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
-                _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
-                               f"{shrunk.tries} tries) -> {where}", end=True)
-                summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
-                                  "variants": [variant_text(shrunk, placement)]})
-                roots[cause] = summaries[-1]
-        finally:
-            for opened in (worker, lowered_to, default):
-                if opened is not None:
-                    opened.close()
-        if kind == "model" and not any(s["dir"] for s in summaries):
-            raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
-                            + "; ".join(s["error"] for s in summaries))
-        if kind != "case":
-            for s in summaries:  # a bundle that stands for several failures of the run lists them
-                if len(s.get("variants", ())) > 1:
-                    with open_to_append(s["dir"] / "REPORT.md") as report:
-                        report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
-                                     "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
-            write_atomically(out / "INDEX.md", index_markdown(target, runtime, summaries))
-        return summaries
+                verdict = shrunk.final.row['verdict']
+                name = f"{_safe(runtime)}-{verdict}-{short_name(shrunk.final.case)}"
+                where = out if kind == "case" else out / f"{n:02d}-pending-{name}"
+                title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
+                found = evidence(isolated, shrunk, placement, where, bundle_triage(shrunk, job),
+                                 api_script_name(runtime) if (where / api_script_name(runtime)).exists() else None)
+                write_evidence(where, found)
+                if kind != "case":  # named by its label, which the evidence concludes
+                    where = where.rename(out / f"{n:02d}-{FOLDER_WORDS[found['label']]}-{name}")
+            except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest
+                if kind == "case":
+                    raise
+                why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
+                summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": why,
+                                  "shape": list(job.case.data.shape)})
+                _say(progress, f"minimize {label}: skipped: {why}", end=True)
+                continue
+            _say(progress, f"minimize {label}: {title} ({size_text(shrunk.final.case)}; {shrunk.seconds:.1f} s, "
+                           f"{shrunk.tries} tries) -> {where}", end=True)
+            summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
+                              "variants": [variant_text(shrunk, placement)], "evidence": found, "cause": cause,
+                              "runtime": runtime, "placement": placement})
+            roots[cause] = summaries[-1]
+    finally:
+        for opened in (worker, lowered_to, default):
+            if opened is not None:
+                opened.close()
+    if kind == "model" and not any(s["dir"] for s in summaries):
+        raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
+                        + "; ".join(s["error"] for s in summaries))
+    if kind != "case":
+        for s in summaries:  # a bundle that stands for several failures of the run lists them
+            if len(s.get("variants", ())) > 1:
+                with open_to_append(s["dir"] / "REPORT.md") as report:
+                    report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
+                                 "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
+        write_atomically(out / "INDEX.md", index_markdown(target, runtime, summaries))
+    return summaries
 
 
 def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement,
@@ -197,6 +215,30 @@ def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Pl
                           "explicit_default": explicit_default(isolated, shrunk.final, placement),
                           "default_configuration": default_configuration(default, shrunk.final, placement,
                                                                          configuration(isolated.runtime))})
+
+
+def how_it_shows(shrunk: Shrunk) -> tuple[str, bool]:
+    """What a bundle's experiment shows of its minimal case: whether the runtime dies (a crash,
+    a hang) or answers (an output or a refusal), and whether the input is valid. A variant
+    merged into a bundle must show alike: a silent wrong value is no variant of a crash, nor a
+    refusal of a valid input one of a wrong value on an invalid one (a refusal with constant pads
+    and a wrong value with fed ones, both on valid rank-0 data, are one check's two faces)."""
+    dies = shrunk.final.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT)
+    return "dies" if dies else "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
+
+
+def write_evidence(where: Path, found: dict) -> None:
+    """evidence.json, and REPORT.md's lines saying what the label rests on (before its appendix)."""
+    write_atomically(where / "evidence.json", json.dumps(found, indent=1) + "\n")
+    missing = " (missing: " + ", ".join(f"({k})" for k in found["missing"]) + ")" if found["missing"] else ""
+    lines = ["", "## Evidence", "", f"Label: **{found['label']}**{missing}; evidence.json holds each check.", ""]
+    for k, check in found["checks"].items():
+        state = "not needed" if not check["needed"] else "passed" if check["passed"] else "missing"
+        lines.append(f"- ({k}) {escape.markdown(check['what'])}: {state}; {escape.markdown(check['how'])}")
+    report = where / "REPORT.md"
+    head, appendix = (report.read_text(encoding="utf-8").split("\n## Appendix\n", 1) + [""])[:2]
+    text = head.rstrip("\n") + "\n" + "\n".join(lines) + "\n" + ("\n## Appendix\n" + appendix if appendix else "")
+    write_atomically(report, text)
 
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:

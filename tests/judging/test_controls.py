@@ -1,6 +1,9 @@
-"""Controls on the same path: besides Identity, a copy of the input's buffer,
-the case's data and constant value go through data-movement ops of the same dtype (Reshape,
-Concat) in the same placement. A failure is Pad-specific only when these pass."""
+"""Controls on the same path: besides Identity, a copy of the input's buffer a compiler may
+forward, the case's data and constant value go through data-movement ops of the same dtype that
+touch every element (Reshape, Concat with a second operand, Tile) in the same placement; a Pad-1/2
+value attribute goes through another op's float attribute (LeakyRelu's alpha); a context's
+consumer runs alone on the padded data, no Pad in its graph. A failure is Pad-specific only when
+these pass."""
 import ml_dtypes
 import numpy as np
 import pytest
@@ -24,13 +27,52 @@ def run_with_controls(runtime: str, case: Case, placement: str) -> tuple[str, di
         worker.close()
 
 
-def test_the_values_control_is_the_data_and_constant_value_concatenated():
+def test_the_values_control_is_the_data_and_constant_value_concatenated_and_tiled():
     case = classify(Case(spec="onnx/Pad-18", data=np.array([[1, 2]], np.int64), pads=[0, 1, 0, 0],
                          constant_value=np.int64(7)))
     control = case.movement_control()
     assert control is not None and control.op == "Concat" and control.kind == "defined"
-    np.testing.assert_array_equal(control.expected, [1, 2, 7])
+    np.testing.assert_array_equal(control.expected, [1, 2, 7, 1, 2, 7])
     assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values"]
+    from padconf.cases.onnx_model import build_model
+    assert [n.op_type for n in build_model(control, "inputs").graph.node] == ["Reshape", "Reshape", "Concat", "Tile"]
+
+
+def test_without_a_constant_value_concat_still_has_a_second_operand_the_data_again():
+    from padconf.cases.onnx_model import build_model
+    control = classify(Case(spec="onnx/Pad-18", data=np.array([1, 2], np.uint8), pads=[1, 0])).movement_control()
+    assert control is not None and control.expected.tolist() == [1, 2, 1, 2, 1, 2, 1, 2]
+    concat = next(n for n in build_model(control, "initializers").graph.node if n.op_type == "Concat")
+    assert list(concat.input) == ["data_flat", "data_flat"]
+
+
+def test_a_value_attribute_goes_through_leaky_relus_alpha():
+    """Pad-2's value=nan is built by the frontend from a float attribute: its control is the same
+    float as LeakyRelu's alpha on -1s, every element -alpha (NaN here)."""
+    from padconf.cases.onnx_model import build_model
+    case = classify(Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1],
+                         constant_value=np.float32("nan")))
+    control = case.attribute_control()
+    assert control is not None and control.op == "LeakyRelu" and np.isnan(control.expected).all()
+    node = build_model(control, "inputs").graph.node[0]
+    assert node.op_type == "LeakyRelu" and np.isnan(node.attribute[0].f)
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "attribute"]
+    plain = classify(Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1], constant_value=np.float32(2.5)))
+    assert plain.attribute_control().expected.tolist() == [-2.5, -2.5]
+
+
+def test_a_context_cases_consumer_control_has_no_pad_in_its_graph():
+    from padconf.cases.context import Consumer, Context
+    from padconf.cases.onnx_model import build_model, feeds
+    ctx = Context(Consumer.MAX_POOL, {"kernel_shape": [2, 2], "strides": [1, 1], "dilations": [1, 1],
+                                      "auto_pad": "NOTSET", "pads": [0, 0, 0, 0], "ceil_mode": 0})
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(4, dtype=np.float32).reshape(1, 1, 2, 2),
+                         pads=[0, 0, 1, 1, 0, 0, 1, 1], mode="wrap", context=ctx))
+    control = case.consumer_control()
+    assert control is not None and control.op == "Consumer" and control.data.shape == (1, 1, 4, 4)
+    for placement in ("inputs", "initializers", "folded"):
+        assert [n.op_type for n in build_model(control, placement).graph.node] == ["MaxPool"]
+    assert list(feeds(control, "inputs")) == ["data"]
 
 
 @pytest.mark.parametrize("case", [
@@ -83,3 +125,24 @@ def test_a_values_control_failing_otherwise_does_not_excuse_the_pad():
 
     assert not control_record(case, "inputs", run, Verdict.MISMATCH)["fails_too"]
     assert control_record(case, "inputs", run, Verdict.WRONGLY_REJECTED)["fails_too"]
+
+
+@pytest.mark.slow
+def test_openvinos_frontend_refusing_a_nan_value_attribute_refuses_leaky_relus_nan_alpha_too():
+    """OpenVINO's ONNX frontend refuses Pad-2's value=nan while building the float attribute's
+    constant, and refuses LeakyRelu's alpha=nan alike: not Pad-specific."""
+    pytest.importorskip("openvino")
+    case = classify(Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1],
+                         constant_value=np.float32("nan")))
+    verdict, control = run_with_controls("openvino-onnx", case, "inputs")
+    assert verdict == Verdict.WRONGLY_REJECTED
+    assert control["operand"] == "attribute" and control["fails_too"]
+    assert triage({"verdict": verdict, "control": control, "runtime": "openvino-onnx"})[0] == Triage.NOT_PAD_SPECIFIC
+
+
+@pytest.mark.slow
+def test_irees_signed_type_for_unsigned_data_shows_through_concat_and_tile_though_identity_passes():
+    pytest.importorskip("iree.runtime")
+    case = classify(Case(spec="onnx/Pad-18", data=np.array([1, 2], np.uint8), pads=[1, 0]))
+    verdict, control = run_with_controls("iree", case, "initializers")
+    assert verdict == Verdict.MISMATCH and control["operand"] == "values" and control["fails_too"]

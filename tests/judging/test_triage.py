@@ -239,3 +239,17 @@ def test_an_undefined_point_answered_but_for_the_sign_of_a_zero_is_low_severity_
     assert signs["verdict"] == "unexplained" and triage(signs)[0] == Triage.NAN_PAYLOAD_OR_ZERO_SIGN
     wrong = row(case, Outcome(np.array([5.0], np.float32)))
     assert wrong["verdict"] == "unexplained" and triage(wrong)[0] == Triage.WRONG_VALUE
+
+
+def test_a_values_control_failing_does_not_excuse_a_refused_default_the_pad_takes_written_out():
+    """OpenVINO's frontend refuses string data without constant_value ("Unknown type") and pads it
+    with '' written out; its values control (Reshape, Concat, Tile of strings) fails otherwise. The
+    Pad moved the same values with the default written out: a refused default, not the path's."""
+    from padconf.judging.triage import Triage, triage
+    row = {"runtime": "openvino-onnx", "spec": "onnx/Pad-13", "verdict": "not-implemented", "mode": "constant",
+           "dtype": "string", "placement": "inputs", "error": "Unknown type",
+           "experiments": {"explicit_default": {"constant_value": "", "verdict": "pass"}}}
+    failing = {"operand": "values", "fails_too": True, "verdict": "not-implemented"}
+    assert triage({**row, "control": failing})[0] == Triage.WRONGLY_REJECTED
+    assert triage({**row, "control": {**failing, "operand": "data"}})[0] == Triage.NOT_PAD_SPECIFIC
+    assert triage({**row, "experiments": {}, "control": failing})[0] == Triage.NOT_PAD_SPECIFIC

@@ -169,7 +169,7 @@ def test_a_runtimes_error_in_the_index_stays_one_table_row():
     rows = index_markdown("run", "openvino", [{"n": 1, "dir": None, "recorded": {"verdict": "wrongly-rejected"},
                                                "error": error, "shape": [0]}]).splitlines()
     row = next(r for r in rows if r.startswith("| 1 |"))
-    assert row.count(" | ") == 6 and "[link]" not in row and "While validating" in row
+    assert row.count(" | ") == 7 and "[link]" not in row and "While validating" in row
 
 
 def test_a_graph_openvino_refuses_to_build_gets_its_own_api_repro_and_no_model(tmp_path):
@@ -254,7 +254,8 @@ def test_openvinos_onnx_frontend_is_judged_as_its_users_compile_it(tmp_path):
     axis holds ([2, 3] padded [0, -4, 0, 0]) or reflects past it: refusals the documents allow
     (undefined points), so no bundle. With one thread (the variant openvino-onnx[threads=1]) it
     swallows the exception and returns an empty tensor: that variant's own bundle. Pad-1's inf
-    value and rank-0 data are refused in both."""
+    value and rank-0 data are refused in both; the inf value as LeakyRelu's alpha=inf is too (not
+    Pad-specific)."""
     pytest.importorskip("openvino")
     crop = classify(Case(spec="onnx/Pad-13", data=np.ones((2, 3), np.float32), pads=[0, -4, 0, 0]))
     inf = classify(Case(spec="onnx/Pad-1", data=np.ones(2, np.float32), pads=[0, 1],
@@ -274,12 +275,16 @@ def test_openvinos_onnx_frontend_is_judged_as_its_users_compile_it(tmp_path):
         code, report = minimize(name, case, "openvino-onnx[threads=1]")
         assert code == 0 and "returns an empty tensor at run time" in report.splitlines()[0]
     code, report = minimize("inf", inf, "openvino-onnx")
-    assert code == 0 and "Triage: **wrongly rejected**" in report
+    # the frontend refuses the float attribute's inf as it refuses LeakyRelu's alpha=inf (the attribute's control)
+    assert code == 0 and "Triage: **not Pad-specific**" in report
     # shrinking reaches rank 0, where the refusal shows alike at rank 1: reported there, not as rank 0's
     assert report.startswith("# Pad(constant) rejects a constant value of inf on float (opset 1)")
     assert "- data: `[1.]   # float32, shape [1]`" in report
     code, report = minimize("scalar", scalar, "openvino-onnx")
-    assert code == 0 and report.startswith("# Pad(constant) rejects a rank-0 input on float (opset 18)")
+    # folded (every operand constant) it is answered: the title names the placement the refusal needs
+    heading = report.splitlines()[0]
+    assert code == 0 and heading.startswith("# Pad(constant) rejects a rank-0 input on float")
+    assert heading.endswith("(opset 18)")
 
 
 @pytest.mark.slow
@@ -323,6 +328,7 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
     """The short repro is the adapter's own (Adapter.repro, copied by its source) and compiles as
     the variant that failed: OpenVINO's defaults ({}) for the plain name, the variant's properties
     otherwise; a runtime whose adapter supplies none gets none."""
+    from padconf.adapters import Adapter
     from padconf.adapters.openvino_onnx import OpenVinoOnnxAdapter
     from padconf.minimize.bundle.scripts import api_script
     case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="edge"))
@@ -332,7 +338,7 @@ def test_a_variants_own_api_repro_is_its_adapters_run_set_up_as_padconf_ran_it()
     assert "\"pads\": pads}, {'INFERENCE_NUM_THREADS': 1}))" in variant
     assert variant.count("def standalone_run(model, inputs, configuration):") == 1
     assert OpenVinoOnnxAdapter.repro is not None and "compile_model(read, \"CPU\", configuration)" in variant
-    assert api_script(case, "inputs", "iree", "t") is None  # IREE's adapter supplies none
+    assert Adapter.repro is None and api_script(case, "inputs", FAKE + "CorrectAdapter", "t") is None
 
 
 def test_the_index_lists_the_bugs_to_file_first(tmp_path):

@@ -131,13 +131,18 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
     return out
 
 
+ERROR_LINES = 12  # of a runtime's error in the report's first part; the appendix has the rest
+
+
 def _others(job, case: Case, runtime: str) -> list[str]:
     """What the run's other runtimes did with the original case, and, for an undefined point,
     which interpretation each runtime of the run matched."""
     if not job.run_rows:
         return []
     original = job.recorded["case_id"] if job.recorded else job.case.id
-    others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime]
+    # only where they ran it: a case skipped (or left uncompiled by the budget) says nothing of a runtime
+    others = [r for r in job.run_rows if r["case_id"] == original and r["runtime"] != runtime
+              and r["verdict"] not in (Verdict.SKIPPED, Verdict.INCONCLUSIVE)]
     out = []
     if others:
         out += [f"The same run's other runtimes on the original case {escape.markdown_code(original)} "
@@ -186,18 +191,22 @@ def _native_lines(native: dict | None, runtime: str, placement: Placement) -> li
 
 def _control_lines(control: dict | None, whose: str, runtime: str) -> list[str]:
     """What a control (the same data through an Identity model, or the data and constant value
-    through Reshape and Concat, same runtime and placement) did; ``whose``: whose data it was."""
+    through Reshape, Concat and Tile, a value attribute through LeakyRelu, a context's consumer
+    alone, same runtime and placement) did; ``whose``: whose data it was."""
     if not control:
         return []
     if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
-        model = "Reshape and Concat model" if control.get("operand") == "values" else "Identity model"
+        model = {"values": "Reshape, Concat and Tile model", "attribute": "LeakyRelu model",
+                 "consumer": "consumer-only model"}.get(control.get("operand") or "data", "Identity model")
         did = (f"passed: it refuses the {model} too ({short_error(control['error'], 200, runtime)})"
                if control.get("error") else "passed: the data comes back unchanged without the Pad")
     else:
         said = short_error(control.get("detail") or control.get("error"), 200, runtime)
         did = f"{control['verdict']}: {said}".rstrip(": ")
     operand = control.get("operand", "data")
-    where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape and Concat"}.get(
+    where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape, Concat and Tile",
+                                     "attribute": ", the value attribute as LeakyRelu's alpha",
+                                     "consumer": ", the consumer alone on the padded data, no Pad"}.get(
         operand, f", its empty {operand} through Identity")
     return [f"- {whose} ({where}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]
@@ -283,12 +292,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
              *_experiment_lines(row.get("experiments") or {}, runtime),
-             *(["Controls (the same data through an Identity model, the data and constant value through Reshape "
-                "and Concat, or empty pads or axes baked into the model through Identity, instead of Pad, on the same "
-                "runtime and placement):", "",
-                *controls, ""] if controls else []),
-             *(["## Found in", "", *job.found_in, ""] if job.found_in else []),
-             "## What the specification says", "", *_spec_words(row, case, job), *_others(job, case, runtime),
+             "## What the specification says", "", *_spec_words(row, case, job),
              "## Input", "", *inputs, *model_source.context_lines(case),
              f"- model: `{model}` ({model_source.graph_text(case, graph)}; {where})" if model else
              f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
@@ -298,15 +302,19 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
         lines += ["```", _array_text(outcome.output), "```", ""]
         if row.get("detail"):
             lines += [f"({escape.markdown(row['detail'])})", ""]
-    if row.get("error"):
-        lines += ["The runtime's error:", "", *escape.markdown_block(row["error"]), ""]
+    error_lines = escape.markdown_block(row.get("error") or "")[1:-1]
+    if error_lines:
+        fence = escape.markdown_block(row["error"])[0]
+        lines += ["The runtime's error" + (f" (its first {ERROR_LINES} lines; the appendix has it whole)"
+                                           if len(error_lines) > ERROR_LINES else "") + ":", "",
+                  fence, *error_lines[:ERROR_LINES], fence, ""]
     needs = " ml_dtypes" if case.data.dtype.isbuiltin == 2 else ""
     adapter = adapter_class(runtime)
     lines += ["## Reproduce", ""]
     if api is not None and adapter.repro is not None:
-        lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report; "
+        lines += [f"In {runtime}'s own API (`{api_script_name(runtime)}` beside this report, listed in the appendix; "
                   f"`pip install numpy {adapter.repro.pip}`; exit 1 while the bug shows):", "",
-                  "```python", api.rstrip(), "```", ""]
+                  "```", f"python {api_script_name(runtime)}", "```", ""]
         lines += ["The generic checker:", ""] if model else []
     else:
         lines += [f"No short repro in {runtime}'s own API here "
@@ -325,7 +333,18 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                   "```",
                   "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
                   "```", ""]
-    lines += ["## Environment", "", *_versions(runtime, runtime_version), "",
+    lines += ["## Appendix", "",
+              *(["Controls (the same data through an Identity model, the data and constant value through Reshape, "
+                 "Concat and Tile, a value attribute through LeakyRelu, a consumer alone on the padded data, or "
+                 "empty pads or axes baked into the model through Identity, instead of Pad, on the same "
+                 "runtime and placement):", "", *controls, ""] if controls else []),
+              *(["### Found in", "", *job.found_in, ""] if job.found_in else []),
+              *_others(job, case, runtime),
+              *(["### The runtime's error, whole", "", *escape.markdown_block(row["error"]), ""]
+                if len(error_lines) > ERROR_LINES else []),
+              *([f"### {api_script_name(runtime)}", "", "```python", api.rstrip(), "```", ""]
+                if api is not None and adapter.repro is not None else []),
+              "### Environment", "", *_versions(runtime, runtime_version), "",
               f"Minimized by `padconf minimize` from case {escape.markdown_code(shrunk.original.case.id)} "
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"

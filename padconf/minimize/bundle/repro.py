@@ -1,7 +1,7 @@
 """Reproducer written by padconf minimize. Standalone: needs numpy and the runtime only
 (and ml_dtypes for bfloat16, float8, float4, int4 and int2 data).
 
-usage: python repro.py [--runtime onnxruntime|openvino-onnx|openvino|onnx-reference]
+usage: python repro.py [--runtime onnxruntime|openvino-onnx|openvino|onnx-reference|iree|tvm|tract]
 
 Runs the model next to this file on its inputs (*.npy), in a child process (a runtime that
 crashes or hangs is reported, not this script's end), and compares the output with what the
@@ -27,7 +27,9 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ABOUT: dict = {}  # repro.json: the case, filled in by main()
 HANG_SECONDS = 120
 # the runtimes this checker runs a model on, each with the module its runner imports
-RUNTIMES = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino", "onnx-reference": "onnx"}
+RUNTIMES = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino", "onnx-reference": "onnx",
+            "iree": "iree.runtime", "tvm": "tvm", "tract": "tract"}
+PIP = {"iree.runtime": "iree-base-compiler iree-base-runtime", "tvm": "apache-tvm", "onnx": "onnx"}
 SUB_BYTE = {"int4": 4, "uint4": 4, "float4_e2m1fn": 4, "int2": 2, "uint2": 2}
 
 
@@ -124,6 +126,43 @@ def run_onnx_reference(inputs):
     return np.asarray(ReferenceEvaluator(os.path.join(HERE, ABOUT["model"])).run(None, inputs)[0])
 
 
+def run_iree(inputs):
+    """As iree-import-onnx imports the model, compiled for the CPU (llvm-cpu, generic), run on local-sync."""
+    import iree.compiler
+    import iree.runtime
+    import onnx
+    from iree.compiler.extras import onnx_importer
+    from iree.compiler.ir import Context
+    model = onnx.load(os.path.join(HERE, ABOUT["model"]))
+    info = onnx_importer.ModelInfo(onnx.shape_inference.infer_shapes(model, data_prop=True))
+    module = info.create_module(context=Context()).operation
+    onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
+    module.verify()
+    vmfb = iree.compiler.compile_str(module.get_asm(), input_type="onnx", target_backends=["llvm-cpu"],
+                                     extra_args=["--iree-llvmcpu-target-cpu=generic"])
+    loaded = iree.runtime.load_vm_flatbuffer(vmfb, driver="local-sync")
+    entry = next(n for n in loaded.vm_module.function_names if not n.endswith("$async") and n != "__init")
+    return np.asarray(loaded[entry](*inputs.values()).to_host())
+
+
+def run_tvm(inputs):
+    """TVM's Relax ONNX frontend, tvm.compile for llvm (the CPU), Relax's virtual machine."""
+    import onnx
+    import tvm
+    from tvm import relax
+    from tvm.relax.frontend.onnx import from_onnx
+    model = onnx.load(os.path.join(HERE, ABOUT["model"]))
+    executable = tvm.compile(from_onnx(model, keep_params_in_input=False), target="llvm")
+    vm = relax.VirtualMachine(executable, tvm.cpu())
+    return vm["main"](*[tvm.runtime.tensor(a, tvm.cpu()) for a in inputs.values()]).numpy()
+
+
+def run_tract(inputs):
+    import tract
+    runnable = tract.onnx().load(os.path.join(HERE, ABOUT["model"])).into_model().into_runnable()
+    return runnable.run(list(inputs.values()))[0].to_numpy()
+
+
 def same(a, b, tolerance=None):
     """Bit for bit, except that any NaN equals any NaN (padconf.core.dtypes.bit_equal's rule);
     with a context case's ``tolerance`` (a Conv or AveragePool after the Pad), finite expected
@@ -173,19 +212,20 @@ def child(runtime):
         print(f"expected{'' if label == 'expected' else ' if ' + label}: " + ("an error" if arr is None else show(arr)))
     module = RUNTIMES.get(runtime)
     if module is None:
-        print(f"no standalone runner for {runtime!r}: "
-              "pass --runtime onnxruntime, openvino-onnx, openvino or onnx-reference")
+        print(f"no standalone runner for {runtime!r}: pass --runtime " + ", ".join(RUNTIMES))
         return 2
     try:
         __import__(module)
     except ImportError as exc:  # not the bug: the runtime is missing
-        print(f"cannot run: {exc} (pip install {module})")
+        print(f"cannot run: {exc} (pip install {PIP.get(module, module)})")
         return 2
     try:
         if runtime == "onnxruntime":
             actual = run_onnxruntime(inputs, data.dtype)
         elif runtime in ("openvino", "openvino-onnx"):
             actual = run_openvino(inputs, data.dtype)
+        elif runtime in ("iree", "tvm", "tract"):
+            actual = {"iree": run_iree, "tvm": run_tvm, "tract": run_tract}[runtime](inputs)
         else:
             actual = run_onnx_reference(inputs)
     except Exception as exc:  # the runtime refused the model or the inputs

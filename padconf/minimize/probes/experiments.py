@@ -181,6 +181,19 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: P
     return folded.outcome.error  # None where folded gave an output
 
 
+def placement_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement,
+                     placements: list[str]) -> bool:
+    """Whether the minimal case passes in another placement the runtime has (a removal
+    experiment for a title's "with pads fed at run time"): the failure needs its placement."""
+    for other in placements:
+        if other == placement:
+            continue
+        got = isolated.attempt_if_it_can(attempt.case, Placement(other))
+        if got is not None and got.row["verdict"] not in (*FAILURES, Verdict.SKIPPED, Verdict.INCONCLUSIVE):
+            return True
+    return False
+
+
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
     """Where ``attempt`` fails on data of a sub-byte dtype, and its copy holding the same values
     in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same
@@ -282,11 +295,11 @@ def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> boo
     if mine is not None or theirs is not None:
         return mine is not None and theirs is not None and mine.shape == theirs.shape \
             and mine.dtype == theirs.dtype and (bit_equal(mine, theirs) or bool(
-                _from_nowhere(attempt.case, mine) and _from_nowhere(native, theirs)))
+                from_nowhere(attempt.case, mine) and from_nowhere(native, theirs)))
     return failure_class({"verdict": Verdict.WRONGLY_REJECTED, "error": outcome.error}) in failure_class(attempt.row)
 
 
-def _from_nowhere(case: Case, output) -> bool:
+def from_nowhere(case: Case, output) -> bool:
     """``output`` holds a value (bit pattern) that neither the case's data, its constant value
     nor any output the document's readings give holds."""
     if output.dtype != case.data.dtype:

@@ -15,7 +15,7 @@ from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.records import ResultRow, judged_row
-from padconf.judging.verdicts import FAILURES, Verdict, control_record
+from padconf.judging.verdicts import FAILURES, Difference, Verdict, control_record
 from padconf.minimize.shrink.context import consumer_changed, passes, same_across_consumers
 from padconf.minimize.shrink.simplify import rank_one
 from padconf.spec.loader import get_spec
@@ -47,6 +47,9 @@ class Shrunk:
     refused_when_folded: str | None = None
     # the byte-wide dtype whose copy of the minimal case passes, where its data is sub-byte (packing)
     packing: str | None = None
+    # whether the minimal case passes in another placement (placement_needed): a title names its
+    # placement only then; None: not tried (the run's original case decides)
+    placement_needed: bool | None = None
 
 
 class IsolatedRunner:
@@ -163,7 +166,11 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
         # hang) may move from an undefined or invalid input to a defined one: a stronger report.
         unjudged = found[:2] == key[:2] and key[0] in UNJUDGED and defined
-        if not (found == key or slips or narrows or across or unjudged):
+        # an invalid input answered with an output no reading gives, shed of its invalid parts
+        # (simplify.valid_parts) and still answered wrong: the wrong value on a valid input is the report
+        repaired = key[0] == Verdict.WRONGLY_ACCEPTED and best.row.get("difference") == Difference.NO_READING \
+            and defined and found[0] == Verdict.MISMATCH
+        if not (found == key or slips or narrows or across or unjudged or repaired):
             return None
         if twin_guard and isolated.twin_fails(got, placement, deadline):
             return None
@@ -171,7 +178,7 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         found_signature = signature_of(got)
         if across:
             return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
-        if (slips or narrows) and found_signature[3] == signature[3]:  # another of the run's failures, maybe
+        if (slips or narrows or repaired) and found_signature[3] == signature[3]:  # another of the run's, maybe
             key, signature, others = found, found_signature, others - {found_signature}
             return got
         return got if found_signature == signature and found_signature not in others else None

@@ -1,0 +1,145 @@
+"""`padconf minimize RUN` without --runtime: every runtime of the run that failed is minimized,
+each into a folder of its own, then its bundles are merged by mechanism across the runtimes
+that reach one engine: one bug, one bundle.
+
+Which paths reach one engine is the adapters' data (Adapter.lowered_to, which a plugin sets as
+padconf's own adapters do): OpenVINO's ONNX frontend lowers ONNX Pad to OpenVINO's Pad-12, so
+openvino-onnx's bundles merge into openvino's; a runtime that declares none is its own engine.
+Two bundles are one mechanism when their root causes are equal (probes.root_cause), or when the
+operation the frontend lowers Pad to fails the frontend's minimal case alike (native_check) with
+the verdict, mode and telling feature of an engine's own bundle. A merged bundle's folder moves
+under its root's ``variants/``, listed in its REPORT.md; INDEX.md lists each root with its
+variants beneath it, grouped by mechanism."""
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from padconf.adapters import adapter_class, split_variant, unknown_runtime
+from padconf.core import escape
+from padconf.core.errors import PadconfError
+from padconf.judging.verdicts import FAILURES
+from padconf.minimize.bundle.index import index_markdown
+from padconf.minimize.bundle.title import feature
+from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S, _safe, minimize, variant_text
+from padconf.run.rundir import RESULTS, read_results
+
+
+def engine(runtime: str) -> str:
+    """The engine ``runtime``'s Pad reaches: the runtime its adapter lowers Pad to, else itself."""
+    lowered = adapter_class(runtime).lowered_to
+    return lowered[0] if lowered else split_variant(runtime)[0]
+
+
+def failing_runtimes(run_dir: Path) -> list[str]:
+    """The runtimes with a failure in the run, each engine's own runtime before its other paths."""
+    names = {r["runtime"] for r in read_results(run_dir / RESULTS) if r["verdict"] in FAILURES}
+    known = sorted(n for n in names if not unknown_runtime(n))
+    return sorted(known, key=lambda n: (engine(n), n != engine(n), n))
+
+
+def _keys(s: dict, runtime: str) -> list[tuple]:
+    """What identifies the bundle's mechanism on its engine: its root cause, and for a bundle
+    whose lowered operation fails alike (or an engine's own bundle), its verdict, mode and feature."""
+    shrunk = s["shrunk"]
+    case = shrunk.final.case
+    keys: list[tuple] = [(engine(runtime), "cause", s["cause"])]
+    native = shrunk.native
+    if native is not None and native.get("runtime") and split_variant(native["runtime"])[0] == engine(runtime):
+        keys.append((engine(runtime), "lowered", native["verdict"], case.mode, feature(case)))
+    elif runtime == engine(runtime):
+        keys.append((engine(runtime), "lowered", shrunk.final.row["verdict"], case.mode, feature(case)))
+    return keys
+
+
+def merge_across(done: list[tuple[str, list[dict]]]) -> None:
+    """Merge each runtime's bundles (in ``done`` order: an engine's own runtime first) into the
+    first bundle of the same mechanism on the same engine (_keys): its folder moved under the
+    root's variants/, listed in the root's REPORT.md, its summary marked ``merged_into``."""
+    roots: dict[tuple, dict] = {}
+    for runtime, summaries in done:
+        for s in summaries:
+            if not s.get("dir") or s.get("merged_into"):
+                continue
+            keys = _keys(s, runtime)
+            root = next((roots[k] for k in keys if k in roots and roots[k]["runtime"] != runtime), None)
+            if root is None:
+                for k in keys:
+                    roots.setdefault(k, s)
+                continue
+            moved = root["dir"] / "variants" / f"{_safe(runtime)}-{s['dir'].name}"
+            moved.parent.mkdir(exist_ok=True)
+            shutil.move(str(s["dir"]), str(moved))
+            text = f"{runtime}: {variant_text(s['shrunk'], s['placement'])}, in variants/{moved.name}"
+            with (root["dir"] / "REPORT.md").open("a", encoding="utf-8") as report:
+                if not root.get("paths"):
+                    report.write("\n## Through other paths of the same engine\n\nThe same mechanism, minimized on "
+                                 "another runtime that reaches this engine (one bundle for them all):\n\n")
+                report.write(f"- {escape.markdown(text)}\n")
+            root.setdefault("paths", []).append(text)
+            s.update({"dir": moved, "merged_into": root, "merged_runtime": runtime,
+                      "shape": list(s["shrunk"].original.case.data.shape),
+                      "link": os.path.relpath(root["dir"], moved.parent.parent.parent)})
+
+
+def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S, progress=None,
+                 specs_dir: str | None = None, **kw) -> list[dict]:
+    """Minimize every failing runtime of the run directory ``target`` into ``out``/<runtime>,
+    merge across runtimes, and write ``out``/INDEX.md; the summaries of every runtime."""
+    run_dir, out = Path(target), Path(out)
+    if not (run_dir.is_dir() and (run_dir / RESULTS).exists()):
+        raise PadconfError(f"{target}: not a run directory (results.jsonl): without --runtime, minimize takes a run "
+                           "directory and minimizes every runtime of it")
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise PadconfError(f"--out {out}: exists and is not an empty directory")
+    runtimes = failing_runtimes(run_dir)
+    if not runtimes:
+        raise PadconfError(f"{run_dir}: no runtime has a failure in this run: nothing to minimize")
+    out.mkdir(parents=True, exist_ok=True)
+    done: list[tuple[str, list[dict]]] = []
+    skipped: list[str] = []
+    for runtime in runtimes:
+        try:
+            done.append((runtime, minimize(target, runtime, out / _safe(runtime), time_limit, progress,
+                                           specs_dir=specs_dir, **kw)))
+        except PadconfError as exc:  # that runtime is not here, say: the others go on
+            skipped.append(f"{runtime}: {exc}")
+    merge_across(done)
+    for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
+        (out / _safe(runtime) / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
+    (out / "INDEX.md").write_text(merged_index(target, done, skipped, out), encoding="utf-8")
+    return [s for _, summaries in done for s in summaries]
+
+
+def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[str], out: Path) -> str:
+    """INDEX.md over every runtime: each bundle's label section, each root followed by the bundles
+    merged into it (its mechanism through other paths and failures), grouped by mechanism."""
+    order = ["bug to file", "needs a look", "other-component", "not-pad-specific", "not-a-bug"]
+    rows: dict[str, list[str]] = {label: [] for label in order}
+    for runtime, summaries in done:
+        for s in summaries:
+            if not s.get("dir") or s.get("merged_into"):
+                continue
+            label = (s.get("evidence") or {}).get("label", "not-a-bug")
+            proof = s.get("evidence") or {}
+            missing = ", ".join(proof.get("missing") or []) or "-"
+            link = s["dir"].relative_to(out).as_posix()
+            rows[label].append(f"| {escape.markdown(runtime)} | [{escape.markdown(s['dir'].name)}]({link}/REPORT.md) | "
+                               f"{escape.markdown(s['title'])} | {missing} |")
+            merged = [m for _, ms in done for m in ms if m.get("merged_into") is s]
+            for m in merged:
+                where = m["dir"].relative_to(out).as_posix() if m.get("dir") else None
+                name = m.get("merged_runtime") or runtime
+                shown = f"[{escape.markdown(Path(where).name)}]({where}/REPORT.md)" if where else "-"
+                rows[label].append(f"| ↳ {escape.markdown(name)} | {shown} | "
+                                   f"{escape.markdown(m.get('title') or m.get('error') or '')} | same mechanism |")
+    lines = [f"# padconf minimize {target} (every runtime)", "",
+             ", ".join(f"{len([r for r in rs if not r.startswith('| ↳')])} {label}" for label, rs in rows.items())
+             + ". Each runtime's own INDEX.md (in its folder) has every failure and the checks of each bundle.", ""]
+    for label, rs in rows.items():
+        if rs:
+            lines += [f"## {label}", "", "| runtime | bundle | title | missing checks |", "|---|---|---|---|", *rs, ""]
+    if skipped:
+        lines += ["## Not minimized", "", *(f"- {escape.markdown(s)}" for s in skipped), ""]
+    return "\n".join(lines)

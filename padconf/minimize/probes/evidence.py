@@ -1,0 +1,217 @@
+"""A bundle's label as the conclusion of recorded experiments (``evidence.json``), never of text.
+
+A minimized Pad bug is a "bug to file" only when every check its label needs has passed:
+
+- (a) ``repro``: the repro in the runtime's own API (``repro_<runtime>.py``, else the generic
+  checker) exits 1, run as a maintainer runs it, in a child process; a crash in 3 of 3 runs;
+- (b) ``defined``: the document defines the input, or the failure is a crash, a hang or
+  memory-unsafe (an output that changes from run to run, or holds values the input never held);
+- (c) ``control``: controls that compute on the same values pass (the values through
+  data-movement ops, a context's consumer alone on the padded data), the data's as well;
+- (d) ``coverage``: for a refusal, coverage is ruled out by experiment: the same case with every
+  operand constant is refused too, or the documented default written out is answered;
+- (e) ``unique``: no known upstream issue covers it, nor does the operation the runtime lowers
+  Pad to (or onnx's schema) fail alike, nor is it a variant of another bundle's mechanism;
+- (f) ``valid``: the minimal case is valid, unless the failure is a crash, a hang or memory-unsafe.
+
+Anything short of that is "needs a look", naming the missing checks. A failure that is no Pad
+bug keeps its triage word (not-pad-specific, other-component, not-a-bug), its checks recorded too.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+from padconf.adapters import split_release
+from padconf.cases.case import CaseKind
+from padconf.core.dtypes import as_array, bit_equal
+from padconf.core.vocabulary import Placement
+from padconf.judging.triage import PAD_BUGS, Triage
+from padconf.judging.verdicts import FAILURES, Verdict, control_fails, judge
+from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere
+from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
+
+CHECKS = {"a": "repro", "b": "defined", "c": "control", "d": "coverage", "e": "unique", "f": "valid"}
+WHAT = {"a": "the repro in the runtime's own API exits 1", "b": "the input is defined, or the failure is unsafe",
+        "c": "a control computing on the same values passes", "d": "coverage ruled out by experiment",
+        "e": "not a duplicate nor known upstream", "f": "the minimal case is valid"}
+BUG, NEEDS_A_LOOK = "bug to file", "needs a look"
+# a bundle's folder word, by its label (the triage word; a Pad bug short of a check needs a look)
+FOLDER_WORDS = {BUG: "bug", NEEDS_A_LOOK: "needs-a-look", "other-component": "other-component",
+                "not-pad-specific": "not-pad-specific", "not-a-bug": "not-a-bug"}
+REPRO_TIMEOUT_S = 300  # a compiler's repro compiles its model; a hang's waits for its child (60 s)
+_UNSAFE = (Verdict.CRASH, Verdict.TIMEOUT)
+COMPUTING = ("values", "attribute", "consumer")  # Case.controls' operands whose control computes on the values
+
+
+def _check(needed: bool, passed: bool | None, how: str, **found) -> dict:
+    return {"needed": needed, "passed": passed, "how": how, **found}
+
+
+def run_repro(where: Path, script: str, tries: int) -> list[int | str]:
+    """``script``'s exit statuses, each run in a fresh process in the bundle's folder ("timeout":
+    it gave no answer within REPRO_TIMEOUT_S)."""
+    codes: list[int | str] = []
+    for _ in range(tries):
+        try:
+            done = subprocess.run([sys.executable, "-I", script], cwd=where, capture_output=True,
+                                  timeout=REPRO_TIMEOUT_S)
+            codes.append(done.returncode)
+        except subprocess.TimeoutExpired:
+            codes.append("timeout")
+    return codes
+
+
+def repro_check(where: Path, runtime: str, api: str | None, verdict: str) -> dict:
+    """(a): the runtime's own repro (``api``, its file name) or else the generic checker, run
+    as a maintainer runs it; a crash 3 times."""
+    script = api or ("repro.py" if (where / "repro.py").exists() else None)
+    if script is None:
+        return _check(True, False, "no repro script in the bundle")
+    if split_release(runtime)[1]:
+        return _check(True, None, f"{script} not run here: {runtime} runs in an environment of its own", script=script)
+    codes = run_repro(where, script, CRASH_TRIES if verdict == Verdict.CRASH else 1)
+    return _check(True, all(c == 1 for c in codes), f"python {script}, in a child process", script=script,
+                  exit_codes=codes)
+
+
+def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict | None:
+    """Where the minimal case's output holds values its input never held, or changes when the
+    case runs again in a fresh process: what showed it. Else None."""
+    final = shrunk.final
+    output = final.outcome.output
+    if output is None:
+        return None
+    # zeros aside: a deterministic zero fill (IREE's reflect past the dimension) reads no memory
+    nonzero = output if output.dtype == object else output[np.asarray(output != 0)]
+    if nonzero.size and from_nowhere(final.case, nonzero):
+        return {"how": "the output holds nonzero values that neither the input nor any reading's output holds"}
+    again = isolated.attempt_if_it_can(final.case, placement)
+    if again is not None and again.outcome.output is not None and not (
+            again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
+            and bit_equal(again.outcome.output, output)):
+        return {"how": "the output changes from run to run (run again in a fresh process)"}
+    return None
+
+
+def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict:
+    """(c): every control of the minimal case (Case.controls) run alone; passed where those that
+    compute on the values (not the data's Identity alone) ran and none failed."""
+    ran = []
+    for operand, control, where in shrunk.final.case.controls(placement):
+        outcome, status = isolated.worker.run_alone(control, where)
+        ruling = judge(control, outcome, status)
+        ran.append({"operand": operand, "op": control.op, "placement": where, "verdict": ruling.verdict,
+                    "fails": control_fails(ruling.verdict) and not (
+                        control.op != "Identity" and ruling.verdict == Verdict.NOT_IMPLEMENTED),
+                    "error": outcome.error})
+    computing = [r for r in ran if r["operand"] in COMPUTING and r["verdict"] == Verdict.PASS]
+    failing = [r for r in ran if r["fails"]]
+    if failing:
+        how = "a control fails too: " + ", ".join(f"{r['operand']} ({r['op']}: {r['verdict']})" for r in failing)
+    elif not computing:
+        how = ("no control computing on the values passed: " + ", ".join(
+            f"{r['operand']} ({r['op']}: {r['verdict']})" for r in ran if r["operand"] in COMPUTING)
+               if any(r["operand"] in COMPUTING for r in ran) else
+               "no control computing on the values could be built for this case (its data's Identity only)")
+    else:
+        how = "passed: " + ", ".join(f"{r['operand']} through {r['op']}" for r in ran)
+    return _check(True, bool(computing) and not failing, how, controls=ran)
+
+
+def coverage_check(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict:
+    """(d), for a refusal: the same case with every operand constant (folded) refused too, or the
+    documented default written out answered (experiments.explicit_default). Not needed otherwise."""
+    row = shrunk.final.row
+    if row["verdict"] != Verdict.WRONGLY_REJECTED:
+        return _check(False, None, "not a refusal: coverage does not come into it")
+    if (row.get("experiments") or {}).get("explicit_default"):
+        return _check(True, True, "the documented default written out is answered: the default is what it refuses")
+    if placement == Placement.FOLDED:
+        return _check(True, True, "refused with every operand constant already (folded)")
+    folded = isolated.attempt_if_it_can(shrunk.final.case, Placement.FOLDED)
+    if folded is None:
+        return _check(True, None, "the case cannot be built with every operand constant")
+    if folded.row["verdict"] in (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED):
+        return _check(True, True, "refused with every operand constant too (folded)", folded=folded.row["verdict"])
+    # answered folded: does the runtime take these operands so placed at all? A plain case with
+    # the same operands (constant value, axes) in the same placement says
+    plain = isolated.attempt_if_it_can(plain_twin(shrunk.final.case), placement)
+    where = "fed at run time" if placement == Placement.INPUTS else "as initializers"
+    if plain is not None and plain.row["verdict"] == Verdict.PASS:
+        return _check(True, True, f"answered with every operand constant ({folded.row['verdict']}), and a plain case "
+                                  f"with the same operands {where} is answered right: the refusal is this input's",
+                      folded=folded.row["verdict"], plain=plain.row["verdict"])
+    return _check(True, False, f"answered with every operand constant ({folded.row['verdict']}), and a plain case with "
+                               f"the same operands {where} is not ({plain.row['verdict'] if plain else 'not built'}): "
+                               f"the runtime lacks operands {where} (coverage)",
+                  folded=folded.row["verdict"], plain=plain.row["verdict"] if plain else None)
+
+
+def plain_twin(case):
+    """The simplest case with ``case``'s operands: three small values of its dtype (float where
+    the dtype has none), one pad at the start, its constant value (zero) and axes ([0]) where it
+    has them, the same spec and mode."""
+    try:
+        data = as_array(np.array([1, 2, 3]), case.dtype)
+    except (TypeError, ValueError, OverflowError):
+        data = np.array([1, 2, 3], np.float32)
+    value = None if case.constant_value is None else np.zeros((), data.dtype)
+    return case.with_(data=data, pads=[1, 0], constant_value=value, axes=None if case.axes is None else [0],
+                      context=None)
+
+
+def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, where: Path, found: Triage | None,
+             api: str | None, duplicate_of: str | None = None) -> dict:
+    """evidence.json of the bundle in ``where``: each check (a)-(f), and the label they conclude."""
+    final, runtime = shrunk.final, isolated.runtime
+    verdict = final.row["verdict"]
+    unsafe = memory_unsafe(isolated, shrunk, placement) if verdict in FAILURES and verdict not in _UNSAFE else None
+    forgiven = verdict in _UNSAFE or unsafe is not None  # a crash, hang or unsafe output on any input
+    kind = final.case.kind
+    checks = {"a": repro_check(where, runtime, api, verdict),
+              "b": _check(True, kind == CaseKind.DEFINED or forgiven,
+                          "the document defines the input" if kind == CaseKind.DEFINED else
+                          (f"{verdict} on an input the document leaves {kind}" if forgiven and not unsafe else
+                           f"memory-unsafe: {unsafe['how']}" if unsafe else
+                           f"the input is {kind} ({final.case.reason}) and the failure is no crash, hang or "
+                           "unsafe output")),
+              "c": computing_controls(isolated, shrunk, placement),
+              "d": coverage_check(isolated, shrunk, placement),
+              "e": _unique(shrunk, found, duplicate_of),
+              "f": _check(True, kind != CaseKind.MUST_REJECT or forgiven,
+                          "valid" if kind != CaseKind.MUST_REJECT else
+                          f"invalid ({final.case.reason})" + ("; a crash, hang or unsafe output" if forgiven else ""))}
+    missing = [k for k, c in checks.items() if c["needed"] and not c["passed"]]
+    if shrunk.native:
+        label = "other-component"
+    elif found in PAD_BUGS:
+        label = NEEDS_A_LOOK if missing else BUG
+    elif found == Triage.NOT_PAD_SPECIFIC:
+        label = "not-pad-specific"
+    else:
+        label = "not-a-bug"
+    return {"label": label, "triage": found.value if found else None, "missing": missing,
+            "missing_text": [f"({k}) {WHAT[k]}: {checks[k]['how']}" for k in missing],
+            "checks": {k: {"name": CHECKS[k], "what": WHAT[k], **c} for k, c in checks.items()}}
+
+
+def _unique(shrunk: Shrunk, found: Triage | None, duplicate_of: str | None) -> dict:
+    if found == Triage.KNOWN_UPSTREAM:
+        return _check(True, False, "a known upstream issue covers it (padconf/judging/upstream.yaml)")
+    if shrunk.native:
+        return _check(True, False, f"{shrunk.native['spec']} on {shrunk.native['runtime']} fails alike: its bug")
+    if duplicate_of:
+        return _check(True, False, f"the same mechanism as {duplicate_of}")
+    return _check(True, True, "no upstream fact, lowered operation or other bundle of the run explains it")
+
+
+def checks_text(doc: dict) -> str:
+    """The checks in one INDEX.md cell: a✓ passed, a✗ failed or not run, a· not needed."""
+    marks = []
+    for k, c in doc["checks"].items():
+        marks.append(k + ("·" if not c["needed"] else "✓" if c["passed"] else "✗"))
+    return " ".join(marks)

@@ -1,0 +1,197 @@
+"""A bundle's label is the conclusion of the experiments its evidence.json records (checks (a) to
+(f), padconf.minimize.probes.evidence): "bug to file" only when each needed check passed, else
+"needs a look" naming the missing one; the folder is named by that word and INDEX.md shows the
+checks."""
+import json
+
+import numpy as np
+import pytest
+
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
+from padconf.cli import main
+from padconf.minimize.probes.evidence import BUG, CHECKS, NEEDS_A_LOOK
+
+FAKE = "tests.fake_adapters:"
+
+
+def _case_file(tmp_path, case):
+    path = tmp_path / "case.jsonl"
+    path.write_text(json.dumps(classify(case).to_json()) + "\n")
+    return str(path)
+
+
+def _evidence(where):
+    return json.loads((where / "evidence.json").read_text())
+
+
+def test_a_wrong_value_without_a_runnable_repro_needs_a_look_naming_check_a(tmp_path):
+    """A planted wrong value (values flipped, where the data begins with 666) on a defined input,
+    whose controls pass: every check but (a) passes; the fake runtime has no runner of its own,
+    so its repro cannot exit 1 and the bundle is "needs a look", missing (a), never "bug to file"."""
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
+                mode="constant")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    found = _evidence(out)
+    assert set(found["checks"]) == set(CHECKS) and found["label"] == NEEDS_A_LOOK and found["missing"] == ["a"]
+    assert found["checks"]["a"]["exit_codes"] == [2]
+    assert all(found["checks"][k]["passed"] for k in "bcef") and not found["checks"]["d"]["needed"]
+    assert "values" in [c["operand"] for c in found["checks"]["c"]["controls"]]
+    report = (out / "REPORT.md").read_text()
+    head = report.split("\n## Appendix\n")[0]
+    assert "Label: **needs a look** (missing: (a))" in head and len(head.splitlines()) <= 80
+
+
+def test_a_run_names_each_bundle_by_its_label_and_the_index_shows_the_checks(tmp_path):
+    from padconf.run.runner import Run, RunConfig
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
+                         mode="constant"))
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "WrongValuesAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare([case])))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    folders = [d.name for d in out.iterdir() if d.is_dir()]
+    assert folders and all("-needs-a-look-" in name for name in folders), folders
+    index = (out / "INDEX.md").read_text()
+    assert "## Needs a look" in index and "a✗ b✓ c✓ d· e✓ f✓ (missing: a)" in index
+
+
+@pytest.mark.slow
+def test_ireees_signed_answer_for_unsigned_data_is_not_pad_specific_as_its_computing_control_shows(tmp_path):
+    """IREE returns int8 for uint8 data through Pad and through Reshape and Concat alike: its
+    repro exits 1 (a), yet the control computing on the values fails (c), so the bundle is not
+    Pad-specific and no bug to file."""
+    pytest.importorskip("iree.runtime")
+    case = Case(spec="onnx/Pad-18", data=np.arange(4, dtype=np.uint8).reshape(2, 2), pads=[1, 0, 0, 1],
+                mode="constant")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", "iree", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    found = _evidence(out)
+    assert found["checks"]["a"]["exit_codes"] == [1] and found["checks"]["a"]["script"] == "repro_iree.py"
+    assert not found["checks"]["c"]["passed"] and found["label"] not in (BUG, NEEDS_A_LOOK)
+
+
+def test_minimize_of_a_run_without_runtime_merges_one_engines_paths_into_one_bundle(tmp_path, monkeypatch):
+    """Without --runtime every runtime of the run is minimized; the frontend's bundle, whose Pad
+    lowers to the engine's (Adapter.lowered_to) and fails alike, moves under the engine's bundle
+    as a variant: one bug, one bundle, and INDEX.md lists it beneath its root. (A module:Class
+    adapter's facts are read in its worker only: its lowered_to is planted here as across.engine.)"""
+    from padconf.minimize import across
+    from padconf.run.runner import Run, RunConfig
+    monkeypatch.setattr(across, "engine", lambda name: FAKE + "WrongValuesAdapter")
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
+                         mode="constant"))
+    engine, frontend = FAKE + "WrongValuesAdapter", FAKE + "FrontendWrongValuesAdapter"
+    run = Run(tmp_path / "run", RunConfig(runtimes=[frontend, engine]), jobs=1)
+    run.execute(run.plan(run.prepare([case])))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--out", str(out), "--time-limit", "3"]) == 0
+    roots = [d for d in (out / "tests.fake_adapters_WrongValuesAdapter").iterdir() if d.is_dir()]
+    assert len(roots) == 1
+    assert [d.name for d in (out / "tests.fake_adapters_FrontendWrongValuesAdapter").iterdir() if d.is_dir()] == []
+    variants = list((roots[0] / "variants").iterdir())
+    assert len(variants) == 1 and (variants[0] / "REPORT.md").exists()
+    assert "## Through other paths of the same engine" in (roots[0] / "REPORT.md").read_text()
+    index = (out / "INDEX.md").read_text().splitlines()
+    at = next(i for i, line in enumerate(index) if roots[0].name in line and not line.startswith("| ↳"))
+    assert index[at + 1].startswith("| ↳ tests.fake\\_adapters:FrontendWrongValuesAdapter") or \
+        index[at + 1].startswith("| ↳ tests.fake_adapters:FrontendWrongValuesAdapter"), index
+
+
+def test_minimize_without_runtime_needs_a_run_directory(tmp_path, capsys):
+    case = Case(spec="onnx/Pad-19", data=np.ones(2, np.float32), pads=[1, 0])
+    assert main(["minimize", _case_file(tmp_path, case), "--out", str(tmp_path / "out")]) == 2
+    assert "not a run directory" in capsys.readouterr().err
+
+
+def test_shrinking_sheds_an_invalid_mode_and_repeated_axes_before_it_keeps_a_wrong_value(tmp_path):
+    """A runtime that ignores the axes input answers a case of a mode Pad-18 lacks (wrap) and
+    repeated axes with an output no reading gives; shrinking sheds both and keeps the wrong value
+    on a valid input, whose evidence then has (f) passed."""
+    case = Case(spec="onnx/Pad-18", data=np.arange(6, dtype=np.float32).reshape(2, 3), pads=[1, 1, 1, 1],
+                axes=[1, 1], mode="wrap")
+    assert classify(case).kind == "must-reject"
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "IgnoresAxesAdapter", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    final = json.loads((out / "case.json").read_text())
+    assert final["mode"] in ("constant", "edge", "reflect") and len(set(final["axes"])) == len(final["axes"])
+    assert final["kind"] == "defined"
+    assert _evidence(out)["checks"]["f"]["passed"]
+
+
+def test_a_silent_wrong_value_is_no_variant_of_a_crash_on_the_same_feature(tmp_path):
+    """Rank-0 data crashes on float and is answered wrong on int32: the rank-0 feature would merge
+    them, but the crash's experiment (the process dies) does not show the wrong value: two bundles."""
+    from padconf.run.runner import Run, RunConfig
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[])),
+             classify(Case(spec="onnx/Pad-19", data=np.array(2, np.int32), pads=[]))]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RankZeroCrashOrWrongAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "RankZeroCrashOrWrongAdapter", "--out",
+                 str(out), "--time-limit", "3"]) == 0
+    bundles = sorted(d.name for d in out.iterdir() if d.is_dir())
+    assert len(bundles) == 2 and any("-crash-" in b for b in bundles) and any("-mismatch-" in b for b in bundles)
+
+
+@pytest.mark.parametrize("adapter, named", [("FedPadsWrongAdapter", True), ("WrongValuesAdapter", False)])
+def test_a_title_names_the_placement_only_where_another_placement_passes(tmp_path, adapter, named):
+    """The minimal case is run in the other placements: "with pads fed at run time" survives only
+    where constant pads pass; a bug every placement shows is titled without it."""
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0],
+                mode="constant")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + adapter, "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert ("with pads fed at run time" in heading) == named, heading
+
+
+def test_a_zero_fill_on_an_input_the_erratum_forbids_is_never_a_bug_to_file(tmp_path):
+    """Reflect padding as large as the dimension (undefined at Pad-25) answered with zeros: an
+    output no reading gives, yet deterministic and holding no value from nowhere but zero, so not
+    memory-unsafe: check (b) is missing and the bundle is no bug to file."""
+    case = Case(spec="onnx/Pad-25", data=np.array([1.0, 1.25], np.float32), pads=[2, 0], mode="reflect")
+    assert classify(case).kind == "ambiguous"
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "ZeroFillReflectAdapter", "--out",
+                 str(out), "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] != BUG and not found["checks"]["b"]["passed"], found["checks"]["b"]
+
+
+def test_the_indexs_merged_rows_are_grouped_by_the_bundle_they_went_into():
+    from pathlib import Path
+
+    from padconf.minimize.bundle.index import index_markdown
+    roots = [{"n": n, "dir": Path(f"0{n}-bug-x")} for n in (1, 2)]
+    merged = [{"n": 3, "merged_into": roots[1], "shape": [1]}, {"n": 4, "merged_into": roots[0], "shape": [1]},
+              {"n": 5, "merged_into": roots[1], "shape": [1]}]
+    text = index_markdown("run", "x", merged)
+    order = [line.split(" | ")[0] for line in text.splitlines() if "merged: the same root cause" in line]
+    assert order == ["| 4", "| 3", "| 5"], order
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("runtime, case, covered", [
+    # OpenVINO refuses rank-0 data with fed pads, answers it folded, and takes fed pads on plain data:
+    # the refusal is rank 0's, a bug (the CPU plugin's pad.cpp check)
+    ("openvino", Case(spec="openvino/Pad-12", data=np.array(1.5, np.float32), pads=[]), True),
+    # TVM's Relax frontend takes a constant_value as a constant only ("documented constants-only"):
+    # refused on every case with it fed, so coverage, never a bug to file
+    ("tvm", Case(spec="onnx/Pad-19", data=np.array([1.0], np.float32), pads=[0, 0], constant_value=np.float32(0)),
+     False),
+])
+def test_coverage_is_ruled_out_by_experiment_not_by_message_text(tmp_path, runtime, case, covered):
+    pytest.importorskip({"openvino": "openvino", "tvm": "tvm"}[runtime])
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", runtime, "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    found = _evidence(out)
+    assert found["checks"]["d"]["passed"] is covered, found["checks"]["d"]
+    assert (found["label"] == BUG) is covered and ("d" in found["missing"]) is not covered
