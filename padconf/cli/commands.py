@@ -43,6 +43,13 @@ def cmd_runtimes(args) -> int:
     infos = describe_runtimes(specs)
     if not infos:
         raise PadconfError("no adapter is registered in the padconf.adapters entry-point group: is padconf installed?")
+    usable = sum(not i.unavailable for i in infos)
+    if not console.is_terminal:  # a log or a pipe: one line per runtime, never wrapped
+        for info in infos:
+            console.print(terminal(_runtime_line(info, specs, OPT_IN.get(info.name))), soft_wrap=True,
+                          markup=False, highlight=False)
+        console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
+        return 0
     table = Table(title="Registered runtimes (entry points padconf.adapters)")
     for col in ("name", "version", "available here", "placements", "module:Class"):
         table.add_column(col, overflow="fold")
@@ -57,12 +64,23 @@ def cmd_runtimes(args) -> int:
     for spec in specs:
         dtypes.add_row(spec.id, *[info.dtypes_line(spec) for info in infos])
     console.print(dtypes)
-    usable = sum(not i.unavailable for i in infos)
     for name, why in OPT_IN.items():
         if any(i.name == name for i in infos):
             console.print(f"{name}: {why}", soft_wrap=True)
     console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
     return 0
+
+
+def _runtime_line(info, specs, opt_in: str | None) -> str:
+    """``padconf runtimes`` without a terminal: one runtime in one line, with the dtypes it cannot
+    be given of those its specs allow (the table's columns, in words)."""
+    if info.unavailable:
+        return f"{info.name}: unavailable here: {info.unavailable}; {info.target}" + (f"; {opt_in}" if opt_in else "")
+    lacking = [f"{spec.id} {info.dtypes_line(spec)}" for spec in specs if "(" in info.dtypes_line(spec)]
+    ran = [spec.id for spec in specs if info.dtypes_line(spec) != "-"]
+    dtypes = f"dtypes: {'; '.join(lacking)}" if lacking else "dtypes: every one its specs allow"
+    return (f"{info.name} {info.version or '-'}: available; placements {' '.join(info.placements) or '-'}; "
+            f"{len(ran)} spec{'s' * (len(ran) != 1)}; {dtypes}; {info.target}" + (f"; {opt_in}" if opt_in else ""))
 
 
 def cmd_check(args) -> int:

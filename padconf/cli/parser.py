@@ -3,10 +3,12 @@ error in one line (exit 2)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 # Here only what the options and their help need; each command imports the rest of what it runs
 # inside its function, so that a command starts without importing what other commands use.
 # only what the options and their help need (padconf.cli.commands: each command imports the rest)
+from padconf.adapters import OPT_IN, runtime_packages
 from padconf.cases.strategies import PROFILES
 from padconf.cli.commands import (
     cmd_baseline,
@@ -23,18 +25,26 @@ from padconf.cli.commands import (
     cmd_runtimes,
     cmd_specs,
 )
+from padconf.core.errors import did_you_mean
 from padconf.core.versions import versions_line
 from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 from padconf.run.config import MAX_COMPILE_BUDGET
 
+EXIT_CODES = """exit codes:
+  0    success
+  1    a check found a difference (check, gate)
+  2    a usage error, or input padconf refuses: a file or folder named, a spec, a baseline, a full disk
+  3    padconf's own fault (one line says where its traceback is)
+  130  Ctrl-C; 128+N the signal N (SIGTERM 143, SIGHUP 129); the line printed says what continues the work"""
+
 
 class _PrintVersion(argparse.Action):
     """argparse's own version action wraps the line to the terminal's width: scripts read it."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(versions_line())
+        print(versions_line(runtime_packages()))
         parser.exit()
 
 
@@ -74,10 +84,35 @@ _compile_budget.__name__ = "compile budget"
 
 
 class _OneLineParser(argparse.ArgumentParser):
-    """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first)."""
+    """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first), with
+    the closest option or choice to a mistyped one; no abbreviation is taken for an option (a
+    typo is refused, not read as the option it starts)."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("epilog", EXIT_CODES)
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+        self.commands: Mapping[str, argparse.ArgumentParser] = {}  # the subcommands' parsers, by name
 
     def error(self, message):
         self.exit(2, f"padconf: {message}\n")
+
+    def _check_value(self, action, value):  # argparse's check of a choice, with a suggestion
+        if action.choices is not None and value not in action.choices:
+            choices = ", ".join(map(repr, action.choices))
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}{did_you_mean(value, action.choices)} "
+                                                 f"(choose from {choices})")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self.commands.get(getattr(namespace, "command", None) or "")
+            known = [*self._option_string_actions, *(command._option_string_actions if command else ())]
+            flags = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
+            hint = next((h for h in (did_you_mean(f, known) for f in flags) if h), "")
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return namespace
 
 
 def _release_range(p) -> None:
@@ -100,6 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pins for the environments of runtimes at other releases (name@version), instead of "
                              "their dependencies as of each release's date (default: $PADCONF_ENV_CONSTRAINTS)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+    parser.commands = sub.choices
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
     sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
                    ).set_defaults(func=cmd_runtimes)
@@ -108,9 +144,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
     run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
     run.add_argument("--runtime", action="extend", nargs="+",
-                     help="adapter names or module:Class "
-                          "(repeatable; default: every registered runtime but the opt-in ones `padconf "
-                          "runtimes` names: tract and the compilers' GPU targets)")
+                     help="adapter names or module:Class (repeatable; default: every registered runtime but the "
+                          f"{len(OPT_IN)} opt-in ones, whose reasons `padconf runtimes` gives: {', '.join(OPT_IN)})")
     run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
     run.add_argument("--profile", choices=list(PROFILES), default=None, help="default: default")
     run.add_argument("--max-examples", type=_count(0), default=None,
