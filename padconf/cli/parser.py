@@ -88,7 +88,7 @@ class _OneLineParser(argparse.ArgumentParser):
     the closest option or choice to a mistyped one; no abbreviation is taken for an option (a
     typo is refused, not read as the option it starts)."""
 
-    def __init__(self, *args, **kwargs):
+    def __init__(self, *args, **kwargs) -> None:
         kwargs.setdefault("allow_abbrev", False)
         kwargs.setdefault("epilog", EXIT_CODES)
         kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)

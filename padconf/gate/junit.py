@@ -6,9 +6,9 @@ import re
 from xml.etree import ElementTree
 
 from padconf.gate.compare import Judgement
+from padconf.judging.judged import test_outcome
 from padconf.judging.records import ResultRow
 from padconf.judging.triage import triage
-from padconf.judging.verdicts import Verdict
 
 
 def problem_lines(judgement: Judgement) -> list[str]:
@@ -57,8 +57,8 @@ def junit_xml(judgement: Judgement) -> str:
         elif id(row) in known:
             ElementTree.SubElement(case, "skipped", message=f"known {row['verdict']} ({known[id(row)].where}): "
                                                             f"{known[id(row)].why}")
-        elif row["verdict"] == Verdict.SKIPPED:
-            ElementTree.SubElement(case, "skipped", message=f"skipped: {row.get('detail')}")
+        elif (unjudged := test_outcome(row)) is not None:  # skipped or inconclusive, as the plugin skips it
+            ElementTree.SubElement(case, "skipped", message=unjudged)
     for fixed in judgement.fixed:
         case = ElementTree.SubElement(suite, "testcase", classname="baseline", name=fixed.entry.where)
         ElementTree.SubElement(case, "failure", message=fixed.line())

@@ -104,6 +104,8 @@ class Share:
         self.judgement: Any = None  # padconf.gate.compare.Judgement of the session, at its end
         self.failed: str | None = None  # why the session fails though no test did
         self._workers: dict[str, Any] = {}  # padconf.execution.worker.Worker, imported when first started
+        self._twins: dict[str, Any] = {}  # case id -> its repaired twin, or why it has none
+        self._controls: dict[tuple, Any] = {}  # a distinct failure -> its control row (None: it could not run)
 
     def worker(self, use: str = "tests"):
         """The Worker the tests run in, or (``use="confirm"``) the one confirming reruns run in:
@@ -172,20 +174,48 @@ class Share:
         reason = "; ".join(f"known {e.verdict} ({e.where}): {e.why}" for e in listed)
         return [pytest.mark.xfail(strict=True, raises=KnownFailure, reason=reason)]
 
+    def twin(self, case):
+        """classify.repaired_twin of ``case``, worked out once for its placements."""
+        from padconf.cases.classify import repaired_twin
+        from padconf.spec.loader import get_spec
+
+        if case.id not in self._twins:
+            self._twins[case.id] = repaired_twin(case, get_spec(case.spec, self.specs_dir))
+        return self._twins[case.id]
+
+    def control(self, row, case):
+        """The control of the failure ``row``, run once per distinct failure (at its first row),
+        as a gate's run runs it: the triage of the lines a failure gives is the gate's."""
+        from padconf.judging.failure import distinct_failure
+        from padconf.judging.judged import control_row
+
+        key = distinct_failure(row)
+        if key not in self._controls:
+            try:
+                self._controls[key] = control_row(row, case, self.worker("confirm"))
+            except PadconfError:  # the runtime could not be started again: no control, as in a run
+                self._controls[key] = None
+        return self._controls[key]
+
     def check(self, param: Param, item: pytest.Item) -> None:
-        """Run the case, keep its row, and judge it as the gate does."""
+        """Run the case, keep its row, and judge it as the gate does: the same rows
+        (judging.judged.judged_batch, its failures' controls), the same judgement (gate.compare)."""
         from padconf.adapters.outcome import Outcome
         from padconf.gate.compare import confirm, judge_rows
         from padconf.gate.junit import problem_lines
+        from padconf.judging.judged import judged_batch, test_outcome
         from padconf.judging.records import judged_row
-        from padconf.judging.verdicts import FAILURES, Verdict
+        from padconf.judging.verdicts import FAILURES
 
         case, placement = param.case, param.placement
         if param.why_not:  # the gate's row for a case the adapter cannot express
             row = judged_row(self.runtime, placement, case, Outcome(skipped=param.why_not), Status.OK)
         else:
-            (outcome, status), = list(self.worker().run([case], placement))
-            row = judged_row(self.runtime, placement, case, outcome, status, self.worker().placed)
+            row, = list(judged_batch(self.runtime, placement, [case], self.worker(), self.twin))
+            if row["verdict"] in FAILURES:
+                control = self.control(row, case)
+                if control is not None:
+                    row["control"] = control
         self.rows.append(cast("ResultRow", {k: v for k, v in row.items() if k not in SLIM}))
         # the entries that speak of this test; covered=set(): one row never judges a signature
         # entry (each of these speaks of this row's version), the session's end does
@@ -196,7 +226,7 @@ class Share:
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
-        passed = row["verdict"] not in FAILURES + (Verdict.SKIPPED,)
+        passed = row["verdict"] not in FAILURES and test_outcome(row) is None
         if judgement.fixed and not judgement.new and passed and item.get_closest_marker("xfail"):
             item.stash[FIXED] = lines  # XPASS(strict) fails it, in these words
             return
@@ -207,8 +237,9 @@ class Share:
             raise KnownFailure(f"known {row['verdict']} ({entry.where}): {entry.why}")
         if judgement.flaky:  # not failing the gate; nor, under a case-id entry, an XPASS(strict)
             raise KnownFailure("flaky (not failing the gate): " + "; ".join(judgement.flaky))
-        if row["verdict"] == Verdict.SKIPPED:
-            pytest.skip(f"{self.runtime} cannot run it: {row['detail']}")
+        unjudged = test_outcome(row)  # skipped or inconclusive: no pass to count
+        if unjudged:
+            pytest.skip(unjudged)
 
     def judge_session(self) -> None:
         """The gate's judgement of every row, for the signature entries: a version counts as

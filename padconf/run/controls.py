@@ -9,15 +9,15 @@ from __future__ import annotations
 import concurrent.futures
 from collections import Counter
 from pathlib import Path
-from typing import cast
 
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.writing import write_atomically
 from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.failure import distinct_failure
+from padconf.judging.judged import control_row
 from padconf.judging.records import ControlRow, ResultRow
-from padconf.judging.verdicts import FAILURES, control_record
+from padconf.judging.verdicts import FAILURES
 from padconf.run.config import RunConfig
 from padconf.run.rundir import CASES, CONTROLS, RESULTS, jsonl_line, read_jsonl, read_results
 
@@ -49,14 +49,11 @@ def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, 
             for group in by_runtime[name]:
                 first = group[0]
                 try:
-                    record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone,
-                                            first["verdict"])
+                    records.append(control_row(first, cases[first["case_id"]], worker))
                 except WorkerClosed:
                     raise
                 except PadconfError as exc:  # the runtime could not be started again
                     not_run[str(exc)] += 1
-                    continue
-                records.append(cast(ControlRow, {"failure": list(distinct_failure(first)), **record}))
         finally:
             worker.close()
         notes.extend(f"{name}: {n} controls could not run ({why}); their failures have no control"

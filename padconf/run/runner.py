@@ -22,7 +22,7 @@ from pathlib import Path
 
 from padconf.adapters import registry, split_variant
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
+from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.classify import repaired_twin
 from padconf.cases.onnx_model import model_key
 from padconf.core.dtypes import ArrayBudget
@@ -31,8 +31,8 @@ from padconf.core.vocabulary import Placement, Status
 from padconf.core.writing import open_to_append, write_atomically
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
-from padconf.judging.records import judged_row, result_row, row_key
-from padconf.judging.verdicts import Verdict, confirm_refusal, judge
+from padconf.judging.judged import judged_batch
+from padconf.judging.records import judged_row, row_key
 from padconf.run.compile_budget import not_compiled_why, select
 from padconf.run.config import RunConfig
 from padconf.run.controls import run_controls
@@ -372,7 +372,6 @@ class Run:
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
-                refused = []  # must-reject cases refused: judged once their repaired twins ran
 
                 def write(row, figures=figures, name=name):  # bound: the loop moves on
                     with lock:
@@ -381,18 +380,8 @@ class Run:
                         figures["results"] += 1
                     if progress:
                         progress(name)
-                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    ruling = judge(case, outcome, status)
-                    if case.kind == CaseKind.MUST_REJECT and ruling.verdict == Verdict.PASS:
-                        refused.append((case, outcome, ruling, worker.placed))
-                    else:
-                        write(result_row(name, placement, case, outcome, ruling, worker.placed, self.targets.get(name)))
-                twins = [self._twin(case) for case, *_ in refused]
-                ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
-                for (case, outcome, ruling, placed), twin in zip(refused, twins):
-                    twin_ran = next(ran) if isinstance(twin, Case) else (None, Status.OK)
-                    write(result_row(name, placement, case, outcome, confirm_refusal(ruling, twin, *twin_ran), placed,
-                                     self.targets.get(name)))
+                for row in judged_batch(name, placement, batch, worker, self._twin, self.targets.get(name)):
+                    write(row)
                 with lock:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
         finally:

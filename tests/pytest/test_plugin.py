@@ -90,6 +90,31 @@ def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path
 
 
 @pytest.mark.slow
+def test_the_plugin_and_the_gate_give_one_triage_and_one_count(tmp_path):
+    """On the same suite, the same rows: a refusal its repaired twin does not confirm is
+    inconclusive in both (a skipped test, not a pass), and a failure whose control fails too is
+    not Pad-specific in both (the gate ran its run's controls; the plugin too)."""
+    from padconf.gate.junit import problem_lines
+    from padconf.judging.verdicts import Verdict
+
+    runtime = FAKE + "RefusesInt8Adapter"
+    judgement = gate(GateConfig(runtime=runtime, specs=[SPEC]), [], tmp_path / "gate")
+    counts = judgement.counts
+    assert counts[Verdict.INCONCLUSIVE] and counts[Verdict.WRONGLY_REJECTED] and counts[Verdict.PASS]
+    gate_new = problem_lines(judgement)
+    assert gate_new and all(line.endswith("; triage: not Pad-specific") for line in gate_new), gate_new[:3]
+    code, out, outcomes, messages = plugin(tmp_path, runtime)
+    assert code == 1 and len(outcomes) == len(judgement.rows), out[-2000:]
+    said = re.search(r"(\d+) results \((.*?)\); \d+ known failures", out)
+    assert said and int(said[1]) == len(judgement.rows), out[-2000:]
+    assert dict((v, int(n)) for n, v in (part.split(" ", 1) for part in said[2].split(", "))) == dict(counts)
+    assert sorted(messages[n].removeprefix("Failed: ") for n in failing(outcomes)) == sorted(gate_new)
+    skipped = sum(o.startswith("skipped") for o in outcomes.values())
+    assert skipped == counts[Verdict.INCONCLUSIVE] + counts[Verdict.SKIPPED]
+    assert any(m.startswith("inconclusive: refused, ") for m in messages.values())  # the row's reason
+
+
+@pytest.mark.slow
 def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
     listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
     code, out, outcomes, _ = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", listed)
