@@ -9,6 +9,7 @@ from padconf.gate.compare import Judgement
 from padconf.judging.judged import test_outcome
 from padconf.judging.records import ResultRow
 from padconf.judging.triage import triage
+from padconf.report.report import graph_or_mode
 
 
 def problem_lines(judgement: Judgement) -> list[str]:
@@ -27,7 +28,7 @@ def _after(row: ResultRow) -> str:
 
 def _reason(row: ResultRow) -> str:
     text = row.get("error") or row.get("detail") or row.get("reason") or ""
-    where = f"{row['mode']} {row['dtype']} shape={row['shape']} pads={row['pads']}"
+    where = f"{graph_or_mode(row)} {row['dtype']} shape={row['shape']} pads={row['pads']}"
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
 
 

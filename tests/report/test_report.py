@@ -299,7 +299,9 @@ def test_spec_versions_sort_by_number_in_terminal_summary_html_and_errors(tmp_pa
     in_entries = [[int(re.match(r"onnx/Pad-(\d+) ", cell)[1]) for cell in e["cells"]] for e in baseline_entries(rows)]
     assert max(map(len, in_entries)) > 2 and all(versions == sorted(versions) for versions in in_entries)
     assert main(["check", "--spec", "onnx/Pad-99"]) == 2
-    assert order(capsys.readouterr().err)[:4] == ["onnx/Pad-99", "onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11"]
+    unknown, known = capsys.readouterr().err.split("; known: ")
+    assert order(unknown) == ["onnx/Pad-99", "onnx/Pad-19"]  # and the closest known id
+    assert order(known)[:3] == ["onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11"]
 
 
 def test_counts_say_what_they_count_and_mark_must_reject_only_modes(tmp_path):
@@ -519,3 +521,46 @@ def test_every_report_says_one_count_of_distinct_failures_and_lists_bugs_first(r
     assert said in short
     triages = [g["triage"] in report.PAD_BUGS for g in groups]
     assert triages == sorted(triages, reverse=True) and any(triages) and not all(triages)
+
+
+def test_a_context_case_is_shown_as_the_graph_it_is_in_every_report_and_the_gates_lines(tmp_path):
+    """A failure that needs a Slice after the Pad is named so in the terminal, summary.md, the
+    HTML page and the gate's ``new:`` lines: from a plain Pad of its inputs a user sees no crash."""
+    from padconf.cases.context import Consumer, Context
+    from padconf.gate.compare import judge_rows
+    from padconf.gate.junit import problem_lines
+    from tests.context_cases import context_case
+
+    sliced = context_case([[1, 2], [3, 4]], [0, 1, 0, 1], Context(Consumer.SLICE, {"starts": [0], "ends": [1],
+                                                                                    "axes": [0], "steps": [1]}),
+                          mode="edge")
+    plain = _defined(5)
+    assert sliced.graph == "Pad(edge) before Slice" and plain.graph is None
+    rows = [judged_row("alpha", "inputs", sliced, Outcome(error="worker died: SIGSEGV"), "crash"),
+            judged_row("alpha", "inputs", plain, Outcome(np.zeros(5, np.float32)), "ok")]
+    assert rows[0]["graph"] == "Pad(edge) before Slice" and "graph" not in rows[1]
+    out = "\n".join(p for p in report.terminal_output(rows, 200) if isinstance(p, str))
+    assert "example: onnx/Pad-18 Pad(edge) before Slice float shape=[2, 2]" in out, out
+    assert "example: onnx/Pad-19 constant float shape=[3]" in out  # a one-node Pad: its mode, as before
+    assert "Pad(edge) before Slice float" in report.markdown(rows, [], [])
+    page = render(load_run(write_run(tmp_path / "run", [sliced, plain], rows)))
+    assert "model: <b>Pad(edge) before Slice</b> (Slice starts=[0] ends=[1] axes=[0] steps=[1])" in page
+    assert "Pad(edge) before Slice float shape=[2, 2]" in page
+    new = problem_lines(judge_rows(rows, [], "alpha", set()))
+    assert any(f"new: {sliced.id} [inputs]: crash: Pad(edge) before Slice float shape=[2, 2]" in line for line in new)
+    assert any(f"new: {plain.id} [inputs]: mismatch: constant float shape=[3]" in line for line in new)
+    # one failure of a plain Pad and of a context case: the graphs it was seen in are named
+    both = rows + [judged_row("alpha", "inputs", _defined(6), Outcome(error="worker died: SIGSEGV"), "crash")]
+    out = "\n".join(p for p in report.terminal_output(both, 200) if isinstance(p, str))
+    assert "graphs: Pad(edge) before Slice, one-node Pad" in out, out
+
+
+def test_a_context_graph_names_producer_consumer_and_static_shape():
+    from padconf.cases.context import Consumer, Context, Producer
+
+    assert Context(Consumer.CONV, {"kernel_shape": [3, 3]}, producer=Producer.SHAPE_CHAIN,
+                   static_shape=True).graph("constant") == ("Pad(constant), pads computed from Shape(data), "
+                                                            "before Conv-2d, static shape")
+    assert Context(Consumer.PAD).graph("reflect") == "Pad(reflect) before Pad(constant)"
+    assert Context(producer=Producer.TORCH_PAD).graph("edge") == "Pad(edge), pads as torch.onnx exports F.pad"
+    assert Context().graph("wrap") == "Pad(wrap)"
