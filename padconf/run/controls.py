@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 from padconf.cases.case import Case
@@ -22,10 +23,12 @@ from padconf.run.config import RunConfig
 from padconf.run.rundir import CASES, CONTROLS, RESULTS, jsonl_line, read_jsonl, read_results
 
 
-def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, Worker]) -> list[str]:
+def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, Worker],
+                 then: Callable[[str], None] | None = None) -> list[str]:
     """Run and write the controls of the run in ``run_dir``; the notes on those that could not
     run. ``spares``: a lane's worker per runtime, its process ended, whose zygote a control
-    forks from (taken from the dict: a fresh zygote would import the runtime again)."""
+    forks from (taken from the dict: a fresh zygote would import the runtime again). ``then``
+    is told what runs, once the results are in (padconf.core.progress.Advance.then)."""
     groups: dict[tuple, list[ResultRow]] = {}
     for row in read_results(run_dir / RESULTS):
         if row["verdict"] in FAILURES:
@@ -39,6 +42,9 @@ def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, 
         if group[0]["case_id"] in cases:
             by_runtime.setdefault(group[0]["runtime"], []).append(group)
     notes: list[str] = []
+    if then is not None:
+        then(f"running the controls of {sum(map(len, by_runtime.values()))} distinct failures (each one's first "
+             "case through Identity, alone in a fresh worker): " + ", ".join(sorted(by_runtime)))
 
     def controls(name: str) -> list[ControlRow]:
         records: list[ControlRow] = []

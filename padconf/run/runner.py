@@ -343,8 +343,9 @@ class Run:
                 if failures:
                     raise failures[0]
             written = self._sort_results()
-            with phase("running the controls"):
-                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares)
+            with phase("running the controls"):  # said by a front end's Advance.then, while they run
+                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares,
+                                           getattr(progress, "then", None))
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
