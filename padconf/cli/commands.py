@@ -348,14 +348,24 @@ def cmd_report(args) -> int:
     from padconf.report.report_html import render
     from padconf.run.rundir import load_run
 
+    if not (args.html or args.md or args.bugs):
+        raise PadconfError("padconf report: name what to write: --html FILE, --md FILE or --bugs")
     run = load_run(args.run_dir, args.specs_dir)
-    html_path = Path(args.html)
-    html_path.write_text(render(run), encoding="utf-8")
+    if args.bugs:
+        for line in report.bug_lines(run.rows, run.dir):
+            console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
+    if not (args.html or args.md):
+        return 0
+    written = []
+    if args.html:
+        html_path = Path(args.html)
+        html_path.write_text(render(run), encoding="utf-8")
+        written.append(str(html_path))
     if args.md:
-        Path(args.md).write_text(report.short_markdown(run.rows, html_path.name, unfinished=run.unfinished),
-                                 encoding="utf-8")
-    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}"
-                           + (f", {args.md}" if args.md else "")
+        Path(args.md).write_text(report.short_markdown(run.rows, Path(args.html).name if args.html else None,
+                                                       unfinished=run.unfinished), encoding="utf-8")
+        written.append(args.md)
+    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {', '.join(written)}"
                            + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")),
                   soft_wrap=True)
     return 0

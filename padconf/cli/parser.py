@@ -220,10 +220,14 @@ def build_parser() -> argparse.ArgumentParser:
                            help="where the compile cache of iree and tvm is, how large; --clear empties it")
     cache.add_argument("--clear", action="store_true", help="delete every entry")
     cache.set_defaults(func=cmd_compile_cache)
-    rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
+    rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown), "
+                                        "or its failures to file (--bugs)")
     rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
-    rep.add_argument("--html", required=True, metavar="FILE",
+    rep.add_argument("--html", default=None, metavar="FILE",
                      help="the HTML page: matrix, every distinct failure with its arrays, spec rules quoted")
+    rep.add_argument("--bugs", action="store_true",
+                     help="print only the failures not yet triaged (those padconf minimize may file), each with "
+                          "its case id and the command that minimizes it")
     rep.add_argument("--md", default=None, metavar="FILE", help="also a short markdown summary for a PR comment")
     rep.set_defaults(func=cmd_report)
     mini = sub.add_parser("minimize", help="shrink failing cases and write reproducers ready to file upstream")

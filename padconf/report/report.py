@@ -5,6 +5,7 @@ the short PR-comment markdown here, and as a self-contained HTML page by report_
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -284,6 +285,27 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
     return out + ["\n".join(map(escape.plain, lines))]
 
 
+def bug_lines(rows: list[ResultRow], run_dir) -> list[str]:
+    """``padconf report RUN --bugs``: only the distinct failures not yet triaged (PAD_BUGS'
+    classes: those padconf minimize may find to file), each with its example's case id and the
+    command that minimizes it; how many others there are, in one line."""
+    groups = distinct_failures(rows)
+    bugs = [g for g in groups if g["triage"] in PAD_BUGS]
+    lines = [f"{len(bugs)} of {len(groups)} distinct failures {NOT_YET_TRIAGED}"
+             + (":" if bugs else "")]
+    for g in bugs:
+        case_id = g["example"]["case_id"]
+        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
+                  f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
+                  f"  case id: {case_id}",
+                  f"  padconf minimize {shlex.quote(f'{run_dir}:{case_id}')} --runtime {shlex.quote(g['runtime'])}"]
+    others = len(groups) - len(bugs)
+    if others:
+        lines.append(f"{others} others (lenient, coverage, policy, known upstream, not Pad-specific) are in the full "
+                     "report: padconf report RUN --html FILE")
+    return [escape.plain(line) for line in lines]
+
+
 def _count_markup(verdict: str, n: int) -> str:
     if not n:
         return ""
@@ -459,8 +481,8 @@ def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int
         out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
     if found:
         shown = sorted(found, key=lambda g: (g["triage"] not in PAD_BUGS, -g["count"]))[:top]
-        out += ["", f"Distinct failures, the Pad bugs first ({len(shown)} of {len(found)}):" if len(shown) < len(found)
-                else f"Distinct failures, the Pad bugs first ({len(found)}):", "",
+        out += ["", f"Distinct failures, those not yet triaged first ({len(shown)} of {len(found)}):"
+                if len(shown) < len(found) else f"Distinct failures, those not yet triaged first ({len(found)}):", "",
                 "| runtime | verdict | triage | n | what |", "|---|---|---|---:|---|"]
         out += [_md_row(g["runtime"], g["verdict"], triage_text(g), g["count"], _short(_what(g), 160))
                 for g in shown]

@@ -212,7 +212,7 @@ def test_short_markdown_keeps_the_top_failures_only():
              "error": f"error kind {chr(65 + i % 26)}{chr(65 + i // 26)}", "detail": None, "origin": "generated",
              "case_id": str(i), "reason": None, "matched": None, "placement": "inputs"} for i in range(300)]
     md = report.short_markdown(rows, "report.html")
-    assert len(md.splitlines()) <= 40 and "the Pad bugs first (10 of 300)" in md
+    assert len(md.splitlines()) <= 40 and "those not yet triaged first (10 of 300)" in md
 
 
 @pytest.mark.parametrize("problem,words", [
@@ -564,3 +564,32 @@ def test_a_context_graph_names_producer_consumer_and_static_shape():
     assert Context(Consumer.PAD).graph("reflect") == "Pad(reflect) before Pad(constant)"
     assert Context(producer=Producer.TORCH_PAD).graph("edge") == "Pad(edge), pads as torch.onnx exports F.pad"
     assert Context().graph("wrap") == "Pad(wrap)"
+
+
+def test_report_bugs_lists_only_the_failures_not_yet_triaged_with_their_case_ids(run_dir, capsys):
+    import shlex
+
+    from padconf.cli.parser import build_parser
+    from padconf.judging.triage import PAD_BUGS
+
+    assert main(["report", str(run_dir), "--bugs"]) == 0
+    out = capsys.readouterr().out
+    groups = report.distinct_failures(read_jsonl(run_dir / "results.jsonl"))
+    bugs = [g for g in groups if g["triage"] in PAD_BUGS]
+    assert 0 < len(bugs) < len(groups)  # the planted run has lenient and coverage failures too
+    assert out.startswith(f"{len(bugs)} of {len(groups)} distinct failures not yet triaged")
+    assert out.count("\n- ") == len(bugs) and "lenient" not in out.split(" others (")[0].split(":", 1)[1]
+    commands = [line.strip() for line in out.splitlines() if line.strip().startswith("padconf minimize ")]
+    assert len(commands) == len(bugs)
+    for g, command in zip(bugs, commands):
+        assert f"case id: {g['example']['case_id']}" in out
+        args = build_parser().parse_args(shlex.split(command)[1:])  # a command padconf takes, as printed
+        assert args.target == f"{run_dir}:{g['example']['case_id']}" and args.runtime == g["runtime"]
+    assert f"{len(groups) - len(bugs)} others (" in out
+    assert not list(run_dir.glob("*.html"))
+
+
+def test_report_with_nothing_to_write_is_one_line(run_dir, capsys):
+    assert main(["report", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "--html FILE, --md FILE or --bugs" in err and err.count("\n") == 1
