@@ -104,7 +104,7 @@ def cmd_check(args) -> int:
 
 
 RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "compile_budget",
-               "memory_mb", "cases")
+               "memory_mb", "cases", "modes", "dtypes", "pattern")
 
 
 def _run_config(args):
@@ -225,7 +225,9 @@ def _gate_config(args):
     return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
                       specs_dir=None if args.specs_dir is None else str(Path(args.specs_dir).resolve()),
                       shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
-                      example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb)
+                      example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb,
+                      modes=getattr(args, "modes", None), dtypes=getattr(args, "dtypes", None),
+                      pattern=getattr(args, "pattern", None))
 
 
 def _work_dir(args, use: str) -> Path:

@@ -123,6 +123,18 @@ def _release_range(p) -> None:
                    help="only the last N releases of that range")
 
 
+def _filters(p) -> None:
+    """--mode, --dtype, -k: the cases taken (padconf.cases.selection.CaseFilter), as the plugin's
+    --padconf-mode, --padconf-dtype, --padconf-k take them."""
+    p.add_argument("--mode", dest="modes", action="extend", nargs="+", metavar="MODE", default=None,
+                   help="only cases of these Pad modes (constant, reflect, edge, wrap)")
+    p.add_argument("--dtype", dest="dtypes", action="extend", nargs="+", metavar="DTYPE", default=None,
+                   help="only cases of these dtypes (float, int8 ...)")
+    p.add_argument("-k", dest="pattern", default=None, metavar="PATTERN",
+                   help="only cases whose id or title (origin, edge classes, graph) PATTERN matches: names, "
+                        "case-insensitive parts of them, joined by and, or, not and parentheses, as pytest's -k")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _OneLineParser(prog="padconf", description="Conformance tester for the Pad operator")
     parser.add_argument("--version", action=_PrintVersion, nargs=0, help="show the versions and exit")
@@ -171,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
                      help="run the test directories at or below DIR ... (padconf generate's or onnx's "
                           "node-test layout) instead of drawing cases")
+    _filters(run)
     run.set_defaults(func=cmd_run)
     for name, about in (("gate", "fail on what is new against a baseline (CI)"),
                         ("baseline", "write a runtime's failures today as a baseline")):
@@ -186,6 +199,7 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=_positive_seconds, default=None)
         p.add_argument("--memory-mb", type=_count(64), default=None)
         if name == "gate":
+            _filters(p)
             p.add_argument("--baseline", required=True, help="the baseline YAML (padconf baseline writes one)")
             p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
             p.add_argument("--shard", default=None, metavar="I/N", help="run part I of N (disjoint, complete)")

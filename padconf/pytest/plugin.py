@@ -92,6 +92,10 @@ class Share:
                 raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown; known: {', '.join(s.id for s in every)}")
             self.specs = [s for s in every if ids is None or s.id in ids]
             self.entries = load_baseline(self.baseline) if self.baseline else []
+            from padconf.cases.selection import CaseFilter
+            modes, dtypes = option("padconf_mode"), option("padconf_dtype")
+            self.chosen = CaseFilter(tuple(modes) if modes else None, tuple(dtypes) if dtypes else None,
+                                     option("padconf_k"))  # padconf gate's --mode, --dtype, -k
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.params: list = []  # pytest.param per test, once planned
@@ -141,8 +145,10 @@ class Share:
         if self.params:
             return
         self.describe([])  # an unusable runtime is said before the seconds of drawing the suite
-        if shipped is None:
-            self.named = gate_suite(self.specs)
+        if shipped is None:  # the gate's cases, as its --mode, --dtype and -k take them
+            suite = gate_suite(self.specs)
+            taken = {id(c) for c in self.chosen.apply([case for _, case in suite])}
+            self.named = [(name, case) for name, case in suite if id(case) in taken]
         else:
             self.named = [(name, Case.from_json(doc)) for name, doc in json.loads(shipped)]
         self.cases = [case for _, case in self.named]
@@ -250,7 +256,7 @@ class Share:
         from padconf.gate.selection import gate_suite
 
         ran = Counter(r["spec"] for r in {(r["case_id"], r["placement"]): r for r in self.rows}.values())
-        covered = {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
+        covered = set() if self.chosen.active else {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
         try:
             self.judgement = judge_rows(self.rows, self.entries, self.runtime, covered)
         except PadconfError as exc:  # no row at all
@@ -284,6 +290,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--padconf-spec", metavar="ID", action="append", help="a spec version, e.g. onnx/Pad-19 "
                     "(repeatable; default: all)")
     group.addoption("--padconf-specs-dir", metavar="DIR", help="spec files other than padconf's own")
+    group.addoption("--padconf-mode", metavar="MODE", action="append", help="only cases of this Pad mode "
+                    "(repeatable), as padconf gate --mode")
+    group.addoption("--padconf-dtype", metavar="DTYPE", action="append", help="only cases of this dtype "
+                    "(repeatable), as padconf gate --dtype")
+    group.addoption("--padconf-k", metavar="PATTERN", help="only cases whose id or title PATTERN matches, as padconf "
+                    "gate -k (pytest's own -k matches the test names)")
     group.addoption("--padconf-timeout", metavar="S", type=float, help="seconds a case may take before it is a "
                     "timeout (default: padconf gate's)")
 

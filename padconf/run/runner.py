@@ -179,6 +179,10 @@ class Run:
         else:  # the drawn lines are written as they are, not encoded again
             lines = build_cases(self.config, self.jobs)
             cases = [Case.from_json(json.loads(line)) for line in lines]
+        chosen = self.config.case_filter()  # --mode, --dtype, -k: cases.jsonl holds the cases taken
+        if chosen.active and cases:
+            taken = {id(c) for c in chosen.apply(cases)}
+            lines, cases = map(list, zip(*[(line, c) for line, c in zip(lines, cases) if id(c) in taken]))
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
         if not self.resume:
             self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run

@@ -115,6 +115,26 @@ def test_the_plugin_and_the_gate_give_one_triage_and_one_count(tmp_path):
 
 
 @pytest.mark.slow
+def test_the_plugin_takes_the_cases_the_gates_filters_take(tmp_path):
+    """--padconf-mode, --padconf-dtype, --padconf-k mean what padconf gate's --mode, --dtype, -k
+    mean: the same cases, judged the same; a filtered suite judges no signature entry."""
+    chosen = {"modes": ["edge", "wrap"], "dtypes": ["float", "int32"], "pattern": "not example or example_3"}
+    judgement = gate(GateConfig(runtime=FAKE + "WrongOnExampleAdapter", specs=[SPEC], **chosen), [],
+                     tmp_path / "gate")
+    gate_tests = {(r["case_id"], r["placement"]) for r in judgement.rows}
+    assert {r["mode"] for r in judgement.rows} == {"edge", "wrap"} and {r["dtype"] for r in judgement.rows} == \
+        {"float", "int32"}
+    stale = "- runtime: .*\n  verdict: crash\n  why: no longer crashes\n  cells: [onnx/Pad-19 wrap int32 inputs]\n"
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", stale, "--padconf-mode=edge",
+                                           "--padconf-mode=wrap", "--padconf-dtype=float", "--padconf-dtype=int32",
+                                           "--padconf-k=not example or example_3")
+    assert len(outcomes) == len(gate_tests), out[-2000:]
+    plugin_new = {NEW.search(messages[n]).groups() for n in failing(outcomes)}
+    assert code == 1 and plugin_new == {(r["case_id"], r["placement"]) for r in judgement.new} != set()
+    assert "1 baseline signature entries not judged" in out and "FAILED: " not in out  # not fixed: not judged
+
+
+@pytest.mark.slow
 def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
     listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
     code, out, outcomes, _ = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", listed)
