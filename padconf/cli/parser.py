@@ -203,8 +203,10 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--baseline", required=True, help="the baseline YAML (padconf baseline writes one)")
             p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
             p.add_argument("--shard", default=None, metavar="I/N", help="run part I of N (disjoint, complete)")
-            p.add_argument("--example-db", default=None, metavar="DIR|module:attr",
-                           help="where --explore keeps failing cases (default: .padconf/examples; none: nowhere)")
+            p.add_argument("--example-db", default=None, metavar="DIR|FILE.py:attr|module:attr",
+                           help="where --explore keeps failing cases: a folder, or a Hypothesis ExampleDatabase "
+                                "named in a Python file or an installed module (default: .padconf/examples; none: "
+                                "nowhere)")
             p.add_argument("--results", nargs="+", metavar="DIR", default=None,
                            help="judge these gate run directories (e.g. every shard's) instead of running")
             p.add_argument("--fixed-from", default=None, metavar="V",
