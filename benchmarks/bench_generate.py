@@ -25,9 +25,11 @@ def main():
         seconds = time.monotonic() - started
         files = [p for p in out.rglob("*") if p.is_file()]
         size = sum(os.path.getsize(p) for p in files)
+        on_disk = sum(os.stat(p).st_blocks * 512 for p in files)  # du's figure: a block or more per file
     kinds = Counter((e.case.spec.split("/")[0], "context" if e.case.context else "one-node", e.case.kind)
                     for e in entries)
-    print(f"padconf generate: {len(entries)} cases, {size / 2**20:.1f} MB in {len(files)} files, {seconds:.0f} s")
+    print(f"padconf generate: {len(entries)} cases, {size / 2**20:.1f} MB in {len(files)} files "
+          f"({on_disk / 2**20:.0f} MB on disk), {seconds:.0f} s")
     print("| family | model | kind | cases |\n|---|---|---|---:|")
     for (family, model, kind), n in sorted(kinds.items()):
         print(f"| {family} | {model} | {kind} | {n} |")
