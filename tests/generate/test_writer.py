@@ -7,8 +7,8 @@ The regeneration (the slow part: it draws about 3,000 cases) runs in a subproces
 before the first test of this file, on the machine's other core, and is compared last.
 """
 import io
-import re
 import json
+import re
 import shutil
 import subprocess
 import sys
