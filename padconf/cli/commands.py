@@ -46,7 +46,7 @@ def cmd_runtimes(args) -> int:
     usable = sum(not i.unavailable for i in infos)
     if not console.is_terminal:  # a log or a pipe: one line per runtime, never wrapped
         for info in infos:
-            console.print(terminal(_runtime_line(info, specs, OPT_IN.get(info.name))), soft_wrap=True,
+            console.print(terminal(info.line(specs, OPT_IN.get(info.name))), soft_wrap=True,
                           markup=False, highlight=False)
         console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
         return 0
@@ -69,18 +69,6 @@ def cmd_runtimes(args) -> int:
             console.print(f"{name}: {why}", soft_wrap=True)
     console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
     return 0
-
-
-def _runtime_line(info, specs, opt_in: str | None) -> str:
-    """``padconf runtimes`` without a terminal: one runtime in one line, with the dtypes it cannot
-    be given of those its specs allow (the table's columns, in words)."""
-    if info.unavailable:
-        return f"{info.name}: unavailable here: {info.unavailable}; {info.target}" + (f"; {opt_in}" if opt_in else "")
-    lacking = [f"{spec.id} {info.dtypes_line(spec)}" for spec in specs if "(" in info.dtypes_line(spec)]
-    ran = [spec.id for spec in specs if info.dtypes_line(spec) != "-"]
-    dtypes = f"dtypes: {'; '.join(lacking)}" if lacking else "dtypes: every one its specs allow"
-    return (f"{info.name} {info.version or '-'}: available; placements {' '.join(info.placements) or '-'}; "
-            f"{len(ran)} spec{'s' * (len(ran) != 1)}; {dtypes}; {info.target}" + (f"; {opt_in}" if opt_in else ""))
 
 
 def cmd_check(args) -> int:
