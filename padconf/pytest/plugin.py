@@ -30,7 +30,7 @@ import pytest
 
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
-from padconf.core.errors import PadconfError
+from padconf.core.errors import PadconfError, did_you_mean
 from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
@@ -89,7 +89,9 @@ class Share:
             ids = option("padconf_spec")
             unknown = [i for i in ids or () if i not in {s.id for s in every}]
             if unknown:
-                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown; known: {', '.join(s.id for s in every)}")
+                known = [s.id for s in every]
+                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown{did_you_mean(unknown[0], known)}; "
+                                   f"known: {', '.join(known)}")
             self.specs = [s for s in every if ids is None or s.id in ids]
             self.entries = load_baseline(self.baseline) if self.baseline else []
             from padconf.cases.selection import CaseFilter
