@@ -259,6 +259,16 @@ class ConformingAdapter(CorrectAdapter):
         return Outcome(error=f"refused: {broken[1]}") if broken else super().run(case, placement)
 
 
+class RefusesInt8Adapter(ConformingAdapter):
+    """Refuses everything of dtype int8, its controls too (Identity): a lost kernel, not Pad's
+    fault; its must-reject int8 cases are refused, and their repaired twins too (inconclusive)."""
+
+    def run(self, case, placement="inputs"):
+        if case.dtype == "int8":
+            return Outcome(error="no int8 here")
+        return super().run(case, placement)
+
+
 class PrintingAdapter(ConformingAdapter):
     """Writes to fd 1 and fd 2 on every call, below Python's buffers, as native libraries do;
     on stdout even a line that looks like padconf's own protocol. Conforms otherwise (every draw

@@ -27,7 +27,7 @@ from padconf.adapters.compile_cache import CompileDied
 from padconf.adapters.faults import plugin_files, raise_unless_answer
 from padconf.adapters.outcome import Outcome, error_text  # noqa: F401  (adapters and the worker take them from here)
 from padconf.cases.case import Case
-from padconf.core.errors import PadconfError
+from padconf.core.errors import PadconfError, did_you_mean
 from padconf.core.versions import package_version
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.spec.loader import parse_spec_id
@@ -284,6 +284,13 @@ OPT_IN.update({
                 "says otherwise: a runner a case"})
 
 
+def runtime_packages() -> list[str]:
+    """The distribution of every registered runtime (padconf's own adapters' and plugins'), once
+    each, and numpy: what ``padconf --version`` names where installed."""
+    packages = dict.fromkeys(adapter_class(name).package for name in registry())
+    return [p for p in packages if p] + ["numpy"]
+
+
 def default_runtimes() -> list[str]:
     """What ``padconf run`` runs without --runtime: every registered runtime but the OPT_IN ones."""
     return [name for name in registry() if name not in OPT_IN]
@@ -344,7 +351,8 @@ def unknown_runtime(name: str) -> str | None:
         return (f"runtime {name!r}: a module:Class runs where padconf is installed; a release runs a registered "
                 "adapter") if split_release(name)[1] else None
     if base not in registry():
-        return f"unknown runtime {name!r}; registered: {', '.join(registry()) or 'none'} (or module:Class)"
+        return (f"unknown runtime {name!r}{did_you_mean(base, registry())}; registered: "
+                f"{', '.join(registry()) or 'none'} (or module:Class)")
     if not settings and not split_release(name)[1]:  # nothing imported: a plugin that fails to load shows in its worker
         return None
     try:

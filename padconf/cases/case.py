@@ -99,6 +99,12 @@ class Case:
     def dtype(self) -> str:
         return dtype_name(self.data.dtype)
 
+    @property
+    def graph(self) -> str | None:
+        """A context case's model in words ("Pad(edge) before Slice": Context.graph); None for
+        the one-node Pad."""
+        return None if self.context is None else self.context.graph(self.mode)
+
     @cached_property
     def id(self) -> str:
         """Content hash of the inputs and spec: equal cases get equal ids in every run, whatever

@@ -138,6 +138,22 @@ class Context:
                 None if self.weights is None else (self.weights.shape, self.weights.tobytes()), self.fanout,
                 self.mode_attr)
 
+    def graph(self, mode: str) -> str:
+        """The model a context case is, in words, for every report and the gate's lines:
+        "Pad(edge) before Slice", "Pad(constant), pads computed from Shape(data), before
+        Conv-2d, static shape"; "Pad(edge)" for a context that adds nothing."""
+        words = [f"Pad({mode})"]
+        if self.producer != Producer.INPUTS:
+            words.append(_PRODUCED[self.producer])
+        if self.consumer != Consumer.NONE:
+            kernel = self.attrs.get("kernel_shape") if self.consumer in POOLS else None
+            second = "(constant)" if self.consumer == Consumer.PAD else ""
+            words.append(f"before {self.consumer}{second}" + (f"-{len(kernel)}d" if isinstance(kernel, list) else ""))
+        if self.static_shape:
+            words.append("static shape")
+        return words[0] + (" " + words[1] if len(words) == 2 and words[1].startswith("before") else
+                           "".join(f", {w}" for w in words[1:]))
+
     def tags(self) -> list[str]:
         """The context's edge classes (padconf.cases.edge_classes' vocabulary)."""
         a = self.attrs
@@ -159,6 +175,11 @@ class Context:
             tags.append(f"context:blocksize={a['blocksize']}")
             tags += [f"context:{self.consumer}-{a['mode']}"] if "mode" in a else []
         return tags
+
+
+_PRODUCED = {Producer.CONSTANT_NODE: "pads from Constant nodes",
+             Producer.SHAPE_CHAIN: "pads computed from Shape(data)",
+             Producer.TORCH_PAD: "pads as torch.onnx exports F.pad"}
 
 
 def _attr_ok(value) -> bool:

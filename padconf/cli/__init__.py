@@ -1,8 +1,7 @@
 """``padconf``: a thin command line over the library (its options in padconf.cli.parser, each
 command in padconf.cli.commands).
 
-Exit codes: 0 success, 1 a check found a difference, 2 a usage, spec-file or input error, 3
-padconf's own fault, 130 Ctrl-C (``main`` says more). A closed stdout or stderr
+Exit codes: padconf.cli.parser.EXIT_CODES, which ``--help`` prints. A closed stdout or stderr
 (``padconf run ... | head -1``) changes none of them: what padconf would print there is dropped,
 and the command runs to its end (``ClosableStream``).
 """
@@ -11,6 +10,7 @@ from __future__ import annotations
 import _thread
 import errno
 import os
+import shlex
 import signal
 import sys
 import tempfile
@@ -85,6 +85,21 @@ _USERS_ERRNOS = {errno.ENOENT, errno.EACCES, errno.EPERM, errno.EISDIR, errno.EN
 FAULT_FILE = "padconf-fault.txt"  # the traceback of padconf's own fault, in the run directory
 
 
+def continues(args) -> str:
+    """What is kept of an interrupted command, and the command that continues its work: each
+    command's own (a gate or a baseline starts over; only a run resumes)."""
+    if args.command == "run":
+        return f"what finished is kept (`padconf run --resume --out {shlex.quote(args.out)}` continues)"
+    if args.command in ("gate", "baseline"):
+        return f"a {args.command} starts over: run the same padconf {args.command} command again"
+    if args.command == "minimize":
+        return (f"the bundles finished are kept in {shlex.quote(args.out)}; the same padconf minimize command "
+                "with another --out does the rest")
+    if args.command == "generate":
+        return f"{shlex.quote(args.out)} is as it was (generate replaces it whole): run the same command again"
+    return f"nothing of it is kept: run the same padconf {args.command} command again"
+
+
 def _fault(args, exc: BaseException) -> int:
     """One line for padconf's own fault: what it was doing, that what finished is kept, and where
     the traceback went (the run directory where there is one, else a temporary file); exit 3."""
@@ -103,16 +118,15 @@ def _fault(args, exc: BaseException) -> int:
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         f.write(text)
     doing = getattr(exc, "padconf_phase", f"padconf {args.command}")
-    kept = "what finished is kept (--resume continues)" if args.command == "run" else "what finished is kept"
-    print(f"padconf: internal fault while {plain(doing)} ({type(exc).__name__}: {plain(exc)}); {kept}; "
+    print(f"padconf: internal fault while {plain(doing)} ({type(exc).__name__}: {plain(exc)}); "
+          f"{plain(continues(args))}; "
           f"traceback in {plain(where)}", file=sys.stderr)
     return 3
 
 
 def main(argv=None) -> int:
-    """Exit codes: 0 success; 1 a check found a difference; 2 the user's input (a usage error, a
-    file they named, their disk full); 3 padconf's own fault (a traceback file says where);
-    130 Ctrl-C, 128 + N the signal N (SIGTERM, SIGHUP). What finished is kept in every case."""
+    """Runs one command; its exit code as padconf.cli.parser.EXIT_CODES says. What finished is
+    kept in every case, and an interrupt's line names the command that continues (``continues``)."""
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -145,11 +159,10 @@ def main(argv=None) -> int:
         print(f"padconf: {plain(where)}{plain(exc.strerror or exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("padconf: interrupted; what finished is kept (--resume continues)", file=sys.stderr)
+        print(f"padconf: interrupted; {plain(continues(args))}", file=sys.stderr)
         return 130
     except Terminated as exc:
-        print(f"padconf: {signal.Signals(exc.args[0]).name}; what finished is kept (--resume continues)",
-              file=sys.stderr)
+        print(f"padconf: {signal.Signals(exc.args[0]).name}; {plain(continues(args))}", file=sys.stderr)
         return 128 + exc.args[0]
     except Exception as exc:  # a bug of padconf's: said in one line, its traceback kept
         return _fault(args, exc)

@@ -44,6 +44,13 @@ def cmd_runtimes(args) -> int:
     infos = describe_runtimes(specs)
     if not infos:
         raise PadconfError("no adapter is registered in the padconf.adapters entry-point group: is padconf installed?")
+    usable = sum(not i.unavailable for i in infos)
+    if not console.is_terminal:  # a log or a pipe: one line per runtime, never wrapped
+        for info in infos:
+            console.print(terminal(info.line(specs, OPT_IN.get(info.name))), soft_wrap=True,
+                          markup=False, highlight=False)
+        console.print(f"{len(infos)} adapters registered, {usable} available here", soft_wrap=True)
+        return 0
     table = Table(title="Registered runtimes (entry points padconf.adapters)")
     for col in ("name", "version", "available here", "placements", "module:Class"):
         table.add_column(col, overflow="fold")
@@ -58,7 +65,6 @@ def cmd_runtimes(args) -> int:
     for spec in specs:
         dtypes.add_row(spec.id, *[info.dtypes_line(spec) for info in infos])
     console.print(dtypes)
-    usable = sum(not i.unavailable for i in infos)
     for name, why in OPT_IN.items():
         if any(i.name == name for i in infos):
             console.print(f"{name}: {why}", soft_wrap=True)
@@ -87,7 +93,7 @@ def cmd_check(args) -> int:
 
 
 RUN_OPTIONS = ("runtime", "spec", "profile", "max_examples", "seed", "timeout", "compile_timeout", "compile_budget",
-               "memory_mb", "cases")
+               "memory_mb", "cases", "modes", "dtypes", "pattern")
 
 
 def _run_config(args):
@@ -208,7 +214,9 @@ def _gate_config(args):
     return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
                       specs_dir=None if args.specs_dir is None else str(Path(args.specs_dir).resolve()),
                       shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
-                      example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb)
+                      example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb,
+                      modes=getattr(args, "modes", None), dtypes=getattr(args, "dtypes", None),
+                      pattern=getattr(args, "pattern", None))
 
 
 def _work_dir(args, use: str) -> Path:
@@ -330,13 +338,24 @@ def cmd_report(args) -> int:
     from padconf.report.report_html import render
     from padconf.run.rundir import load_run
 
+    if not (args.html or args.md or args.bugs):
+        raise PadconfError("padconf report: name what to write: --html FILE, --md FILE or --bugs")
     run = load_run(args.run_dir, args.specs_dir)
-    html_path = Path(args.html)
-    write_atomically(html_path, render(run))
+    if args.bugs:
+        for line in report.bug_lines(run.rows, run.dir):
+            console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
+    if not (args.html or args.md):
+        return 0
+    written = []
+    if args.html:
+        html_path = Path(args.html)
+        write_atomically(html_path, render(run))
+        written.append(str(html_path))
     if args.md:
-        write_atomically(args.md, report.short_markdown(run.rows, html_path.name, unfinished=run.unfinished))
-    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {html_path}"
-                           + (f", {args.md}" if args.md else "")
+        write_atomically(args.md, report.short_markdown(run.rows, Path(args.html).name if args.html else None,
+                                                        unfinished=run.unfinished))
+        written.append(args.md)
+    console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {', '.join(written)}"
                            + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")),
                   soft_wrap=True)
     return 0

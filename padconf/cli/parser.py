@@ -3,10 +3,12 @@ error in one line (exit 2)."""
 from __future__ import annotations
 
 import argparse
+from collections.abc import Mapping
 
 # Here only what the options and their help need; each command imports the rest of what it runs
 # inside its function, so that a command starts without importing what other commands use.
 # only what the options and their help need (padconf.cli.commands: each command imports the rest)
+from padconf.adapters import OPT_IN, runtime_packages
 from padconf.cases.profiles import PROFILES
 from padconf.cli.commands import (
     cmd_baseline,
@@ -23,18 +25,26 @@ from padconf.cli.commands import (
     cmd_runtimes,
     cmd_specs,
 )
+from padconf.core.errors import did_you_mean
 from padconf.core.versions import versions_line
 from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 from padconf.run.config import MAX_COMPILE_BUDGET
 
+EXIT_CODES = """exit codes:
+  0    success
+  1    a check found a difference (check, gate)
+  2    a usage error, or input padconf refuses: a file or folder named, a spec, a baseline, a full disk
+  3    padconf's own fault (one line says where its traceback is)
+  130  Ctrl-C; 128+N the signal N (SIGTERM 143, SIGHUP 129); the line printed says what continues the work"""
+
 
 class _PrintVersion(argparse.Action):
     """argparse's own version action wraps the line to the terminal's width: scripts read it."""
 
     def __call__(self, parser, namespace, values, option_string=None):
-        print(versions_line())
+        print(versions_line(runtime_packages()))
         parser.exit()
 
 
@@ -74,10 +84,35 @@ _compile_budget.__name__ = "compile budget"
 
 
 class _OneLineParser(argparse.ArgumentParser):
-    """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first)."""
+    """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first), with
+    the closest option or choice to a mistyped one; no abbreviation is taken for an option (a
+    typo is refused, not read as the option it starts)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        kwargs.setdefault("epilog", EXIT_CODES)
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
+        self.commands: Mapping[str, argparse.ArgumentParser] = {}  # the subcommands' parsers, by name
 
     def error(self, message):
         self.exit(2, f"padconf: {message}\n")
+
+    def _check_value(self, action, value):  # argparse's check of a choice, with a suggestion
+        if action.choices is not None and value not in action.choices:
+            choices = ", ".join(map(repr, action.choices))
+            raise argparse.ArgumentError(action, f"invalid choice: {value!r}{did_you_mean(value, action.choices)} "
+                                                 f"(choose from {choices})")
+
+    def parse_args(self, args=None, namespace=None):  # type: ignore[override]
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = self.commands.get(getattr(namespace, "command", None) or "")
+            known = [*self._option_string_actions, *(command._option_string_actions if command else ())]
+            flags = [e.split("=", 1)[0] for e in extras if e.startswith("-")]
+            hint = next((h for h in (did_you_mean(f, known) for f in flags) if h), "")
+            self.error(f"unrecognized arguments: {' '.join(extras)}{hint}")
+        return namespace
 
 
 def _release_range(p) -> None:
@@ -86,6 +121,18 @@ def _release_range(p) -> None:
     p.add_argument("--to", dest="release_to", default=None, metavar="V", help="the newest release (default: the last)")
     p.add_argument("--last", type=_count(2), default=argparse.SUPPRESS, metavar="N",
                    help="only the last N releases of that range")
+
+
+def _filters(p) -> None:
+    """--mode, --dtype, -k: the cases taken (padconf.cases.selection.CaseFilter), as the plugin's
+    --padconf-mode, --padconf-dtype, --padconf-k take them."""
+    p.add_argument("--mode", dest="modes", action="extend", nargs="+", metavar="MODE", default=None,
+                   help="only cases of these Pad modes (constant, reflect, edge, wrap)")
+    p.add_argument("--dtype", dest="dtypes", action="extend", nargs="+", metavar="DTYPE", default=None,
+                   help="only cases of these dtypes (float, int8 ...)")
+    p.add_argument("-k", dest="pattern", default=None, metavar="PATTERN",
+                   help="only cases whose id or title (origin, edge classes, graph) PATTERN matches: names, "
+                        "case-insensitive parts of them, joined by and, or, not and parentheses, as pytest's -k")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -100,6 +147,7 @@ def build_parser() -> argparse.ArgumentParser:
                         help="pins for the environments of runtimes at other releases (name@version), instead of "
                              "their dependencies as of each release's date (default: $PADCONF_ENV_CONSTRAINTS)")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_OneLineParser)
+    parser.commands = sub.choices
     sub.add_parser("specs", help="list the spec files").set_defaults(func=cmd_specs)
     sub.add_parser("runtimes", help="list the registered adapters: version, availability, placements, dtypes"
                    ).set_defaults(func=cmd_runtimes)
@@ -108,9 +156,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.set_defaults(func=cmd_check)
     run = sub.add_parser("run", help="run runtimes on spec examples and generated cases")
     run.add_argument("--runtime", action="extend", nargs="+",
-                     help="adapter names or module:Class "
-                          "(repeatable; default: every registered runtime but the opt-in ones `padconf "
-                          "runtimes` names: tract and the compilers' GPU targets)")
+                     help="adapter names or module:Class (repeatable; default: every registered runtime but the "
+                          f"{len(OPT_IN)} opt-in ones, whose reasons `padconf runtimes` gives: {', '.join(OPT_IN)})")
     run.add_argument("--spec", action="extend", nargs="+", help="spec ids such as onnx/Pad-19 (default: all)")
     run.add_argument("--profile", choices=list(PROFILES), default=None, help="default: default")
     run.add_argument("--max-examples", type=_count(0), default=None,
@@ -136,6 +183,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--cases", default=None, metavar="DIR", nargs="+",
                      help="run the test directories at or below DIR ... (padconf generate's or onnx's "
                           "node-test layout) instead of drawing cases")
+    _filters(run)
     run.set_defaults(func=cmd_run)
     for name, about in (("gate", "fail on what is new against a baseline (CI)"),
                         ("baseline", "write a runtime's failures today as a baseline")):
@@ -151,11 +199,14 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument("--timeout", type=_positive_seconds, default=None)
         p.add_argument("--memory-mb", type=_count(64), default=None)
         if name == "gate":
+            _filters(p)
             p.add_argument("--baseline", required=True, help="the baseline YAML (padconf baseline writes one)")
             p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
             p.add_argument("--shard", default=None, metavar="I/N", help="run part I of N (disjoint, complete)")
-            p.add_argument("--example-db", default=None, metavar="DIR|module:attr",
-                           help="where --explore keeps failing cases (default: .padconf/examples; none: nowhere)")
+            p.add_argument("--example-db", default=None, metavar="DIR|FILE.py:attr|module:attr",
+                           help="where --explore keeps failing cases: a folder, or a Hypothesis ExampleDatabase "
+                                "named in a Python file or an installed module (default: .padconf/examples; none: "
+                                "nowhere)")
             p.add_argument("--results", nargs="+", metavar="DIR", default=None,
                            help="judge these gate run directories (e.g. every shard's) instead of running")
             p.add_argument("--fixed-from", default=None, metavar="V",
@@ -185,10 +236,14 @@ def build_parser() -> argparse.ArgumentParser:
                            help="where the compile cache of iree and tvm is, how large; --clear empties it")
     cache.add_argument("--clear", action="store_true", help="delete every entry")
     cache.set_defaults(func=cmd_compile_cache)
-    rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown)")
+    rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown), "
+                                        "or its failures to file (--bugs)")
     rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
-    rep.add_argument("--html", required=True, metavar="FILE",
+    rep.add_argument("--html", default=None, metavar="FILE",
                      help="the HTML page: matrix, every distinct failure with its arrays, spec rules quoted")
+    rep.add_argument("--bugs", action="store_true",
+                     help="print only the failures not yet triaged (those padconf minimize may file), each with "
+                          "its case id and the command that minimizes it")
     rep.add_argument("--md", default=None, metavar="FILE", help="also a short markdown summary for a PR comment")
     rep.set_defaults(func=cmd_report)
     mini = sub.add_parser("minimize", help="shrink failing cases and write reproducers ready to file upstream")

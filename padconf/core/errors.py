@@ -2,7 +2,8 @@
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import difflib
+from collections.abc import Iterable, Iterator
 
 
 class PadconfError(Exception):
@@ -51,3 +52,10 @@ def phase(name: str) -> Iterator[None]:
             except AttributeError:  # an exception type without a __dict__
                 pass
         raise
+
+
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
+    """" (did you mean 'x'?)" for the choice closest to a mistyped ``word``, or "" when none is
+    close: the tail of a one-line refusal of an unknown name."""
+    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]!r}?)" if close else ""

@@ -13,20 +13,48 @@ from rich.console import Console
 PROGRESS_EVERY_S = 15.0  # a progress line this often where there is no terminal (a CI log)
 
 
+class Advance:
+    """What ``progress`` yields: called with a runtime's name once per result; ``then(text)``
+    once the results are in and ``text`` (the controls ...) still runs, so that nothing is silent
+    after the last result."""
+
+    def __init__(self, log: ProgressLog, shown=None, said=None):
+        self.log, self._shown, self._said = log, shown, said
+
+    def __call__(self, runtime: str) -> None:
+        self.log.advance(runtime)
+        if self._shown:
+            self._shown(runtime)
+
+    def then(self, text: str) -> None:
+        self.log.then = text
+        if self._said:
+            self._said(text)
+
+
 @contextlib.contextmanager
 def progress(out: Console, what: str, todo: Counter | None = None):
-    """Yields a callback ``advance(runtime)`` called once per result. On a terminal it moves a
-    progress bar; elsewhere (a CI log) a line every PROGRESS_EVERY_S seconds says how far each
-    runtime is, the seconds elapsed and what is slow, so that a log never goes silent."""
-    if out.is_terminal:
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
-
-        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn()]
-        with Progress(*columns, console=out) as bar:
-            task = bar.add_task(what, total=sum(todo.values()) if todo else None)
-            yield lambda name: bar.update(task, advance=1, description=name)
-        return
+    """Yields an Advance, called once per result. On a terminal it moves a progress bar, with the
+    time left over every runtime (ProgressLog.left); elsewhere (a CI log) a line every
+    PROGRESS_EVERY_S seconds says how far each runtime is, the seconds elapsed, the time left and
+    what is slow, so that a log never goes silent. What still runs after the last result is said
+    in a line of its own as it starts."""
     log = ProgressLog(what, todo)
+
+    def said(text: str) -> None:
+        out.print(f"{what}: {text}", soft_wrap=True, markup=False, highlight=False)
+    if out.is_terminal:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        columns = [TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                   TextColumn("{task.fields[left]}")]
+        with Progress(*columns, console=out) as bar:
+            task = bar.add_task(what, total=sum(todo.values()) if todo else None, left="")
+
+            def shown(name: str) -> None:
+                bar.update(task, advance=1, description=name, left=log.left_text())
+            yield Advance(log, shown, said)
+        return
     stop = threading.Event()
 
     def tick():
@@ -35,7 +63,7 @@ def progress(out: Console, what: str, todo: Counter | None = None):
     ticker = threading.Thread(target=tick, daemon=True)
     ticker.start()
     try:
-        yield log.advance
+        yield Advance(log, said=said)
     finally:
         stop.set()
         ticker.join()
@@ -51,12 +79,32 @@ class ProgressLog:
         self.done: Counter = Counter()
         self.seen: Counter = Counter()  # done, as of the last line
         self.first: dict[str, float] = {}  # runtime -> when its first result came
+        self.then: str | None = None  # what runs once the results are in (Advance.then)
         self._lock = threading.Lock()
 
     def advance(self, runtime: str) -> None:
         with self._lock:
             self.done[runtime] += 1
             self.first.setdefault(runtime, self.clock())
+
+    def left(self) -> tuple[float | None, list[str]]:
+        """The seconds left over every runtime, at each one's pace so far (the one with most
+        left: the runtimes run side by side), and the runtimes with results to do that have not
+        started: while there is one, no estimate (None) is made, since its pace is unknown."""
+        now = self.clock()
+        with self._lock:
+            done, first = Counter(self.done), dict(self.first)
+        waiting = [n for n in self.todo if self.todo[n] and n not in first]
+        if waiting:
+            return None, waiting
+        left = [(self.todo[n] - done[n]) * (now - first[n]) / done[n] for n in self.todo if n in first]
+        return max(left, default=0.0), []
+
+    def left_text(self) -> str:
+        seconds, waiting = self.left()
+        if waiting:
+            return f"time left: not known until {', '.join(waiting)} start{'s' * (len(waiting) == 1)}"
+        return f"about {seconds:.0f} s left" if seconds else ""
 
     def line(self) -> str:
         now = self.clock()
@@ -72,9 +120,14 @@ class ProgressLog:
         running = [n for n in names if n in first and (n not in self.todo or done[n] < self.todo[n])]
         stalled = [n for n in running if done[n] == seen[n]]
         left = {n: (self.todo[n] - done[n]) * (now - first[n]) / done[n] for n in running if n in self.todo}
-        if stalled:
+        waiting = [n for n in self.todo if self.todo[n] and n not in first]
+        if self.todo and sum(done.values()) >= sum(self.todo.values()) and self.then:
+            text += f"; all results in; now {self.then}"
+        elif stalled:
             text += f"; slow: {', '.join(stalled)}: no result in the last {since:.0f} s"
+        elif waiting:  # its pace is unknown: any figure would leave it out
+            text += f"; not started yet: {', '.join(waiting)}: no estimate of the time left"
         elif left:
             slowest = max(left, key=lambda n: left[n])
-            text += f"; slowest: {slowest}, about {left[slowest]:.0f} s left at its pace"
+            text += f"; about {left[slowest]:.0f} s left (the slowest, {slowest}, at its pace)"
         return text

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 from importlib.metadata import PackageNotFoundError, version
 
-RUNTIME_PACKAGES = ("onnxruntime", "openvino", "tract", "onnx", "numpy")  # named by `padconf --version`
-
 
 def package_version(package: str) -> str | None:
     """The installed version of ``package``, or None."""
@@ -14,7 +12,8 @@ def package_version(package: str) -> str | None:
         return None
 
 
-def versions_line() -> str:
-    """padconf's version and that of every runtime package padconf found."""
-    found = [f"{p} {package_version(p)}" for p in RUNTIME_PACKAGES if package_version(p)]
+def versions_line(packages) -> str:
+    """padconf's version and that of each of ``packages`` installed (those of every runtime
+    padconf can run: padconf.cli.parser.runtime_packages)."""
+    found = [f"{p} {package_version(p)}" for p in packages if package_version(p)]
     return f"padconf {package_version('padconf') or '(not installed)'}; " + (", ".join(found) or "no runtime found")

@@ -28,6 +28,18 @@ class RuntimeInfo:
         line = f"{len(spec.dtypes) - len(missing)}/{len(spec.dtypes)}"
         return line + (f" (no {', '.join(missing)})" if missing else "")
 
+    def line(self, specs: list[Spec], opt_in: str | None = None) -> str:
+        """``padconf runtimes`` without a terminal: this runtime in one line, with the dtypes it
+        cannot be given of those its specs allow (the tables' columns, in words)."""
+        tail = f"; {opt_in}" if opt_in else ""
+        if self.unavailable:
+            return f"{self.name}: unavailable here: {self.unavailable}; {self.target}{tail}"
+        lacking = [f"{spec.id} {self.dtypes_line(spec)}" for spec in specs if "(" in self.dtypes_line(spec)]
+        ran = [spec.id for spec in specs if self.dtypes_line(spec) != "-"]
+        dtypes = f"dtypes: {'; '.join(lacking)}" if lacking else "dtypes: every one its specs allow"
+        return (f"{self.name} {self.version or '-'}: available; placements {' '.join(self.placements) or '-'}; "
+                f"{len(ran)} spec{'s' * (len(ran) != 1)}; {dtypes}; {self.target}{tail}")
+
 
 def describe_runtimes(specs: list[Spec], names: list[str] | None = None) -> list[RuntimeInfo]:
     found = []

@@ -61,22 +61,42 @@ def folder_database(where: str):
 
 def example_database(where: str | None):
     """A Hypothesis example database: a folder (DirectoryBasedExampleDatabase), or
-    ``module:attribute`` naming any ExampleDatabase (GitHubArtifactDatabase,
-    MultiplexedDatabase ...), or None for ``none``."""
+    ``FILE.py:attribute`` (a Python file the user names, such as their repository's ci_db.py,
+    run from its path: padconf imports nothing from the working directory by itself) or
+    ``module:attribute`` (an installed module) naming any ExampleDatabase
+    (GitHubArtifactDatabase, MultiplexedDatabase ...), or None for ``none``."""
     from hypothesis.database import ExampleDatabase
     where = where or DEFAULT_DATABASE
     if where == "none":
         return None
-    if re.fullmatch(r"[\w.]+:\w+", where):
-        module, name = where.split(":")
+    named_file = re.fullmatch(r"(.+\.py):(\w+)", where)
+    if named_file or re.fullmatch(r"[\w.]+:\w+", where):
+        module, name = (named_file[1], named_file[2]) if named_file else where.split(":")
         try:
-            db = getattr(importlib.import_module(module), name)
+            db = getattr(_load_file(module) if named_file else importlib.import_module(module), name)
         except Exception as exc:
             raise PadconfError(f"--example-db {where}: cannot load it: {type(exc).__name__}: {exc}") from None
         if not isinstance(db, ExampleDatabase):
             raise PadconfError(f"--example-db {where}: not a hypothesis ExampleDatabase but {type(db).__name__}")
         return db
     return folder_database(where)
+
+
+def _load_file(path: str):
+    """The Python file ``path`` as a module of its own (not put on sys.path, nor named after
+    anything a later import could find)."""
+    import importlib.util
+    import sys
+
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"no file {path}")
+    name = f"padconf_example_db_{abs(hash(os.path.abspath(path)))}"
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None  # a .py file's
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # what the file's own dataclasses and pickles look up
+    spec.loader.exec_module(module)
+    return module
 
 
 def _db_value(case: Case) -> bytes:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from padconf.cases.case import MAX_CASES_BYTES, Case
+from padconf.cases.selection import CaseFilter
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.writing import write_atomically
@@ -51,6 +52,14 @@ class GateConfig:
     example_db: str | None = None
     timeout: float | None = None
     memory_mb: int | None = None
+    # the cases taken (padconf.cases.selection.CaseFilter: --mode, --dtype, -k)
+    modes: list[str] | None = None
+    dtypes: list[str] | None = None
+    pattern: str | None = None
+
+    def case_filter(self) -> CaseFilter:
+        return CaseFilter(tuple(self.modes) if self.modes else None, tuple(self.dtypes) if self.dtypes else None,
+                          self.pattern)
 
 
 def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: int | None = None,
@@ -59,7 +68,9 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
     new way go to the example database, replayed ones that no longer do leave it."""
     db = example_database(config.example_db) if config.explore else None
     rows, cases = gate_run(config, out_dir, db, jobs, progress)
-    covered = set() if config.shard else {s.id for s in load_specs(config.specs_dir, config.specs)}
+    # a shard, or a filter, holds no version's whole suite: its signature entries wait for one that does
+    covered = set() if config.shard or config.case_filter().active else \
+        {s.id for s in load_specs(config.specs_dir, config.specs)}
     judgement = judge_rows(rows, entries, config.runtime, covered)
     if judgement.new or judgement.fixed:
         worker = Worker(config.runtime, **worker_limits(config))
@@ -90,7 +101,9 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     run_config = RunConfig(runtimes=[config.runtime], specs=config.specs, specs_dir=config.specs_dir,
                            seed=config.seed, max_examples=config.explore, compile_budget=ALL, **worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
-    cases = [c for c in gate_cases(specs, config.seed, config.explore, db) if in_shard(c.id, config.shard)]
+    chosen = config.case_filter()  # an unknown mode or a bad pattern: said before anything is drawn
+    cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db)
+                          if in_shard(c.id, config.shard)])
     if not cases:  # only a shard can hold none: the suite is never empty
         shard = config.shard or (1, 1)
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
@@ -113,7 +126,8 @@ class _GateStages:
         yield
         write_atomically(self.out_dir / GATE_JSON, json.dumps({
             "runtime": self.config.runtime, "spec_ids": [s.id for s in self.specs],
-            "shard": self.config.shard or (1, 1), "seed": self.config.seed, "explore": self.config.explore}))
+            "shard": self.config.shard or (1, 1), "seed": self.config.seed, "explore": self.config.explore,
+            "filter": self.config.case_filter().words() or None}))
 
     def running(self, planned):
         return contextlib.nullcontext(self.progress)
@@ -136,16 +150,18 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             shard = tuple(about.get("shard") or (1, 1))
             if not (len(shard) == 2 and all(type(n) is int for n in shard) and 1 <= shard[0] <= shard[1] <= MAX_SHARDS):
                 raise ValueError(f"shard {about.get('shard')!r}: [i, n] with 1 <= i <= n <= {MAX_SHARDS} expected")
-            mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1])
-            if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])):
-                raise ValueError("runtime and spec_ids of text expected")
+            mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1],
+                    about.get("filter"))
+            if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])
+                    and isinstance(mine[5], (str, type(None)))):
+                raise ValueError("runtime, spec_ids and filter of text expected")
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CaseError(f"{d / GATE_JSON}: malformed: {exc}") from None
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
             raise PadconfError(f"{d}: not a shard of the same gate as {dirs[0]} (runtime, specs, seed, explore, "
-                               "shard count differ)")
+                               "shard count or filter differ)")
         config = mine
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
@@ -172,7 +188,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
     if missing or len(shards) != count:
         raise PadconfError(f"--results: shards {', '.join(map(str, missing)) or 'repeated'} of {count} missing"
                            if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
-    judgement = judge_rows(rows, entries, runtime, spec_ids)
+    # filtered shards hold no version's whole suite: signature entries are not judged
+    judgement = judge_rows(rows, entries, runtime, set() if config[5] else spec_ids)
     if judgement.new or judgement.fixed:
         from padconf.run.config import RunConfig  # Hypothesis's profiles: as in gate_run
         try:  # checked as a run's are

@@ -6,9 +6,10 @@ import re
 from xml.etree import ElementTree
 
 from padconf.gate.compare import Judgement
+from padconf.judging.judged import test_outcome
 from padconf.judging.records import ResultRow, shown_list
 from padconf.judging.triage import triage
-from padconf.judging.verdicts import Verdict
+from padconf.report.report import graph_or_mode
 
 
 def problem_lines(judgement: Judgement) -> list[str]:
@@ -27,7 +28,7 @@ def _after(row: ResultRow) -> str:
 
 def _reason(row: ResultRow) -> str:
     text = row.get("error") or row.get("detail") or row.get("reason") or ""
-    where = f"{row['mode']} {row['dtype']} shape={shown_list(row, 'shape')} pads={shown_list(row, 'pads')}"
+    where = f"{graph_or_mode(row)} {row['dtype']} shape={shown_list(row, 'shape')} pads={shown_list(row, 'pads')}"
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
 
 
@@ -57,8 +58,8 @@ def junit_xml(judgement: Judgement) -> str:
         elif id(row) in known:
             ElementTree.SubElement(case, "skipped", message=f"known {row['verdict']} ({known[id(row)].where}): "
                                                             f"{known[id(row)].why}")
-        elif row["verdict"] == Verdict.SKIPPED:
-            ElementTree.SubElement(case, "skipped", message=f"skipped: {row.get('detail')}")
+        elif (unjudged := test_outcome(row)) is not None:  # skipped or inconclusive, as the plugin skips it
+            ElementTree.SubElement(case, "skipped", message=unjudged)
     for fixed in judgement.fixed:
         case = ElementTree.SubElement(suite, "testcase", classname="baseline", name=fixed.entry.where)
         ElementTree.SubElement(case, "failure", message=fixed.line())

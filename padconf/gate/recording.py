@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from padconf.adapters import runtime_packages
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.versions import versions_line
@@ -93,7 +94,7 @@ def baseline_text(config: GateConfig, out_dir: Path, by_case: bool = False,
     entries = baseline_entries(rows, by_case=by_case, unstable=unstable)
     failing = [r for r in rows if r["verdict"] in FAILURES]
     results = len({(r["case_id"], r["placement"]) for r in failing})  # a rerun alone is no further result
-    header = (f"padconf baseline: {versions_line()}\n{config.runtime} over {case_count} cases "
+    header = (f"padconf baseline: {versions_line(runtime_packages())}\n{config.runtime} over {case_count} cases "
               f"(seed {config.seed}, explore {config.explore}): {results} failing results (a case in one placement; "
               f"suspicious ones rerun alone, which counts no result twice) in {len(entries)} entries; "
               f"{len(unstable)} results answered differently from run to run.\n"

@@ -403,7 +403,8 @@ import onnxruntime.backend as backend
 suite = load_model_tests(data_dir="generated", kind="onnx")
 with mock.patch.object(onnx_runner, "load_model_tests", lambda kind=None, **_: suite if kind == "node" else []):
     runner = onnx_runner.Runner(backend)
-unittest.TextTestRunner(verbosity=1).run(runner.test_suite)
+result = unittest.TextTestRunner(verbosity=1).run(runner.test_suite)
+raise SystemExit(0 if result.wasSuccessful() else 1)  # a CI step fails on a failing test
 ```
 
 (`python -m padconf.cli run --cases generated/onnx --runtime onnxruntime` runs the same cases

@@ -74,6 +74,7 @@ class ResultRow(_Row, total=False):
     """One line of results.jsonl: a runtime x placement x case, judged. The keys are written in
     this order (``target`` first), so a run's file is the same byte for byte."""
     target: str  # a compiler's target (llvm-cpu, cuda ...), for runtimes that have one
+    graph: str  # a context case's model in words (Case.graph: "Pad(edge) before Slice"), written for those only
     control: ControlRow  # attached on reading (rundir.attach_controls), never written
     after: str  # the gate: the case ids after which a failure recurs (its poisoners)
     experiments: dict  # minimize's triage experiments (padconf.minimize.probes.experiments), never written to a run
@@ -152,7 +153,8 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
     confirm_refusal's). ``placed``: the worker process that answered and how many cases it ran
     before (Worker.placed). ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the
     rows of runtimes that have one."""
-    return _bounded(cast(ResultRow, ({"target": target} if target else {}) | {
+    where = ({"target": target} if target else {}) | ({"graph": case.graph} if case.graph else {})
+    return _bounded(cast(ResultRow, where | {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None or not case.constant_value.size

@@ -33,7 +33,7 @@ import pytest
 
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
-from padconf.core.errors import PadconfError
+from padconf.core.errors import PadconfError, did_you_mean
 from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
@@ -92,9 +92,15 @@ class Share:
             ids = option("padconf_spec")
             unknown = [i for i in ids or () if i not in {s.id for s in every}]
             if unknown:
-                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown; known: {', '.join(s.id for s in every)}")
+                known = [s.id for s in every]
+                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown{did_you_mean(unknown[0], known)}; "
+                                   f"known: {', '.join(known)}")
             self.specs = [s for s in every if ids is None or s.id in ids]
             self.entries = load_baseline(self.baseline) if self.baseline else []
+            from padconf.cases.selection import CaseFilter
+            modes, dtypes = option("padconf_mode"), option("padconf_dtype")
+            self.chosen = CaseFilter(tuple(modes) if modes else None, tuple(dtypes) if dtypes else None,
+                                     option("padconf_k"))  # padconf gate's --mode, --dtype, -k
         except PadconfError as exc:
             raise pytest.UsageError(str(exc)) from None
         self.params: list = []  # pytest.param per test, once planned
@@ -107,6 +113,8 @@ class Share:
         self.judgement: Any = None  # padconf.gate.compare.Judgement of the session, at its end
         self.failed: str | None = None  # why the session fails though no test did
         self._workers: dict[str, Any] = {}  # padconf.execution.worker.Worker, imported when first started
+        self._twins: dict[str, Any] = {}  # case id -> its repaired twin, or why it has none
+        self._controls: dict[tuple, Any] = {}  # a distinct failure -> its control row (None: it could not run)
 
     def worker(self, use: str = "tests"):
         """The Worker the tests run in, or (``use="confirm"``) the one confirming reruns run in:
@@ -142,8 +150,10 @@ class Share:
         if self.params:
             return
         self.describe([])  # an unusable runtime is said before the seconds of drawing the suite
-        if shipped is None:
-            self.named = gate_suite(self.specs)
+        if shipped is None:  # the gate's cases, as its --mode, --dtype and -k take them
+            suite = gate_suite(self.specs)
+            taken = {id(c) for c in self.chosen.apply([case for _, case in suite])}
+            self.named = [(name, case) for name, case in suite if id(case) in taken]
         else:
             self.named = [(name, Case.from_json(doc)) for name, doc in json.loads(shipped)]
         self.cases = [case for _, case in self.named]
@@ -175,20 +185,48 @@ class Share:
         reason = "; ".join(f"known {e.verdict} ({e.where}): {e.why}" for e in listed)
         return [pytest.mark.xfail(strict=True, raises=KnownFailure, reason=reason)]
 
+    def twin(self, case):
+        """classify.repaired_twin of ``case``, worked out once for its placements."""
+        from padconf.cases.classify import repaired_twin
+        from padconf.spec.loader import get_spec
+
+        if case.id not in self._twins:
+            self._twins[case.id] = repaired_twin(case, get_spec(case.spec, self.specs_dir))
+        return self._twins[case.id]
+
+    def control(self, row, case):
+        """The control of the failure ``row``, run once per distinct failure (at its first row),
+        as a gate's run runs it: the triage of the lines a failure gives is the gate's."""
+        from padconf.judging.failure import distinct_failure
+        from padconf.judging.judged import control_row
+
+        key = distinct_failure(row)
+        if key not in self._controls:
+            try:
+                self._controls[key] = control_row(row, case, self.worker("confirm"))
+            except PadconfError:  # the runtime could not be started again: no control, as in a run
+                self._controls[key] = None
+        return self._controls[key]
+
     def check(self, param: Param, item: pytest.Item) -> None:
-        """Run the case, keep its row, and judge it as the gate does."""
+        """Run the case, keep its row, and judge it as the gate does: the same rows
+        (judging.judged.judged_batch, its failures' controls), the same judgement (gate.compare)."""
         from padconf.adapters.outcome import Outcome
         from padconf.gate.compare import confirm, judge_rows
         from padconf.gate.junit import problem_lines
+        from padconf.judging.judged import judged_batch, test_outcome
         from padconf.judging.records import judged_row
-        from padconf.judging.verdicts import FAILURES, Verdict
+        from padconf.judging.verdicts import FAILURES
 
         case, placement = param.case, param.placement
         if param.why_not:  # the gate's row for a case the adapter cannot express
             row = judged_row(self.runtime, placement, case, Outcome(skipped=param.why_not), Status.OK)
         else:
-            (outcome, status), = list(self.worker().run([case], placement))
-            row = judged_row(self.runtime, placement, case, outcome, status, self.worker().placed)
+            row, = list(judged_batch(self.runtime, placement, [case], self.worker(), self.twin))
+            if row["verdict"] in FAILURES:
+                control = self.control(row, case)
+                if control is not None:
+                    row["control"] = control
         self.rows.append(cast("ResultRow", {k: v for k, v in row.items() if k not in SLIM}))
         # the entries that speak of this test; covered=set(): one row never judges a signature
         # entry (each of these speaks of this row's version), the session's end does
@@ -199,7 +237,7 @@ class Share:
         self.flaky += judgement.flaky
         lines = problem_lines(judgement)
         self.problems += lines
-        passed = row["verdict"] not in FAILURES + (Verdict.SKIPPED,)
+        passed = row["verdict"] not in FAILURES and test_outcome(row) is None
         if judgement.fixed and not judgement.new and passed and item.get_closest_marker("xfail"):
             item.stash[FIXED] = lines  # XPASS(strict) fails it, in these words
             return
@@ -210,8 +248,9 @@ class Share:
             raise KnownFailure(f"known {row['verdict']} ({entry.where}): {entry.why}")
         if judgement.flaky:  # not failing the gate; nor, under a case-id entry, an XPASS(strict)
             raise KnownFailure("flaky (not failing the gate): " + "; ".join(judgement.flaky))
-        if row["verdict"] == Verdict.SKIPPED:
-            pytest.skip(f"{self.runtime} cannot run it: {row['detail']}")
+        unjudged = test_outcome(row)  # skipped or inconclusive: no pass to count
+        if unjudged:
+            pytest.skip(unjudged)
 
     def judge_session(self) -> None:
         """The gate's judgement of every row, for the signature entries: a version counts as
@@ -222,7 +261,7 @@ class Share:
         from padconf.gate.selection import gate_suite
 
         ran = Counter(r["spec"] for r in {(r["case_id"], r["placement"]): r for r in self.rows}.values())
-        covered = {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
+        covered = set() if self.chosen.active else {s.id for s in self.specs if ran[s.id] == self.planned[s.id]}
         try:
             self.judgement = judge_rows(self.rows, self.entries, self.runtime, covered)
         except PadconfError as exc:  # no row at all
@@ -256,6 +295,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--padconf-spec", metavar="ID", action="append", help="a spec version, e.g. onnx/Pad-19 "
                     "(repeatable; default: all)")
     group.addoption("--padconf-specs-dir", metavar="DIR", help="spec files other than padconf's own")
+    group.addoption("--padconf-mode", metavar="MODE", action="append", help="only cases of this Pad mode "
+                    "(repeatable), as padconf gate --mode")
+    group.addoption("--padconf-dtype", metavar="DTYPE", action="append", help="only cases of this dtype "
+                    "(repeatable), as padconf gate --dtype")
+    group.addoption("--padconf-k", metavar="PATTERN", help="only cases whose id or title PATTERN matches, as padconf "
+                    "gate -k (pytest's own -k matches the test names)")
     group.addoption("--padconf-timeout", metavar="S", type=float, help="seconds a case may take before it is a "
                     "timeout (default: padconf gate's)")
 

@@ -5,6 +5,7 @@ the short PR-comment markdown here, and as a self-contained HTML page by report_
 from __future__ import annotations
 
 import json
+import shlex
 from collections import Counter, defaultdict
 from collections.abc import Mapping
 from pathlib import Path
@@ -83,12 +84,13 @@ def failures(rows: list[ResultRow]) -> list[dict]:
         if group is None:  # triage's upstream fact, looked up once a group
             group = groups[key] = {"runtime": key[0], "verdict": key[1], "class": key[2], "triage": key[3],
                                    "upstream": triage(row)[1], "count": 0, "dtypes": set(), "specs": set(),
-                                   "example": row}
+                                   "graphs": set(), "example": row}
         group["count"] += 1
         if row["origin"].startswith("example:") and not group["example"]["origin"].startswith("example:"):
             group["example"] = row  # a worked example of the spec document says most
         group["dtypes"].add(row["dtype"])
         group["specs"].add(row["spec"])
+        group["graphs"].add(row.get("graph") if isinstance(row.get("graph"), str) else ONE_NODE)
     return sorted(groups.values(), key=lambda g: (g["runtime"], g["verdict"], -g["count"]))
 
 
@@ -160,16 +162,21 @@ def configuration_dependent(rows: list[ResultRow]) -> list[dict]:
 
 def distinct_failures(rows: list[ResultRow]) -> list[dict]:
     """Every distinct failure of ``rows``, one group each (``failures``, the placement- and the
-    configuration-dependent answers), the Pad bugs to file first: the one list, and count, that
+    configuration-dependent answers), those not yet triaged (PAD_BUGS' classes) first: the one list, and count, that
     the terminal, summary.md, the HTML page and the PR comment show."""
     found = failures(rows) + placement_dependent(rows) + configuration_dependent(rows)
     return sorted(found, key=lambda g: g["triage"] not in PAD_BUGS)
 
 
+NOT_YET_TRIAGED = "not yet triaged (padconf minimize tells which are Pad bugs to file)"
+
+
 def failures_count(groups: list[dict]) -> str:
-    """``distinct_failures``' count, as every report says it."""
+    """``distinct_failures``' count, as every report says it. Those whose class may be a Pad bug
+    (PAD_BUGS) are counted as what they are until minimize has cut them down and looked (its
+    controls, its repros in the runtime's own API): failures not yet triaged, not bugs to file."""
     bugs = sum(g["triage"] in PAD_BUGS for g in groups)
-    return f"{len(groups)} distinct failures, {bugs} of them Pad bugs to file"
+    return f"{len(groups)} distinct failures, {bugs} of them {NOT_YET_TRIAGED}"
 
 
 def interpretations(rows: list[ResultRow]) -> dict[tuple[str, str], Counter]:
@@ -203,8 +210,15 @@ def edge_class_counts(cases_rows: list[dict]) -> dict[str, Counter]:
     return dict(sorted(counts.items()))
 
 
+def graph_or_mode(row: ResultRow) -> str:
+    """What a row's case is, as its reports and the gate's lines name it: a context case's model
+    in words ("Pad(edge) before Slice": a plain Pad shows no crash), else its mode."""
+    graph = row.get("graph")
+    return graph if isinstance(graph, str) else str(row["mode"])
+
+
 def _example(row: ResultRow, with_id: bool = True) -> str:
-    return (f"{row['spec']} {row['mode']} {row['dtype']} shape={shown_list(row, 'shape')} "
+    return (f"{row['spec']} {graph_or_mode(row)} {row['dtype']} shape={shown_list(row, 'shape')} "
             f"pads={shown_list(row, 'pads')}"
             + (f" axes={shown_list(row, 'axes')}" if row.get("axes") is not None else "")
             + (f" value={row['constant_value']}" if row.get("constant_value") else "")
@@ -272,6 +286,27 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
     return out + ["\n".join(map(escape.plain, lines))]
 
 
+def bug_lines(rows: list[ResultRow], run_dir) -> list[str]:
+    """``padconf report RUN --bugs``: only the distinct failures not yet triaged (PAD_BUGS'
+    classes: those padconf minimize may find to file), each with its example's case id and the
+    command that minimizes it; how many others there are, in one line."""
+    groups = distinct_failures(rows)
+    bugs = [g for g in groups if g["triage"] in PAD_BUGS]
+    lines = [f"{len(bugs)} of {len(groups)} distinct failures {NOT_YET_TRIAGED}"
+             + (":" if bugs else "")]
+    for g in bugs:
+        case_id = g["example"]["case_id"]
+        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
+                  f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
+                  f"  case id: {case_id}",
+                  f"  padconf minimize {shlex.quote(f'{run_dir}:{case_id}')} --runtime {shlex.quote(g['runtime'])}"]
+    others = len(groups) - len(bugs)
+    if others:
+        lines.append(f"{others} others (lenient, coverage, policy, known upstream, not Pad-specific) are in the full "
+                     "report: padconf report RUN --html FILE")
+    return [escape.plain(line) for line in lines]
+
+
 def _count_markup(verdict: str, n: int) -> str:
     if not n:
         return ""
@@ -279,9 +314,14 @@ def _count_markup(verdict: str, n: int) -> str:
     return f"[{colour}]{n}[/]"
 
 
+ONE_NODE = "one-node Pad"  # a failure's graphs: a plain case's
+
+
 def _seen_on(group: dict) -> str:
+    graphs = group.get("graphs") or set()
     return (f"dtypes: {', '.join(sorted(group['dtypes']))}; "
-            f"specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}")
+            f"specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}"
+            + (f"; graphs: {', '.join(sorted(graphs))}" if graphs - {ONE_NODE} else ""))
 
 
 def triage_text(group: dict) -> str:
@@ -451,8 +491,8 @@ def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int
         out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
     if found:
         shown = sorted(found, key=lambda g: (g["triage"] not in PAD_BUGS, -g["count"]))[:top]
-        out += ["", f"Distinct failures, the Pad bugs first ({len(shown)} of {len(found)}):" if len(shown) < len(found)
-                else f"Distinct failures, the Pad bugs first ({len(found)}):", "",
+        out += ["", f"Distinct failures, those not yet triaged first ({len(shown)} of {len(found)}):"
+                if len(shown) < len(found) else f"Distinct failures, those not yet triaged first ({len(found)}):", "",
                 "| runtime | verdict | triage | n | what |", "|---|---|---|---:|---|"]
         out += [_md_row(g["runtime"], g["verdict"], triage_markdown(g), g["count"], _short(_what(g), 160))
                 for g in shown]

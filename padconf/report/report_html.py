@@ -201,6 +201,10 @@ def _failure(run: RunData, group) -> str:
         out.append("<p class=meta>(this case is not in cases.jsonl)</p>")
     else:
         inputs = f"mode={case.mode} pads={case.pads}" + (f" axes={case.axes}" if case.axes is not None else "")
+        if case.context is not None:  # the model is more than a Pad: a plain Pad of these inputs may pass
+            attrs = " ".join(f"{k}={v}" for k, v in case.context.attrs.items())
+            out.append(f"<div class=caption>model: <b>{escape(case.graph or '')}</b>"
+                       + (f" ({escape(case.context.consumer)} {escape(attrs)})" if attrs else "") + "</div>")
         out.append(f"<div class=caption>inputs: {escape(inputs)}</div>" + _array("data", case.data))
         if case.constant_value is not None:
             out.append(_array("constant_value", case.constant_value))

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 from padconf.adapters import default_runtimes, unknown_runtime
 from padconf.cases.profiles import PROFILES
+from padconf.cases.selection import CaseFilter
 from padconf.core.errors import PadconfError
 from padconf.execution.worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
@@ -51,6 +52,10 @@ class RunConfig:
     # models an ahead-of-time compiler builds in the run (padconf.run.compile_budget), or "all"
     compile_budget: int | str = DEFAULT_COMPILE_BUDGET
     cases_dir: list[str] | None = None  # read the cases from test directories (padconf.suite.folders' layout)
+    # which of the cases drawn or read it runs (padconf.cases.selection.CaseFilter: --mode, --dtype, -k)
+    modes: list[str] | None = None
+    dtypes: list[str] | None = None
+    pattern: str | None = None
 
     def __post_init__(self):
         for name in ("runtimes", "specs", "cases_dir"):  # first: the checks below take each entry in turn
@@ -81,7 +86,7 @@ class RunConfig:
                                            or not 0 <= self.compile_budget <= MAX_COMPILE_BUDGET):
             problems.append(f"compile_budget must be a whole number >= 0 and <= {MAX_COMPILE_BUDGET} or "
                             f"{ALL!r}, got {reprlib.repr(self.compile_budget)}")
-        for name in ("specs", "cases_dir"):
+        for name in ("specs", "cases_dir", "modes", "dtypes"):
             value = getattr(self, name)
             if value is not None and not (isinstance(value, list) and all(isinstance(v, str) for v in value)):
                 problems.append(f"{name} must be a list of text or null, got {reprlib.repr(value)}")
@@ -98,8 +103,15 @@ class RunConfig:
         elif self.memory_mb > address_space_mb():  # a worker could not set its cap, and would not start
             problems.append(f"memory_mb {self.memory_mb} is above this process's address-space limit "
                             f"(ulimit -v: {address_space_mb()} MB)")
+        if self.pattern is not None and not isinstance(self.pattern, str):
+            problems.append(f"pattern must be text or null, got {reprlib.repr(self.pattern)}")
         if problems:
             raise PadconfError(problems[0])
+        self.case_filter()  # an unknown mode or dtype, a pattern that does not parse: said now
+
+    def case_filter(self) -> CaseFilter:
+        return CaseFilter(tuple(self.modes) if self.modes else None, tuple(self.dtypes) if self.dtypes else None,
+                          self.pattern)
 
     def cases_per_spec(self) -> int:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]

@@ -8,24 +8,27 @@ from __future__ import annotations
 
 import concurrent.futures
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 from padconf.cases.case import Case
 from padconf.core.errors import PadconfError
 from padconf.core.writing import write_atomically
 from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.failure import distinct_failure
+from padconf.judging.judged import control_row
 from padconf.judging.records import ControlRow, ResultRow
-from padconf.judging.verdicts import FAILURES, control_record
+from padconf.judging.verdicts import FAILURES
 from padconf.run.config import RunConfig
 from padconf.run.rundir import CASES, CONTROLS, RESULTS, jsonl_line, read_jsonl, read_results
 
 
-def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, Worker]) -> list[str]:
+def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, Worker],
+                 then: Callable[[str], None] | None = None) -> list[str]:
     """Run and write the controls of the run in ``run_dir``; the notes on those that could not
     run. ``spares``: a lane's worker per runtime, its process ended, whose zygote a control
-    forks from (taken from the dict: a fresh zygote would import the runtime again)."""
+    forks from (taken from the dict: a fresh zygote would import the runtime again). ``then``
+    is told what runs, once the results are in (padconf.core.progress.Advance.then)."""
     groups: dict[tuple, list[ResultRow]] = {}
     for row in read_results(run_dir / RESULTS):
         if row["verdict"] in FAILURES:
@@ -39,6 +42,9 @@ def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, 
         if group[0]["case_id"] in cases:
             by_runtime.setdefault(group[0]["runtime"], []).append(group)
     notes: list[str] = []
+    if then is not None:
+        then(f"running the controls of {sum(map(len, by_runtime.values()))} distinct failures (each one's first "
+             "case through Identity, alone in a fresh worker): " + ", ".join(sorted(by_runtime)))
 
     def controls(name: str) -> list[ControlRow]:
         records: list[ControlRow] = []
@@ -49,14 +55,11 @@ def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, 
             for group in by_runtime[name]:
                 first = group[0]
                 try:
-                    record = control_record(cases[first["case_id"]], first["placement"], worker.run_alone,
-                                            first["verdict"])
+                    records.append(control_row(first, cases[first["case_id"]], worker))
                 except WorkerClosed:
                     raise
                 except PadconfError as exc:  # the runtime could not be started again
                     not_run[str(exc)] += 1
-                    continue
-                records.append(cast(ControlRow, {"failure": list(distinct_failure(first)), **record}))
         finally:
             worker.close()
         notes.extend(f"{name}: {n} controls could not run ({why}); their failures have no control"

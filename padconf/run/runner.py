@@ -22,7 +22,7 @@ from pathlib import Path
 
 from padconf.adapters import registry, split_variant
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
+from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.classify import repaired_twin
 from padconf.cases.onnx_model import model_key
 from padconf.core.dtypes import ArrayBudget
@@ -31,8 +31,8 @@ from padconf.core.vocabulary import Placement, Status
 from padconf.core.writing import open_to_append, write_atomically
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
-from padconf.judging.records import judged_row, result_row, row_key
-from padconf.judging.verdicts import Verdict, confirm_refusal, judge
+from padconf.judging.judged import judged_batch
+from padconf.judging.records import judged_row, row_key
 from padconf.run.compile_budget import not_compiled_why, select
 from padconf.run.config import RunConfig
 from padconf.run.controls import run_controls
@@ -181,6 +181,10 @@ class Run:
         else:  # the drawn lines are written as they are, not encoded again
             lines = build_cases(self.config, self.jobs)
             cases = [Case.from_json(json.loads(line)) for line in lines]
+        chosen = self.config.case_filter()  # --mode, --dtype, -k: cases.jsonl holds the cases taken
+        if chosen.active and cases:
+            taken = {id(c) for c in chosen.apply(cases)}
+            lines, cases = map(list, zip(*[(line, c) for line, c in zip(lines, cases) if id(c) in taken]))
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
         if not self.resume:
             self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run
@@ -345,8 +349,9 @@ class Run:
                 if failures:
                     raise failures[0]
             written = self._sort_results()
-            with phase("running the controls"):
-                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares)
+            with phase("running the controls"):  # said by a front end's Advance.then, while they run
+                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares,
+                                           getattr(progress, "then", None))
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
@@ -374,7 +379,6 @@ class Run:
                         self._lane_workers.add(worker)
                 figures = self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0})
                 started = time.monotonic()
-                refused = []  # must-reject cases refused: judged once their repaired twins ran
 
                 def write(row, figures=figures, name=name):  # bound: the loop moves on
                     with lock:
@@ -383,18 +387,8 @@ class Run:
                         figures["results"] += 1
                     if progress:
                         progress(name)
-                for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-                    ruling = judge(case, outcome, status)
-                    if case.kind == CaseKind.MUST_REJECT and ruling.verdict == Verdict.PASS:
-                        refused.append((case, outcome, ruling, worker.placed))
-                    else:
-                        write(result_row(name, placement, case, outcome, ruling, worker.placed, self.targets.get(name)))
-                twins = [self._twin(case) for case, *_ in refused]
-                ran = iter(worker.run([t for t in twins if isinstance(t, Case)], placement))
-                for (case, outcome, ruling, placed), twin in zip(refused, twins):
-                    twin_ran = next(ran) if isinstance(twin, Case) else (None, Status.OK)
-                    write(result_row(name, placement, case, outcome, confirm_refusal(ruling, twin, *twin_ran), placed,
-                                     self.targets.get(name)))
+                for row in judged_batch(name, placement, batch, worker, self._twin, self.targets.get(name)):
+                    write(row)
                 with lock:
                     figures["seconds"] = round(figures["seconds"] + time.monotonic() - started, 2)
         finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 import yaml
 
 from padconf.core.dtypes import as_array
-from padconf.core.errors import SpecError
+from padconf.core.errors import SpecError, did_you_mean
 from padconf.core.untrusted import inside, read_text, yaml_depth_checked
 from padconf.core.vocabulary import Word
 from padconf.spec.reference import INTERPRETATIONS
@@ -280,7 +280,8 @@ def load_specs(specs_dir: str | Path | None = None, ids=None) -> list[Spec]:
         known = {s.id for s in specs}
         unknown = [i for i in ids if i not in known]
         if unknown or not ids:
-            raise SpecError(f"unknown spec id {unknown[0]!r}; known: {', '.join(s.id for s in specs)}" if unknown
+            raise SpecError(f"unknown spec id {unknown[0]!r}{did_you_mean(unknown[0], known)}; known: "
+                            f"{', '.join(s.id for s in specs)}" if unknown
                             else "no spec id selected")
         specs = [s for s in specs if s.id in ids]
     return specs

@@ -1,7 +1,5 @@
 """padconf never passes on nothing: every way of selecting no spec, no case or no runtime is one
 line on stderr and exit 2; --specs-dir is honoured by every command, --resume included."""
-import importlib.metadata
-import importlib.util
 import json
 import re
 import shutil
@@ -106,13 +104,38 @@ def test_specs_dir_is_honoured_by_specs_check_run_and_resume(tmp_path, capsys):
     assert {r["spec"] for r in read_jsonl(out / "cases.jsonl")} == {"onnx/Pad-11", "onnx/Pad-13"}
 
 
-def test_version_names_padconf_and_the_runtimes_found(capsys):
-    assert main(["--version"]) == 0
+def test_no_time_left_is_estimated_while_a_runtime_has_not_started():
+    now = [0.0]
+    log = ProgressLog("running", Counter({"iree": 10, "onnxruntime": 8547}), clock=lambda: now[0])
+    for _ in range(5):
+        log.advance("iree")
+    now[0] = 5.0
+    log.line()
+    log.advance("iree")
+    now[0] = 10.0
+    assert log.line() == ("running: 10 s, 6/8557 results (iree 6/10, onnxruntime 0/8547); not started yet: "
+                          "onnxruntime: no estimate of the time left")
+    assert log.left() == (None, ["onnxruntime"])
+    assert log.left_text() == "time left: not known until onnxruntime starts"
+
+
+def test_what_still_runs_after_the_last_result_is_said():
+    now = [0.0]
+    log = ProgressLog("running", Counter({"onnxruntime": 2}), clock=lambda: now[0])
+    log.advance("onnxruntime")
+    log.advance("onnxruntime")
+    log.then = "running the controls of 3 distinct failures"
+    now[0] = 30.0
+    assert log.line().endswith("; all results in; now running the controls of 3 distinct failures")
+
+
+@pytest.mark.slow
+def test_a_run_says_the_controls_run_after_its_last_result(tmp_path, capsys):
+    assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "3",
+                 "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
-    assert out.startswith("padconf ") and "onnx " in out and "numpy " in out
-    for package in ("onnxruntime", "openvino", "tract"):  # each runtime package installed here
-        if importlib.util.find_spec(package):
-            assert f"{package} {importlib.metadata.version(package)}" in out
+    assert re.search(r"^running: running the controls of \d+ distinct failures \(each one's first case through "
+                     rf"Identity, alone in a fresh worker\): {re.escape(FAKE)}WrongValuesAdapter$", out, re.M), out
 
 
 def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
@@ -126,7 +149,8 @@ def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
     for _ in range(4):
         log.advance("openvino-onnx")  # 5 results in its first 5 s: 95 left at 1 a second
     assert log.line() == ("running: 10 s, 15/110 results (onnxruntime 10/10, openvino-onnx 5/100); "
-                          "slowest: openvino-onnx, about 95 s left at its pace")
+                          "about 95 s left (the slowest, openvino-onnx, at its pace)")
+    assert log.left() == (95.0, []) and log.left_text() == "about 95 s left"
     now[0] = 25.0  # nothing since the last line: a hang, say
     assert log.line().endswith("; slow: openvino-onnx: no result in the last 15 s")
 

@@ -30,7 +30,7 @@ def named_blocks(page: Path) -> dict[str, str]:
     named = {}
     for _, body in BLOCK.findall(page.read_text(encoding="utf-8")):
         first = body.split("\n", 1)[0]
-        if m := re.fullmatch(r"# ([\w.-]+\.(?:py|toml|txt))", first):
+        if m := re.fullmatch(r"# ([\w.-]+\.(?:py|toml|txt)|\.gitignore)", first):
             named[m.group(1)] = body
     return named
 
@@ -143,57 +143,68 @@ def test_the_ci_workflow_installs_padconf_from_no_index_and_pins_in_the_teams_ow
     assert re.fullmatch(r"padconf(\[[\w,]+\])? @ (git\+https://\S+@\S+|\S+\.whl)", flow["env"]["PADCONF"])
 
 
-def shell_steps(job: dict, shard: int) -> list[str]:
-    return [step["run"].replace("${{ matrix.shard }}", str(shard)) for step in job["steps"] if "run" in step]
+def shell_steps(job: dict, shard: int) -> list[tuple[str, dict]]:
+    """A job's `run:` steps as GitHub Actions runs them: the expressions a test can give a value
+    (the shard, the run number; a secret: empty) put in, each with its step's `env`."""
+    values = {"${{ matrix.shard }}": str(shard), "${{ github.run_number }}": "1", "${{ secrets.GITHUB_TOKEN }}": ""}
+
+    def put(text: str) -> str:
+        for expression, value in values.items():
+            text = text.replace(expression, value)
+        assert "${{" not in text, text  # an expression this test does not know: said, not run wrong
+        return text
+    return [(put(step["run"]), {k: put(str(v)) for k, v in (step.get("env") or {}).items()})
+            for step in job["steps"] if "run" in step]
 
 
 @pytest.mark.slow
 def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
-    """Runs the gate and whole jobs' `run:` steps with bash, as GitHub Actions does, in a folder
-    holding only what the team's repository holds (the page's padconf-requirements.txt and the
-    baseline its section 1 writes), in a fresh virtual environment.
+    """Runs every `run:` step of the workflow's three jobs (gate, whole, explore) with bash, as
+    GitHub Actions does, in a git repository holding only what the team's repository holds (the
+    page's padconf-requirements.txt, .gitignore and ci_db.py, and the baseline its section 1
+    writes), with padconf installed from its git URL, in a fresh virtual environment.
 
-    Substituted, since a test reaches no GitHub: the workflow's PADCONF (padconf's git URL) is a
-    wheel of this checkout built with `pip wheel --no-deps` (offline where setuptools' `wheel` is
-    installed, else with pip's build isolation, which fetches setuptools: skipped without it);
-    every gate gets `--spec onnx/Pad-19` (one version of the suite, to keep the test short); and,
-    so as to need no package index, the fresh environment sees the test environment's installed packages through a .pth
-    file (its own site-packages first, so the wheel's padconf is the one it runs) and pip runs
-    with --no-index: the runtime and padconf's dependencies are then already satisfied, at the
-    versions the team's file pins (a pin this environment lacks fails the install)."""
+    Substituted, since a test reaches no GitHub: the workflow's PADCONF is this checkout's git
+    URL at its HEAD commit (`padconf @ git+file://...@<commit>`: what it tests is what is
+    committed); every gate gets `--spec onnx/Pad-19` (one version of the suite, to keep the test
+    short); the environment's pip is the test environment's (the page says a fresh one's is too
+    old for that line) and, so as to need no package index, the environment sees the test
+    environment's installed packages through a .pth file (its own site-packages first, so the
+    installed padconf is the one it runs), pip running with --no-index and no build isolation:
+    the runtime and padconf's dependencies are then already satisfied, at the versions the team's
+    file pins (a pin this environment lacks fails the install). The explore job's
+    GitHubArtifactDatabase reaches no GitHub, and says so (Hypothesis disables it)."""
+    commit = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "HEAD"], capture_output=True, text=True)
+    if commit.returncode:
+        pytest.skip(f"{ROOT} is no git checkout: no git URL to install padconf from")
     team = tmp_path / "runtime-repo"
     team.mkdir()
-    (team / "padconf-requirements.txt").write_text(named_blocks(CI)["padconf-requirements.txt"])
+    files = named_blocks(CI)
+    for name in ("padconf-requirements.txt", ".gitignore", "ci_db.py"):
+        (team / name).write_text(files[name])
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)], check=True, timeout=120)
     python = venv / "bin" / "python"
     site = subprocess.run([str(python), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
                           capture_output=True, text=True, check=True).stdout.strip()
     ours = [p for p in sys.path if p.endswith("site-packages")]
     (Path(site) / "test-environment.pth").write_text("".join(f"{p}\n" for p in ours))
-    wheels = tmp_path / "wheels"
-    built = None
-    for isolation in (["--no-build-isolation", "--no-index"], []):  # offline where `wheel` is installed
-        built = subprocess.run([str(python), "-m", "pip", "wheel", "--quiet", "--no-deps", *isolation,
-                                "-w", str(wheels), str(ROOT)], capture_output=True, text=True, timeout=300)
-        if built.returncode == 0:
-            break
-    if built is None or built.returncode:
-        pytest.skip(f"no wheel of padconf could be built here (setuptools' `wheel`, or PyPI, missing): "
-                    f"{(built.stderr if built else '').strip().splitlines()[-1:]}")
-    (wheel,) = wheels.glob("padconf-*.whl")
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_"))}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(venv), PIP_NO_INDEX="1",
-               PIP_DISABLE_PIP_VERSION_CHECK="1", PADCONF=f"padconf @ {wheel.as_uri()}", COLUMNS="120")
+               PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1", COLUMNS="120",
+               PADCONF=f"padconf @ git+{ROOT.as_uri()}@{commit.stdout.strip()}")
+    (venv / "bin" / "pip").write_text(f"#!/bin/sh\nexec {python} -m pip \"$@\"\n")  # as setup-python's
+    (venv / "bin" / "pip").chmod(0o755)
 
-    def bash(script: str) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=team, env=env,
-                              capture_output=True, text=True, timeout=600)
+    def bash(script: str, step_env: dict | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=team, env={**env, **(step_env or {})},
+                              capture_output=True, text=True, timeout=900)
 
+    assert bash("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm team").returncode == 0
     flow = workflow()
     gate = flow["jobs"]["gate"]
     steps = {shard: shell_steps(gate, shard) for shard in gate["strategy"]["matrix"]["shard"]}
-    install = steps[1][0]
+    install, _ = steps[1][0]
     done = bash(install)
     assert done.returncode == 0, done.stdout + done.stderr
     where = bash("padconf --version && python -c 'import padconf; print(padconf.__file__)'")
@@ -201,13 +212,25 @@ def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
     # section 1's baseline, which the team commits (on one spec version, as every step below, to keep it short)
     baseline = bash("padconf baseline --runtime onnxruntime --spec onnx/Pad-19 --out padconf-baseline.yaml")
     assert baseline.returncode == 0, baseline.stderr
+    short = "padconf gate --spec onnx/Pad-19 "
     for shard, shard_steps in steps.items():
-        for script in shard_steps[1:]:
-            script = script.replace("padconf gate ", "padconf gate --spec onnx/Pad-19 ")
-            done = bash(script)
+        for script, step_env in shard_steps[1:]:
+            done = bash(script.replace("padconf gate ", short), step_env)
             assert done.returncode == 0, f"shard {shard}: {script}\n{done.stdout[-3000:]}{done.stderr}"
-    for script in shell_steps(flow["jobs"]["whole"], 0)[1:]:
-        done = bash(script.replace("padconf gate ", "padconf gate --spec onnx/Pad-19 "))
+    for script, step_env in shell_steps(flow["jobs"]["whole"], 0)[1:]:
+        done = bash(script.replace("padconf gate ", short), step_env)
         assert done.returncode == 0, f"{script}\n{done.stdout[-3000:]}{done.stderr}"
     assert (team / "junit-all.xml").is_file() and (team / "report-4.html").is_file()
+    explore = flow["jobs"]["explore"]
+    assert explore.get("continue-on-error")  # its finds are for a person: exit 1 is no failed build
+    for script, step_env in shell_steps(explore, 0)[1:]:
+        done = bash(script.replace("padconf gate ", short), step_env)
+        assert done.returncode in (0, 1) and "ci_db" not in done.stderr, f"{script}\n{done.stdout[-3000:]}" \
+                                                                          f"{done.stderr}"
+        assert "explored" in done.stdout or "results" in done.stdout, done.stdout[-3000:]
+    assert (team / "junit-explore.xml").is_file() and (team / ".padconf").is_dir()
+    # what padconf left in the team's folder is what the page says to ignore, or the workflow's outputs
+    left = bash("git status --porcelain --untracked-files=normal").stdout.split()
+    assert ".padconf/" not in left and all(not p.startswith(".padconf") for p in left), left
+    assert bash("git check-ignore -q .padconf/examples && git check-ignore -q .padconf/gate").returncode == 0
     shutil.rmtree(venv)

@@ -13,7 +13,7 @@ from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
-from padconf.core.errors import CaseError
+from padconf.core.errors import CaseError, PadconfError
 from padconf.core.vocabulary import PLACEMENTS
 from padconf.gate.baseline import Cell, baseline_entries, breadth, load_baseline, parse_baseline
 from padconf.gate.compare import confirm, judge_rows
@@ -479,3 +479,26 @@ def test_the_gates_triage_reads_the_runs_controls(tmp_path, capsys):
     assert gate(tmp_path, FAKE + "WrongThroughIdentityOnExampleAdapter", "[]\n") == 1
     news = [line for line in capsys.readouterr().out.splitlines() if line.startswith("new: ")]
     assert news and all(line.endswith("triage: not Pad-specific") for line in news)
+
+
+def test_example_db_names_a_python_file_by_its_path(tmp_path, monkeypatch):
+    """docs/ci.md's ``--example-db ci_db.py:DB``: the team's file, run from the path named, the
+    working directory left off sys.path (``ci_db:DB`` names an installed module only)."""
+    import sys
+
+    from hypothesis.database import InMemoryExampleDatabase
+
+    from padconf.gate.explore import example_database
+
+    team = tmp_path / "team"
+    team.mkdir()
+    (team / "ci_db.py").write_text("from hypothesis.database import InMemoryExampleDatabase\n"
+                                   "DB = InMemoryExampleDatabase()\nNOT_A_DB = 3\n")
+    monkeypatch.chdir(team)
+    assert isinstance(example_database("ci_db.py:DB"), InMemoryExampleDatabase)
+    assert isinstance(example_database(str(team / "ci_db.py") + ":DB"), InMemoryExampleDatabase)
+    assert "ci_db" not in sys.modules and str(team) not in sys.path and "" not in sys.path[:1]
+    for where, words in (("ci_db:DB", "No module named 'ci_db'"), ("ci_db.py:NOT_A_DB", "not a hypothesis"),
+                         ("nothere.py:DB", "no file nothere.py"), ("ci_db.py:MISSING", "has no attribute")):
+        with pytest.raises(PadconfError, match=f"^--example-db {re.escape(where)}: .*{words}"):
+            example_database(where)

@@ -8,6 +8,7 @@ before the first test of this file, on the machine's other core, and is compared
 """
 import io
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -387,3 +388,28 @@ def test_committed_generated_is_what_padconf_writes_today(regeneration):
             pytest.fail(f"generated/{name} is missing: padconf generate writes it (run `padconf generate`)")
         if (GENERATED / name).read_bytes() != (out / name).read_bytes():
             pytest.fail(f"generated/{name} differs from what padconf generate writes (run `padconf generate`)")
+
+
+@pytest.mark.slow
+def test_the_readmes_runner_snippet_exits_non_zero_on_a_failure(tmp_path):
+    """generated/README.md's snippet for onnx's backend runner, run as written: copied into a CI
+    step, it fails the step when a test fails (a unittest runner alone exits 0 whatever ran)."""
+    from padconf.generate.writer import RUNNING
+
+    (snippet,) = re.findall(r"```python\n(.*?)```", RUNNING, re.S)
+    (tmp_path / "run_suite.py").write_text(snippet)
+    good, other = "test_pad11_constant_float_basic_0", "test_pad11_edge_float_basic_0"
+    for name in (good, other):
+        assert (GENERATED / "onnx" / name).is_dir(), name
+    (tmp_path / "generated").mkdir()
+    shutil.copytree(GENERATED / "onnx" / good, tmp_path / "generated" / "onnx" / good)
+
+    def run():
+        return subprocess.run([sys.executable, "run_suite.py"], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+    done = run()
+    assert done.returncode == 0 and "OK" in done.stderr, done.stderr[-2000:]
+    wrong = tmp_path / "generated" / "onnx" / good / "test_data_set_0" / "output_0.pb"  # another case's output
+    shutil.copy(GENERATED / "onnx" / other / "test_data_set_0" / "output_0.pb", wrong)
+    done = run()
+    assert done.returncode == 1 and "FAILED" in done.stderr, done.stderr[-2000:]

@@ -33,7 +33,11 @@ def test_result_row_writes_exactly_the_declared_keys_in_order():
     assert row["verdict"] == Verdict.MISMATCH and row["difference"] == Difference.VALUES
     targeted = judged_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
     assert list(targeted) == ["target", *declared(total=True)]
-    assert set(declared(total=False)) == {"target", "control", "after", "experiments", "elided"}
+    assert set(declared(total=False)) == {"target", "graph", "control", "after", "experiments", "elided"}
+    from padconf.cases.context import Consumer, Context
+    sliced = CASE.with_(context=Context(Consumer.SLICE, {"starts": [0], "ends": [1], "axes": [0], "steps": [1]}))
+    in_context = judged_row("iree", Placement.FOLDED, sliced, wrong, "ok", target="llvm-cpu")
+    assert list(in_context) == ["target", "graph", *declared(total=True)] and in_context["graph"].endswith("Slice")
     assert set(RESULT_KEYS) <= set(declared(total=True))
 
 

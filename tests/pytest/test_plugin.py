@@ -90,6 +90,51 @@ def test_new_failures_are_the_gates_and_xdist_gives_the_serial_verdicts(tmp_path
 
 
 @pytest.mark.slow
+def test_the_plugin_and_the_gate_give_one_triage_and_one_count(tmp_path):
+    """On the same suite, the same rows: a refusal its repaired twin does not confirm is
+    inconclusive in both (a skipped test, not a pass), and a failure whose control fails too is
+    not Pad-specific in both (the gate ran its run's controls; the plugin too)."""
+    from padconf.gate.junit import problem_lines
+    from padconf.judging.verdicts import Verdict
+
+    runtime = FAKE + "RefusesInt8Adapter"
+    judgement = gate(GateConfig(runtime=runtime, specs=[SPEC]), [], tmp_path / "gate")
+    counts = judgement.counts
+    assert counts[Verdict.INCONCLUSIVE] and counts[Verdict.WRONGLY_REJECTED] and counts[Verdict.PASS]
+    gate_new = problem_lines(judgement)
+    assert gate_new and all(line.endswith("; triage: not Pad-specific") for line in gate_new), gate_new[:3]
+    code, out, outcomes, messages = plugin(tmp_path, runtime)
+    assert code == 1 and len(outcomes) == len(judgement.rows), out[-2000:]
+    said = re.search(r"(\d+) results \((.*?)\); \d+ known failures", out)
+    assert said and int(said[1]) == len(judgement.rows), out[-2000:]
+    assert dict((v, int(n)) for n, v in (part.split(" ", 1) for part in said[2].split(", "))) == dict(counts)
+    assert sorted(messages[n].removeprefix("Failed: ") for n in failing(outcomes)) == sorted(gate_new)
+    skipped = sum(o.startswith("skipped") for o in outcomes.values())
+    assert skipped == counts[Verdict.INCONCLUSIVE] + counts[Verdict.SKIPPED]
+    assert any(m.startswith("inconclusive: refused, ") for m in messages.values())  # the row's reason
+
+
+@pytest.mark.slow
+def test_the_plugin_takes_the_cases_the_gates_filters_take(tmp_path):
+    """--padconf-mode, --padconf-dtype, --padconf-k mean what padconf gate's --mode, --dtype, -k
+    mean: the same cases, judged the same; a filtered suite judges no signature entry."""
+    chosen = {"modes": ["edge", "wrap"], "dtypes": ["float", "int32"], "pattern": "not example or example_3"}
+    judgement = gate(GateConfig(runtime=FAKE + "WrongOnExampleAdapter", specs=[SPEC], **chosen), [],
+                     tmp_path / "gate")
+    gate_tests = {(r["case_id"], r["placement"]) for r in judgement.rows}
+    assert {r["mode"] for r in judgement.rows} == {"edge", "wrap"} and {r["dtype"] for r in judgement.rows} == \
+        {"float", "int32"}
+    stale = "- runtime: .*\n  verdict: crash\n  why: no longer crashes\n  cells: [onnx/Pad-19 wrap int32 inputs]\n"
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", stale, "--padconf-mode=edge",
+                                           "--padconf-mode=wrap", "--padconf-dtype=float", "--padconf-dtype=int32",
+                                           "--padconf-k=not example or example_3")
+    assert len(outcomes) == len(gate_tests), out[-2000:]
+    plugin_new = {NEW.search(messages[n]).groups() for n in failing(outcomes)}
+    assert code == 1 and plugin_new == {(r["case_id"], r["placement"]) for r in judgement.new} != set()
+    assert "1 baseline signature entries not judged" in out and "FAILED: " not in out  # not fixed: not judged
+
+
+@pytest.mark.slow
 def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
     listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
     code, out, outcomes, _ = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", listed)
@@ -172,6 +217,10 @@ def test_the_plugin_gives_the_gates_verdict_on_planted_regressions(tmp_path, run
 @pytest.mark.slow
 @pytest.mark.parametrize("runtime, baseline, extra, says", [
     ("no-such-runtime", "[]\n", (), "ERROR: unknown runtime 'no-such-runtime'"),
+    (FAKE + "ConformingAdapter", "[]\n", ("--padconf-spec=onnx/Pad-91",),
+     "ERROR: --padconf-spec 'onnx/Pad-91': unknown (did you mean 'onnx/Pad-1'?)"),
+    (FAKE + "ConformingAdapter", "[]\n", ("--padconf-mode=egde",),
+     "ERROR: --mode 'egde': unknown (did you mean 'edge'?)"),
     (FAKE + "Missing", "[]\n", ("-n", "2"), "ERROR: nothing to run: runtime tests.fake_adapters:Missing unavailable: "),
     (FAKE + "ConformingAdapter", "- runtime: rt\n  verdict: pass\n  why: x\n  cells: [a b c d]\n", (),
      "run.yaml:1: verdict 'pass' is not"),

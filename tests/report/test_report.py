@@ -212,7 +212,7 @@ def test_short_markdown_keeps_the_top_failures_only():
              "error": f"error kind {chr(65 + i % 26)}{chr(65 + i // 26)}", "detail": None, "origin": "generated",
              "case_id": str(i), "reason": None, "matched": None, "placement": "inputs"} for i in range(300)]
     md = report.short_markdown(rows, "report.html")
-    assert len(md.splitlines()) <= 40 and "the Pad bugs first (10 of 300)" in md
+    assert len(md.splitlines()) <= 40 and "those not yet triaged first (10 of 300)" in md
 
 
 @pytest.mark.parametrize("problem,words", [
@@ -299,7 +299,9 @@ def test_spec_versions_sort_by_number_in_terminal_summary_html_and_errors(tmp_pa
     in_entries = [[int(re.match(r"onnx/Pad-(\d+) ", cell)[1]) for cell in e["cells"]] for e in baseline_entries(rows)]
     assert max(map(len, in_entries)) > 2 and all(versions == sorted(versions) for versions in in_entries)
     assert main(["check", "--spec", "onnx/Pad-99"]) == 2
-    assert order(capsys.readouterr().err)[:4] == ["onnx/Pad-99", "onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11"]
+    unknown, known = capsys.readouterr().err.split("; known: ")
+    assert order(unknown) == ["onnx/Pad-99", "onnx/Pad-19"]  # and the closest known id
+    assert order(known)[:3] == ["onnx/Pad-1", "onnx/Pad-2", "onnx/Pad-11"]
 
 
 def test_counts_say_what_they_count_and_mark_must_reject_only_modes(tmp_path):
@@ -519,3 +521,75 @@ def test_every_report_says_one_count_of_distinct_failures_and_lists_bugs_first(r
     assert said in short
     triages = [g["triage"] in report.PAD_BUGS for g in groups]
     assert triages == sorted(triages, reverse=True) and any(triages) and not all(triages)
+
+
+def test_a_context_case_is_shown_as_the_graph_it_is_in_every_report_and_the_gates_lines(tmp_path):
+    """A failure that needs a Slice after the Pad is named so in the terminal, summary.md, the
+    HTML page and the gate's ``new:`` lines: from a plain Pad of its inputs a user sees no crash."""
+    from padconf.cases.context import Consumer, Context
+    from padconf.gate.compare import judge_rows
+    from padconf.gate.junit import problem_lines
+    from tests.context_cases import context_case
+
+    sliced = context_case([[1, 2], [3, 4]], [0, 1, 0, 1], Context(Consumer.SLICE, {"starts": [0], "ends": [1],
+                                                                                    "axes": [0], "steps": [1]}),
+                          mode="edge")
+    plain = _defined(5)
+    assert sliced.graph == "Pad(edge) before Slice" and plain.graph is None
+    rows = [judged_row("alpha", "inputs", sliced, Outcome(error="worker died: SIGSEGV"), "crash"),
+            judged_row("alpha", "inputs", plain, Outcome(np.zeros(5, np.float32)), "ok")]
+    assert rows[0]["graph"] == "Pad(edge) before Slice" and "graph" not in rows[1]
+    out = "\n".join(p for p in report.terminal_output(rows, 200) if isinstance(p, str))
+    assert "example: onnx/Pad-18 Pad(edge) before Slice float shape=[2, 2]" in out, out
+    assert "example: onnx/Pad-19 constant float shape=[3]" in out  # a one-node Pad: its mode, as before
+    assert "Pad(edge) before Slice float" in report.markdown(rows, [], [])
+    page = render(load_run(write_run(tmp_path / "run", [sliced, plain], rows)))
+    assert "model: <b>Pad(edge) before Slice</b> (Slice starts=[0] ends=[1] axes=[0] steps=[1])" in page
+    assert "Pad(edge) before Slice float shape=[2, 2]" in page
+    new = problem_lines(judge_rows(rows, [], "alpha", set()))
+    assert any(f"new: {sliced.id} [inputs]: crash: Pad(edge) before Slice float shape=[2, 2]" in line for line in new)
+    assert any(f"new: {plain.id} [inputs]: mismatch: constant float shape=[3]" in line for line in new)
+    # one failure of a plain Pad and of a context case: the graphs it was seen in are named
+    both = rows + [judged_row("alpha", "inputs", _defined(6), Outcome(error="worker died: SIGSEGV"), "crash")]
+    out = "\n".join(p for p in report.terminal_output(both, 200) if isinstance(p, str))
+    assert "graphs: Pad(edge) before Slice, one-node Pad" in out, out
+
+
+def test_a_context_graph_names_producer_consumer_and_static_shape():
+    from padconf.cases.context import Consumer, Context, Producer
+
+    assert Context(Consumer.CONV, {"kernel_shape": [3, 3]}, producer=Producer.SHAPE_CHAIN,
+                   static_shape=True).graph("constant") == ("Pad(constant), pads computed from Shape(data), "
+                                                            "before Conv-2d, static shape")
+    assert Context(Consumer.PAD).graph("reflect") == "Pad(reflect) before Pad(constant)"
+    assert Context(producer=Producer.TORCH_PAD).graph("edge") == "Pad(edge), pads as torch.onnx exports F.pad"
+    assert Context().graph("wrap") == "Pad(wrap)"
+
+
+def test_report_bugs_lists_only_the_failures_not_yet_triaged_with_their_case_ids(run_dir, capsys):
+    import shlex
+
+    from padconf.cli.parser import build_parser
+    from padconf.judging.triage import PAD_BUGS
+
+    assert main(["report", str(run_dir), "--bugs"]) == 0
+    out = capsys.readouterr().out
+    groups = report.distinct_failures(read_jsonl(run_dir / "results.jsonl"))
+    bugs = [g for g in groups if g["triage"] in PAD_BUGS]
+    assert 0 < len(bugs) < len(groups)  # the planted run has lenient and coverage failures too
+    assert out.startswith(f"{len(bugs)} of {len(groups)} distinct failures not yet triaged")
+    assert out.count("\n- ") == len(bugs) and "lenient" not in out.split(" others (")[0].split(":", 1)[1]
+    commands = [line.strip() for line in out.splitlines() if line.strip().startswith("padconf minimize ")]
+    assert len(commands) == len(bugs)
+    for g, command in zip(bugs, commands):
+        assert f"case id: {g['example']['case_id']}" in out
+        args = build_parser().parse_args(shlex.split(command)[1:])  # a command padconf takes, as printed
+        assert args.target == f"{run_dir}:{g['example']['case_id']}" and args.runtime == g["runtime"]
+    assert f"{len(groups) - len(bugs)} others (" in out
+    assert not list(run_dir.glob("*.html"))
+
+
+def test_report_with_nothing_to_write_is_one_line(run_dir, capsys):
+    assert main(["report", str(run_dir)]) == 2
+    err = capsys.readouterr().err
+    assert "--html FILE, --md FILE or --bugs" in err and err.count("\n") == 1

@@ -150,7 +150,7 @@ def test_padconfs_own_fault_is_exit_3_naming_its_phase_and_its_traceback(tmp_pat
     err = capsys.readouterr().err.strip()
     assert "\n" not in err
     assert err.startswith("padconf: internal fault while running the controls (ConnectionResetError")
-    assert "--resume continues" in err and str(out / FAULT_FILE) in err
+    assert f"`padconf run --resume --out {out}` continues" in err and str(out / FAULT_FILE) in err
     assert "ConnectionResetError" in (out / FAULT_FILE).read_text()
 
 
@@ -192,7 +192,8 @@ def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatc
     _interrupt_in(monkeypatch, *target)
     assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
                  "--out", str(tmp_path / "run")]) == 130
-    assert capsys.readouterr().err == "padconf: interrupted; what finished is kept (--resume continues)\n"
+    assert capsys.readouterr().err == (f"padconf: interrupted; what finished is kept (`padconf run --resume --out "
+                                       f"{tmp_path / 'run'}` continues)\n")
 
 
 def _padconf(*args, cwd, tag=""):
@@ -234,8 +235,13 @@ def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, comma
         out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
-    assert (proc.returncode, err.strip().splitlines()[-1:]) == (
-        130, ["padconf: interrupted; what finished is kept (--resume continues)"]), err
+    continues = {"run": "what finished is kept (`padconf run --resume --out r` continues)",
+                  "baseline": "a baseline starts over: run the same padconf baseline command again",
+                  "gate": "a gate starts over: run the same padconf gate command again",
+                  "minimize": "the bundles finished are kept in m; the same padconf minimize command with another "
+                              "--out does the rest",
+                  "generate": "g is as it was (generate replaces it whole): run the same command again"}[command]
+    assert (proc.returncode, err.strip().splitlines()[-1:]) == (130, [f"padconf: interrupted; {continues}"]), err
     for _ in range(200):  # every process it started carries the mark; each ends within moments of padconf
         if not _marked(tag):
             break

@@ -1,0 +1,139 @@
+"""Messages that send the user the right way: no option taken by its abbreviation, the closest
+name to a mistyped option, command, choice, runtime or spec, exit codes and every opt-in runtime
+in --help, every runtime package in --version, and an interrupt naming the command that continues
+each command's work."""
+import importlib.metadata
+import shlex
+
+import pytest
+
+import padconf.cli.parser as parser_module
+from padconf.adapters import OPT_IN, adapter_class, registry
+from padconf.cli import Terminated, main
+from padconf.cli.parser import build_parser
+
+FAKE = "tests.fake_adapters:"
+
+
+def one_line(capsys, code, expected_code=2):
+    err = capsys.readouterr().err
+    assert code == expected_code, err
+    assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    return err
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "--runtim", "onnxruntime"], "unrecognized arguments: --runtim onnxruntime (did you mean '--runtime'?)"),
+    (["run", "--max-exampels=3"], "(did you mean '--max-examples'?)"),
+    (["gate", "--runtime", "x", "--baseline", "b", "--exampel-db", "d"], "(did you mean '--example-db'?)"),
+    (["--spec-dir=d", "specs"], "(did you mean '--specs-dir'?)"),
+    (["rnu"], "invalid choice: 'rnu' (did you mean 'run'?)"),
+    (["run", "--profile", "thorogh"], "invalid choice: 'thorogh' (did you mean 'thorough'?)"),
+])
+def test_a_mistyped_option_command_or_choice_is_refused_naming_the_closest(tmp_path, capsys, argv, words):
+    err = one_line(capsys, main([*argv, "--out", str(tmp_path / "r")] if argv[0] == "run" else argv))
+    assert words in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_no_parser_takes_an_option_by_its_abbreviation():
+    parser = build_parser()
+    assert not parser.allow_abbrev and parser.commands
+    for name, sub in parser.commands.items():
+        assert not sub.allow_abbrev, name
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["run", "--runtime", "onnxruntim", "--max-examples", "0"], "unknown runtime 'onnxruntim' (did you mean "
+                                                                "'onnxruntime'?)"),
+    (["run", "--runtime", "openvino-onx", "--max-examples", "0"], "(did you mean 'openvino-onnx'?)"),
+    (["check", "--spec", "onnx/Pad-91"], "unknown spec id 'onnx/Pad-91' (did you mean 'onnx/Pad-1'?)"),
+    (["check", "--spec", "Pad-19"], "unknown spec id 'Pad-19' (did you mean 'onnx/Pad-19'?)"),
+])
+def test_a_mistyped_runtime_or_spec_id_is_refused_naming_the_closest(tmp_path, capsys, argv, words):
+    err = one_line(capsys, main([*argv, "--out", str(tmp_path / "r")] if argv[0] == "run" else argv))
+    assert words in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_a_name_like_nothing_known_gets_no_guess(capsys):
+    err = one_line(capsys, main(["check", "--spec", "zzzzzz"]))
+    assert "did you mean" not in err
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["run", "--help"], ["gate", "--help"], ["minimize", "--help"]])
+def test_help_gives_the_exit_codes(capsys, argv):
+    assert main(argv) == 0
+    out = capsys.readouterr().out
+    codes = out[out.index("exit codes:"):]
+    for code in ("0 ", "1 ", "2 ", "3 ", "130 "):
+        assert f"\n  {code}" in codes, codes
+
+
+def test_runs_help_counts_and_names_every_opt_in_runtime(capsys):
+    assert main(["run", "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert f"the {len(OPT_IN)} opt-in ones" in text
+    for name in ("onnxoptimizer", "onnxscript", "onnxslim", "onnxsim", "onnx-version-converter", "torch-export",
+                 "tract", "iree-cuda", "tvm-vulkan"):
+        assert name in OPT_IN and f" {name}," in text.replace(f" {name})", f" {name},"), name
+
+
+def test_version_names_every_runtime_package_padconf_can_run(capsys):
+    assert main(["--version"]) == 0
+    out = capsys.readouterr().out
+    assert out.count("\n") == 1 and out.startswith("padconf ")
+    packages = {adapter_class(name).package for name in registry()}
+    assert {"iree-base-compiler", "apache-tvm", "onnxruntime", "openvino", "tract", "onnx"} <= packages
+    for package in packages | {"numpy"}:
+        try:
+            installed = importlib.metadata.version(package)
+        except importlib.metadata.PackageNotFoundError:
+            assert f"{package} " not in out
+            continue
+        assert f"{package} {installed}" in out
+
+
+COMMANDS = {  # a command line of each command that does work, and what its interrupt must say
+    "run": (["run", "--out", "my run"], "what finished is kept (`padconf run --resume --out 'my run'` continues)"),
+    "gate": (["gate", "--runtime", "onnxruntime", "--baseline", "b.yaml"],
+             "a gate starts over: run the same padconf gate command again"),
+    "baseline": (["baseline", "--runtime", "onnxruntime"],
+                 "a baseline starts over: run the same padconf baseline command again"),
+    "minimize": (["minimize", "case.json", "--runtime", "onnxruntime", "--out", "m"],
+                 "the bundles finished are kept in m; the same padconf minimize command with another --out does "
+                 "the rest"),
+    "generate": (["generate", "--out", "g"], "g is as it was (generate replaces it whole): run the same command again"),
+    "report": (["report", "r", "--html", "r.html"], "nothing of it is kept: run the same padconf report command again"),
+}
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+@pytest.mark.parametrize("signal_raised, code, says", [(KeyboardInterrupt(), 130, "interrupted"),
+                                                       (Terminated(15), 143, "SIGTERM"),
+                                                       (Terminated(1), 129, "SIGHUP")])
+def test_an_interrupt_names_the_command_that_continues_each_commands_work(monkeypatch, capsys, command,
+                                                                          signal_raised, code, says):
+    argv, continues = COMMANDS[command]
+
+    def interrupted(args):
+        raise signal_raised
+
+    monkeypatch.setattr(parser_module, f"cmd_{command}", interrupted)  # the parser binds each command's function
+    err = one_line(capsys, main(argv), code)
+    assert err == f"padconf: {says}; {continues}\n"
+    if command != "run":
+        assert "--resume" not in err  # only a run resumes: gate --resume is refused
+    else:  # the command it names is one padconf takes
+        named = shlex.split(err.split("`")[1])[1:]
+        assert build_parser().parse_args(named).resume
+
+
+@pytest.mark.slow
+def test_runtimes_without_a_terminal_is_one_line_per_runtime(capsys):
+    assert main(["runtimes"]) == 0  # capsys: stdout is no terminal
+    lines = capsys.readouterr().out.splitlines()
+    assert len(lines) == len(registry()) + 1 and lines[-1].startswith(f"{len(registry())} adapters registered")
+    for name, line in zip(registry(), lines):
+        assert line.startswith(f"{name} ") or line.startswith(f"{name}: unavailable here: "), line
+        assert registry()[name] in line and (name not in OPT_IN or OPT_IN[name] in line), line
