@@ -1,7 +1,7 @@
 """``padconf generate`` of the whole suite (every spec version, seed 0, one drawn case per
 combination): its cases by family and kind, context cases apart, the size and number of files
 it writes, and the seconds it takes (drawing included). docs/performance.md quotes what it prints.
-Run: python benchmarks/bench_generate.py [--per-combo N]
+Run: python benchmarks/bench_generate.py [--per-combo N] [--spec ID ...]
 """
 import argparse
 import os
@@ -17,11 +17,13 @@ from padconf.spec.loader import load_specs
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--per-combo", type=int, default=1)
+    parser.add_argument("--spec", nargs="+", default=None, help="only these spec ids (default: all)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp) / "generated"
         started = time.monotonic()
-        entries = generate(out, load_specs(), seed=0, per_combo=args.per_combo)
+        specs = [s for s in load_specs() if args.spec is None or s.id in args.spec]
+        entries = generate(out, specs, seed=0, per_combo=args.per_combo)
         seconds = time.monotonic() - started
         files = [p for p in out.rglob("*") if p.is_file()]
         size = sum(os.path.getsize(p) for p in files)

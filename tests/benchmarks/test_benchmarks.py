@@ -28,6 +28,7 @@ TINY = {
                        "--max-examples", "5"], "no faults: 1/1 completed"),
     "bench_compilers.py": (["--runtime", "iree", "tvm", "--profile", "ci", "--spec", "onnx/Pad-19",
                             "--compile-budget", "2"], "cold"),
+    "bench_generate.py": (["--spec", "onnx/Pad-19"], "| family | model | kind | cases |"),
     "bench_releases.py": (["--from", "1.20.0", "--to", "1.20.1"], "warm"),
 }
 NEEDS_NETWORK = {"bench_releases.py"}  # it downloads onnxruntime's releases from the package index
