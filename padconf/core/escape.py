@@ -26,9 +26,10 @@ def terminal(text) -> str:
 
 _MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]"}
 _JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans it
-# What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://,
-# www., an e-mail address) or a mention (@user, @org/team), which also notifies its owner.
-_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)")
+# What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://, www.)
+# or a mention (@user, @org/team: an @ after no word character), which also notifies its owner.
+# onnxruntime@1.23.2, a runtime at a release, keeps its @.
+_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)(?<![\w.+-]@)")
 
 
 class Markdown(str):
