@@ -54,7 +54,8 @@ def markdown_code(text) -> str:
     invisible characters as ``\\xNN`` / ``\\uNNNN``."""
     text = plain(text)
     fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
-    return f"{fence} {text} {fence}"
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""  # as CommonMark strips
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def markdown_block(text) -> list[str]:
