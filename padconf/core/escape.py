@@ -26,9 +26,10 @@ def terminal(text) -> str:
 
 _MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]"}
 _JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans it
-# What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://,
-# www., an e-mail address) or a mention (@user, @org/team), which also notifies its owner.
-_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)")
+# What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://, www.)
+# or a mention (@user, @org/team: an @ after no word character), which also notifies its owner.
+# onnxruntime@1.23.2, a runtime at a release, keeps its @.
+_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)(?<![\w.+-]@)")
 
 
 class Markdown(str):
@@ -53,7 +54,8 @@ def markdown_code(text) -> str:
     invisible characters as ``\\xNN`` / ``\\uNNNN``."""
     text = plain(text)
     fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
-    return f"{fence} {text} {fence}"
+    pad = " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""  # as CommonMark strips
+    return f"{fence}{pad}{text}{pad}{fence}"
 
 
 def markdown_block(text) -> list[str]:
