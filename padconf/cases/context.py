@@ -142,13 +142,16 @@ class Context:
         """The model a context case is, in words, for every report and the gate's lines:
         "Pad(edge) before Slice", "Pad(constant), pads computed from Shape(data), before
         Conv-2d, static shape"; "Pad(edge)" for a context that adds nothing."""
-        words = [f"Pad({mode})"]
+        words = [f"Pad({mode})" if self.mode_attr else "Pad(no mode attribute)"]
         if self.producer != Producer.INPUTS:
             words.append(_PRODUCED[self.producer])
         if self.consumer != Consumer.NONE:
             kernel = self.attrs.get("kernel_shape") if self.consumer in POOLS else None
             second = "(constant)" if self.consumer == Consumer.PAD else ""
-            words.append(f"before {self.consumer}{second}" + (f"-{len(kernel)}d" if isinstance(kernel, list) else ""))
+            words.append(f"before {'two ' if self.fanout else ''}{self.consumer}{second}"
+                         + (f"-{len(kernel)}d" if isinstance(kernel, list) else ""))
+        elif self.fanout:
+            words.append("before both inputs of an Add")
         if self.static_shape:
             words.append("static shape")
         return words[0] + (" " + words[1] if len(words) == 2 and words[1].startswith("before") else
@@ -178,6 +181,7 @@ class Context:
 
 
 _PRODUCED = {Producer.CONSTANT_NODE: "pads from Constant nodes",
+             Producer.CONSTANT_INTS: "pads from Constant nodes' value_ints",
              Producer.SHAPE_CHAIN: "pads computed from Shape(data)",
              Producer.TORCH_PAD: "pads as torch.onnx exports F.pad"}
 

@@ -564,6 +564,16 @@ def test_a_context_graph_names_producer_consumer_and_static_shape():
     assert Context(Consumer.PAD).graph("reflect") == "Pad(reflect) before Pad(constant)"
     assert Context(producer=Producer.TORCH_PAD).graph("edge") == "Pad(edge), pads as torch.onnx exports F.pad"
     assert Context().graph("wrap") == "Pad(wrap)"
+    assert Context(Consumer.SLICE, fanout=True).graph("edge") == "Pad(edge) before two Slice"
+    assert Context(fanout=True).graph("edge") == "Pad(edge) before both inputs of an Add"
+    assert Context(mode_attr=False).graph("constant") == "Pad(no mode attribute)"
+
+
+def test_every_context_has_words_for_its_graph():  # a new producer or consumer is named in every report
+    from padconf.cases.context import Consumer, Context, Producer
+
+    graphs = {Context(consumer, producer=producer).graph("edge") for consumer in Consumer for producer in Producer}
+    assert len(graphs) == len(Consumer) * len(Producer)
 
 
 def test_report_bugs_lists_only_the_failures_not_yet_triaged_with_their_case_ids(run_dir, capsys):
