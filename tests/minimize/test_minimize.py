@@ -251,7 +251,8 @@ def test_a_users_model_openvino_refuses_is_cut_with_openvinos_own_pad_inputs(tmp
     bundle = next(d for d in out.iterdir() if d.is_dir() and "`the_pad`" in (d / "REPORT.md").read_text())
     report = (bundle / "REPORT.md").read_text()
     assert "on openvino-onnx the whole model: refused:" in report and "computed by openvino-onnx" in report
-    assert report.splitlines()[0] == "# Pad(reflect) rejects a rank-0 input on int64 (opset 13)"
+    # folded (every operand constant) it is answered: the title names the placement the refusal needs
+    assert report.splitlines()[0] == "# Pad(reflect) rejects a rank-0 input on int64 with constant pads (opset 13)"
     assert "has incorrect number of input/output dimensions" in report.splitlines()[2]  # OpenVINO's innermost words
     assert "baked into the model as constants" in report  # the model's own placement, and only that one
     rc, printed = run_repro(bundle)
