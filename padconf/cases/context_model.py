@@ -141,8 +141,8 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
     else:
         dims: list = list(case.data.shape) if ctx.static_shape else [f"d{i}" for i in range(rank)]
         inputs, inits = [helper.make_tensor_value_info("data", elem, dims)], []
-    if case.op == "Consumer":  # Case.consumer_control: the padded data straight into the consumer, no Pad
-        more, inits_more = consumer_graph(ctx, "data", OUTPUT_NAME, "float32")
+    if case.op == "Consumer":  # Case.consumer_control: the padded data straight into the consumer(s), no Pad
+        more, inits_more = _consumers(ctx, "data")
         graph = helper.make_graph(more, f"consumer-{ctx.consumer}", inputs,
                                   [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)],
                                   initializer=inits + inits_more)
@@ -165,21 +165,29 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
         pad_inputs.pop()
     padded = OUTPUT_NAME if ctx.consumer == Consumer.NONE and not ctx.fanout else "padded"
     nodes.append(helper.make_node("Pad", pad_inputs, [padded], **({"mode": case.mode} if ctx.mode_attr else {})))
-    if ctx.consumer != Consumer.NONE:
-        more, more_inits = consumer_graph(ctx, padded, "branch_a" if ctx.fanout else OUTPUT_NAME, "float32")
+    if padded != OUTPUT_NAME:
+        more, more_inits = _consumers(ctx, padded)
         nodes += more
         inits += more_inits
-        if ctx.fanout:  # the consumer again, on the same Pad output and the same initializers
-            second = onnx.NodeProto()
-            second.CopyFrom(more[-1])
-            second.output[0] = "branch_b"
-            nodes += [second, helper.make_node("Add", ["branch_a", "branch_b"], [OUTPUT_NAME])]
-    elif ctx.fanout:
-        nodes.append(helper.make_node("Add", [padded, padded], [OUTPUT_NAME]))
     graph = helper.make_graph(nodes, f"pad-{ctx.consumer}", inputs,
                               [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)], initializer=inits)
     return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
                              ir_version=ir_version(version, case.dtype), producer_name="padconf")
+
+
+def _consumers(ctx: Context, src: str) -> tuple[list, list]:
+    """What reads the Pad's output ``src`` and writes the model's: the consumer; with ``fanout``
+    the consumer twice on the same tensor and initializers, the two added (two Adds' inputs of
+    ``src`` itself where there is no consumer)."""
+    if not ctx.fanout:
+        return consumer_graph(ctx, src, OUTPUT_NAME, "float32")
+    if ctx.consumer == Consumer.NONE:
+        return [helper.make_node("Add", [src, src], [OUTPUT_NAME])], []
+    nodes, inits = consumer_graph(ctx, src, "branch_a", "float32")
+    second = onnx.NodeProto()
+    second.CopyFrom(nodes[-1])
+    second.output[0] = "branch_b"
+    return [*nodes, second, helper.make_node("Add", ["branch_a", "branch_b"], [OUTPUT_NAME])], inits
 
 
 def context_feeds(case: Case, placement: Placement) -> dict[str, np.ndarray]:

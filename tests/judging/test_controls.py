@@ -75,6 +75,26 @@ def test_a_context_cases_consumer_control_has_no_pad_in_its_graph():
     assert list(feeds(control, "inputs")) == ["data"]
 
 
+def test_a_pad_feeding_two_consumers_has_a_control_of_two_consumers_that_passes():
+    """Its expected output is the two consumers' sum: the control is the same two consumers on
+    the padded data, so that a runtime that computes it passes the control (and the case)."""
+    from padconf.cases.context import Consumer, Context
+    from padconf.cases.onnx_model import build_model
+    ctx = Context(Consumer.CONV, {"kernel_shape": [2], "strides": [1], "pads": [0, 0]},
+                  weights=np.ones((1, 1, 2), np.float32), fanout=True)
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(4, dtype=np.float32).reshape(1, 1, 4),
+                         pads=[0, 0, 0, 0, 0, 1], constant_value=np.array(0, np.float32), context=ctx))
+    control = case.consumer_control()
+    assert control is not None
+    assert [n.op_type for n in build_model(control, "inputs").graph.node] == ["Conv", "Conv", "Add"]
+    worker = Worker("onnxruntime")
+    try:
+        assert judge(control, *worker.run_alone(control, "inputs")).verdict == Verdict.PASS
+        assert judge(case, *worker.run_alone(case, "inputs")).verdict == Verdict.PASS
+    finally:
+        worker.close()
+
+
 @pytest.mark.parametrize("case", [
     Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1]),  # the value is an attribute
     # Concat-11 and Reshape-5 list no bfloat16: no such model is valid
