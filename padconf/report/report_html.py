@@ -12,15 +12,14 @@ import numpy as np
 from padconf.core.dtypes import dtype_name
 from padconf.core.errors import CaseError
 from padconf.judging.records import RunData
+from padconf.report.quotes import ambiguity_texts, evidence
 from padconf.report.report import (
     MUST_REJECT_NOTE,
     SILENT_WHAT,
     _example,
-    ambiguity_texts,
     configuration_dependent,
     distinct_failures,
     edge_class_counts,
-    evidence,
     failures_count,
     interpretations,
     matrix,

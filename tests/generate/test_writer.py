@@ -394,7 +394,7 @@ def test_committed_generated_is_what_padconf_writes_today(regeneration):
 def test_the_readmes_runner_snippet_exits_non_zero_on_a_failure(tmp_path):
     """generated/README.md's snippet for onnx's backend runner, run as written: copied into a CI
     step, it fails the step when a test fails (a unittest runner alone exits 0 whatever ran)."""
-    from padconf.generate.writer import RUNNING
+    from padconf.generate.readme import RUNNING
 
     (snippet,) = re.findall(r"```python\n(.*?)```", RUNNING, re.S)
     (tmp_path / "run_suite.py").write_text(snippet)

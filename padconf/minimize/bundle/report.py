@@ -19,7 +19,8 @@ from padconf.judging.verdicts import FAILURES, Difference, Verdict
 from padconf.minimize.bundle import model_source
 from padconf.minimize.bundle import repro as generic_repro
 from padconf.minimize.bundle.scripts import api_script_name
-from padconf.report.report import interpretations, rule_quotes
+from padconf.report.quotes import rule_quotes
+from padconf.report.report import interpretations
 from padconf.spec.loader import get_spec, parse_spec_id, rule_text
 
 SHOWN_ELEMENTS = 60  # arrays larger than this are abridged in REPORT.md and by repro.py
