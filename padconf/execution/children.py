@@ -34,6 +34,8 @@ def map_in_children(command: Callable[[], list[str]], requests: Sequence, jobs: 
     todo, lock = iter(range(len(requests))), threading.Lock()
     again: list[int] = []  # requests whose child died on them
     why: list[str] = []  # how each child that died ended
+    interrupted = threading.Event()  # padconf's Ctrl-C: no request is taken any more
+    live: set[subprocess.Popen] = set()  # the children at work, ended at once on Ctrl-C
 
     def child_works() -> None:
         for _ in range(MAX_CHILD_DEATHS + 1):
@@ -44,9 +46,12 @@ def map_in_children(command: Callable[[], list[str]], requests: Sequence, jobs: 
     def answered_in_a_child() -> bool:
         """Whether one child answered every request it took; one it died on goes back."""
         # stderr to a file, not a pipe: a child that says much cannot block on it
-        with tempfile.TemporaryFile() as err, subprocess.Popen(command(), stdin=subprocess.PIPE,
-                                                               stdout=subprocess.PIPE, stderr=err) as child:
+        # a session of its own: a terminal's Ctrl-C reaches padconf alone, which answers it in one line
+        with tempfile.TemporaryFile() as err, subprocess.Popen(command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                                               stderr=err, start_new_session=True) as child:
             assert child.stdin is not None and child.stdout is not None  # both pipes, just opened
+            with lock:
+                live.add(child)
             i = None
             try:
                 while (i := next_request()) is not None:
@@ -66,6 +71,10 @@ def map_in_children(command: Callable[[], list[str]], requests: Sequence, jobs: 
             with contextlib.suppress(OSError):  # a request it did not read: closing flushes it into a dead pipe
                 child.stdin.close()
             child.wait()
+            with lock:
+                live.discard(child)
+            if interrupted.is_set():  # ended by padconf on Ctrl-C, not a death: no child replaces it
+                return True
             why.append(f"{exit_text(wait_status(child.returncode))}{last_words(err)}")
             if i is not None:
                 with lock:
@@ -74,11 +83,20 @@ def map_in_children(command: Callable[[], list[str]], requests: Sequence, jobs: 
 
     def next_request() -> int | None:
         with lock:
+            if interrupted.is_set():
+                return None
             return again.pop() if again else next(todo, None)
 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
-        for done in [pool.submit(child_works) for _ in range(jobs)]:
-            done.result()
+        try:
+            for done in [pool.submit(child_works) for _ in range(jobs)]:
+                done.result()
+        except BaseException:  # Ctrl-C, or a signal padconf raises: the children end now, not after their work
+            interrupted.set()
+            with lock:
+                for child in live:
+                    child.kill()
+            raise
     return answers
 
 

@@ -44,10 +44,19 @@ def build_cases(config: RunConfig, jobs: int = 1) -> list[str]:
     return lines + _precondition_lines(config, specs, lines)
 
 
+def _preconditions(name: str) -> tuple:
+    """The runtime's declared preconditions; none for a plugin whose module does not import here
+    (its worker then says it is unavailable, in one line, as for every runtime)."""
+    try:
+        return tuple(adapter_class(name).preconditions)
+    except Exception:  # noqa: BLE001 -- a plugin's import may raise anything
+        return ()
+
+
 def _precondition_lines(config: RunConfig, specs, lines: list[str]) -> list[str]:
     """The cases that cover the declared precondition cells of the run's rewriters
     (padconf.adapters.preconditions) which its drawn cases leave uncovered, as cases.jsonl lines."""
-    wanted = [name for name in config.runtimes if adapter_class(name).preconditions]
+    wanted = [name for name in config.runtimes if _preconditions(name)]
     if not wanted:
         return []
     cases = [Case.from_json(json.loads(line)) for line in lines]

@@ -7,12 +7,9 @@ model (its placement) and its test directory's name. padconf generate writes the
 """
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import os
 import re
-import signal
-import threading
 from collections import Counter, defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -249,21 +246,6 @@ def spec_cases_json(request: list) -> list:
     return [[e.case.to_json(), e.placement] for e in spec_cases(Spec(spec_id, Path(path), doc), seed, per_combo)]
 
 
-@contextlib.contextmanager
-def _children_ignore_ctrl_c():
-    """SIGINT ignored while child processes start, so that they inherit that: a terminal's
-    Ctrl-C reaches the whole process group, and padconf alone answers it, in one line (a child
-    importing when it came printed a traceback each)."""
-    if threading.current_thread() is not threading.main_thread():  # only the main thread sets handlers
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
 def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int | None = None) -> list[SuiteCase]:
     """Every case of the suite, named and in directory order. Spec versions are drawn in
     ``jobs`` processes (default: up to 2); each is independent of the others, so the result
@@ -277,9 +259,7 @@ def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int 
         # spawn pool, whose children import the working directory's modules; not fork either:
         # the caller may hold runtime threads (onnxruntime, OpenVINO)
         requests = [[spec.id, str(spec.path), spec.doc, seed, per_combo] for spec in specs]
-        with _children_ignore_ctrl_c():
-            answers = map_in_children(lambda: isolated("padconf.suite.suite_child"), requests, jobs,
-                                      "drawing the suite")
+        answers = map_in_children(lambda: isolated("padconf.suite.suite_child"), requests, jobs, "drawing the suite")
         per_spec = [[SuiteCase(Case.from_json(case), placement) for case, placement in answer] for answer in answers]
     else:
         per_spec = [spec_cases(spec, seed, per_combo) for spec in specs]

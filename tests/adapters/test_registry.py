@@ -52,7 +52,7 @@ def test_a_plugin_is_listed_and_runs_end_to_end_and_a_broken_one_is_one_line(tmp
     assert "Traceback" not in listed.stdout + listed.stderr
     flat = " ".join(listed.stdout.split())
     assert "demo" in flat and "tests.fake_adapters:ConformingAdapter" in flat
-    assert "no: cannot load adapter broken: ModuleNotFoundError" in flat
+    assert "broken: unavailable here: cannot load adapter broken: ModuleNotFoundError" in flat
     assert f"{len(registry()) + 2} adapters registered" in flat  # the installed ones, demo and broken
     run = padconf(env, "run", "--runtime", "demo", "--spec", "onnx/Pad-19", "--max-examples", "5",
                   "--out", str(tmp_path / "run"))

@@ -104,10 +104,10 @@ def test_a_zygote_gone_before_the_controls_does_not_end_the_run(tmp_path, monkey
     controls phase; the run finishes, with its controls, summary and count."""
     original = runner.run_controls
 
-    def kill_first(run_dir, config, jobs, spares):
+    def kill_first(run_dir, config, jobs, spares, *more):
         for worker in spares.values():
             zygote_gone_but_not_yet_reaped(worker)
-        return original(run_dir, config, jobs, spares)
+        return original(run_dir, config, jobs, spares, *more)
 
     monkeypatch.setattr(runner, "run_controls", kill_first)
     out = tmp_path / "run"
