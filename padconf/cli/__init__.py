@@ -143,6 +143,14 @@ def main(argv=None) -> int:
         from padconf.execution.environments import CONSTRAINTS_ENV
         os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
     streams = sys.stdout, sys.stderr
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
+        try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
+            os.fstat(fd)
+        except OSError:
+            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
+            if devnull != fd:
+                os.close(devnull)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
     sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
         with phase(f"padconf {args.command}"):

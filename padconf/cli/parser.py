@@ -26,6 +26,7 @@ from padconf.cli.commands import (
     cmd_specs,
 )
 from padconf.core.errors import did_you_mean
+from padconf.core.escape import terminal
 from padconf.core.versions import versions_line
 from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
@@ -95,8 +96,8 @@ class _OneLineParser(argparse.ArgumentParser):
         super().__init__(*args, **kwargs)
         self.commands: Mapping[str, argparse.ArgumentParser] = {}  # the subcommands' parsers, by name
 
-    def error(self, message):
-        self.exit(2, f"padconf: {message}\n")
+    def error(self, message):  # argparse's messages quote argv, which may come from anywhere (a CI variable)
+        self.exit(2, f"padconf: {terminal(message)}\n")
 
     def _check_value(self, action, value):  # argparse's check of a choice, with a suggestion
         if action.choices is not None and value not in action.choices:

@@ -19,6 +19,7 @@ import numpy as np
 from onnx import TensorProto
 
 from padconf.core.errors import CaseError
+from padconf.core.untrusted import json_value
 
 # spec name -> (numpy dtype, ONNX TensorProto element type)
 _TABLE: dict[str, tuple[np.dtype, int]] = {
@@ -199,7 +200,7 @@ def decode_array(obj: dict, budget: ArrayBudget | None = None) -> np.ndarray:
                 text = _unpacked(obj, most, exact=False)
                 if budget is not None:
                     budget.take(len(text))
-                values = json.loads(text)
+                values = json_value(text.decode("utf-8"), "packed string values")
             if not isinstance(values, list):
                 raise TypeError(f"string values must be a list, got {type(values).__name__}")
             flat = np.empty(len(values), dtype=object)

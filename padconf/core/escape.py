@@ -9,8 +9,14 @@ from rich.markup import escape as _rich_escape
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: ESC sequences move the cursor, recolour
 # Bidirectional controls (Trojan Source: text shown in another order than it is read), zero-width
-# and other invisible format characters, line and paragraph separators: shown as \uNNNN
-_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb]")
+# and other invisible format characters, line and paragraph separators, lone surrogates: shown as \uNNNN
+_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]")
+
+
+def docstring(text) -> str:
+    """``text`` as the inside of a triple-quoted docstring of generated Python: no backslash it
+    holds starts an escape, and no quote ends it."""
+    return str(text).replace("\\", "\\\\").replace('"""', "\'\'\'")
 
 
 def plain(text) -> str:

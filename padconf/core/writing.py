@@ -33,7 +33,7 @@ def write_atomically(path: Path | str, data: str | bytes) -> None:
     ``open_to_append``: a link planted at ``path`` is replaced, never written through, and its
     folder is opened once, not through a link, and written only through that descriptor."""
     path = Path(path)
-    body = data.encode("utf-8") if isinstance(data, str) else data
+    body = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data  # a lone surrogate as \\udNNN
     folder = _folder(path)
     try:
         while True:

@@ -155,6 +155,7 @@ def manifest(entries: list[SuiteCase], context: bool = False) -> list[dict]:
     return rows
 
 
+STAGING_MARK = ".padconf-generate-staging"  # what marks a staging folder as generate's own
 FILES = "FILES.sha256"  # every file generate wrote, with its SHA-256 (``sha256sum -c FILES.sha256`` checks it)
 MAX_FILES_BYTES = 1 << 24  # a FILES.sha256 (generated/'s is about 1 MB)
 
@@ -234,9 +235,11 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         foreign = not_written_by_generate(out) if out.is_dir() else None  # again: another may have written
         if foreign:
             raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write")
-        for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's
-            shutil.rmtree(stale, ignore_errors=True)
+        for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's, by its mark
+            if stale.is_dir() and not stale.is_symlink() and (stale / STAGING_MARK).is_file():
+                shutil.rmtree(stale, ignore_errors=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{out.name}.padconf-generate-", dir=out.parent))
+        (staging / STAGING_MARK).write_text("padconf generate's staging folder: removed by the next generate\n")
         umask = os.umask(0)
         os.umask(umask)
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
@@ -251,6 +254,7 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
             (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
             if (staging / "openvino").is_dir():
                 (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
+            (staging / STAGING_MARK).unlink()  # the output lists only what it holds
             (staging / FILES).write_text(files_listing(staging), encoding="utf-8")
             if out.exists():
                 _exchange(staging, out)  # staging now holds the previous output, removed below

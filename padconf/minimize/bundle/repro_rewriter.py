@@ -12,6 +12,7 @@ import inspect
 import numpy as np
 
 from padconf.adapters import StandaloneRepro
+from padconf.core import escape
 from padconf.minimize.bundle.repro_runtime import same_test
 
 _RUNS = {  # the control runtimes a rewriter's failure shows on (Adapter.exhibited_on)
@@ -38,7 +39,7 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
     files = any("np.load(" in line for line in arrays)
     run = _RUNS[control]
     values = [e for e in expected if e is not None]
-    head = [f'"""{title.replace(chr(34) * 3, chr(39) * 3)}', "",
+    head = [f'"""{escape.docstring(title)}', "",
             f"padconf's repro in {runtime}'s own API (pip install numpy {repro.pip}): the model as given and",
             f"the model {runtime} returns, both run on "
             + (control if control == "onnx-reference" else f"{control} with its graph optimizer off") + ";",

@@ -16,6 +16,7 @@ import numpy as np
 from onnx import TensorProto, helper
 
 from padconf.adapters import StandaloneRepro, adapter_class, split_release
+from padconf.core import escape
 from padconf.minimize.bundle.model_source import attribute_name
 
 CHILD_TIMEOUT_S = 60  # a hang's repro waits this long for its child
@@ -68,7 +69,7 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
     files = any("np.load(" in line for line in arrays)
     release, package = split_release(runtime)[1], adapter_class(runtime).package
     pip = " ".join(f"{w}=={release}" if release and w == package else w for w in repro.pip.split())
-    head = [f'"""{title.replace(chr(34) * 3, chr(39) * 3)}', "",
+    head = [f'"""{escape.docstring(title)}', "",
             f"padconf's repro in {runtime}'s own API (pip install numpy {pip}): exit 1 while the bug shows,",
             '0 once it is fixed. REPORT.md beside it says what padconf found."""',
             "import os", "import sys", "", "import numpy as np",
