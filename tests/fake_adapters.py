@@ -29,15 +29,15 @@ class CorrectAdapter(Adapter):
             alpha = np.float32(np.asarray(case.constant_value).astype(np.float64))
             return Outcome((-alpha * np.ones(case.data.shape, np.float32)).astype(case.data.dtype))
         if case.op == "Consumer":  # a context's consumer(s) alone on the padded data (Case.consumer_control)
-            from padconf.cases.context_oracle import consumed
-            return Outcome(consumed(case.context, case.data, int(case.spec.rsplit("-", 1)[1])))
+            from padconf.cases.context_oracle import graph_output
+            return Outcome(graph_output(case.context, case.data, int(case.spec.rsplit("-", 1)[1])))
         if self.triggered(case):
             return self.misbehave(case)
         try:
             out = pad(case.data, case.pads, case.mode, case.constant_value, case.axes)
             if case.context is not None:  # Pad in its neighbourhood: then its consumer, as padconf's oracle
-                from padconf.cases.context_oracle import consumed
-                out = consumed(case.context, out, int(case.spec.rsplit("-", 1)[1]))
+                from padconf.cases.context_oracle import graph_output
+                out = graph_output(case.context, out, int(case.spec.rsplit("-", 1)[1]))
             return Outcome(out) if out is not None else Outcome(error="the consumer refuses the Pad's output")
         except Exception as exc:
             return Outcome(error=str(exc))

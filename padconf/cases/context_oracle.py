@@ -186,7 +186,7 @@ def tolerance(ctx: Context, pad_outputs: list[np.ndarray], opset: int) -> float 
     return (_terms(ctx) + 2) * EPS32 * worst
 
 
-def consumed(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
+def graph_output(ctx: Context, x: np.ndarray, opset: int) -> np.ndarray | None:
     """The graph's output for the Pad's output ``x``: the consumer's, or with two consumers
     (``fanout``) the sum of the two, each the consumer's (twice a float32 is exact)."""
     out = consume(ctx, x, opset)
@@ -210,13 +210,14 @@ def apply_context(case: Case) -> Case:
     opset = parse_spec_id(case.spec)[1]
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None
-        out = consumed(ctx, case.expected, opset)
+        out = graph_output(ctx, case.expected, opset)
         if out is None:
             return case.with_(kind=CaseKind.MUST_REJECT, expected=None, rule="context",
                               reason=f"{ctx.consumer} refuses the Pad's output of shape {list(case.expected.shape)}")
         tol = _tolerance(ctx, [case.expected], opset)
         return case.with_(expected=out, context=dataclasses.replace(ctx, tolerance=tol))
-    mapped = {name: None if out is None else consumed(ctx, out, opset) for name, out in case.interpretations.items()}
+    mapped = {name: None if out is None else graph_output(ctx, out, opset)
+              for name, out in case.interpretations.items()}
     tol = _tolerance(ctx, [o for o in case.interpretations.values() if o is not None], opset)
     return case.with_(interpretations=mapped, context=dataclasses.replace(ctx, tolerance=tol))
 
