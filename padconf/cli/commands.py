@@ -232,7 +232,7 @@ def cmd_gate(args) -> int:
 
     entries = load_baseline(args.baseline)
     if args.results:
-        judgement = judge_results(args.results, entries, args.runtime)
+        judgement = judge_results(args.results, entries, args.runtime, _gate_config(args).specs_dir)
     else:
         with progress(console, f"gate {args.runtime}") as advance:
             judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)

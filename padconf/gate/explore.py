@@ -23,6 +23,8 @@ DEFAULT_DATABASE = ".padconf/examples"
 MAX_VALUE_BYTES = 64 << 20  # one kept case's inputs as JSON: a drawn case's are a few MB at most
 MAX_VALUES = 10_000  # kept cases of one spec version: each is a new failure an exploration found
 
+REPLAYED = "explore:replayed"  # the origin of a case the example database gave back
+
 
 def folder_database(where: str):
     """Hypothesis's DirectoryBasedExampleDatabase over ``where``, read as a folder from others
@@ -123,7 +125,7 @@ def replayed(db, spec: Spec) -> list[Case]:
             db.delete(key, value)
             db.save(key, _db_value(case))
         case.tags = edge_classes(case, spec)
-        case.origin = "explore:replayed"
+        case.origin = REPLAYED
         cases.append(case)
     return cases
 
@@ -139,5 +141,5 @@ def remember(db, rows: list[ResultRow], cases: list[Case], new: list[ResultRow])
         key, value = EXPLORE_KEY + case.spec.encode(), _db_value(case)
         if case_id in new_ids:
             db.save(key, value)
-        elif case.origin == "explore:replayed":
+        elif case.origin == REPLAYED:
             db.delete(key, value)

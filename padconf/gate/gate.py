@@ -23,7 +23,7 @@ from padconf.core.writing import write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
-from padconf.gate.explore import example_database, remember
+from padconf.gate.explore import REPLAYED, example_database, remember
 from padconf.gate.selection import MAX_SHARDS, gate_cases, in_shard
 from padconf.judging.records import ResultRow
 from padconf.run.rundir import (
@@ -38,7 +38,7 @@ from padconf.run.rundir import (
     read_results,
     unfinished,
 )
-from padconf.spec.loader import load_specs
+from padconf.spec.loader import load_specs, parse_spec_id
 
 
 @dataclass
@@ -127,21 +127,29 @@ class _GateStages:
         write_atomically(self.out_dir / GATE_JSON, json.dumps({
             "runtime": self.config.runtime, "spec_ids": [s.id for s in self.specs],
             "shard": self.config.shard or (1, 1), "seed": self.config.seed, "explore": self.config.explore,
-            "filter": self.config.case_filter().words() or None}))
+            "filter": self.config.case_filter().words() or None,
+            # the filter as data, so that ``--results`` computes what each shard must hold
+            "case_filter": {"modes": self.config.modes, "dtypes": self.config.dtypes,
+                            "pattern": self.config.pattern}}))
 
     def running(self, planned):
         return contextlib.nullcontext(self.progress)
 
 
-def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) -> Judgement:
+def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
+                  specs_dir: str | None = None) -> Judgement:
     """Judge the gate run directories of every shard of one gate as that gate unsharded would,
-    confirming reruns included; an incomplete or mixed set of shards is a PadconfError."""
+    confirming reruns included; an incomplete or mixed set of shards is a PadconfError. Each
+    shard is proved whole against the suite itself (``shard_must_hold``), never against its
+    own counts, which a directory emptied of its failures can keep consistent."""
     rows: list[ResultRow] = []
     cases: dict[str, dict] = {}
     spec_ids: set[str] = set()
     config: tuple | None = None
     shards: list[int] = []
+    held: list[tuple[Path, tuple[int, int], list[ResultRow]]] = []
     first_run_doc: Any = None  # the first shard's run.json: its limits are the reruns'
+    chosen: CaseFilter | None = None
     for k, d in enumerate(map(Path, dirs)):
         if not (d / GATE_JSON).is_file():
             raise PadconfError(f"{d}: not a gate run directory (no {GATE_JSON})")
@@ -151,11 +159,15 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
             if not (len(shard) == 2 and all(type(n) is int for n in shard) and 1 <= shard[0] <= shard[1] <= MAX_SHARDS):
                 raise ValueError(f"shard {about.get('shard')!r}: [i, n] with 1 <= i <= n <= {MAX_SHARDS} expected")
             mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1],
-                    about.get("filter"))
+                    about.get("filter"), json.dumps(about.get("case_filter"), sort_keys=True))
             if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])
                     and isinstance(mine[5], (str, type(None)))):
                 raise ValueError("runtime, spec_ids and filter of text expected")
-        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            if not (type(mine[2]) is int and type(mine[3]) is int and 0 <= mine[3] <= MAX_EXPLORE):
+                raise ValueError(f"seed and explore (0 to {MAX_EXPLORE}) of whole numbers expected")
+            if chosen is None:
+                chosen = _recorded_filter(about)
+        except (ValueError, KeyError, TypeError, AttributeError, PadconfError) as exc:
             raise CaseError(f"{d / GATE_JSON}: malformed: {exc}") from None
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
@@ -165,7 +177,11 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         config = mine
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
-            shard_rows = attach_controls(read_results(d / RESULTS), d)
+            read = read_results(d / RESULTS)
+            if read.duplicates:
+                raise PadconfError(f"{d}: {read.duplicates} results of a (runtime, placement, case) held "
+                                   "twice: not a shard's run as padconf wrote it")
+            shard_rows = attach_controls(read, d)
             run_doc = read_json(d / RUN_JSON, PadconfError)
             first_run_doc = first_run_doc or run_doc
             why = unfinished(run_doc, len(shard_rows), d / RUN_JSON)
@@ -177,17 +193,25 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
                 if not in_shard(row["case_id"], shard):
                     raise PadconfError(f"{d}: holds case {row['case_id']!r}, which is not in shard "
                                        f"{shard[0]}/{shard[1]}: not that shard's run")
-                if row["runtime"] == runtime:  # process names are a machine's: one shard's alone
-                    rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
+                if row["runtime"] != runtime:
+                    raise PadconfError(f"{d}: holds a result of runtime {row['runtime']!r}, in a gate of {runtime}: "
+                                       "not that shard's run")
+                rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
+            held.append((d, shard, shard_rows))
             cases.update((c["id"], c) for c in read_jsonl(d / CASES, ("id",)))
         spec_ids.update(about["spec_ids"])
-    if config is None:
+    if config is None or chosen is None:
         raise PadconfError("--results: no gate run directory given")
     count = config[4]
     missing = sorted(set(range(1, count + 1)) - set(shards))
     if missing or len(shards) != count:
         raise PadconfError(f"--results: shards {', '.join(map(str, missing)) or 'repeated'} of {count} missing"
                            if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
+    suite = shard_must_hold(load_specs(specs_dir, list(config[1])), config[2], config[3], chosen)
+    placements = {str(row["placement"]) for row in rows}
+    families = {parse_spec_id(row["spec"])[0] for row in rows}
+    for d, shard, shard_rows in held:
+        check_shard_whole(d, shard, shard_rows, suite, placements, families)
     # filtered shards hold no version's whole suite: signature entries are not judged
     judgement = judge_rows(rows, entries, runtime, set() if config[5] else spec_ids)
     if judgement.new or judgement.fixed:
@@ -204,3 +228,56 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str) 
         finally:
             worker.close()
     return judgement
+
+
+MAX_EXPLORE = 1_000_000  # --explore's cases per version a gate.json may name (each one is drawn again to judge it)
+
+
+def _recorded_filter(about: dict) -> CaseFilter:
+    """The gate's case filter as gate.json records it, as data; a filtered gate whose gate.json
+    records it only as words (an older padconf) cannot be proved whole."""
+    recorded = about.get("case_filter")
+    if recorded is None:
+        if about.get("filter"):
+            raise ValueError("its filter is recorded only as words (an older padconf wrote it): run the shards again")
+        return CaseFilter()
+    if not (isinstance(recorded, dict) and set(recorded) <= {"modes", "dtypes", "pattern"}):
+        raise ValueError("case_filter: an object of modes, dtypes and pattern expected")
+    modes, dtypes, pattern = (recorded.get(k) for k in ("modes", "dtypes", "pattern"))
+    for name, words in (("modes", modes), ("dtypes", dtypes)):
+        if not (words is None or (isinstance(words, list) and all(isinstance(w, str) for w in words))):
+            raise ValueError(f"case_filter's {name}: a list of text expected")
+    if not (pattern is None or isinstance(pattern, str)):
+        raise ValueError("case_filter's pattern: text expected")
+    return CaseFilter(tuple(modes) if modes else None, tuple(dtypes) if dtypes else None, pattern)
+
+
+def shard_must_hold(specs, seed: int, explore: int, chosen: CaseFilter) -> dict[str, str]:
+    """What the gate's shards must hold together, computed as the gate computed it (the suite
+    depends on the spec files and padconf's version, the explored cases on ``seed``): each case
+    id with its spec id. The example database's replays are the one part no one can compute
+    again; they may be added to a shard (a row of origin ``explore:replayed``), and a case
+    added can only fail, never hide a failure."""
+    return {c.id: c.spec for c in chosen.apply(gate_cases(specs, seed, explore))}
+
+
+def check_shard_whole(d: Path, shard: tuple[int, int], shard_rows: list[ResultRow], suite: dict[str, str],
+                      placements: set[str], families: set[str]) -> None:
+    """``shard_rows`` are shard ``shard``'s whole part of ``suite``: every case of the shard (of
+    the spec families the runtime ran, ``families``) in every placement the runtime ran
+    (``placements``: the gate compiles every model, so each case of a family it runs has a row in
+    each, a skipped one too), and no case the suite does not hold; else one line naming one."""
+    held: dict[str, set[str]] = {}
+    for row in shard_rows:
+        if row["case_id"] not in suite and row.get("origin") != REPLAYED:
+            raise PadconfError(f"{d}: holds case {row['case_id']!r}, which the gate's suite does not: "
+                               "not that shard's run")
+        held.setdefault(row["case_id"], set()).add(row["placement"])
+    must = sorted(i for i, spec in suite.items() if in_shard(i, shard) and parse_spec_id(spec)[0] in families)
+    lacking = [i for i in must if held.get(i, set()) != placements]
+    if lacking:
+        first = lacking[0]
+        gone = sorted(placements - held.get(first, set()))
+        raise PadconfError(f"{d}: shard {shard[0]}/{shard[1]} lacks {len(lacking)} of its {len(must)} cases' results "
+                           f"(case {first!r}{' in ' + ', '.join(gone) if gone else ''}): not that shard's whole run; "
+                           "run it again")

@@ -55,3 +55,49 @@ def test_baseline_keys_of_mixed_types_are_one_line(keys):
     text = f"- runtime: onnxruntime\n  verdict: mismatch\n  why: x\n  cells: [a]\n  {keys}\n"
     with pytest.raises(CaseError, match="b.yaml:1: unknown key"):
         parse_baseline(text, "b.yaml")
+
+
+def _rewrite(shard, rows):
+    """A shard's results.jsonl replaced by ``rows``, its run.json's count kept consistent."""
+    (shard / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    run = json.loads((shard / "run.json").read_text())
+    (shard / "run.json").write_text(json.dumps({**run, "results": len({(r["runtime"], r["placement"], r["case_id"])
+                                                                       for r in rows})}))
+
+
+@pytest.mark.slow
+def test_a_shard_emptied_stripped_padded_or_doubled_with_consistent_counts_is_refused(tmp_path, capsys):
+    """The join proves each shard whole against the suite it computes again, not its own counts:
+    a shard emptied, stripped of its failing rows, holding a case of no suite, a row of another
+    runtime or a row twice, each with run.json's count made to agree, is one line, exit 2."""
+    from padconf.gate.selection import in_shard
+    (tmp_path / "b.yaml").write_text("[]\n")
+    runtime = FAKE + "WrongOnExampleAdapter"
+    dirs = [tmp_path / f"s{k}" for k in (1, 2)]
+    codes = [main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"),
+                   "--work", str(work), "--shard", f"{k}/2", *SPEC]) for k, work in enumerate(dirs, 1)]
+    assert sorted(codes) == [0, 1]  # the worked example it fails is in one shard
+    target, whole = (dirs[0], dirs[1]) if codes[0] == 1 else (dirs[1], dirs[0])
+    index = 1 if target == dirs[0] else 2
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), "--results"]
+    assert main([*judge, *map(str, dirs)]) == 1  # the whole: the worked examples' failures are new
+    capsys.readouterr()
+    rows = [json.loads(line) for line in (target / "results.jsonl").read_text().splitlines()]
+    failing = [r for r in rows if r["verdict"] == "mismatch"]
+    assert failing and len(failing) < len(rows)
+    other = next(f"made-up-{n}" for n in range(1000) if in_shard(f"made-up-{n}", (index, 2)))
+    attacks = {
+        "emptied": [],
+        "stripped of its failures": [r for r in rows if r["verdict"] != "mismatch"],
+        "stripped of one placement of one failure": [r for r in rows if r is not failing[0]],
+        "padded with a case of no suite": [*rows, {**rows[0], "case_id": other}],
+        "holding another runtime's row": [*rows, {**rows[0], "runtime": "onnxruntime"}],
+        "holding a row twice": [*rows, rows[0]],
+    }
+    for what, attack in attacks.items():
+        shard = tmp_path / f"attack-{len(attack)}-{abs(hash(what))}"
+        shutil.copytree(target, shard)
+        _rewrite(shard, attack)
+        assert main([*judge, str(shard), str(whole)]) == 2, what
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and str(shard) in err, (what, err)
