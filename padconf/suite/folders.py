@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import os
+import stat
 from pathlib import Path
 
 import numpy as np
@@ -17,11 +18,11 @@ from onnx import external_data_helper, helper, numpy_helper
 
 from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
 from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
-from padconf.cases.case import Case
+from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.classify import classify
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.onnx_model import fed_input_names, value_from_attribute
-from padconf.core.dtypes import MAX_ARRAY_BYTES, as_array, dtype_name, numpy_dtype
+from padconf.core.dtypes import MAX_ARRAY_BYTES, ArrayBudget, OverBudget, as_array, dtype_name, numpy_dtype
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import inside, npy_array, read_bytes
 from padconf.spec.loader import Spec
@@ -398,23 +399,72 @@ class NotPadModel(CaseError):
     """A well-formed test directory whose model is not one Pad node (read_cases skips it)."""
 
 
+MAX_INPUT_BYTES = 1 << 30  # the bytes of every test directory one command names, in all, each time it is named
+MAX_INPUT_FILES = 1 << 18  # the files of those test directories, in all
+
+
+def _charge_input(test_dirs: list[tuple[Path, Path]]) -> None:
+    """Refuse, before any model is loaded, test directories whose files together pass
+    MAX_INPUT_BYTES or MAX_INPUT_FILES, or which number more than MAX_TEST_DIRS, across every
+    folder a command names: each folder's walk is bounded, and a command naming many of them
+    (one folder hard-linked a hundred times, or many each under the bounds) was not. A file is
+    counted each time a folder names it, since it is read each time (``lstat``: a link is no
+    file of the folder, and is refused where it is read)."""
+    if len(test_dirs) > MAX_TEST_DIRS:
+        raise CaseError(f"{len(test_dirs)} test directories in the folders named: more than {MAX_TEST_DIRS} in all")
+    files = total = 0
+    for where, _ in test_dirs:
+        for folder, _subfolders, names in os.walk(where, followlinks=False):
+            for name in names:
+                try:
+                    info = os.lstat(os.path.join(folder, name))
+                except OSError:
+                    continue  # gone, or unreadable: said where it is read
+                files += 1
+                total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+            if files > MAX_INPUT_FILES:
+                raise CaseError(f"the test directories named hold more than {MAX_INPUT_FILES} files in all")
+            if total > MAX_INPUT_BYTES:
+                raise CaseError(f"the test directories named hold more than {MAX_INPUT_BYTES} bytes in all "
+                                f"(reached at {where}); name fewer")
+
+
+def case_nbytes(case: Case) -> int:
+    """The bytes of every array ``case`` carries (pads and axes at 8 bytes an entry), as
+    ``Case.from_json`` counts them against its budgets."""
+    arrays = [case.data, case.constant_value, case.expected, *case.interpretations.values()]
+    return sum(a.nbytes for a in arrays if a is not None) + 8 * (len(case.pads) + len(case.axes or ()))
+
+
 def read_cases(paths, specs: list[Spec]) -> list[Case]:
     """Every case at or below ``paths`` (a directory or a list of them: e.g. a shell glob of
     onnx's test_*pad* directories), one per distinct input set (the same case in both
     placements is one case), classified with padconf's reference. Models other than one Pad
-    node are skipped; none left is an error."""
+    node are skipped; none left is an error. The input is bounded as a whole, across every
+    folder named: its test directories, files and bytes before any is loaded
+    (``_charge_input``), and the arrays of the cases kept (MAX_CASES_BYTES) as each is read."""
     out: dict[str, Case] = {}
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
-    skipped = 0
+    test_dirs = []
     for path in paths:
-        for where in case_dirs(path):
+        test_dirs += [(where, Path(path)) for where in case_dirs(path)]
+        if len(test_dirs) > MAX_TEST_DIRS:
+            break
+    _charge_input(test_dirs)
+    kept = ArrayBudget(MAX_CASES_BYTES, "the cases of the test directories named")
+    skipped = 0
+    for where, path in test_dirs:
+        try:
+            case, _ = read_case_dir(where, specs, root=path)
+        except NotPadModel:
+            skipped += 1
+            continue
+        if case.id not in out:
             try:
-                case, _ = read_case_dir(where, specs, root=path)
-            except NotPadModel:
-                skipped += 1
-                continue
-            out.setdefault(case.id, case)
+                kept.take(case_nbytes(case))
+            except OverBudget as exc:
+                raise CaseError(f"{where}: {exc}; name fewer test directories") from None
+            out[case.id] = case
     if not out:
         raise CaseError(f"{', '.join(map(str, paths))}: no one-node Pad model among {skipped} test directories")
     return list(out.values())
-
