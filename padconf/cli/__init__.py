@@ -124,6 +124,20 @@ def _fault(args, exc: BaseException) -> int:
     return 3
 
 
+def _out_of_memory(args, exc: MemoryError) -> int:
+    """padconf itself out of memory: what a command holds grows with its input (a model, a test
+    folder, a run directory), so it is the input that is too large for the memory padconf may
+    use here (``ulimit -v``): one line, exit 2, as any input past a bound; what finished is kept.
+    Workers' own exhaustion never reaches here: it is their case's crash."""
+    del exc  # its traceback holds the frames, and what they allocated
+    import resource
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    limit = "no address-space limit" if hard == resource.RLIM_INFINITY else f"ulimit -v {hard // 1024} KB"
+    print(f"padconf: out of memory in padconf {args.command} ({limit}): its input is too large for the memory "
+          f"it may use here; give it more memory, or a smaller input; {plain(continues(args))}", file=sys.stderr)
+    return 2
+
+
 def main(argv=None) -> int:
     """Runs one command; its exit code as padconf.cli.parser.EXIT_CODES says. What finished is
     kept in every case, and an interrupt's line names the command that continues (``continues``)."""
@@ -166,6 +180,8 @@ def main(argv=None) -> int:
         where = f"{exc.filename}: " if exc.filename else ""  # a file padconf was pointed at, a full disk
         print(f"padconf: {plain(where)}{plain(exc.strerror or exc)}", file=sys.stderr)
         return 2
+    except MemoryError as exc:
+        return _out_of_memory(args, exc)
     except KeyboardInterrupt:
         print(f"padconf: interrupted; {plain(continues(args))}", file=sys.stderr)
         return 130

@@ -361,6 +361,11 @@ def cmd_report(args) -> int:
     return 0
 
 
+def _memory(args) -> dict:
+    """``--memory-mb``, where named: the workers' cap (else the library's default)."""
+    return {"memory_mb": args.memory_mb} if args.memory_mb is not None else {}
+
+
 def cmd_minimize(args) -> int:
     from padconf.minimize.minimize import minimize
 
@@ -380,13 +385,15 @@ def cmd_minimize(args) -> int:
         from padconf.minimize.across import minimize_run
         if args.bisect:
             raise PadconfError("--bisect needs --runtime: it bisects one runtime's releases")
-        done = minimize_run(args.target, args.out, args.time_limit, progress, specs_dir=args.specs_dir)
+        done = minimize_run(args.target, args.out, args.time_limit, progress, specs_dir=args.specs_dir,
+                            **_memory(args))
         bundles = [s for s in done if s.get("dir") and not s.get("merged_into")]
         console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                       f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
         return 0
     prepare_environments([args.runtime])
-    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir)
+    done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir,
+                    **_memory(args))
     bundles = [s for s in done if s.get("dir")]
     console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                   f"({time.monotonic() - started:.1f} s)", soft_wrap=True)

@@ -258,6 +258,8 @@ def build_parser() -> argparse.ArgumentParser:
                       help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
     mini.add_argument("--time-limit", type=_positive_seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
                       help=f"seconds of shrinking per failure (default: {DEFAULT_TIME_LIMIT_S:g})")
+    mini.add_argument("--memory-mb", type=_count(64), default=None,
+                      help=f"address-space cap of each worker, as run's (default: {DEFAULT_MEMORY_MB})")
     _release_range(mini)
     mini.add_argument("--bisect", action="store_true",
                       help="add each bundle's first-seen, last-seen and fixed-in releases of the runtime "

@@ -15,6 +15,8 @@ from __future__ import annotations
 import atexit
 import base64
 import json
+import math
+import resource
 import time
 import weakref
 from collections.abc import Iterator
@@ -85,12 +87,28 @@ def _same_bits(a, b) -> bool:
     return bit_equal(a, b)
 
 
+def address_space_mb() -> float:
+    """The hard address-space limit workers inherit (``ulimit -v``), in MB; inf when none."""
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    return math.inf if hard == resource.RLIM_INFINITY else hard // 2**20
+
+
+def check_memory_cap(memory_mb: int) -> None:
+    """A workers' cap above the address-space limit padconf runs under: a worker could not set
+    it and would not start (padconf's fault, exit 3, before): one line naming the cap to ask."""
+    if memory_mb > address_space_mb():
+        raise PadconfError(f"the workers' memory cap of {memory_mb} MB is above this process's address-space limit "
+                           f"(ulimit -v: {address_space_mb():.0f} MB): name --memory-mb {address_space_mb():.0f} "
+                           "or less")
+
+
 class Worker:
     """One adapter in worker subprocesses; ``describe`` says what it can run, ``run`` yields
     ``(outcome, status)`` per case, in order."""
 
     def __init__(self, adapter: str, memory_mb: int = DEFAULT_MEMORY_MB, timeout: float = DEFAULT_TIMEOUT_S,
                  start_timeout: float = START_TIMEOUT_S, compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S):
+        check_memory_cap(memory_mb)
         self.adapter, self.memory_mb, self.timeout, self.start_timeout = adapter, memory_mb, timeout, start_timeout
         self.compile_timeout = compile_timeout
         # a compiler's lanes share one: each build's limit, adapted to its graph; None: compile_timeout

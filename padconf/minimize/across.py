@@ -19,6 +19,7 @@ from pathlib import Path
 from padconf.adapters import adapter_class, split_variant, unknown_runtime
 from padconf.core import escape
 from padconf.core.errors import PadconfError
+from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.title import feature
@@ -88,6 +89,7 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
     """Minimize every failing runtime of the run directory ``target`` into ``out``/<runtime>,
     merge across runtimes, and write ``out``/INDEX.md; the summaries of every runtime."""
     run_dir, out = Path(target), Path(out)
+    check_memory_cap(kw.get("memory_mb", DEFAULT_MEMORY_MB))  # every runtime's: not one skipped after another
     if not (run_dir.is_dir() and (run_dir / RESULTS).exists()):
         raise PadconfError(f"{target}: not a run directory (results.jsonl): without --runtime, minimize takes a run "
                            "directory and minimizes every runtime of it")

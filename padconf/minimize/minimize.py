@@ -26,7 +26,7 @@ from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.core.writing import FolderLock, open_to_append, write_atomically
-from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
+from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, check_memory_cap
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.minimize.bundle.index import index_markdown
@@ -91,34 +91,37 @@ def _safe(text: str) -> str:
 
 
 def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S,
-             progress=None, timeout: float = DEFAULT_TIMEOUT_S, specs_dir: str | None = None) -> list[dict]:
+             progress=None, timeout: float = DEFAULT_TIMEOUT_S, specs_dir: str | None = None,
+             memory_mb: int = DEFAULT_MEMORY_MB) -> list[dict]:
     """Minimize what TARGET names on ``runtime`` into ``out``; one summary dict per failure
-    ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself."""
+    ({"dir", "title", "shrunk" | "error"}). A case target's bundle is ``out`` itself. Every
+    worker it starts is capped at ``memory_mb``, as a run's are."""
     if unknown_runtime(runtime):
         raise PadconfError(unknown_runtime(runtime))
+    check_memory_cap(memory_mb)  # before the folder is made: a cap no worker can set is one line
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
     out.mkdir(parents=True, exist_ok=True)
     with FolderLock(out, exclusive=True):  # one process writes a bundle folder at a time
-        return _minimize_into(target, runtime, out, time_limit, progress, timeout, specs_dir)
+        return _minimize_into(target, runtime, out, time_limit, progress, timeout, specs_dir, memory_mb)
 
 
 def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, progress, timeout: float,
-                   specs_dir: str | None) -> list[dict]:
+                   specs_dir: str | None, memory_mb: int) -> list[dict]:
     kind, jobs = resolve(target, runtime, specs_dir)
     for job in jobs:  # a case of a version the spec folder lacks: one line, before any worker sees it
         try:
             get_spec(job.case.spec, Path(job.specs_dir) if job.specs_dir else None)
         except SpecError as exc:
             raise CaseError(f"case {job.case.id}: {exc}") from None
-    worker = Worker(runtime, timeout=timeout)
+    worker = Worker(runtime, memory_mb, timeout=timeout)
     # the runtime Pad lowers to (native_check), set up as a variant's own: one worker for every
     # bundle, started on first use; and for a variant, the runtime in its default configuration
     lowered = lowered_runtime(runtime)
-    lowered_to = Worker(lowered[0], timeout=timeout) if lowered else None
+    lowered_to = Worker(lowered[0], memory_mb, timeout=timeout) if lowered else None
     base, settings = split_variant(runtime)
-    default = Worker(base, timeout=timeout) if settings else None
+    default = Worker(base, memory_mb, timeout=timeout) if settings else None
     summaries: list[dict[str, Any]] = []
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows

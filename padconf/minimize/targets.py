@@ -141,7 +141,7 @@ def model_jobs(where: Path, worker: Worker, progress=None) -> list[Job]:
     # the arrays reaching each Pad, from onnx's evaluator too where the runtime's are not to be trusted
     reference = reference_runtime()
     helpers = ([] if adapter_class(worker.adapter).evaluates_reference or reference is None
-               else [Worker(reference, timeout=worker.timeout)])
+               else [Worker(reference, worker.memory_mb, timeout=worker.timeout)])
     try:
         found = model.pad_cases([worker, *helpers], load_specs())
     finally:

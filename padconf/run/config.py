@@ -2,9 +2,7 @@
 a run.json anyone may have written."""
 from __future__ import annotations
 
-import math
 import reprlib
-import resource
 from dataclasses import dataclass, field
 
 from padconf.adapters import default_runtimes, unknown_runtime
@@ -17,6 +15,7 @@ from padconf.execution.worker import (
     DEFAULT_TIMEOUT_S,
     MAX_MEMORY_MB,
     MAX_TIMEOUT_S,
+    address_space_mb,
 )
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 
@@ -30,12 +29,6 @@ MAX_NAMES = 1024  # entries of runtimes, specs and cases_dir: each costs a looku
 MAX_NAME_CHARS = 4096  # each of those entries, and specs_dir (PATH_MAX)
 MAX_COMPILE_BUDGET = 10**6  # compiled models: more than any run draws
 
-
-
-def address_space_mb() -> float:
-    """The hard address-space limit workers inherit (``ulimit -v``), in MB; inf when none."""
-    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
-    return math.inf if hard == resource.RLIM_INFINITY else hard // 2**20
 
 
 @dataclass

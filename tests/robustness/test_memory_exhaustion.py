@@ -1,0 +1,104 @@
+"""Memory exhausted by the input is one line, exit 2, in every command; minimize's workers take
+run's ``--memory-mb``, and a cap above ``ulimit -v`` is one line before any worker starts
+(minimize exited 3 under ``ulimit -v 2000000``) (docs/reliability.md)."""
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from padconf.cli import main
+
+PADCONF = str(Path(sys.executable).with_name("padconf"))
+FAKE = "tests.fake_adapters:WrongOnExampleAdapter"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _under(kb: int):
+    return lambda: resource.setrlimit(resource.RLIMIT_AS, (kb * 1024, kb * 1024))
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("mem") / "run"
+    assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "3",
+                 "--out", str(out)]) in (0, 1)
+    return out
+
+
+def _grown(run: Path, where: Path, nbytes: int) -> Path:
+    """``run`` copied with its rows repeated, each as another case, to ``nbytes`` of results.jsonl,
+    its count kept consistent: an input that is large, not malformed."""
+    where.mkdir()
+    for name in ("run.json", "cases.jsonl"):
+        (where / name).write_bytes((run / name).read_bytes())
+    rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    n = 0
+    with open(where / "results.jsonl", "w") as f:
+        while f.tell() < nbytes:
+            for row in rows:
+                f.write(json.dumps({**row, "case_id": f"{row['case_id']}-{n}", "note": "x" * 16000}) + "\n")
+                n += 1
+    (where / "run.json").write_text(json.dumps({**json.loads((run / "run.json").read_text()), "results": n}))
+    return where
+
+
+@pytest.mark.slow
+def test_a_report_on_an_input_too_large_for_ulimit_is_one_line_exit_2(small_run, tmp_path):
+    """A real exhaustion, not a planted one: under an address-space limit the small run's
+    report fits in, the same run grown to 100 MB is one line and exit 2 (a MemoryError was
+    padconf's own fault, exit 3); at no limit is it 3."""
+    big = _grown(small_run, tmp_path / "big", 100_000_000)
+    seen = []
+    for kb in (350_000, 400_000, 450_000, 500_000):
+        codes = []
+        for run in (small_run, big):
+            done = subprocess.run([PADCONF, "report", str(run), "--md", str(tmp_path / "r.md")],
+                                  capture_output=True, text=True, timeout=300, preexec_fn=_under(kb))
+            codes.append(done.returncode)
+            assert done.returncode in (0, 2), done.stderr
+            if done.returncode == 2:
+                assert done.stderr.count("\n") == 1 and "out of memory in padconf report" in done.stderr
+        seen.append(codes)
+    assert [0, 2] in seen, seen  # a limit the small run fits in and the large one does not
+
+
+@pytest.mark.parametrize("command", [["report", "RUN", "--md", "OUT/r.md"], ["run", "--out", "OUT/r"],
+                                     ["minimize", "RUN:x", "--runtime", "onnx-reference", "--out", "OUT/m"],
+                                     ["gate", "--runtime", "onnx-reference", "--baseline", "b.yaml"],
+                                     ["generate", "--out", "OUT/g"], ["specs"]])
+def test_memory_exhausted_in_any_command_is_one_line_exit_2(tmp_path, capsys, monkeypatch, command):
+    import padconf.cli.parser as parser
+
+    def exhausted(args):
+        raise MemoryError()
+    name = f"cmd_{command[0]}"
+    monkeypatch.setattr(parser, name, exhausted)
+    argv = [a.replace("OUT", str(tmp_path)).replace("RUN", str(tmp_path)) for a in command]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"out of memory in padconf {command[0]}" in err
+
+
+@pytest.mark.slow
+def test_minimize_takes_runs_memory_cap_and_refuses_one_above_ulimit(small_run, tmp_path):
+    """Its workers were capped at run's default whatever the user asked, so under ``ulimit -v``
+    below it no worker started: exit 3."""
+    case = "onnx/Pad-19:edge:float:af0873ff6e82"  # the worked example the fake runtime gets wrong
+    assert case in {json.loads(line)["id"] for line in (small_run / "cases.jsonl").read_text().splitlines()}
+    base = [PADCONF, "minimize", f"{small_run}:{case}", "--runtime", FAKE, "--time-limit", "3"]
+    env = {"PYTHONPATH": str(REPO), "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([*base, "--out", str(tmp_path / "m1")], capture_output=True, text=True, timeout=300,
+                          preexec_fn=_under(2_000_000), env=env, cwd=REPO)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "--memory-mb 1953 or less" in done.stderr
+    assert not (tmp_path / "m1").exists()
+    done = subprocess.run([*base, "--out", str(tmp_path / "m2"), "--memory-mb", "1500"], capture_output=True,
+                          text=True, timeout=300, preexec_fn=_under(2_000_000), env=env, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    done = subprocess.run([PADCONF, "minimize", str(small_run), "--out", str(tmp_path / "m3")], capture_output=True,
+                          text=True, timeout=300, preexec_fn=_under(2_000_000), env=env, cwd=REPO)
+    assert done.returncode == 2 and "--memory-mb 1953 or less" in done.stderr, done.stderr
