@@ -10,6 +10,7 @@ import math
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -97,42 +98,45 @@ def opset_of(model: onnx.ModelProto, where: Path) -> int:
 
 
 MAX_GRAPH_DEPTH = 32  # subgraphs inside subgraphs (If, Loop, Scan bodies): a model padconf did not write
+MAX_MESSAGE_DEPTH = 8 * MAX_GRAPH_DEPTH  # messages inside messages: each graph level is a few (node, attribute)
 
 
 def model_tensors(model: onnx.ModelProto):
-    """Every TensorProto ``model`` holds, wherever it is: each graph's initializers and sparse
-    initializers (values and indices), every node attribute's tensor, tensors, sparse tensor and
-    sparse tensors, in the main graph, every subgraph of any depth (a GRAPH or GRAPHS
-    attribute) and every local function's nodes. A reader that looks only at the initializers
-    leaves a Constant node's external data for a runtime to resolve against the working
-    directory."""
-    def sparse(tensors):
-        for t in tensors:
-            yield t.values
-            yield t.indices
-
-    def in_nodes(nodes, depth):
-        for node in nodes:
-            for attr in node.attribute:
-                if attr.HasField("t"):
-                    yield attr.t
-                yield from attr.tensors
-                if attr.HasField("sparse_tensor"):
-                    yield from sparse([attr.sparse_tensor])
-                yield from sparse(attr.sparse_tensors)
-                for graph in ([attr.g] if attr.HasField("g") else []) + list(attr.graphs):
-                    yield from in_graph(graph, depth + 1)
-
-    def in_graph(graph, depth):
-        if depth > MAX_GRAPH_DEPTH:
-            raise CaseError(f"subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
-        yield from graph.initializer
-        yield from sparse(graph.sparse_initializer)
-        yield from in_nodes(graph.node, depth)
-
-    yield from in_graph(model.graph, 0)
-    for function in model.functions:
-        yield from in_nodes(function.node, 0)
+    """Every TensorProto ``model`` holds, wherever it is, found by reflection over the protobuf
+    descriptors rather than a list of fields: each message field set, of any message, is
+    walked, so initializers, sparse tensors (values and indices), Constant nodes' attributes,
+    subgraphs of any depth, local functions (their nodes and their attributes' defaults) and
+    ``training_info``'s graphs are all visited, and a field nobody listed (a later onnx's too)
+    cannot hide a tensor. A reader that looked only at the fields it knew left a Constant
+    node's external data, then ``training_info``'s, for a runtime to resolve against the working
+    directory. Subgraphs nest at most MAX_GRAPH_DEPTH deep, messages MAX_MESSAGE_DEPTH."""
+    tensor_type = onnx.TensorProto.DESCRIPTOR
+    graph_type = onnx.GraphProto.DESCRIPTOR
+    # (message, graph depth, message depth), walked without recursion: nesting is the input's
+    todo: list[tuple[Any, int, int]] = [(model, 0, 0)]
+    while todo:
+        message, graphs, depth = todo.pop()
+        if message.DESCRIPTOR is tensor_type:
+            yield message
+            continue  # a TensorProto holds no tensor (its segment and external_data are no tensors)
+        if message.DESCRIPTOR is graph_type:
+            graphs += 1
+            if graphs > MAX_GRAPH_DEPTH + 1:
+                raise CaseError(f"subgraphs nested more than {MAX_GRAPH_DEPTH} deep")
+        if depth > MAX_MESSAGE_DEPTH:
+            raise CaseError(f"messages nested more than {MAX_MESSAGE_DEPTH} deep")
+        inner = []
+        for field, value in message.ListFields():
+            if field.type != field.TYPE_MESSAGE:
+                continue
+            if field.message_type.GetOptions().map_entry:  # a map's entries: message values only
+                values = value.values() if field.message_type.fields_by_name["value"].message_type else ()
+            elif field.is_repeated:
+                values = value
+            else:
+                values = (value,)
+            inner += [(v, graphs, depth + 1) for v in values]
+        todo += reversed(inner)  # in the order of the file: the first tensor is the first found
 
 
 def load_model(path: Path, root: Path | None = None) -> onnx.ModelProto:

@@ -124,3 +124,73 @@ def test_a_model_of_many_pad_nodes_is_one_line_before_any_runs(tmp_path, capsys)
     code = main(["minimize", str(where), "--runtime", "onnxruntime", "--out", str(tmp_path / "m")])
     err = capsys.readouterr().err.strip().splitlines()
     assert code == 2 and len(err) == 1 and f"{n} Pad nodes" in err[0], err
+
+
+def _tensor_paths(descriptor=onnx.ModelProto.DESCRIPTOR, seen=()):
+    """Every path of message fields from a ModelProto to a TensorProto field, each message type
+    at most once on a path, found from onnx's own descriptors: the places a tensor can be,
+    including those no reader lists (training_info, a function's attribute defaults)."""
+    for field in descriptor.fields:
+        kind = field.message_type
+        if kind is None or kind.GetOptions().map_entry or kind in seen:
+            continue
+        if kind is TensorProto.DESCRIPTOR:
+            yield (field.name,)
+        else:
+            yield from ((field.name, *rest) for rest in _tensor_paths(kind, (*seen, descriptor)))
+
+
+def _plant(model, path, tensor):
+    message = model
+    for name in path[:-1]:
+        field = message.DESCRIPTOR.fields_by_name[name]
+        message = getattr(message, name).add() if field.is_repeated else getattr(message, name)
+    field = message.DESCRIPTOR.fields_by_name[path[-1]]
+    (getattr(message, path[-1]).add() if field.is_repeated else getattr(message, path[-1])).CopyFrom(tensor)
+
+
+PATHS = sorted(_tensor_paths())
+
+
+def test_the_descriptors_name_the_places_no_reader_listed():
+    """The walk's instances below include what the listed walk missed."""
+    assert ("training_info", "initialization", "initializer") in PATHS
+    assert ("training_info", "algorithm", "node", "attribute", "t") in PATHS
+    assert ("functions", "attribute_proto", "t") in PATHS
+    assert len(PATHS) > 20
+
+
+@pytest.mark.parametrize("path", PATHS, ids=".".join)
+def test_a_tensor_in_any_field_of_a_model_is_walked(tmp_path, path):
+    """``training_info`` was not walked: its graphs' external data reached a runtime unread.
+    Every field path onnx's descriptors allow, each holding an external tensor leading out."""
+    (tmp_path / "cwd").mkdir()
+    (tmp_path / "cwd" / "secret").write_bytes(SECRET.tobytes())
+    model = helper.make_model(helper.make_graph([], "g", [], []), opset_imports=[helper.make_opsetid("", 19)])
+    _plant(model, path, external("t", "../cwd/secret"))
+    (tmp_path / "model").mkdir()
+    (tmp_path / "model" / "model.onnx").write_bytes(model.SerializeToString())
+    with pytest.raises(CaseError, match="external data '../cwd/secret' leads outside"):
+        load_model(tmp_path / "model" / "model.onnx")
+    inside = tmp_path / "in"
+    inside.mkdir()
+    (inside / "t.bin").write_bytes(np.array([1, 1], np.int64).tobytes())
+    model = helper.make_model(helper.make_graph([], "g", [], []), opset_imports=[helper.make_opsetid("", 19)])
+    _plant(model, path, external("t", "t.bin"))
+    (inside / "model.onnx").write_bytes(model.SerializeToString())
+    tensors = list(model_tensors(load_model(inside / "model.onnx")))
+    assert len(tensors) == 1 and numpy_helper.to_array(tensors[0]).tolist() == [1, 1]
+    assert tensors[0].data_location == TensorProto.DEFAULT and not tensors[0].external_data
+
+
+def test_graphs_nested_past_the_bound_through_training_info_are_one_line(tmp_path):
+    from padconf.suite.folders import MAX_GRAPH_DEPTH
+    body = helper.make_graph([], "leaf", [], [])
+    for _ in range(MAX_GRAPH_DEPTH + 1):
+        body = helper.make_graph([helper.make_node("If", ["c"], ["o"], then_branch=body, else_branch=body)],
+                                 "g", [], [])
+    model = helper.make_model(helper.make_graph([], "g", [], []), opset_imports=[helper.make_opsetid("", 19)])
+    model.training_info.add().algorithm.CopyFrom(body)
+    (tmp_path / "model.onnx").write_bytes(model.SerializeToString())
+    with pytest.raises(CaseError, match="nested more than"):
+        load_model(tmp_path / "model.onnx")
