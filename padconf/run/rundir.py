@@ -191,6 +191,16 @@ def cases_dirs_named_again(recorded: list[str] | None, named: list[str] | None, 
                            f"you name it again: --cases {' '.join(recorded)}")
 
 
+def check_rows_of_cases(rows: list[ResultRow], case_ids: set[str] | dict, results: Path) -> None:
+    """Every row of a run directory is a result of one of its cases (cases.jsonl holds every
+    case of a run before any row is written): a row of a case it lacks was added by someone
+    else (a fabricated mismatch counted in the report, and carried on by ``--resume``)."""
+    foreign = next((r for r in rows if r["case_id"] not in case_ids), None)
+    if foreign is not None:
+        raise CaseError(f"{results}: a result of case {reprlib.repr(foreign['case_id'])}, which {CASES} does not "
+                        "hold: not a row of this run")
+
+
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     """A run directory's results (each failing row with its control) and cases; a missing or
     empty one is an error (a report on nothing would look like a clean run). ``specs_dir``: the
@@ -207,6 +217,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
         if not rows:
             raise PadconfError(f"{results}: holds no result: nothing to report")
         cases = {c["id"]: c for c in read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode"))}
+        check_rows_of_cases(rows, cases, results)
         run_json, doc = run_dir / RUN_JSON, None
         if run_json.exists():
             doc = read_json(run_json)

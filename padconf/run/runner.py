@@ -46,6 +46,7 @@ from padconf.run.rundir import (
     STATS,
     RunDirLock,
     cases_dirs_named_again,
+    check_rows_of_cases,
     jsonl_line,
     named_again,
     read_json,
@@ -221,9 +222,9 @@ class Run:
         if scheduled is not None and scheduled[0] is cases:  # prepare() scheduled this new run
             batches, skipped = scheduled[1]
         else:
-            batches, skipped = self._schedule(
-                cases,
-                {row_key(r) for r in read_results(self.results_path)})
+            done = read_results(self.results_path)
+            check_rows_of_cases(done, {c.id for c in cases}, self.results_path)
+            batches, skipped = self._schedule(cases, {row_key(r) for r in done})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
                 out.write(jsonl_line(judged_row(name, placement, case, Outcome(skipped=why), Status.OK,

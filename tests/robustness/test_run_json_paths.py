@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from padconf.cli import main
 from tests.robustness.test_hostile_inputs import one_line_exit_2, run_dir_with
 
@@ -23,3 +25,27 @@ def test_resume_reads_the_test_folders_run_json_names_only_when_named_again(tmp_
     code = main(["run", "--resume", "--out", str(run), "--cases", str(elsewhere)])
     err = capsys.readouterr().err
     assert code == 2 and "name it again" not in err, err
+
+
+@pytest.mark.parametrize("command", ["report", "resume"])
+def test_a_row_of_a_case_the_run_does_not_hold_is_one_line(tmp_path, capsys, command):
+    """A mismatch row appended for a case id cases.jsonl lacks was counted by the report and
+    carried on by ``--resume`` (rc 0 both)."""
+    out = tmp_path / "run"
+    assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "2",
+                 "--out", str(out)]) in (0, 1)
+    rows = (out / "results.jsonl").read_text().splitlines()
+    forged = {**json.loads(rows[0]), "case_id": "onnx/Pad-19:constant:float:000000000000", "verdict": "mismatch"}
+    with open(out / "results.jsonl", "a") as f:
+        f.write(json.dumps(forged) + "\n")
+    doc = json.loads((out / "run.json").read_text())
+    doc["results"] = len(rows) + 1
+    if command == "resume":
+        doc.pop("results")
+    (out / "run.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    argv = ["report", str(out), "--md", str(tmp_path / "r.md")] if command == "report" else \
+        ["run", "--resume", "--out", str(out)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "which cases.jsonl does not hold" in err, err

@@ -100,3 +100,20 @@ def test_the_arrays_of_the_cases_read_are_bounded_together(tmp_path, monkeypatch
     monkeypatch.setattr(folders, "MAX_CASES_BYTES", kept - 1)  # the bound, scaled down to three small cases
     with pytest.raises(CaseError, match="the cases of the test directories named hold more than"):
         read_cases([cases], load_specs())
+
+
+def test_many_small_test_directories_are_one_line_before_any_is_read(tmp_path, monkeypatch):
+    """10,000 tiny test directories, each within every bound, were read one by one for minutes
+    (no result written); across two folders named, as in one."""
+    from padconf.suite.folders import MAX_TEST_DIRS
+    half = MAX_TEST_DIRS // 2 + 1
+    for folder in ("a", "b"):
+        for k in range(half):  # an empty model.onnx: found by the walk, refused only when read
+            (tmp_path / folder / f"test_{k}").mkdir(parents=True)
+            (tmp_path / folder / f"test_{k}" / "model.onnx").touch()
+    _loaded_none(monkeypatch)
+    assert len(case_dirs(tmp_path / "a")) == half
+    with pytest.raises(CaseError, match=f"more than {MAX_TEST_DIRS}"):
+        read_cases([tmp_path / "a", tmp_path / "b"], load_specs())
+    with pytest.raises(CaseError, match=f"more than {MAX_TEST_DIRS} test directories"):
+        case_dirs(tmp_path)
