@@ -13,7 +13,9 @@ import contextlib
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+import msgspec
 
 from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.selection import CaseFilter
@@ -39,6 +41,8 @@ from padconf.run.rundir import (
     unfinished,
 )
 from padconf.spec.loader import load_specs, parse_spec_id
+
+MAX_EXPLORE = 1_000_000  # --explore's cases per version a gate.json may name (each one is drawn again to judge it)
 
 
 @dataclass
@@ -153,22 +157,12 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
     for k, d in enumerate(map(Path, dirs)):
         if not (d / GATE_JSON).is_file():
             raise PadconfError(f"{d}: not a gate run directory (no {GATE_JSON})")
-        about = read_json(d / GATE_JSON, PadconfError)
-        try:
-            shard = tuple(about.get("shard") or (1, 1))
-            if not (len(shard) == 2 and all(type(n) is int for n in shard) and 1 <= shard[0] <= shard[1] <= MAX_SHARDS):
-                raise ValueError(f"shard {about.get('shard')!r}: [i, n] with 1 <= i <= n <= {MAX_SHARDS} expected")
-            mine = (about["runtime"], tuple(about["spec_ids"]), about["seed"], about["explore"], shard[1],
-                    about.get("filter"), json.dumps(about.get("case_filter"), sort_keys=True))
-            if not (isinstance(mine[0], str) and all(isinstance(i, str) for i in mine[1])
-                    and isinstance(mine[5], (str, type(None)))):
-                raise ValueError("runtime, spec_ids and filter of text expected")
-            if not (type(mine[2]) is int and type(mine[3]) is int and 0 <= mine[3] <= MAX_EXPLORE):
-                raise ValueError(f"seed and explore (0 to {MAX_EXPLORE}) of whole numbers expected")
-            if chosen is None:
-                chosen = _recorded_filter(about)
-        except (ValueError, KeyError, TypeError, AttributeError, PadconfError) as exc:
-            raise CaseError(f"{d / GATE_JSON}: malformed: {exc}") from None
+        about = read_gate_json(d / GATE_JSON)
+        mine = (about.runtime, tuple(about.spec_ids), about.seed, about.explore, about.shard[1], about.filter,
+                json.dumps(msgspec.to_builtins(about.case_filter), sort_keys=True))
+        shard = about.shard
+        if chosen is None:
+            chosen = about.chosen(d / GATE_JSON)
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
@@ -199,7 +193,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
             held.append((d, shard, shard_rows))
             cases.update((c["id"], c) for c in read_jsonl(d / CASES, ("id",)))
-        spec_ids.update(about["spec_ids"])
+        spec_ids.update(about.spec_ids)
     if config is None or chosen is None:
         raise PadconfError("--results: no gate run directory given")
     count = config[4]
@@ -230,26 +224,49 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
     return judgement
 
 
-MAX_EXPLORE = 1_000_000  # --explore's cases per version a gate.json may name (each one is drawn again to judge it)
+class _RecordedFilter(msgspec.Struct, forbid_unknown_fields=True):
+    """A gate's --mode, --dtype and -k as gate.json records them."""
+    modes: list[str] | None = None
+    dtypes: list[str] | None = None
+    pattern: str | None = None
 
 
-def _recorded_filter(about: dict) -> CaseFilter:
-    """The gate's case filter as gate.json records it, as data; a filtered gate whose gate.json
-    records it only as words (an older padconf) cannot be proved whole."""
-    recorded = about.get("case_filter")
-    if recorded is None:
-        if about.get("filter"):
-            raise ValueError("its filter is recorded only as words (an older padconf wrote it): run the shards again")
-        return CaseFilter()
-    if not (isinstance(recorded, dict) and set(recorded) <= {"modes", "dtypes", "pattern"}):
-        raise ValueError("case_filter: an object of modes, dtypes and pattern expected")
-    modes, dtypes, pattern = (recorded.get(k) for k in ("modes", "dtypes", "pattern"))
-    for name, words in (("modes", modes), ("dtypes", dtypes)):
-        if not (words is None or (isinstance(words, list) and all(isinstance(w, str) for w in words))):
-            raise ValueError(f"case_filter's {name}: a list of text expected")
-    if not (pattern is None or isinstance(pattern, str)):
-        raise ValueError("case_filter's pattern: text expected")
-    return CaseFilter(tuple(modes) if modes else None, tuple(dtypes) if dtypes else None, pattern)
+class GateAbout(msgspec.Struct, forbid_unknown_fields=True):
+    """gate.json: which gate a run directory is a shard of. A strict record: an unknown or
+    mistyped key is refused, and the bounds are declared here, once."""
+    runtime: str
+    spec_ids: list[str]
+    seed: Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
+    explore: Annotated[int, msgspec.Meta(ge=0, le=MAX_EXPLORE)]
+    shard: tuple[Annotated[int, msgspec.Meta(ge=1, le=MAX_SHARDS)], Annotated[int, msgspec.Meta(ge=1, le=MAX_SHARDS)]]
+    filter: str | None = None
+    case_filter: _RecordedFilter | None = None
+
+    def chosen(self, where: Path) -> CaseFilter:
+        """The gate's case filter, as data; a filtered gate whose gate.json records it only as
+        words (an older padconf) cannot be proved whole."""
+        if self.case_filter is None:
+            if self.filter:
+                raise CaseError(f"{where}: its filter is recorded only as words (an older padconf wrote it): "
+                                "run the shards again")
+            return CaseFilter()
+        f = self.case_filter
+        try:
+            return CaseFilter(tuple(f.modes) if f.modes else None, tuple(f.dtypes) if f.dtypes else None, f.pattern)
+        except PadconfError as exc:
+            raise CaseError(f"{where}: malformed: {exc}") from None
+
+
+def read_gate_json(path: Path) -> GateAbout:
+    """gate.json, read bounded (untrusted.json through rundir.read_json), then held to GateAbout."""
+    try:
+        about = msgspec.convert(read_json(path, PadconfError), GateAbout, strict=True)
+    except msgspec.ValidationError as exc:
+        raise CaseError(f"{path}: malformed: {exc}") from None
+    if about.shard[0] > about.shard[1]:
+        raise CaseError(f"{path}: malformed: shard {list(about.shard)}: [i, n] with 1 <= i <= n <= {MAX_SHARDS} "
+                        "expected")
+    return about
 
 
 def shard_must_hold(specs, seed: int, explore: int, chosen: CaseFilter) -> dict[str, str]:

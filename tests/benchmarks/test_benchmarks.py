@@ -30,6 +30,7 @@ TINY = {
                             "--compile-budget", "2"], "cold"),
     "bench_generate.py": (["--spec", "onnx/Pad-19"], "| family | model | kind | cases |"),
     "bench_releases.py": (["--from", "1.20.0", "--to", "1.20.1"], "warm"),
+    "bench_records.py": (["--repeat", "1", "--copies", "1"], "msgspec Struct"),
 }
 NEEDS_NETWORK = {"bench_releases.py"}  # it downloads onnxruntime's releases from the package index
 
