@@ -158,9 +158,9 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
         if not (d / GATE_JSON).is_file():
             raise PadconfError(f"{d}: not a gate run directory (no {GATE_JSON})")
         about = read_gate_json(d / GATE_JSON)
-        mine = (about.runtime, tuple(about.spec_ids), about.seed, about.explore, about.shard[1], about.filter,
+        shard = about.shard or (1, 1)
+        mine = (about.runtime, tuple(about.spec_ids), about.seed, about.explore, shard[1], about.filter,
                 json.dumps(msgspec.to_builtins(about.case_filter), sort_keys=True))
-        shard = about.shard
         if chosen is None:
             chosen = about.chosen(d / GATE_JSON)
         if mine[0] != runtime:
@@ -238,7 +238,9 @@ class GateAbout(msgspec.Struct, forbid_unknown_fields=True):
     spec_ids: list[str]
     seed: Annotated[int, msgspec.Meta(ge=-(1 << 63), le=(1 << 63) - 1)]
     explore: Annotated[int, msgspec.Meta(ge=0, le=MAX_EXPLORE)]
-    shard: tuple[Annotated[int, msgspec.Meta(ge=1, le=MAX_SHARDS)], Annotated[int, msgspec.Meta(ge=1, le=MAX_SHARDS)]]
+    # null or absent: the whole suite, one shard
+    shard: tuple[Annotated[int, msgspec.Meta(ge=1, le=MAX_SHARDS)], Annotated[int, msgspec.Meta(ge=1, le=MAX_SHARDS)]] \
+        | None = None
     filter: str | None = None
     case_filter: _RecordedFilter | None = None
 
@@ -263,7 +265,7 @@ def read_gate_json(path: Path) -> GateAbout:
         about = msgspec.convert(read_json(path, PadconfError), GateAbout, strict=True)
     except msgspec.ValidationError as exc:
         raise CaseError(f"{path}: malformed: {exc}") from None
-    if about.shard[0] > about.shard[1]:
+    if about.shard is not None and about.shard[0] > about.shard[1]:
         raise CaseError(f"{path}: malformed: shard {list(about.shard)}: [i, n] with 1 <= i <= n <= {MAX_SHARDS} "
                         "expected")
     return about

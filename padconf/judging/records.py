@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypedDict, cast
 
+import msgspec
+
 from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, check_mode
 from padconf.core.dtypes import dtype_name, encode_array
@@ -102,6 +104,50 @@ _TEXT_LISTS = ("matched", "tags", "failure")
 _JSON_NAMES = {dict: "an object", list: "an array", str: "text", int: "a number", float: "a number",
                bool: "a boolean", type(None): "null"}
 _VOCABULARIES = {"verdict": Verdict, "placement": Placement}  # a row's words, held to their vocabulary
+
+
+class ResultRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """A result row as a strict record (msgspec, chosen by benchmarks/bench_records.py): every
+    key ResultRow declares with its JSON type, and no other; what ``check_row`` did not hold
+    (a shape of text, a key nobody writes) is refused. The row itself stays a dict for jq."""
+    runtime: str
+    placement: Placement
+    spec: str
+    mode: str
+    dtype: str
+    shape: list[int]
+    pads: list[int]
+    verdict: Verdict
+    case_id: str
+    origin: str
+    axes: list[int] | None = None
+    constant_value: str | None = None
+    kind: str | None = None
+    reason: str | None = None
+    rule: str | None = None
+    detail: str | None = None
+    matched: list[str] | None = None
+    difference: str | None = None
+    error: str | None = None
+    note: str | None = None
+    printed: dict[str, Any] | None = None
+    seconds: float | None = None
+    output: dict[str, Any] | None = None
+    process: str | None = None
+    position: int | None = None
+    target: str | None = None
+    graph: str | None = None
+    after: str | None = None
+    tags: list[str] | None = None
+    elided: dict[str, int] | None = None
+
+
+def strict_result_row(row: dict[str, Any], where: str) -> None:
+    """``row`` (check_row's) held to ResultRecord: a CaseError naming ``where`` otherwise."""
+    try:
+        msgspec.convert(row, ResultRecord, strict=True)
+    except msgspec.ValidationError as exc:
+        raise CaseError(f"{where}: {exc}") from None
 
 
 def check_row(row: Any, where: str, required: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -27,7 +27,16 @@ from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.writing import FolderLock, open_to_append
 from padconf.judging.failure import distinct_failure
-from padconf.judging.records import RESULT_KEYS, ControlRow, ResultRow, Rows, RunData, check_row, row_key
+from padconf.judging.records import (
+    RESULT_KEYS,
+    ControlRow,
+    ResultRow,
+    Rows,
+    RunData,
+    check_row,
+    row_key,
+    strict_result_row,
+)
 from padconf.judging.verdicts import FAILURES
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
@@ -87,7 +96,8 @@ def read_results(path: Path) -> Rows:
     """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS; a row
     of a (runtime, placement, case id) read before is left out and counted."""
     rows, seen = Rows(), set()
-    for row in read_jsonl(path, RESULT_KEYS):
+    for number, row in enumerate(read_jsonl(path, RESULT_KEYS), 1):
+        strict_result_row(row, f"{path}: row {number}")
         key = row_key(row)
         if key in seen:
             rows.duplicates += 1

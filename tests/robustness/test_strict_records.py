@@ -1,0 +1,49 @@
+"""Result rows and gate.json are strict records (msgspec): an unknown or mistyped key is one
+line naming the file, where check_row alone took a shape of text and any unknown key
+(benchmarks/bench_records.py, docs/reliability.md)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from padconf.cli import main
+
+ROW_CHANGES = {"a shape of text": {"shape": ["3"]}, "pads of floats": {"pads": [1.5, 0]},
+               "a key nobody writes": {"surprise": 1}, "a position of text": {"position": "1"},
+               "elided counts of text": {"elided": {"pads": "9"}}, "a boolean for seconds": {"seconds": True}}
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("strict") / "run"
+    assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "2",
+                 "--out", str(out)]) in (0, 1)
+    return out
+
+
+@pytest.mark.parametrize("change", sorted(ROW_CHANGES))
+def test_a_result_row_with_a_key_unknown_or_mistyped_is_one_line(run, tmp_path, capsys, change):
+    import shutil
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    lines = (copy / "results.jsonl").read_text().splitlines()
+    lines[1] = json.dumps({**json.loads(lines[1]), **ROW_CHANGES[change]})
+    (copy / "results.jsonl").write_text("\n".join(lines) + "\n")
+    capsys.readouterr()
+    assert main(["report", str(copy), "--md", str(tmp_path / "r.md")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "results.jsonl: row 2" in err, err
+
+
+@pytest.mark.parametrize("doc", [{"surprise": 1}, {"seed": "0"}, {"explore": -1}, {"shard": [0, 2]},
+                                 {"shard": [1, 5000]}, {"case_filter": {"modes": "edge"}},
+                                 {"case_filter": {"pattern": "((("}}])
+def test_a_gate_json_with_a_key_unknown_mistyped_or_out_of_bounds_is_one_line(tmp_path, doc):
+    from padconf.core.errors import CaseError
+    from padconf.gate.gate import read_gate_json
+    where = tmp_path / "gate.json"
+    where.write_text(json.dumps({"runtime": "onnxruntime", "spec_ids": ["onnx/Pad-19"], "seed": 0, "explore": 0,
+                                 "shard": [1, 2], **doc}))
+    with pytest.raises(CaseError, match="gate.json: malformed"):
+        read_gate_json(where).chosen(where)
