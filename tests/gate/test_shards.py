@@ -101,3 +101,25 @@ def test_a_shard_emptied_stripped_padded_or_doubled_with_consistent_counts_is_re
         assert main([*judge, str(shard), str(whole)]) == 2, what
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and str(shard) in err, (what, err)
+
+
+@pytest.mark.slow
+def test_filtered_shards_are_proved_whole_against_the_filtered_suite(tmp_path, capsys):
+    """gate.json records the filter as data, so the join computes the filtered suite: the honest
+    shards pass, and one stripped of a case the filter takes is refused."""
+    (tmp_path / "b.yaml").write_text("[]\n")
+    runtime = FAKE + "ConformingAdapter"
+    dirs = [tmp_path / f"s{k}" for k in (1, 2)]
+    for k, work in enumerate(dirs, 1):
+        assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), "--work", str(work),
+                     "--shard", f"{k}/2", "--mode", "edge", *SPEC]) == 0
+    assert json.loads((dirs[0] / "gate.json").read_text())["case_filter"]["modes"] == ["edge"]
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), "--results"]
+    assert main([*judge, *map(str, dirs)]) == 0
+    capsys.readouterr()
+    rows = [json.loads(line) for line in (dirs[0] / "results.jsonl").read_text().splitlines()]
+    assert rows and all(r["mode"] == "edge" for r in rows)
+    _rewrite(dirs[0], [r for r in rows if r["case_id"] != rows[0]["case_id"]])
+    assert main([*judge, *map(str, dirs)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "lacks 1 of its" in err, err
