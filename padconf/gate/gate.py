@@ -19,7 +19,7 @@ from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.selection import CaseFilter
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
-from padconf.core.writing import write_atomically
+from padconf.core.writing import claim_folder, write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
@@ -107,6 +107,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     if not cases:  # only a shard can hold none: the suite is never empty
         shard = config.shard or (1, 1)
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
+    claim_folder(out_dir, replace="remove it, or name another --work")  # its run replaces what it holds
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     try:
         # the run's controls decide the triage the gate's lines show, as in the run's own reports
