@@ -66,6 +66,9 @@ _RE2_OPTIONS.log_errors = False  # a bad pattern is our one line, not RE2's log 
 _RE2_OPTIONS.max_mem = MAX_PATTERN_MEM
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
 def _utf8(text: str) -> str:
     """``text`` as RE2 can take it (UTF-8): a lone surrogate (a JSON ``"\\ud800"`` in a row from
     outside) as the text ``\\ud800``, as the one writer stores it, never an encoding error."""
@@ -76,7 +79,8 @@ class _Pattern:
     """An RE2 pattern that takes any ``str`` (``_utf8``), the pattern's own text included."""
 
     def __init__(self, pattern: str):
-        self._re = re2.compile(_utf8(pattern), _RE2_OPTIONS)
+        # a lone surrogate in the pattern matches the text ``\\udNNN`` that _utf8 makes of it
+        self._re = re2.compile(_SURROGATE.sub(lambda m: f"\\\\u{ord(m[0]):04x}", pattern), _RE2_OPTIONS)
         self.programsize = self._re.programsize
 
     def search(self, text: str):

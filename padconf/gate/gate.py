@@ -102,12 +102,12 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
                            seed=config.seed, max_examples=config.explore, compile_budget=ALL, **worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
     chosen = config.case_filter()  # an unknown mode or a bad pattern: said before anything is drawn
+    claim_folder(out_dir, replace="remove it, or name another --work")  # its run replaces what it holds
     cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db)
                           if in_shard(c.id, config.shard)])
     if not cases:  # only a shard can hold none: the suite is never empty
         shard = config.shard or (1, 1)
         raise PadconfError(f"shard {shard[0]}/{shard[1]} holds no case: use fewer shards")
-    claim_folder(out_dir, replace="remove it, or name another --work")  # its run replaces what it holds
     run = Run(out_dir, run_config, force=True, jobs=jobs)
     try:
         # the run's controls decide the triage the gate's lines show, as in the run's own reports

@@ -189,6 +189,8 @@ def not_written_by_generate(out: Path, new_listing: str = "") -> str | None:
     user's own files, signs nothing); a link, anything but a file or folder. None when nothing
     would be lost, or ``out`` is empty. The swap replaces the whole folder."""
     proven = _listing(new_listing)  # the same bytes at the same name: replaced by themselves
+    if new_listing:
+        proven[FILES] = hashlib.sha256(new_listing.encode("utf-8", "backslashreplace")).hexdigest()
     listing = out / FILES
     if listing.exists() or listing.is_symlink():
         try:
@@ -206,8 +208,10 @@ def not_written_by_generate(out: Path, new_listing: str = "") -> str | None:
                 return relative
             if name in folders:
                 continue
-            if relative in (FILES, MARK) and relative in proven:
+            if relative in (FILES, MARK) and proven.get(relative) == "":
                 continue
+            if relative == MARK and path.is_file() and re.fullmatch(rb"[0-9a-f]{64}\n?", path.read_bytes()[:100]):
+                continue  # another user's signature (a clone's): no one's data
             if not path.is_file() or relative not in proven:
                 return relative
             if hashlib.sha256(path.read_bytes()).hexdigest() != proven[relative]:
