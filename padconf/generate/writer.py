@@ -315,8 +315,9 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad", force: bool = 
             collected = list(node_cases._NodeTestCases)
         except (ImportError, AttributeError):  # another layout: collect every op's cases
             collected = node_cases.collect_testcases(op_type)
-    claim_folder(out, force)
+    make_folder(out)
     with FolderLock(out, exclusive=True):
+        claim_folder(out, force)
         return _export(out, collected, op_type)
 
 
