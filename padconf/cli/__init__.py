@@ -20,6 +20,7 @@ from pathlib import Path
 from padconf.cli.parser import build_parser
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain
+from padconf.core.writing import open_folder
 
 
 class Terminated(BaseException):
@@ -109,10 +110,14 @@ def _fault(args, exc: BaseException) -> int:
     where = None
     out = Path(args.out) if args.command == "run" and args.out else None
     if out is not None and out.is_dir():
-        try:
-            fd = os.open(out / FAULT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:  # the folder as the one writer checks it: no link on the way
+            folder = open_folder(out)
+            try:
+                fd = os.open(FAULT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=folder)
+            finally:
+                os.close(folder)
             where = out / FAULT_FILE
-        except OSError:  # a link planted there, or a folder gone read-only
+        except (OSError, PadconfError):  # a link planted there, or a folder gone read-only
             pass
     if where is None:
         fd, name = tempfile.mkstemp(prefix="padconf-fault-", suffix=".txt")
