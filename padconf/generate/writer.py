@@ -215,6 +215,8 @@ def not_written_by_generate(out: Path, new_listing: str = "") -> str | None:
             if not path.is_file() or relative not in proven:
                 return relative
             if hashlib.sha256(path.read_bytes()).hexdigest() != proven[relative]:
+                if relative == FILES:
+                    return f"{FILES} (not signed by this user's padconf, nor what this generate writes)"
                 return f"{relative} (changed since padconf generate wrote it)"
     return None
 
