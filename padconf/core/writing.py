@@ -22,7 +22,8 @@ _MAX_MARK_BYTES = 256
 
 
 def _link_refused(where: Path) -> CaseError:
-    return CaseError(f"{where}: a symbolic link, which padconf does not write through")
+    return CaseError(f"{where}: a symbolic link, which padconf does not write through "
+                     "(name the folder it leads to, where that is meant)")
 
 
 def open_folder(folder: Path | str, create: bool = False) -> int:
