@@ -37,7 +37,6 @@ folder without the tag is refused, with nothing deleted.
 """
 from __future__ import annotations
 
-import errno
 import hashlib
 import hmac
 import os
@@ -48,12 +47,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TypeVar
 
+from padconf.core import user_key
 from padconf.core.errors import PadconfError
+from padconf.core.user_key import KEY_BYTES, KEY_ENV, MAX_KEY_BYTES  # noqa: F401 (their old names)
 
 T = TypeVar("T")
 
 ENV = "PADCONF_COMPILE_CACHE"
-KEY_ENV = "PADCONF_COMPILE_CACHE_KEY"  # the key file's path
 # 3: an entry carries an HMAC under the user's key (2 a SHA-256 anyone could recompute): entries
 # of 2 and before are misses, rebuilt.
 MAGIC = b"padconf-compile-cache 3\n"
@@ -66,7 +66,6 @@ _KEY = re.compile(r"[0-9a-f]{64}")
 _SUB = re.compile(r"[0-9a-f]{2}")  # an entry's folder: its key's first two digits
 _ENTRY = re.compile(r"[0-9a-f]{64}\.bin")
 _TMP = re.compile(r"\.tmp-[0-9a-f]{16}")  # an entry being written
-KEY_BYTES, MAX_KEY_BYTES = 32, 4096
 MARKER = "CACHEDIR.TAG"  # https://bford.info/cachedir/
 _SIGNATURE = b"Signature: 8a477f597d28d172789f06886806bc55"
 _PADCONF_LINE = b"# padconf compile cache: padconf compile-cache --clear deletes only its entries here"
@@ -125,82 +124,18 @@ def cache_key(*parts: str | bytes) -> str:
 
 
 def key_path() -> Path:
-    """The file holding the secret that signs entries: ``$PADCONF_COMPILE_CACHE_KEY``, else the
-    user's config folder's ``padconf/compile-cache.key``. Never inside the cache folder: whoever
-    can write the folder could then sign what they put there."""
-    where = os.environ.get(KEY_ENV)
-    if where:
-        return Path(where)
-    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(base) / "padconf" / "compile-cache.key"
+    """The file holding the secret that signs entries (``padconf.core.user_key.key_path``)."""
+    return user_key.key_path()
 
 
-class _Refused(Exception):
-    """A key file padconf will not trust; the message says what is wrong with it."""
-
-
-def _read_key(path: Path) -> bytes:
-    try:
-        fd = os.open(path, _NOFOLLOW)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # O_NOFOLLOW met a symbolic link
-            raise _Refused("is a symbolic link") from None
-        raise
-    st = os.fstat(fd)
-    if not stat.S_ISREG(st.st_mode):  # checked before fdopen, which refuses a folder itself
-        os.close(fd)
-        raise _Refused("is not a regular file")
-    with os.fdopen(fd, "rb") as f:
-        if st.st_uid != os.geteuid():
-            raise _Refused(f"is owned by uid {st.st_uid}, not by this user (uid {os.geteuid()})")
-        if st.st_mode & 0o077:
-            raise _Refused(f"is open to group or others (mode {stat.S_IMODE(st.st_mode):04o}; chmod 600 it)")
-        secret = f.read(MAX_KEY_BYTES + 1)
-    if not KEY_BYTES <= len(secret) <= MAX_KEY_BYTES:
-        raise _Refused(f"holds {len(secret)} bytes, not {KEY_BYTES} to {MAX_KEY_BYTES}")
-    return secret
-
-
-def _create_key(path: Path) -> None:
-    """A new random key at ``path``, whole or not at all: written to a private file beside it and
-    linked into place, so a process that made one meanwhile keeps its own (link never replaces)."""
-    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-    tmp = path.parent / f".{path.name}-{secrets.token_hex(8)}"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(secrets.token_bytes(KEY_BYTES))
-            f.flush()
-            os.fsync(f.fileno())
-        try:
-            os.link(tmp, path)
-        except FileExistsError:
-            pass
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
-_KEYS: dict[str, tuple[bytes | None, str | None]] = {}  # key file -> (secret, why not): one read a process
+_KEYS = user_key.KEYS  # key file -> (secret, why not): one read a process
 
 
 def load_key() -> tuple[bytes | None, str | None]:
-    """``(secret, None)`` from the key file (made if there is none), or ``(None, why)``: one line
-    saying why the compile cache is off. Read once a process; forks inherit what was read."""
-    path = key_path()
-    if str(path) not in _KEYS:
-        try:
-            try:
-                found: tuple[bytes | None, str | None] = (_read_key(path), None)
-            except FileNotFoundError:
-                _create_key(path)
-                found = (_read_key(path), None)
-        except _Refused as exc:
-            found = (None, f"the compile cache is off: its key file {path} {exc}")
-        except OSError as exc:
-            found = (None, f"the compile cache is off: its key file {path} cannot be read or made: "
-                           f"{exc.strerror or exc}")
-        _KEYS[str(path)] = found
-    return _KEYS[str(path)]
+    """``(secret, None)`` from the user's key file (made if there is none), or ``(None, why)``:
+    one line saying why the compile cache is off. Read once a process; forks inherit what was read."""
+    secret, why = user_key.load_key(_KEYS)
+    return secret, (None if why is None else f"the compile cache is off: {why}")
 
 
 def _mac(secret: bytes, key: str, payload: bytes) -> bytes:

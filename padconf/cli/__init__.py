@@ -1,9 +1,9 @@
 """``padconf``: a thin command line over the library (its options in padconf.cli.parser, each
 command in padconf.cli.commands).
 
-Exit codes: padconf.cli.parser.EXIT_CODES, which ``--help`` prints. A closed stdout or stderr
-(``padconf run ... | head -1``) changes none of them: what padconf would print there is dropped,
-and the command runs to its end (``ClosableStream``).
+Exit codes: padconf.cli.parser.EXIT_CODES, which ``--help`` prints. A stdout or stderr that
+fails (closed, ``padconf run ... | head -1``; full, ``>/dev/full``) changes none of them: what
+padconf would print there is dropped, and the command runs to its end (``ClosableStream``).
 """
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from pathlib import Path
 from padconf.cli.parser import build_parser
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain
+from padconf.core.writing import open_folder
 
 
 class Terminated(BaseException):
@@ -42,11 +43,13 @@ def _signal_again(unraisable) -> None:
 
 
 class ClosableStream:
-    """sys.stdout or sys.stderr while a command runs: once the reader has closed it (a broken
-    pipe: ``| head -1``), what is written is dropped, and the stream's descriptor points at
-    /dev/null so that nothing else writing it (rich's console, the interpreter's last flush)
-    fails either. rich's own handling raised SystemExit(1), the code for "a difference found",
-    with no result written; an uncaught BrokenPipeError would have been padconf's fault, 3."""
+    """sys.stdout or sys.stderr while a command runs: once writing it fails, for any reason (the
+    reader closed it, ``| head -1``; a full device, ``>/dev/full``; EIO of a terminal gone),
+    what is written is dropped, and the stream's descriptor points at /dev/null so that nothing
+    else writing it (rich's console, the interpreter's last flush) fails either. The command
+    runs to its end and exits with its own code: rich's own handling raised SystemExit(1), the
+    code for "a difference found", with no result written; a failed write uncaught stopped a
+    run before its results (exit 2), and a failed line on stderr turned exit 2 into 1."""
 
     def __init__(self, stream):
         self._stream, self.closed_by_reader = stream, False
@@ -64,7 +67,7 @@ class ClosableStream:
         if not self.closed_by_reader:
             try:
                 return self._stream.write(text)
-            except BrokenPipeError:
+            except (OSError, ValueError):  # ValueError: the stream itself was closed
                 self._closed()
         return len(text)
 
@@ -72,7 +75,7 @@ class ClosableStream:
         if not self.closed_by_reader:
             try:
                 self._stream.flush()
-            except BrokenPipeError:
+            except (OSError, ValueError):
                 self._closed()
 
     def __getattr__(self, name):
@@ -107,10 +110,14 @@ def _fault(args, exc: BaseException) -> int:
     where = None
     out = Path(args.out) if args.command == "run" and args.out else None
     if out is not None and out.is_dir():
-        try:
-            fd = os.open(out / FAULT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644)
+        try:  # the folder as the one writer checks it: no link on the way
+            folder = open_folder(out)
+            try:
+                fd = os.open(FAULT_FILE, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o644, dir_fd=folder)
+            finally:
+                os.close(folder)
             where = out / FAULT_FILE
-        except OSError:  # a link planted there, or a folder gone read-only
+        except (OSError, PadconfError):  # a link planted there, or a folder gone read-only
             pass
     if where is None:
         fd, name = tempfile.mkstemp(prefix="padconf-fault-", suffix=".txt")

@@ -316,7 +316,8 @@ def cmd_generate(args) -> int:
     from padconf.spec.loader import load_specs
 
     start = time.monotonic()
-    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
+    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo,
+                       force=args.force)
     console.print(f"{len(entries)} cases written to {terminal(args.out)} in {time.monotonic() - start:.1f} s; "
                   f"coverage and how to run them: {terminal(args.out)}/README.md")
     return 0
@@ -325,7 +326,7 @@ def cmd_generate(args) -> int:
 def cmd_export_onnx_tests(args) -> int:
     from padconf.generate.writer import export_onnx_node_tests
 
-    written = export_onnx_node_tests(args.out)
+    written = export_onnx_node_tests(args.out, force=args.force)
     if not written:
         raise PadconfError("the installed onnx defines no one-node Pad test: nothing written")
     console.print(f"{len(written)} of onnx's own Pad node tests written to {args.out}; run them with "

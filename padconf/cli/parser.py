@@ -228,10 +228,14 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--seed", type=_count(*SEED_RANGE), default=0)
     gen.add_argument("--per-combo", type=_count(0, MAX_PER_COMBO), default=1,
                      help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
+    gen.add_argument("--force", action="store_true",
+                     help="replace --out whole though padconf cannot prove it wrote what it holds")
     gen.set_defaults(func=cmd_generate)
     export = sub.add_parser("export-onnx-tests", help="write onnx's own Pad node tests (the onnx wheel ships "
                             "none) for `padconf run --cases`")
     export.add_argument("--out", default="onnx-pad-tests", metavar="DIR", help="default: onnx-pad-tests")
+    export.add_argument("--force", action="store_true",
+                        help="replace what --out holds though padconf cannot prove it wrote it")
     export.set_defaults(func=cmd_export_onnx_tests)
     cache = sub.add_parser("compile-cache",
                            help="where the compile cache of iree and tvm is, how large; --clear empties it")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import fcntl
+import hmac
 import os
 import secrets
 import stat
@@ -13,17 +14,117 @@ from pathlib import Path
 from typing import IO
 
 from padconf.core.errors import CaseError, PadconfError
+from padconf.core.user_key import signature
+
+MARK = ".padconf-wrote"  # in a folder padconf claimed: its path signed with the user's key
+_MARK_PURPOSE = b"padconf wrote this folder"
+_MAX_MARK_BYTES = 256
+
+
+def _link_refused(where: Path) -> CaseError:
+    return CaseError(f"{where}: a symbolic link, which padconf does not write through "
+                     "(name the folder it leads to, where that is meant)")
+
+
+def open_folder(folder: Path | str, create: bool = False) -> int:
+    """A descriptor of ``folder``, opened one name at a time without following a link: every
+    name below the working directory (a folder inside it), else the folder named itself and
+    every one padconf makes down to it (one outside: its existing parents are the user's
+    choice). A link anywhere there (``.padconf -> ~/elsewhere``, ``reports -> ~/.ssh``) is
+    refused in one line, never written through; where ``create``, each missing name is made,
+    as a folder, through the descriptor above it. The one check of every folder padconf writes."""
+    absolute = Path(os.path.abspath(folder))  # ".." taken lexically: what is checked is what is opened
+    cwd = Path(os.path.abspath(os.getcwd()))
+    if absolute == cwd or cwd in absolute.parents:
+        start, names = cwd, absolute.relative_to(cwd).parts
+    elif not absolute.name:  # the root itself
+        start, names = absolute, ()
+    else:
+        start, missing = absolute.parent, [absolute.name]
+        while create and not os.path.isdir(start) and start != start.parent:  # made link-free, below
+            start, missing = start.parent, [*missing, start.name]
+        names = tuple(reversed(missing))
+    try:
+        fd = os.open(start, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        raise CaseError(f"{start}: no such folder") from None
+    where = start
+    try:
+        for name in names:
+            where = where / name
+            for attempt in (0, 1):
+                try:
+                    below = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=fd)
+                    break
+                except FileNotFoundError:
+                    if not create or attempt:
+                        raise
+                    with contextlib.suppress(FileExistsError):
+                        os.mkdir(name, 0o777, dir_fd=fd)
+                except OSError as exc:
+                    if exc.errno in (errno.ELOOP, errno.ENOTDIR) and os.path.islink(where):
+                        raise _link_refused(where) from None
+                    if exc.errno == errno.ENOTDIR:
+                        raise CaseError(f"{where}: not a folder") from None
+                    raise
+            os.close(fd)
+            fd = below
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def make_folder(folder: Path | str) -> Path:
+    """``folder`` and the folders above it made where missing, as ``open_folder`` checks them."""
+    os.close(open_folder(folder, create=True))
+    return Path(folder)
+
+
+def _mark_text(folder: Path) -> str | None:
+    found = signature(_MARK_PURPOSE, os.fsencode(os.path.realpath(folder)))
+    return None if found is None else f"padconf wrote this folder; its signature, under this user's key:\n{found}\n"
+
+
+def _marked(folder: Path, fd: int) -> bool:
+    try:
+        mark = os.open(MARK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
+    except OSError:
+        return False
+    with os.fdopen(mark, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            return False
+        text = f.read(_MAX_MARK_BYTES).decode("ascii", "replace")
+    expected = _mark_text(folder)
+    return expected is not None and hmac.compare_digest(expected, text)
+
+
+def claim_folder(folder: Path | str, force: bool = False, replace: str = "--force to replace it") -> Path:
+    """``folder`` made (as ``open_folder`` checks it) and taken as padconf's own, for a command
+    that writes several files into it (a run directory, a gate's work folder, exported tests): it
+    must be absent, empty, or one padconf claimed before, which its mark proves (the folder's
+    path signed with the user's key: a mark committed in a checkout, or copied from elsewhere,
+    is not valid). A folder holding anything else is refused in one line unless ``force``
+    (``replace`` tells the user how). The mark is then written, so the next command knows it."""
+    folder = Path(folder)
+    fd = open_folder(folder, create=True)
+    try:
+        names = sorted(os.listdir(fd))
+        if names and not force and not _marked(folder, fd):
+            shown = next((n for n in names if n != MARK), names[0])
+            raise PadconfError(f"{folder}: holds {shown!r}, which padconf cannot prove it wrote (the folder has "
+                               f"no valid mark of this user's padconf): name an empty or new folder, or {replace}")
+    finally:
+        os.close(fd)
+    text = _mark_text(folder)
+    if text is not None:
+        write_atomically(folder / MARK, text)
+    return folder
 
 
 def _folder(path: Path) -> int:
-    """A descriptor of ``path``'s folder, opened without following a link there: a link committed
-    in a checkout where padconf writes (``reports -> ~/.ssh``) is refused, never written into."""
-    try:
-        return os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
-    except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and path.parent.is_symlink():
-            raise CaseError(f"{path.parent}: a symbolic link, which padconf does not write through") from None
-        raise
+    """A descriptor of ``path``'s folder (``open_folder``: no link on the way)."""
+    return open_folder(path.parent)
 
 
 def write_atomically(path: Path | str, data: str | bytes) -> None:
@@ -67,7 +168,7 @@ def open_to_append(path: Path, mode: str = "a") -> IO:
                      dir_fd=folder)
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            raise CaseError(f"{path}: a symbolic link, which padconf does not write through") from None
+            raise _link_refused(path) from None
         raise
     finally:
         os.close(folder)

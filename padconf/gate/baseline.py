@@ -66,12 +66,36 @@ _RE2_OPTIONS.log_errors = False  # a bad pattern is our one line, not RE2's log 
 _RE2_OPTIONS.max_mem = MAX_PATTERN_MEM
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _utf8(text: str) -> str:
+    """``text`` as RE2 can take it (UTF-8): a lone surrogate (a JSON ``"\\ud800"`` in a row from
+    outside) as the text ``\\ud800``, as the one writer stores it, never an encoding error."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+class _Pattern:
+    """An RE2 pattern that takes any ``str`` (``_utf8``), the pattern's own text included."""
+
+    def __init__(self, pattern: str):
+        # a lone surrogate in the pattern matches the text ``\\udNNN`` that _utf8 makes of it
+        self._re = re2.compile(_SURROGATE.sub(lambda m: f"\\\\u{ord(m[0]):04x}", pattern), _RE2_OPTIONS)
+        self.programsize = self._re.programsize
+
+    def search(self, text: str):
+        return self._re.search(_utf8(text))
+
+    def fullmatch(self, text: str):
+        return self._re.fullmatch(_utf8(text))
+
+
 @functools.lru_cache(maxsize=4096)
-def compiled(pattern: str):
+def compiled(pattern: str) -> _Pattern:
     """A baseline pattern compiled by RE2, which matches in time linear in the text: a pattern
     from a file padconf did not write cannot backtrack for ever (``(a+)+$``). RE2 has no
     backreferences or lookaround; such a pattern is refused when the baseline is read."""
-    return re2.compile(pattern, _RE2_OPTIONS)
+    return _Pattern(pattern)
 
 PATTERN_KEYS = ("runtime", "origin")  # whole-match over the row's field
 TEXT_KEYS = ("verdict", "case", "after", "error", "why", "link")

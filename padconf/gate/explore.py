@@ -15,6 +15,7 @@ from padconf.cases.edge_classes import edge_classes
 from padconf.core.dtypes import ArrayBudget, OverBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import inside, read_bytes
+from padconf.core.writing import make_folder
 from padconf.judging.records import ResultRow
 from padconf.spec.loader import Spec
 
@@ -58,6 +59,7 @@ def folder_database(where: str):
             self._key_folder(key)
             super().delete(key, value)
 
+    make_folder(where)  # written by Hypothesis below it: no link on the way (a committed .padconf/examples)
     return FolderDatabase(where)
 
 

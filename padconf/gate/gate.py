@@ -21,7 +21,7 @@ from padconf.cases.case import MAX_CASES_BYTES, Case
 from padconf.cases.selection import CaseFilter
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
-from padconf.core.writing import write_atomically
+from padconf.core.writing import claim_folder, write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
@@ -106,6 +106,7 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
                            seed=config.seed, max_examples=config.explore, compile_budget=ALL, **worker_limits(config))
     specs = load_specs(config.specs_dir, config.specs)
     chosen = config.case_filter()  # an unknown mode or a bad pattern: said before anything is drawn
+    claim_folder(out_dir, replace="remove it, or name another --work")  # its run replaces what it holds
     cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db)
                           if in_shard(c.id, config.shard)])
     if not cases:  # only a shard can hold none: the suite is never empty

@@ -41,8 +41,9 @@ from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import read_text
+from padconf.core.user_key import signature, signed
 from padconf.core.vocabulary import Placement
-from padconf.core.writing import FolderLock, write_atomically
+from padconf.core.writing import MARK, FolderLock, claim_folder, make_folder, write_atomically
 from padconf.generate.readme import readme
 from padconf.spec.loader import Spec, rule_text
 from padconf.suite.fixed import KIND_DIRS, SuiteCase, suite_cases
@@ -156,6 +157,7 @@ def manifest(entries: list[SuiteCase], context: bool = False) -> list[dict]:
 
 
 STAGING_MARK = ".padconf-generate-staging"  # what marks a staging folder as generate's own
+_FILES_PURPOSE = b"padconf generate FILES.sha256"  # MARK holds FILES.sha256 signed for this
 FILES = "FILES.sha256"  # every file generate wrote, with its SHA-256 (``sha256sum -c FILES.sha256`` checks it)
 MAX_FILES_BYTES = 1 << 24  # a FILES.sha256 (generated/'s is about 1 MB)
 
@@ -171,22 +173,33 @@ def files_listing(folder: Path) -> str:
     return "".join(lines)
 
 
-def not_written_by_generate(out: Path) -> str | None:
-    """The first thing in ``out`` (nested ones included) that its ``FILES.sha256`` does not prove
-    padconf generate wrote, byte for byte: a file it does not list or whose bytes changed (a
-    README.md the user edited), a link, anything but a file or folder; None when every one is
-    padconf's, or ``out`` is empty. The swap replaces the whole folder: only what is proven
-    padconf's may go with it."""
+def _listing(text: str) -> dict[str, str]:
+    listed: dict[str, str] = {}
+    for line in text.splitlines():
+        digest, _, name = line.partition("  ")
+        listed[name] = digest
+    return listed
+
+
+def not_written_by_generate(out: Path, new_listing: str = "") -> str | None:
+    """The first thing in ``out`` (nested ones included) that the swap would lose and padconf
+    cannot prove generate wrote: a file the new output (``new_listing``, its FILES.sha256) does
+    not hold byte for byte, unless the previous output's FILES.sha256 lists it with its bytes
+    and is signed with this user's key (MARK: a FILES.sha256 planted in a checkout, listing the
+    user's own files, signs nothing); a link, anything but a file or folder. None when nothing
+    would be lost, or ``out`` is empty. The swap replaces the whole folder."""
+    proven = _listing(new_listing)  # the same bytes at the same name: replaced by themselves
+    if new_listing:
+        proven[FILES] = hashlib.sha256(new_listing.encode("utf-8", "backslashreplace")).hexdigest()
     listing = out / FILES
-    proven: dict[str, str] = {}
     if listing.exists() or listing.is_symlink():
         try:
             text = read_text(listing, MAX_FILES_BYTES, follow=False)
+            mark = read_text(out / MARK, 1024, follow=False) if (out / MARK).exists() else ""
         except CaseError:
             return FILES
-        for line in text.splitlines():
-            digest, _, name = line.partition("  ")
-            proven[name] = digest
+        if signed(_FILES_PURPOSE, text.encode("utf-8", "backslashreplace"), mark):
+            proven = {**_listing(text), **proven, FILES: "", MARK: ""}
     for root, folders, files in os.walk(out):  # links are not followed: each is a name below
         for name in sorted(folders + files):
             path = Path(root, name)
@@ -195,17 +208,21 @@ def not_written_by_generate(out: Path) -> str | None:
                 return relative
             if name in folders:
                 continue
-            if relative == FILES and proven:
+            if relative in (FILES, MARK) and proven.get(relative) == "":
                 continue
+            if relative == MARK and path.is_file() and re.fullmatch(rb"[0-9a-f]{64}\n?", path.read_bytes()[:100]):
+                continue  # another user's signature (a clone's): no one's data
             if not path.is_file() or relative not in proven:
                 return relative
             if hashlib.sha256(path.read_bytes()).hexdigest() != proven[relative]:
+                if relative == FILES:
+                    return f"{FILES} (not signed by this user's padconf, nor what this generate writes)"
                 return f"{relative} (changed since padconf generate wrote it)"
     return None
 
 
 def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int = 1,
-             jobs: int | None = None) -> list[SuiteCase]:
+             jobs: int | None = None, force: bool = False) -> list[SuiteCase]:
     """Write the suite as the folder ``out``, which must be empty, absent or a previous output
     whose every file, nested ones included, its FILES.sha256 proves padconf wrote. The suite is
     written beside it, in a hidden folder, then swapped in by one rename: an interrupted
@@ -222,19 +239,12 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         raise PadconfError(f"--out {out}: a symbolic link, which padconf generate does not replace")
     if out.exists() and not out.is_dir():
         raise PadconfError(f"--out {out}: not a folder")
-    foreign = not_written_by_generate(out) if out.is_dir() else None
-    if foreign:  # the swap replaces the whole folder
-        raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write (its {FILES} "
-                           "does not list it): name an empty folder or a previous output")
     entries = suite_cases(specs, seed, per_combo, jobs)
     by_id = {s.id: s for s in specs}
-    out.parent.mkdir(parents=True, exist_ok=True)
+    make_folder(out.parent)  # no link on the way
     # one generate at a time beside the output: it swaps the whole folder in (the parent is locked,
     # since the swap replaces the folder itself)
     with FolderLock(out.parent, exclusive=True, what="folder, generating into it"):
-        foreign = not_written_by_generate(out) if out.is_dir() else None  # again: another may have written
-        if foreign:
-            raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write")
         for stale in out.parent.glob(f".{out.name}.padconf-generate-*"):  # an interrupted generate's, by its mark
             if stale.is_dir() and not stale.is_symlink() and (stale / STAGING_MARK).is_file():
                 shutil.rmtree(stale, ignore_errors=True)
@@ -255,7 +265,16 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
             if (staging / "openvino").is_dir():
                 (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
             (staging / STAGING_MARK).unlink()  # the output lists only what it holds
-            (staging / FILES).write_text(files_listing(staging), encoding="utf-8")
+            listing = files_listing(staging)
+            (staging / FILES).write_text(listing, encoding="utf-8")
+            if (mark := signature(_FILES_PURPOSE, listing.encode("utf-8", "backslashreplace"))) is not None:
+                (staging / MARK).write_text(mark + "\n", encoding="utf-8")
+            foreign = None if force or not out.is_dir() else not_written_by_generate(out, listing)
+            if foreign:  # the swap replaces the whole folder
+                raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate cannot prove it wrote "
+                                   f"(its {FILES} does not list it, or is not signed by this user's padconf) and "
+                                   "would not write again: name an empty folder or a previous output, or --force "
+                                   "to replace it whole")
             if out.exists():
                 _exchange(staging, out)  # staging now holds the previous output, removed below
             else:
@@ -281,10 +300,11 @@ def _exchange(a: Path, b: Path) -> None:
     aside.rename(a)
 
 
-def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
+def export_onnx_node_tests(out: Path | str, op_type: str = "Pad", force: bool = False) -> list[Path]:
     """onnx's own node tests of ``op_type`` written in onnx's layout, from the installed onnx's
     case definitions (onnx.backend.test.case.node; the wheel ships no data/node folder), the way
-    onnx's ``backend-test-tools generate-data`` writes them."""
+    onnx's ``backend-test-tools generate-data`` writes them, into ``out``: a folder padconf
+    claims (``claim_folder``: none of the user's files replaced unless ``force``)."""
     import importlib
     import warnings
 
@@ -297,8 +317,9 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad") -> list[Path]:
             collected = list(node_cases._NodeTestCases)
         except (ImportError, AttributeError):  # another layout: collect every op's cases
             collected = node_cases.collect_testcases(op_type)
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)
     with FolderLock(out, exclusive=True):
+        claim_folder(out, force)
         return _export(out, collected, op_type)
 
 
@@ -309,7 +330,7 @@ def _export(out: Path, collected, op_type: str) -> list[Path]:
             continue
         where = out / case.name
         data_set = where / "test_data_set_0"
-        data_set.mkdir(parents=True, exist_ok=True)  # an existing folder: nothing written through a link in it
+        make_folder(data_set)  # an existing folder: nothing written through a link in it
         write_atomically(where / "model.onnx", case.model.SerializeToString())
         inputs, outputs = case.data_sets[0]
         for j, arr in enumerate(inputs):

@@ -19,6 +19,7 @@ from pathlib import Path
 from padconf.adapters import adapter_class, split_variant, unknown_runtime
 from padconf.core import escape
 from padconf.core.errors import PadconfError
+from padconf.core.writing import make_folder, open_to_append, write_atomically
 from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
@@ -70,10 +71,10 @@ def merge_across(done: list[tuple[str, list[dict]]]) -> None:
                     roots.setdefault(k, s)
                 continue
             moved = root["dir"] / "variants" / f"{_safe(runtime)}-{s['dir'].name}"
-            moved.parent.mkdir(exist_ok=True)
+            make_folder(moved.parent)
             shutil.move(str(s["dir"]), str(moved))
             text = f"{runtime}: {variant_text(s['shrunk'], s['placement'])}, in variants/{moved.name}"
-            with (root["dir"] / "REPORT.md").open("a", encoding="utf-8") as report:
+            with open_to_append(root["dir"] / "REPORT.md") as report:
                 if not root.get("paths"):
                     report.write("\n## Through other paths of the same engine\n\nThe same mechanism, minimized on "
                                  "another runtime that reaches this engine (one bundle for them all):\n\n")
@@ -98,7 +99,7 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
     runtimes = failing_runtimes(run_dir)
     if not runtimes:
         raise PadconfError(f"{run_dir}: no runtime has a failure in this run: nothing to minimize")
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)  # no link on the way
     done: list[tuple[str, list[dict]]] = []
     skipped: list[str] = []
     for runtime in runtimes:
@@ -109,8 +110,8 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
             skipped.append(f"{runtime}: {exc}")
     merge_across(done)
     for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
-        (out / _safe(runtime) / "INDEX.md").write_text(index_markdown(target, runtime, summaries), encoding="utf-8")
-    (out / "INDEX.md").write_text(merged_index(target, done, skipped, out), encoding="utf-8")
+        write_atomically(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))
+    write_atomically(out / "INDEX.md", merged_index(target, done, skipped, out))
     return [s for _, summaries in done for s in summaries]
 
 

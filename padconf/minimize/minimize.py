@@ -25,7 +25,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
-from padconf.core.writing import FolderLock, open_to_append, write_atomically
+from padconf.core.writing import FolderLock, make_folder, open_to_append, write_atomically
 from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, check_memory_cap
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES, Verdict
@@ -102,7 +102,7 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
     out = Path(out)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
-    out.mkdir(parents=True, exist_ok=True)
+    make_folder(out)  # no link on the way
     with FolderLock(out, exclusive=True):  # one process writes a bundle folder at a time
         return _minimize_into(target, runtime, out, time_limit, progress, timeout, specs_dir, memory_mb)
 

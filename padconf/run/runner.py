@@ -28,7 +28,7 @@ from padconf.cases.onnx_model import model_key
 from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.vocabulary import Placement, Status
-from padconf.core.writing import open_to_append, write_atomically
+from padconf.core.writing import claim_folder, make_folder, open_to_append, write_atomically
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.judged import judged_batch
@@ -190,12 +190,16 @@ class Run:
         if not self.resume:
             self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run
             try:
-                self.dir.mkdir(parents=True, exist_ok=True)
+                if (self.run_json.exists() or self.results_path.exists()) and not self.force:
+                    raise PadconfError(f"{self.dir} holds a run already: --resume continues it, "
+                                       "--force replaces it")
+                make_folder(self.dir)  # no link on the way
                 if self.lock is None:  # made meanwhile by another padconf, which may have written a run
                     self.lock = RunDirLock(self.dir, exclusive=True)
                     if (self.run_json.exists() or self.results_path.exists()) and not self.force:
                         raise PadconfError(f"{self.dir} holds a run already: --resume continues it, "
                                            "--force replaces it")
+                claim_folder(self.dir, self.force)  # a user's files in it are not replaced
                 for stale in RUN_FILES:  # --force: nothing of the run replaced stays
                     (self.dir / stale).unlink(missing_ok=True)
             except OSError as exc:

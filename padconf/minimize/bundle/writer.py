@@ -17,7 +17,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.vocabulary import Placement
-from padconf.core.writing import write_atomically
+from padconf.core.writing import make_folder, write_atomically
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle import model_source
 from padconf.minimize.bundle import repro as generic_repro
@@ -40,7 +40,7 @@ def _write_inputs(where: Path, case: Case, placement: Placement, own, graph) -> 
     model file's name (None: OpenVINO refuses to build the graph at all, the bug itself) and the
     inputs in feed order."""
     data_set = where / "test_data_set_0"
-    data_set.mkdir(parents=True)
+    make_folder(data_set)
     if own is None:
         write_atomically(where / "model.onnx", graph.SerializeToString())
         own = "model.onnx", feeds(case, placement)
@@ -75,7 +75,7 @@ def _write_expected(where: Path, case: Case) -> dict:
 def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtime_version: str | None, job) -> str:
     """The bundle for ``shrunk`` (a padconf.minimize.minimize.Shrunk) in ``where``; returns its title."""
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
-    where.mkdir(parents=True, exist_ok=True)
+    make_folder(where)
     own = adapter_class(runtime)().bundle_model(case, placement, where)
     graph = build_model(case, placement) if own is None else None  # the ONNX model, built once for the bundle
     model, inputs = _write_inputs(where, case, placement, own, graph)
