@@ -696,3 +696,17 @@ class TvmSlipOnTrigger(_SlipOnTrigger, TvmAdapter):
 class BatchPrintingAdapter(PrintingAdapter):
     """PrintingAdapter sent its cases a batch at a time."""
     order_independent = True
+
+
+class RankZeroTwoWaysAdapter(ConformingAdapter):
+    """Two mechanisms that show alike through Pad (a silent wrong value on rank-0 data, float and
+    int32, the latter as a rank-1 tensor): float's is Pad's alone, while int32's values go wrong
+    through the data-movement ops too (its Concat refuses them), which only the controls computing
+    on the values show."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            return Outcome(np.asarray(case.data + 1).reshape([1] * (case.dtype == "int32")))
+        if case.op == "Concat" and case.dtype == "int32":
+            return Outcome(error="int32 buffers cannot be moved")
+        return super().run(case, placement)

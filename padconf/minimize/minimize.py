@@ -21,20 +21,27 @@ from pathlib import Path
 from typing import Any
 
 from padconf.adapters import split_variant, unknown_runtime
-from padconf.cases.case import Case, CaseKind
+from padconf.cases.case import Case
 from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.core.writing import FolderLock, open_to_append, write_atomically
 from padconf.execution.worker import DEFAULT_TIMEOUT_S, Worker
 from padconf.judging.failure import failure_signature
-from padconf.judging.verdicts import FAILURES, Verdict
+from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.report import bundle_triage
 from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
-from padconf.minimize.probes.evidence import FOLDER_WORDS, evidence
+from padconf.minimize.probes.evidence import (
+    FOLDER_WORDS,
+    evidence,
+    fails_again,
+    how_it_shows,
+    mechanism,
+    variant_experiment,
+)
 from padconf.minimize.probes.experiments import (
     beyond_policy,
     default_configuration,
@@ -149,12 +156,17 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
-                if root is not None and how_it_shows(root["shrunk"]) != how_it_shows(shrunk):
-                    # the root's experiment does not show this one: another mechanism, a bundle of its own
-                    cause = (*cause, how_it_shows(shrunk))
-                    root = roots.get(cause)
-                if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
+                tried = None
+                if root is not None and kind != "case":  # the bundle's own experiment rerun on this one
+                    tried = variant_experiment(isolated, shrunk, placement)
+                    if tuple(tried["mechanism"]) != _mechanism_of(root):
+                        # the root's experiment does not show this one: another mechanism, a bundle of its own
+                        cause = (*cause, tuple(tried["mechanism"]))
+                        root = roots.get(cause)
+                if root is not None and tried is not None \
+                        and tuple(tried["mechanism"]) == _mechanism_of(root):  # the same mechanism: a variant
                     root["variants"].append(variant_text(shrunk, placement))
+                    root["variant_experiments"].append({"variant": variant_text(shrunk, placement), **tried})
                     summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
                                       "error": f"the same root cause as bundle {root['n']} ({root['dir'].name})",
                                       "shape": list(job.case.data.shape)})
@@ -181,7 +193,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                            f"{shrunk.tries} tries) -> {where}", end=True)
             summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
                               "variants": [variant_text(shrunk, placement)], "evidence": found, "cause": cause,
-                              "runtime": runtime, "placement": placement})
+                              "runtime": runtime, "placement": placement, "variant_experiments": [],
+                              "isolated": isolated})
             roots[cause] = summaries[-1]
     finally:
         for opened in (worker, lowered_to, default):
@@ -192,6 +205,9 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                         + "; ".join(s["error"] for s in summaries))
     if kind != "case":
         for s in summaries:  # a bundle that stands for several failures of the run lists them
+            if s.get("variant_experiments"):  # and records its experiment rerun on each
+                s["evidence"]["variants"] = s["variant_experiments"]
+                write_atomically(s["dir"] / "evidence.json", json.dumps(s["evidence"], indent=1) + "\n")
             if len(s.get("variants", ())) > 1:
                 with open_to_append(s["dir"] / "REPORT.md") as report:
                     report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
@@ -217,14 +233,14 @@ def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Pl
                                                                          configuration(isolated.runtime))})
 
 
-def how_it_shows(shrunk: Shrunk) -> tuple[str, bool]:
-    """What a bundle's experiment shows of its minimal case: whether the runtime dies (a crash,
-    a hang) or answers (an output or a refusal), and whether the input is valid. A variant
-    merged into a bundle must show alike: a silent wrong value is no variant of a crash, nor a
-    refusal of a valid input one of a wrong value on an invalid one (a refusal with constant pads
-    and a wrong value with fed ones, both on valid rank-0 data, are one check's two faces)."""
-    dies = shrunk.final.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT)
-    return "dies" if dies else "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
+def _mechanism_of(root: dict) -> tuple:
+    """The bundle's mechanism (probes.evidence.mechanism), its repro rerun as a variant's is, once."""
+    if "mechanism" not in root:
+        shrunk = root["shrunk"]
+        again = fails_again(root["isolated"], shrunk, root["placement"])
+        root["mechanism"] = mechanism(how_it_shows(shrunk), root["evidence"]["checks"]["c"]["passed"] is True, again)
+        root["evidence"]["fails_again"] = again
+    return root["mechanism"]
 
 
 def write_evidence(where: Path, found: dict) -> None:

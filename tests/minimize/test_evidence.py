@@ -195,3 +195,23 @@ def test_coverage_is_ruled_out_by_experiment_not_by_message_text(tmp_path, runti
     found = _evidence(out)
     assert found["checks"]["d"]["passed"] is covered, found["checks"]["d"]
     assert (found["label"] == BUG) is covered and ("d" in found["missing"]) is not covered
+
+
+def test_a_variant_is_rerun_through_the_bundles_own_experiment_and_split_where_it_shows_otherwise(tmp_path):
+    """Rank-0 data answered wrong on float and on int32: one root cause by feature and verdict,
+    but the bundle's experiment rerun on the int32 case shows another mechanism (its control
+    computing on the values fails, where float's passes): two bundles; each variant a bundle
+    keeps carries that experiment's record in its evidence.json."""
+    from padconf.run.runner import Run, RunConfig
+    adapter = FAKE + "RankZeroTwoWaysAdapter"
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[])),
+             classify(Case(spec="onnx/Pad-19", data=np.array(2, np.int32), pads=[]))]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    bundles = sorted(d for d in out.iterdir() if d.is_dir())
+    assert len(bundles) == 2, [b.name for b in bundles]
+    found = [_evidence(b) for b in bundles]
+    assert sorted(f["checks"]["c"]["passed"] for f in found) == [False, True]

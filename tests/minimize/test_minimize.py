@@ -417,6 +417,10 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     assert all(f"rejects a rank-0 input on {dtype} (opset 18) [inputs]" in variants
                for dtype in ("float", "uint8", "int64"))
     assert (out / "INDEX.md").read_text().count("merged: the same root cause") == 2
+    # each variant rerun through the bundle's own experiment, recorded: it fails again, alike
+    found = json.loads((bundle / "evidence.json").read_text())
+    assert len(found["variants"]) == 2 and all(v["fails_again"] for v in found["variants"])
+    assert found["fails_again"] and all(v["mechanism"][:2] == ["answers", True] for v in found["variants"])
 
 
 def test_shrinking_starts_from_a_worked_example_else_from_data_of_rank_one_or_more():

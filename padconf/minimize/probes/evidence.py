@@ -164,6 +164,50 @@ def plain_twin(case):
                       context=None)
 
 
+def how_it_shows(shrunk: Shrunk) -> tuple[str, bool]:
+    """What a bundle's experiment shows of its minimal case: whether the runtime dies (a crash,
+    a hang) or answers (an output or a refusal), and whether the input is valid. A variant
+    merged into a bundle must show alike: a silent wrong value is no variant of a crash, nor a
+    refusal of a valid input one of a wrong value on an invalid one (a refusal with constant pads
+    and a wrong value with fed ones, both on valid rank-0 data, are one check's two faces)."""
+    dies = shrunk.final.row["verdict"] in _UNSAFE
+    return "dies" if dies else "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
+
+
+def fails_again(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> bool:
+    """The repro's experiment on the minimal case: run again in a fresh process, it fails as it
+    showed (dies where it died, answers wrong where it answered), a crash in each of CRASH_TRIES
+    runs as check (a) asks. A hang is not waited for again (its timeout was the experiment)."""
+    verdict = shrunk.final.row["verdict"]
+    if verdict == Verdict.TIMEOUT:
+        return True
+    for _ in range(CRASH_TRIES if verdict == Verdict.CRASH else 1):
+        again = isolated.attempt_if_it_can(shrunk.final.case, placement)
+        if again is None or again.row["verdict"] not in FAILURES \
+                or (again.row["verdict"] in _UNSAFE) != (verdict in _UNSAFE):
+            return False
+    return True
+
+
+def mechanism(shows: tuple[str, bool], control_passes: bool, repro_fails: bool) -> tuple:
+    """What a bundle's experiment (repro and controls) concludes of its minimal case: how it shows,
+    whether a control computing on the same values passes, whether it fails again when rerun.
+    Two minimized failures are one bundle only where their mechanisms are equal."""
+    return (*shows, bool(control_passes), bool(repro_fails))
+
+
+def variant_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict:
+    """The bundle's own experiment rerun on a variant's minimal case: the repro (fails_again) and
+    the controls computing on its values (computing_controls). Its ``mechanism`` must equal the
+    bundle's (the same experiment on the bundle's minimal case) for the variant to be listed under it."""
+    control = computing_controls(isolated, shrunk, placement) if shrunk.final.row["verdict"] != Verdict.TIMEOUT \
+        else _check(True, None, "a hang: no control run")
+    again = fails_again(isolated, shrunk, placement)
+    return {"case_id": shrunk.final.case.id, "placement": placement, "verdict": shrunk.final.row["verdict"],
+            "fails_again": again, "control": control["how"],
+            "mechanism": list(mechanism(how_it_shows(shrunk), control["passed"] is True, again))}
+
+
 def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, where: Path, found: Triage | None,
              api: str | None, duplicate_of: str | None = None) -> dict:
     """evidence.json of the bundle in ``where``: each check (a)-(f), and the label they conclude."""
