@@ -710,3 +710,25 @@ class RankZeroTwoWaysAdapter(ConformingAdapter):
         if case.op == "Concat" and case.dtype == "int32":
             return Outcome(error="int32 buffers cannot be moved")
         return super().run(case, placement)
+
+
+class MixedSignWrongAdapter(ConformingAdapter):
+    """Wrong values where an axis is cropped at one end and padded at the other (mixed signs),
+    right on a crop alone: the trigger is both pads, not the negative one."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and any(p < 0 for p in case.pads) and any(p > 0 for p in case.pads):
+            got = super().run(case, placement)
+            return Outcome(got.output + 1) if got.output is not None else got
+        return super().run(case, placement)
+
+
+class NegativeEndWrongAdapter(ConformingAdapter):
+    """Wrong values on any negative end pad, whatever the begin pads."""
+
+    def run(self, case, placement="inputs"):
+        k = len(case.pads) // 2
+        if case.op == "Pad" and any(p < 0 for p in case.pads[k:]):
+            got = super().run(case, placement)
+            return Outcome(got.output + 1) if got.output is not None else got
+        return super().run(case, placement)

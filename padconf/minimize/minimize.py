@@ -51,6 +51,7 @@ from padconf.minimize.probes.experiments import (
     native_check,
     packing,
     placement_needed,
+    positive_pads_needed,
     record,
     refused_when_folded,
     schema_check,
@@ -154,6 +155,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                                                                      about["placements"])
                 shrunk.packing = packing(isolated, shrunk.final, placement)
                 shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
+                shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 tried = None
@@ -259,7 +261,8 @@ def write_evidence(where: Path, found: dict) -> None:
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:
     case = shrunk.final.case
-    heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded))
+    heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded),
+                    positive_pads=bool(shrunk.positive_pads_needed))
     return f"{heading} [{placement}] (from case {shrunk.original.case.id})"
 
 

@@ -215,3 +215,17 @@ def test_a_variant_is_rerun_through_the_bundles_own_experiment_and_split_where_i
     assert len(bundles) == 2, [b.name for b in bundles]
     found = [_evidence(b) for b in bundles]
     assert sorted(f["checks"]["c"]["passed"] for f in found) == [False, True]
+
+
+@pytest.mark.parametrize("adapter, named", [("MixedSignWrongAdapter", True), ("NegativeEndWrongAdapter", False)])
+def test_a_title_names_the_begin_pad_a_negative_end_pad_needs_and_only_then(tmp_path, adapter, named):
+    """The trigger is the smallest set of features that still fails: a crop at the end that fails
+    only beside a pad at the begin is titled with both (a removal experiment: the begin pad made
+    0, the case passes); a crop that fails alone is titled with the negative end pad alone."""
+    case = Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0, 3.0, 4.0], np.float32), pads=[2, -1], mode="constant")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + adapter, "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert "a negative end pad" in heading, heading
+    assert ("a negative end pad with a positive begin pad" in heading) == named, heading

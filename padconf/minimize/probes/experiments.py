@@ -41,6 +41,7 @@ from padconf.core.dtypes import SUB_BYTE_WIDER, bit_equal, numpy_dtype
 from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
+from padconf.judging.failure import failure_key
 from padconf.judging.records import judged_row
 from padconf.judging.triage import PAD_BUGS, Triage, triage
 from padconf.judging.verdicts import FAILURES, Verdict, element_bits, judge
@@ -191,6 +192,19 @@ def placement_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Plac
         if got is not None and got.row["verdict"] not in (*FAILURES, Verdict.SKIPPED, Verdict.INCONCLUSIVE):
             return True
     return False
+
+
+def positive_pads_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> bool | None:
+    """Where the minimal case crops (negative pads) and pads (positive ones) too: whether the
+    failure needs the positive pads, a removal experiment for a title that names only the
+    negative one ("a negative end pad", which may need the begin pad beside it): the same case
+    with its positive pads made 0 does not fail alike (failure_key). None where the case has no
+    such mix, or the runtime gives no answer to judge (a hang is not waited for again)."""
+    pads = [int(p) for p in attempt.case.pads]
+    if not any(p < 0 for p in pads) or not any(p > 0 for p in pads) or attempt.row["verdict"] == Verdict.TIMEOUT:
+        return None
+    got = isolated.attempt_if_it_can(attempt.case.with_(pads=[min(p, 0) for p in pads]), placement)
+    return got is None or failure_key(got.row) != failure_key(attempt.row)
 
 
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:

@@ -50,6 +50,9 @@ class Shrunk:
     # whether the minimal case passes in another placement (placement_needed): a title names its
     # placement only then; None: not tried (the run's original case decides)
     placement_needed: bool | None = None
+    # whether the failure needs the minimal case's positive pads beside its negative ones
+    # (positive_pads_needed): a title names them only then
+    positive_pads_needed: bool | None = None
 
 
 class IsolatedRunner:
