@@ -416,7 +416,7 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
     assert all(f"rejects a rank-0 input on {dtype} (opset 18) [inputs]" in variants
                for dtype in ("float", "uint8", "int64"))
-    assert (out / "INDEX.md").read_text().count("merged: the same root cause") == 2
+    assert (out / "INDEX.md").read_text().count("merged: 2 failures of the same mechanism as bundle 1") == 1
     # each variant rerun through the bundle's own experiment, recorded: it fails again, alike
     found = json.loads((bundle / "evidence.json").read_text())
     assert len(found["variants"]) == 2 and all(v["fails_again"] for v in found["variants"])
