@@ -618,3 +618,25 @@ def test_the_operation_pad_lowers_to_runs_set_up_as_the_runtime_that_failed():
     assert lowered_runtime("openvino-onnx") == ("openvino", "openvino/Pad-12")
     assert lowered_runtime("openvino-onnx[threads=1]") == ("openvino[threads=1]", "openvino/Pad-12")
     assert lowered_runtime("onnxruntime") is None and lowered_runtime("openvino") is None
+
+
+def test_a_report_of_an_input_with_many_readings_reads_once_within_80_lines(tmp_path):
+    """An undefined input with three undefined points has twelve readings, most of them an error:
+    REPORT.md lists each distinct answer once (the readings that give it together), and where its
+    first part would still run past about 80 lines, the specification's words go to the appendix."""
+    from padconf.minimize.minimize import write_evidence
+    from padconf.minimize.probes.evidence import NEEDS_A_LOOK
+    spec = get_spec("onnx/Pad-18")
+    case = classify(Case(spec=spec.id, data=np.zeros((1, 0), np.complex64), pads=[0, 0, 0, 0, 1, -2], mode="edge",
+                         axes=[1, 1, 0]), spec)
+    assert case.kind == "ambiguous" and len(case.interpretations) == 12
+    outcome = Outcome(error="MLDataType for: tensor(complex64) is not currently registered or supported")
+    attempt = Attempt(case, judged_row("onnxruntime", "inputs", case, outcome, "ok"), outcome)
+    write_bundle(tmp_path / "b", Shrunk(attempt, attempt, 1, 0.0, False), "inputs", "onnxruntime", None, Job(case))
+    checks = {k: {"name": k, "what": "w", "needed": True, "passed": True, "how": "h"} for k in "abcdef"}
+    write_evidence(tmp_path / "b", {"label": NEEDS_A_LOOK, "missing": [], "checks": checks})
+    report = (tmp_path / "b" / "REPORT.md").read_text()
+    head, appendix = report.split("\n## Appendix\n", 1)
+    assert len(head.splitlines()) <= 80, len(head.splitlines())
+    assert head.count(": an error") == 1  # ten readings, one answer
+    assert "Behavior is undefined if an axis is repeated." in report
