@@ -24,7 +24,7 @@ from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.title import feature
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S, _safe, minimize, variant_text
-from padconf.minimize.probes.evidence import how_it_shows
+from padconf.minimize.probes.evidence import a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
 
 
@@ -57,9 +57,9 @@ def _keys(s: dict, runtime: str) -> list[tuple]:
 
 def _experiment(s: dict) -> tuple:
     """What the bundle's own experiment showed of its minimal case (how it shows, whether a control
-    computing on the same values passed): a bundle of another path merges only where its own
+    computing on the same values failed too): a bundle of another path merges only where its own
     showed alike (a compile error on a valid input is no variant of a wrong value on an invalid one)."""
-    return how_it_shows(s["shrunk"]), s["evidence"]["checks"]["c"]["passed"] is True
+    return how_it_shows(s["shrunk"]), a_control_fails(s["evidence"]["checks"]["c"])
 
 
 def merge_across(done: list[tuple[str, list[dict]]]) -> None:

@@ -36,6 +36,7 @@ from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
 from padconf.minimize.probes.evidence import (
     FOLDER_WORDS,
+    a_control_fails,
     evidence,
     fails_again,
     how_it_shows,
@@ -240,7 +241,7 @@ def _mechanism_of(root: dict) -> tuple:
     if "mechanism" not in root:
         shrunk = root["shrunk"]
         again = fails_again(root["isolated"], shrunk, root["placement"])
-        root["mechanism"] = mechanism(how_it_shows(shrunk), root["evidence"]["checks"]["c"]["passed"] is True, again)
+        root["mechanism"] = mechanism(how_it_shows(shrunk), a_control_fails(root["evidence"]["checks"]["c"]), again)
         root["evidence"]["fails_again"] = again
     return root["mechanism"]
 

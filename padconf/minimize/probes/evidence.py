@@ -189,11 +189,17 @@ def fails_again(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) 
     return True
 
 
-def mechanism(shows: tuple[str, bool], control_passes: bool, repro_fails: bool) -> tuple:
+def mechanism(shows: tuple[str, bool], control_fails: bool, repro_fails: bool) -> tuple:
     """What a bundle's experiment (repro and controls) concludes of its minimal case: how it shows,
-    whether a control computing on the same values passes, whether it fails again when rerun.
+    whether a control computing on the same values fails too (a control op lacking a kernel for
+    the dtype fails nothing: it shows no other mechanism), whether it fails again when rerun.
     Two minimized failures are one bundle only where their mechanisms are equal."""
-    return (*shows, bool(control_passes), bool(repro_fails))
+    return (*shows, bool(control_fails), bool(repro_fails))
+
+
+def a_control_fails(control: dict) -> bool:
+    """Whether a control of computing_controls' record failed (not merely none ran)."""
+    return any(r["fails"] for r in control.get("controls") or ())
 
 
 def variant_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict:
@@ -205,7 +211,7 @@ def variant_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
     again = fails_again(isolated, shrunk, placement)
     return {"case_id": shrunk.final.case.id, "placement": placement, "verdict": shrunk.final.row["verdict"],
             "fails_again": again, "control": control["how"],
-            "mechanism": list(mechanism(how_it_shows(shrunk), control["passed"] is True, again))}
+            "mechanism": list(mechanism(how_it_shows(shrunk), a_control_fails(control), again))}
 
 
 def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, where: Path, found: Triage | None,
