@@ -732,3 +732,12 @@ class NegativeEndWrongAdapter(ConformingAdapter):
             got = super().run(case, placement)
             return Outcome(got.output + 1) if got.output is not None else got
         return super().run(case, placement)
+
+
+class NoWrapAdapter(ConformingAdapter):
+    """No wrap kernel at all, whatever the input: coverage that shows on any wrap case."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.mode == "wrap":
+            return Outcome(error="wrap padding is not implemented", not_implemented=True)
+        return super().run(case, placement)

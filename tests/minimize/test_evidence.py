@@ -229,3 +229,19 @@ def test_a_title_names_the_begin_pad_a_negative_end_pad_needs_and_only_then(tmp_
     heading = (out / "REPORT.md").read_text().splitlines()[0]
     assert "a negative end pad" in heading, heading
     assert ("a negative end pad with a positive begin pad" in heading) == named, heading
+
+
+def test_a_missing_kernel_found_on_repeated_axes_and_undefined_crops_shrinks_to_a_plain_input(tmp_path):
+    """A failure that does not depend on what the document says of the input (no kernel) found on
+    repeated axes that crop an empty axis past its size (three undefined points): shrinking sheds
+    the repeated axes and moves through fewer undefined points to a defined input, where it stayed
+    on the original input before (every candidate had to keep all three points)."""
+    case = Case(spec="onnx/Pad-21", data=np.zeros((1, 0), np.float32), pads=[0, 0, 0, 0, 1, -2], mode="wrap",
+                axes=[1, 1, 0])
+    assert classify(case).kind == "ambiguous" and len(classify(case).reason.split(",")) == 3
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "NoWrapAdapter", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    final = json.loads((out / "case.json").read_text())
+    assert final["kind"] == "defined", final
+    assert final["axes"] is None or len(set(final["axes"])) == len(final["axes"])
