@@ -138,12 +138,18 @@ def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[
             rows[label].append(f"| {escape.markdown(runtime)} | [{escape.markdown(s['dir'].name)}]({link}/REPORT.md) | "
                                f"{escape.markdown(s['title'])} | {missing} |")
             merged = [m for _, ms in done for m in ms if m.get("merged_into") is s]
-            for m in merged:
-                where = m["dir"].relative_to(out).as_posix() if m.get("dir") else None
-                name = m.get("merged_runtime") or runtime
-                shown = f"[{escape.markdown(Path(where).name)}]({where}/REPORT.md)" if where else "-"
-                rows[label].append(f"| ↳ {escape.markdown(name)} | {shown} | "
-                                   f"{escape.markdown(m.get('title') or m.get('error') or '')} | same mechanism |")
+            for m in merged:  # the other paths' bundles, each a row
+                if not m.get("dir"):
+                    continue
+                where = m["dir"].relative_to(out).as_posix()
+                rows[label].append(f"| ↳ {escape.markdown(m.get('merged_runtime') or runtime)} | "
+                                   f"[{escape.markdown(Path(where).name)}]({where}/REPORT.md) | "
+                                   f"{escape.markdown(m.get('title') or '')} | same mechanism |")
+            alike = [m for m in merged if not m.get("dir")]  # this runtime's own failures: one row for them all
+            if alike:
+                rows[label].append(f"| ↳ {escape.markdown(runtime)} | - | {len(alike)} more failure"
+                                   f"{'s' if len(alike) > 1 else ''} of the run, the same mechanism (listed in the "
+                                   "bundle's Variants) | same mechanism |")
     lines = [f"# padconf minimize {target} (every runtime)", "",
              ", ".join(f"{len([r for r in rs if not r.startswith('| ↳')])} {label}" for label, rs in rows.items())
              + ". Each runtime's own INDEX.md (in its folder) has every failure and the checks of each bundle.", ""]

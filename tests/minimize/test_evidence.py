@@ -245,3 +245,38 @@ def test_a_missing_kernel_found_on_repeated_axes_and_undefined_crops_shrinks_to_
     final = json.loads((out / "case.json").read_text())
     assert final["kind"] == "defined", final
     assert final["axes"] is None or len(set(final["axes"])) == len(final["axes"])
+
+
+def test_a_crash_shows_alike_on_a_valid_and_an_invalid_input():
+    """A crash is a bug on any input: OpenVINO's Pad-12 forbids a reflect pad past what the data
+    can mirror, which ONNX Pad-19 leaves undefined; the same heap corruption through both is one
+    mechanism (how_it_shows). An answer keeps the input's validity: a wrong value on an invalid
+    input is no variant of one on a valid input."""
+    from padconf.adapters.outcome import Outcome
+    from padconf.judging.records import judged_row
+    from padconf.minimize.probes.evidence import how_it_shows
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
+
+    def shrunk(spec, status, outcome):
+        case = classify(Case(spec=spec, data=np.array([1.0, 2.0], np.float32), pads=[3, 0], mode="reflect"))
+        attempt = Attempt(case, judged_row("openvino", "inputs", case, outcome, status), outcome)
+        return case.kind, how_it_shows(Shrunk(attempt, attempt, 1, 0.0, False))
+
+    forbidden, crash_invalid = shrunk("openvino/Pad-12", "crash", Outcome(error="SIGSEGV"))
+    undefined, crash_valid = shrunk("onnx/Pad-19", "crash", Outcome(error="SIGSEGV"))
+    assert (forbidden, undefined) == ("must-reject", "ambiguous") and crash_invalid == crash_valid
+    wrong = Outcome(np.array([9.0, 9.0, 9.0, 9.0, 9.0], np.float32))
+    assert shrunk("openvino/Pad-12", "ok", wrong)[1] != shrunk("onnx/Pad-19", "ok", wrong)[1]
+
+
+def test_the_merged_index_has_one_row_per_mechanism_for_a_runtimes_own_failures(tmp_path):
+    """INDEX.md over every runtime: a bundle, beneath it each other path's bundle merged into it,
+    and one row for all of its own runtime's failures of that mechanism (they were one row each)."""
+    from padconf.minimize.across import merged_index
+    root = {"n": 1, "dir": tmp_path / "rt" / "01-bug-x", "title": "T", "evidence": {"label": BUG, "missing": []}}
+    other = {"n": 2, "dir": tmp_path / "rt" / "01-bug-x" / "variants" / "fe-02-bug-y", "title": "U",
+             "merged_into": root, "merged_runtime": "fe"}
+    own = [{"n": n, "dir": None, "merged_into": root} for n in (3, 4, 5)]
+    text = merged_index("run", [("rt", [root, *own]), ("fe", [other])], [], tmp_path)
+    rows = [line for line in text.splitlines() if line.startswith("| ↳")]
+    assert len(rows) == 2 and rows[0].startswith("| ↳ fe |") and "3 more failures of the run" in rows[1], rows
