@@ -59,6 +59,7 @@ from padconf.minimize.probes.experiments import (
 )
 from padconf.minimize.probes.root_cause import root_cause
 from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink, size_text
+from padconf.minimize.shrink.simplify import SIMPLER_DTYPES
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
 
@@ -116,6 +117,10 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, progress, timeout: float,
                    specs_dir: str | None) -> list[dict]:
     kind, jobs = resolve(target, runtime, specs_dir)
+    # a run's failures of common dtypes first: where several are one mechanism, the bundle is the
+    # first one's, and a common dtype has every control (onnxruntime's Concat lacks bfloat16, so
+    # a bfloat16 root could not show check (c) for a refusal every dtype shares)
+    jobs = sorted(jobs, key=lambda j: j.case.dtype not in SIMPLER_DTYPES)
     for job in jobs:  # a case of a version the spec folder lacks: one line, before any worker sees it
         try:
             get_spec(job.case.spec, Path(job.specs_dir) if job.specs_dir else None)
