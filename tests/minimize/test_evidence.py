@@ -280,3 +280,32 @@ def test_the_merged_index_has_one_row_per_mechanism_for_a_runtimes_own_failures(
     text = merged_index("run", [("rt", [root, *own]), ("fe", [other])], [], tmp_path)
     rows = [line for line in text.splitlines() if line.startswith("| ↳")]
     assert len(rows) == 2 and rows[0].startswith("| ↳ fe |") and "3 more failures of the run" in rows[1], rows
+
+
+def test_a_crash_that_dies_in_one_of_three_reruns_fails_again():
+    """A corrupted heap does not kill every process: the mechanism's repro counts a crash that
+    dies in one of CRASH_TRIES fresh processes (check (a) holds the label to 3 of 3, apart), so a
+    crash variant is not split off its bundle by one lucky run; an answer must fail on its rerun."""
+    from padconf.adapters.outcome import Outcome
+    from padconf.judging.records import judged_row
+    from padconf.minimize.probes.evidence import fails_again
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0], np.float32), pads=[1, 0]))
+
+    def attempt(status, outcome):
+        return Attempt(case, judged_row("x", "inputs", case, outcome, status), outcome)
+
+    crash, passes = attempt("crash", Outcome(error="SIGSEGV")), attempt("ok", Outcome(case.expected))
+
+    class Reruns:  # padconf's runner, its answers planted: passes, then dies, then passes
+        def __init__(self, answers):
+            self.answers = list(answers)
+
+        def attempt_if_it_can(self, case, placement):
+            return self.answers.pop(0)
+
+    assert fails_again(Reruns([passes, crash, passes]), Shrunk(crash, crash, 1, 0.0, False), "inputs")
+    assert not fails_again(Reruns([passes, passes, passes]), Shrunk(crash, crash, 1, 0.0, False), "inputs")
+    wrong = attempt("ok", Outcome(np.array([9.0, 9.0, 9.0], np.float32)))
+    assert not fails_again(Reruns([passes]), Shrunk(wrong, wrong, 1, 0.0, False), "inputs")
+    assert fails_again(Reruns([wrong]), Shrunk(wrong, wrong, 1, 0.0, False), "inputs")

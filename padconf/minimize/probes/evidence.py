@@ -179,17 +179,18 @@ def how_it_shows(shrunk: Shrunk) -> tuple[str, bool | None]:
 
 def fails_again(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> bool:
     """The repro's experiment on the minimal case: run again in a fresh process, it fails as it
-    showed (dies where it died, answers wrong where it answered), a crash in each of CRASH_TRIES
-    runs as check (a) asks. A hang is not waited for again (its timeout was the experiment)."""
+    showed (answers wrong where it answered; dies where it died, in one of CRASH_TRIES runs: a
+    corrupted heap does not kill every process, and check (a) holds the label to 3 of 3, not the
+    mechanism). A hang is not waited for again (its timeout was the experiment)."""
     verdict = shrunk.final.row["verdict"]
     if verdict == Verdict.TIMEOUT:
         return True
     for _ in range(CRASH_TRIES if verdict == Verdict.CRASH else 1):
         again = isolated.attempt_if_it_can(shrunk.final.case, placement)
-        if again is None or again.row["verdict"] not in FAILURES \
-                or (again.row["verdict"] in _UNSAFE) != (verdict in _UNSAFE):
-            return False
-    return True
+        if again is not None and again.row["verdict"] in FAILURES \
+                and (again.row["verdict"] in _UNSAFE) == (verdict in _UNSAFE):
+            return True
+    return False
 
 
 def mechanism(shows: tuple[str, bool | None], control_fails: bool, repro_fails: bool) -> tuple:
