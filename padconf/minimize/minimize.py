@@ -255,7 +255,9 @@ def write_evidence(where: Path, found: dict) -> None:
     """evidence.json, and REPORT.md's lines saying what the label rests on (before its appendix)."""
     write_atomically(where / "evidence.json", json.dumps(found, indent=1) + "\n")
     missing = " (missing: " + ", ".join(f"({k})" for k in found["missing"]) + ")" if found["missing"] else ""
-    lines = ["", "## Evidence", "", f"Label: **{found['label']}**{missing}; evidence.json holds each check.", ""]
+    why = escape.markdown(found.get("why") or "")
+    lines = ["", "## Evidence", "",
+             f"Label: **{found['label']}**{missing} ({why}); evidence.json holds each check.", ""]
     for k, check in found["checks"].items():
         state = "not needed" if not check["needed"] else "passed" if check["passed"] else "missing"
         lines.append(f"- ({k}) {escape.markdown(check['what'])}: {state}; {escape.markdown(check['how'])}")

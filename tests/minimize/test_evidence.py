@@ -309,3 +309,15 @@ def test_a_crash_that_dies_in_one_of_three_reruns_fails_again():
     wrong = attempt("ok", Outcome(np.array([9.0, 9.0, 9.0], np.float32)))
     assert not fails_again(Reruns([passes]), Shrunk(wrong, wrong, 1, 0.0, False), "inputs")
     assert fails_again(Reruns([wrong]), Shrunk(wrong, wrong, 1, 0.0, False), "inputs")
+
+
+def test_a_label_with_every_check_passed_that_is_no_bug_says_why(tmp_path):
+    """A missing kernel whose checks all pass is still no Pad bug to file (coverage): its
+    evidence.json and REPORT.md say so, where the label stood with no reason beside it."""
+    case = Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0], np.float32), pads=[1, 0], mode="wrap")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "NoWrapAdapter", "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] == "not-a-bug" and "coverage" in found["why"], found
+    assert "coverage" in (out / "REPORT.md").read_text().split("## Evidence", 1)[1].splitlines()[2]

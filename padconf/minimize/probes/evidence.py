@@ -248,7 +248,13 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
         label = "not-pad-specific"
     else:
         label = "not-a-bug"
-    return {"label": label, "triage": found.value if found else None, "missing": missing,
+    why = (f"{found.label}: a Pad bug to file only when each check passed" if found in PAD_BUGS else
+           f"{found.label if found else 'no failure'}: not a Pad bug to file, whatever the checks"
+           + (" (coverage: the runtime lacks this kernel or operand placement)" if found == Triage.NOT_IMPLEMENTED
+              else ""))
+    if shrunk.native:
+        why = f"{shrunk.native['spec']} fails alike: another component's bug, to file there"
+    return {"label": label, "why": why, "triage": found.value if found else None, "missing": missing,
             "missing_text": [f"({k}) {WHAT[k]}: {checks[k]['how']}" for k in missing],
             "checks": {k: {"name": CHECKS[k], "what": WHAT[k], **c} for k, c in checks.items()}}
 
