@@ -55,7 +55,9 @@ def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: li
     return [f'node = helper.make_node("Pad", {inputs!r}, ["y"], {given})', *empty,
             "model = helper.make_model(helper.make_graph(",
             f"    [node], \"pad\", [{graph_inputs}],",
-            f"    [{_value_info('y', operands['data'], None)}],",
+            # the output of the data's rank, as model.onnx declares it: an unranked output changes
+            # what a compiler builds (IREE's tensor.cast to a rank-0 tensor, its unmappable buffer)
+            f"    [{_value_info('y', operands['data'], [None] * operands['data'].ndim)}],",
             f"    [{baked}]),",
             f'    opset_imports=[helper.make_opsetid("", {opset})], ir_version={ir})']
 
