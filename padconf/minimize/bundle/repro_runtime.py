@@ -36,7 +36,7 @@ def same_test(values: list[np.ndarray], bitwise: bool, tolerance: float | None =
     return "e.dtype == actual.dtype and np.array_equal(e, actual, equal_nan=True)"
 
 
-def _value_info(name: str, arr: np.ndarray, dims: list[str] | None) -> str:
+def _value_info(name: str, arr: np.ndarray, dims: list[str | None] | None) -> str:
     kind = TensorProto.DataType.Name(helper.np_dtype_to_tensor_dtype(arr.dtype))
     return f"helper.make_tensor_value_info({name!r}, TensorProto.{kind}, {dims!r})"
 
