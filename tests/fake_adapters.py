@@ -696,3 +696,48 @@ class TvmSlipOnTrigger(_SlipOnTrigger, TvmAdapter):
 class BatchPrintingAdapter(PrintingAdapter):
     """PrintingAdapter sent its cases a batch at a time."""
     order_independent = True
+
+
+class RankZeroTwoWaysAdapter(ConformingAdapter):
+    """Two mechanisms that show alike through Pad (a silent wrong value on rank-0 data, float and
+    int32, the latter as a rank-1 tensor): float's is Pad's alone, while int32's values go wrong
+    through the data-movement ops too (its Concat refuses them), which only the controls computing
+    on the values show."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0:
+            return Outcome(np.asarray(case.data + 1).reshape([1] * (case.dtype == "int32")))
+        if case.op == "Concat" and case.dtype == "int32":
+            return Outcome(error="int32 buffers cannot be moved")
+        return super().run(case, placement)
+
+
+class MixedSignWrongAdapter(ConformingAdapter):
+    """Wrong values where an axis is cropped at one end and padded at the other (mixed signs),
+    right on a crop alone: the trigger is both pads, not the negative one."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and any(p < 0 for p in case.pads) and any(p > 0 for p in case.pads):
+            got = super().run(case, placement)
+            return Outcome(got.output + 1) if got.output is not None else got
+        return super().run(case, placement)
+
+
+class NegativeEndWrongAdapter(ConformingAdapter):
+    """Wrong values on any negative end pad, whatever the begin pads."""
+
+    def run(self, case, placement="inputs"):
+        k = len(case.pads) // 2
+        if case.op == "Pad" and any(p < 0 for p in case.pads[k:]):
+            got = super().run(case, placement)
+            return Outcome(got.output + 1) if got.output is not None else got
+        return super().run(case, placement)
+
+
+class NoWrapAdapter(ConformingAdapter):
+    """No wrap kernel at all, whatever the input: coverage that shows on any wrap case."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.mode == "wrap":
+            return Outcome(error="wrap padding is not implemented", not_implemented=True)
+        return super().run(case, placement)

@@ -70,14 +70,23 @@ class UpstreamFact:
     link: str
     checked: str
     patterns: tuple[tuple[str, str], ...]  # (row field, regular expression matched whole)
-    error: str | None = None  # searched in the row's error text
+    # the case's pads hold a negative one (True) or none (False), read from the row's pads: a
+    # feature of the case, where a fact once searched the runtime's error text for it
+    negative_pads: bool | None = None
     # a policy's oldest supported opset: before a failure is put down to the policy, padconf runs
     # the case there (padconf.minimize.probes.experiments.beyond_policy)
     supported_opset: int | None = None
 
     def covers(self, row: Mapping[str, Any]) -> bool:
         return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
-            self.error is None or re.search(self.error, row.get("error") or row.get("detail") or "") is not None)
+            self.negative_pads is None or self.negative_pads == _negative(row.get("pads")))
+
+
+def _negative(pads: Any) -> bool:
+    try:
+        return any(int(p) < 0 for p in pads or ())
+    except (TypeError, ValueError):
+        return False
 
 
 def parse_facts(text: str, where: str) -> list[UpstreamFact]:
@@ -89,14 +98,19 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
             kind = Triage(doc["triage"])
             if kind not in (Triage.POLICY, Triage.KNOWN_UPSTREAM):
                 raise ValueError(f"triage {doc['triage']!r} is not 'policy' or 'known-upstream'")
+            if "error" in doc:  # a label is the conclusion of experiments and the case's fields, never of text
+                raise ValueError("'error' is not a key: a fact matches the row's fields, never its error text")
             patterns = tuple((k, doc[k]) for k in _PATTERN_KEYS if doc.get(k) is not None)
-            for _, p in patterns + (("error", doc.get("error") or ""),):
+            for _, p in patterns:
                 re.compile(p)
+            negative = doc.get("negative_pads")
+            if negative is not None and type(negative) is not bool:
+                raise ValueError(f"negative_pads {negative!r} is not true or false")
             opset = doc.get("supported_opset")
             if opset is not None and (type(opset) is not int or not 1 <= opset <= 1000 or kind != Triage.POLICY):
                 raise ValueError(f"supported_opset {opset!r} is not an opset number of a policy")
             facts.append(UpstreamFact(kind, " ".join(doc["why"].split()), " ".join(doc["quote"].split()),
-                                      doc["link"], " ".join(doc["checked"].split()), patterns, doc.get("error"),
+                                      doc["link"], " ".join(doc["checked"].split()), patterns, negative,
                                       opset))
         except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
             raise CaseError(f"{at}: malformed: {exc}") from None

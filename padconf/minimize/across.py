@@ -7,7 +7,8 @@ padconf's own adapters do): OpenVINO's ONNX frontend lowers ONNX Pad to OpenVINO
 openvino-onnx's bundles merge into openvino's; a runtime that declares none is its own engine.
 Two bundles are one mechanism when their root causes are equal (probes.root_cause), or when the
 operation the frontend lowers Pad to fails the frontend's minimal case alike (native_check) with
-the verdict, mode and telling feature of an engine's own bundle. A merged bundle's folder moves
+the verdict, mode and telling feature of an engine's own bundle; and then only where each one's
+own experiment showed alike (how it shows, its computing control passing or not). A merged bundle's folder moves
 under its root's ``variants/``, listed in its REPORT.md; INDEX.md lists each root with its
 variants beneath it, grouped by mechanism."""
 from __future__ import annotations
@@ -25,6 +26,7 @@ from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.title import feature
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S, _safe, minimize, variant_text
+from padconf.minimize.probes.evidence import a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
 
 
@@ -55,6 +57,13 @@ def _keys(s: dict, runtime: str) -> list[tuple]:
     return keys
 
 
+def _experiment(s: dict) -> tuple:
+    """What the bundle's own experiment showed of its minimal case (how it shows, whether a control
+    computing on the same values failed too): a bundle of another path merges only where its own
+    showed alike (a compile error on a valid input is no variant of a wrong value on an invalid one)."""
+    return how_it_shows(s["shrunk"]), a_control_fails(s["evidence"]["checks"]["c"])
+
+
 def merge_across(done: list[tuple[str, list[dict]]]) -> None:
     """Merge each runtime's bundles (in ``done`` order: an engine's own runtime first) into the
     first bundle of the same mechanism on the same engine (_keys): its folder moved under the
@@ -65,7 +74,8 @@ def merge_across(done: list[tuple[str, list[dict]]]) -> None:
             if not s.get("dir") or s.get("merged_into"):
                 continue
             keys = _keys(s, runtime)
-            root = next((roots[k] for k in keys if k in roots and roots[k]["runtime"] != runtime), None)
+            root = next((roots[k] for k in keys if k in roots and roots[k]["runtime"] != runtime
+                         and _experiment(roots[k]) == _experiment(s)), None)
             if root is None:
                 for k in keys:
                     roots.setdefault(k, s)
@@ -131,12 +141,18 @@ def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[
             rows[label].append(f"| {escape.markdown(runtime)} | [{escape.markdown(s['dir'].name)}]({link}/REPORT.md) | "
                                f"{escape.markdown(s['title'])} | {missing} |")
             merged = [m for _, ms in done for m in ms if m.get("merged_into") is s]
-            for m in merged:
-                where = m["dir"].relative_to(out).as_posix() if m.get("dir") else None
-                name = m.get("merged_runtime") or runtime
-                shown = f"[{escape.markdown(Path(where).name)}]({where}/REPORT.md)" if where else "-"
-                rows[label].append(f"| ↳ {escape.markdown(name)} | {shown} | "
-                                   f"{escape.markdown(m.get('title') or m.get('error') or '')} | same mechanism |")
+            for m in merged:  # the other paths' bundles, each a row
+                if not m.get("dir"):
+                    continue
+                where = m["dir"].relative_to(out).as_posix()
+                rows[label].append(f"| ↳ {escape.markdown(m.get('merged_runtime') or runtime)} | "
+                                   f"[{escape.markdown(Path(where).name)}]({where}/REPORT.md) | "
+                                   f"{escape.markdown(m.get('title') or '')} | same mechanism |")
+            alike = [m for m in merged if not m.get("dir")]  # this runtime's own failures: one row for them all
+            if alike:
+                rows[label].append(f"| ↳ {escape.markdown(runtime)} | - | {len(alike)} more failure"
+                                   f"{'s' if len(alike) > 1 else ''} of the run, the same mechanism (listed in the "
+                                   "bundle's Variants) | same mechanism |")
     lines = [f"# padconf minimize {target} (every runtime)", "",
              ", ".join(f"{len([r for r in rs if not r.startswith('| ↳')])} {label}" for label, rs in rows.items())
              + ". Each runtime's own INDEX.md (in its folder) has every failure and the checks of each bundle.", ""]

@@ -21,20 +21,28 @@ from pathlib import Path
 from typing import Any
 
 from padconf.adapters import split_variant, unknown_runtime
-from padconf.cases.case import Case, CaseKind
+from padconf.cases.case import Case
 from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.core.writing import FolderLock, make_folder, open_to_append, write_atomically
 from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, check_memory_cap
 from padconf.judging.failure import failure_signature
-from padconf.judging.verdicts import FAILURES, Verdict
+from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.report import bundle_triage
 from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
-from padconf.minimize.probes.evidence import FOLDER_WORDS, evidence
+from padconf.minimize.probes.evidence import (
+    FOLDER_WORDS,
+    a_control_fails,
+    evidence,
+    fails_again,
+    how_it_shows,
+    mechanism,
+    variant_experiment,
+)
 from padconf.minimize.probes.experiments import (
     beyond_policy,
     default_configuration,
@@ -44,12 +52,14 @@ from padconf.minimize.probes.experiments import (
     native_check,
     packing,
     placement_needed,
+    positive_pads_needed,
     record,
     refused_when_folded,
     schema_check,
 )
 from padconf.minimize.probes.root_cause import root_cause
 from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink, size_text
+from padconf.minimize.shrink.simplify import SIMPLER_DTYPES
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
 
@@ -110,6 +120,10 @@ def minimize(target: str, runtime: str, out: Path | str, time_limit: float = DEF
 def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, progress, timeout: float,
                    specs_dir: str | None, memory_mb: int) -> list[dict]:
     kind, jobs = resolve(target, runtime, specs_dir)
+    # a run's failures of common dtypes first: where several are one mechanism, the bundle is the
+    # first one's, and a common dtype has every control (onnxruntime's Concat lacks bfloat16, so
+    # a bfloat16 root could not show check (c) for a refusal every dtype shares)
+    jobs = sorted(jobs, key=lambda j: j.case.dtype not in SIMPLER_DTYPES)
     for job in jobs:  # a case of a version the spec folder lacks: one line, before any worker sees it
         try:
             get_spec(job.case.spec, Path(job.specs_dir) if job.specs_dir else None)
@@ -150,14 +164,20 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                                                                      about["placements"])
                 shrunk.packing = packing(isolated, shrunk.final, placement)
                 shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
+                shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
-                if root is not None and how_it_shows(root["shrunk"]) != how_it_shows(shrunk):
-                    # the root's experiment does not show this one: another mechanism, a bundle of its own
-                    cause = (*cause, how_it_shows(shrunk))
-                    root = roots.get(cause)
-                if root is not None and kind != "case":  # the same root cause: a variant, not a bundle
+                tried = None
+                if root is not None and kind != "case":  # the bundle's own experiment rerun on this one
+                    tried = variant_experiment(isolated, shrunk, placement)
+                    if tuple(tried["mechanism"]) != _mechanism_of(root):
+                        # the root's experiment does not show this one: another mechanism, a bundle of its own
+                        cause = (*cause, tuple(tried["mechanism"]))
+                        root = roots.get(cause)
+                if root is not None and tried is not None \
+                        and tuple(tried["mechanism"]) == _mechanism_of(root):  # the same mechanism: a variant
                     root["variants"].append(variant_text(shrunk, placement))
+                    root["variant_experiments"].append({"variant": variant_text(shrunk, placement), **tried})
                     summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
                                       "error": f"the same root cause as bundle {root['n']} ({root['dir'].name})",
                                       "shape": list(job.case.data.shape)})
@@ -184,7 +204,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                            f"{shrunk.tries} tries) -> {where}", end=True)
             summaries.append({"n": n, "dir": where, "title": title, "shrunk": shrunk, "recorded": job.recorded,
                               "variants": [variant_text(shrunk, placement)], "evidence": found, "cause": cause,
-                              "runtime": runtime, "placement": placement})
+                              "runtime": runtime, "placement": placement, "variant_experiments": [],
+                              "isolated": isolated})
             roots[cause] = summaries[-1]
     finally:
         for opened in (worker, lowered_to, default):
@@ -195,6 +216,9 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                         + "; ".join(s["error"] for s in summaries))
     if kind != "case":
         for s in summaries:  # a bundle that stands for several failures of the run lists them
+            if s.get("variant_experiments"):  # and records its experiment rerun on each
+                s["evidence"]["variants"] = s["variant_experiments"]
+                write_atomically(s["dir"] / "evidence.json", json.dumps(s["evidence"], indent=1) + "\n")
             if len(s.get("variants", ())) > 1:
                 with open_to_append(s["dir"] / "REPORT.md") as report:
                     report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
@@ -220,21 +244,23 @@ def triage_by_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Pl
                                                                          configuration(isolated.runtime))})
 
 
-def how_it_shows(shrunk: Shrunk) -> tuple[str, bool]:
-    """What a bundle's experiment shows of its minimal case: whether the runtime dies (a crash,
-    a hang) or answers (an output or a refusal), and whether the input is valid. A variant
-    merged into a bundle must show alike: a silent wrong value is no variant of a crash, nor a
-    refusal of a valid input one of a wrong value on an invalid one (a refusal with constant pads
-    and a wrong value with fed ones, both on valid rank-0 data, are one check's two faces)."""
-    dies = shrunk.final.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT)
-    return "dies" if dies else "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
+def _mechanism_of(root: dict) -> tuple:
+    """The bundle's mechanism (probes.evidence.mechanism), its repro rerun as a variant's is, once."""
+    if "mechanism" not in root:
+        shrunk = root["shrunk"]
+        again = fails_again(root["isolated"], shrunk, root["placement"])
+        root["mechanism"] = mechanism(how_it_shows(shrunk), a_control_fails(root["evidence"]["checks"]["c"]), again)
+        root["evidence"]["fails_again"] = again
+    return root["mechanism"]
 
 
 def write_evidence(where: Path, found: dict) -> None:
     """evidence.json, and REPORT.md's lines saying what the label rests on (before its appendix)."""
     write_atomically(where / "evidence.json", json.dumps(found, indent=1) + "\n")
     missing = " (missing: " + ", ".join(f"({k})" for k in found["missing"]) + ")" if found["missing"] else ""
-    lines = ["", "## Evidence", "", f"Label: **{found['label']}**{missing}; evidence.json holds each check.", ""]
+    why = escape.markdown(found.get("why") or "")
+    lines = ["", "## Evidence", "",
+             f"Label: **{found['label']}**{missing} ({why}); evidence.json holds each check.", ""]
     for k, check in found["checks"].items():
         state = "not needed" if not check["needed"] else "passed" if check["passed"] else "missing"
         lines.append(f"- ({k}) {escape.markdown(check['what'])}: {state}; {escape.markdown(check['how'])}")
@@ -246,7 +272,8 @@ def write_evidence(where: Path, found: dict) -> None:
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:
     case = shrunk.final.case
-    heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded))
+    heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded),
+                    positive_pads=bool(shrunk.positive_pads_needed))
     return f"{heading} [{placement}] (from case {shrunk.original.case.id})"
 
 

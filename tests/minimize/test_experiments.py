@@ -182,3 +182,67 @@ def test_an_answer_no_reading_gives_sheds_its_undefined_points_one_at_a_time(tmp
     report = minimized(tmp_path, case, "openvino")
     assert report.startswith("# Pad(reflect) returns wrong values for uint2 data")
     assert "this input is defined" in report and "constant_value" not in report.split("## Input")[1][:300]
+
+
+def _refused(case: Case, runtime: str, placement: str, error: str):
+    from padconf.adapters.outcome import Outcome
+    from padconf.core.vocabulary import Status
+    from padconf.judging.records import judged_row
+    from padconf.minimize.shrink.loop import Attempt, Shrunk
+    outcome = Outcome(error=error)
+    attempt = Attempt(case, judged_row(runtime, placement, case, outcome, Status.OK), outcome)
+    return Shrunk(attempt, attempt, 1, 0.0, False)
+
+
+def test_a_refusal_is_onnxs_schemas_by_experiment_whatever_the_runtime_words_it():
+    """onnxruntime declares it runs onnx's shape inference on every model it loads
+    (Adapter.schema_checked). Pad-18 allows int32 axes; onnx's strict shape inference refuses
+    them as an initializer: the refusal is onnx's schema's, whatever the runtime's text says
+    (it was decided by onnx's words appearing in the runtime's). Rank-0 data, which onnx's
+    shape inference takes, stays the runtime's own."""
+    from padconf.core.vocabulary import Placement
+    from padconf.minimize.probes.experiments import schema_check
+    axes = classify(Case(spec="onnx/Pad-18", data=np.ones((2, 3), np.float32), pads=[0, 1], axes=[1],
+                         axes_type="int32"))
+    worded = _refused(axes, "onnxruntime", "initializers", "a refusal in words of its own")
+    found = schema_check(worded, "onnxruntime", Placement.INITIALIZERS)
+    assert found is not None and found["runtime"] == "onnx" and found["verdict"] == "wrongly-rejected"
+    scalar = classify(Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[]))
+    assert schema_check(_refused(scalar, "onnxruntime", "initializers", "ParseData type mismatch"),
+                        "onnxruntime", Placement.INITIALIZERS) is None
+    # a runtime that declares no such thing: never onnx's, whatever its text
+    assert schema_check(_refused(axes, "onnx-reference", "initializers", found["detail"]), "onnx-reference",
+                        Placement.INITIALIZERS) is None
+
+
+def test_both_refusing_is_alike_whatever_either_says():
+    """A frontend's refusal and the refusal of the operation it lowers Pad to are one where both
+    refuse the same values and pads (an experiment), not where one's text holds the other's."""
+    from padconf.adapters.outcome import Outcome
+    from padconf.core.vocabulary import Status
+    from padconf.minimize.probes.experiments import _alike
+    case = classify(Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[]))
+    attempt = _refused(case, "openvino-onnx", "inputs", "Check 'x' failed at frontend.cpp").final
+    assert _alike(attempt, case, Outcome(error="Pad-12: another wording at pad.cpp:103"), Status.OK)
+    assert not _alike(attempt, case, Outcome(np.array(1.0, np.float32)), Status.OK)
+    assert not _alike(attempt, case, Outcome(), Status.CRASH)
+
+
+def test_no_upstream_fact_reads_error_text():
+    """A fact matches a row's fields and the case's (negative pads), never the runtime's words:
+    onnx's reference refusing negative pads is onnx/onnx#8199's whatever it says, and a refusal
+    of positive pads is not, even in #8199's words; a fact holding an error pattern is refused."""
+    crop = {"runtime": "onnx-reference", "spec": "onnx/Pad-19", "verdict": "wrongly-rejected", "mode": "constant",
+            "dtype": "float", "placement": "inputs", "pads": [0, -1, 0, 0], "error": "some other wording"}
+    found, fact = triage(crop)
+    assert found == Triage.KNOWN_UPSTREAM and fact.link.endswith("/pull/8199")
+    assert triage({**crop, "pads": [0, 1, 0, 0], "error": "index can't contain negative values"})[0] \
+        == Triage.WRONGLY_REJECTED
+    entry = ("- triage: known-upstream\n  runtime: x\n  error: boom\n  why: w\n  quote: q\n"
+             "  link: https://example.org\n  checked: read by hand\n")
+    with pytest.raises(Exception, match="never its error text"):
+        parse_facts(entry, "f")
+    # an IREE wrap hang is the known one whatever padconf's own words for the hang
+    hang = {"runtime": "iree", "spec": "onnx/Pad-19", "verdict": "timeout", "mode": "wrap", "dtype": "int32",
+            "placement": "initializers", "pads": [1, 1], "error": "the worker gave no answer"}
+    assert triage(hang)[0] == Triage.KNOWN_UPSTREAM

@@ -64,3 +64,22 @@ def test_names_from_a_model_are_written_as_literals_and_build_the_same_graph():
                    "AttributeProto": AttributeProto}
     exec("\n".join([*arrays, *build, f"fed = {names}"]), scope)  # noqa: S102 -- what the repro script runs
     assert scope["model"].graph.SerializeToString() == model.graph.SerializeToString()
+
+
+def test_an_own_api_repros_model_declares_the_output_of_the_datas_rank_as_model_onnx_does():
+    """IREE built another program for an unranked output (a tensor.cast to rank 0, or a buffer it
+    could not map) than for model.onnx's, whose output has the data's rank: the repro showed
+    another failure than the bundle's. Its model now declares the output as model.onnx does."""
+    import numpy as np
+    import onnx
+    from onnx import AttributeProto, TensorProto, helper, numpy_helper
+
+    from padconf.minimize.bundle.repro_runtime import onnx_model_lines
+    operands = {"data": np.ones((2, 17), np.float32), "pads": np.array([-1, 0, 0, 0], np.int64)}
+    source = "\n".join(onnx_model_lines(operands, ["data", "pads"], ["data", "pads"], {}, 19, 9))
+    scope = {"helper": helper, "TensorProto": TensorProto, "numpy_helper": numpy_helper,
+             "AttributeProto": AttributeProto, **operands}
+    exec(source, scope)  # noqa: S102 -- padconf's own generated source, the repro's lines
+    output = scope["model"].graph.output[0].type.tensor_type
+    assert output.HasField("shape") and len(output.shape.dim) == 2
+    onnx.checker.check_model(scope["model"])

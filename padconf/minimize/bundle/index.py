@@ -23,12 +23,10 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
     # merged failures beside their root (grouped by mechanism), then the ones not minimized
     summaries = sorted(summaries, key=lambda s: (0, 0) if not (s.get("merged_into") or s.get("dir") is None) else
                        (1, s["merged_into"]["n"]) if s.get("merged_into") else (2, s["n"]))
+    merged: dict[int, list[dict]] = {}  # the failures merged into each bundle: one row per mechanism
     for s in summaries:
         if s.get("merged_into"):  # into a bundle of this runtime, or of another path of its engine (``link``)
-            root = s["merged_into"]
-            sections[MERGED].append(
-                f"| {s['n']} | [{root['dir'].name}]({s.get('link') or root['dir'].name}/REPORT.md) | - | merged: the "
-                f"same root cause as bundle {root['n']} (listed there under Variants) | - | {s['shape']} | - | - |")
+            merged.setdefault(id(s["merged_into"]), []).append(s)
             continue
         if s.get("dir") is None:
             rec = s["recorded"]
@@ -50,6 +48,15 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
             f"| {s['n']} | [{s['dir'].name}]({s['dir'].name}/REPORT.md) | {found.label if found else '-'} | "
             f"{escape.markdown(shown)} | {checks} | {list(a.shape)} ({a.size}) | {list(b.shape)} ({b.size}) | "
             f"{sh.seconds:.1f} |")
+    grouped = []
+    for group in merged.values():
+        root, first = group[0]["merged_into"], group[0]
+        shapes = ", ".join(sorted({str(m["shape"]) for m in group}))
+        grouped.append(f"| {', '.join(str(m['n']) for m in group)} | [{root['dir'].name}]"
+                       f"({first.get('link') or root['dir'].name}/REPORT.md) | - | merged: {len(group)} "
+                       f"failure{'s' if len(group) > 1 else ''} of the same mechanism as bundle {root['n']} "
+                       f"(listed there, its experiment rerun on each) | - | {shapes} | - | - |")
+    sections[MERGED] = grouped + sections[MERGED]  # the failures not minimized after them
     lines = [f"# padconf minimize {target} --runtime {runtime}", "",
              "Checks (padconf.minimize.probes.evidence): (a) the repro in the runtime's own API exits 1, (b) the "
              "input is defined or the failure unsafe, (c) a control computing on the same values passes, (d) "

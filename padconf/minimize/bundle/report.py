@@ -133,6 +133,8 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
 
 
 ERROR_LINES = 12  # of a runtime's error in the report's first part; the appendix has the rest
+FIRST_PART_LINES = 80  # REPORT.md before its appendix, read once; the specification's words move past it
+EVIDENCE_LINES = 10  # the evidence section write_evidence puts before the appendix
 
 
 def _others(job, case: Case, runtime: str) -> list[str]:
@@ -170,9 +172,14 @@ def _expected_lines(case: Case) -> list[str]:
     if case.kind == CaseKind.MUST_REJECT:
         return [f"An error: the input breaks the rule \"{case.reason}\"."]
     lines = [f"The document leaves this undefined ({case.reason}); each reading gives:", ""]
+    # one entry per distinct answer, the readings that give it together (twelve readings, two answers)
+    answers: dict[str, tuple[np.ndarray | None, list[str]]] = {}
     for label, out in sorted(case.interpretations.items()):
-        lines += [f"- {label}:" + (" an error" if out is None else ""),
-                  *([] if out is None else ["", "  ```", "  " + _array_text(out), "  ```"])]
+        shown = "an error" if out is None else _array_text(out)
+        answers.setdefault(shown, (out, []))[1].append(label)
+    for shown, (out, labels) in answers.items():
+        lines += [f"- {'; '.join(labels)}:" + (" an error" if out is None else ""),
+                  *([] if out is None else ["", "  ```", "  " + shown, "  ```"])]
     return lines
 
 
@@ -279,6 +286,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
     controls = [*_control_lines(shrunk.final.control, "the minimal case's control", runtime),
                 *_control_lines(recorded, "the run's control of this distinct failure, on its first case "
                                           f"{escape.markdown_code((recorded or {}).get('case_id'))}", runtime)]
+    spec_section = ["## What the specification says", "", *_spec_words(row, case, job)]
     lines = [f"# {escape.markdown(heading)}", "",
              escape.markdown(summary_line(row, case, runtime)), "",
              f"Specification: **{spec_label(case.spec)}** (padconf spec file `{case.spec}`); this input is {kind}.", "",
@@ -293,7 +301,7 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                                 f"failure is about how it packs {case.dtype}, narrower than a byte."),
                 ""] if shrunk.packing else []),
              *_experiment_lines(row.get("experiments") or {}, runtime),
-             "## What the specification says", "", *_spec_words(row, case, job),
+             *spec_section,
              "## Input", "", *inputs, *model_source.context_lines(case),
              f"- model: `{model}` ({model_source.graph_text(case, graph)}; {where})" if model else
              f"- model: none: OpenVINO refuses to build this graph ({where}); `{api_script_name(runtime)}` builds "
@@ -334,7 +342,13 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                   "```",
                   "python repro.py   # prints expected and actual; exit 1 while the bug is there, 0 once fixed",
                   "```", ""]
-    lines += ["## Appendix", "",
+    moved: list[str] = []
+    if len(lines) + EVIDENCE_LINES > FIRST_PART_LINES and len(spec_section) > 3:  # read once: the words go last
+        at = lines.index(spec_section[0])
+        lines[at:at + len(spec_section)] = ["## What the specification says", "",
+                                            "Its sentences on this input: in the appendix.", ""]
+        moved = ["### What the specification says", "", *spec_section[2:]]
+    lines += ["## Appendix", "", *moved,
               *(["Controls (the same data through an Identity model, the data and constant value through Reshape, "
                  "Concat and Tile, a value attribute through LeakyRelu, a consumer alone on the padded data, or "
                  "empty pads or axes baked into the model through Identity, instead of Pad, on the same "

@@ -36,7 +36,7 @@ def same_test(values: list[np.ndarray], bitwise: bool, tolerance: float | None =
     return "e.dtype == actual.dtype and np.array_equal(e, actual, equal_nan=True)"
 
 
-def _value_info(name: str, arr: np.ndarray, dims: list[str] | None) -> str:
+def _value_info(name: str, arr: np.ndarray, dims: list[str | None] | None) -> str:
     kind = TensorProto.DataType.Name(helper.np_dtype_to_tensor_dtype(arr.dtype))
     return f"helper.make_tensor_value_info({name!r}, TensorProto.{kind}, {dims!r})"
 
@@ -55,7 +55,9 @@ def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: li
     return [f'node = helper.make_node("Pad", {inputs!r}, ["y"], {given})', *empty,
             "model = helper.make_model(helper.make_graph(",
             f"    [node], \"pad\", [{graph_inputs}],",
-            f"    [{_value_info('y', operands['data'], None)}],",
+            # the output of the data's rank, as model.onnx declares it: an unranked output changes
+            # what a compiler builds (IREE's tensor.cast to a rank-0 tensor, its unmappable buffer)
+            f"    [{_value_info('y', operands['data'], [None] * operands['data'].ndim)}],",
             f"    [{baked}]),",
             f'    opset_imports=[helper.make_opsetid("", {opset})], ir_version={ir})']
 

@@ -141,12 +141,24 @@ def _special(value) -> str | None:
     return None
 
 
+def with_positive_pads(case: Case, what: str) -> str:
+    """``what`` (a negative pad's feature) with the positive pads the failure needs beside it
+    (probes.experiments.positive_pads_needed): "a negative end pad with a positive begin pad"."""
+    k = len(case.pads) // 2
+    sides = [side for side, pads in (("begin", case.pads[:k]), ("end", case.pads[k:])) if any(p > 0 for p in pads)]
+    return f"{what} with a positive {' and '.join(sides)} pad" if sides else what
+
+
 def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
-          refused_when_folded: bool = False) -> str:
+          refused_when_folded: bool = False, positive_pads: bool = False) -> str:
     """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype.
     ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
-    same case folded at compile time (padconf.minimize.minimize.refused_when_folded)."""
+    same case folded at compile time (padconf.minimize.minimize.refused_when_folded);
+    ``positive_pads``: the failure needs the case's positive pads beside its negative ones (a
+    removal experiment), so the trigger names them."""
     verdict, what = row["verdict"], feature(case)
+    if positive_pads and what in ("a negative begin pad", "a negative end pad", "negative pads"):
+        what = with_positive_pads(case, what)
     # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
     # (what else shrinking leaves, it could not take away)
     on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"

@@ -164,6 +164,60 @@ def plain_twin(case):
                       context=None)
 
 
+def how_it_shows(shrunk: Shrunk) -> tuple[str, bool | None]:
+    """What a bundle's experiment shows of its minimal case: whether the runtime dies (a crash,
+    a hang) or answers (an output or a refusal), and for an answer whether the input is valid (a
+    crash is a bug on any input: OpenVINO's heap corruption on a crop beyond the dimension, which
+    Pad-12 forbids and Pad-1 leaves undefined, is one). A variant merged into a bundle must show
+    alike: a silent wrong value is no variant of a crash, nor a refusal of a valid input one of a
+    wrong value on an invalid one (a refusal with constant pads and a wrong value with fed ones,
+    both on valid rank-0 data, are one check's two faces)."""
+    if shrunk.final.row["verdict"] in _UNSAFE:
+        return "dies", None
+    return "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
+
+
+def fails_again(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> bool:
+    """The repro's experiment on the minimal case: run again in a fresh process, it fails as it
+    showed (answers wrong where it answered; dies where it died, in one of CRASH_TRIES runs: a
+    corrupted heap does not kill every process, and check (a) holds the label to 3 of 3, not the
+    mechanism). A hang is not waited for again (its timeout was the experiment)."""
+    verdict = shrunk.final.row["verdict"]
+    if verdict == Verdict.TIMEOUT:
+        return True
+    for _ in range(CRASH_TRIES if verdict == Verdict.CRASH else 1):
+        again = isolated.attempt_if_it_can(shrunk.final.case, placement)
+        if again is not None and again.row["verdict"] in FAILURES \
+                and (again.row["verdict"] in _UNSAFE) == (verdict in _UNSAFE):
+            return True
+    return False
+
+
+def mechanism(shows: tuple[str, bool | None], control_fails: bool, repro_fails: bool) -> tuple:
+    """What a bundle's experiment (repro and controls) concludes of its minimal case: how it shows,
+    whether a control computing on the same values fails too (a control op lacking a kernel for
+    the dtype fails nothing: it shows no other mechanism), whether it fails again when rerun.
+    Two minimized failures are one bundle only where their mechanisms are equal."""
+    return (*shows, bool(control_fails), bool(repro_fails))
+
+
+def a_control_fails(control: dict) -> bool:
+    """Whether a control of computing_controls' record failed (not merely none ran)."""
+    return any(r["fails"] for r in control.get("controls") or ())
+
+
+def variant_experiment(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict:
+    """The bundle's own experiment rerun on a variant's minimal case: the repro (fails_again) and
+    the controls computing on its values (computing_controls). Its ``mechanism`` must equal the
+    bundle's (the same experiment on the bundle's minimal case) for the variant to be listed under it."""
+    control = computing_controls(isolated, shrunk, placement) if shrunk.final.row["verdict"] != Verdict.TIMEOUT \
+        else _check(True, None, "a hang: no control run")
+    again = fails_again(isolated, shrunk, placement)
+    return {"case_id": shrunk.final.case.id, "placement": placement, "verdict": shrunk.final.row["verdict"],
+            "fails_again": again, "control": control["how"],
+            "mechanism": list(mechanism(how_it_shows(shrunk), a_control_fails(control), again))}
+
+
 def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, where: Path, found: Triage | None,
              api: str | None, duplicate_of: str | None = None) -> dict:
     """evidence.json of the bundle in ``where``: each check (a)-(f), and the label they conclude."""
@@ -194,7 +248,13 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
         label = "not-pad-specific"
     else:
         label = "not-a-bug"
-    return {"label": label, "triage": found.value if found else None, "missing": missing,
+    why = (f"{found.label}: a Pad bug to file only when each check passed" if found in PAD_BUGS else
+           f"{found.label if found else 'no failure'}: not a Pad bug to file, whatever the checks"
+           + (" (coverage: the runtime lacks this kernel or operand placement)" if found == Triage.NOT_IMPLEMENTED
+              else ""))
+    if shrunk.native:
+        why = f"{shrunk.native['spec']} fails alike: another component's bug, to file there"
+    return {"label": label, "why": why, "triage": found.value if found else None, "missing": missing,
             "missing_text": [f"({k}) {WHAT[k]}: {checks[k]['how']}" for k in missing],
             "checks": {k: {"name": CHECKS[k], "what": WHAT[k], **c} for k, c in checks.items()}}
 

@@ -50,6 +50,9 @@ class Shrunk:
     # whether the minimal case passes in another placement (placement_needed): a title names its
     # placement only then; None: not tried (the run's original case decides)
     placement_needed: bool | None = None
+    # whether the failure needs the minimal case's positive pads beside its negative ones
+    # (positive_pads_needed): a title names them only then
+    positive_pads_needed: bool | None = None
 
 
 class IsolatedRunner:
@@ -164,8 +167,12 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         narrows = alike and found[0] == Verdict.UNEXPLAINED \
             and set((found[3] or "").split(",")) < set((key[3] or "").split(","))
         # A failure that does not depend on what the spec says of the input (no kernel, a crash, a
-        # hang) may move from an undefined or invalid input to a defined one: a stronger report.
-        unjudged = found[:2] == key[:2] and key[0] in UNJUDGED and defined
+        # hang), or a refusal with the same error class, may move from an undefined or invalid input
+        # to a defined one, or to one with fewer undefined points: a stronger report (a missing
+        # wrap kernel found on repeated axes that crop an empty axis is shown on a plain input)
+        fewer = got.case.kind == CaseKind.AMBIGUOUS and key[2] in (CaseKind.AMBIGUOUS, CaseKind.MUST_REJECT) \
+            and (key[2] == CaseKind.MUST_REJECT or set((found[3] or "").split(",")) < set((key[3] or "").split(",")))
+        unjudged = found[:2] == key[:2] and key[0] in (*UNJUDGED, Verdict.WRONGLY_REJECTED) and (defined or fewer)
         # an invalid input answered with an output no reading gives, shed of its invalid parts
         # (simplify.valid_parts) and still answered wrong: the wrong value on a valid input is the report
         repaired = key[0] == Verdict.WRONGLY_ACCEPTED and best.row.get("difference") == Difference.NO_READING \
@@ -178,7 +185,8 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         found_signature = signature_of(got)
         if across:
             return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
-        if (slips or narrows or repaired) and found_signature[3] == signature[3]:  # another of the run's, maybe
+        if (slips or narrows or repaired or (unjudged and found != key)) \
+                and found_signature[3] == signature[3]:  # another of the run's, maybe
             key, signature, others = found, found_signature, others - {found_signature}
             return got
         return got if found_signature == signature and found_signature not in others else None

@@ -177,11 +177,23 @@ VALID_MODES = ("constant", "edge", "reflect")  # every Pad version's
 
 
 def valid_parts(case: Case):
-    """The invalid parts of a must-reject case shed, each in turn: a mode every version has for
-    one it lacks, a common dtype for one its type list lacks, repeated axes (the first of each
-    kept, with its pads). Tried first: a wrong value that survives them is a report on a valid
+    """The invalid or undefined parts of a case shed, each in turn: repeated axes (the first of
+    each kept, with its pads; undefined, or invalid where the version forbids them), and of a
+    must-reject case a mode every version has for one it lacks, a common dtype for one its type
+    list lacks. Tried first: a wrong value that survives them is a report on a valid
     input (IREE ignoring a fed ``axes`` shows on a valid mode and dtype too); minimize's loop
     takes such a candidate as the failure from then on (shrink.loop: ``repaired``)."""
+    n = case.data.ndim
+    if case.axes is not None and n and len(case.pads) == 2 * len(case.axes):  # repeated axes: undefined, or
+        k, seen, kept = len(case.axes), set(), []  # invalid where the version forbids them
+        for j, a in enumerate(case.axes):
+            if -n <= a < n and a % n in seen:
+                continue
+            seen.add(a % n if -n <= a < n else a)
+            kept.append(j)
+        if len(kept) < k:
+            yield case.with_(axes=[case.axes[j] for j in kept],
+                             pads=[case.pads[j] for j in kept] + [case.pads[k + j] for j in kept])
     if case.kind != "must-reject":
         return
     if case.mode not in VALID_MODES:
@@ -194,17 +206,6 @@ def valid_parts(case: Case):
                 yield case.with_(data=as_array(case.data.astype(np.complex128).real, dtype),
                                  constant_value=None if value is None else
                                  as_array(np.asarray(value).astype(np.complex128).real, dtype))
-    n = case.data.ndim
-    if case.axes is not None and n and len(case.pads) == 2 * len(case.axes):
-        k, seen, kept = len(case.axes), set(), []
-        for j, a in enumerate(case.axes):
-            if -n <= a < n and a % n in seen:
-                continue
-            seen.add(a % n if -n <= a < n else a)
-            kept.append(j)
-        if len(kept) < k:
-            yield case.with_(axes=[case.axes[j] for j in kept],
-                             pads=[case.pads[j] for j in kept] + [case.pads[k + j] for j in kept])
 
 
 PASSES = (valid_parts, fewer_dims, smaller_pads, smaller_dims, fewer_axes, simpler_values, simpler_constant,
