@@ -339,10 +339,10 @@ def cmd_report(args) -> int:
     from padconf.run.rundir import load_run
 
     if not (args.html or args.md or args.bugs):
-        raise PadconfError("padconf report: name what to write: --html FILE, --md FILE or --bugs")
+        raise PadconfError("report: name what to write: --html FILE, --md FILE or --bugs")
     run = load_run(args.run_dir, args.specs_dir)
     if args.bugs:
-        for line in report.bug_lines(run.rows, run.dir):
+        for line in report.bug_lines(run.rows, run.dir, run.unfinished):
             console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
     if not (args.html or args.md):
         return 0
