@@ -266,10 +266,20 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
         out.append(MUST_REJECT_NOTE)
     groups = distinct_failures(rows)
     lines = ["", f"{failures_count(groups)} (one example each)"]
-    for g in groups:
+    untriaged = [g for g in groups if g["triage"] in PAD_BUGS]
+    for g in untriaged:
         lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
                   f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
                   f"  case id: {g['example']['case_id']}"]
+    if len(untriaged) < len(groups):
+        # what is triaged already (lenient, coverage, policy, known upstream, not Pad-specific):
+        # what and its case id only, its example in summary.md and the HTML page, so the list to
+        # act on reads first and whole
+        lines += ["", f"The {len(groups) - len(untriaged)} triaged already, with their case ids (their examples: "
+                      "the run's summary.md and HTML page):"]
+        for g in groups[len(untriaged):]:
+            lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
+                      f"  case id: {g['example']['case_id']}"]
     if len(lines) == 2:
         lines.append("(none)")
     picks = interpretations(rows)

@@ -632,3 +632,24 @@ def test_report_reads_runs_own_folder_unless_told_and_bugs_says_a_run_is_partial
     assert main(["report", DEFAULT_RUN_DIR, "--bugs"]) == 0
     part = capsys.readouterr().out
     assert part.startswith("Part of a run only: ") and part.split("\n", 1)[1] == whole
+
+
+def test_the_terminal_shows_the_failures_to_act_on_whole_and_the_triaged_ones_in_two_lines():
+    """A first run's list reads the failures not yet triaged first, each with where it was seen
+    and its example; the others (lenient, coverage, policy ...) with what and their case id only,
+    so a first run is not four lines per failure nobody need act on. Nothing goes missing: every
+    distinct failure and its case id is there, and summary.md keeps their examples."""
+    from padconf.judging.triage import PAD_BUGS
+
+    _, rows = planted_rows()
+    groups = report.distinct_failures(rows)
+    bugs = [g for g in groups if g["triage"] in PAD_BUGS]
+    assert 0 < len(bugs) < len(groups)
+    out = "\n".join(p for p in report.terminal_output(rows, 200) if isinstance(p, str))
+    failures = out.split("distinct failures", 1)[1].split("\nWhere the spec is silent", 1)[0]
+    to_act, triaged = failures.split(f"\nThe {len(groups) - len(bugs)} triaged already", 1)
+    assert to_act.count("\n- ") == len(bugs) and to_act.count("\n  example: ") == len(bugs)
+    assert triaged.count("\n- ") == len(groups) - len(bugs) and "example: " not in triaged
+    for g in groups:
+        assert f"\n  case id: {g['example']['case_id']}" in (to_act if g in bugs else triaged)
+    assert all(line.startswith(("- ", "  case id: ")) for line in triaged.strip().splitlines()[1:])
