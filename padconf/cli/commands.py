@@ -139,6 +139,8 @@ def cmd_run(args) -> int:
     prepare_environments(args.runtime)
     run = _run_config(args)
     try:
+        from padconf.spec.loader import load_specs
+        load_specs(run.config.specs_dir, run.config.specs)  # an unknown --spec: its one line alone, before any other
         console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into "
                       f"{terminal(run.dir)}" if run.config.cases_dir else
                       f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}",
