@@ -139,6 +139,8 @@ def cmd_run(args) -> int:
     prepare_environments(args.runtime)
     run = _run_config(args)
     try:
+        from padconf.spec.loader import load_specs
+        load_specs(run.config.specs_dir, run.config.specs)  # an unknown --spec: its one line alone, before any other
         console.print(f"padconf run: reading cases from {terminal(' '.join(run.config.cases_dir))} into "
                       f"{terminal(run.dir)}" if run.config.cases_dir else
                       f"padconf run: drawing cases (profile {run.config.profile}) into {terminal(run.dir)}",
@@ -340,10 +342,10 @@ def cmd_report(args) -> int:
     from padconf.run.rundir import load_run
 
     if not (args.html or args.md or args.bugs):
-        raise PadconfError("padconf report: name what to write: --html FILE, --md FILE or --bugs")
+        raise PadconfError("report: name what to write: --html FILE, --md FILE or --bugs")
     run = load_run(args.run_dir, args.specs_dir)
     if args.bugs:
-        for line in report.bug_lines(run.rows, run.dir):
+        for line in report.bug_lines(run.rows, run.dir, run.unfinished):
             console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
     if not (args.html or args.md):
         return 0

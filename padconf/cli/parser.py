@@ -32,6 +32,7 @@ from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_M
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 from padconf.run.config import MAX_COMPILE_BUDGET
+from padconf.run.rundir import DEFAULT_RUN_DIR as RUN_OUT
 
 EXIT_CODES = """exit codes:
   0    success
@@ -164,7 +165,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--max-examples", type=_count(0), default=None,
                      help="generated cases per spec (default: the profile's)")
     run.add_argument("--seed", type=int, default=None, help="default: 0")
-    run.add_argument("--out", default="padconf-results", help="run directory (default: padconf-results)")
+    run.add_argument("--out", default=RUN_OUT, help=f"run directory (default: {RUN_OUT})")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
     run.add_argument("--force", action="store_true", help="replace a run already in --out")
     run.add_argument("--jobs", type=_count(1, MAX_JOBS), default=None,
@@ -243,7 +244,8 @@ def build_parser() -> argparse.ArgumentParser:
     cache.set_defaults(func=cmd_compile_cache)
     rep = sub.add_parser("report", help="a run's report as one self-contained HTML page (and short markdown), "
                                         "or its failures to file (--bugs)")
-    rep.add_argument("run_dir", metavar="RUN_DIR", help="a run directory written by padconf run --out")
+    rep.add_argument("run_dir", metavar="RUN_DIR", nargs="?", default=RUN_OUT,
+                     help=f"a run directory written by padconf run --out (default: {RUN_OUT}, run's own)")
     rep.add_argument("--html", default=None, metavar="FILE",
                      help="the HTML page: matrix, every distinct failure with its arrays, spec rules quoted")
     rep.add_argument("--bugs", action="store_true",

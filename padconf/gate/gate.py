@@ -99,8 +99,12 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     from padconf.run.runner import Run, RunConfig  # the runner draws with Hypothesis: not imported to judge rows
     from padconf.run.session import run_cases
     out_dir = Path(out_dir)
-    if (out_dir / RUN_JSON).exists() and not (out_dir / GATE_JSON).exists():
-        raise PadconfError(f"{out_dir} holds a padconf run; the gate writes only into its own directories")
+    # a run's files but no gate.json: someone's run (or a run stopped before its run.json), as
+    # padconf run tells one; the gate replaces only its own
+    held = [name for name in (RUN_JSON, RESULTS) if (out_dir / name).exists()]
+    if held and not (out_dir / GATE_JSON).exists():
+        raise PadconfError(f"{out_dir} holds a run that is not a gate's ({', '.join(held)}, no {GATE_JSON}); "
+                           "the gate writes only into its own directories: name another with --work")
     # a gate compiles every model of its suite: what it compares with the baseline is the whole suite
     run_config = RunConfig(runtimes=[config.runtime], specs=config.specs, specs_dir=config.specs_dir,
                            seed=config.seed, max_examples=config.explore, compile_budget=ALL, **worker_limits(config))

@@ -266,10 +266,20 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
         out.append(MUST_REJECT_NOTE)
     groups = distinct_failures(rows)
     lines = ["", f"{failures_count(groups)} (one example each)"]
-    for g in groups:
+    untriaged = [g for g in groups if g["triage"] in PAD_BUGS]
+    for g in untriaged:
         lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
                   f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
                   f"  case id: {g['example']['case_id']}"]
+    if len(untriaged) < len(groups):
+        # what is triaged already (lenient, coverage, policy, known upstream, not Pad-specific):
+        # what and its case id only, its example in summary.md and the HTML page, so the list to
+        # act on reads first and whole
+        lines += ["", f"The {len(groups) - len(untriaged)} triaged already, with their case ids (their examples: "
+                      "the run's summary.md and HTML page):"]
+        for g in groups[len(untriaged):]:
+            lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
+                      f"  case id: {g['example']['case_id']}"]
     if len(lines) == 2:
         lines.append("(none)")
     picks = interpretations(rows)
@@ -281,14 +291,16 @@ def terminal_output(rows: list[ResultRow], width: int) -> list:
     return out + ["\n".join(map(escape.plain, lines))]
 
 
-def bug_lines(rows: list[ResultRow], run_dir) -> list[str]:
+def bug_lines(rows: list[ResultRow], run_dir, unfinished: str | None = None) -> list[str]:
     """``padconf report RUN --bugs``: only the distinct failures not yet triaged (PAD_BUGS'
     classes: those padconf minimize may find to file), each with its example's case id and the
-    command that minimizes it; how many others there are, in one line."""
+    command that minimizes it; how many others there are, in one line; first, where the rows
+    are not the whole run (``unfinished``: why), that they are not, as summary.md says it."""
     groups = distinct_failures(rows)
     bugs = [g for g in groups if g["triage"] in PAD_BUGS]
-    lines = [f"{len(bugs)} of {len(groups)} distinct failures {NOT_YET_TRIAGED}"
-             + (":" if bugs else "")]
+    lines = [f"Part of a run only: {unfinished}."] if unfinished else []
+    lines += [f"{len(bugs)} of {len(groups)} distinct failures {NOT_YET_TRIAGED}"
+              + (":" if bugs else "")]
     for g in bugs:
         case_id = g["example"]["case_id"]
         lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
@@ -298,7 +310,7 @@ def bug_lines(rows: list[ResultRow], run_dir) -> list[str]:
     others = len(groups) - len(bugs)
     if others:
         lines.append(f"{others} others (lenient, coverage, policy, known upstream, not Pad-specific) are in the full "
-                     "report: padconf report RUN --html FILE")
+                     f"report: padconf report {shlex.quote(str(run_dir))} --html FILE")
     return [escape.plain(line) for line in lines]
 
 
@@ -310,13 +322,15 @@ def _count_markup(verdict: str, n: int) -> str:
 
 
 ONE_NODE = "one-node Pad"  # a failure's graphs: a plain case's
+# between a failure's graphs: a graph in words holds commas ("Pad(edge), before Slice, static shape")
+GRAPHS_APART = " | "
 
 
 def _seen_on(group: dict) -> str:
     graphs = group.get("graphs") or set()
     return (f"dtypes: {', '.join(sorted(group['dtypes']))}; "
             f"specs: {', '.join(sorted(group['specs'], key=spec_sort_key))}"
-            + (f"; graphs: {', '.join(sorted(graphs))}" if graphs - {ONE_NODE} else ""))
+            + (f"; graphs: {GRAPHS_APART.join(sorted(graphs))}" if graphs - {ONE_NODE} else ""))
 
 
 def triage_text(group: dict) -> str:

@@ -41,6 +41,7 @@ from padconf.judging.verdicts import FAILURES
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
 MAX_RUN_JSON_BYTES = 1 << 20  # run.json, gate.json
+DEFAULT_RUN_DIR = "padconf-results"  # where padconf run writes, and what padconf report reads, unless told
 RUN_JSON = "run.json"
 CASES = "cases.jsonl"
 RESULTS = "results.jsonl"  # a run directory's rows, one per runtime x placement x case

@@ -53,6 +53,16 @@ def test_an_unknown_spec_id_is_an_error(tmp_path, capsys, command):
     assert not (tmp_path / "r").exists()  # nothing written: the corrected command is not refused
 
 
+def test_an_unknown_spec_id_is_the_runs_only_line(tmp_path, capsys):
+    """The refusal alone, as for an unknown runtime: no "drawing cases ... into DIR" first on
+    stdout, which says a run has started that never does."""
+    code = main(["run", "--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-1x", "--out", str(tmp_path / "r")])
+    captured = capsys.readouterr()
+    assert code == 2 and captured.out == "", captured.out
+    assert "unknown spec id 'onnx/Pad-1x' (did you mean 'onnx/Pad-1'?)" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and not (tmp_path / "r").exists()
+
+
 FINE = ["--runtime", FAKE + "CorrectAdapter", "--spec", "onnx/Pad-19", "--max-examples", "0"]
 
 

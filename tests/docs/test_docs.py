@@ -121,6 +121,31 @@ def test_findings_md_names_the_runtime_versions_constraints_txt_pins():
     assert not wrong, f"docs/findings.md names versions constraints.txt does not pin (page, pin): {wrong}"
 
 
+
+# ---- docs/performance.md: the suite's size as bench_generate.py prints it ----
+
+def test_performance_md_counts_the_suite_generated_holds():
+    """The case counts docs/performance.md quotes from benchmarks/bench_generate.py (the total
+    and its family x model x kind table) are those of the committed generated/MANIFEST.yaml,
+    which tests/generate/test_writer.py holds to what padconf writes today: a new context shape
+    or drawing change that grows the suite fails here until the page is rerun, not stale for
+    a release (it said 2,077 cases while the suite held 2,128)."""
+    manifest = yaml.safe_load((ROOT / "generated" / "MANIFEST.yaml").read_text())
+    counts: dict[tuple[str, str, str], int] = {}
+    for model, entries in (("one-node", manifest["cases"]), ("context", manifest["context_cases"])):
+        for entry in entries:
+            key = (entry["spec"].split("/")[0], model, entry["kind"])
+            counts[key] = counts.get(key, 0) + 1
+    page = (DOCS / "performance.md").read_text()
+    section = page.split("## `python benchmarks/bench_generate.py`", 1)[1].split("\n## ", 1)[0]
+    total = re.search(r"\*\*([\d,]+) cases,", section)
+    assert total, "docs/performance.md: bench_generate.py's figure line (**N cases, ...) is gone"
+    table = {(f, m, k): int(n) for f, m, k, n in
+             re.findall(r"^\| (\w+) \| ([\w-]+) \| ([\w-]+) \| (\d+) \|$", section, re.M)}
+    assert table == counts, f"docs/performance.md's table (rerun bench_generate.py): {table} != {counts}"
+    assert int(total.group(1).replace(",", "")) == sum(counts.values())
+
+
 # ---- docs/ci.md: the workflow's shell steps, in a runtime team's repository ----
 
 CI = DOCS / "ci.md"

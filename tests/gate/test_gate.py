@@ -502,3 +502,17 @@ def test_example_db_names_a_python_file_by_its_path(tmp_path, monkeypatch):
                          ("nothere.py:DB", "no file nothere.py"), ("ci_db.py:MISSING", "has no attribute")):
         with pytest.raises(PadconfError, match=f"^--example-db {re.escape(where)}: .*{words}"):
             example_database(where)
+
+
+@pytest.mark.parametrize("theirs", ["results.jsonl", "run.json"])
+def test_the_gate_leaves_a_folder_holding_someone_elses_run_files_as_it_was(tmp_path, capsys, theirs):
+    """A working folder someone else prepared may hold .padconf/gate/RUNTIME with their files
+    (a results.jsonl with no gate.json: not a gate's): one line and exit 2, the file as it was,
+    before anything runs (it was overwritten before)."""
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / theirs).write_text("someone else's\n")
+    assert gate(tmp_path, FAKE + "ConformingAdapter", "[]\n") == 2
+    err = capsys.readouterr().err
+    assert f"not a gate's ({theirs}" in err and "--work" in err and err.count("\n") == 1, err
+    assert (work / theirs).read_text() == "someone else's\n" and sorted(p.name for p in work.iterdir()) == [theirs]

@@ -552,7 +552,16 @@ def test_a_context_case_is_shown_as_the_graph_it_is_in_every_report_and_the_gate
     # one failure of a plain Pad and of a context case: the graphs it was seen in are named
     both = rows + [judged_row("alpha", "inputs", _defined(6), Outcome(error="worker died: SIGSEGV"), "crash")]
     out = "\n".join(p for p in report.terminal_output(both, 200) if isinstance(p, str))
-    assert "graphs: Pad(edge) before Slice, one-node Pad" in out, out
+    assert "graphs: Pad(edge) before Slice | one-node Pad" in out, out
+    # graphs whose words hold commas stay apart: each one whole between the separators
+    still = context_case([[1, 2], [3, 4]], [0, 1, 0, 1], Context(Consumer.SLICE, dict(sliced.context.attrs),
+                                                                  static_shape=True), mode="edge")
+    assert still.graph == "Pad(edge), before Slice, static shape"
+    three = both + [judged_row("alpha", "inputs", still, Outcome(error="worker died: SIGSEGV"), "crash")]
+    out = "\n".join(p for p in report.terminal_output(three, 200) if isinstance(p, str))
+    (seen,) = [line for line in out.splitlines() if "graphs: " in line]
+    assert seen.split("graphs: ")[1].split(" | ") == ["Pad(edge) before Slice",
+                                                      "Pad(edge), before Slice, static shape", "one-node Pad"], seen
 
 
 def test_a_context_graph_names_producer_consumer_and_static_shape():
@@ -603,3 +612,44 @@ def test_report_with_nothing_to_write_is_one_line(run_dir, capsys):
     assert main(["report", str(run_dir)]) == 2
     err = capsys.readouterr().err
     assert "--html FILE, --md FILE or --bugs" in err and err.count("\n") == 1
+
+
+def test_report_reads_runs_own_folder_unless_told_and_bugs_says_a_run_is_partial(run_dir, tmp_path, capsys,
+                                                                                monkeypatch):
+    """`padconf report --bugs` after `padconf run` reads padconf-results, run's default; on a run
+    that did not finish its first line says so, as summary.md does; the list's pointer to the
+    full report names the run read."""
+    from padconf.run.rundir import DEFAULT_RUN_DIR, RUN_JSON
+
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--bugs"]) == 2
+    assert f"{DEFAULT_RUN_DIR}" in capsys.readouterr().err  # the folder it looked for, named
+    shutil.copytree(run_dir, tmp_path / DEFAULT_RUN_DIR)
+    assert main(["report", "--bugs"]) == 0
+    whole = capsys.readouterr().out
+    assert not whole.startswith("Part of a run") and f"padconf report {DEFAULT_RUN_DIR} --html FILE" in whole
+    (tmp_path / DEFAULT_RUN_DIR / RUN_JSON).unlink()  # as a run stopped before it wrote its count
+    assert main(["report", DEFAULT_RUN_DIR, "--bugs"]) == 0
+    part = capsys.readouterr().out
+    assert part.startswith("Part of a run only: ") and part.split("\n", 1)[1] == whole
+
+
+def test_the_terminal_shows_the_failures_to_act_on_whole_and_the_triaged_ones_in_two_lines():
+    """A first run's list reads the failures not yet triaged first, each with where it was seen
+    and its example; the others (lenient, coverage, policy ...) with what and their case id only,
+    so a first run is not four lines per failure nobody need act on. Nothing goes missing: every
+    distinct failure and its case id is there, and summary.md keeps their examples."""
+    from padconf.judging.triage import PAD_BUGS
+
+    _, rows = planted_rows()
+    groups = report.distinct_failures(rows)
+    bugs = [g for g in groups if g["triage"] in PAD_BUGS]
+    assert 0 < len(bugs) < len(groups)
+    out = "\n".join(p for p in report.terminal_output(rows, 200) if isinstance(p, str))
+    failures = out.split("distinct failures", 1)[1].split("\nWhere the spec is silent", 1)[0]
+    to_act, triaged = failures.split(f"\nThe {len(groups) - len(bugs)} triaged already", 1)
+    assert to_act.count("\n- ") == len(bugs) and to_act.count("\n  example: ") == len(bugs)
+    assert triaged.count("\n- ") == len(groups) - len(bugs) and "example: " not in triaged
+    for g in groups:
+        assert f"\n  case id: {g['example']['case_id']}" in (to_act if g in bugs else triaged)
+    assert all(line.startswith(("- ", "  case id: ")) for line in triaged.strip().splitlines()[1:])
