@@ -316,7 +316,8 @@ def cmd_generate(args) -> int:
     from padconf.spec.loader import load_specs
 
     start = time.monotonic()
-    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo)
+    entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo,
+                       exporters=args.exporter)
     console.print(f"{len(entries)} cases written to {terminal(args.out)} in {time.monotonic() - start:.1f} s; "
                   f"coverage and how to run them: {terminal(args.out)}/README.md")
     return 0

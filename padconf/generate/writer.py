@@ -45,7 +45,7 @@ from padconf.core.vocabulary import Placement
 from padconf.core.writing import FolderLock, write_atomically
 from padconf.generate.readme import readme
 from padconf.spec.loader import Spec, rule_text
-from padconf.suite.fixed import KIND_DIRS, SuiteCase, suite_cases
+from padconf.suite.fixed import FRAMEWORK_DIRS, KIND_DIRS, SuiteCase, suite_cases
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 OPENVINO_RUNNER = resources.files("padconf.generate.scripts") / "run_openvino.py"  # copied beside the OpenVINO cases
@@ -205,13 +205,23 @@ def not_written_by_generate(out: Path) -> str | None:
 
 
 def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int = 1,
-             jobs: int | None = None) -> list[SuiteCase]:
+             jobs: int | None = None, exporters: list[str] | None = None) -> list[SuiteCase]:
     """Write the suite as the folder ``out``, which must be empty, absent or a previous output
     whose every file, nested ones included, its FILES.sha256 proves padconf wrote. The suite is
     written beside it, in a hidden folder, then swapped in by one rename: an interrupted
-    generate leaves the previous output whole."""
-    # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own
-    specs = [spec for spec in specs if spec.domain in KIND_DIRS]
+    generate leaves the previous output whole. ``exporters`` (runtimes such as torch-export):
+    the framework documents' cases (torch/Pad-2) exported by each, as graphs with their own
+    MANIFEST rows (padconf.generate.exported)."""
+    # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own: only
+    # graphs an exporter wrote of its calls
+    exporters = list(exporters or [])
+    if exporters:
+        from padconf.generate.exported import check_exporters
+        check_exporters(exporters)
+        if not any(spec.domain in FRAMEWORK_DIRS for spec in specs):
+            raise PadconfError(f"--exporter: no framework document selected ({', '.join(sorted(FRAMEWORK_DIRS))}): "
+                               "nothing to export")
+    specs = [spec for spec in specs if spec.domain in KIND_DIRS or exporters and spec.domain in FRAMEWORK_DIRS]
     if not specs:
         raise PadconfError("no spec selected whose family generate writes test data of (ONNX, OpenVINO): "
                            "nothing to generate")
@@ -226,7 +236,7 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
     if foreign:  # the swap replaces the whole folder
         raise PadconfError(f"--out {out}: holds {foreign!r}, which padconf generate did not write (its {FILES} "
                            "does not list it): name an empty folder or a previous output")
-    entries = suite_cases(specs, seed, per_combo, jobs)
+    entries = suite_cases(specs, seed, per_combo, jobs, frameworks=bool(exporters))
     by_id = {s.id: s for s in specs}
     out.parent.mkdir(parents=True, exist_ok=True)
     # one generate at a time beside the output: it swaps the whole folder in (the parent is locked,
@@ -245,13 +255,19 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
         try:
             for e in entries:
-                (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+                if e.domain in KIND_DIRS:
+                    (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+            doc: dict[str, Any] = {"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
+                                   "cases": manifest([e for e in entries if e.domain in KIND_DIRS]),
+                                   "context_cases": manifest(entries, context=True)}
+            if exporters:
+                from padconf.generate.exported import write_exported
+                doc.update(exporters=exporters, exported_cases=write_exported(entries, exporters, staging))
             (staging / "MANIFEST.yaml").write_text(
-                yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
-                                "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
-                               sort_keys=True, allow_unicode=True, width=120),
-                encoding="utf-8")
-            (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
+                yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, width=120), encoding="utf-8")
+            own = [e for e in entries if e.domain in KIND_DIRS]
+            (staging / "README.md").write_text(readme(own, [s for s in specs if s.domain in KIND_DIRS], seed, per_combo)
+                                               + _exported_readme(doc), encoding="utf-8")
             if (staging / "openvino").is_dir():
                 (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
             (staging / STAGING_MARK).unlink()  # the output lists only what it holds
@@ -263,6 +279,26 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return entries
+
+
+def _exported_readme(doc: dict) -> str:
+    """The README's part on exported graphs (``--exporter``): empty without it."""
+    if not doc.get("exporters"):
+        return ""
+    from collections import Counter
+    rows = doc["exported_cases"]
+    lines = ["", "## Exported graphs", "",
+             "`exported/<exporter>/` holds the graphs each exporter under test wrote of the framework "
+             "document's calls (torch/Pad-2: `F.pad`), in onnx's node-test layout; each expected output is "
+             "the framework's document's, computed by padconf's reference. MANIFEST.yaml's `exported_cases` "
+             "gives each call, the exporter's verdict and its folder (none where the document forbids the call "
+             "or the exporter refused it).", "",
+             "| exporter | graphs written | verdicts |", "|---|---:|---|"]
+    for exporter in doc["exporters"]:
+        mine = [r for r in rows if r["exporter"] == exporter]
+        verdicts = ", ".join(f"{v} {n}" for v, n in sorted(Counter(r["verdict"] for r in mine).items()))
+        lines.append(f"| `{exporter}` | {sum(1 for r in mine if r['dir'])} of {len(mine)} | {verdicts} |")
+    return "\n".join(lines) + "\n"
 
 
 def _exchange(a: Path, b: Path) -> None:
