@@ -25,9 +25,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnx
-from onnx import numpy_helper
 
 from padconf.adapters import get_adapter, unknown_runtime
 from padconf.adapters.exporters import torch_call
@@ -36,7 +34,7 @@ from padconf.core.errors import PadconfError
 from padconf.core.versions import package_version
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker import Worker
-from padconf.generate.writer import _json
+from padconf.generate.files import interpretation_file, json_bytes, tensor_bytes
 from padconf.judging.verdicts import judge
 from padconf.suite.fixed import FRAMEWORK_DIRS, SuiteCase
 
@@ -56,14 +54,6 @@ def check_exporters(runtimes: list[str]) -> None:
             raise PadconfError(f"--exporter {runtime}: {why}")
     if len(set(map(exporter_dir, runtimes))) != len(runtimes):
         raise PadconfError(f"--exporter: one named twice ({', '.join(runtimes)})")
-
-
-def _tensor(arr: np.ndarray, name: str) -> bytes:
-    return numpy_helper.from_array(np.asarray(arr), name).SerializeToString()
-
-
-def _interp_file(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_=,.+-]", "_", key)
 
 
 def write_exported(entries: list[SuiteCase], runtimes: list[str], root: Path) -> list[dict]:
@@ -105,18 +95,18 @@ def _write_one(entry: SuiteCase, runtime: str, adapter, outcome, status, version
     data_set = where / "test_data_set_0"
     data_set.mkdir(parents=True)
     (where / "model.onnx").write_bytes(model.SerializeToString())
-    (data_set / "input_0.pb").write_bytes(_tensor(case.data, model.graph.input[0].name))
+    (data_set / "input_0.pb").write_bytes(tensor_bytes(case.data, model.graph.input[0].name))
     row["dir"] = (Path(EXPORTED) / exporter_dir(runtime) / entry.path).as_posix()
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
-        (data_set / "output_0.pb").write_bytes(_tensor(case.expected, model.graph.output[0].name))
+        (data_set / "output_0.pb").write_bytes(tensor_bytes(case.expected, model.graph.output[0].name))
         return row
     outputs = {}
     for key, out in sorted(case.interpretations.items()):
         if out is not None:
-            outputs[key] = f"test_data_set_0/output_{_interp_file(key)}.pb"
-            (where / outputs[key]).write_bytes(_tensor(out, model.graph.output[0].name))
+            outputs[key] = f"test_data_set_0/output_{interpretation_file(key)}.pb"
+            (where / outputs[key]).write_bytes(tensor_bytes(out, model.graph.output[0].name))
     row.update(ambiguity=case.reason, interpretations={key: outputs.get(key) for key in case.interpretations})
-    (where / "expect.json").write_bytes(_json({key: row[key] for key in (
+    (where / "expect.json").write_bytes(json_bytes({key: row[key] for key in (
         "spec", "mode", "dtype", "kind", "case_id", "call", "exporter", "ambiguity", "interpretations")}))
     return row

@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import json
 import os
 import re
 import shutil
 import tempfile
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
-from onnx import numpy_helper
 
 from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
@@ -43,6 +41,8 @@ from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import read_text
 from padconf.core.vocabulary import Placement
 from padconf.core.writing import FolderLock, write_atomically
+from padconf.generate.exported import check_exporters, write_exported
+from padconf.generate.files import interpretation_file, json_bytes, tensor_bytes
 from padconf.generate.readme import readme
 from padconf.spec.loader import Spec, rule_text
 from padconf.suite.fixed import FRAMEWORK_DIRS, KIND_DIRS, SuiteCase, suite_cases
@@ -57,16 +57,6 @@ def _ambiguity_doc(case: Case, spec: Spec) -> dict:
                    "default": spec.ambiguities[name].default} for name in names}
 
 
-def _json(doc) -> bytes:
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _tensor_bytes(arr: np.ndarray, name: str) -> bytes:
-    return numpy_helper.from_array(np.asarray(arr), name).SerializeToString()
-
-
-def _interp_file(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_=,.+-]", "_", key)
 
 
 def _expect_doc(entry: SuiteCase, spec: Spec, outputs: dict[str, str]) -> dict:
@@ -92,17 +82,17 @@ def write_onnx(entry: SuiteCase, spec: Spec, root: Path) -> None:
     data_set.mkdir(parents=True)
     (where / "model.onnx").write_bytes(model.SerializeToString())
     for i, (name, arr) in enumerate(feeds(case, placement).items()):
-        (data_set / f"input_{i}.pb").write_bytes(_tensor_bytes(arr, name))
+        (data_set / f"input_{i}.pb").write_bytes(tensor_bytes(arr, name))
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
-        (data_set / "output_0.pb").write_bytes(_tensor_bytes(case.expected, "output"))
+        (data_set / "output_0.pb").write_bytes(tensor_bytes(case.expected, "output"))
         return
     outputs = {}
     for key, out in sorted(case.interpretations.items()):
         if out is not None:
-            outputs[key] = f"test_data_set_0/output_{_interp_file(key)}.pb"
-            (where / outputs[key]).write_bytes(_tensor_bytes(out, "output"))
-    (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
+            outputs[key] = f"test_data_set_0/output_{interpretation_file(key)}.pb"
+            (where / outputs[key]).write_bytes(tensor_bytes(out, "output"))
+    (where / "expect.json").write_bytes(json_bytes(_expect_doc(entry, spec, outputs)))
 
 def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
     import openvino as ov
@@ -127,9 +117,9 @@ def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
     outputs = {}
     for key, out in sorted(case.interpretations.items()):
         if out is not None:
-            outputs[key] = f"output_{_interp_file(key)}.npy"
+            outputs[key] = f"output_{interpretation_file(key)}.npy"
             (where / outputs[key]).write_bytes(npy_bytes(out))
-    (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
+    (where / "expect.json").write_bytes(json_bytes(_expect_doc(entry, spec, outputs)))
 
 
 def manifest(entries: list[SuiteCase], context: bool = False) -> list[dict]:
@@ -216,7 +206,6 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
     # graphs an exporter wrote of its calls
     exporters = list(exporters or [])
     if exporters:
-        from padconf.generate.exported import check_exporters
         check_exporters(exporters)
         if not any(spec.domain in FRAMEWORK_DIRS for spec in specs):
             raise PadconfError(f"--exporter: no framework document selected ({', '.join(sorted(FRAMEWORK_DIRS))}): "
@@ -261,7 +250,6 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
                                    "cases": manifest([e for e in entries if e.domain in KIND_DIRS]),
                                    "context_cases": manifest(entries, context=True)}
             if exporters:
-                from padconf.generate.exported import write_exported
                 doc.update(exporters=exporters, exported_cases=write_exported(entries, exporters, staging))
             (staging / "MANIFEST.yaml").write_text(
                 yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, width=120), encoding="utf-8")
@@ -285,7 +273,6 @@ def _exported_readme(doc: dict) -> str:
     """The README's part on exported graphs (``--exporter``): empty without it."""
     if not doc.get("exporters"):
         return ""
-    from collections import Counter
     rows = doc["exported_cases"]
     lines = ["", "## Exported graphs", "",
              "`exported/<exporter>/` holds the graphs each exporter under test wrote of the framework "
@@ -349,8 +336,8 @@ def _export(out: Path, collected, op_type: str) -> list[Path]:
         write_atomically(where / "model.onnx", case.model.SerializeToString())
         inputs, outputs = case.data_sets[0]
         for j, arr in enumerate(inputs):
-            write_atomically(data_set / f"input_{j}.pb", _tensor_bytes(arr, case.model.graph.input[j].name))
+            write_atomically(data_set / f"input_{j}.pb", tensor_bytes(arr, case.model.graph.input[j].name))
         for j, arr in enumerate(outputs):
-            write_atomically(data_set / f"output_{j}.pb", _tensor_bytes(arr, case.model.graph.output[j].name))
+            write_atomically(data_set / f"output_{j}.pb", tensor_bytes(arr, case.model.graph.output[j].name))
         written.append(where)
     return written
