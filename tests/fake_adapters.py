@@ -741,3 +741,28 @@ class NoWrapAdapter(ConformingAdapter):
         if case.op == "Pad" and case.mode == "wrap":
             return Outcome(error="wrap padding is not implemented", not_implemented=True)
         return super().run(case, placement)
+
+
+# ---------------------------------------------------------------- a planted exporter regression (padconf gate)
+
+
+from padconf.adapters.exporters import TorchExportAdapter  # noqa: E402  (imports no torch until it exports)
+
+
+class ReflectAsEdgeExporter(TorchExportAdapter):
+    """torch.onnx.export with a regression planted in the graph it writes: every Pad(reflect)
+    becomes Pad(edge), as an exporter that maps torch's modes wrongly would write. Its exports
+    are cached under a key of its own, so the real exporter never reads its graphs."""
+
+    def export_key(self, call):
+        from padconf.adapters.compile_cache import cache_key
+        return cache_key("planted: reflect as edge", super().export_key(call))
+
+    def _export(self, call):
+        import onnx
+        model = onnx.load_model_from_string(super()._export(call))
+        for node in model.graph.node:
+            for attribute in node.attribute:
+                if node.op_type == "Pad" and attribute.name == "mode" and attribute.s == b"reflect":
+                    attribute.s = b"edge"
+        return model.SerializeToString()

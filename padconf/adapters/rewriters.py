@@ -373,7 +373,9 @@ class OnnxSimAdapter(RewriterAdapter):
 # onnx's version converter across Pad's versions (2->11, 11->13, 13->18, 18->19 and
 # back): a case of Pad-v converts to the next Pad version of the chain ("up"), or the one before
 # ("down", the variant onnx-version-converter[direction=down]); the model runs at the target opset
-CONVERSIONS = {"up": {2: 11, 11: 13, 13: 18, 18: 19}, "down": {11: 2, 13: 11, 18: 13, 19: 18}}
+# up to 19 -> 21 as well: wrap is Pad-19's, so only a conversion from 19 takes a wrap Pad up (the
+# precondition cell mode=wrap of convert_version); onnx's converter keeps wrap at opset 21
+CONVERSIONS = {"up": {2: 11, 11: 13, 13: 18, 18: 19, 19: 21}, "down": {11: 2, 13: 11, 18: 13, 19: 18}}
 
 
 def converter_rewrite(model, configuration):

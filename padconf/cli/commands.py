@@ -319,7 +319,7 @@ def cmd_generate(args) -> int:
 
     start = time.monotonic()
     entries = generate(args.out, load_specs(args.specs_dir, args.spec), seed=args.seed, per_combo=args.per_combo,
-                       force=args.force)
+                       force=args.force, exporters=args.exporter)
     console.print(f"{len(entries)} cases written to {terminal(args.out)} in {time.monotonic() - start:.1f} s; "
                   f"coverage and how to run them: {terminal(args.out)}/README.md")
     return 0

@@ -231,6 +231,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="drawn cases kept per (version, mode, dtype, kind) besides one per edge class (default: 1)")
     gen.add_argument("--force", action="store_true",
                      help="replace --out whole though padconf cannot prove it wrote what it holds")
+    gen.add_argument("--exporter", action="append", metavar="RUNTIME", default=None,
+                     help="also the framework document's cases (torch/Pad-2) exported by RUNTIME (torch-export, "
+                          "'torch-export[dynamo=false]'), as graphs under exported/ (repeatable)")
     gen.set_defaults(func=cmd_generate)
     export = sub.add_parser("export-onnx-tests", help="write onnx's own Pad node tests (the onnx wheel ships "
                             "none) for `padconf run --cases`")

@@ -87,6 +87,18 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
     return judgement
 
 
+def reads_framework(runtime: str) -> bool:
+    """Whether ``runtime`` runs a framework's document (an exporter: torch-export): its gate's suite
+    holds that document's cases, which ONNX's and OpenVINO's runtimes never see. A ``module:Class``
+    plugin's facts are known in its worker only: its gate names the document with --spec."""
+    from padconf.adapters import adapter_class
+    from padconf.suite.fixed import FRAMEWORK_DIRS
+    try:
+        return any(domain in FRAMEWORK_DIRS for domain in adapter_class(runtime).domains)
+    except Exception:  # an unknown runtime: said by the run, in its own words
+        return False
+
+
 def worker_limits(config: GateConfig) -> dict:
     return {k: v for k, v in (("timeout", config.timeout), ("memory_mb", config.memory_mb)) if v}
 
@@ -111,7 +123,9 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     specs = load_specs(config.specs_dir, config.specs)
     chosen = config.case_filter()  # an unknown mode or a bad pattern: said before anything is drawn
     claim_folder(out_dir, replace="remove it, or name another --work")  # its run replaces what it holds
-    cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db)
+    # a framework's document (torch/Pad-2) is in the suite of an exporter's gate, and wherever --spec names it
+    frameworks = bool(config.specs) or reads_framework(config.runtime)
+    cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db, frameworks)
                           if in_shard(c.id, config.shard)])
     if not cases:  # only a shard can hold none: the suite is never empty
         shard = config.shard or (1, 1)

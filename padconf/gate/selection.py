@@ -31,23 +31,25 @@ def in_shard(case_id: str, shard: tuple[int, int] | None) -> bool:
     return int(hashlib.sha1(case_id.encode()).hexdigest(), 16) % count == index - 1
 
 
-def gate_suite(specs: list[Spec]) -> list[tuple[str, Case]]:
+def gate_suite(specs: list[Spec], frameworks: bool = False) -> list[tuple[str, Case]]:
     """The fixed part of the gate's cases, each once, with its name in the suite
     (test_pad19_reflect_float_crop_mixed_3): what padconf.pytest.plugin parametrises over. The
-    same for a padconf version and its spec files, whatever ``--seed`` explores."""
+    same for a padconf version and its spec files, whatever ``--seed`` explores. A framework's
+    document's cases (torch/Pad-2) are in it with ``frameworks`` (the gate of an exporter)."""
     # Hypothesis: imported to draw cases, not to judge rows (tests/docs/test_layers.py)
     from padconf.suite.fixed import suite_cases
     unique: dict[str, tuple[str, Case]] = {}
-    for entry in suite_cases(specs):
+    for entry in suite_cases(specs, frameworks=frameworks):
         unique.setdefault(entry.case.id, (entry.name, entry.case))
     return list(unique.values())
 
 
-def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None) -> list[Case]:
+def gate_cases(specs: list[Spec], seed: int = 0, explore: int = 0, db=None,
+               frameworks: bool = False) -> list[Case]:
     """The suite, then ``explore`` cases per version drawn with ``seed``, then the database's
     replays; each case once."""
     from padconf.cases.strategies import draw_cases  # as in gate_suite
-    cases = [case for _, case in gate_suite(specs)]
+    cases = [case for _, case in gate_suite(specs, frameworks)]
     for spec in specs:
         if explore:
             cases += [c.with_(origin="explore") for c in draw_cases(spec, explore, seed)]

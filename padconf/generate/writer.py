@@ -22,18 +22,16 @@ from __future__ import annotations
 
 import ctypes
 import hashlib
-import json
 import os
 import re
 import shutil
 import tempfile
+from collections import Counter
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import yaml
-from onnx import numpy_helper
 
 from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
@@ -44,9 +42,11 @@ from padconf.core.untrusted import read_text
 from padconf.core.user_key import signature, signed
 from padconf.core.vocabulary import Placement
 from padconf.core.writing import MARK, FolderLock, claim_folder, make_folder, write_atomically
+from padconf.generate.exported import check_exporters, write_exported
+from padconf.generate.files import interpretation_file, json_bytes, tensor_bytes
 from padconf.generate.readme import readme
 from padconf.spec.loader import Spec, rule_text
-from padconf.suite.fixed import KIND_DIRS, SuiteCase, suite_cases
+from padconf.suite.fixed import FRAMEWORK_DIRS, KIND_DIRS, SuiteCase, suite_cases
 
 PRODUCER = ("padconf", "testdata-1")  # fixed: no padconf or library version in the files
 OPENVINO_RUNNER = resources.files("padconf.generate.scripts") / "run_openvino.py"  # copied beside the OpenVINO cases
@@ -58,16 +58,6 @@ def _ambiguity_doc(case: Case, spec: Spec) -> dict:
                    "default": spec.ambiguities[name].default} for name in names}
 
 
-def _json(doc) -> bytes:
-    return (json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n").encode("utf-8")
-
-
-def _tensor_bytes(arr: np.ndarray, name: str) -> bytes:
-    return numpy_helper.from_array(np.asarray(arr), name).SerializeToString()
-
-
-def _interp_file(key: str) -> str:
-    return re.sub(r"[^A-Za-z0-9_=,.+-]", "_", key)
 
 
 def _expect_doc(entry: SuiteCase, spec: Spec, outputs: dict[str, str]) -> dict:
@@ -93,17 +83,17 @@ def write_onnx(entry: SuiteCase, spec: Spec, root: Path) -> None:
     data_set.mkdir(parents=True)
     (where / "model.onnx").write_bytes(model.SerializeToString())
     for i, (name, arr) in enumerate(feeds(case, placement).items()):
-        (data_set / f"input_{i}.pb").write_bytes(_tensor_bytes(arr, name))
+        (data_set / f"input_{i}.pb").write_bytes(tensor_bytes(arr, name))
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
-        (data_set / "output_0.pb").write_bytes(_tensor_bytes(case.expected, "output"))
+        (data_set / "output_0.pb").write_bytes(tensor_bytes(case.expected, "output"))
         return
     outputs = {}
     for key, out in sorted(case.interpretations.items()):
         if out is not None:
-            outputs[key] = f"test_data_set_0/output_{_interp_file(key)}.pb"
-            (where / outputs[key]).write_bytes(_tensor_bytes(out, "output"))
-    (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
+            outputs[key] = f"test_data_set_0/output_{interpretation_file(key)}.pb"
+            (where / outputs[key]).write_bytes(tensor_bytes(out, "output"))
+    (where / "expect.json").write_bytes(json_bytes(_expect_doc(entry, spec, outputs)))
 
 def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
     import openvino as ov
@@ -128,9 +118,9 @@ def write_openvino(entry: SuiteCase, spec: Spec, root: Path) -> None:
     outputs = {}
     for key, out in sorted(case.interpretations.items()):
         if out is not None:
-            outputs[key] = f"output_{_interp_file(key)}.npy"
+            outputs[key] = f"output_{interpretation_file(key)}.npy"
             (where / outputs[key]).write_bytes(npy_bytes(out))
-    (where / "expect.json").write_bytes(_json(_expect_doc(entry, spec, outputs)))
+    (where / "expect.json").write_bytes(json_bytes(_expect_doc(entry, spec, outputs)))
 
 
 def manifest(entries: list[SuiteCase], context: bool = False) -> list[dict]:
@@ -222,13 +212,23 @@ def not_written_by_generate(out: Path, new_listing: str = "") -> str | None:
 
 
 def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int = 1,
-             jobs: int | None = None, force: bool = False) -> list[SuiteCase]:
+             jobs: int | None = None, force: bool = False,
+             exporters: list[str] | None = None) -> list[SuiteCase]:
     """Write the suite as the folder ``out``, which must be empty, absent or a previous output
     whose every file, nested ones included, its FILES.sha256 proves padconf wrote. The suite is
     written beside it, in a hidden folder, then swapped in by one rename: an interrupted
-    generate leaves the previous output whole."""
-    # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own
-    specs = [spec for spec in specs if spec.domain in KIND_DIRS]
+    generate leaves the previous output whole. ``exporters`` (runtimes such as torch-export):
+    the framework documents' cases (torch/Pad-2) exported by each, as graphs with their own
+    MANIFEST rows (padconf.generate.exported)."""
+    # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own: only
+    # graphs an exporter wrote of its calls
+    exporters = list(exporters or [])
+    if exporters:
+        check_exporters(exporters)
+        if not any(spec.domain in FRAMEWORK_DIRS for spec in specs):
+            raise PadconfError(f"--exporter: no framework document selected ({', '.join(sorted(FRAMEWORK_DIRS))}): "
+                               "nothing to export")
+    specs = [spec for spec in specs if spec.domain in KIND_DIRS or exporters and spec.domain in FRAMEWORK_DIRS]
     if not specs:
         raise PadconfError("no spec selected whose family generate writes test data of (ONNX, OpenVINO): "
                            "nothing to generate")
@@ -239,7 +239,7 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         raise PadconfError(f"--out {out}: a symbolic link, which padconf generate does not replace")
     if out.exists() and not out.is_dir():
         raise PadconfError(f"--out {out}: not a folder")
-    entries = suite_cases(specs, seed, per_combo, jobs)
+    entries = suite_cases(specs, seed, per_combo, jobs, frameworks=bool(exporters))
     by_id = {s.id: s for s in specs}
     make_folder(out.parent)  # no link on the way
     # one generate at a time beside the output: it swaps the whole folder in (the parent is locked,
@@ -255,13 +255,18 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         os.chmod(staging, 0o777 & ~umask)  # mkdtemp's 0700 would become the output's
         try:
             for e in entries:
-                (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+                if e.domain in KIND_DIRS:
+                    (write_onnx if e.domain == "onnx" else write_openvino)(e, by_id[e.case.spec], staging)
+            doc: dict[str, Any] = {"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
+                                   "cases": manifest([e for e in entries if e.domain in KIND_DIRS]),
+                                   "context_cases": manifest(entries, context=True)}
+            if exporters:
+                doc.update(exporters=exporters, exported_cases=write_exported(entries, exporters, staging))
             (staging / "MANIFEST.yaml").write_text(
-                yaml.safe_dump({"seed": seed, "per_combo": per_combo, "specs": [s.id for s in specs],
-                                "cases": manifest(entries), "context_cases": manifest(entries, context=True)},
-                               sort_keys=True, allow_unicode=True, width=120),
-                encoding="utf-8")
-            (staging / "README.md").write_text(readme(entries, specs, seed, per_combo), encoding="utf-8")
+                yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, width=120), encoding="utf-8")
+            own = [e for e in entries if e.domain in KIND_DIRS]
+            (staging / "README.md").write_text(readme(own, [s for s in specs if s.domain in KIND_DIRS], seed, per_combo)
+                                               + _exported_readme(doc), encoding="utf-8")
             if (staging / "openvino").is_dir():
                 (staging / "openvino" / "run_openvino.py").write_bytes(OPENVINO_RUNNER.read_bytes())
             (staging / STAGING_MARK).unlink()  # the output lists only what it holds
@@ -282,6 +287,25 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return entries
+
+
+def _exported_readme(doc: dict) -> str:
+    """The README's part on exported graphs (``--exporter``): empty without it."""
+    if not doc.get("exporters"):
+        return ""
+    rows = doc["exported_cases"]
+    lines = ["", "## Exported graphs", "",
+             "`exported/<exporter>/` holds the graphs each exporter under test wrote of the framework "
+             "document's calls (torch/Pad-2: `F.pad`), in onnx's node-test layout; each expected output is "
+             "the framework's document's, computed by padconf's reference. MANIFEST.yaml's `exported_cases` "
+             "gives each call, the exporter's verdict and its folder (none where the document forbids the call "
+             "or the exporter refused it).", "",
+             "| exporter | graphs written | verdicts |", "|---|---:|---|"]
+    for exporter in doc["exporters"]:
+        mine = [r for r in rows if r["exporter"] == exporter]
+        verdicts = ", ".join(f"{v} {n}" for v, n in sorted(Counter(r["verdict"] for r in mine).items()))
+        lines.append(f"| `{exporter}` | {sum(1 for r in mine if r['dir'])} of {len(mine)} | {verdicts} |")
+    return "\n".join(lines) + "\n"
 
 
 def _exchange(a: Path, b: Path) -> None:
@@ -334,8 +358,8 @@ def _export(out: Path, collected, op_type: str) -> list[Path]:
         write_atomically(where / "model.onnx", case.model.SerializeToString())
         inputs, outputs = case.data_sets[0]
         for j, arr in enumerate(inputs):
-            write_atomically(data_set / f"input_{j}.pb", _tensor_bytes(arr, case.model.graph.input[j].name))
+            write_atomically(data_set / f"input_{j}.pb", tensor_bytes(arr, case.model.graph.input[j].name))
         for j, arr in enumerate(outputs):
-            write_atomically(data_set / f"output_{j}.pb", _tensor_bytes(arr, case.model.graph.output[j].name))
+            write_atomically(data_set / f"output_{j}.pb", tensor_bytes(arr, case.model.graph.output[j].name))
         written.append(where)
     return written

@@ -11,9 +11,11 @@ from collections import Counter, defaultdict
 from rich.console import Console
 from rich.table import Table
 
-from padconf.adapters import split_variant
-from padconf.cases.case import CaseKind
+from padconf.adapters import adapter_class, split_variant
+from padconf.adapters.preconditions import cell_name, declared_cells
+from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import reading_of
+from padconf.cases.context_cells import covers, features
 from padconf.core import escape
 from padconf.judging.failure import failure_class, failure_signature
 from padconf.judging.records import NOT_COMPILED, ResultRow, shown_list
@@ -382,12 +384,49 @@ def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) ->
             "| undefined point | runtime | matched (results) |", "|---|---|---|"]
     for (point, runtime), counts in interpretations(rows).items():
         out.append(_md_row(point, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
+    cells = precondition_coverage(rows, cases_rows)
+    if cells:
+        out += ["", "## Rewriter precondition cells covered", "",
+                "Each declared cell of each rewriter's Pad passes (`padconf.adapters.preconditions`): the results "
+                "that ran a graph with its features (0: not covered by this run).", "",
+                "| runtime | covered | not covered |", "|---|---:|---|"]
+        for runtime in dict.fromkeys(c[0] for c in cells):
+            mine = [c for c in cells if c[0] == runtime]
+            missing = "; ".join(f"{p}: {name}" for _, p, name, n in mine if not n) or "none"
+            out.append(_md_row(runtime, f"{sum(1 for c in mine if c[3])} of {len(mine)}", missing))
+        out += ["", "| runtime | pass | cell | results |", "|---|---|---|---:|"]
+        out += [_md_row(runtime, p, name, n) for runtime, p, name, n in cells]
     specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
     out += ["", "## Edge classes drawn (cases per spec version)", "",
             _md_row("edge class", *specs), "|---|" + "---:|" * len(specs)]
     for tag, per_spec in edge_class_counts(cases_rows).items():
         out.append(_md_row(tag, *[per_spec[s] or "" for s in specs]))
     return "\n".join(out) + "\n"
+
+
+def precondition_coverage(rows: list[ResultRow], cases_rows: list[dict]) -> list[tuple[str, str, str, int]]:
+    """(runtime, pass, cell, results) for each declared precondition cell
+    (padconf.adapters.preconditions) of each rewriter in ``rows``: how many of its results ran a
+    case, in the result's placement, that has that cell's features (0: the run did not cover it).
+    A result it skipped covers nothing: the rewriter never saw the graph."""
+    by_id = {c.get("id"): c for c in cases_rows if c.get("context")}
+    found: list[tuple[str, str, str, int]] = []
+    for runtime in sorted({r["runtime"] for r in rows}):
+        try:
+            declared = declared_cells(adapter_class(runtime).preconditions)
+        except Exception:  # noqa: BLE001  an unknown or unloadable runtime declares nothing here
+            continue
+        if not declared:
+            continue
+        seen: dict[tuple[str, str], dict[str, str]] = {}
+        for r in rows:
+            key = (r["case_id"], r["placement"])
+            if r["runtime"] == runtime and r["verdict"] != Verdict.SKIPPED and r["case_id"] in by_id \
+                    and key not in seen:
+                seen[key] = features(Case.from_json(by_id[r["case_id"]]), r["placement"])
+        for pass_name, cell in declared:
+            found.append((runtime, pass_name, cell_name(cell), sum(covers(f, cell) for f in seen.values())))
+    return found
 
 
 def _md_row(*cells) -> str:

@@ -46,6 +46,12 @@ KIND_DIRS = {
 CONTEXT_DIRS = {CaseKind.DEFINED: "onnx-context", CaseKind.MUST_REJECT: "onnx-context-invalid",
                 CaseKind.AMBIGUOUS: "onnx-context-ambiguous"}
 ALL_KIND_DIRS = tuple(d for kinds in KIND_DIRS.values() for d in kinds.values()) + tuple(CONTEXT_DIRS.values())
+# A framework's document (torch/Pad-2): its cases are framework calls, which become ONNX graphs only
+# through an exporter under test, so its folders hold exported graphs (padconf generate --exporter)
+FRAMEWORK_DIRS = {"torch": {CaseKind.DEFINED: "torch", CaseKind.MUST_REJECT: "torch-invalid",
+                            CaseKind.AMBIGUOUS: "torch-ambiguous"}}
+# a test directory's name begins with its operator: ONNX's Pad, OpenVINO's, torch's F.pad
+OPS = {"onnx": "pad", "openvino": "ovpad", "torch": "torchpad"}
 
 # Short words for a defined case's name, in the order they are used (at most three).
 _LABELS = [
@@ -74,7 +80,9 @@ class SuiteCase:
 
     @property
     def kind_dir(self) -> str:
-        return CONTEXT_DIRS[self.case.kind] if self.case.context else KIND_DIRS[self.domain][self.case.kind]
+        if self.case.context:
+            return CONTEXT_DIRS[self.case.kind]
+        return {**KIND_DIRS, **FRAMEWORK_DIRS}[self.domain][self.case.kind]
 
     @property
     def path(self) -> str:
@@ -108,13 +116,17 @@ def _combo_values(dtype: str, n: int):
 def combo_case(spec: Spec, mode: str, dtype: str) -> Case:
     """A small defined case of ``mode`` and ``dtype``: 2x3 data, pads [1, 1, 1, 2] (within every
     mirror bound, the same under both of Pad-1's paddings layouts), a constant value in constant
-    mode where the version takes one."""
-    data = as_array(_combo_values(dtype, 6), dtype).reshape(2, 3)
+    mode where the version takes one. A document whose non-constant modes pad two dimensions of
+    3-D data at least (torch's ``padded_dims``) gets the same on 1x2x3 data."""
     value = None
     if mode == "constant" and "constant_value" in spec.operands:
         value = scalar(_combo_values(dtype, 2)[1] if dtype != "bool" else True, dtype)
+    data = as_array(_combo_values(dtype, 6), dtype).reshape(2, 3)
     case = classify(Case(spec=spec.id, data=data, pads=[1, 1, 1, 2], mode=mode, constant_value=value,
                          origin="generate:combo"), spec)
+    if case.kind == CaseKind.MUST_REJECT and case.rule == "padded_dims":
+        case = classify(Case(spec=spec.id, data=data.reshape(1, 2, 3), pads=[0, 1, 1, 0, 1, 2], mode=mode,
+                             constant_value=value, origin="generate:combo"), spec)
     if case.kind != CaseKind.DEFINED:
         raise PadconfError(f"{spec.id} {mode} {dtype}: the combination case is {case.kind} ({case.reason})")
     case.tags = edge_classes(case, spec)
@@ -152,6 +164,8 @@ def _placement(case: Case, spec: Spec) -> str:
     ``onnx.checker.check_model(full_check=True)``."""
     if spec.domain == "onnx" and spec.operands["pads"]["via"] == "attribute":
         return "attributes"
+    if spec.domain in FRAMEWORK_DIRS:  # a framework call: the data is its one input, the pads its arguments
+        return "inputs"
     placement = ("inputs", "initializers")[int(hashlib.sha1(case.id.encode()).hexdigest(), 16) % 2]
     if placement == "initializers" and aborts_onnx_checker(case, placement):
         return "inputs"
@@ -166,7 +180,8 @@ def _placement(case: Case, spec: Spec) -> str:
 def _attribute_roundtrip(case: Case, spec: Spec) -> Case:
     """Pad-1/2 carry the value in a float attribute: the case the files hold has the value as
     read back from it (so reading the directory gives this very case)."""
-    if case.constant_value is None or spec.operands["constant_value"]["via"] != "attribute":
+    if case.constant_value is None or spec.operands["constant_value"]["via"] != "attribute" \
+            or spec.domain in FRAMEWORK_DIRS:  # a framework's value is the call's own Python number
         return case
     try:
         with np.errstate(over="ignore", invalid="ignore"):
@@ -195,6 +210,8 @@ def _buildable(entry: SuiteCase) -> bool:
     case = entry.case
     if aborts_onnx_checker(case, entry.placement):
         return False
+    if entry.domain in FRAMEWORK_DIRS:  # a call, not a model: whatever the framework's API can be asked
+        return case.axes is None and not case.context
     try:
         if entry.domain == "onnx":
             build_model(case, Placement.INPUTS if entry.placement == "attributes" else Placement(entry.placement))
@@ -246,13 +263,16 @@ def spec_cases_json(request: list) -> list:
     return [[e.case.to_json(), e.placement] for e in spec_cases(Spec(spec_id, Path(path), doc), seed, per_combo)]
 
 
-def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int | None = None) -> list[SuiteCase]:
+def suite_cases(specs: list[Spec], seed: int = 0, per_combo: int = 1, jobs: int | None = None,
+                frameworks: bool = False) -> list[SuiteCase]:
     """Every case of the suite, named and in directory order. Spec versions are drawn in
     ``jobs`` processes (default: up to 2); each is independent of the others, so the result
-    does not depend on ``jobs``."""
-    # a framework's document (torch/Pad-2) has no ONNX or OpenVINO test data of its own: its cases
-    # become graphs only through an exporter under test
-    specs = [spec for spec in specs if spec.domain in KIND_DIRS]
+    does not depend on ``jobs``. A framework's document (torch/Pad-2) has no ONNX or OpenVINO
+    test data of its own: its cases are in the suite only when asked (``frameworks``: a gate of
+    an exporter, generate's exported graphs)."""
+    specs = [spec for spec in specs if spec.domain in KIND_DIRS or frameworks and spec.domain in FRAMEWORK_DIRS]
+    if not specs:
+        return []
     jobs = max(1, min(jobs or 2, os.cpu_count() or 1, len(specs)))
     if jobs > 1:
         # isolated children of padconf's own (python -I, JSON both ways), not multiprocessing's
@@ -292,8 +312,7 @@ def _name(entries: list[SuiteCase]) -> None:
     groups = defaultdict(list)
     for e in entries:
         domain, version = parse_spec_id(e.case.spec)
-        op = "pad" if domain == "onnx" else "ovpad"
-        prefix = re.sub(r"[^A-Za-z0-9_]+", "_", f"test_{op}{version}_{e.case.mode}_{e.case.dtype}_{_label(e)}")
+        prefix = re.sub(r"[^A-Za-z0-9_]+", "_", f"test_{OPS[domain]}{version}_{e.case.mode}_{e.case.dtype}_{_label(e)}")
         groups[(e.kind_dir, prefix)].append(e)
     for (_, prefix), group in groups.items():
         for n, e in enumerate(sorted(group, key=lambda e: (e.case.id, e.placement))):

@@ -157,7 +157,9 @@ def test_a_rewrite_of_a_model_the_control_runtimes_answer_wrongly_is_not_the_rew
 
 def test_the_version_converter_up_down_refusing_and_converting_into_an_invalid_model():
     up, down = get_adapter("onnx-version-converter"), get_adapter("onnx-version-converter[direction=down]")
-    assert up.supports("onnx/Pad-19", "float") and down.supports("onnx/Pad-2", "float")  # no such conversion
+    assert up.supports("onnx/Pad-21", "float") and down.supports("onnx/Pad-2", "float")  # no such conversion
+    wrap_up = _plain("onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 1], mode="wrap")
+    assert judge(wrap_up, up.run(wrap_up, "initializers")).verdict == Verdict.PASS  # 19 -> 21 keeps wrap
     pad2 = _plain("onnx/Pad-2", data=np.arange(3, dtype=np.float32), pads=[1, 1])
     assert judge(pad2, up.run(pad2, "initializers")).verdict == Verdict.PASS  # pads attribute -> input, at 11
     pad11 = _plain("onnx/Pad-11", data=np.arange(3, dtype=np.float32), pads=[1, 1])
