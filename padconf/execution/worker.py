@@ -18,6 +18,7 @@ import json
 import time
 import weakref
 from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from padconf.adapters import Outcome, split_release
 from padconf.cases.case import Case, CaseKind
@@ -38,6 +39,7 @@ MAX_ZYGOTE_DEATHS = 5  # a zygote that keeps dying is the runtime's fault, and t
 
 
 _LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+Ruled = TypeVar("Ruled")  # what a run_judged judgement rules (judging's Ruling: execution imports no judging)
 
 
 @atexit.register
@@ -230,8 +232,8 @@ class Worker:
             yield outcome, status
 
     def run_judged(self, cases: list[Case], placement: Placement,
-                   judgement: Callable[[Case, Outcome, Status], tuple[object, bool]] | None = None
-                   ) -> Iterator[tuple[Outcome, Status, object]]:
+                   judgement: Callable[[Case, Outcome, Status], tuple[Ruled, bool]] | None = None
+                   ) -> Iterator[tuple[Outcome, Status, Ruled | None]]:
         """``run``'s, with each case's judgement: ``(outcome, status, judgement(...)[0])`` per case,
         ``judgement`` returning what it rules and whether the output is one no reading gives
         (impossible_output's question, answered from the same comparison), which retires the
@@ -419,12 +421,12 @@ class Worker:
                     break
                 if reply.get("fault"):  # padconf's own fault, not the runtime's answer: the worker ends itself
                     self.end_process()  # not a restart: no case of the runtime's ended it
-                    yield Outcome(fault=reply["fault"], printed=reply["printed"], seconds=reply["seconds"]), \
+                    yield Outcome(fault=reply["fault"], printed=reply.get("printed"), seconds=reply.get("seconds")), \
                         Status.OK, fresh
                     break
                 if self.elsewhere is not None:
                     yield self.elsewhere.outcome(reply), Status.OK, fresh
                     continue
-                yield Outcome(reply["output"], reply["error"], reply["not_implemented"], printed=reply["printed"],
-                              seconds=reply["seconds"], skipped=reply.get("skipped"), note=reply.get("note")), \
-                    Status.OK, fresh
+                yield Outcome(reply["output"], reply.get("error"), bool(reply.get("not_implemented")),
+                              printed=reply.get("printed"), seconds=reply.get("seconds"), skipped=reply.get("skipped"),
+                              note=reply.get("note")), Status.OK, fresh

@@ -114,9 +114,13 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                            else Outcome(error=f"adapter raised {type(exc).__name__}: {exc}"))
             printed, marks = _printed_since(marks)
             output, raw = _encode_output(outcome)
-            say(json.dumps({"status": Status.OK, "error": outcome.error, "not_implemented": outcome.not_implemented,
-                            "output": output, "printed": printed, "seconds": round(time.perf_counter() - started, 4),
-                            "skipped": outcome.skipped, "note": outcome.note, "fault": outcome.fault}), raw)
+            answer = {"status": Status.OK, "output": output, "seconds": round(time.perf_counter() - started, 4)}
+            for key, value in (("error", outcome.error), ("not_implemented", outcome.not_implemented or None),
+                               ("printed", printed), ("skipped", outcome.skipped), ("note", outcome.note),
+                               ("fault", outcome.fault)):
+                if value is not None:  # what is unset is left out: the line is read once a case
+                    answer[key] = value
+            say(json.dumps(answer), raw)
             if outcome.fault:
                 os._exit(0)  # its state may be the cause (imports left half made): padconf forks a fresh worker
 

@@ -357,6 +357,7 @@ def case_dirs(path: Path | str) -> list[Path]:
     if not path.exists():
         raise CaseError(f"{path}: no such directory")
     found: list[Path] = []
+    found_set: set[Path] = set()  # found, for the nesting check: a look-up a parent, not a scan of every one found
     seen = 0
     for folder, subfolders, files in os.walk(path, followlinks=False):
         here = Path(folder)
@@ -370,10 +371,12 @@ def case_dirs(path: Path | str) -> list[Path]:
         # and so are generate's context folders: their models are graphs, not one Pad node
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in CONTEXT_FOLDERS)
         if "model.onnx" in files or "model.xml" in files:
-            inner = next((f for f in found if f in here.parents), None)
+            # the outermost: the walk is top-down, so the one found first
+            inner = next((f for f in reversed(here.parents) if f in found_set), None)
             if inner is not None:
                 raise CaseError(f"{here}: a test directory inside the test directory {inner}")
             found.append(here)
+            found_set.add(here)
             if len(found) > MAX_TEST_DIRS:
                 raise CaseError(f"{path}: more than {MAX_TEST_DIRS} test directories")
     if not found:
