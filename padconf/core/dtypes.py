@@ -223,9 +223,9 @@ def from_raw(obj: dict, take, budget: ArrayBudget | None = None) -> np.ndarray:
         raw = take(size)
         if len(raw) != size:
             raise CaseError(f"malformed array: {len(raw)} raw bytes for {size} bytes of {name} {list(shape)}")
-        little = np.frombuffer(raw, dtype=dtype.newbyteorder("<"))
-        # numpy's own dtype object, not the byte-ordered copy (a runtime's binding tells its kinds by it)
-        return (little.view(dtype) if sys.byteorder == "little" else little.astype(dtype)).reshape(shape)
+        # a copy of its own, as decode_array's: aligned and writable wherever in the message its bytes
+        # lay (a runtime may share the array's memory: OpenVINO's tensors), of numpy's own dtype object
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
     except CaseError:
         raise
     except (KeyError, TypeError, ValueError, OverflowError) as exc:

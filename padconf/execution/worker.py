@@ -109,8 +109,7 @@ def _reply(proc: WorkerProcess, line: bytes, deadline: float, decode: bool) -> d
         raw = proc.read(output["raw"] if type(output["raw"]) is int else 0, deadline)
         if not isinstance(raw, bytes):
             return raw
-        writable = bytearray(raw)  # the output is the Outcome's to keep, as decode_array's copy was
-        reply["output"] = from_raw(output, lambda n: writable)
+        reply["output"] = from_raw(output, lambda n: raw)
     else:
         reply["output"] = decode_array(output)
     return reply
