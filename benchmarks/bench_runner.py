@@ -26,7 +26,7 @@ from padconf.cases.classify import classify
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker import Worker
-from padconf.judging.verdicts import judge
+from padconf.judging.verdicts import judge, judged
 from padconf.run.runner import BATCH_SIZE
 
 
@@ -52,7 +52,9 @@ def isolated_cached(worker: Worker, cases: list[Case]) -> tuple[float, float, in
     passed = 0
     for i in range(0, len(cases), BATCH_SIZE):
         batch = cases[i:i + BATCH_SIZE]
-        passed += sum(judge(c, o, s).verdict == "pass" for c, (o, s) in zip(batch, worker.run(batch, "inputs")))
+        # judged as padconf run judges (one comparison an answer, which also tells an impossible one)
+        passed += sum(ruling is not None and ruling.verdict == "pass"
+                      for _, _, ruling in worker.run_judged(batch, Placement.INPUTS, judged))
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     if worker.proc is None or worker.proc.pid != pid:  # a fresh worker: its predecessor's CPU is gone
         return len(cases) / wall, float("nan"), passed
@@ -98,7 +100,7 @@ def measure(name: str, args) -> str:
     uncached = cases[:args.uncached]
     worker = Worker(name)
     worker.start()  # not timed: importing a runtime happens once per run
-    list(worker.run(cases[:BATCH_SIZE], "inputs"))  # warm: the first model build
+    list(worker.run(cases[:BATCH_SIZE], Placement.INPUTS))  # warm: the first model build
     adapter.run(cases[0])  # warm the runtime's own start-up in this process
     floor = OnnxRuntimeFloor(cases) if name == "onnxruntime" else None
     fast, fast_cpu, slow, low, low_cpu, passed = [], [], [], [], [], 0

@@ -19,7 +19,9 @@ from padconf.core.dtypes import (
     decode_array,
     dtype_name,
     encode_array,
+    from_raw,
     is_integer,
+    raw_array,
 )
 from padconf.core.errors import CaseError, SpecError
 from padconf.core.vocabulary import Placement, Word
@@ -130,10 +132,35 @@ class Case:
         }
 
     @cached_property
-    def inputs_text(self) -> str:
-        """``inputs_json`` as JSON text, encoded once: a worker that dies is resent every case
-        after it, and encoding large arrays is most of padconf's own time in a run."""
-        return json.dumps(self.inputs_json())
+    def wire(self) -> tuple[str, bytes]:
+        """The inputs as one padconf process hands them to another (a worker): ``inputs_json``'s
+        document as JSON text with the data and constant value as raw_array headers, and their
+        raw bytes, data first; ``from_wire`` reads it back. Made once: a worker that dies is
+        resent every case after it."""
+        doc = self.inputs_json(lambda arr, dtype: raw_array(arr, dtype))
+        raw = b"".join(doc[k][1] for k in ("data", "constant_value") if doc[k] is not None)
+        for k in ("data", "constant_value"):
+            if doc[k] is not None:
+                doc[k] = doc[k][0]
+        return json.dumps(doc), raw
+
+    @classmethod
+    def from_wire(cls, doc: dict, take) -> Case:
+        """The case ``wire`` sent, its raw bytes from ``take(n)``. The document is one padconf's
+        own Case wrote in the process that sent it (whose reader checked what came from files):
+        its types are not checked again, but each array's bytes are checked against its shape
+        and bounded (dtypes.from_raw); a malformed one is a CaseError."""
+        mine = ArrayBudget(MAX_CASE_BYTES, "the case's arrays")
+        try:
+            value = doc.get("constant_value")
+            return cls(spec=doc["spec"], data=from_raw(doc["data"], take, mine), pads=doc["pads"], mode=doc["mode"],
+                       constant_value=None if value is None else from_raw(value, take, mine), axes=doc.get("axes"),
+                       pads_type=doc["pads_type"], axes_type=doc["axes_type"], op=doc.get("op", "Pad"),
+                       context=None if doc.get("context") is None else Context.from_json(doc["context"], mine))
+        except CaseError:
+            raise
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
 
     def to_json(self) -> dict:
         doc = self.inputs_json()

@@ -72,11 +72,18 @@ def onnx_type(name: str) -> int:
     return _TABLE[name][1]
 
 
+_NAMES: dict[np.dtype, str] = {}  # numpy dtype -> spec name, as dtype_name found it: asked once a case and more
+
+
 def dtype_name(dtype: np.dtype) -> str:
     """The spec name of a numpy dtype (object arrays are strings)."""
     dtype = np.dtype(dtype)
+    found = _NAMES.get(dtype)
+    if found is not None:
+        return found
     for name, (np_dtype, _) in _TABLE.items():
         if np_dtype == dtype:
+            _NAMES[dtype] = name
             return name
     raise CaseError(f"numpy dtype {dtype} has no spec name")
 
@@ -177,20 +184,60 @@ class ArrayBudget:
             budget = budget.parent
 
 
+def _declared(obj: dict, budget: ArrayBudget | None) -> tuple[str, tuple, np.dtype, int]:
+    """(name, shape, numpy dtype, bytes decoded) of an encoded array's header, its shape checked
+    against MAX_ARRAY_BYTES and its size taken from ``budget`` before anything is decoded."""
+    name, shape = obj["dtype"], tuple(obj["shape"])
+    dtype = numpy_dtype(name)
+    if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+        raise CaseError(f"malformed array: shape {list(shape)[:33]} is not a list of sizes >= 0")
+    size = math.prod(shape) * (dtype.itemsize if name != "string" else STRING_ELEMENT_BYTES)
+    if size > MAX_ARRAY_BYTES:
+        raise CaseError(f"array of {name} shape {list(shape)} ({size} bytes) is larger than {MAX_ARRAY_BYTES}")
+    if budget is not None:
+        budget.take(size)
+    return name, shape, dtype, size
+
+
+def raw_array(arr: np.ndarray, name: str) -> tuple[dict, bytes]:
+    """``arr`` for a pipe between padconf's own processes: ``({"dtype", "shape", "raw": n}, its
+    n raw little-endian bytes)``, no base64 and no JSON of the values (from_raw reads it back);
+    strings, which have no raw bytes, as encode_array's form and no bytes."""
+    arr = np.asarray(arr)
+    if name == "string":
+        return encode_array(arr, name), b""
+    raw = np.ascontiguousarray(arr, dtype=numpy_dtype(name).newbyteorder("<")).tobytes()
+    return {"dtype": name, "shape": list(arr.shape), "raw": len(raw)}, raw
+
+
+def from_raw(obj: dict, take, budget: ArrayBudget | None = None) -> np.ndarray:
+    """The array raw_array described by ``obj``, its bytes from ``take(n)`` (the next n bytes of
+    the message), checked as decode_array checks a header (its bytes must be the shape's); the
+    encode_array form where there are no raw bytes (strings)."""
+    if "raw" not in obj:
+        return decode_array(obj, budget)
+    try:
+        name, shape, dtype, size = _declared(obj, budget)
+        if obj["raw"] != size:
+            raise CaseError(f"malformed array: {obj['raw']!r} raw bytes for {size} bytes of {name} {list(shape)}")
+        raw = take(size)
+        if len(raw) != size:
+            raise CaseError(f"malformed array: {len(raw)} raw bytes for {size} bytes of {name} {list(shape)}")
+        # a copy of its own, as decode_array's: aligned and writable wherever in the message its bytes
+        # lay (a runtime may share the array's memory: OpenVINO's tensors), of numpy's own dtype object
+        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+    except CaseError:
+        raise
+    except (KeyError, TypeError, ValueError, OverflowError) as exc:
+        raise CaseError(f"malformed array {str(obj)[:80]}: {exc}") from None
+
+
 def decode_array(obj: dict, budget: ArrayBudget | None = None) -> np.ndarray:
     """The array ``encode_array`` wrote. The JSON may come from a file padconf did not write:
     the declared shape is checked against MAX_ARRAY_BYTES, and taken from ``budget``, before
     anything is decoded, and a zlib payload is inflated to that size and no further."""
     try:
-        name, shape = obj["dtype"], tuple(obj["shape"])
-        dtype = numpy_dtype(name)
-        if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
-            raise CaseError(f"malformed array: shape {list(shape)[:33]} is not a list of sizes >= 0")
-        size = math.prod(shape) * (dtype.itemsize if name != "string" else STRING_ELEMENT_BYTES)
-        if size > MAX_ARRAY_BYTES:
-            raise CaseError(f"array of {name} shape {list(shape)} ({size} bytes) is larger than {MAX_ARRAY_BYTES}")
-        if budget is not None:
-            budget.take(size)
+        name, shape, dtype, size = _declared(obj, budget)
         if name == "string":  # each distinct string once in memory: padded arrays repeat theirs
             # the JSON text of a string list has no size the shape declares: it is bounded as a whole
             if "values" in obj:

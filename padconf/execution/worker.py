@@ -19,11 +19,12 @@ import math
 import resource
 import time
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import TypeVar
 
 from padconf.adapters import Outcome, split_release
 from padconf.cases.case import Case, CaseKind
-from padconf.core.dtypes import bit_equal, decode_array, dtype_name, encode_array
+from padconf.core.dtypes import bit_equal, decode_array, dtype_name, encode_array, from_raw
 from padconf.core.errors import InternalFault, PadconfError
 from padconf.core.vocabulary import Placement
 from padconf.execution.compile_limits import CompileLimits
@@ -40,6 +41,7 @@ MAX_ZYGOTE_DEATHS = 5  # a zygote that keeps dying is the runtime's fault, and t
 
 
 _LIVE: weakref.WeakSet[Worker] = weakref.WeakSet()
+Ruled = TypeVar("Ruled")  # what a run_judged judgement rules (judging's Ruling: execution imports no judging)
 
 
 @atexit.register
@@ -62,7 +64,7 @@ class RuntimeUnavailable(PadconfError):
         self.why = why
 
 
-def _corrupting(case: Case, output) -> bool:
+def impossible_output(case: Case, output) -> bool:
     """An output no reading of the spec gives (wrong values, another shape or rank, an invalid
     case accepted): what a runtime returns after writing out of bounds, and often dies of, or
     answers differently after, on a later case (OpenVINO's (0, 0) answer to reflect pads beyond
@@ -100,6 +102,34 @@ def check_memory_cap(memory_mb: int) -> None:
         raise PadconfError(f"the workers' memory cap of {memory_mb} MB is above this process's address-space limit "
                            f"(ulimit -v: {address_space_mb():.0f} MB): name --memory-mb {address_space_mb():.0f} "
                            "or less")
+
+
+def run_request(cases: list[Case], placement: Placement, compile_timeout: float | None) -> bytes:
+    """The request that has a worker run ``cases`` in ``placement``: a line, its cases in
+    Case.wire's form, then their raw bytes in order (worker_protocol)."""
+    texts, raws = zip(*(c.wire for c in cases))
+    raw = b"".join(raws)
+    head = json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": compile_timeout, "raw": len(raw)})
+    return (head[:-1] + ', "cases": [' + ", ".join(texts) + "]}\n").encode() + raw
+
+
+def _reply(proc: WorkerProcess, line: bytes, deadline: float, decode: bool) -> dict | Ended:
+    """A worker's answer to a case: its line read as JSON and, where ``decode`` (not a worker
+    elsewhere: Elsewhere.outcome reads env_child's), its output as an array: raw_array's header
+    in the line and its bytes after it (read here: CRASH or TIMEOUT where they do not come), or
+    encode_array's form (strings)."""
+    reply = json.loads(line)
+    output = reply.get("output")
+    if not decode or not isinstance(output, dict):
+        return reply
+    if "raw" in output:
+        raw = proc.read(output["raw"] if type(output["raw"]) is int else 0, deadline)
+        if not isinstance(raw, bytes):
+            return raw
+        reply["output"] = from_raw(output, lambda n: raw)
+    else:
+        reply["output"] = decode_array(output)
+    return reply
 
 
 class Worker:
@@ -215,6 +245,16 @@ class Worker:
         memory on an earlier case must not have its crash pinned on an innocent one. A case
         whose answer was padconf's own fault (Outcome.fault: the worker has ended) runs again in
         a fresh worker, once: what it does there is its result, a fault again included."""
+        for outcome, status, _ in self.run_judged(cases, placement):
+            yield outcome, status
+
+    def run_judged(self, cases: list[Case], placement: Placement,
+                   judgement: Callable[[Case, Outcome, Status], tuple[Ruled, bool]] | None = None
+                   ) -> Iterator[tuple[Outcome, Status, Ruled | None]]:
+        """``run``'s, with each case's judgement: ``(outcome, status, judgement(...)[0])`` per case,
+        ``judgement`` returning what it rules and whether the output is one no reading gives
+        (impossible_output's question, answered from the same comparison), which retires the
+        worker; without one, impossible_output asks it and the ruling is None."""
         for case, (outcome, status, fresh) in zip(cases, self._raw(cases, placement)):
             if outcome.fault:
                 (retry, retry_status, _), = self._raw([case], placement)
@@ -227,10 +267,12 @@ class Worker:
                     retry.note = f"{status} when run after other cases ({outcome.error}); alone: " \
                                  + ("it ran" if retry_status == Status.OK else retry_status)
                 outcome, status = retry, retry_status
-            if status == Status.OK and _corrupting(case, outcome.output) and self.proc is not None:
+            ruling, impossible = (judgement(case, outcome, status) if judgement is not None
+                                  else (None, status == Status.OK and impossible_output(case, outcome.output)))
+            if impossible and self.proc is not None:
                 self.end_process()  # a runtime that returns this has often corrupted its memory:
                 self.recycles += 1  # the next case gets a fresh worker, not its heap
-            yield outcome, status
+            yield outcome, status, ruling
 
     def run_alone(self, case: Case, placement: Placement) -> tuple[Outcome, Status]:
         """``(outcome, status)`` of ``case`` in a worker process of its own, ended after it."""
@@ -340,8 +382,7 @@ class Worker:
             compile_timeout = (self.compile_limits.for_case(batch[0], placement)
                                if self.compile_limits is not None and len(batch) == 1 else self.compile_timeout)
             payload = (self.elsewhere.payload(batch, placement) if self.elsewhere is not None else
-                       (json.dumps({"op": Op.RUN, "placement": placement, "compile_timeout": compile_timeout})[:-1]
-                        + ', "cases": [' + ", ".join(c.inputs_text for c in batch) + "]}\n").encode())
+                       run_request(batch, placement, compile_timeout))
             sent = proc.send(payload, time.monotonic() + self.timeout)
             self._check_open()
             if sent != Status.OK:  # a worker that stops reading its input is hung or dead
@@ -362,11 +403,13 @@ class Worker:
                     break
                 asked = time.monotonic()
                 line, limit, built = self._answer(proc, self.timeout, compile_timeout)
+                reply = (_reply(proc, line, time.monotonic() + self.timeout, self.elsewhere is None)
+                         if isinstance(line, bytes) else line)
                 self._check_open()
                 case = pending.pop(0)
                 if built is not None and self.compile_limits is not None:
-                    timed_out = line is Status.TIMEOUT or (
-                        isinstance(line, bytes) and json.loads(line)["status"] == Status.TIMEOUT)
+                    timed_out = reply is Status.TIMEOUT or (
+                        isinstance(reply, dict) and reply["status"] == Status.TIMEOUT)
                     self.compile_limits.record(case, placement, built, timed_out)
                 shortened = (f"the compile time limit was {compile_timeout:g} s, not {self.compile_timeout:g} s: "
                              "a graph of its family (op, mode, pads constant or fed) ran out of the whole limit "
@@ -374,19 +417,19 @@ class Worker:
                 fresh = proc.served == 0
                 self.placed = (proc.name, proc.served)
                 proc.served += 1
-                if line is Status.TIMEOUT:  # alive but silent: a hang
+                if reply is Status.TIMEOUT:  # alive but silent: a hang
                     self.hang_wait += time.monotonic() - asked
                     proc.kill()
                     yield Outcome(error=f"no answer within {limit}", note=shortened), Status.TIMEOUT, fresh
                     break  # restart and resend the rest
-                if line is Status.CRASH:
+                if reply is Status.CRASH:
                     death = proc.death()
                     if self._zygote_died():  # the worker died with its zygote: the case did not end it
                         pending.insert(0, case)  # run again in a worker of the zygote started anew
                         break
                     yield Outcome(error=death), Status.CRASH, fresh
                     break
-                reply = json.loads(line)
+                assert isinstance(reply, dict)  # neither CRASH nor TIMEOUT
                 if reply["status"] != Status.OK:  # it reported its own end (out of memory) and exits
                     proc.kill()
                     # (a time-out the compile cache kept from an earlier, longer limit says so itself)
@@ -395,13 +438,12 @@ class Worker:
                     break
                 if reply.get("fault"):  # padconf's own fault, not the runtime's answer: the worker ends itself
                     self.end_process()  # not a restart: no case of the runtime's ended it
-                    yield Outcome(fault=reply["fault"], printed=reply["printed"], seconds=reply["seconds"]), \
+                    yield Outcome(fault=reply["fault"], printed=reply.get("printed"), seconds=reply.get("seconds")), \
                         Status.OK, fresh
                     break
                 if self.elsewhere is not None:
                     yield self.elsewhere.outcome(reply), Status.OK, fresh
                     continue
-                output = None if reply["output"] is None else decode_array(reply["output"])
-                yield Outcome(output, reply["error"], reply["not_implemented"], printed=reply["printed"],
-                              seconds=reply["seconds"], skipped=reply.get("skipped"), note=reply.get("note")), \
-                    Status.OK, fresh
+                yield Outcome(reply["output"], reply.get("error"), bool(reply.get("not_implemented")),
+                              printed=reply.get("printed"), seconds=reply.get("seconds"), skipped=reply.get("skipped"),
+                              note=reply.get("note")), Status.OK, fresh

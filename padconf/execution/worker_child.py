@@ -26,7 +26,7 @@ from padconf.adapters import Outcome, error_text, get_adapter
 from padconf.adapters.compile_cache import CompileDied, CompileTimedOut
 from padconf.adapters.faults import OwnFault, own_fault, plugin_files
 from padconf.cases.case import MAX_CASE_BYTES, Case
-from padconf.core.dtypes import decode_array, dtype_name, encode_array
+from padconf.core.dtypes import decode_array, dtype_name, encode_array, raw_array
 from padconf.core.errors import PadconfError
 from padconf.execution.reaper import PR_SET_PDEATHSIG, prctl
 from padconf.execution.worker_protocol import BUILDING, READY, Op, Status
@@ -58,9 +58,10 @@ def _marks() -> tuple[int, int]:
 
 
 def _serve(adapter, memory_mb: int, requests, replies) -> None:
-    """A worker: run the cases it is sent, one answer line per case."""
-    def say(line: str) -> None:
-        replies.write(line + "\n")
+    """A worker: run the cases it is sent, one answer per case (a line, and the raw bytes of
+    its output where it has one), flushed as each is done."""
+    def say(line: str, raw: bytes = b"") -> None:
+        replies.write(line.encode() + b"\n" + raw)
         replies.flush()
 
     def send(doc: dict) -> None:
@@ -68,7 +69,7 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
 
     say(READY)
     adapter.announce_build = lambda: say(BUILDING)
-    for line in requests:
+    while line := requests.readline():
         request = json.loads(line)
         if request["op"] == Op.MODEL:
             try:
@@ -94,9 +95,10 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                     os._exit(0)  # its state may be the cause: padconf forks a fresh worker
             continue
         adapter.compile_timeout = request.get("compile_timeout")
+        take = _reader(requests, request["raw"])
         marks = _marks()
         for doc in request["cases"]:
-            case = Case.from_json(doc)
+            case = Case.from_wire(doc, take)
             started = time.perf_counter()
             try:
                 outcome = adapter.run(case, request["placement"])
@@ -111,10 +113,14 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                 outcome = (Outcome(fault=fault) if fault
                            else Outcome(error=f"adapter raised {type(exc).__name__}: {exc}"))
             printed, marks = _printed_since(marks)
-            send({"status": Status.OK, "error": outcome.error, "not_implemented": outcome.not_implemented,
-                  "output": _encode_output(outcome), "printed": printed,
-                  "seconds": round(time.perf_counter() - started, 4),
-                  "skipped": outcome.skipped, "note": outcome.note, "fault": outcome.fault})
+            output, raw = _encode_output(outcome)
+            answer = {"status": Status.OK, "output": output, "seconds": round(time.perf_counter() - started, 4)}
+            for key, value in (("error", outcome.error), ("not_implemented", outcome.not_implemented or None),
+                               ("printed", printed), ("skipped", outcome.skipped), ("note", outcome.note),
+                               ("fault", outcome.fault)):
+                if value is not None:  # what is unset is left out: the line is read once a case
+                    answer[key] = value
+            say(json.dumps(answer), raw)
             if outcome.fault:
                 os._exit(0)  # its state may be the cause (imports left half made): padconf forks a fresh worker
 
@@ -187,7 +193,7 @@ def _worker(adapter_name: str, memory_mb: int, scratch: Path, requests: int, rep
         os.close(stderr)
         cap = memory_mb * 2**20
         resource.setrlimit(resource.RLIMIT_AS, (cap, cap))
-        with os.fdopen(requests, "r", encoding="utf-8") as reqs, os.fdopen(replies, "w", encoding="utf-8") as reps:
+        with os.fdopen(requests, "rb") as reqs, os.fdopen(replies, "wb") as reps:
             adapter = get_adapter(adapter_name)
             adapter.scratch = scratch
             _serve(adapter, memory_mb, reqs, reps)
@@ -195,16 +201,36 @@ def _worker(adapter_name: str, memory_mb: int, scratch: Path, requests: int, rep
         os._exit(0)
 
 
-def _encode_output(outcome: Outcome):
-    """The output in the dtype the runtime really returned (judged against the expected one)."""
+def _reader(requests, size: int):
+    """``take(n)``: the next n of the ``size`` raw bytes that follow a request's line (its
+    cases' arrays, in order), read at once."""
+    blob = bytearray(size)
+    view, got = memoryview(blob), 0
+    while got < size:
+        n = requests.readinto(view[got:])
+        if not n:
+            raise EOFError(f"the request's raw bytes ended after {got} of {size}")  # padconf is gone
+        got += n
+    at = 0
+
+    def take(n: int) -> memoryview:
+        nonlocal at
+        at += n
+        return view[at - n:at]
+    return take
+
+
+def _encode_output(outcome: Outcome) -> tuple[dict | None, bytes]:
+    """The output in the dtype the runtime really returned (judged against the expected one), as
+    raw_array's header and bytes."""
     if outcome.output is None:
-        return None
+        return None, b""
     try:
         name = dtype_name(outcome.output.dtype)
     except PadconfError:
         outcome.error = f"returned an array of numpy dtype {outcome.output.dtype}, which is no ONNX element type"
-        return None
-    return encode_array(outcome.output, name)
+        return None, b""
+    return raw_array(outcome.output, name)
 
 
 def main(argv=None) -> None:

@@ -213,7 +213,27 @@ class WorkerProcess:
 
     def readline(self, deadline: float) -> bytes | Ended:
         """One line from the worker, or CRASH when it is gone, TIMEOUT at the deadline."""
-        while b"\n" not in self.buffer:
+        ended = self._fill(lambda: b"\n" in self.buffer, deadline)
+        if ended is not None:
+            return ended
+        line, self.buffer = self.buffer.split(b"\n", 1)
+        return line
+
+    def read(self, size: int, deadline: float) -> bytes | Ended:
+        """The next ``size`` bytes from the worker (an answer's raw bytes, after its line), or
+        CRASH when it is gone first (or ``size`` passes MAX_ANSWER_BYTES), TIMEOUT at the deadline."""
+        if size > MAX_ANSWER_BYTES:
+            self.oversized = True
+            return Status.CRASH
+        ended = self._fill(lambda: len(self.buffer) >= size, deadline)
+        if ended is not None:
+            return ended
+        raw, self.buffer = self.buffer[:size], self.buffer[size:]
+        return raw
+
+    def _fill(self, enough: Callable[[], bool], deadline: float) -> Ended | None:
+        """Read from the worker until ``enough()``: None then, or CRASH / TIMEOUT."""
+        while not enough():
             left = deadline - time.monotonic()
             if left <= 0:
                 return Status.TIMEOUT
@@ -232,8 +252,7 @@ class WorkerProcess:
                 if not chunk:
                     return Status.CRASH
                 self.buffer += chunk
-        line, self.buffer = self.buffer.split(b"\n", 1)
-        return line
+        return None
 
     def send(self, data: bytes, deadline: float) -> Status:
         """Write ``data`` without ever blocking past ``deadline`` (a batch can be larger than the

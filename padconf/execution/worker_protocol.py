@@ -13,10 +13,13 @@ JSON lines:
   "target", "supports": [null | why, ...]}`` (the parent never imports an adapter itself);
   ``{"op": "fork"}`` -> ``{"pid"}``; ``{"op": "wait", "pid"}`` -> ``{"status"}`` (how it ended);
 - a worker says READY, then answers ``{"op": "run", "placement": p, "compile_timeout": s,
-  "cases": [case inputs, ...]}`` (one case at a time where the adapter is not
-  order_independent) with one line per case as it finishes (``{"status", "error",
-  "not_implemented", "output", "printed", "seconds", "fault"}``; a ``fault``, why the answer is
-  padconf's own fault and not the runtime's, ends the worker after its line), so that when it
+  "raw": n, "cases": [case inputs, ...]}`` followed by n raw bytes (the cases in Case.wire's
+  form, their arrays' bytes in order, one request a batch; one case at a time where the adapter
+  is not order_independent) with one answer per case as it finishes: a line (``{"status",
+  "output", "seconds"}`` and, where set, ``"error", "not_implemented", "printed", "skipped",
+  "note", "fault"``; the output a dtypes.raw_array header) followed by the output's raw bytes
+  (a ``fault``, why the answer is padconf's own fault and not the runtime's, ends the worker
+  after its answer), so that when it
   dies the parent knows which case killed it, forks a new one and resends the rest (an adapter
   that compiles ahead of time first says BUILDING whenever it compiles a model, and then has the
   compile time limit, not the run's, to answer); and answers ``{"op": "model", "model": base64

@@ -13,7 +13,7 @@ from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
 from padconf.judging.failure import distinct_failure
 from padconf.judging.records import ControlRow, ResultRow, result_row
-from padconf.judging.verdicts import Verdict, confirm_refusal, control_record, judge
+from padconf.judging.verdicts import Ruling, Verdict, confirm_refusal, control_record, judged
 
 
 def judged_batch(runtime: str, placement: Placement, batch: list[Case], worker: Worker,
@@ -23,8 +23,8 @@ def judged_batch(runtime: str, placement: Placement, batch: list[Case], worker: 
     their repaired twins (``twin_of``: classify.repaired_twin, or why there is none) ran in the
     same worker and placement (verdicts.confirm_refusal)."""
     refused = []
-    for case, (outcome, status) in zip(batch, worker.run(batch, placement)):
-        ruling = judge(case, outcome, status)
+    for case, (outcome, _, ruling) in zip(batch, worker.run_judged(batch, placement, judged)):
+        assert isinstance(ruling, Ruling)  # judged's
         if case.kind == CaseKind.MUST_REJECT and ruling.verdict == Verdict.PASS:
             refused.append((case, outcome, ruling, worker.placed))
         else:

@@ -12,6 +12,7 @@ from padconf.cases.context import snap
 from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
 from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Placement, Status, Word
+from padconf.execution.worker import impossible_output
 from padconf.spec.loader import get_spec
 
 
@@ -216,6 +217,22 @@ def judge(case: Case, outcome: Outcome, status: str = Status.OK) -> Ruling:
                          for name, out in case.interpretations.items())
     return Ruling(Verdict.UNEXPLAINED, f"{case.reason}: {other}: {readings}", [],
                   Difference.NARROWED if narrowed else kinds.pop() if len(kinds) == 1 else None)
+
+
+def judged(case: Case, outcome: Outcome, status: Status = Status.OK) -> tuple[Ruling, bool]:
+    """``judge``'s ruling, and whether the output is one no reading of the spec gives (the worker
+    that returned it is retired: execution.worker.impossible_output), told from the ruling where
+    it settles it, so that a conforming output is compared once: a defined one-node case that
+    passed equals its expected output bit for bit, an ambiguous one that matched equals that
+    reading's output. Any other output (a failure, a context's tolerance) is asked of
+    impossible_output itself."""
+    ruling = judge(case, outcome, status)
+    if status != Status.OK or outcome.output is None:
+        return ruling, False
+    if case.context is None and (ruling.verdict == Verdict.PASS and case.kind == CaseKind.DEFINED
+                                 or ruling.verdict == Verdict.AMBIGUOUS and ruling.matched):
+        return ruling, False
+    return ruling, impossible_output(case, outcome.output)
 
 
 _ALLOWED: dict[str, list[np.ndarray] | None] = {}  # case id -> as_if_allowed, for the cases judged last

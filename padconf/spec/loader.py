@@ -241,12 +241,21 @@ def _check_examples(path: Path, doc: dict) -> None:
 _SPEC_ID = re.compile(r"([a-z]+)/Pad-([0-9]+)")
 
 
+_PARSED: dict[str, tuple[str, int]] = {}  # spec id -> parse_spec_id's answer: asked several times a case
+
+
 def parse_spec_id(spec_id: str) -> tuple[str, int]:
     """``"onnx/Pad-19"`` -> ``("onnx", 19)``."""
+    parsed = _PARSED.get(spec_id) if type(spec_id) is str else None
+    if parsed is not None:
+        return parsed
     match = _SPEC_ID.fullmatch(spec_id)
     if not match:
         raise SpecError(f"spec id {spec_id!r} is not <domain>/Pad-<version>")
-    return match[1], int(match[2])
+    parsed = match[1], int(match[2])
+    if len(_PARSED) < 4096:  # the ids a run's files name: a few dozen; bounded whatever they name
+        _PARSED[spec_id] = parsed
+    return parsed
 
 
 def spec_sort_key(spec_id: str) -> tuple[str, int]:

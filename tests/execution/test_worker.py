@@ -16,7 +16,7 @@ import pytest
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.core.errors import PadconfError
-from padconf.execution.worker import RuntimeUnavailable, Worker
+from padconf.execution.worker import RuntimeUnavailable, Worker, run_request
 from padconf.execution.worker_process import WorkerProcess, Zygote
 from padconf.execution.worker_protocol import Status
 
@@ -33,7 +33,7 @@ def test_a_wait_for_a_line_ends_in_a_line_or_a_status(zygote):
     proc = WorkerProcess(zygote, start_timeout=60)  # it read its READY line to start
     try:
         case = Case(spec="onnx/Pad-18", data=np.array([1], np.int32), pads=[1, 1])
-        payload = f'{{"op": "run", "placement": "inputs", "cases": [{case.inputs_text}]}}\n'.encode()
+        payload = run_request([case], "inputs", None)
         assert proc.send(payload, time.monotonic() + 60) is Status.OK
         line = proc.readline(time.monotonic() + 60)
         assert isinstance(line, bytes) and b'"status": "ok"' in line
@@ -145,9 +145,9 @@ def test_a_zygote_imports_what_a_first_case_needs_and_starts_no_thread(runtime, 
 
 
 def test_an_impossible_output_is_told_by_its_bits_whatever_the_fast_path():
-    """_corrupting compares bytes first: identical bytes are the answer, anything else is
+    """impossible_output compares bytes first: identical bytes are the answer, anything else is
     bit_equal's (any NaN equals any NaN, -0.0 is not 0.0, strings by value)."""
-    from padconf.execution.worker import _corrupting
+    from padconf.execution.worker import impossible_output
 
     def case(data, expected_dtype=np.float32):
         c = classify(Case(spec="onnx/Pad-19", data=np.asarray(data, expected_dtype), pads=[0, 0]))
@@ -155,13 +155,13 @@ def test_an_impossible_output_is_told_by_its_bits_whatever_the_fast_path():
         return c
 
     zeros = case([0.0, 1.0])
-    assert not _corrupting(zeros, np.array([0.0, 1.0], np.float32))
-    assert _corrupting(zeros, np.array([-0.0, 1.0], np.float32))
-    assert _corrupting(zeros, np.array([0.0, 1.0], np.float64))
+    assert not impossible_output(zeros, np.array([0.0, 1.0], np.float32))
+    assert impossible_output(zeros, np.array([-0.0, 1.0], np.float32))
+    assert impossible_output(zeros, np.array([0.0, 1.0], np.float64))
     nan = case([np.nan, 1.0])
     other_nan = np.array([np.nan, 1.0], np.float32)
     other_nan.view(np.uint32)[0] ^= 1  # another payload: same bits for the spec's purpose
-    assert not _corrupting(nan, other_nan)
+    assert not impossible_output(nan, other_nan)
     words = classify(Case(spec="onnx/Pad-19", data=np.array(["a", "bc"], dtype=object), pads=[0, 0]))
-    assert not _corrupting(words, np.array(["a", "b" + "c"], dtype=object))
-    assert _corrupting(words, np.array(["a", "bd"], dtype=object))
+    assert not impossible_output(words, np.array(["a", "b" + "c"], dtype=object))
+    assert impossible_output(words, np.array(["a", "bd"], dtype=object))
