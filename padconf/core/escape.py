@@ -4,13 +4,23 @@ escapes with ``html.escape``.)"""
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from rich.markup import escape as _rich_escape
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: ESC sequences move the cursor, recolour
-# Bidirectional controls (Trojan Source: text shown in another order than it is read), zero-width
-# and other invisible format characters, line and paragraph separators, lone surrogates: shown as \uNNNN
-_INVISIBLE = re.compile("[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff\ufff9-\ufffb\ud800-\udfff]")
+# Every format character (Unicode's Cf: bidi controls, as in Trojan Source, zero-width ones, the
+# soft hyphen, the TAG block that can spell words nobody sees), besides the fillers and variation
+# selectors that render as nothing, line and paragraph separators and lone surrogates: shown as
+# \uNNNN (\UNNNNNNNN past the BMP)
+_INVISIBLE = re.compile("[" + "".join(c for c in map(chr, range(0xA0, 0x110000)) if unicodedata.category(c) == "Cf")
+                        + "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2028\u2029\u3164\ufe00-\ufe0f\uffa0"
+                        "\ud800-\udfff\U000e0100-\U000e01ef]")
+
+
+def _code_point(m: re.Match) -> str:
+    c = ord(m[0])
+    return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
 
 
 def docstring(text) -> str:
@@ -22,7 +32,7 @@ def docstring(text) -> str:
 def plain(text) -> str:
     """``text`` on one line with its control characters visible as ``\\xNN`` and its bidi and
     invisible format characters as ``\\uNNNN``: safe to print."""
-    return _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
+    return _INVISIBLE.sub(_code_point, _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
 
 
 def terminal(text) -> str:
@@ -30,12 +40,13 @@ def terminal(text) -> str:
     return _rich_escape(plain(text))
 
 
-_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]"}
+_MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]",
+             "*": "\\*", "_": "\\_", "~": "\\~"}  # emphasis and strike-through too
 _JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans it
 # What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://, www.)
-# or a mention (@user, @org/team: an @ after no word character), which also notifies its owner.
-# onnxruntime@1.23.2, a runtime at a release, keeps its @.
-_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)(?<![\w.+-]@)")
+# a mention (@user, @org/team), which also notifies its owner, or an e-mail address (a@b.c, and
+# onnxruntime@1.23.2 reads as one): the joiner goes after every @.
+_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)")
 
 
 class Markdown(str):
@@ -50,7 +61,7 @@ def markdown(text) -> str:
     ``Markdown`` value is padconf's own and passes as it is."""
     if isinstance(text, Markdown):
         return text
-    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", _CONTROL.sub(" ", str(text)))
+    text = _INVISIBLE.sub(_code_point, _CONTROL.sub(" ", str(text)))
     return _LIVE.sub(_JOINER, "".join(_MARKDOWN.get(c, c) for c in text))
 
 
@@ -67,7 +78,7 @@ def markdown_code(text) -> str:
 def markdown_block(text) -> list[str]:
     """``text`` (an error, several lines) as the lines of a fenced markdown code block whose
     fence is longer than any run of backticks in it, so that nothing in it ends the block."""
-    text = _INVISIBLE.sub(lambda m: f"\\u{ord(m[0]):04x}", str(text))
+    text = _INVISIBLE.sub(_code_point, str(text))
     lines = [_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", line) for line in text.strip().splitlines()]
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
     return [fence, *lines, fence]

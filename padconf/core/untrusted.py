@@ -139,6 +139,10 @@ class _ExpansionCountingLoader(yaml.SafeLoader):
             children = node.value
         elif isinstance(node, yaml.MappingNode):
             children = [n for pair in node.value for n in pair]
+            keys = [k.value for k, _ in node.value if isinstance(k, yaml.ScalarNode)]
+            if len(keys) != len(set(keys)):  # YAML keeps the last: a second key would hide the first
+                twice = next(k for k in keys if keys.count(k) > 1)
+                raise self.error(f"{at}: a YAML mapping holds the key {twice[:40]!r} twice")
         else:
             children = []
         sizes = [self.expanded[id(c)] for c in children]
@@ -166,6 +170,8 @@ def yaml_compose(text: str, where: str, max_nodes: int, error: type[Exception] =
 
 def inside(path: Path | str, folder: Path | str, error: type[Exception] = CaseError) -> Path:
     """``path`` resolved (symbolic links followed), which must lie inside ``folder``."""
+    if "\0" in str(path):
+        raise error(f"{str(path)!r}: not a path (it holds a NUL)")
     resolved = Path(path).resolve()
     if not resolved.is_relative_to(Path(folder).resolve()):
         raise error(f"{path}: leads outside {folder} (to {resolved})")

@@ -154,11 +154,11 @@ MAX_FILES_BYTES = 1 << 24  # a FILES.sha256 (generated/'s is about 1 MB)
 
 def files_listing(folder: Path) -> str:
     """``FILES.sha256`` of ``folder`` as padconf generate wrote it: each file below it (nested
-    ones included), its SHA-256 and path, in path order."""
+    ones included), its SHA-256 and path, in path order; not itself, nor the mark that signs it."""
     lines = []
     for path in sorted(p for p in folder.rglob("*") if p.is_file() and not p.is_symlink()):
         name = path.relative_to(folder).as_posix()
-        if name != FILES:
+        if name not in (FILES, MARK):
             lines.append(f"{hashlib.sha256(path.read_bytes()).hexdigest()}  {name}\n")
     return "".join(lines)
 

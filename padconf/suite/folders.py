@@ -59,7 +59,7 @@ def tensor_array(tensor: onnx.TensorProto, where: Path, root: Path) -> np.ndarra
     if tensor.data_location == onnx.TensorProto.EXTERNAL or tensor.external_data:
         info = {e.key: e.value for e in tensor.external_data}
         location = info.get("location", "")
-        if not location or Path(location).is_absolute():
+        if not location or "\0" in location or Path(location).is_absolute():  # a NUL: no path at all
             raise CaseError(f"{label}: external data location {location!r} is not a path relative to its file")
         data = (where.parent / location).resolve()
         if not data.is_relative_to(root.resolve()):

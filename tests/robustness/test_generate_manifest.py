@@ -77,7 +77,7 @@ def test_a_planted_manifest_listing_the_users_files_proves_nothing(previous, tmp
     a made-up signature, and the mark of a genuine output copied beside an edited listing."""
     out = tmp_path / "checkout" / "models"
     out.mkdir(parents=True)
-    files = _planted(out, {"onnx/mobilenet/model.onnx": b"the user's model", "docs/NOTES.md": b"# notes",
+    files = _planted(out, {"onnx/mobilenet/model.onnx": b"the user's model", "notes/NOTES.md": b"# notes",
                            "README.md": b"# the user's readme\n"})
     if mark == "forged mark":
         (out / MARK).write_text("0" * 64 + "\n")

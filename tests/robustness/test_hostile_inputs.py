@@ -184,12 +184,15 @@ def test_a_spec_folder_named_by_run_json_is_read_only_when_named_again(tmp_path,
     elsewhere = tmp_path / "elsewhere"
     (elsewhere / "onnx").mkdir(parents=True)
     (elsewhere / "onnx" / "Pad-19.yaml").write_text("id: hunter2\n")  # a config file of the victim's, say
-    (run / "cases.jsonl").unlink()  # so that --resume draws the cases again, from the spec folder
     doc = json.loads((run / "run.json").read_text())
     (run / "run.json").write_text(json.dumps({**doc, "specs_dir": str(elsewhere)}))
-    for args in (["run", "--resume", "--out", str(run)], ["report", str(run), "--html", str(tmp_path / "r.html")]):
-        err = one_line_exit_2(main(args), capsys, "run.json", f"--specs-dir {elsewhere}")
-        assert "hunter2" not in err
+    err = one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "run.json",
+                          f"--specs-dir {elsewhere}")
+    assert "hunter2" not in err
+    (run / "cases.jsonl").unlink()  # so that --resume draws the cases again, from the spec folder,
+    (run / "results.jsonl").write_text("")  # as a run stopped before its first case (rows need their cases)
+    err = one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "run.json", f"--specs-dir {elsewhere}")
+    assert "hunter2" not in err
     assert main(["--specs-dir", str(SPECS_DIR), "run", "--resume", "--out", str(run)]) == 2
     assert "--specs-dir" in capsys.readouterr().err  # the folder named must be the one recorded
 

@@ -34,14 +34,15 @@ def _grown(run: Path, where: Path, nbytes: int) -> Path:
     """``run`` copied with its rows repeated, each as another case, to ``nbytes`` of results.jsonl,
     its count kept consistent: an input that is large, not malformed."""
     where.mkdir()
-    for name in ("run.json", "cases.jsonl"):
-        (where / name).write_bytes((run / name).read_bytes())
+    (where / "run.json").write_bytes((run / "run.json").read_bytes())
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
+    cases = {c["id"]: c for c in map(json.loads, (run / "cases.jsonl").read_text().splitlines())}
     n = 0
-    with open(where / "results.jsonl", "w") as f:
+    with open(where / "results.jsonl", "w") as f, open(where / "cases.jsonl", "w") as g:
         while f.tell() < nbytes:
-            for row in rows:
+            for row in rows:  # each row another case, cases.jsonl holding it: a row needs its case
                 f.write(json.dumps({**row, "case_id": f"{row['case_id']}-{n}", "note": "x" * 16000}) + "\n")
+                g.write(json.dumps({**cases[row["case_id"]], "id": f"{row['case_id']}-{n}"}) + "\n")
                 n += 1
     (where / "run.json").write_text(json.dumps({**json.loads((run / "run.json").read_text()), "results": n}))
     return where
