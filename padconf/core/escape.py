@@ -41,7 +41,8 @@ def terminal(text) -> str:
 
 
 _MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]",
-             "*": "\\*", "_": "\\_", "~": "\\~"}  # emphasis and strike-through too
+             "*": "\\*", "~": "\\~"}  # emphasis and strike-through too
+_FLANKING_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # an _ inside a word emphasises nothing
 _JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans it
 # What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://, www.)
 # a mention (@user, @org/team), which also notifies its owner, or an e-mail address (a@b.c, and
@@ -62,7 +63,8 @@ def markdown(text) -> str:
     if isinstance(text, Markdown):
         return text
     text = _INVISIBLE.sub(_code_point, _CONTROL.sub(" ", str(text)))
-    return _LIVE.sub(_JOINER, "".join(_MARKDOWN.get(c, c) for c in text))
+    text = _FLANKING_UNDERSCORE.sub(r"\\_", "".join(_MARKDOWN.get(c, c) for c in text))
+    return _LIVE.sub(_JOINER, text)
 
 
 def markdown_code(text) -> str:
