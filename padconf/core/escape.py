@@ -4,7 +4,6 @@ escapes with ``html.escape``.)"""
 from __future__ import annotations
 
 import re
-import unicodedata
 
 from rich.markup import escape as _rich_escape
 
@@ -13,8 +12,11 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: ESC sequences mov
 # soft hyphen, the TAG block that can spell words nobody sees), besides the fillers and variation
 # selectors that render as nothing, line and paragraph separators and lone surrogates: shown as
 # \uNNNN (\UNNNNNNNN past the BMP)
-_INVISIBLE = re.compile("[" + "".join(c for c in map(chr, range(0xA0, 0x110000)) if unicodedata.category(c) == "Cf")
-                        + "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2028\u2029\u3164\ufe00-\ufe0f\uffa0"
+_INVISIBLE = re.compile("["  # Unicode 14.0.0's Cf (test_escaping holds this Python's to it), then the rest
+                        "\u00ad\u0600-\u0605\u061c\u06dd\u070f\u0890-\u0891\u08e2\u180e\u200b-\u200f\u202a-\u202e"
+                        "\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U000110cd\U00013430-\U00013438"
+                        "\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001\U000e0020-\U000e007f"
+                        "\u034f\u115f\u1160\u17b4\u17b5\u180b-\u180f\u2028\u2029\u3164\ufe00-\ufe0f\uffa0"
                         "\ud800-\udfff\U000e0100-\U000e01ef]")
 
 

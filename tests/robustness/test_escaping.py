@@ -76,3 +76,14 @@ def test_padconfs_own_upstream_link_stays_live_where_outside_text_is_escaped():
     row = _md_row("https://evil.example", triage_markdown(group))
     assert "(https://github.com/onnx/onnx/issues/1)" in row and "&lt;b&gt;" in row
     assert "https://evil" not in row
+
+
+def test_every_format_character_of_this_pythons_unicode_is_shown_as_its_code_point():
+    """The escapers' list of format characters is written out (building it from unicodedata cost
+    every process's start); a Python whose Unicode adds one fails here until the list has it."""
+    import unicodedata
+
+    from padconf.core import escape
+    unseen = [hex(c) for c in range(0xA0, 0x110000) if unicodedata.category(chr(c)) == "Cf"
+              and escape.plain(chr(c)) == chr(c)]
+    assert not unseen
