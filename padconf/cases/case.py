@@ -16,6 +16,7 @@ from padconf.core.dtypes import (
     ALL_DTYPES,
     MAX_ARRAY_BYTES,
     ArrayBudget,
+    OverBudget,
     decode_array,
     dtype_name,
     encode_array,
@@ -26,7 +27,7 @@ from padconf.core.dtypes import (
 from padconf.core.errors import CaseError, SpecError
 from padconf.core.vocabulary import Placement, Word
 from padconf.spec.loader import parse_spec_id
-from padconf.spec.reference import MODES
+from padconf.spec.reference import MAX_WORK_BYTES, MODES, implied_work
 from padconf.spec.reference import pad as reference_pad
 
 
@@ -48,6 +49,35 @@ MAX_CASE_BYTES = 4 * MAX_ARRAY_BYTES
 # The arrays of every case one file from others holds (cases.jsonl, a gate's shards, the example
 # database), decoded: what a reader charges its ArrayBudget with.
 MAX_CASES_BYTES = 1 << 29
+# The work every case of one input implies together (reference.implied_work: the outputs, and the
+# reference's index maps where it checks them), across every file or folder a command reads:
+# one case at the reference's own bound fits twice. 40 tiny test folders each padding to 2**26
+# elements passed every bound a file had and then timed out, one after another, in the runtime.
+MAX_INPUT_WORK_BYTES = 2 * MAX_WORK_BYTES
+
+
+def case_work(case: Case) -> int:
+    """The bytes ``case`` implies (reference.implied_work of its data's shape, pads and axes)."""
+    return implied_work(case.data.shape, case.data.dtype.itemsize, case.pads, case.mode, case.axes)
+
+
+class InputBudget(ArrayBudget):
+    """What the cases of one whole input (a run's cases.jsonl, the test folders a command names,
+    a gate's shards, the example database's replay, a run minimize reads) may take together: the
+    bytes of their arrays decoded (MAX_CASES_BYTES, the ArrayBudget each case's own counts
+    against), and the work they imply (MAX_INPUT_WORK_BYTES, ``take_work``), each counted as the
+    case is read, before padconf's reference or any runtime sees it."""
+
+    def __init__(self, what: str):
+        super().__init__(MAX_CASES_BYTES, f"the cases of {what}")
+        self.work_left = MAX_INPUT_WORK_BYTES
+
+    def take_work(self, case: Case) -> None:
+        work = case_work(case)
+        if work > self.work_left:
+            raise OverBudget(f"{self.what} imply more than {MAX_INPUT_WORK_BYTES} bytes of work together "
+                             f"(their outputs and padconf's index maps; this one {work})", self)
+        self.work_left -= work
 # what a case runs: Pad, its data through Identity (Case.control), its data and constant value
 # flattened, concatenated and tiled (Case.movement_control), a Pad-1/2 value attribute through
 # LeakyRelu's alpha (Case.attribute_control), or a context's consumer alone on the padded data
@@ -218,6 +248,8 @@ class Case:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
         if doc.get("id"):
             case.__dict__["id"] = doc["id"]
+        if isinstance(budget, InputBudget):
+            budget.take_work(case)
         return case
 
     def same_inputs(self, other: Case) -> bool:

@@ -9,10 +9,10 @@ import json
 import os
 import re
 
-from padconf.cases.case import MAX_CASES_BYTES, Case
+from padconf.cases.case import Case, InputBudget
 from padconf.cases.classify import classify
 from padconf.cases.edge_classes import edge_classes
-from padconf.core.dtypes import ArrayBudget, OverBudget
+from padconf.core.dtypes import OverBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import inside, read_bytes
 from padconf.core.writing import make_folder
@@ -111,7 +111,7 @@ def replayed(db, spec: Spec) -> list[Case]:
     """The cases earlier explorations found failing for ``spec``, classified afresh (the
     database keeps inputs only, as JSON: the spec files may have changed since)."""
     cases, key = [], EXPLORE_KEY + spec.id.encode()
-    budget = ArrayBudget(MAX_CASES_BYTES, f"the example database's cases of {spec.id}")
+    budget = InputBudget(f"the example database's cases of {spec.id}")
     for value in sorted(db.fetch(key)):
         try:
             case = classify(Case.from_json(json.loads(value), budget), spec)

@@ -17,9 +17,8 @@ from typing import Annotated, Any
 
 import msgspec
 
-from padconf.cases.case import MAX_CASES_BYTES, Case
+from padconf.cases.case import Case, InputBudget
 from padconf.cases.selection import CaseFilter
-from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.writing import claim_folder, write_atomically
 from padconf.execution.worker import Worker
@@ -236,7 +235,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             raise CaseError(f"{Path(dirs[0]) / RUN_JSON}: malformed: {exc}") from None
         worker = Worker(runtime, limits.memory_mb, limits.timeout)
         try:
-            budget = ArrayBudget(MAX_CASES_BYTES, "the shards' cases' arrays")
+            budget = InputBudget("the shards")
             confirm(judgement, entries, [Case.from_json(c, budget) for c in cases.values()], worker)
         finally:
             worker.close()

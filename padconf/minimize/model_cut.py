@@ -16,8 +16,8 @@ from pathlib import Path
 import onnx
 from onnx import helper
 
-from padconf.cases.case import Case
-from padconf.core.dtypes import bit_equal
+from padconf.cases.case import Case, InputBudget
+from padconf.core.dtypes import OverBudget, bit_equal
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
@@ -119,9 +119,14 @@ class UserModel:
         raise CaseError(f"{self.where}: cannot compute the inputs of Pad node {node.name!r}: {'; '.join(why)}")
 
     def pad_cases(self, workers: list[Worker], specs: list[Spec]) -> list[PadInModel]:
-        out = []
+        """A case for each Pad node, the work they imply bounded together (InputBudget)."""
+        out, budget = [], InputBudget(f"{self.where}'s Pad nodes")
         for node in self.pads:
             values, source = self.pad_inputs(node, workers)
             case, placement = pad_node_case(node, self.opset, values, set(self.constants), specs, self.where)
+            try:
+                budget.take_work(case)
+            except OverBudget as exc:
+                raise CaseError(f"{self.where}: Pad node {node.name[:80]!r}: {exc}") from None
             out.append(PadInModel(node, case, Placement(placement), source))
         return out

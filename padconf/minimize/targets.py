@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from padconf.adapters import adapter_class, reference_runtime
-from padconf.cases.case import MAX_CASES_BYTES, Case, CaseKind
+from padconf.cases.case import Case, CaseKind, InputBudget
 from padconf.core import escape
-from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker import Worker
@@ -95,7 +94,7 @@ def resolve(target: str, runtime: str, specs_dir: str | None = None) -> tuple[st
         if not found:
             raise PadconfError(f"{path}: {runtime} has no failure in this run: nothing to minimize")
         jobs = []
-        budget = ArrayBudget(MAX_CASES_BYTES, f"{path}'s cases' arrays")
+        budget = InputBudget(str(path))
         starts = _starting_rows(mine)
         for group in found:
             row = group["example"]

@@ -22,10 +22,9 @@ from pathlib import Path
 
 from padconf.adapters import registry, split_variant
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import MAX_CASES_BYTES, Case
+from padconf.cases.case import Case, InputBudget
 from padconf.cases.classify import repaired_twin
 from padconf.cases.onnx_model import model_key
-from padconf.core.dtypes import ArrayBudget
 from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.vocabulary import Placement, Status
 from padconf.core.writing import claim_folder, make_folder, open_to_append, write_atomically
@@ -60,10 +59,10 @@ BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 
 
 def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
-    """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays
-    MAX_CASES_BYTES at most in all (each is bounded by decode_array: many arrays just under its
-    bound are a bomb too)."""
-    cases, budget = [], ArrayBudget(MAX_CASES_BYTES, "the file's arrays")  # every array of every case
+    """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays and
+    the work they imply bounded together (InputBudget: each array is bounded by decode_array,
+    but many arrays just under its bound are a bomb too)."""
+    cases, budget = [], InputBudget(str(path))  # every array of every case, and the work they imply
     for number, row in enumerate(read_jsonl(path), 1):
         try:
             case = Case.from_json(row, budget)

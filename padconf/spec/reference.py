@@ -90,25 +90,14 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
     widths = _pad_widths(data.ndim, pads, axes, chosen)
     fill = _constant(data, constant_value, float32_constant)
 
-    shape = []
-    for n, (b, e) in zip(data.shape, widths):
-        size = n + b + e
-        # cropping first, a crop can remove more than the axis holds though the padding makes up
-        # for it: in constant mode too, where the order matters only there (else both orders agree)
-        if size < 0 or (b * e < 0 and n + min(b, 0) + min(e, 0) < 0
-                        and chosen["mixed_sign_pads"] == "crop_first"):
-            if chosen["crop_beyond_dim"] == "reject":
-                raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds", "crop_beyond_dim")
-            size = max(size, 0)
-        shape.append(size)
+    shape = _output_shape(data.shape, widths, chosen)
     if any(size > INT64_MAX for size in shape):
         raise TooLargeToCheck(f"output shape {shape} has a dimension beyond int64 (pads whose sum overflows): "
                               f"no tensor holds it, and no document says what happens", "max_elements")
     if math.prod(shape) > max_elements:
         raise TooLargeToCheck(f"output shape {shape} has more than {max_elements} elements: too large "
                               f"for padconf's reference to check", "max_elements")
-    work = (math.prod(shape) * max(data.dtype.itemsize, 1) * (1 if mode == "constant" else 2)
-            + sum(max(size, n) for size, n in zip(shape, data.shape)) * INDEX_BYTES_PER_POSITION)
+    work = _work(data.shape, shape, data.dtype.itemsize, mode)
     if work > MAX_WORK_BYTES:
         raise TooLargeToCheck(f"output shape {shape} ({mode}) needs about {work} bytes of padconf's reference "
                               f"(its output and index maps), more than {MAX_WORK_BYTES}: too large to check",
@@ -142,6 +131,55 @@ def pad(data, pads, mode="constant", constant_value=None, axes=None, *,
                 source = region[:k] + [_compact(plan.output_position_of(border))] + region[k + 1:]
                 out[tuple(region)] = out[tuple(source)]
     return out
+
+
+def _output_shape(data_shape, widths, chosen) -> list[int]:
+    """The output's size on each axis: the data's, padded by ``widths`` (exact integers)."""
+    shape = []
+    for n, (b, e) in zip(data_shape, widths):
+        size = n + b + e
+        # cropping first, a crop can remove more than the axis holds though the padding makes up
+        # for it: in constant mode too, where the order matters only there (else both orders agree)
+        if size < 0 or (b * e < 0 and n + min(b, 0) + min(e, 0) < 0
+                        and chosen["mixed_sign_pads"] == "crop_first"):
+            if chosen["crop_beyond_dim"] == "reject":
+                raise PadError(f"pads ({b}, {e}) crop more than the dimension {n} holds", "crop_beyond_dim")
+            size = max(size, 0)
+        shape.append(size)
+    return shape
+
+
+def _work(data_shape, shape, itemsize: int, mode: str) -> int:
+    """The bytes the reference takes to pad ``data_shape`` to ``shape``: the output (twice where
+    a mode gathers it through index maps), and each axis's index maps."""
+    return (math.prod(shape) * max(itemsize, 1) * (1 if mode == "constant" else 2)
+            + sum(max(size, n) for size, n in zip(shape, data_shape)) * INDEX_BYTES_PER_POSITION)
+
+
+# The readings under which an output is largest: what a runtime that checks nothing computes
+_PERMISSIVE = {"negative_pads": "crop", "crop_beyond_dim": "clamp_to_zero", "repeated_axes": "accumulate",
+               "mixed_sign_pads": "original_coordinates", "pad_value_in_non_constant_mode": "ignore"}
+
+
+def implied_work(data_shape, itemsize: int, pads, mode: str, axes=None) -> int:
+    """The bytes a case implies, computed from its shapes alone, allocating nothing: its output
+    under the most permissive reading (what a runtime computes, whatever the case's kind) and,
+    where padconf's reference checks it, the reference's work too (``_work``: the output again
+    and the index maps). An output no tensor can hold (a dimension beyond int64) implies none:
+    a runtime must refuse it; nor do pads that fit no axis (a runtime can only refuse them).
+    A whole input's cases are bounded by the sum (padconf.cases.case.InputBudget)."""
+    rank = len(data_shape)
+    try:
+        widths = _pad_widths(rank, [int(p) for p in pads], axes, _Chosen(_interpretations(_PERMISSIVE), None))
+        shape = _output_shape(data_shape, widths, _Chosen(_interpretations(_PERMISSIVE), None))
+    except (PadError, TypeError, ValueError):
+        return math.prod(data_shape) * max(itemsize, 1)
+    if any(size > INT64_MAX for size in shape):
+        return 0
+    output = math.prod(shape) * max(itemsize, 1)
+    work = _work(data_shape, shape, itemsize, mode)
+    checked = math.prod(shape) <= MAX_ELEMENTS and work <= MAX_WORK_BYTES
+    return work if checked else output
 
 
 class _Chosen(dict):

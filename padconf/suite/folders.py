@@ -19,11 +19,11 @@ from onnx import external_data_helper, helper, numpy_helper
 
 from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
 from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
-from padconf.cases.case import MAX_CASES_BYTES, Case
+from padconf.cases.case import Case, InputBudget
 from padconf.cases.classify import classify
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.onnx_model import fed_input_names, value_from_attribute
-from padconf.core.dtypes import MAX_ARRAY_BYTES, ArrayBudget, OverBudget, as_array, dtype_name, numpy_dtype
+from padconf.core.dtypes import MAX_ARRAY_BYTES, OverBudget, as_array, dtype_name, numpy_dtype
 from padconf.core.errors import CaseError
 from padconf.core.untrusted import inside, npy_array, read_bytes
 from padconf.spec.loader import Spec
@@ -390,12 +390,19 @@ def case_dirs(path: Path | str) -> list[Path]:
     return sorted(found)
 
 
-def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None) -> tuple[Case, str]:
+def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None,
+                  budget: InputBudget | None = None) -> tuple[Case, str]:
     """The case one test directory holds, classified by its spec, and its placement. Its origin
-    is ``testdata:<the directory, relative to root>``."""
+    is ``testdata:<the directory, relative to root>``. The work it implies is taken from
+    ``budget`` (the whole input's), where given, before the reference computes anything."""
     where = Path(where)
     case, placement = (_onnx_case if (where / "model.onnx").is_file() else _openvino_case)(where, specs,
                                                                                            Path(root or where))
+    if budget is not None:
+        try:
+            budget.take_work(case)
+        except OverBudget as exc:
+            raise CaseError(f"{where}: {exc}; name fewer test directories") from None
     spec = next(s for s in specs if s.id == case.spec)
     case = classify(case, spec)
     case.origin = f"testdata:{where.relative_to(root).as_posix() if root and where != Path(root) else where.name}"
@@ -450,7 +457,8 @@ def read_cases(paths, specs: list[Spec]) -> list[Case]:
     placements is one case), classified with padconf's reference. Models other than one Pad
     node are skipped; none left is an error. The input is bounded as a whole, across every
     folder named: its test directories, files and bytes before any is loaded
-    (``_charge_input``), and the arrays of the cases kept (MAX_CASES_BYTES) as each is read."""
+    (``_charge_input``), and the arrays of the cases kept and the work every case implies
+    (InputBudget) as each is read."""
     out: dict[str, Case] = {}
     paths = [paths] if isinstance(paths, (str, Path)) else list(paths)
     test_dirs = []
@@ -459,11 +467,11 @@ def read_cases(paths, specs: list[Spec]) -> list[Case]:
         if len(test_dirs) > MAX_TEST_DIRS:
             break
     _charge_input(test_dirs)
-    kept = ArrayBudget(MAX_CASES_BYTES, "the cases of the test directories named")
+    kept = InputBudget("the test directories named")
     skipped = 0
     for where, path in test_dirs:
         try:
-            case, _ = read_case_dir(where, specs, root=path)
+            case, _ = read_case_dir(where, specs, root=path, budget=kept)
         except NotPadModel:
             skipped += 1
             continue

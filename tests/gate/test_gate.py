@@ -446,11 +446,11 @@ def test_the_shards_cases_are_bounded_together_before_the_gate_reruns_them(tmp_p
     """A gate's shards come from other jobs: every array of every case they hold counts against
     one total before any is decoded for the confirming reruns (a planted cases.jsonl decoded
     2.77 GB)."""
-    import padconf.gate.gate
+    import padconf.cases.case
     runtime = FAKE + "WrongOnExampleAdapter"
     assert gate(tmp_path, runtime, "[]\n") == 1  # a new failure: the gate reruns it from the shard's cases
     capsys.readouterr()
-    monkeypatch.setattr(padconf.gate.gate, "MAX_CASES_BYTES", 100)
+    monkeypatch.setattr(padconf.cases.case, "MAX_CASES_BYTES", 100)
     assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"),
                  "--results", str(tmp_path / "work")]) == 2
     err = capsys.readouterr().err

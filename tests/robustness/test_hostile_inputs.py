@@ -252,9 +252,9 @@ def test_a_zlib_bomb_in_a_run_directory_is_one_line_for_report_and_resume(tmp_pa
 
 
 def test_many_arrays_each_under_the_bound_are_bounded_together(tmp_path, capsys, monkeypatch):
-    import padconf.run.runner
+    import padconf.cases.case
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [64], "b64": base64.b64encode(bytes(256)).decode()})
-    monkeypatch.setattr(padconf.run.runner, "MAX_CASES_BYTES", 100)
+    monkeypatch.setattr(padconf.cases.case, "MAX_CASES_BYTES", 100)
     one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl", "more than 100 bytes")
 
 

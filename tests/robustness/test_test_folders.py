@@ -92,12 +92,13 @@ def test_the_whole_input_across_every_folder_named_is_bounded_before_any_loads(t
 
 def test_the_arrays_of_the_cases_read_are_bounded_together(tmp_path, monkeypatch):
     """Each case under its own bound, together past MAX_CASES_BYTES: refused as they are read."""
+    import padconf.cases.case
     import padconf.suite.folders as folders
     cases = tmp_path / "cases"
     for k, source in enumerate(sorted((GENERATED / "onnx").glob("test_pad19_*"))[:3]):
         shutil.copytree(source, cases / f"test_{k}")
     kept = sum(folders.case_nbytes(c) for c in read_cases([cases], load_specs()))
-    monkeypatch.setattr(folders, "MAX_CASES_BYTES", kept - 1)  # the bound, scaled down to three small cases
+    monkeypatch.setattr(padconf.cases.case, "MAX_CASES_BYTES", kept - 1)  # the bound, scaled down to three small cases
     with pytest.raises(CaseError, match="the cases of the test directories named hold more than"):
         read_cases([cases], load_specs())
 

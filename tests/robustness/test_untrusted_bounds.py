@@ -205,5 +205,5 @@ def test_a_resumed_run_bounds_every_array_of_its_cases_together(tmp_path):
                                    "kind": "must-reject"}] * 40)
     assert (run / "cases.jsonl").stat().st_size < 4 * MiB
     result = padconf(["run", "--resume", "--out", str(run)], tmp_path, memory=3 << 29)
-    assert_one_line_exit_2(result, "cases.jsonl: case 8", "the file's arrays hold more than 536870912 bytes")
+    assert_one_line_exit_2(result, "cases.jsonl: case 8", "cases.jsonl hold more than 536870912 bytes decoded")
     assert MAX_CASE_BYTES >= 2 * MAX_ARRAY_BYTES  # data and expected output at the bound are a case
