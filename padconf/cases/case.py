@@ -11,7 +11,7 @@ from functools import cached_property
 import numpy as np
 import onnx
 
-from padconf.cases.context import Consumer, Context
+from padconf.cases.context import Consumer, Context, check_context
 from padconf.core.dtypes import (
     ALL_DTYPES,
     MAX_ARRAY_BYTES,
@@ -27,7 +27,7 @@ from padconf.core.dtypes import (
 from padconf.core.errors import CaseError, SpecError
 from padconf.core.vocabulary import Placement, Word
 from padconf.spec.loader import parse_spec_id
-from padconf.spec.reference import MAX_WORK_BYTES, MODES, implied_work
+from padconf.spec.reference import MAX_WORK_BYTES, MODES, implied_shape, implied_work
 from padconf.spec.reference import pad as reference_pad
 
 
@@ -248,6 +248,13 @@ class Case:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
         if doc.get("id"):
             case.__dict__["id"] = doc["id"]
+        if case.context is not None:
+            try:
+                domain, version = parse_spec_id(case.spec)
+            except SpecError as exc:
+                raise CaseError(str(exc)) from None
+            check_context(case.context, case.data.ndim, version if domain == "onnx" else onnx.defs.onnx_opset_version(),
+                          implied_shape(case.data.shape, case.pads, case.axes), case.kind == CaseKind.DEFINED)
         if isinstance(budget, InputBudget):
             budget.take_work(case)
         return case

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import functools
 import json
+import math
 import reprlib
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 
@@ -184,6 +186,129 @@ _PRODUCED = {Producer.CONSTANT_NODE: "pads from Constant nodes",
              Producer.CONSTANT_INTS: "pads from Constant nodes' value_ints",
              Producer.SHAPE_CHAIN: "pads computed from Shape(data)",
              Producer.TORCH_PAD: "pads as torch.onnx exports F.pad"}
+
+
+# Bounds on a context read from a file (padconf draws kernels, strides and dilations of at most 3,
+# a second Pad's pads of at most 2, on outputs of a few hundred elements): the oracle's MaxPool
+# visits every window in Python, so the Pad's output a consumer takes is bounded as well.
+MAX_CONTEXT_ELEMENTS = 1 << 16  # of the Pad's output, where it feeds a consumer
+MAX_WINDOW = 1 << 10  # a kernel side, a stride, a dilation, a pool's own pad, a second Pad's pad
+MAX_SLICE_INDEX = 1 << 62  # Slice's starts and ends (int64; INT64_MAX means "to the end" too)
+AUTO_PADS = ("NOTSET", "SAME_UPPER", "SAME_LOWER", "VALID")
+_FLAGS = ("ceil_mode", "count_include_pad", "storage_order")  # 0 or 1
+_BLOCK_MODES = ("DCR", "CRD")
+_ATTR_TYPES = {"INT": "an integer", "INTS": "a list of integers", "STRING": "text"}
+
+
+def _schema(consumer: Consumer, opset: int):
+    import onnx.defs
+
+    try:
+        return onnx.defs.get_schema(str(consumer), opset)
+    except onnx.defs.SchemaError:
+        raise CaseError(f"malformed case: no {consumer} operator at opset {opset}") from None
+
+
+def check_context(ctx: Context, rank: int, opset: int, padded: list[int] | None, exact: bool) -> None:
+    """Refuse, in one line, a context whose consumer's graph is not valid for a Pad output of
+    rank ``rank`` (shape ``padded``, where known: its size is bounded; with ``exact``, a defined
+    case's, the channels and blocks are checked against it too) at ``opset``: every attribute of a Conv, pool,
+    SpaceToDepth or DepthToSpace one the operator's ONNX schema at that opset defines, of the
+    type it declares, its required ones (and Conv's W) present; and the value rules the
+    documents give (strides, dilations and kernel sides >= 1, each list of the spatial rank,
+    auto_pad and mode of their words, W's shape the kernel's and the channels'; Slice's
+    operands of one length on distinct axes, steps not 0; a second Pad's pads for every axis).
+    A case file's context reaches the oracle, the model and the repro only past this
+    (Case.from_json): a pool with no strides or a Conv without W stopped minimize with exit 3."""
+    def bad(what: str) -> CaseError:
+        return CaseError(f"malformed case: context {ctx.consumer}: {what}")
+
+    a, consumer = ctx.attrs, ctx.consumer
+    if consumer == Consumer.NONE:
+        if a or ctx.weights is not None:
+            raise bad("a context without a consumer holds attributes or weights")
+        return
+    if padded is not None and math.prod(padded) > MAX_CONTEXT_ELEMENTS:
+        raise bad(f"the Pad's output {reprlib.repr(padded)} feeding it holds more than {MAX_CONTEXT_ELEMENTS} elements")
+    if (ctx.weights is not None) != (consumer == Consumer.CONV):
+        raise bad("Conv takes its W, and no other consumer weights" if consumer == Consumer.CONV
+                  else "weights are Conv's alone")
+    if consumer in _OPERAND_ATTRS:
+        _check_operands(ctx, rank, bad)
+        return
+    schema = _schema(consumer, opset)
+    for name, value in a.items():
+        if name not in schema.attributes:
+            raise bad(f"attribute {name[:40]!r} is none the operator defines at opset {opset}")
+        kind = str(schema.attributes[name].type).rsplit(".", 1)[-1]
+        ok = {"INT": type(value) is int, "INTS": isinstance(value, list), "STRING": isinstance(value, str)}.get(kind)
+        if not ok:
+            raise bad(f"attribute {name!r} is {_ATTR_TYPES.get(kind, kind)} in its schema, not {reprlib.repr(value)}")
+    required = [name for name, attr in schema.attributes.items() if attr.required]
+    if consumer in POOLS:
+        required.append("kernel_shape")  # Conv's too: padconf's oracle and W are built from it
+    missing = [name for name in required if name not in a]
+    if missing:
+        raise bad(f"attribute {missing[0]!r} is required")
+    if consumer in BLOCKS:
+        if rank != 4:
+            raise bad(f"takes a rank 4 input, not rank {rank}")
+        block = a["blocksize"]
+        if not 1 <= block <= MAX_WINDOW or a.get("mode", "DCR") not in _BLOCK_MODES:
+            raise bad(f"blocksize {block} is not in [1, {MAX_WINDOW}], or mode {a.get('mode')!r} not DCR or CRD")
+        if exact and padded is not None and (padded[1] % (block * block) if consumer == Consumer.DEPTH_TO_SPACE
+                                   else padded[2] % block or padded[3] % block):
+            raise bad(f"blocksize {block} does not divide the Pad's output {padded}")
+        return
+    spatial = rank - 2
+    if spatial < 1:
+        raise bad(f"takes a rank >= 3 input (N, C, spatial ...), not rank {rank}")
+    for name, length, low in (("kernel_shape", spatial, 1), ("strides", spatial, 1), ("dilations", spatial, 1),
+                              ("pads", 2 * spatial, 0)):
+        values = a.get(name)
+        if values is not None and (len(values) != length or not all(low <= v <= MAX_WINDOW for v in values)):
+            raise bad(f"{name} {reprlib.repr(values)} is not {length} values in [{low}, {MAX_WINDOW}] "
+                      f"(the input's spatial rank is {spatial})")
+    if a.get("auto_pad", "NOTSET") not in AUTO_PADS:
+        raise bad(f"auto_pad {a['auto_pad'][:40]!r} is not one of {', '.join(AUTO_PADS)}")
+    for flag in _FLAGS:
+        if a.get(flag, 0) not in (0, 1):
+            raise bad(f"{flag} {a[flag]} is not 0 or 1")
+    if math.prod(a["kernel_shape"]) > MAX_CONTEXT_ELEMENTS:
+        raise bad(f"kernel_shape {a['kernel_shape']} covers more than {MAX_CONTEXT_ELEMENTS} elements")
+    if consumer == Consumer.CONV:
+        assert ctx.weights is not None
+        group, w = a.get("group", 1), ctx.weights
+        channels = padded[1] if exact and padded is not None else None
+        if w.dtype != np.float32 or w.ndim != rank or list(w.shape[2:]) != list(a["kernel_shape"]) \
+                or not 1 <= group <= w.shape[0] or w.shape[0] % group \
+                or (channels is not None and channels != w.shape[1] * group):
+            raise bad(f"W of {w.dtype} shape {list(w.shape)} is not float32 (M, C / group, *kernel_shape) for "
+                      f"kernel_shape {a['kernel_shape']}, group {group} and {channels} channels")
+
+
+def _check_operands(ctx: Context, rank: int, bad) -> None:
+    """A Slice's starts, ends, axes and steps, or a second Pad's pads and value."""
+    a = ctx.attrs
+    if ctx.consumer == Consumer.PAD:
+        pads, value = a.get("pads"), a.get("value")
+        if not isinstance(pads, list) or len(pads) != 2 * rank or not all(0 <= p <= MAX_WINDOW for p in pads):
+            raise bad(f"pads {reprlib.repr(pads)} are not {2 * rank} values in [0, {MAX_WINDOW}]")
+        if type(value) is not int or abs(value) > 1 << 24:
+            raise bad(f"value {reprlib.repr(value)} is not an integer of at most 2**24")
+        return
+    # padconf's model gives all four as initializers (context_model.consumer_graph)
+    operands = [a.get(name) for name in ("starts", "ends", "axes", "steps")]
+    if not all(isinstance(v, list) for v in operands):
+        raise bad("starts, ends, axes and steps are each a list of integers")
+    starts, ends, axes, steps = cast(list[list[int]], operands)
+    count = len(starts)
+    if not 1 <= count <= rank or any(len(v) != count for v in (ends, axes, steps)):
+        raise bad(f"starts, ends, axes and steps are not of one length in [1, {rank}]")
+    if not all(-rank <= x < rank for x in axes) or len({x % rank for x in axes}) != count:
+        raise bad(f"axes {axes} are not distinct axes of a rank {rank} input")
+    if 0 in steps or not all(abs(v) <= MAX_SLICE_INDEX for v in starts + ends + steps):
+        raise bad(f"steps {steps} hold 0, or starts, ends or steps lie beyond +-2**62")
 
 
 def _attr_ok(value) -> bool:

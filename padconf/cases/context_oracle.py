@@ -58,7 +58,7 @@ def documented_shape(ctx: Context, shape: tuple[int, ...]) -> tuple[int, ...] | 
     pads = a.get("pads", [0] * 2 * rank) if auto == "NOTSET" else [0] * 2 * rank
     rounding = math.ceil if a.get("ceil_mode") else math.floor
     out = []
-    for i, (n, k, s, d) in enumerate(zip(shape[2:], a["kernel_shape"], a["strides"], dilations)):
+    for i, (n, k, s, d) in enumerate(zip(shape[2:], a["kernel_shape"], a.get("strides", [1] * rank), dilations)):
         if auto.startswith("SAME"):
             out.append(math.ceil(n / s))
         elif auto == "VALID":

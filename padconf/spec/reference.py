@@ -161,6 +161,16 @@ _PERMISSIVE = {"negative_pads": "crop", "crop_beyond_dim": "clamp_to_zero", "rep
                "mixed_sign_pads": "original_coordinates", "pad_value_in_non_constant_mode": "ignore"}
 
 
+def implied_shape(data_shape, pads, axes=None) -> list[int] | None:
+    """The output shape under the most permissive reading (what a runtime that checks nothing
+    gives), from the shapes alone; None where the pads fit no axis."""
+    chosen = _Chosen(_interpretations(_PERMISSIVE), None)
+    try:
+        return _output_shape(data_shape, _pad_widths(len(data_shape), [int(p) for p in pads], axes, chosen), chosen)
+    except (PadError, TypeError, ValueError):
+        return None
+
+
 def implied_work(data_shape, itemsize: int, pads, mode: str, axes=None) -> int:
     """The bytes a case implies, computed from its shapes alone, allocating nothing: its output
     under the most permissive reading (what a runtime computes, whatever the case's kind) and,
@@ -168,11 +178,8 @@ def implied_work(data_shape, itemsize: int, pads, mode: str, axes=None) -> int:
     and the index maps). An output no tensor can hold (a dimension beyond int64) implies none:
     a runtime must refuse it; nor do pads that fit no axis (a runtime can only refuse them).
     A whole input's cases are bounded by the sum (padconf.cases.case.InputBudget)."""
-    rank = len(data_shape)
-    try:
-        widths = _pad_widths(rank, [int(p) for p in pads], axes, _Chosen(_interpretations(_PERMISSIVE), None))
-        shape = _output_shape(data_shape, widths, _Chosen(_interpretations(_PERMISSIVE), None))
-    except (PadError, TypeError, ValueError):
+    shape = implied_shape(data_shape, pads, axes)
+    if shape is None:
         return math.prod(data_shape) * max(itemsize, 1)
     if any(size > INT64_MAX for size in shape):
         return 0
