@@ -234,7 +234,8 @@ def cmd_gate(args) -> int:
 
     entries = load_baseline(args.baseline)
     if args.results:
-        judgement = judge_results(args.results, entries, args.runtime, _gate_config(args).specs_dir)
+        asked = _gate_config(args)
+        judgement = judge_results(args.results, entries, args.runtime, asked.specs_dir, asked)
     else:
         with progress(console, f"gate {args.runtime}") as advance:
             judgement = gate(_gate_config(args), entries, _work_dir(args, "gate"), progress=advance)

@@ -159,11 +159,13 @@ class _GateStages:
 
 
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
-                  specs_dir: str | None = None) -> Judgement:
+                  specs_dir: str | None = None, asked: GateConfig | None = None) -> Judgement:
     """Judge the gate run directories of every shard of one gate as that gate unsharded would,
     confirming reruns included; an incomplete or mixed set of shards is a PadconfError. Each
     shard is proved whole against the suite itself (``shard_must_hold``), never against its
-    own counts, which a directory emptied of its failures can keep consistent."""
+    own counts, which a directory emptied of its failures can keep consistent. The gate is the
+    one the command line describes (``asked``: its --spec, --mode, --dtype, -k, --seed and
+    --explore), never gate.json's word for it (``check_gate_asked``)."""
     rows: list[ResultRow] = []
     cases: dict[str, dict] = {}
     spec_ids: set[str] = set()
@@ -181,6 +183,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
                 json.dumps(msgspec.to_builtins(about.case_filter), sort_keys=True))
         if chosen is None:
             chosen = about.chosen(d / GATE_JSON)
+            if asked is not None:
+                check_gate_asked(about, chosen, asked, d / GATE_JSON)
         if mine[0] != runtime:
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
@@ -225,7 +229,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
     for d, shard, shard_rows in held:
         check_shard_whole(d, shard, shard_rows, suite, placements, families)
     # filtered shards hold no version's whole suite: signature entries are not judged
-    judgement = judge_rows(rows, entries, runtime, set() if config[5] else spec_ids)
+    judgement = judge_rows(rows, entries, runtime, set() if chosen.active else spec_ids)
     if judgement.new or judgement.fixed:
         from padconf.run.config import RunConfig  # Hypothesis's profiles: as in gate_run
         try:  # checked as a run's are
@@ -275,6 +279,25 @@ class GateAbout(msgspec.Struct, forbid_unknown_fields=True):
             return CaseFilter(tuple(f.modes) if f.modes else None, tuple(f.dtypes) if f.dtypes else None, f.pattern)
         except PadconfError as exc:
             raise CaseError(f"{where}: malformed: {exc}") from None
+
+
+def check_gate_asked(about: GateAbout, chosen: CaseFilter, asked: GateConfig, where: Path) -> None:
+    """Refuse shards whose gate.json records a gate other than the one the command line asks to
+    judge: which cases count (the spec versions, the filter, the explored cases) is what the
+    command says, and gate.json, a file in a folder anyone may have written, only agrees with
+    it. A forged filter or spec list made cases the gate ran drop out of the judgement."""
+    specs = [s.id for s in load_specs(asked.specs_dir, asked.specs)]
+    said = {"--spec": (sorted(specs), sorted(about.spec_ids)),
+            "--mode, --dtype, -k": (asked.case_filter(), chosen),
+            "--seed": (asked.seed, about.seed) if about.explore or asked.explore else (0, 0),
+            "--explore": (asked.explore, about.explore)}
+    differ = [name for name, (want, got) in said.items() if want != got]
+    if differ:
+        name = differ[0]
+        want, got = said[name]
+        shown = (lambda f: f.words() or "none") if name.startswith("--mode") else (lambda v: v)
+        raise PadconfError(f"{where}: a gate of {name} {str(shown(got))[:200]}, not the {str(shown(want))[:200]} "
+                           "this command names: name the options the shards ran with")
 
 
 def read_gate_json(path: Path) -> GateAbout:

@@ -375,11 +375,11 @@ def test_sharded_gates_merge_into_the_whole_judgement(tmp_path, capsys):
     assert "not judged here" in capsys.readouterr().out
     assert json.loads((tmp_path / "s1" / "gate.json").read_text())["shard"] == [1, 2]
     assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
-                 "--results", *dirs]) == 1
+                 *SPEC, "--results", *dirs]) == 1
     assert "fixed: " in capsys.readouterr().out
     for given, says in (([dirs[0]], "shards 2 of 2 missing"), ([dirs[0], dirs[0]], "shards 2 of 2 missing")):
         assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
-                     "--results", *given]) == 2  # part of the suite is never judged as the whole
+                     *SPEC, "--results", *given]) == 2  # part of the suite is never judged as the whole
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and says in err
 
@@ -396,7 +396,7 @@ def test_a_shard_cut_short_is_never_judged_as_the_whole(tmp_path, capsys):
         assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
                      "--work", work, "--shard", f"{k}/2", *SPEC]) == 0
     judge = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
-             "--results", *dirs]
+             *SPEC, "--results", *dirs]
     assert main(judge) == 0
     capsys.readouterr()
     results, about = tmp_path / "s2" / "results.jsonl", tmp_path / "s2" / "run.json"
@@ -421,7 +421,8 @@ def test_results_over_every_shard_confirm_as_an_unsharded_gate_does(tmp_path, ca
         assert gate(tmp_path, runtime, "[]\n", "--work", dirs[-1], "--shard", f"{k}/2") == 0
     capsys.readouterr()
     # the crash the shard's run recorded does not recur alone, nor after its worker's history
-    assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"), "--results", *dirs]) == 0
+    assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"), *SPEC,
+                 "--results", *dirs]) == 0
     assert re.search(r"flaky \(not failing the gate\): \S+ \[\w+\]: crash in the run, (pass, )+pass alone",
                      capsys.readouterr().out)
 
@@ -452,7 +453,7 @@ def test_the_shards_cases_are_bounded_together_before_the_gate_reruns_them(tmp_p
     capsys.readouterr()
     monkeypatch.setattr(padconf.cases.case, "MAX_CASES_BYTES", 100)
     assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "baseline.yaml"),
-                 "--results", str(tmp_path / "work")]) == 2
+                 *SPEC, "--results", str(tmp_path / "work")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "more than 100 bytes" in err, err
 

@@ -31,7 +31,8 @@ def test_overlapping_or_relabelled_shards_are_never_judged_as_the_whole(tmp_path
     for k, work in enumerate(dirs, 1):
         assert main(["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"),
                      "--work", str(work), "--shard", f"{k}/2", *SPEC]) == 0
-    judge = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"), "--results"]
+    judge = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"), *SPEC,
+             "--results"]
     assert main([*judge, *map(str, dirs)]) == 0
     capsys.readouterr()
     # shard 1's run relabelled as shard 2: together they look complete, and shard 2's cases are missing
@@ -79,7 +80,7 @@ def test_a_shard_emptied_stripped_padded_or_doubled_with_consistent_counts_is_re
     assert sorted(codes) == [0, 1]  # the worked example it fails is in one shard
     target, whole = (dirs[0], dirs[1]) if codes[0] == 1 else (dirs[1], dirs[0])
     index = 1 if target == dirs[0] else 2
-    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), "--results"]
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), *SPEC, "--results"]
     assert main([*judge, *map(str, dirs)]) == 1  # the whole: the worked examples' failures are new
     capsys.readouterr()
     rows = [json.loads(line) for line in (target / "results.jsonl").read_text().splitlines()]
@@ -114,7 +115,26 @@ def test_filtered_shards_are_proved_whole_against_the_filtered_suite(tmp_path, c
         assert main(["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), "--work", str(work),
                      "--shard", f"{k}/2", "--mode", "edge", *SPEC]) == 0
     assert json.loads((dirs[0] / "gate.json").read_text())["case_filter"]["modes"] == ["edge"]
-    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), "--results"]
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), *SPEC, "--mode", "edge",
+             "--results"]
+    assert main([*judge, *map(str, dirs)]) == 0
+    capsys.readouterr()
+    # the gate judged is the one the command line names: gate.json's filter only agrees with it
+    assert main([*[a for a in judge if a not in ("--mode", "edge")], *map(str, dirs)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a gate of --mode, --dtype, -k --mode edge, not the none" in err, err
+    for shard in dirs:  # a filter forged into every shard's gate.json, which the shards' rows agree with
+        about = json.loads((shard / "gate.json").read_text())
+        about["case_filter"]["modes"], about["filter"] = ["edge", "reflect"], "--mode edge --mode reflect"
+        (shard / "gate.json").write_text(json.dumps(about))
+    assert main([*judge, *map(str, dirs)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a gate of --mode, --dtype, -k --mode edge --mode reflect, not the --mode edge" \
+        in err, err
+    for shard in dirs:
+        about["case_filter"]["modes"], about["filter"] = ["edge"], "--mode edge"
+        (shard / "gate.json").write_text(json.dumps({**json.loads((shard / "gate.json").read_text()),
+                                                     "case_filter": about["case_filter"], "filter": "--mode edge"}))
     assert main([*judge, *map(str, dirs)]) == 0
     capsys.readouterr()
     rows = [json.loads(line) for line in (dirs[0] / "results.jsonl").read_text().splitlines()]
