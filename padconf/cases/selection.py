@@ -14,6 +14,9 @@ from padconf.core.errors import PadconfError, did_you_mean
 
 MODES = ("constant", "reflect", "edge", "wrap")  # every Pad mode a spec document names
 MAX_PATTERN_CHARS = 1000
+# parentheses and "not"s nested: the parser and the matcher it builds recurse a few frames a level,
+# and 400 parentheses (within MAX_PATTERN_CHARS) passed the interpreter's recursion limit (exit 3)
+MAX_PATTERN_DEPTH = 64
 _TOKEN = re.compile(r"\s*(\(|\)|[^\s()]+)")
 
 
@@ -34,28 +37,31 @@ def _compile(pattern: str) -> Callable[[Callable[[str], bool]], bool]:
         at += 1
         return tokens[at - 1]
 
-    def or_expr():
-        parts = [and_expr()]
+    def or_expr(depth: int):
+        parts = [and_expr(depth)]
         while at < len(tokens) and tokens[at] == "or":
             take()
-            parts.append(and_expr())
+            parts.append(and_expr(depth))
         return lambda m: any(p(m) for p in parts)
 
-    def and_expr():
-        parts = [not_expr()]
+    def and_expr(depth: int):
+        parts = [not_expr(depth)]
         while at < len(tokens) and tokens[at] == "and":
             take()
-            parts.append(not_expr())
+            parts.append(not_expr(depth))
         return lambda m: all(p(m) for p in parts)
 
-    def not_expr():
+    def not_expr(depth: int):
+        if depth > MAX_PATTERN_DEPTH:  # before recursing further: the parser's frames, and the matcher's
+            raise PadconfError(f"-k {pattern[:80]!r}: parentheses and 'not' nested more than "
+                               f"{MAX_PATTERN_DEPTH} deep")
         if at < len(tokens) and tokens[at] == "not":
             take()
-            inner = not_expr()
+            inner = not_expr(depth + 1)
             return lambda m: not inner(m)
         if at < len(tokens) and tokens[at] == "(":
             take()
-            inner = or_expr()
+            inner = or_expr(depth + 1)
             take(")")
             return inner
         name = take()
@@ -63,7 +69,7 @@ def _compile(pattern: str) -> Callable[[Callable[[str], bool]], bool]:
             raise PadconfError(f"-k {pattern[:80]!r}: expected a name, not {name!r}")
         return lambda m: m(name)
 
-    found = or_expr()
+    found = or_expr(0)
     if at != len(tokens):
         raise PadconfError(f"-k {pattern[:80]!r}: unexpected {tokens[at]!r}")
     return found

@@ -34,3 +34,33 @@ def test_a_row_nested_under_the_recursion_limit_is_one_line_for_report(tmp_path,
     line = json.dumps(row)[:-1] + ', "printed": ' + "[" * depth + "]" * depth + "}\n"
     (run / "results.jsonl").write_text(line)
     one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys, "nested more than")
+
+
+NESTED_K = "(" * 400 + "x" + ")" * 400  # within -k's 1000 characters
+
+
+@pytest.mark.parametrize("pattern", [NESTED_K, "not " * 240 + "x", "not (" * 100 + "x" + ")" * 100])
+def test_a_k_pattern_nested_past_its_bound_is_one_line_wherever_it_is_read(tmp_path, capsys, pattern):
+    """-k's parser recursed a few frames a level: 400 parentheses were a RecursionError, exit 3,
+    for run -k, run.json's pattern on --resume and the pytest plugin's --padconf-k (which reads
+    it through the same CaseFilter, as a usage error)."""
+    from padconf.cases.selection import MAX_PATTERN_DEPTH, CaseFilter
+    from padconf.cli import main
+    from padconf.core.errors import PadconfError
+    with pytest.raises(PadconfError, match=f"nested more than {MAX_PATTERN_DEPTH} deep"):
+        CaseFilter(pattern=pattern)
+    CaseFilter(pattern="(" * MAX_PATTERN_DEPTH + "x" + ")" * MAX_PATTERN_DEPTH)  # at the bound: taken
+    assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "1",
+                 "--out", str(tmp_path / "r"), "-k", pattern]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested more than" in err, err
+    assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "1",
+                 "--out", str(tmp_path / "r")]) in (0, 1)
+    about = json.loads((tmp_path / "r" / "run.json").read_text())
+    about["pattern"] = pattern
+    about.pop("results", None)
+    (tmp_path / "r" / "run.json").write_text(json.dumps(about))
+    capsys.readouterr()
+    assert main(["run", "--resume", "--out", str(tmp_path / "r")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nested more than" in err, err
