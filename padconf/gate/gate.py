@@ -26,7 +26,8 @@ from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
 from padconf.gate.explore import REPLAYED, example_database, remember
 from padconf.gate.selection import MAX_SHARDS, gate_cases, in_shard
-from padconf.judging.records import ResultRow
+from padconf.judging.records import ResultRow, judged_row, rederive_rows
+from padconf.judging.verdicts import OWN_FAULT, Verdict
 from padconf.run.rundir import (
     CASES,
     GATE_JSON,
@@ -223,21 +224,37 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
     if missing or len(shards) != count:
         raise PadconfError(f"--results: shards {', '.join(map(str, missing)) or 'repeated'} of {count} missing"
                            if missing else f"--results: {len(shards)} directories for {count} shards: one is repeated")
+    rederive_rows(rows, cases, "--results")
     suite = shard_must_hold(load_specs(specs_dir, list(config[1])), config[2], config[3], chosen)
     placements = {str(row["placement"]) for row in rows}
     families = {parse_spec_id(row["spec"])[0] for row in rows}
     for d, shard, shard_rows in held:
         check_shard_whole(d, shard, shard_rows, suite, placements, families)
-    # filtered shards hold no version's whole suite: signature entries are not judged
-    judgement = judge_rows(rows, entries, runtime, set() if chosen.active else spec_ids)
-    if judgement.new or judgement.fixed:
+    def shards_worker() -> Worker:
         from padconf.run.config import RunConfig  # Hypothesis's profiles: as in gate_run
         try:  # checked as a run's are
             limits = RunConfig(runtimes=[runtime], memory_mb=first_run_doc["memory_mb"],
                                timeout=first_run_doc["timeout"])
         except (KeyError, TypeError) as exc:
             raise CaseError(f"{Path(dirs[0]) / RUN_JSON}: malformed: {exc}") from None
-        worker = Worker(runtime, limits.memory_mb, limits.timeout)
+        return Worker(runtime, limits.memory_mb, limits.timeout)
+
+    # padconf's own faults are never verdicts, and a row's word for one derives nothing: each is
+    # run again here (a shard whose failures were relabelled so passed the gate on nothing judged)
+    own = [k for k, row in enumerate(rows) if row["verdict"] == Verdict.INCONCLUSIVE
+           and (row.get("detail") or "").startswith(OWN_FAULT)]
+    if own:
+        worker = shards_worker()
+        try:
+            for k in own:
+                case = Case.from_json(cases[rows[k]["case_id"]])
+                rows[k] = judged_row(runtime, rows[k]["placement"], case, *worker.run_alone(case, rows[k]["placement"]))
+        finally:
+            worker.close()
+    # filtered shards hold no version's whole suite: signature entries are not judged
+    judgement = judge_rows(rows, entries, runtime, set() if chosen.active else spec_ids)
+    if judgement.new or judgement.fixed:
+        worker = shards_worker()
         try:
             budget = InputBudget("the shards")
             confirm(judgement, entries, [Case.from_json(c, budget) for c in cases.values()], worker)

@@ -8,19 +8,22 @@ Rows are JSON objects (TypedDicts), so that results.jsonl stays plain JSON for j
 fields hold a ``Word`` (Verdict, Placement, CaseKind ...), which is its own text in JSON."""
 from __future__ import annotations
 
+import functools
 import json
+import reprlib
+import typing
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypedDict, cast
+from typing import Annotated, Any, TypedDict, cast
 
 import msgspec
 
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import Case, check_mode
-from padconf.core.dtypes import dtype_name, encode_array
+from padconf.cases.case import Case, CaseKind, check_mode
+from padconf.core.dtypes import ArrayBudget, decode_array, dtype_name, encode_array
 from padconf.core.errors import CaseError
-from padconf.core.vocabulary import Placement
-from padconf.judging.verdicts import Ruling, Verdict, confirm_refusal, judge
+from padconf.core.vocabulary import Placement, Status
+from padconf.judging.verdicts import OWN_FAULT, Ruling, Verdict, confirm_refusal, judge
 
 # A skipped row's detail starts so where an ahead-of-time compiler's budget left the case's
 # model out (padconf.run.compile_budget)
@@ -63,13 +66,13 @@ class _Row(TypedDict):
     difference: str | None  # a mismatch: a Difference
     error: str | None
     note: str | None
-    printed: dict | None
+    printed: dict[str, Any] | None
     seconds: float | None
-    output: dict | None  # the runtime's output where the verdict is about it (encoded array)
+    output: dict[str, Any] | None  # the runtime's output where the verdict is about it (encoded array)
     case_id: str
     origin: str
     process: str | None  # the worker process that answered, and how many cases it ran before
-    position: int | None
+    position: Annotated[int, msgspec.Meta(ge=0)] | None
 
 
 class ResultRow(_Row, total=False):
@@ -80,7 +83,9 @@ class ResultRow(_Row, total=False):
     control: ControlRow  # attached on reading (rundir.attach_controls), never written
     after: str  # the gate: the case ids after which a failure recurs (its poisoners)
     experiments: dict  # minimize's triage experiments (padconf.minimize.probes.experiments), never written to a run
-    elided: dict  # key -> how many entries (a list) or characters (a text) it had, where the row holds fewer
+    elided: dict[str, Annotated[int, msgspec.Meta(ge=0)]]  # key -> how many entries (a list) or characters
+    # (a text) it had, where the row holds fewer
+    tags: list[str]  # a case's edge classes, where a row carries them (cases.jsonl holds them, by case_id)
 
 
 # What padconf writes, padconf reads back: a row is small whatever its case holds, so that a run's
@@ -90,6 +95,7 @@ MAX_ROW_LIST = 64  # entries of a row's shape, pads, axes
 MAX_ROW_TEXT = 1 << 14  # characters of a row's error, detail, note (a runtime may say megabytes)
 MAX_ROW_EVIDENCE = 1 << 20  # characters of a row's encoded output; a larger one is left out (cases.jsonl
 # and the case rerun show it)
+MAX_ROWS_EVIDENCE = 1 << 29  # the bytes of every row's output decoded, when a run is read back (rederive_rows)
 
 
 # the keys every result row has, checked when a run directory is read
@@ -106,48 +112,39 @@ _JSON_NAMES = {dict: "an object", list: "an array", str: "text", int: "a number"
 _VOCABULARIES = {"verdict": Verdict, "placement": Placement}  # a row's words, held to their vocabulary
 
 
-class ResultRecord(msgspec.Struct, forbid_unknown_fields=True):
-    """A result row as a strict record (msgspec, chosen by benchmarks/bench_records.py): every
-    key ResultRow declares with its JSON type, and no other; what ``check_row`` did not hold
-    (a shape of text, a key nobody writes) is refused. The row itself stays a dict for jq."""
-    runtime: str
-    placement: Placement
-    spec: str
-    mode: str
-    dtype: str
-    shape: list[int]
-    pads: list[int]
-    verdict: Verdict
-    case_id: str
-    origin: str
-    axes: list[int] | None = None
-    constant_value: str | None = None
-    kind: str | None = None
-    reason: str | None = None
-    rule: str | None = None
-    detail: str | None = None
-    matched: list[str] | None = None
-    difference: str | None = None
-    error: str | None = None
-    note: str | None = None
-    printed: dict[str, Any] | None = None
-    seconds: float | None = None
-    output: dict[str, Any] | None = None
-    process: str | None = None
-    position: int | None = None
-    target: str | None = None
-    graph: str | None = None
-    after: str | None = None
-    tags: list[str] | None = None
-    elided: dict[str, int] | None = None
+# keys a row holds in memory only (attached on reading, or minimize's): a file's row holding one is refused
+NOT_WRITTEN = ("control", "experiments")
+
+
+@functools.cache
+def strict_record(declared: type) -> type[msgspec.Struct]:
+    """The strict record (msgspec, chosen by benchmarks/bench_records.py) of the rows the
+    TypedDict ``declared`` describes, derived from it: its keys, their types and bounds are
+    declared there, once. Every key a file's row may hold (NOT_WRITTEN left out) with its
+    declared type; those RESULT_KEYS names (or the TypedDict requires, for other rows) required,
+    the others optional or null; any other key refused."""
+    hints = typing.get_type_hints(declared, include_extras=True)
+    required = set(RESULT_KEYS) if declared is ResultRow else set(declared.__required_keys__)  # type: ignore[attr-defined]
+    fields: list = []
+    for name, kind in hints.items():
+        if name in NOT_WRITTEN:
+            continue
+        fields.append((name, kind) if name in required else (name, kind | None, None))
+    fields.sort(key=lambda f: len(f) == 3)  # required first, as a Struct's fields must be
+    return msgspec.defstruct(f"{declared.__name__}Record", fields, forbid_unknown_fields=True)
+
+
+def strict_row(row: dict[str, Any], declared: type, where: str) -> None:
+    """``row`` (check_row's) held to ``declared``'s strict record: a CaseError naming ``where`` otherwise."""
+    try:
+        msgspec.convert(row, strict_record(declared), strict=True)
+    except msgspec.ValidationError as exc:
+        raise CaseError(f"{where}: {exc}") from None
 
 
 def strict_result_row(row: dict[str, Any], where: str) -> None:
-    """``row`` (check_row's) held to ResultRecord: a CaseError naming ``where`` otherwise."""
-    try:
-        msgspec.convert(row, ResultRecord, strict=True)
-    except msgspec.ValidationError as exc:
-        raise CaseError(f"{where}: {exc}") from None
+    """``row`` held to ResultRow's strict record."""
+    strict_row(row, ResultRow, where)
 
 
 def check_row(row: Any, where: str, required: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -178,6 +175,66 @@ def check_row(row: Any, where: str, required: tuple[str, ...] = ()) -> dict[str,
             except ValueError:
                 raise CaseError(f"{where}: {key} {row[key]!r} is not one of {', '.join(words)}") from None
     return row
+
+
+# verdicts about an output: a row holding one records the output it is about (_evidence)
+OUTPUT_VERDICTS = (Verdict.MISMATCH, Verdict.WRONGLY_ACCEPTED, Verdict.UNEXPLAINED)
+
+
+def rederive_rows(rows: list[ResultRow], cases: dict[str, dict], where: str) -> None:
+    """Hold every row whose verdict can be derived again to the verdict derived again: a row
+    about an output (a mismatch, a wrong acceptance, an unexplained answer), or any row holding
+    one, is judged afresh (verdicts.judge) on the output it records against padconf's reference
+    of its case (cases.jsonl, ``cases``); a row claiming such a verdict without its output (and
+    not saying it left it out, ``elided``), or whose verdict the output does not give, is a
+    CaseError naming ``where``. A verdict on no output (a pass records none; a crash, a timeout,
+    a refusal) cannot be derived again here: minimize reruns such a case, and the gate reruns
+    every change against its baseline before it concludes (gate.confirm)."""
+    budget = ArrayBudget(MAX_ROWS_EVIDENCE, f"{where}'s recorded outputs")
+    for number, row in enumerate(rows, 1):
+        doc = cases.get(row["case_id"])
+        if doc is None:
+            continue  # rundir.check_rows_of_cases says so
+        _check_case_fields(row, doc, f"{where}: row {number}")
+        recorded = row.get("output")
+        if recorded is None:
+            if row["verdict"] in OUTPUT_VERDICTS and "output" not in (row.get("elided") or {}):
+                raise CaseError(f"{where}: row {number}: verdict {row['verdict']} records no output to derive it from")
+            if row["verdict"] == Verdict.INCONCLUSIVE and not _inconclusive_grounds(row, doc):
+                raise CaseError(f"{where}: row {number}: inconclusive on no grounds a {doc.get('kind')} case can have "
+                                "(padconf's own fault, a case too large to check, a refusal its twin cannot confirm)")
+            continue
+        case = Case.from_json(doc)
+        try:
+            output = decode_array(recorded, budget)
+        except (CaseError, KeyError, TypeError, ValueError) as exc:
+            raise CaseError(f"{where}: row {number}: its output: {str(exc)[:200]}") from None
+        ruling = judge(case, Outcome(output=output), Status.OK)
+        if ruling.verdict != row["verdict"]:
+            raise CaseError(f"{where}: row {number}: verdict {row['verdict']}, but the output it records is "
+                            f"{ruling.verdict} against padconf's reference of case {row['case_id']!r}")
+
+
+def _check_case_fields(row: ResultRow, doc: dict, where: str) -> None:
+    """A row's copy of its case (what result_row writes of it) must be its case's, as
+    cases.jsonl holds it: a row relabelled with another dtype, mode or kind showed a failure
+    under another cell, or none."""
+    data: dict = doc["data"] if isinstance(doc.get("data"), dict) else {}
+    given = {"spec": doc.get("spec"), "mode": doc.get("mode"), "dtype": data.get("dtype"),
+             "shape": list(data.get("shape") or [])[:MAX_ROW_LIST], "pads": list(doc.get("pads") or [])[:MAX_ROW_LIST],
+             "kind": doc.get("kind", CaseKind.DEFINED), "rule": doc.get("rule"),
+             "origin": doc.get("origin", "generated")}
+    differ = next((k for k, v in given.items() if row.get(k) != v), None)
+    if differ is not None:
+        raise CaseError(f"{where}: its {differ} {reprlib.repr(row.get(differ))} is not its case's "
+                        f"({reprlib.repr(given[differ])}, cases.jsonl)")
+
+
+def _inconclusive_grounds(row: ResultRow, doc: dict) -> bool:
+    """Whether an inconclusive row states a ground verdicts.judge gives one on."""
+    detail = row.get("detail") or row.get("error") or ""
+    return (detail.startswith(OWN_FAULT) or doc.get("kind") == CaseKind.TOO_LARGE
+            or (doc.get("kind") == CaseKind.MUST_REJECT and detail.startswith("refused")))
 
 
 def _evidence(ruling: Ruling, outcome: Outcome) -> dict | None:

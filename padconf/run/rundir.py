@@ -34,10 +34,12 @@ from padconf.judging.records import (
     Rows,
     RunData,
     check_row,
+    rederive_rows,
     row_key,
     strict_result_row,
+    strict_row,
 )
-from padconf.judging.verdicts import FAILURES
+from padconf.judging.verdicts import FAILURES, control_fails
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
 MAX_RUN_JSON_BYTES = 1 << 20  # run.json, gate.json
@@ -117,7 +119,16 @@ class RunDirLock(FolderLock):
 
 
 def read_controls(run_dir: Path) -> list[ControlRow]:
-    return cast("list[ControlRow]", read_jsonl(Path(run_dir) / CONTROLS, ("failure",)))
+    """controls.jsonl's rows, each held to ControlRow's strict record, its ``fails_too`` the one
+    its verdict gives (verdicts.control_fails): a control records no output, so that is what
+    can be derived again of it; minimize runs its own controls and labels only from those."""
+    path = Path(run_dir) / CONTROLS
+    rows = read_jsonl(path, ("failure",))
+    for number, row in enumerate(rows, 1):
+        strict_row(row, ControlRow, f"{path}: row {number}")
+        if row["fails_too"] != control_fails(row["verdict"]):
+            raise CaseError(f"{path}: row {number}: fails_too {row['fails_too']} with verdict {row['verdict']}")
+    return cast("list[ControlRow]", rows)
 
 
 def attach_controls(rows: list[ResultRow], run_dir: Path) -> list[ResultRow]:
@@ -229,6 +240,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
             raise PadconfError(f"{results}: holds no result: nothing to report")
         cases = {c["id"]: c for c in read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode"))}
         check_rows_of_cases(rows, cases, results)
+        rederive_rows(rows, cases, str(results))
         run_json, doc = run_dir / RUN_JSON, None
         if run_json.exists():
             doc = read_json(run_json)

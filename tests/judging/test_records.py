@@ -33,7 +33,7 @@ def test_result_row_writes_exactly_the_declared_keys_in_order():
     assert row["verdict"] == Verdict.MISMATCH and row["difference"] == Difference.VALUES
     targeted = judged_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
     assert list(targeted) == ["target", *declared(total=True)]
-    assert set(declared(total=False)) == {"target", "graph", "control", "after", "experiments", "elided"}
+    assert set(declared(total=False)) == {"target", "graph", "control", "after", "experiments", "elided", "tags"}
     from padconf.cases.context import Consumer, Context
     sliced = CASE.with_(context=Context(Consumer.SLICE, {"starts": [0], "ends": [1], "axes": [0], "steps": [1]}))
     in_context = judged_row("iree", Placement.FOLDED, sliced, wrong, "ok", target="llvm-cpu")

@@ -233,10 +233,11 @@ def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
     case = {"id": "onnx/Pad-19:constant:float:000000000000", "spec": "onnx/Pad-19", "data": data, "pads": [1, 1],
             "mode": "constant", "kind": "defined", "expected": None}
     (run / "cases.jsonl").write_text(json.dumps(case) + "\n")
+    # a failure on no output (rows are held to their case, and a mismatch to the output it records)
     row = {"runtime": "rt", "placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
-           "shape": [4], "pads": [1, 1], "verdict": "mismatch", "case_id": case["id"], "origin": "generated",
-           "kind": "defined", "reason": None, "error": None, "detail": "values differ", "matched": None,
-           "output": None, **(row or {})}
+           "shape": data.get("shape", [4]), "pads": [1, 1], "verdict": "not-implemented", "case_id": case["id"],
+           "origin": "generated", "kind": "defined", "reason": None, "error": "no kernel", "detail": None,
+           "matched": None, "output": None, **(row or {})}
     (run / "results.jsonl").write_text(json.dumps(row) + "\n")
     (run / "run.json").write_text(json.dumps({"runtimes": ["onnx-reference"], "specs": ["onnx/Pad-19"],
                                               "max_examples": 0, "memory_mb": 1024, "case_count": 1}))

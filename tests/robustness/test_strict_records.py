@@ -11,7 +11,8 @@ from padconf.cli import main
 
 ROW_CHANGES = {"a shape of text": {"shape": ["3"]}, "pads of floats": {"pads": [1.5, 0]},
                "a key nobody writes": {"surprise": 1}, "a position of text": {"position": "1"},
-               "elided counts of text": {"elided": {"pads": "9"}}, "a boolean for seconds": {"seconds": True}}
+               "elided counts of text": {"elided": {"pads": "9"}}, "a boolean for seconds": {"seconds": True},
+               "a negative position": {"position": -1}, "a control written into the row": {"control": {}}}
 
 
 @pytest.fixture(scope="module")
@@ -47,3 +48,18 @@ def test_a_gate_json_with_a_key_unknown_mistyped_or_out_of_bounds_is_one_line(tm
                                  "shard": [1, 2], **doc}))
     with pytest.raises(CaseError, match="gate.json: malformed"):
         read_gate_json(where).chosen(where)
+
+
+def test_a_rows_strict_record_is_derived_from_its_one_declaration():
+    """ResultRow and ControlRow (TypedDicts) are the only declaration of a row's keys and types:
+    the strict records are made from them, every key a file may hold and no other."""
+    import typing
+
+    import msgspec
+
+    from padconf.judging.records import NOT_WRITTEN, RESULT_KEYS, ControlRow, ResultRow, strict_record
+    for declared in (ResultRow, ControlRow):
+        fields = {f.name: f for f in msgspec.structs.fields(strict_record(declared))}
+        assert set(fields) == set(typing.get_type_hints(declared)) - set(NOT_WRITTEN)
+    required = {f.name for f in msgspec.structs.fields(strict_record(ResultRow)) if f.required}
+    assert required == set(RESULT_KEYS)

@@ -246,11 +246,11 @@ def _experiment_lines(tried: dict, runtime: str) -> list[str]:
 
 
 def triage_with_fact(shrunk, recorded: dict | None) -> tuple[Triage | None, UpstreamFact | None]:
-    """The minimal case's triage, decided by its own control where minimize ran one, else by the
-    run's control of its distinct failure (``recorded``, the run's row)."""
+    """The minimal case's triage, decided by the control minimize ran, never by the run's
+    (``recorded``'s, a row of a file anyone may have edited: a forged "pass" in controls.jsonl
+    made a failure Pad-specific); REPORT.md shows the run's as the run recorded it."""
     row = shrunk.final.row
-    control = shrunk.final.control or (recorded or {}).get("control")
-    return triage({**row, "control": control}) if row["verdict"] in FAILURES else (None, None)
+    return triage({**row, "control": shrunk.final.control}) if row["verdict"] in FAILURES else (None, None)
 
 
 def bundle_triage(shrunk, job) -> Triage | None:

@@ -1,0 +1,139 @@
+"""A verdict read back is derived again from what its row records, wherever it can be: a row about
+an output is judged afresh on that output against padconf's reference of its case
+(``padconf.judging.records.rederive_rows``, for report, minimize and gate --results); a control
+row's ``fails_too`` must be the one its verdict gives; and minimize labels a failure only from
+the controls it ran itself (docs/reliability.md, "One choke point per class")."""
+from __future__ import annotations
+
+import json
+import shutil
+from types import SimpleNamespace
+
+import pytest
+
+from padconf.cli import main
+from padconf.judging.triage import Triage
+
+WRONG = "tests.fake_adapters:WrongValuesAdapter"
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("forged") / "run"
+    code = main(["run", "--runtime", WRONG, "--spec", "onnx/Pad-19", "--max-examples", "2", "--out", str(out)])
+    assert code in (0, 1)
+    return out
+
+
+def _copy_with(run, tmp_path, name: str, change) -> tuple:
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    rows = [json.loads(line) for line in (copy / name).read_text().splitlines()]
+    number = change(rows)
+    (copy / name).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return copy, number
+
+
+def _first(rows, test) -> int:
+    return next(k for k, r in enumerate(rows) if test(r))
+
+
+def _report(copy, tmp_path, capsys) -> tuple[int, str]:
+    capsys.readouterr()
+    code = main(["report", str(copy), "--md", str(tmp_path / "r.md")])
+    return code, capsys.readouterr().err
+
+
+def test_a_failure_flipped_to_pass_with_its_output_is_one_line(run, tmp_path, capsys):
+    was = []
+
+    def flip(rows):
+        k = _first(rows, lambda r: r["verdict"] in ("mismatch", "wrongly-accepted") and r.get("output"))
+        was.append(rows[k]["verdict"])
+        rows[k]["verdict"], rows[k]["difference"] = "pass", None
+        return k + 1
+    copy, number = _copy_with(run, tmp_path, "results.jsonl", flip)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"row {number}: verdict pass, but the output it records is {was[0]}" in err
+
+
+def test_a_pass_flipped_to_a_failure_without_an_output_is_one_line(run, tmp_path, capsys):
+    def flip(rows):
+        k = _first(rows, lambda r: r["verdict"] == "pass")
+        rows[k]["verdict"] = "wrongly-accepted"
+        return k + 1
+    copy, number = _copy_with(run, tmp_path, "results.jsonl", flip)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}: verdict wrongly-accepted records no output" in err
+
+
+def test_an_honest_run_reads_back_whole(run, tmp_path, capsys):
+    code, err = _report(run, tmp_path, capsys)
+    assert code in (0, 1) and not err, err
+
+
+def test_a_control_whose_fails_too_its_verdict_does_not_give_is_one_line(run, tmp_path, capsys):
+    def forge(rows):
+        rows[0]["verdict"] = "pass"  # a failing control said to pass, fails_too kept
+        rows[0]["fails_too"] = True
+        return 1
+    copy, _ = _copy_with(run, tmp_path, "controls.jsonl", forge)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and "controls.jsonl: row 1: fails_too" in err, err
+
+
+def test_minimize_labels_only_from_the_controls_it_ran():
+    """A run's control (controls.jsonl) decided the bundle's triage where minimize's own attempt
+    had none: a forged control made a Pad bug "not Pad-specific", or the other way."""
+    from padconf.minimize.bundle.report import triage_with_fact
+    row = {"verdict": "mismatch", "difference": "values", "runtime": "x", "spec": "onnx/Pad-19", "mode": "constant",
+           "dtype": "float", "placement": "inputs", "case_id": "c", "origin": "example"}
+    forged = {"verdict": "mismatch", "fails_too": True, "operand": "data"}
+    shrunk = SimpleNamespace(final=SimpleNamespace(row=row, control=None))
+    assert triage_with_fact(shrunk, {"control": forged})[0] != Triage.NOT_PAD_SPECIFIC
+    ran = SimpleNamespace(final=SimpleNamespace(row=row, control=forged))
+    assert triage_with_fact(ran, None)[0] == Triage.NOT_PAD_SPECIFIC
+
+
+@pytest.mark.parametrize("change", [{"dtype": "bfloat16"}, {"mode": "wrap"}, {"kind": "must-reject"},
+                                    {"shape": [7, 7]}, {"origin": "example:made-up"}])
+def test_a_rows_copy_of_its_case_that_contradicts_the_case_is_one_line(run, tmp_path, capsys, change):
+    """A failure relabelled with another dtype was shown under that dtype's cell; relabelled
+    must-reject (and pass) it disappeared from the report."""
+    def edit(rows):
+        k = _first(rows, lambda r: r["verdict"] != "pass" and all(r.get(key) != v for key, v in change.items()))
+        rows[k].update(change)
+        return k + 1
+    copy, number = _copy_with(run, tmp_path, "results.jsonl", edit)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}: its {next(iter(change))}" in err, err
+
+
+def test_an_inconclusive_row_on_no_ground_its_case_can_have_is_one_line(run, tmp_path, capsys):
+    def edit(rows):
+        k = _first(rows, lambda r: r["verdict"] == "pass" and r.get("kind") == "defined")
+        rows[k]["verdict"], rows[k]["note"] = "inconclusive", "padconf's own fault, not the runtime's answer: x"
+        return k + 1
+    copy, number = _copy_with(run, tmp_path, "results.jsonl", edit)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}: inconclusive on no grounds" in err, err
+
+
+def test_gate_results_runs_again_what_a_shard_calls_padconfs_own_fault(tmp_path, capsys):
+    """A shard's failures relabelled inconclusive as padconf's own fault (which fails no gate)
+    passed with nothing judged: the join runs each such case again."""
+    from padconf.judging.verdicts import OWN_FAULT
+    runtime, spec = "tests.fake_adapters:WrongOnExampleAdapter", ["--spec", "onnx/Pad-19"]
+    (tmp_path / "b.yaml").write_text("[]\n")
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), *spec]
+    assert main([*judge, "--work", str(tmp_path / "w"), "--timeout", "5"]) == 1
+    rows = [json.loads(line) for line in (tmp_path / "w" / "results.jsonl").read_text().splitlines()]
+    failing = [r for r in rows if r["verdict"] == "mismatch"]
+    assert failing
+    for r in failing:
+        r.update(verdict="inconclusive", detail=f"{OWN_FAULT}: made up", difference=None, output=None)
+    (tmp_path / "w" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    assert main([*judge, "--results", str(tmp_path / "w")]) == 1
+    assert "mismatch" in capsys.readouterr().out
