@@ -154,7 +154,7 @@ def upstream_triggers(spec: Spec) -> list[Case]:
          spec.id.startswith("tf/")),
         ("tf2onnx-reflect-empty-dim", np.zeros((0, 3), np.float32), [0, 1, 0, 1], "reflect", None,
          spec.id.startswith("tf/")),
-        # tf2onnx declares a bfloat16 function's input and output as ONNX float16 (docs/exporters.md)
+        # onnx/tensorflow-onnx#2337: tf2onnx declares a bfloat16 function's input and output as ONNX float16
         ("tf2onnx-bfloat16", as_array([1, 2, 3], "bfloat16"), [1, 1], "constant", None, spec.id.startswith("tf/")),
     ]
     return [classify(Case(spec=spec.id, data=d, pads=p, mode=m, axes=a, origin=f"{TRIGGER_TAG}:{what}"), spec)
