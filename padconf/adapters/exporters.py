@@ -315,6 +315,12 @@ class TorchAdapter(Adapter):
     repro = StandaloneRepro("torch", torch_pad, own_graph=True)
     type_names = ("Float", "Double", "Half", "BFloat16", "Bool", "Long", "Int", "Short", "Char", "Byte",
                   "ComplexFloat", "ComplexDouble")
+    framework_packages = ("torch", "onnxscript", "onnx")  # the versions a MANIFEST row of its graphs names
+
+    @staticmethod
+    def framework_call(case: Case) -> dict:
+        """The framework call ``case`` is (torch_call), as a MANIFEST row names it."""
+        return torch_call(case)
 
     def configuration(self) -> dict[str, object]:
         return {"call": self.settings["call"]} if "call" in self.settings else {}

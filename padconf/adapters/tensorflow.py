@@ -125,6 +125,12 @@ class TfAdapter(Adapter):
     repro = StandaloneRepro("tensorflow-cpu", tf_pad, own_graph=True)
     type_names = ("DT_FLOAT", "DT_DOUBLE", "DT_HALF", "DT_BFLOAT16", "DT_BOOL", "DT_INT64", "DT_INT32", "DT_INT16",
                   "DT_INT8", "DT_UINT8", "DT_UINT16", "DT_UINT32", "DT_UINT64", "DT_COMPLEX64", "DT_COMPLEX128")
+    framework_packages = ("tensorflow-cpu", "tf2onnx", "onnx")  # the versions a MANIFEST row of its graphs names
+
+    @staticmethod
+    def framework_call(case: Case) -> dict:
+        """The framework call ``case`` is (tf_call), as a MANIFEST row names it."""
+        return tf_call(case)
 
     def available(self) -> str | None:
         os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "2")  # before the import: its start-up lines are no answer
