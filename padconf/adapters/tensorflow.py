@@ -70,6 +70,10 @@ def tf_pad(operands, fed, mode, opset, configuration):
     import tensorflow as tf
     tf_mode = {"constant": "CONSTANT", "reflect": "REFLECT", "symmetric": "SYMMETRIC"}.get(mode, mode)
     x = tf.constant(operands["data"])
+    if configuration.get("call") == "keras":  # the ZeroPadding1D/2D/3D layer of the spatial rows
+        import keras
+        rows = [tuple(int(p) for p in row) for row in operands["paddings"][1:-1]]
+        return getattr(keras.layers, f"ZeroPadding{len(rows)}D")(rows[0] if len(rows) == 1 else tuple(rows))(x).numpy()
     paddings = tf.constant(operands["paddings"], dtype=tf.int32)
     if "value" in operands:
         return tf.pad(x, paddings, tf_mode, constant_values=tf.constant(operands["value"].reshape(()))).numpy()
@@ -88,6 +92,15 @@ def tf_export(operands, fed, mode, opset, configuration):
     paddings = operands["paddings"]
     value = operands["value"].reshape(()) if "value" in operands else None
     spec = (tf.TensorSpec(data.shape, tf.as_dtype(data.dtype), name="x"),)
+    if configuration.get("call") == "keras":  # a Keras model of one ZeroPadding1D/2D/3D layer: from_keras
+        import keras
+        rows = [tuple(int(p) for p in row) for row in paddings[1:-1]]
+        inp = keras.Input(shape=data.shape[1:], batch_size=data.shape[0], dtype=data.dtype.name)
+        layer = getattr(keras.layers, f"ZeroPadding{len(rows)}D")(rows[0] if len(rows) == 1 else tuple(rows))
+        model, _ = tf2onnx.convert.from_keras(keras.Model(inp, layer(inp)), input_signature=spec,
+                                              opset=configuration.get("opset"))
+        session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+        return session.run(None, {session.get_inputs()[0].name: np.asarray(data)})[0]
 
     @tf.function(input_signature=spec)
     def pad(x):
@@ -97,6 +110,28 @@ def tf_export(operands, fed, mode, opset, configuration):
     model, _ = tf2onnx.convert.from_function(pad, input_signature=spec, opset=configuration.get("opset"))
     session = onnxruntime.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
     return session.run(None, {session.get_inputs()[0].name: np.asarray(data)})[0]
+
+
+def keras_rows(case: Case) -> list[tuple[int, int]] | str:
+    """The (before, after) rows of the spatial dimensions Keras' ZeroPadding1D/2D/3D layer pads for
+    ``case`` (channels last: every dimension but the batch and the channels), or why no such layer
+    can be asked it."""
+    rank = case.data.ndim
+    if case.mode != "constant" or case.constant_value is not None and np.asarray(case.constant_value) != 0:
+        return "Keras' ZeroPadding layers pad with zeros (tf.pad's CONSTANT, no other value or mode)"
+    if rank not in (3, 4, 5) or len(case.pads) != 2 * rank:
+        return "ZeroPadding1D/2D/3D take (batch, spatial..., channels) input of rank 3 to 5"
+    rows = dim_pairs(case).tolist()
+    if any(rows[0]) or any(rows[-1]):
+        return "Keras' ZeroPadding layers pad the spatial dimensions only, not the batch or the channels"
+    if any(p < 0 for p in case.pads):
+        return "Keras' ZeroPadding layers take counts of zeros to add: a negative one cannot be asked"
+    return [(int(b), int(e)) for b, e in rows[1:-1]]
+
+
+def _keras_layer(rows: list[tuple[int, int]]):
+    import keras
+    return getattr(keras.layers, f"ZeroPadding{len(rows)}D")(rows[0] if len(rows) == 1 else tuple(rows))
 
 
 def _pad_fn(tf, call: dict):
@@ -123,6 +158,7 @@ class TfAdapter(Adapter):
     placements: tuple[str, ...] = (Placement.INPUTS,)
     preload: tuple[str, ...] = ("padconf.cases.classify", "jsonschema")
     repro = StandaloneRepro("tensorflow-cpu", tf_pad, own_graph=True)
+    options = {"call": ("function", "keras")}  # keras: Keras' ZeroPadding1D/2D/3D layer, where one expresses the call
     type_names = ("DT_FLOAT", "DT_DOUBLE", "DT_HALF", "DT_BFLOAT16", "DT_BOOL", "DT_INT64", "DT_INT32", "DT_INT16",
                   "DT_INT8", "DT_UINT8", "DT_UINT16", "DT_UINT32", "DT_UINT64", "DT_COMPLEX64", "DT_COMPLEX128")
     framework_packages = ("tensorflow-cpu", "tf2onnx", "onnx")  # the versions a MANIFEST row of its graphs names
@@ -147,6 +183,13 @@ class TfAdapter(Adapter):
     def version(self) -> str | None:
         return package_version(self.package) or package_version("tensorflow")
 
+    def configuration(self) -> dict[str, object]:
+        return {"call": self.settings["call"]} if "call" in self.settings else {}
+
+    @property
+    def keras(self) -> bool:
+        return self.settings.get("call") == "keras"
+
     def supports(self, spec_id: str, dtype: str) -> str | None:
         return super().supports(spec_id, dtype) or (
             None if dtype in HANDED_OVER else f"numpy hands TensorFlow no {dtype} tensors (tf.constant)")
@@ -166,21 +209,27 @@ class TfAdapter(Adapter):
             return "tf.pad takes no axes: its paddings has a row for every dimension"
         if any(not INT32[0] <= int(p) <= INT32[1] for p in case.pads):
             return "paddings: A Tensor of type int32: a pad beyond int32 cannot be passed as documented"
-        return None
+        rows = keras_rows(case) if self.keras else None
+        return rows if isinstance(rows, str) else None
+
+    def _call_fn(self, tf, case: Case):
+        """tf.pad of the case's call, or with call=keras its ZeroPadding layer."""
+        rows = keras_rows(case) if self.keras else None
+        return _keras_layer(rows) if isinstance(rows, list) else _pad_fn(tf, tf_call(case))
 
     def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         import tensorflow as tf
         if self.inexpressible(case):
             return Outcome(skipped=self.inexpressible(case))
         try:
-            return Outcome(output=np.asarray(_pad_fn(tf, tf_call(case))(tf.constant(case.data)).numpy()))
+            return Outcome(output=np.asarray(self._call_fn(tf, case)(tf.constant(case.data)).numpy()))
         except Exception as exc:
             return self.refusal(exc).outcome()
 
     def _eager(self, case: Case) -> tuple[np.ndarray | None, str | None]:
         import tensorflow as tf
         try:
-            return np.asarray(_pad_fn(tf, tf_call(case))(tf.constant(case.data)).numpy()), None
+            return np.asarray(self._call_fn(tf, case)(tf.constant(case.data)).numpy()), None
         except Exception as exc:
             return None, error_text(exc)
 
@@ -194,7 +243,7 @@ class TfExportAdapter(TfAdapter):
     module = "tf2onnx"
     package = "tf2onnx"
     preload = ("tensorflow", "padconf.cases.classify", "jsonschema", "onnx.reference", "onnxruntime")
-    options = {"opset": ("13", "15", "17", "18"), "on": ("document", "onnxruntime")}
+    options = {"opset": ("13", "15", "17", "18"), "on": ("document", "onnxruntime"), "call": ("function", "keras")}
     repro = StandaloneRepro("tensorflow-cpu tf2onnx onnxruntime", tf_export, own_graph=True)
     compiles_ahead = True  # a conversion takes a second or more: padconf waits for it as for a compile
 
@@ -208,10 +257,12 @@ class TfExportAdapter(TfAdapter):
     @property
     def exporter(self) -> str:
         opset = self.settings.get("opset")
-        return f"tf2onnx.convert.from_function({'' if opset is None else f'opset={opset}'})"
+        given = "" if opset is None else f"opset={opset}"
+        return f"tf2onnx.convert.from_{'keras' if self.keras else 'function'}({given})"
 
     def configuration(self) -> dict[str, object]:
-        return {"opset": int(self.settings["opset"])} if "opset" in self.settings else {}
+        found: dict[str, object] = {"opset": int(self.settings["opset"])} if "opset" in self.settings else {}
+        return {**found, **super().configuration()}
 
     def available(self) -> str | None:
         found = super().available()
@@ -226,32 +277,44 @@ class TfExportAdapter(TfAdapter):
         """The conversion cache's key: the call, TensorFlow's, tf2onnx's and onnx's versions, the opset."""
         return cache_key(b"tf-export", json.dumps(call, sort_keys=True), package_version("tensorflow-cpu") or "",
                          package_version("tf2onnx") or "", package_version("onnx") or "",
-                         json.dumps({"opset": self.settings.get("opset")}))
+                         package_version("keras") or "", json.dumps({"opset": self.settings.get("opset"),
+                                                                     "call": self.settings.get("call", "function")}))
 
     def _export(self, call: dict) -> bytes:
         import tensorflow as tf
         import tf2onnx
         spec = (tf.TensorSpec(call["shape"], tf.as_dtype(numpy_dtype(call["dtype"])), name="x"),)
-        opset = self.settings.get("opset")
+        opset = None if self.settings.get("opset") is None else int(self.settings["opset"])
         try:
-            function = tf.function(_pad_fn(tf, call), input_signature=spec)
-            model, _ = tf2onnx.convert.from_function(function, input_signature=spec,
-                                                     opset=None if opset is None else int(opset))
+            if "keras_rows" in call:  # a Keras model of the one layer, as from_keras takes it
+                import keras
+                inp = keras.Input(shape=call["shape"][1:], batch_size=call["shape"][0],
+                                  dtype=numpy_dtype(call["dtype"]).name)
+                layer = _keras_layer([tuple(row) for row in call["keras_rows"]])
+                model, _ = tf2onnx.convert.from_keras(keras.Model(inp, layer(inp)), input_signature=spec, opset=opset)
+            else:
+                function = tf.function(_pad_fn(tf, call), input_signature=spec)
+                model, _ = tf2onnx.convert.from_function(function, input_signature=spec, opset=opset)
             return model.SerializeToString()
         except Exception as exc:  # the converter's refusal (or TensorFlow's, tracing the call)
             raise CompileFailed(f"{type(exc).__name__}: {error_text(exc)}") from None
 
+    def _converted_call(self, case: Case) -> dict:
+        """tf_call, with call=keras the layer's rows too: what a conversion is of."""
+        rows = keras_rows(case) if self.keras else None
+        return {**tf_call(case), "keras_rows": rows} if isinstance(rows, list) else tf_call(case)
+
     def exported(self, case: Case):
         """The converted model of ``case``'s call, from the cache or converted now; a Refusal
         with the converter's words where it refuses."""
-        call = tf_call(case)
+        call = self._converted_call(case)
         return self.cached(self.export_key(call), lambda: self._cache.fetch(
             self.export_key(call), lambda: self._export(call), float("inf")))
 
     def bundle_model(self, case: Case, placement: Placement, where):
         """The converted graph of the minimized case, read back from the cache; None where it is
         not there (the bundle holds no model)."""
-        entry = self._cache.get(self.export_key(tf_call(case)))
+        entry = self._cache.get(self.export_key(self._converted_call(case)))
         if entry is None or entry[:1] != b"M":
             return None, {"data": case.data}
         import onnx

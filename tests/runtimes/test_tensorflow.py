@@ -98,6 +98,20 @@ def test_plain_paddings_pass_on_eager_tf_and_tf2onnx(workers, runtime, mode, pad
     assert judge(case, outcome).verdict == Verdict.PASS, outcome
 
 
+@pytest.mark.parametrize("runtime", ["tf[call=keras]", "tf-export[call=keras]"])
+@needs_tf
+def test_keras_zero_padding_layers_pass_where_they_express_the_call(workers, runtime):
+    """tf.pad(x, [[0, 0], [1, 2], [0, 1], [0, 0]]) on (batch, rows, columns, channels) data is
+    ZeroPadding2D(((1, 2), (0, 1))) (through tf2onnx.convert.from_keras for tf-export); a call no
+    ZeroPadding layer expresses (REFLECT) is skipped, saying why."""
+    case = _case(np.arange(12).reshape(1, 2, 3, 2), [0, 1, 0, 0, 0, 2, 1, 0])
+    assert case.kind == CaseKind.DEFINED
+    outcome = _run(workers, runtime, case)
+    assert judge(case, outcome).verdict == Verdict.PASS, outcome
+    skipped = _run(workers, runtime, _case(np.arange(12).reshape(1, 2, 3, 2), [0, 1, 0, 0, 0, 1, 1, 0], "reflect"))
+    assert skipped.skipped and "pad with zeros" in skipped.skipped
+
+
 @needs_tf
 def test_a_reflect_padding_beyond_the_bound_is_refused_by_eager_tf_and_by_onnx_in_the_graph(workers):
     """TensorFlow forbids REFLECT paddings of dim_size(D) or more; eager tf.pad refuses, and
