@@ -280,6 +280,9 @@ OPT_IN.update({
     "torch": "opt-in (--runtime torch): torch's eager F.pad, on cases of torch's own document (torch/Pad-2)",
     "torch-export": "opt-in (--runtime torch-export): an exporter (torch.onnx.export), each exported graph judged "
                     "by ONNX's document and run on onnxruntime",
+    "tf": "opt-in (--runtime tf): TensorFlow's eager tf.pad, on cases of TensorFlow's own document (tf/Pad-2)",
+    "tf-export": "opt-in (--runtime tf-export): a converter (tf2onnx.convert.from_function of tf.pad), each graph "
+                 "judged by ONNX's document and run on onnxruntime",
     "tinygrad": "opt-in (--runtime tinygrad): tinygrad's ONNX runner, on its Python device (DEV=PYTHON) unless DEV "
                 "says otherwise: a runner a case"})
 

@@ -266,6 +266,42 @@ def _classified(case: Case) -> Case | None:
     return None if found.kind == CaseKind.TOO_LARGE else found
 
 
+def judged_export(model: bytes, case: Case, exporter: str, eager: tuple[str, tuple | None],
+                  on_runtime: bool = False) -> Outcome:
+    """The outcome of ``exporter``'s graph ``model`` for ``case`` (any framework's exporter):
+    onnx.checker (full_check) first, then the graph's meaning by ONNX's documents
+    (``onnx_meaning``; a Pad there leaves open or forbids: a refusal naming it), or with
+    ``on_runtime`` onnxruntime's answer on it. The note says what the exporter wrote, what
+    onnxruntime gives and what the framework's eager call gives (``eager``: its name, and
+    (output, error) or None where not asked)."""
+    import onnx
+    try:
+        onnx.checker.check_model(onnx.load_model_from_string(model), full_check=True)
+    except Exception as exc:
+        return Outcome(error=f"onnx.checker (full_check) rejects the model {exporter} wrote: {error_text(exc)}")
+    proto = onnx.load_model_from_string(model)
+    feeds = {proto.graph.input[0].name: case.data} if len(proto.graph.input) else {}
+    pads = [n for n in proto.graph.node if n.op_type == "Pad"]
+    ops = ", ".join(dict.fromkeys(n.op_type for n in proto.graph.node)) or "no node"
+    ort_out, ort_err = _ort(model, feeds)
+    spec = _classified(case)
+    said = f"{exporter} writes {ops}; onnxruntime {_shown(ort_out, ort_err)}"
+    if eager[1] is not None:
+        said += f"; {eager[0]} {_shown(*eager[1])}"
+    if on_runtime:
+        return Outcome(output=ort_out, error=None if ort_err is None else f"onnxruntime: {ort_err}", note=said)
+    try:
+        meaning = onnx_meaning(model, feeds)
+    except GraphUndefined as exc:
+        return Outcome(error=f"{exporter} wrote {exc}", note=said)
+    except Exception as exc:  # onnx's evaluator on another node of the graph
+        return Outcome(skipped=f"onnx's reference evaluator cannot compute the exported graph "
+                               f"({type(exc).__name__}: {error_text(exc)}): no verdict on its meaning; {said}")
+    if pads and _conforms(spec, ort_out) is False and _conforms(spec, meaning):
+        said += " (the graph is right by ONNX's document: onnxruntime's own failure on it)"
+    return Outcome(output=meaning, note=said)
+
+
 class TorchAdapter(Adapter):
     """torch's eager F.pad (``call=module``: the nn.*Pad*d module), judged by torch's own document."""
 
@@ -279,6 +315,12 @@ class TorchAdapter(Adapter):
     repro = StandaloneRepro("torch", torch_pad, own_graph=True)
     type_names = ("Float", "Double", "Half", "BFloat16", "Bool", "Long", "Int", "Short", "Char", "Byte",
                   "ComplexFloat", "ComplexDouble")
+    framework_packages = ("torch", "onnxscript", "onnx")  # the versions a MANIFEST row of its graphs names
+
+    @staticmethod
+    def framework_call(case: Case) -> dict:
+        """The framework call ``case`` is (torch_call), as a MANIFEST row names it."""
+        return torch_call(case)
 
     def configuration(self) -> dict[str, object]:
         return {"call": self.settings["call"]} if "call" in self.settings else {}
@@ -410,34 +452,9 @@ class TorchExportAdapter(TorchAdapter):
         if not isinstance(model, bytes):  # a Refusal: the exporter raised
             return Outcome(error=f"{self.exporter} raised: {model.error}",
                            not_implemented=bool(NOT_IMPLEMENTED.search(model.error)))
-        import onnx
-        try:
-            onnx.checker.check_model(onnx.load_model_from_string(model), full_check=True)
-        except Exception as exc:
-            return Outcome(error=f"onnx.checker (full_check) rejects the model {self.exporter} wrote: "
-                                 f"{error_text(exc)}")
-        proto = onnx.load_model_from_string(model)
-        feeds = {proto.graph.input[0].name: case.data} if len(proto.graph.input) else {}
-        pads = [n for n in proto.graph.node if n.op_type == "Pad"]
-        ops = ", ".join(dict.fromkeys(n.op_type for n in proto.graph.node)) or "no node"
-        ort_out, ort_err = _ort(model, feeds)
-        spec = _classified(case)
-        eager = None if spec is None or case.op != "Pad" else self._eager(case)
-        said = f"{self.exporter} writes {ops}; onnxruntime {_shown(ort_out, ort_err)}"
-        if eager is not None:
-            said += f"; eager torch {_shown(*eager)}"
-        if self.settings.get("on") == "onnxruntime":
-            return Outcome(output=ort_out, error=None if ort_err is None else f"onnxruntime: {ort_err}", note=said)
-        try:
-            meaning = onnx_meaning(model, feeds)
-        except GraphUndefined as exc:
-            return Outcome(error=f"{self.exporter} wrote {exc}", note=said)
-        except Exception as exc:  # onnx's evaluator on another node of the graph
-            return Outcome(skipped=f"onnx's reference evaluator cannot compute the exported graph "
-                                   f"({type(exc).__name__}: {error_text(exc)}): no verdict on its meaning; {said}")
-        if pads and _conforms(spec, ort_out) is False and _conforms(spec, meaning):
-            said += " (the graph is right by ONNX's document: onnxruntime's own failure on it)"
-        return Outcome(output=meaning, note=said)
+        eager = None if _classified(case) is None or case.op != "Pad" else self._eager(case)
+        return judged_export(model, case, self.exporter, ("eager torch", eager),
+                             on_runtime=self.settings.get("on") == "onnxruntime")
 
     def _eager(self, case: Case) -> tuple[np.ndarray | None, str | None]:
         import torch

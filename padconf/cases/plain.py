@@ -148,6 +148,14 @@ def upstream_triggers(spec: Spec) -> list[Case]:
         # TorchScript exporter's graph has the wrong shape, the dynamo one writes an undefined Pad
         ("torch-circular-negative", np.arange(1, 6, dtype=np.float32).reshape(1, 1, 5), [0, 0, -1, 0, 0, 2], "wrap",
          None, spec.id.startswith("torch/")),
+        # tf2onnx converts a SYMMETRIC padding beyond the dimension, which TensorFlow refuses, into a
+        # graph that answers (zeros where the mirror runs out); a REFLECT one on an empty dimension too
+        ("tf2onnx-symmetric-beyond-dim", np.arange(1, 3, dtype=np.float32), [3, 0], "symmetric", None,
+         spec.id.startswith("tf/")),
+        ("tf2onnx-reflect-empty-dim", np.zeros((0, 3), np.float32), [0, 1, 0, 1], "reflect", None,
+         spec.id.startswith("tf/")),
+        # onnx/tensorflow-onnx#2337: tf2onnx declares a bfloat16 function's input and output as ONNX float16
+        ("tf2onnx-bfloat16", as_array([1, 2, 3], "bfloat16"), [1, 1], "constant", None, spec.id.startswith("tf/")),
     ]
     return [classify(Case(spec=spec.id, data=d, pads=p, mode=m, axes=a, origin=f"{TRIGGER_TAG}:{what}"), spec)
             for what, d, p, m, a, expressible in inputs if expressible and m in spec.modes]

@@ -87,16 +87,22 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
     return judgement
 
 
-def reads_framework(runtime: str) -> bool:
-    """Whether ``runtime`` runs a framework's document (an exporter: torch-export): its gate's suite
-    holds that document's cases, which ONNX's and OpenVINO's runtimes never see. A ``module:Class``
-    plugin's facts are known in its worker only: its gate names the document with --spec."""
+def framework_domains(runtime: str) -> set[str]:
+    """The frameworks' documents ``runtime`` runs (an exporter: torch-export, torch's; tf-export,
+    TensorFlow's): its gate's suite holds their cases, which ONNX's and OpenVINO's runtimes never
+    see, and no other framework's. A ``module:Class`` plugin's facts are known in its worker only:
+    its gate names the document with --spec."""
     from padconf.adapters import adapter_class
     from padconf.suite.fixed import FRAMEWORK_DIRS
     try:
-        return any(domain in FRAMEWORK_DIRS for domain in adapter_class(runtime).domains)
+        return {domain for domain in adapter_class(runtime).domains if domain in FRAMEWORK_DIRS}
     except Exception:  # an unknown runtime: said by the run, in its own words
-        return False
+        return set()
+
+
+def reads_framework(runtime: str) -> bool:
+    """Whether ``runtime`` runs a framework's document (``framework_domains``)."""
+    return bool(framework_domains(runtime))
 
 
 def worker_limits(config: GateConfig) -> dict:
@@ -125,6 +131,10 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
     claim_folder(out_dir, replace="remove it, or name another --work")  # its run replaces what it holds
     # a framework's document (torch/Pad-2) is in the suite of an exporter's gate, and wherever --spec names it
     frameworks = bool(config.specs) or reads_framework(config.runtime)
+    if not config.specs:  # another framework's document is none of this runtime's: its calls are not put to it
+        from padconf.suite.fixed import FRAMEWORK_DIRS
+        own = framework_domains(config.runtime)
+        specs = [s for s in specs if s.domain not in FRAMEWORK_DIRS or s.domain in own]
     cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db, frameworks)
                           if in_shard(c.id, config.shard)])
     if not cases:  # only a shard can hold none: the suite is never empty

@@ -62,14 +62,16 @@ def write_exported(entries: list[SuiteCase], runtimes: list[str], root: Path) ->
     entries = [e for e in entries if e.domain in FRAMEWORK_DIRS]
     rows: list[dict] = []
     for runtime in runtimes:
+        adapter = get_adapter(runtime)
+        own = [e for e in entries if e.domain in adapter.domains]  # its framework's calls, not another's
         worker = Worker(runtime)
         try:
-            answers = list(worker.run([e.case for e in entries], Placement.INPUTS))
+            answers = list(worker.run([e.case for e in own], Placement.INPUTS))
         finally:
             worker.close()
-        adapter = get_adapter(runtime)
-        versions = {p: package_version(p) for p in ("torch", "onnxscript", "onnx")}
-        for entry, (outcome, status) in zip(entries, answers):
+        packages = getattr(adapter, "framework_packages", ("torch", "onnxscript", "onnx"))
+        versions = {p: package_version(p) for p in packages}
+        for entry, (outcome, status) in zip(own, answers):
             rows.append(_write_one(entry, runtime, adapter, outcome, status, versions, root))
     return rows
 
@@ -79,7 +81,7 @@ def _write_one(entry: SuiteCase, runtime: str, adapter, outcome, status, version
     ruling = judge(case, outcome, status)
     row: dict[str, Any] = {"exporter": runtime, "versions": versions, "spec": case.spec, "case_id": case.id,
                            "name": entry.name, "mode": case.mode, "dtype": case.dtype, "kind": case.kind,
-                           "call": torch_call(case), "verdict": str(ruling.verdict)}
+                           "call": getattr(adapter, "framework_call", torch_call)(case), "verdict": str(ruling.verdict)}
     if ruling.detail:
         row["detail"] = ruling.detail[:500]
     if case.kind == CaseKind.MUST_REJECT:  # the document forbids the call: no graph is test data of it

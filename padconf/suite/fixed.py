@@ -49,9 +49,11 @@ ALL_KIND_DIRS = tuple(d for kinds in KIND_DIRS.values() for d in kinds.values())
 # A framework's document (torch/Pad-2): its cases are framework calls, which become ONNX graphs only
 # through an exporter under test, so its folders hold exported graphs (padconf generate --exporter)
 FRAMEWORK_DIRS = {"torch": {CaseKind.DEFINED: "torch", CaseKind.MUST_REJECT: "torch-invalid",
-                            CaseKind.AMBIGUOUS: "torch-ambiguous"}}
-# a test directory's name begins with its operator: ONNX's Pad, OpenVINO's, torch's F.pad
-OPS = {"onnx": "pad", "openvino": "ovpad", "torch": "torchpad"}
+                            CaseKind.AMBIGUOUS: "torch-ambiguous"},
+                  "tf": {CaseKind.DEFINED: "tf", CaseKind.MUST_REJECT: "tf-invalid",
+                         CaseKind.AMBIGUOUS: "tf-ambiguous"}}
+# a test directory's name begins with its operator: ONNX's Pad, OpenVINO's, torch's F.pad, TensorFlow's tf.pad
+OPS = {"onnx": "pad", "openvino": "ovpad", "torch": "torchpad", "tf": "tfpad"}
 
 # Short words for a defined case's name, in the order they are used (at most three).
 _LABELS = [

@@ -33,7 +33,7 @@ def specs_subset(tmp_path, ids):
 
 def test_the_shipped_specs_live_inside_the_package():
     assert SPECS_DIR == Path(__import__("padconf").__file__).parent / "spec" / "documents"
-    assert len(list(SPECS_DIR.glob("*/*.yaml"))) == 13 and (SPECS_DIR / "FORMAT.md").is_file()
+    assert len(list(SPECS_DIR.glob("*/*.yaml"))) == 14 and (SPECS_DIR / "FORMAT.md").is_file()
 
 
 @pytest.mark.parametrize("command", [["specs"], ["check"], ["run", "--runtime", FAKE + "CorrectAdapter"]])

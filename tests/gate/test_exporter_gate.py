@@ -5,7 +5,7 @@ import pytest
 
 from padconf.cases.case import CaseKind
 from padconf.cli import main
-from padconf.gate.gate import reads_framework
+from padconf.gate.gate import framework_domains, reads_framework
 from padconf.gate.selection import gate_cases
 from padconf.run.rundir import read_jsonl
 from padconf.spec.loader import get_spec
@@ -22,6 +22,9 @@ def test_the_suite_holds_a_framework_document_only_for_a_gate_that_asks_for_it()
     assert {c.mode for c in cases if c.kind == CaseKind.DEFINED} == {"constant", "reflect", "edge", "wrap"}
     assert reads_framework("torch-export") and reads_framework("torch[call=module]")
     assert not reads_framework("onnxruntime") and not reads_framework(FAKE + "ConformingAdapter")
+    # each exporter reads its own framework's document only: a gate of one puts no other's calls to it
+    assert framework_domains("torch-export") == {"torch"} and framework_domains("tf-export[opset=18]") == {"tf"}
+    assert framework_domains("tf") == {"tf"} and framework_domains("onnxruntime") == set()
 
 
 @pytest.mark.slow

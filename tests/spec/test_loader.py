@@ -14,7 +14,7 @@ from padconf.spec.reference import INTERPRETATIONS
 
 SPECS = load_specs()
 EXPECTED_IDS = {f"onnx/Pad-{v}" for v in (1, 2, 11, 13, 18, 19, 21, 23, 24, 25)} | {"openvino/Pad-1", "openvino/Pad-12",
-                                                                                   "torch/Pad-2"}
+                                                                                   "torch/Pad-2", "tf/Pad-2"}
 
 
 def test_every_version_has_a_spec_file():

@@ -38,7 +38,8 @@ def short_error(text: str | None, limit: int = 110, runtime: str | None = None) 
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-FAMILY_NAMES = {"onnx": "ONNX", "openvino": "OpenVINO", "torch": "PyTorch F.pad"}  # a spec family's document
+# a spec family's document
+FAMILY_NAMES = {"onnx": "ONNX", "openvino": "OpenVINO", "torch": "PyTorch F.pad", "tf": "TensorFlow tf.pad"}
 
 
 def spec_label(spec_id: str) -> str:
