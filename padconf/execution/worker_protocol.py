@@ -42,9 +42,9 @@ _DECODER = msgspec.json.Decoder()
 
 
 def encode_line(doc: dict) -> bytes:
-    """A worker's request or answer as JSON text: msgspec's writer (a tenth of json.dumps's time
-    on an answer: one a case, docs/performance.md); json's where msgspec writes no JSON for it
-    (a lone surrogate in a runtime's text, which json escapes as ``\\udXXX``)."""
+    """A worker's request or answer as JSON text: msgspec's writer, since one is written a case
+    (its cost: docs/performance.md); json's where msgspec writes no JSON for it (a lone
+    surrogate in a runtime's text, which json escapes as ``\\udXXX``)."""
     try:
         return _ENCODER.encode(doc)
     except (msgspec.EncodeError, ValueError):  # UnicodeEncodeError is a ValueError
