@@ -43,9 +43,9 @@ def process_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def isolated_cached(worker: Worker, cases: list[Case]) -> tuple[float, float, int]:
-    """(cases/s, CPU microseconds a case in padconf and its worker together, cases passed)
-    through ``worker``, a batch of BATCH_SIZE at a time, judged."""
+def isolated_cached(worker: Worker, cases: list[Case]) -> tuple[float, float, float, int]:
+    """(cases/s, CPU microseconds a case in padconf and its worker together, of them the
+    worker's, cases passed) through ``worker``, a batch of BATCH_SIZE at a time, judged."""
     assert worker.proc is not None
     pid = worker.proc.pid
     t0, cpu0, worker0 = time.perf_counter(), time.process_time(), process_cpu(pid)
@@ -57,8 +57,9 @@ def isolated_cached(worker: Worker, cases: list[Case]) -> tuple[float, float, in
                       for _, _, ruling in worker.run_judged(batch, Placement.INPUTS, judged))
     wall, cpu = time.perf_counter() - t0, time.process_time() - cpu0
     if worker.proc is None or worker.proc.pid != pid:  # a fresh worker: its predecessor's CPU is gone
-        return len(cases) / wall, float("nan"), passed
-    return len(cases) / wall, (cpu + process_cpu(pid) - worker0) / len(cases) * 1e6, passed
+        return len(cases) / wall, float("nan"), float("nan"), passed
+    in_worker = process_cpu(pid) - worker0
+    return len(cases) / wall, (cpu + in_worker) / len(cases) * 1e6, in_worker / len(cases) * 1e6, passed
 
 
 def one_model_per_case(adapter, cases: list[Case]) -> float:
@@ -103,12 +104,13 @@ def measure(name: str, args) -> str:
     list(worker.run(cases[:BATCH_SIZE], Placement.INPUTS))  # warm: the first model build
     adapter.run(cases[0])  # warm the runtime's own start-up in this process
     floor = OnnxRuntimeFloor(cases) if name == "onnxruntime" else None
-    fast, fast_cpu, slow, low, low_cpu, passed = [], [], [], [], [], 0
+    fast, fast_cpu, worker_cpu, slow, low, low_cpu, passed = [], [], [], [], [], [], 0
     try:
         for _ in range(args.rounds):  # alternated: the machine's load hits each alike
-            rate, cpu, passed = isolated_cached(worker, cases)
+            rate, cpu, in_worker, passed = isolated_cached(worker, cases)
             fast.append(rate)
             fast_cpu.append(cpu)
+            worker_cpu.append(in_worker)
             slow.append(one_model_per_case(adapter, uncached))
             if floor is not None:
                 rate, cpu = floor.rate()
@@ -119,7 +121,9 @@ def measure(name: str, args) -> str:
     f, s, fc = statistics.median(fast), statistics.median(slow), statistics.median(fast_cpu)
     floor_cols = (f"{statistics.median(low):>10,.0f} {f / statistics.median(low):>7.1%} "
                   f"{statistics.median(low_cpu) / fc:>9.1%}" if low else f"{'':>10} {'':>7} {'':>9}")
-    return f"{name:<16} {f:>16,.0f} {fc:>8.1f} {s:>13,.0f} {f / s:>6.1f} {floor_cols} {passed:>7}/{len(cases)}"
+    wc = statistics.median(worker_cpu)
+    return (f"{name:<16} {f:>16,.0f} {fc:>8.1f} {wc:>9.1f} {s:>13,.0f} {f / s:>6.1f} {floor_cols} "
+            f"{passed:>7}/{len(cases)}")
 
 
 def main():
@@ -133,9 +137,10 @@ def main():
     for name in registry():
         if name not in chosen:
             print(f"left out: {name}: {OPT_IN.get(name, 'not asked for (--runtime)')}")
-    print(f"{'runtime':<16} {'isolated+cached':>16} {'CPU us':>8} {'1 model/case':>13} {'ratio':>6} "
+    print(f"{'runtime':<16} {'isolated+cached':>16} {'CPU us':>8} {'worker us':>9} {'1 model/case':>13} {'ratio':>6} "
           f"{'in-process':>10} {'of it':>7} {'CPU of it':>9} {'passed':>15}")
-    print("(cases/s, medians of the rounds; CPU us: padconf's and its worker's CPU microseconds a case; in-process: "
+    print("(cases/s, medians of the rounds; CPU us: padconf's and its worker's CPU microseconds a case; worker us: "
+          "the worker's part of them; in-process: "
           "the runtime's own floor; of it: the worker's cases/s as a share of the floor's; CPU of it: the floor's CPU "
           "a case as a share of the worker path's)")
     for name in chosen:

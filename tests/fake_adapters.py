@@ -766,3 +766,13 @@ class ReflectAsEdgeExporter(TorchExportAdapter):
                 if node.op_type == "Pad" and attribute.name == "mode" and attribute.s == b"reflect":
                     attribute.s = b"edge"
         return model.SerializeToString()
+
+
+class SurrogateTextAdapter(ConformingAdapter):
+    """Refuses every case with an error text holding a lone surrogate (what a runtime's message
+    decoded with surrogateescape holds), which no UTF-8 writer can write as it is."""
+
+    TEXT = "bad byte \udc80 in \u2028 the model é"
+
+    def run(self, case, placement="inputs"):
+        return Outcome(error=self.TEXT)

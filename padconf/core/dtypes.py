@@ -189,7 +189,8 @@ def _declared(obj: dict, budget: ArrayBudget | None) -> tuple[str, tuple, np.dty
     against MAX_ARRAY_BYTES and its size taken from ``budget`` before anything is decoded."""
     name, shape = obj["dtype"], tuple(obj["shape"])
     dtype = numpy_dtype(name)
-    if not all(type(n) is int and n >= 0 for n in shape) or len(shape) > 32:
+    # set(map(type)) and min, not a generator: two arrays a case are read in a worker, one in padconf
+    if len(shape) > 32 or not set(map(type, shape)) <= {int} or min(shape, default=0) < 0:
         raise CaseError(f"malformed array: shape {list(shape)[:33]} is not a list of sizes >= 0")
     size = math.prod(shape) * (dtype.itemsize if name != "string" else STRING_ELEMENT_BYTES)
     if size > MAX_ARRAY_BYTES:

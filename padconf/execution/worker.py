@@ -30,7 +30,7 @@ from padconf.core.vocabulary import Placement
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.env_worker import Elsewhere
 from padconf.execution.worker_process import START_TIMEOUT_S, WorkerProcess, Zygote
-from padconf.execution.worker_protocol import BUILDING, Ended, Op, Status
+from padconf.execution.worker_protocol import BUILDING, Ended, Op, Status, decode_line
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
@@ -118,7 +118,7 @@ def _reply(proc: WorkerProcess, line: bytes, deadline: float, decode: bool) -> d
     elsewhere: Elsewhere.outcome reads env_child's), its output as an array: raw_array's header
     in the line and its bytes after it (read here: CRASH or TIMEOUT where they do not come), or
     encode_array's form (strings)."""
-    reply = json.loads(line)
+    reply = decode_line(line)
     output = reply.get("output")
     if not decode or not isinstance(output, dict):
         return reply
@@ -325,7 +325,7 @@ class Worker:
                 return None, f"no answer within {limit}", Status.TIMEOUT, None
             if line is Status.CRASH:
                 return None, proc.death(), Status.CRASH, None
-            reply = json.loads(line)
+            reply = decode_line(line)
             outputs = None if reply["outputs"] is None else [decode_array(a) for a in reply["outputs"]]
             # a compile that died is TIMEOUT or CRASH
             return outputs, reply["error"], Status(reply["status"]), reply.get("fault")

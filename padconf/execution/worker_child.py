@@ -29,7 +29,7 @@ from padconf.cases.case import MAX_CASE_BYTES, Case
 from padconf.core.dtypes import decode_array, dtype_name, encode_array, raw_array
 from padconf.core.errors import PadconfError
 from padconf.execution.reaper import PR_SET_PDEATHSIG, prctl
-from padconf.execution.worker_protocol import BUILDING, READY, Op, Status
+from padconf.execution.worker_protocol import BUILDING, READY, Op, Status, decode_line, encode_line
 
 PRINTED_CHARS = 2000  # of what a runtime printed during one case, kept as evidence
 LOG_CAP = 16 << 20  # a log file past this is emptied between cases
@@ -60,17 +60,17 @@ def _marks() -> tuple[int, int]:
 def _serve(adapter, memory_mb: int, requests, replies) -> None:
     """A worker: run the cases it is sent, one answer per case (a line, and the raw bytes of
     its output where it has one), flushed as each is done."""
-    def say(line: str, raw: bytes = b"") -> None:
-        replies.write(line.encode() + b"\n" + raw)
+    def say(line: bytes, raw: bytes = b"") -> None:
+        replies.write(line + b"\n" + raw)
         replies.flush()
 
     def send(doc: dict) -> None:
-        say(json.dumps(doc))
+        say(encode_line(doc))
 
-    say(READY)
-    adapter.announce_build = lambda: say(BUILDING)
+    say(READY.encode())
+    adapter.announce_build = lambda: say(BUILDING.encode())
     while line := requests.readline():
-        request = json.loads(line)
+        request = decode_line(line)
         if request["op"] == Op.MODEL:
             try:
                 outputs = adapter.run_model(base64.b64decode(request["model"]),
@@ -120,7 +120,7 @@ def _serve(adapter, memory_mb: int, requests, replies) -> None:
                                ("fault", outcome.fault)):
                 if value is not None:  # what is unset is left out: the line is read once a case
                     answer[key] = value
-            say(json.dumps(answer), raw)
+            say(encode_line(answer), raw)
             if outcome.fault:
                 os._exit(0)  # its state may be the cause (imports left half made): padconf forks a fresh worker
 

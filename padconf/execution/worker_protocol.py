@@ -28,11 +28,37 @@ JSON lines:
 """
 from __future__ import annotations
 
-from typing import Literal
+import json
+from typing import Any, Literal
+
+import msgspec
 
 from padconf.core.vocabulary import Status, Word
 
-__all__ = ["Status", "Ended", "Op", "READY", "BUILDING"]
+__all__ = ["Status", "Ended", "Op", "READY", "BUILDING", "encode_line", "decode_line"]
+
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder()
+
+
+def encode_line(doc: dict) -> bytes:
+    """A worker's request or answer as JSON text: msgspec's writer, since one is written a case
+    (its cost: docs/performance.md); json's where msgspec writes no JSON for it (a lone
+    surrogate in a runtime's text, which json escapes as ``\\udXXX``)."""
+    try:
+        return _ENCODER.encode(doc)
+    except (msgspec.EncodeError, ValueError):  # UnicodeEncodeError is a ValueError
+        return json.dumps(doc).encode()
+
+
+def decode_line(line: bytes | str) -> Any:
+    """The JSON value of one request or answer line: msgspec's reader; json's for what only
+    json.dumps writes (NaN, an escaped lone surrogate), and json's error for a line that is no
+    JSON at all."""
+    try:
+        return _DECODER.decode(line)
+    except msgspec.DecodeError:
+        return json.loads(line)
 
 
 # What ended a wait for a worker's line, when no line came: it is gone, or the deadline passed.

@@ -18,7 +18,7 @@ from padconf.cases.classify import classify
 from padconf.core.errors import PadconfError
 from padconf.execution.worker import RuntimeUnavailable, Worker, run_request
 from padconf.execution.worker_process import WorkerProcess, Zygote
-from padconf.execution.worker_protocol import Status
+from padconf.execution.worker_protocol import Status, decode_line, encode_line
 
 
 @pytest.fixture
@@ -36,7 +36,7 @@ def test_a_wait_for_a_line_ends_in_a_line_or_a_status(zygote):
         payload = run_request([case], "inputs", None)
         assert proc.send(payload, time.monotonic() + 60) is Status.OK
         line = proc.readline(time.monotonic() + 60)
-        assert isinstance(line, bytes) and b'"status": "ok"' in line
+        assert isinstance(line, bytes) and decode_line(line)["status"] == Status.OK
         # asked nothing, a worker says nothing: the deadline ends the wait
         assert proc.readline(time.monotonic() + 0.2) is Status.TIMEOUT
         os.kill(proc.pid, signal.SIGKILL)
@@ -165,3 +165,29 @@ def test_an_impossible_output_is_told_by_its_bits_whatever_the_fast_path():
     words = classify(Case(spec="onnx/Pad-19", data=np.array(["a", "bc"], dtype=object), pads=[0, 0]))
     assert not impossible_output(words, np.array(["a", "b" + "c"], dtype=object))
     assert impossible_output(words, np.array(["a", "bd"], dtype=object))
+
+
+def test_an_answer_json_cannot_write_by_msgspec_comes_back_whole():
+    """A runtime's text with a lone surrogate: msgspec writes no JSON for it, so the worker's
+    answer falls back to json's escape, and padconf reads the very text back, as the runtime's
+    refusal (not a crash of the worker, nor padconf's fault)."""
+    from tests.fake_adapters import SurrogateTextAdapter
+    worker = Worker("tests.fake_adapters:SurrogateTextAdapter")
+    try:
+        case = classify(Case(spec="onnx/Pad-18", data=np.array([1, 2], np.float32), pads=[1, 0]))
+        (outcome, status), = worker.run([case], "inputs")
+    finally:
+        worker.close()
+    assert status is Status.OK and outcome.fault is None
+    assert outcome.error == SurrogateTextAdapter.TEXT
+
+
+def test_a_line_only_json_writes_is_read_as_json_reads_it():
+    """decode_line reads what json.dumps writes and msgspec does not (NaN, an escaped lone
+    surrogate), and a line that is no JSON is json's error, as before."""
+    assert decode_line(json.dumps({"x": float("nan"), "t": "\ud800"}).encode())["t"] == "\ud800"
+    assert np.isnan(decode_line(b'{"x": NaN}')["x"])
+    doc = {"status": Status.OK, "n": 2**70, "e": "é \u2028"}
+    assert decode_line(encode_line(doc)) == json.loads(json.dumps(doc))
+    with pytest.raises(json.JSONDecodeError):
+        decode_line(b"{not json")
