@@ -177,7 +177,7 @@ def _show(data, notes: list[str]) -> None:
     from padconf.report import report
     from padconf.run.rundir import RESULTS, SUMMARY
 
-    for part in report.terminal_output(data.rows, console.width):
+    for part in report.terminal_output(data.rows, console.width, data.dir, data.dir / SUMMARY):
         text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping
         console.print(part, soft_wrap=text, markup=not text, highlight=False)
     for note in notes:
