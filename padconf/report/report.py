@@ -359,6 +359,21 @@ def terminal_output(rows: list[ResultRow], width: int, run_dir=None, summary=Non
     return out + ["\n".join(map(escape.plain, lines))]
 
 
+def folded_notes(notes: list[str], runtimes) -> list[str]:
+    """A run's notes for the terminal, one line per runtime: those starting "RUNTIME: " (a runtime
+    of ``runtimes``) joined in their order by "; ", the others as they are, after them.
+    summary.md lists each note alone."""
+    by_runtime: dict[str, list[str]] = {}
+    rest = []
+    for note in notes:
+        name, sep, said = note.partition(": ")
+        if sep and name in runtimes:
+            by_runtime.setdefault(name, []).append(said)
+        else:
+            rest.append(note)
+    return [f"{name}: " + "; ".join(said) for name, said in by_runtime.items()] + rest
+
+
 def untriaged_line(group: dict) -> str:
     """A distinct failure not yet triaged in one line: who, what, how many, the graphs it was
     seen in where one is no one-node Pad, and its example's case id last (whole: `padconf

@@ -699,3 +699,14 @@ def test_squares_holding_only_skipped_or_not_implemented_results_fold_to_a_line_
         assert "skipped x6: no kernel before opset N" in line and "not-implemented x6: Could not find" in line
     summary = report.markdown(rows, [], [])
     assert "| alpha | onnx/Pad-1 | reflect |" in summary  # every square, as before
+
+
+def test_a_runs_notes_are_one_line_per_runtime_on_the_terminal():
+    notes = ["iree: 781 cases of spec families it does not run (it runs onnx)", "runtime tract unavailable: no",
+             "openvino: 16 cases skipped: OpenVINO has no element type for complex128",
+             "iree: 200 cases skipped: IREE has no string tensors", "openvino: worker restarted 47 times"]
+    assert report.folded_notes(notes, {"iree", "openvino"}) == [
+        "iree: 781 cases of spec families it does not run (it runs onnx); 200 cases skipped: IREE has no string "
+        "tensors",
+        "openvino: 16 cases skipped: OpenVINO has no element type for complex128; worker restarted 47 times",
+        "runtime tract unavailable: no"]
