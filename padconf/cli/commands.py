@@ -177,10 +177,10 @@ def _show(data, notes: list[str]) -> None:
     from padconf.report import report
     from padconf.run.rundir import RESULTS, SUMMARY
 
-    for part in report.terminal_output(data.rows, console.width):
+    for part in report.terminal_output(data.rows, console.width, data.dir, data.dir / SUMMARY):
         text = isinstance(part, str)  # runtimes' error texts: no markup, no wrapping
         console.print(part, soft_wrap=text, markup=not text, highlight=False)
-    for note in notes:
+    for note in report.folded_notes(notes, {r["runtime"] for r in data.rows}):  # one line per runtime
         console.print(f"note: {plain(note)}", soft_wrap=True, markup=False, highlight=False)
     if any(r["verdict"] in FAILURES for r in data.rows):
         console.print(f"To shrink a failure to a bug report: padconf minimize {plain(data.dir)}:<case id> "

@@ -35,6 +35,9 @@ class Triage(Word):
     POLICY = "policy"
     NOT_PAD_SPECIFIC = "not-pad-specific"
     KNOWN_UPSTREAM = "known-upstream"
+    # the failure is another component's, shown by a repro in the runtime's own API that needs no
+    # Pad (OpenVINO's ONNX frontend refusing Constant-12's value_ints): to file there, not as Pad's
+    OTHER_COMPONENT = "other-component"
 
     @property
     def label(self) -> str:
@@ -47,6 +50,7 @@ _LABELS = {
     Triage.LENIENT: "lenient (accepts what the spec forbids)", Triage.NOT_IMPLEMENTED: "not implemented (coverage)",
     Triage.POLICY: "policy (a documented limit)", Triage.NOT_PAD_SPECIFIC: "not Pad-specific",
     Triage.KNOWN_UPSTREAM: "known upstream",
+    Triage.OTHER_COMPONENT: "another component's bug (file it there)",
 }
 
 
@@ -59,7 +63,7 @@ PAD_BUGS = (Triage.WRONG_VALUE, Triage.NAN_PAYLOAD_OR_ZERO_SIGN, Triage.CRASH, T
 _BY_VERDICT = {Verdict.MISMATCH: Triage.WRONG_VALUE, Verdict.CRASH: Triage.CRASH, Verdict.TIMEOUT: Triage.HANG,
                Verdict.WRONGLY_REJECTED: Triage.WRONGLY_REJECTED, Verdict.WRONGLY_ACCEPTED: Triage.LENIENT,
                Verdict.NOT_IMPLEMENTED: Triage.NOT_IMPLEMENTED}
-_PATTERN_KEYS = ("runtime", "verdict", "spec", "mode", "dtype", "placement", "origin", "difference")
+_PATTERN_KEYS = ("runtime", "verdict", "spec", "mode", "dtype", "placement", "origin", "difference", "graph")
 
 
 @dataclass(frozen=True)
@@ -96,8 +100,8 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
         at = f"{where}: entry {i + 1}"
         try:
             kind = Triage(doc["triage"])
-            if kind not in (Triage.POLICY, Triage.KNOWN_UPSTREAM):
-                raise ValueError(f"triage {doc['triage']!r} is not 'policy' or 'known-upstream'")
+            if kind not in (Triage.POLICY, Triage.KNOWN_UPSTREAM, Triage.OTHER_COMPONENT):
+                raise ValueError(f"triage {doc['triage']!r} is not 'policy', 'known-upstream' or 'other-component'")
             if "error" in doc:  # a label is the conclusion of experiments and the case's fields, never of text
                 raise ValueError("'error' is not a key: a fact matches the row's fields, never its error text")
             patterns = tuple((k, doc[k]) for k in _PATTERN_KEYS if doc.get(k) is not None)

@@ -227,70 +227,177 @@ def _example(row: ResultRow, with_id: bool = True) -> str:
 MATRIX_TITLE = "Conformance matrix (results per verdict: each case once per placement)"
 
 
-def matrix_table(rows: list[ResultRow]) -> Table:
-    """One row per runtime, spec version and mode, one column per verdict."""
+# the verdicts a square may hold alone and be folded on the terminal: no result there judges the
+# runtime (the adapter cannot put the case, the runtime has no kernel: coverage, or a refusal
+# that proves nothing)
+UNJUDGED = (Verdict.SKIPPED, Verdict.NOT_IMPLEMENTED, Verdict.INCONCLUSIVE)
+UNJUDGED_TITLE = "Squares holding only skipped, not-implemented or inconclusive results, one line per runtime"
+
+
+def unjudged_squares(rows: list[ResultRow]) -> dict[str, dict]:
+    """runtime -> the matrix squares (spec, mode) all of whose results are skipped or
+    not-implemented, with what their results were and why (``failure_class`` of each: the
+    skip's reason, the refusal's text, their particulars blanked) counted: the terminal shows
+    them as one line per runtime, summary.md and the HTML page square by square."""
+    squares = matrix(rows)
+    unjudged = {key for key, counts in squares.items() if set(counts) <= set(UNJUDGED)}
+    out: dict[str, dict] = {}
+    for row in rows:
+        key = (row["runtime"], row["spec"], row["mode"])
+        if key not in unjudged:
+            continue
+        entry = out.setdefault(row["runtime"], {"squares": [], "results": 0, "why": Counter()})
+        entry["results"] += 1
+        entry["why"][(row["verdict"], failure_class(row))] += 1
+    for runtime, spec, mode in squares:  # matrix order: specs by version
+        if (runtime, spec, mode) in unjudged:
+            out[runtime]["squares"].append((spec, mode))
+    return out
+
+
+def unjudged_line(runtime: str, entry: dict, marked: set[tuple[str, str]], reasons: int = 3) -> str:
+    """One runtime's ``unjudged_squares`` in one line: which squares, how many results, and the
+    ``reasons`` most frequent whys with their counts."""
+    by_spec: dict[str, list[str]] = defaultdict(list)
+    for spec, mode in entry["squares"]:
+        by_spec[spec].append(mode_label(spec, mode, marked))
+    where = "; ".join(f"{spec} {', '.join(modes)}" for spec, modes in by_spec.items())
+    why = entry["why"].most_common()
+    said = "; ".join(f"{verdict} x{n}: {text}" for (verdict, text), n in why[:reasons])
+    more = len(why) - reasons
+    return (f"{runtime}: {len(entry['squares'])} squares, {entry['results']} results ({where}): {said}"
+            + (f"; and {more} other reasons (summary.md)" if more > 0 else ""))
+
+
+def matrix_table(rows: list[ResultRow], fold: bool = False) -> Table:
+    """One row per runtime, spec version and mode, one column per verdict; ``fold``: without the
+    squares ``unjudged_squares`` holds (the terminal says them in a line per runtime)."""
     used = used_verdicts(rows)
     marked = must_reject_only(rows)
+    folded = _folded(rows) if fold else set()
     t = Table(title=MATRIX_TITLE)
     for col in ("runtime", "spec", "mode"):
         t.add_column(col, no_wrap=True)
     for v in used:
         t.add_column(v, justify="right", no_wrap=True)
     for (runtime, spec, mode), counts in matrix(rows).items():
-        t.add_row(*map(escape.terminal, (runtime, spec, mode_label(spec, mode, marked))),
-                  *[_count_markup(v, counts[v]) for v in used])
+        if (runtime, spec, mode) not in folded:
+            t.add_row(*map(escape.terminal, (runtime, spec, mode_label(spec, mode, marked))),
+                      *[_count_markup(v, counts[v]) for v in used])
     return t
 
 
-def matrix_lines(rows: list[ResultRow]) -> list[str]:
+def _folded(rows: list[ResultRow]) -> set[tuple[str, str, str]]:
+    return {(runtime, spec, mode) for runtime, entry in unjudged_squares(rows).items()
+            for spec, mode in entry["squares"]}
+
+
+def matrix_lines(rows: list[ResultRow], fold: bool = False) -> list[str]:
     """The matrix as lines, for a width the table does not fit (a CI log has 80 columns):
-    each runtime, then one line per spec version and mode with its counts."""
+    each runtime, then one line per spec version and mode with its counts; ``fold``: as
+    ``matrix_table``'s. One line per runtime and spec version, its modes in it one after another."""
     marked, used = must_reject_only(rows), used_verdicts(rows)
-    lines, last = [MATRIX_TITLE], None
+    folded = _folded(rows) if fold else set()
+    lines, last = [MATRIX_TITLE + ", one line per spec version, its modes apart by '|'"], None
     for (runtime, spec, mode), counts in matrix(rows).items():
+        if (runtime, spec, mode) in folded:
+            continue
         if runtime != last:
             lines.append(runtime)
             last = runtime
-        lines.append(f"  {spec} {mode_label(spec, mode, marked)}: "
-                     + ", ".join(f"{counts[v]} {v}" for v in used if counts[v]))
+        said = f"{mode_label(spec, mode, marked)} " + ", ".join(f"{counts[v]} {v}" for v in used if counts[v])
+        if lines[-1].startswith(f"  {spec}: "):
+            lines[-1] += f" | {said}"
+        else:
+            lines.append(f"  {spec}: {said}")
     return lines
 
 
-def terminal_output(rows: list[ResultRow], width: int) -> list:
-    """What `padconf run` prints: the matrix as a table where it fits ``width``, else as lines;
-    the distinct failures (each with its triage class) and the interpretations picked as lines.
-    Lines are printed without wrapping (soft_wrap): no name is cut and no case id split, so
-    `padconf minimize RUN_DIR:<case id>` takes the id as printed."""
-    table = matrix_table(rows)
+def terminal_output(rows: list[ResultRow], width: int, run_dir=None, summary=None) -> list:
+    """What `padconf run` prints, short enough to read whole (summary.md and the HTML page keep
+    every detail): the matrix as a table where it fits ``width``, else as lines, without the
+    squares that hold only skipped or not-implemented results (one line per runtime says which
+    and why); the distinct failures not yet triaged one line each, with its case id; the
+    triaged ones one line per triage class, with a count and where they are listed
+    (``summary``, the run's summary.md); the interpretations picked. Lines are printed without wrapping
+    (soft_wrap): no name is cut and no case id split, so `padconf minimize RUN_DIR:<case id>`
+    takes the id as printed."""
+    table = matrix_table(rows, fold=True)
     fits = Console(width=10_000).measure(table).maximum <= width
-    out: list = [table] if fits else ["\n".join(map(escape.plain, matrix_lines(rows)))]
-    if must_reject_only(rows):
-        out.append(MUST_REJECT_NOTE)
+    out: list = [table] if fits else ["\n".join(map(escape.plain, matrix_lines(rows, fold=True)))]
+    marked = must_reject_only(rows)
+    lines: list[str] = []
+    if marked:
+        lines.append(MUST_REJECT_NOTE)
+    unjudged = unjudged_squares(rows)
+    if unjudged:
+        lines += ["", f"{UNJUDGED_TITLE} (not in the matrix above; summary.md has each square):"]
+        lines += [f"- {unjudged_line(runtime, entry, marked)}" for runtime, entry in unjudged.items()]
     groups = distinct_failures(rows)
-    lines = ["", f"{failures_count(groups)} (one example each)"]
     untriaged = [g for g in groups if g["triage"] in PAD_BUGS]
-    for g in untriaged:
-        lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
-                  f"  {_seen_on(g)}", f"  example: {_example(g['example'], with_id=False)}",
-                  f"  case id: {g['example']['case_id']}"]
-    if len(untriaged) < len(groups):
-        # what is triaged already (lenient, coverage, policy, known upstream, not Pad-specific):
-        # what and its case id only, its example in summary.md and the HTML page, so the list to
-        # act on reads first and whole
-        lines += ["", f"The {len(groups) - len(untriaged)} triaged already, with their case ids (their examples: "
-                      "the run's summary.md and HTML page):"]
-        for g in groups[len(untriaged):]:
-            lines += [f"- {g['runtime']} {g['verdict']} x{g['count']} [{triage_text(g)}]: {g['class']}",
-                      f"  case id: {g['example']['case_id']}"]
-    if len(lines) == 2:
-        lines.append("(none)")
+    lines += ["", f"{failures_count(groups)}."]
+    if untriaged:
+        lines.append("Not yet triaged, one line each (runtime, verdict, results, triage class, what, the case id of "
+                     f"one example; padconf report {shlex.quote(str(run_dir or 'RUN_DIR'))} --bugs adds its example "
+                     "and the command that minimizes it):")
+        lines += [untriaged_line(g) for g in untriaged]
+    triaged = triaged_classes(groups[len(untriaged):])
+    if triaged:
+        where = "summary.md" if summary is None else str(summary)
+        lines.append(f"The {len(groups) - len(untriaged)} triaged already, one line per triage class (each with its "
+                     f"example and case id: {where}; padconf report "
+                     f"{shlex.quote(str(run_dir or 'RUN_DIR'))} --html FILE):")
+        lines += [f"- {line}" for line in triaged]
     picks = interpretations(rows)
-    if picks:
-        lines += ["", f"Where the spec is silent: {SILENT_WHAT}"]
+    if picks:  # one line per undefined point, its runtimes apart by '|'
+        lines += ["", f"Where the spec is silent: {SILENT_WHAT}; one line per undefined point"]
+        by_point: dict[str, list[str]] = defaultdict(list)
         for (point, runtime), counts in picks.items():
-            lines.append(f"- {point} on {runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
+            by_point[point].append(f"{runtime}: " + ", ".join(f"{k} ({n})" for k, n in counts.most_common()))
+        lines += [f"- {point} on " + " | ".join(said) for point, said in by_point.items()]
     # printed as they are (no markup), each line with its control characters shown as text
     return out + ["\n".join(map(escape.plain, lines))]
+
+
+def folded_notes(notes: list[str], runtimes) -> list[str]:
+    """A run's notes for the terminal, one line per runtime: those starting "RUNTIME: " (a runtime
+    of ``runtimes``) joined in their order by "; ", the others as they are, after them.
+    summary.md lists each note alone."""
+    by_runtime: dict[str, list[str]] = {}
+    rest = []
+    for note in notes:
+        name, sep, said = note.partition(": ")
+        if sep and name in runtimes:
+            by_runtime.setdefault(name, []).append(said)
+        else:
+            rest.append(note)
+    return [f"{name}: " + "; ".join(said) for name, said in by_runtime.items()] + rest
+
+
+def untriaged_line(group: dict) -> str:
+    """A distinct failure not yet triaged in one line: who, what, how many, the graphs it was
+    seen in where one is no one-node Pad, and its example's case id last (whole: `padconf
+    minimize RUN:<id>` takes it)."""
+    graphs = sorted(group.get("graphs") or set())
+    seen = f"; graphs: {GRAPHS_APART.join(graphs)}" if set(graphs) - {ONE_NODE} else ""
+    return (f"- {group['runtime']} {group['verdict']} x{group['count']} [{triage_text(group)}]: {group['class']}"
+            f"{seen}; case id: {group['example']['case_id']}")
+
+
+def triaged_classes(groups: list[dict]) -> list[str]:
+    """The triaged distinct failures (lenient, coverage, policy, known upstream, not
+    Pad-specific) folded, one line per triage class: how many distinct failures and results,
+    on which runtimes."""
+    by_class: dict[str, list[dict]] = defaultdict(list)
+    for g in groups:
+        by_class[g["triage"].label if g.get("triage") is not None else "-"].append(g)
+    out = []
+    for label, mine in by_class.items():
+        runtimes = Counter(g["runtime"] for g in mine)
+        out.append(f"{label}: {len(mine)} distinct failure{'s' * (len(mine) != 1)}, "
+                   f"{sum(g['count'] for g in mine)} results ("
+                   + ", ".join(f"{r} {n}" for r, n in sorted(runtimes.items())) + ")")
+    return out
 
 
 def bug_lines(rows: list[ResultRow], run_dir, unfinished: str | None = None) -> list[str]:

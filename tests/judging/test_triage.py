@@ -253,3 +253,21 @@ def test_a_values_control_failing_does_not_excuse_a_refused_default_the_pad_take
     assert triage({**row, "control": failing})[0] == Triage.WRONGLY_REJECTED
     assert triage({**row, "control": {**failing, "operand": "data"}})[0] == Triage.NOT_PAD_SPECIFIC
     assert triage({**row, "experiments": {}, "control": failing})[0] == Triage.NOT_PAD_SPECIFIC
+
+
+def test_openvinos_constant_12_refusal_is_another_components_bug_not_pads():
+    """OpenVINO's ONNX frontend refuses Constant-12's value_ints before the Pad is converted (a
+    repro in its own API, docs/findings.md): a Pad-11 case whose pads come from such nodes (built
+    at opset 12) is refused for another component's bug, to file there; the same refusal of a
+    Pad-11 with Constant nodes written with value, or on another runtime, stays a Pad failure."""
+    graph = "Pad(constant), pads from Constant nodes' value_ints, before Conv-2d"
+    row = {"runtime": "openvino-onnx", "verdict": "wrongly-rejected", "spec": "onnx/Pad-11", "mode": "constant",
+           "dtype": "float", "placement": "inputs", "origin": "generated", "difference": None, "graph": graph,
+           "error": "anything", "pads": [1, 1]}
+    found, fact = triage(row)
+    assert found == Triage.OTHER_COMPONENT and fact.link.endswith("/openvinotoolkit/openvino/pull/5450")
+    assert found not in PAD_BUGS
+    assert triage({**row, "runtime": "openvino-onnx[threads=1]"})[0] == Triage.OTHER_COMPONENT
+    for other in ({"graph": "Pad(constant), pads from Constant nodes, before Conv-2d"}, {"spec": "onnx/Pad-13"},
+                  {"runtime": "onnxruntime"}, {"graph": None}):
+        assert triage({**row, **other})[0] == Triage.WRONGLY_REJECTED, other

@@ -163,7 +163,8 @@ def test_silent_points_count_each_with_the_readings_the_answer_fits():
         ("mixed_sign_pads", "alpha"): Counter({"original_coordinates": 1, "crop_first or original_coordinates": 1}),
         ("mixed_sign_pads", "beta"): Counter({"(another output)": 1})}
     printed = report.terminal_output(rows, 200)[-1]
-    assert "- mixed_sign_pads on alpha: original_coordinates (1), crop_first or original_coordinates (1)" in printed
+    assert ("- mixed_sign_pads on alpha: original_coordinates (1), crop_first or original_coordinates (1) | beta: "
+            "(another output) (1)") in printed  # one line per undefined point
 
 
 def test_large_arrays_are_abridged_and_say_their_size(tmp_path):
@@ -260,10 +261,11 @@ def test_terminal_output_cuts_no_name_and_splits_no_case_id_at_80_columns():
         lines = text.splitlines()
         assert "…" not in text
         for name in ("openvino-onnx", "onnx-reference", "openvino/Pad-12", "wrongly-rejected", "wrongly-accepted",
-                     "crop_beyond_dim on onnx-reference: reject (1)"):
+                     "onnx-reference: reject (1)"):
             assert any(name in line for line in lines), (width, name)
-        for group in report.failures(long_rows):  # whole on one line: `padconf minimize RUN:<id>` takes it
-            assert any(f"case id: {group['example']['case_id']}" == line.strip() for line in lines), width
+        for group in report.distinct_failures(long_rows):  # not yet triaged: its case id whole, ending its line
+            if group["triage"] in report.PAD_BUGS:  # (`padconf minimize RUN:<id>` takes it as printed)
+                assert any(line.endswith(f"; case id: {group['example']['case_id']}") for line in lines), width
         tables = table_lines(text)
         assert all(len(line) <= width for line in tables)
     assert max(len(line) for line in tables) > 80  # at 200 the matrix is a table with a column per verdict
@@ -280,8 +282,9 @@ def test_padconf_run_output_in_a_ci_log_keeps_names_and_case_ids_whole(tmp_path)
     assert "…" not in proc.stdout and "onnx-reference" in proc.stdout
     lines = proc.stdout.splitlines()
     assert max(map(len, table_lines(proc.stdout)), default=0) <= 80
-    ids = {g["example"]["case_id"] for g in report.failures(read_jsonl(tmp_path / "run" / "results.jsonl"))}
-    assert ids and all(f"  case id: {i}" in lines for i in ids)
+    ids = {g["example"]["case_id"] for g in report.distinct_failures(read_jsonl(tmp_path / "run" / "results.jsonl"))
+           if g["triage"] in report.PAD_BUGS}  # those not yet triaged: each a line ending in its whole case id
+    assert ids and all(any(line.endswith(f"; case id: {i}") for line in lines) for i in ids)
     assert f"padconf minimize {tmp_path / 'run'}:<case id> --runtime <runtime>" in proc.stdout
 
 
@@ -540,8 +543,11 @@ def test_a_context_case_is_shown_as_the_graph_it_is_in_every_report_and_the_gate
             judged_row("alpha", "inputs", plain, Outcome(np.zeros(5, np.float32)), "ok")]
     assert rows[0]["graph"] == "Pad(edge) before Slice" and "graph" not in rows[1]
     out = "\n".join(p for p in report.terminal_output(rows, 200) if isinstance(p, str))
-    assert "example: onnx/Pad-18 Pad(edge) before Slice float shape=[2, 2]" in out, out
-    assert "example: onnx/Pad-19 constant float shape=[3]" in out  # a one-node Pad: its mode, as before
+    assert f"SIGSEGV/SIGABRT; graphs: Pad(edge) before Slice; case id: {sliced.id}" in out, out
+    assert f"(the expected values misplaced); case id: {plain.id}" in out  # a one-node Pad: no graph named
+    bugs = "\n".join(report.bug_lines(rows, "RUN"))  # `padconf report RUN --bugs`: the example, as the graph it is
+    assert "example: onnx/Pad-18 Pad(edge) before Slice float shape=[2, 2]" in bugs, bugs
+    assert "example: onnx/Pad-19 constant float shape=[3]" in bugs  # a one-node Pad: its mode, as before
     assert "Pad(edge) before Slice float" in report.markdown(rows, [], [])
     page = render(load_run(write_run(tmp_path / "run", [sliced, plain], rows)))
     assert "model: <b>Pad(edge) before Slice</b> (Slice starts=[0] ends=[1] axes=[0] steps=[1])" in page
@@ -560,7 +566,7 @@ def test_a_context_case_is_shown_as_the_graph_it_is_in_every_report_and_the_gate
     three = both + [judged_row("alpha", "inputs", still, Outcome(error="worker died: SIGSEGV"), "crash")]
     out = "\n".join(p for p in report.terminal_output(three, 200) if isinstance(p, str))
     (seen,) = [line for line in out.splitlines() if "graphs: " in line]
-    assert seen.split("graphs: ")[1].split(" | ") == ["Pad(edge) before Slice",
+    assert seen.split("graphs: ")[1].split("; case id: ")[0].split(" | ") == ["Pad(edge) before Slice",
                                                       "Pad(edge), before Slice, static shape", "one-node Pad"], seen
 
 
@@ -634,22 +640,73 @@ def test_report_reads_runs_own_folder_unless_told_and_bugs_says_a_run_is_partial
     assert part.startswith("Part of a run only: ") and part.split("\n", 1)[1] == whole
 
 
-def test_the_terminal_shows_the_failures_to_act_on_whole_and_the_triaged_ones_in_two_lines():
-    """A first run's list reads the failures not yet triaged first, each with where it was seen
-    and its example; the others (lenient, coverage, policy ...) with what and their case id only,
-    so a first run is not four lines per failure nobody need act on. Nothing goes missing: every
-    distinct failure and its case id is there, and summary.md keeps their examples."""
+def test_the_terminal_shows_each_failure_to_act_on_in_a_line_and_the_triaged_ones_per_class():
+    """A first run's list reads the failures not yet triaged first, one line each with its case
+    id; the others (lenient, coverage, policy ...) one line per triage class with their counts
+    and where they are listed, so a first run is not four lines per failure nobody need act on.
+    Nothing goes missing: summary.md lists every distinct failure with its example and case id."""
     from padconf.judging.triage import PAD_BUGS
 
-    _, rows = planted_rows()
+    cases, rows = planted_rows()
     groups = report.distinct_failures(rows)
     bugs = [g for g in groups if g["triage"] in PAD_BUGS]
     assert 0 < len(bugs) < len(groups)
-    out = "\n".join(p for p in report.terminal_output(rows, 200) if isinstance(p, str))
+    out = "\n".join(p for p in report.terminal_output(rows, 200, "RUN", "RUN/summary.md") if isinstance(p, str))
     failures = out.split("distinct failures", 1)[1].split("\nWhere the spec is silent", 1)[0]
     to_act, triaged = failures.split(f"\nThe {len(groups) - len(bugs)} triaged already", 1)
-    assert to_act.count("\n- ") == len(bugs) and to_act.count("\n  example: ") == len(bugs)
-    assert triaged.count("\n- ") == len(groups) - len(bugs) and "example: " not in triaged
+    assert "padconf report RUN --bugs" in to_act and "summary.md" not in to_act
+    listed = [line for line in to_act.splitlines() if line.startswith("- ")]
+    assert len(listed) == len(bugs)
+    for g, line in zip(bugs, listed):
+        assert line.startswith(f"- {g['runtime']} {g['verdict']} x{g['count']} [") and g["class"] in line
+        assert line.endswith(f"; case id: {g['example']['case_id']}")
+    per_class = [line for line in triaged.splitlines() if line.startswith("- ")]
+    classes = {g["triage"].label for g in groups if g not in bugs}
+    assert len(per_class) == len(classes) and "RUN/summary.md" in triaged and "padconf report RUN --html" in triaged
+    for label in classes:
+        mine = [g for g in groups if g not in bugs and g["triage"].label == label]
+        (line,) = [x for x in per_class if x.startswith(f"- {label}: ")]
+        assert f": {len(mine)} distinct failure" in line and f", {sum(g['count'] for g in mine)} results (" in line
+    summary = report.markdown(rows, [c.to_json() for c in cases], [])
     for g in groups:
-        assert f"\n  case id: {g['example']['case_id']}" in (to_act if g in bugs else triaged)
-    assert all(line.startswith(("- ", "  case id: ")) for line in triaged.strip().splitlines()[1:])
+        assert f"id={g['example']['case_id']}" in summary
+
+
+def test_squares_holding_only_skipped_or_not_implemented_results_fold_to_a_line_per_runtime():
+    """A matrix square whose results are all skipped or not-implemented holds nothing judged: the
+    terminal leaves it out of the matrix and says, in one line per runtime, which squares, how
+    many results and why (each reason with its count); summary.md keeps every square."""
+    rows = []
+    for spec in ("onnx/Pad-1", "onnx/Pad-2"):
+        for i, mode in enumerate(("constant", "reflect", "edge")):
+            case = classify(Case(spec, np.arange(3, dtype=np.float32) + i, [1, 1], mode=mode))
+            rows.append(judged_row("alpha", "inputs", case, Outcome(skipped="no kernel before opset 7"), "ok"))
+            rows.append(judged_row("alpha", "initializers", case,
+                                   Outcome(error="Could not find an implementation for Pad(1)", not_implemented=True),
+                                   "ok"))
+    judged = classify(Case("onnx/Pad-19", np.arange(3, dtype=np.float32), [1, 1]))
+    rows += [judged_row("alpha", "inputs", judged, Outcome(np.array([0, 0, 1, 2, 0], np.float32)), "ok"),
+             judged_row("alpha", "initializers", judged, Outcome(skipped="no initializers here"), "ok")]
+    folded = report.unjudged_squares(rows)
+    assert list(folded) == ["alpha"] and len(folded["alpha"]["squares"]) == 6 and folded["alpha"]["results"] == 12
+    for width in (80, 300):
+        text = printed(rows, width)
+        matrix_part, rest = text.split(report.UNJUDGED_TITLE)
+        assert "onnx/Pad-19" in matrix_part and "onnx/Pad-1 " not in matrix_part and "onnx/Pad-2 " not in matrix_part
+        (line,) = [x for x in rest.splitlines() if x.startswith("- alpha: ")]
+        assert line.startswith("- alpha: 6 squares, 12 results (onnx/Pad-1 constant, edge, reflect; onnx/Pad-2 "
+                               "constant, edge, reflect): "), line
+        assert "skipped x6: no kernel before opset N" in line and "not-implemented x6: Could not find" in line
+    summary = report.markdown(rows, [], [])
+    assert "| alpha | onnx/Pad-1 | reflect |" in summary  # every square, as before
+
+
+def test_a_runs_notes_are_one_line_per_runtime_on_the_terminal():
+    notes = ["iree: 781 cases of spec families it does not run (it runs onnx)", "runtime tract unavailable: no",
+             "openvino: 16 cases skipped: OpenVINO has no element type for complex128",
+             "iree: 200 cases skipped: IREE has no string tensors", "openvino: worker restarted 47 times"]
+    assert report.folded_notes(notes, {"iree", "openvino"}) == [
+        "iree: 781 cases of spec families it does not run (it runs onnx); 200 cases skipped: IREE has no string "
+        "tensors",
+        "openvino: 16 cases skipped: OpenVINO has no element type for complex128; worker restarted 47 times",
+        "runtime tract unavailable: no"]

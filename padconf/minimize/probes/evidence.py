@@ -240,7 +240,7 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
                           "valid" if kind != CaseKind.MUST_REJECT else
                           f"invalid ({final.case.reason})" + ("; a crash, hang or unsafe output" if forgiven else ""))}
     missing = [k for k, c in checks.items() if c["needed"] and not c["passed"]]
-    if shrunk.native:
+    if shrunk.native or found == Triage.OTHER_COMPONENT:
         label = "other-component"
     elif found in PAD_BUGS:
         label = NEEDS_A_LOOK if missing else BUG
