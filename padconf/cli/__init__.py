@@ -18,6 +18,7 @@ import traceback
 from pathlib import Path
 
 from padconf.cli.parser import build_parser
+from padconf.core import inputs
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain
 from padconf.core.writing import open_folder
@@ -174,7 +175,7 @@ def main(argv=None) -> int:
             setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
     sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
-        with phase(f"padconf {args.command}"):
+        with phase(f"padconf {args.command}"), inputs.command():  # the writer never replaces what it read
             return args.func(args)
     except InternalFault as exc:
         return _fault(args, exc)

@@ -14,7 +14,7 @@ from rich.table import Table
 from padconf.core.errors import PadconfError
 from padconf.core.escape import plain, terminal
 from padconf.core.progress import progress
-from padconf.core.writing import write_atomically
+from padconf.core.writing import refuse_an_input, write_atomically
 from padconf.judging.verdicts import FAILURES
 
 console = Console()
@@ -233,6 +233,7 @@ def cmd_gate(args) -> int:
     from padconf.gate.junit import junit_xml, problem_lines
 
     entries = load_baseline(args.baseline)
+    refuse_an_input(args.junit)  # the baseline, a spec: refused before the gate runs
     if args.results:
         judgement = judge_results(args.results, entries, args.runtime, _gate_config(args).specs_dir)
     else:
@@ -295,7 +296,7 @@ def cmd_baseline(args) -> int:
         with progress(err, f"prune {args.prune}") as advance:
             old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
         if new != old:
-            write_atomically(Path(args.prune), new)  # the reviewed baseline: never left half written
+            write_atomically(Path(args.prune), new, replaces_input=True)  # the reviewed baseline, in place
         sys.stdout.write(diff(old, new, args.prune))
         err.print(f"{terminal(args.prune)}: "
                   f"{'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",

@@ -37,3 +37,22 @@ def test_minimize_generate_and_export_refuse_a_folder_another_process_writes(tmp
             other.stdin.close()
             other.wait()
         assert not list(folder.iterdir())
+
+
+def test_gate_and_baseline_refuse_a_work_folder_another_process_writes(tmp_path, capsys):
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("[]\n")
+    runtime = "tests.fake_adapters:CorrectAdapter"
+    for args in (["gate", "--runtime", runtime, "--baseline", str(baseline)], ["baseline", "--runtime", runtime],
+                 ["baseline", "--runtime", runtime, "--prune", str(baseline)]):
+        work = tmp_path / "work"
+        work.mkdir()
+        other = hold(work)
+        try:
+            one_line_exit_2(main([*args, "--spec", "onnx/Pad-19", "--work", str(work)]), capsys,
+                            "another padconf process", "gate's work folder")
+        finally:
+            other.stdin.close()
+            other.wait()
+        assert not list(work.iterdir()) and baseline.read_text() == "[]\n"
+        work.rmdir()
