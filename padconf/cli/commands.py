@@ -14,7 +14,7 @@ from rich.table import Table
 from padconf.core.errors import PadconfError
 from padconf.core.escape import plain, terminal
 from padconf.core.progress import progress
-from padconf.core.writing import refuse_an_input, write_atomically
+from padconf.core.writing import FolderLock, refuse_an_input, write_atomically
 from padconf.judging.verdicts import FAILURES
 
 console = Console()
@@ -402,7 +402,8 @@ def cmd_minimize(args) -> int:
     console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                   f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
     if args.bisect:
-        _bisect_bundles([Path(s["dir"]) for s in bundles], args, progress)
+        with FolderLock(Path(args.out), exclusive=True):  # the bundles' REPORT.md and evidence.json rewritten
+            _bisect_bundles([Path(s["dir"]) for s in bundles], args, progress)
     return 0
 
 

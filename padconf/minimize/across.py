@@ -20,7 +20,7 @@ from pathlib import Path
 from padconf.adapters import adapter_class, split_variant, unknown_runtime
 from padconf.core import escape
 from padconf.core.errors import PadconfError
-from padconf.core.writing import make_folder, open_to_append, write_atomically
+from padconf.core.writing import FolderLock, make_folder, open_to_append, write_atomically
 from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
@@ -110,6 +110,12 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
     if not runtimes:
         raise PadconfError(f"{run_dir}: no runtime has a failure in this run: nothing to minimize")
     make_folder(out)  # no link on the way
+    with FolderLock(out, exclusive=True):  # from the first runtime's bundles to the merged INDEX.md
+        return _minimize_runtimes(target, runtimes, out, time_limit, progress, specs_dir, **kw)
+
+
+def _minimize_runtimes(target: str, runtimes: list[str], out: Path, time_limit: float, progress,
+                       specs_dir: str | None, **kw) -> list[dict]:
     done: list[tuple[str, list[dict]]] = []
     skipped: list[str] = []
     for runtime in runtimes:

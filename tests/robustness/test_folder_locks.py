@@ -56,3 +56,18 @@ def test_gate_and_baseline_refuse_a_work_folder_another_process_writes(tmp_path,
             other.wait()
         assert not list(work.iterdir()) and baseline.read_text() == "[]\n"
         work.rmdir()
+
+
+def test_minimize_of_every_runtime_of_a_run_refuses_a_folder_another_process_writes(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["run", "--runtime", "tests.fake_adapters:WrongValuesAdapter", "--spec", "onnx/Pad-19",
+                 "--max-examples", "2", "--out", str(run)]) in (0, 1)
+    out = tmp_path / "m"
+    out.mkdir()
+    other = hold(out)
+    try:
+        one_line_exit_2(main(["minimize", str(run), "--out", str(out)]), capsys, "another padconf process")
+    finally:
+        other.stdin.close()
+        other.wait()
+    assert not list(out.iterdir())
