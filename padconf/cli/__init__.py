@@ -148,7 +148,28 @@ def _out_of_memory(args, exc: MemoryError) -> int:
 
 def main(argv=None) -> int:
     """Runs one command; its exit code as padconf.cli.parser.EXIT_CODES says. What finished is
-    kept in every case, and an interrupt's line names the command that continues (``continues``)."""
+    kept in every case, and an interrupt's line names the command that continues (``continues``).
+    stdout and stderr are ``ClosableStream`` from the first byte (``--version``, ``--help`` and a
+    usage error print before any command runs) to the last."""
+    streams = sys.stdout, sys.stderr
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
+        try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
+            os.fstat(fd)
+        except OSError:
+            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
+            if devnull != fd:
+                os.close(devnull)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
+    sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
+    try:
+        return _main(argv)
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def _main(argv) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -164,16 +185,6 @@ def main(argv=None) -> int:
     if args.env_constraints is not None:
         from padconf.execution.environments import CONSTRAINTS_ENV
         os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
-    streams = sys.stdout, sys.stderr
-    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
-        try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
-            os.fstat(fd)
-        except OSError:
-            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
-            if devnull != fd:
-                os.close(devnull)
-            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
-    sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
         with phase(f"padconf {args.command}"), inputs.command():  # the writer never replaces what it read
             return args.func(args)
@@ -201,6 +212,3 @@ def main(argv=None) -> int:
     finally:
         from padconf.execution.worker import close_all
         close_all()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        sys.stdout, sys.stderr = streams

@@ -15,6 +15,7 @@ from typing import IO
 
 from padconf.core import inputs
 from padconf.core.errors import CaseError, PadconfError
+from padconf.core.escape import Html, Markdown, PySource, Xml
 from padconf.core.user_key import signature
 
 MARK = ".padconf-wrote"  # in a folder padconf claimed: its path signed with the user's key
@@ -190,6 +191,25 @@ def write_atomically(path: Path | str, data: str | bytes, replaces_input: bool =
         os.fsync(folder)  # the rename itself survives a power loss
     finally:
         os.close(folder)
+
+
+# One writer per medium, taking only its escaper's type (padconf/core/escape.py): a str from
+# outside handed to one of these without its escaper is a mypy error here.
+
+def write_markdown(path: Path | str, text: Markdown) -> None:
+    write_atomically(path, text)
+
+
+def write_html(path: Path | str, page: Html) -> None:
+    write_atomically(path, page)
+
+
+def write_xml(path: Path | str, document: Xml) -> None:
+    write_atomically(path, document)
+
+
+def write_python(path: Path | str, source: PySource) -> None:
+    write_atomically(path, source)
 
 
 def open_to_append(path: Path, mode: str = "a") -> IO:

@@ -4,6 +4,7 @@ and exits with its own code (0 here; 1 only for a difference found) (docs/reliab
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -43,3 +44,22 @@ def test_a_report_or_baseline_to_a_closed_stdout_keeps_its_exit_code(tmp_path):
         shell = f"{PADCONF} {' '.join(args)} 2>&1 | head -c 1 >/dev/null; echo rc=${{PIPESTATUS[0]}}"
         done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
         assert done.stdout.splitlines()[-1] == "rc=0", done.stdout + done.stderr
+
+
+@pytest.mark.parametrize("args, code", [(["--version"], 0), (["--help"], 0), (["run", "--help"], 0),
+                                        (["--no-such-option"], 2), (["run", "--max-examples", "x"], 2)])
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_what_prints_before_any_command_runs_keeps_its_exit_code_on_a_closed_stream(args, code, stream):
+    """``padconf --version | head -0``: argparse printed before the streams were padconf's, and
+    the broken pipe was a traceback and exit 1."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before padconf writes
+    try:
+        other = subprocess.PIPE
+        done = subprocess.run([PADCONF, *args], stdout=write if stream == "stdout" else other,
+                              stderr=write if stream == "stderr" else other, timeout=120)
+    finally:
+        os.close(write)
+    shown = (done.stderr if stream == "stdout" else done.stdout) or b""
+    assert done.returncode == code, shown
+    assert b"Traceback" not in shown and b"BrokenPipe" not in shown
