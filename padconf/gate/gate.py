@@ -71,15 +71,17 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
          progress=None) -> Judgement:
     """Run the gate's cases and judge them against ``entries``; explored cases that fail in a
     new way go to the example database, replayed ones that no longer do leave it."""
-    with work_folder(out_dir):
+    with work_folder(config, out_dir):
         return _gate(config, entries, out_dir, jobs, progress)
 
 
 @contextlib.contextmanager
-def work_folder(out_dir: Path) -> Iterator[None]:
+def work_folder(config: GateConfig, out_dir: Path) -> Iterator[None]:
     """The gate's or baseline's work folder, made and held (``FolderLock``) from its first file
     to its last (gate.json, the run, the reruns), so that no other process writes or judges it
-    meanwhile."""
+    meanwhile; a mistaken spec or filter is said before it is made."""
+    load_specs(config.specs_dir, config.specs)
+    config.case_filter()
     make_folder(out_dir)
     with FolderLock(Path(out_dir), exclusive=True, what="gate's work folder"):
         yield

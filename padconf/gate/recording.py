@@ -49,7 +49,7 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     reads memory it never wrote, or whose heap an earlier case corrupted, answers the same case
     now right, now with another wrong value, now with a crash. A baseline made of one run
     would miss what the next run shows, and every gate would fail on it."""
-    with work_folder(out_dir):
+    with work_folder(config, out_dir):
         return _baseline_rows(config, out_dir, jobs, progress)
 
 
