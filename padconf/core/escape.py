@@ -68,12 +68,17 @@ def html(text) -> Html:
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
+_XML_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but tab and newlines, DEL, C1
+
+
 def xml(text) -> Xml:
     """``text`` (a baseline's why, a runtime's error, a case's id: none written by padconf) with
-    each character XML 1.0 forbids shown as ``\\xNN`` / ``\\uNNNN``, so that the file parses
+    each character XML 1.0 forbids, each control character (C1 included: CSI moves a terminal's
+    cursor when a CI log shows the file) as ``\\xNN``, and each bidi or invisible format character
+    as ``\\uNNNN``, as ``plain`` shows them: the file parses and shows its text as it is
     (ElementTree then escapes markup)."""
-    return Xml(_NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}",
-                            str(text)))
+    text = _INVISIBLE.sub(_code_point, _XML_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
+    return Xml(_NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text))
 
 
 _LITERALS = (bool, int, float, str, bytes, type(None))

@@ -2,6 +2,7 @@
 same judgement as JUnit XML (junit_xml)."""
 from __future__ import annotations
 
+import math
 from xml.etree import ElementTree
 
 from padconf.core.escape import Xml, xml
@@ -32,6 +33,15 @@ def _reason(row: ResultRow) -> str:
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
 
 
+def _seconds(row: ResultRow) -> str:
+    """A testcase's time as JUnit reads it, a number of seconds >= 0: a row's (from a shard
+    anyone may have written) that is none, NaN, infinite, negative or past 1e9 is 0."""
+    seconds = row.get("seconds")
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) \
+        and 0 <= seconds <= 1e9
+    return f"{float(seconds) if ok else 0.0:.3f}"  # type: ignore[arg-type]
+
+
 def junit_xml(judgement: Judgement) -> Xml:
     """JUnit XML: a testcase per result (new failures fail, forgiven ones and skips are
     skipped with their reason), and one per fixed entry, failing."""
@@ -40,7 +50,7 @@ def junit_xml(judgement: Judgement) -> Xml:
     suite = ElementTree.Element("testsuite", name=f"padconf gate {judgement.runtime}")
     for row in judgement.rows:
         case = ElementTree.SubElement(suite, "testcase", classname=f"{row['spec']}.{row['mode']}",
-                                      name=f"{row['case_id']}[{row['placement']}]", time=str(row.get("seconds") or 0))
+                                      name=f"{row['case_id']}[{row['placement']}]", time=_seconds(row))
         if id(row) in new:
             ElementTree.SubElement(case, "failure", message=f"{row['verdict']}: {_reason(row)}; "
                                                             f"triage: {triage(row)[0].label}")
