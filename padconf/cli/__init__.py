@@ -52,11 +52,14 @@ class ClosableStream:
     code for "a difference found", with no result written; a failed write uncaught stopped a
     run before its results (exit 2), and a failed line on stderr turned exit 2 into 1."""
 
-    def __init__(self, stream):
+    def __init__(self, stream) -> None:
         self._stream, self.closed_by_reader = stream, False
+        self.why: str | None = None  # why writing it failed
+        self.product: tuple[str, str] | None = None  # (what, where else) when the command's output is this stream
 
-    def _closed(self) -> None:
+    def _closed(self, exc: Exception | None = None) -> None:
         self.closed_by_reader = True
+        self.why = self.why or (getattr(exc, "strerror", None) or "closed")
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._stream.fileno())
@@ -68,16 +71,16 @@ class ClosableStream:
         if not self.closed_by_reader:
             try:
                 return self._stream.write(text)
-            except (OSError, ValueError):  # ValueError: the stream itself was closed
-                self._closed()
+            except (OSError, ValueError) as exc:  # ValueError: the stream itself was closed
+                self._closed(exc)
         return len(text)
 
     def flush(self) -> None:
         if not self.closed_by_reader:
             try:
                 self._stream.flush()
-            except (OSError, ValueError):
-                self._closed()
+            except (OSError, ValueError) as exc:
+                self._closed(exc)
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -162,11 +165,31 @@ def main(argv=None) -> int:
             setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
     sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
-        return _main(argv)
+        return _product_kept(_main(argv))
     finally:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         sys.stdout, sys.stderr = streams
+
+
+def stdout_carries(what: str, elsewhere: str) -> None:
+    """The command's output is stdout (``baseline`` without ``--out``, ``report --bugs``): if
+    writing it fails (a reader gone, a full device), the output is lost, which is said in one
+    line, naming ``elsewhere`` to write it, and is exit 2, never 0."""
+    if isinstance(sys.stdout, ClosableStream):
+        sys.stdout.product = (what, elsewhere)
+
+
+def _product_kept(code: int) -> int:
+    out = sys.stdout
+    if not isinstance(out, ClosableStream) or out.product is None:
+        return code
+    out.flush()
+    if not out.closed_by_reader or code != 0:
+        return code
+    what, elsewhere = out.product
+    print(f"padconf: stdout failed ({out.why}): {what} did not reach it whole; {elsewhere}", file=sys.stderr)
+    return 2
 
 
 def _main(argv) -> int:

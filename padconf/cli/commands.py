@@ -318,6 +318,8 @@ def cmd_baseline(args) -> int:
         text, entries, results = baseline_text(_gate_config(args), _work_dir(args, "baseline"), args.by_case,
                                                progress=advance)
     if args.out in (None, "-"):
+        from padconf.cli import stdout_carries
+        stdout_carries("the baseline", "name a file for it with --out FILE")
         sys.stdout.write(text)
     else:
         write_atomically(args.out, text)
@@ -358,6 +360,8 @@ def cmd_report(args) -> int:
         raise PadconfError("report: name what to write: --html FILE, --md FILE or --bugs")
     run = load_run(args.run_dir, args.specs_dir)
     if args.bugs:
+        from padconf.cli import stdout_carries
+        stdout_carries("the list of bugs", "write it to a file: padconf report RUN --bugs > FILE")
         for line in report.bug_lines(run.rows, run.dir, run.unfinished):
             say(plain(line))
     if not (args.html or args.md):
