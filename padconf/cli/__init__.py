@@ -18,6 +18,7 @@ import traceback
 from pathlib import Path
 
 from padconf.cli.parser import build_parser
+from padconf.core import inputs
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain
 from padconf.core.writing import open_folder
@@ -51,11 +52,14 @@ class ClosableStream:
     code for "a difference found", with no result written; a failed write uncaught stopped a
     run before its results (exit 2), and a failed line on stderr turned exit 2 into 1."""
 
-    def __init__(self, stream):
+    def __init__(self, stream) -> None:
         self._stream, self.closed_by_reader = stream, False
+        self.why: str | None = None  # why writing it failed
+        self.product: tuple[str, str] | None = None  # (what, where else) when the command's output is this stream
 
-    def _closed(self) -> None:
+    def _closed(self, exc: Exception | None = None) -> None:
         self.closed_by_reader = True
+        self.why = self.why or (getattr(exc, "strerror", None) or "closed")
         try:
             devnull = os.open(os.devnull, os.O_WRONLY)
             os.dup2(devnull, self._stream.fileno())
@@ -67,16 +71,16 @@ class ClosableStream:
         if not self.closed_by_reader:
             try:
                 return self._stream.write(text)
-            except (OSError, ValueError):  # ValueError: the stream itself was closed
-                self._closed()
+            except (OSError, ValueError) as exc:  # ValueError: the stream itself was closed
+                self._closed(exc)
         return len(text)
 
     def flush(self) -> None:
         if not self.closed_by_reader:
             try:
                 self._stream.flush()
-            except (OSError, ValueError):
-                self._closed()
+            except (OSError, ValueError) as exc:
+                self._closed(exc)
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
@@ -147,7 +151,48 @@ def _out_of_memory(args, exc: MemoryError) -> int:
 
 def main(argv=None) -> int:
     """Runs one command; its exit code as padconf.cli.parser.EXIT_CODES says. What finished is
-    kept in every case, and an interrupt's line names the command that continues (``continues``)."""
+    kept in every case, and an interrupt's line names the command that continues (``continues``).
+    stdout and stderr are ``ClosableStream`` from the first byte (``--version``, ``--help`` and a
+    usage error print before any command runs) to the last."""
+    streams = sys.stdout, sys.stderr
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
+        try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
+            os.fstat(fd)
+        except OSError:
+            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
+            if devnull != fd:
+                os.close(devnull)
+            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
+    sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
+    try:
+        return _product_kept(_main(argv))
+    finally:
+        for stream in (sys.stdout, sys.stderr):
+            stream.flush()
+        sys.stdout, sys.stderr = streams
+
+
+def stdout_carries(what: str, elsewhere: str) -> None:
+    """The command's output is stdout (``baseline`` without ``--out``, ``report --bugs``): if
+    writing it fails (a reader gone, a full device), the output is lost, which is said in one
+    line, naming ``elsewhere`` to write it, and is exit 2, never 0."""
+    if isinstance(sys.stdout, ClosableStream):
+        sys.stdout.product = (what, elsewhere)
+
+
+def _product_kept(code: int) -> int:
+    out = sys.stdout
+    if not isinstance(out, ClosableStream) or out.product is None:
+        return code
+    out.flush()
+    if not out.closed_by_reader or code != 0:
+        return code
+    what, elsewhere = out.product
+    print(f"padconf: stdout failed ({out.why}): {what} did not reach it whole; {elsewhere}", file=sys.stderr)
+    return 2
+
+
+def _main(argv) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
@@ -163,18 +208,8 @@ def main(argv=None) -> int:
     if args.env_constraints is not None:
         from padconf.execution.environments import CONSTRAINTS_ENV
         os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
-    streams = sys.stdout, sys.stderr
-    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
-        try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
-            os.fstat(fd)
-        except OSError:
-            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
-            if devnull != fd:
-                os.close(devnull)
-            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
-    sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
-        with phase(f"padconf {args.command}"):
+        with phase(f"padconf {args.command}"), inputs.command():  # the writer never replaces what it read
             return args.func(args)
     except InternalFault as exc:
         return _fault(args, exc)
@@ -200,6 +235,3 @@ def main(argv=None) -> int:
     finally:
         from padconf.execution.worker import close_all
         close_all()
-        for stream in (sys.stdout, sys.stderr):
-            stream.flush()
-        sys.stdout, sys.stderr = streams

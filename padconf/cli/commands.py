@@ -12,12 +12,25 @@ from rich.table import Table
 # Each command imports what it runs inside its function, so that a command starts without
 # importing what other commands use.
 from padconf.core.errors import PadconfError
-from padconf.core.escape import plain, terminal
+from padconf.core.escape import Terminal, plain, terminal
 from padconf.core.progress import progress
-from padconf.core.writing import write_atomically
+from padconf.core.writing import (
+    FolderLock,
+    refuse_an_input,
+    write_atomically,
+    write_html,
+    write_markdown,
+    write_xml,
+)
 from padconf.judging.verdicts import FAILURES
 
 console = Console()
+
+
+def say(line: Terminal) -> None:
+    """One line of text from outside on stdout, as its escaper made it (``plain``): printed as
+    it is, rich reading no markup, highlighting or emoji code (``FILE:1234:``) in it."""
+    console.print(line, soft_wrap=True, markup=False, highlight=False, emoji=False)
 
 
 def cmd_specs(args) -> int:
@@ -233,6 +246,7 @@ def cmd_gate(args) -> int:
     from padconf.gate.junit import junit_xml, problem_lines
 
     entries = load_baseline(args.baseline)
+    refuse_an_input(args.junit)  # the baseline, a spec: refused before the gate runs
     if args.results:
         asked = _gate_config(args)
         judgement = judge_results(args.results, entries, args.runtime, asked.specs_dir, asked)
@@ -245,19 +259,18 @@ def cmd_gate(args) -> int:
                   soft_wrap=True)
     unnamed = unnamed_runtime(entries, args.runtime)
     if unnamed:
-        console.print(plain(unnamed), soft_wrap=True, markup=False, highlight=False, emoji=False)
+        say(plain(unnamed))
     for line in problem_lines(judgement):
-        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)  # FILE:1234: is no emoji
+        say(plain(line))
     for line in judgement.flaky:
-        console.print(f"flaky (not failing the gate): {plain(line)}", soft_wrap=True, markup=False, highlight=False,
-                      emoji=False)
+        say(plain(f"flaky (not failing the gate): {line}"))
     if judgement.unjudged:
         console.print(f"{len(judgement.unjudged)} baseline entries not judged here in every cell (this is part of the "
                       "suite): judge them with `padconf gate --results DIR ...` over every shard", soft_wrap=True)
     for line in _fixed_in(args, judgement):
-        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
+        say(plain(line))
     if args.junit:
-        write_atomically(args.junit, junit_xml(judgement))
+        write_xml(args.junit, junit_xml(judgement))
     verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
                if judgement.exit_code else "passed: nothing new")
     console.print(f"gate {terminal(args.runtime)}: {verdict}", soft_wrap=True)
@@ -296,7 +309,7 @@ def cmd_baseline(args) -> int:
         with progress(err, f"prune {args.prune}") as advance:
             old, new = prune(_gate_config(args), Path(args.prune), _work_dir(args, "baseline"), progress=advance)
         if new != old:
-            write_atomically(Path(args.prune), new)  # the reviewed baseline: never left half written
+            write_atomically(Path(args.prune), new, replaces_input=True)  # the reviewed baseline, in place
         sys.stdout.write(diff(old, new, args.prune))
         err.print(f"{terminal(args.prune)}: "
                   f"{'narrowed to the cells that still fail' if new != old else 'nothing fixed'}",
@@ -306,6 +319,8 @@ def cmd_baseline(args) -> int:
         text, entries, results = baseline_text(_gate_config(args), _work_dir(args, "baseline"), args.by_case,
                                                progress=advance)
     if args.out in (None, "-"):
+        from padconf.cli import stdout_carries
+        stdout_carries("the baseline", "name a file for it with --out FILE")
         sys.stdout.write(text)
     else:
         write_atomically(args.out, text)
@@ -346,17 +361,19 @@ def cmd_report(args) -> int:
         raise PadconfError("report: name what to write: --html FILE, --md FILE or --bugs")
     run = load_run(args.run_dir, args.specs_dir)
     if args.bugs:
+        from padconf.cli import stdout_carries
+        stdout_carries("the list of bugs", "write it to a file: padconf report RUN --bugs > FILE")
         for line in report.bug_lines(run.rows, run.dir, run.unfinished):
-            console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
+            say(plain(line))
     if not (args.html or args.md):
         return 0
     written = []
     if args.html:
         html_path = Path(args.html)
-        write_atomically(html_path, render(run))
+        write_html(html_path, render(run))
         written.append(str(html_path))
     if args.md:
-        write_atomically(args.md, report.short_markdown(run.rows, Path(args.html).name if args.html else None,
+        write_markdown(args.md, report.short_markdown(run.rows, Path(args.html).name if args.html else None,
                                                         unfinished=run.unfinished))
         written.append(args.md)
     console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {', '.join(written)}"
@@ -402,7 +419,8 @@ def cmd_minimize(args) -> int:
     console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                   f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
     if args.bisect:
-        _bisect_bundles([Path(s["dir"]) for s in bundles], args, progress)
+        with FolderLock(Path(args.out), exclusive=True):  # the bundles' REPORT.md and evidence.json rewritten
+            _bisect_bundles([Path(s["dir"]) for s in bundles], args, progress)
     return 0
 
 
@@ -445,7 +463,7 @@ def cmd_bisect(args) -> int:
     finally:
         releases.close()
     for line in report_lines(found):
-        console.print(plain(line), soft_wrap=True, markup=False, highlight=False, emoji=False)
+        say(plain(line))
     if args.json:
         import json
         write_atomically(args.json, json.dumps(found.to_json(), indent=1) + "\n")

@@ -1,9 +1,18 @@
 """Text from runtimes and files (error texts, runtime and folder names, paths) shown as data,
-never as markup or terminal control: one function per place it is shown. (The HTML report
-escapes with ``html.escape``.)"""
+never as markup or terminal control: one function per place it is shown.
+
+Each medium's escaped text is a type of its own (``Terminal``, ``Markdown``, ``Html``, ``Xml``,
+``PySource``), made only by its escaper here (or, for padconf's own fixed text, by naming the
+type: ``Markdown("# padconf run summary")``), and the medium's writer
+(``padconf/core/writing.py::write_markdown``, ``write_html``, ``write_xml``, ``write_python``)
+takes that type and no other: a ``str`` from outside written without its escaper is a mypy
+error where it is written (tests/robustness/test_escaper_types.py)."""
 from __future__ import annotations
 
+import html as _html
 import re
+from collections.abc import Iterable
+from typing import NewType
 
 from rich.markup import escape as _rich_escape
 
@@ -25,21 +34,72 @@ def _code_point(m: re.Match) -> str:
     return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
 
 
+Terminal = NewType("Terminal", str)  # text safe to print: ``plain``, ``terminal``
+Html = NewType("Html", str)  # text of an HTML page: ``html``
+Xml = NewType("Xml", str)  # an XML document's text (JUnit): ``xml``, then ElementTree
+PySource = NewType("PySource", str)  # generated Python: ``python_literal`` for every value in it
+
+
 def docstring(text) -> str:
     """``text`` as the inside of a triple-quoted docstring of generated Python: no backslash it
     holds starts an escape, and no quote ends it."""
     return str(text).replace("\\", "\\\\").replace('"""', "\'\'\'")
 
 
-def plain(text) -> str:
+def plain(text) -> Terminal:
     """``text`` on one line with its control characters visible as ``\\xNN`` and its bidi and
     invisible format characters as ``\\uNNNN``: safe to print."""
-    return _INVISIBLE.sub(_code_point, _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
+    return Terminal(_INVISIBLE.sub(_code_point, _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text))))
 
 
-def terminal(text) -> str:
+def terminal(text) -> Terminal:
     """``plain`` text for rich's console: a ``[/red]`` in it is printed, not parsed as markup."""
-    return _rich_escape(plain(text))
+    return Terminal(_rich_escape(plain(text)))
+
+
+def html(text) -> Html:
+    """``text`` as the text of an HTML element or a quoted attribute: no tag, entity or quote
+    of it is live (its lines kept, for a ``<pre>``)."""
+    return Html(_html.escape(str(text), quote=True))
+
+
+# What XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates, U+FFFE,
+# U+FFFF): ElementTree writes them as they are, and the file no longer parses.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+_XML_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but tab and newlines, DEL, C1
+
+
+def xml(text) -> Xml:
+    """``text`` (a baseline's why, a runtime's error, a case's id: none written by padconf) with
+    each character XML 1.0 forbids, each control character (C1 included: CSI moves a terminal's
+    cursor when a CI log shows the file) as ``\\xNN``, and each bidi or invisible format character
+    as ``\\uNNNN``, as ``plain`` shows them: the file parses and shows its text as it is
+    (ElementTree then escapes markup)."""
+    text = _INVISIBLE.sub(_code_point, _XML_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
+    return Xml(_NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text))
+
+
+_LITERALS = (bool, int, float, str, bytes, type(None))
+
+
+def python_literal(value) -> PySource:
+    """``value`` as Python source: ``repr()`` of a literal (numbers, text, bytes, None, and lists,
+    tuples and dicts of them), which evaluates back to ``value`` and runs nothing; anything else
+    (an object whose repr is code) is refused."""
+    def check(v) -> None:
+        if isinstance(v, (list, tuple)):
+            for item in v:
+                check(item)
+        elif isinstance(v, dict):
+            for k, item in v.items():
+                check(k)
+                check(item)
+        elif type(v) not in _LITERALS:
+            raise TypeError(f"not a literal padconf writes as Python: {type(v).__name__}")
+    check(value)
+    return PySource(repr(value))
 
 
 _MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]",
@@ -57,7 +117,7 @@ class Markdown(str):
     passes it as it is; everything else is text to escape."""
 
 
-def markdown(text) -> str:
+def markdown(text) -> Markdown:
     """``text`` for markdown (summary.md, a PR comment, a bundle's REPORT.md), a table cell
     included: one line, no HTML tag, link, image or emphasis, no cell break, and no autolink
     (``https://``, ``www.``) or ``@mention``, which the word joiner after them breaks. A
@@ -66,23 +126,38 @@ def markdown(text) -> str:
         return text
     text = _INVISIBLE.sub(_code_point, _CONTROL.sub(" ", str(text)))
     text = _FLANKING_UNDERSCORE.sub(r"\\_", "".join(_MARKDOWN.get(c, c) for c in text))
-    return _LIVE.sub(_JOINER, text)
+    return Markdown(_LIVE.sub(_JOINER, text))
 
 
-def markdown_code(text) -> str:
+def markdown_row(*cells) -> Markdown:
+    """A markdown table row, each cell ``markdown`` (a ``Markdown`` cell is padconf's own)."""
+    return Markdown("| " + " | ".join(map(markdown, cells)) + " |")
+
+
+def markdown_concat(*parts: Markdown) -> Markdown:
+    """``parts`` as one piece of markdown, each escaped already (``+`` of two gives a ``str``)."""
+    return Markdown("".join(parts))
+
+
+def markdown_lines(lines: Iterable[Markdown]) -> Markdown:
+    """A markdown document of ``lines``, each escaped already (a ``str`` among them is a mypy error)."""
+    return Markdown("".join(line + "\n" for line in lines))
+
+
+def markdown_code(text) -> Markdown:
     """``text`` as one markdown code span: its fence longer than any run of backticks in it (so
     that none ends the span), and inside a span no markup, HTML or link is live; control and
     invisible characters as ``\\xNN`` / ``\\uNNNN``."""
     text = plain(text)
     fence = "`" * (1 + max((len(run) for run in re.findall("`+", text)), default=0))
     pad = " " if text.startswith("`") or text.endswith("`") or not text.strip(" ") else ""  # as CommonMark strips
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return Markdown(f"{fence}{pad}{text}{pad}{fence}")
 
 
-def markdown_block(text) -> list[str]:
+def markdown_block(text) -> list[Markdown]:
     """``text`` (an error, several lines) as the lines of a fenced markdown code block whose
     fence is longer than any run of backticks in it, so that nothing in it ends the block."""
     text = _INVISIBLE.sub(_code_point, str(text))
     lines = [_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", line) for line in text.strip().splitlines()]
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
-    return [fence, *lines, fence]
+    return [Markdown(line) for line in (fence, *lines, fence)]

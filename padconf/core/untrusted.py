@@ -19,6 +19,7 @@ from pathlib import Path
 import numpy as np
 import yaml
 
+from padconf.core import inputs
 from padconf.core.errors import CaseError
 
 MAX_DEPTH = 64  # nesting of a YAML document (JSON: the recursion limit); padconf's own nest a few levels
@@ -45,6 +46,7 @@ def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError,
             raise error(f"{name}: not a regular file")
         if info.st_size > limit:
             raise error(f"{name}: larger than {limit} bytes")
+        inputs.note_read(info, name)  # the writer never replaces it in this command
         with os.fdopen(os.dup(fd), "rb") as f:
             data = f.read(limit + 1)
     except OSError as exc:

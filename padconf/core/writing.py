@@ -13,7 +13,9 @@ import threading
 from pathlib import Path
 from typing import IO
 
+from padconf.core import inputs
 from padconf.core.errors import CaseError, PadconfError
+from padconf.core.escape import Html, Markdown, PySource, Xml
 from padconf.core.user_key import signature
 
 MARK = ".padconf-wrote"  # in a folder padconf claimed: its path signed with the user's key
@@ -127,16 +129,48 @@ def _folder(path: Path) -> int:
     return open_folder(path.parent)
 
 
-def write_atomically(path: Path | str, data: str | bytes) -> None:
+def _not_an_input(folder: int, path: Path) -> None:
+    """Refuse, in one line, to replace or append to a file the command running has read (its
+    run's results.jsonl, its baseline, a spec: ``padconf/core/inputs.py``), whatever name
+    ``path`` gives it, unless its folder is one this process holds exclusively (its own run
+    directory, bundle folder or export, or a folder below it: what it reads there it writes there)."""
+    try:
+        info = os.stat(path.name, dir_fd=folder, follow_symlinks=False)  # a link is replaced, its target kept
+    except FileNotFoundError:
+        return
+    read = inputs.read_as(info) if stat.S_ISREG(info.st_mode) else None
+    if read is not None and not FolderLock.held_exclusively(folder):
+        same = "" if os.path.abspath(read) == os.path.abspath(path) else f" (the file {read})"
+        raise CaseError(f"{path}: is one of this command's inputs{same}, which padconf does not write over: "
+                        "name another file to write")
+
+
+def refuse_an_input(path: Path | str | None) -> None:
+    """``_not_an_input`` before a command's work, for a file it writes at its end (``gate
+    --junit``, ``baseline --out``): refused at once, not after the run."""
+    if path is None or str(path) == "-" or not os.path.isdir(Path(path).parent):
+        return
+    folder = _folder(Path(path))
+    try:
+        _not_an_input(folder, Path(path))
+    finally:
+        os.close(folder)
+
+
+def write_atomically(path: Path | str, data: str | bytes, replaces_input: bool = False) -> None:
     """``data`` (text, as UTF-8, or bytes) as the whole of ``path``, which a reader sees before
     or after, never half written nor empty (a full disk, a kill): a new file of its own in the
     same folder, synced, renamed over ``path``. Every file padconf writes goes through here or
     ``open_to_append``: a link planted at ``path`` is replaced, never written through, and its
-    folder is opened once, not through a link, and written only through that descriptor."""
+    folder is opened once, not through a link, and written only through that descriptor. A file
+    the command read is never replaced (``_not_an_input``) unless ``replaces_input`` (a baseline
+    pruned in place)."""
     path = Path(path)
     body = data.encode("utf-8", "backslashreplace") if isinstance(data, str) else data  # a lone surrogate as \\udNNN
     folder = _folder(path)
     try:
+        if not replaces_input:
+            _not_an_input(folder, path)
         while True:
             tmp = f".{path.name}.{secrets.token_hex(6)}.tmp"
             try:
@@ -159,11 +193,31 @@ def write_atomically(path: Path | str, data: str | bytes) -> None:
         os.close(folder)
 
 
+# One writer per medium, taking only its escaper's type (padconf/core/escape.py): a str from
+# outside handed to one of these without its escaper is a mypy error here.
+
+def write_markdown(path: Path | str, text: Markdown) -> None:
+    write_atomically(path, text)
+
+
+def write_html(path: Path | str, page: Html) -> None:
+    write_atomically(path, page)
+
+
+def write_xml(path: Path | str, document: Xml) -> None:
+    write_atomically(path, document)
+
+
+def write_python(path: Path | str, source: PySource) -> None:
+    write_atomically(path, source)
+
+
 def open_to_append(path: Path, mode: str = "a") -> IO:
     """``path`` opened for appending (``mode`` "a" text, "ab" bytes), created if need be; a link
     planted there, or anything but a regular file, is refused (CaseError), never written through."""
     folder = _folder(path)
     try:
+        _not_an_input(folder, path)
         fd = os.open(path.name, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o644,
                      dir_fd=folder)
     except OSError as exc:
@@ -211,6 +265,24 @@ class FolderLock:
             held[1] += 1
             FolderLock._held[key] = held
             self.key = key
+
+    @staticmethod
+    def held_exclusively(folder: int) -> bool:
+        """Whether this process holds the folder open as ``folder``, or one above it, exclusively."""
+        where = os.readlink(f"/proc/self/fd/{folder}")
+        with FolderLock._guard:
+            exclusive = {key for key, held in FolderLock._held.items() if held[1] > 0 and held[2]}
+        while exclusive:
+            try:
+                info = os.stat(where)
+            except OSError:
+                return False
+            if (info.st_dev, info.st_ino) in exclusive:
+                return True
+            if where == os.path.dirname(where):
+                return False
+            where = os.path.dirname(where)
+        return False
 
     def release(self) -> None:
         with FolderLock._guard:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any
@@ -20,7 +21,7 @@ import msgspec
 from padconf.cases.case import Case, InputBudget
 from padconf.cases.selection import CaseFilter
 from padconf.core.errors import CaseError, PadconfError
-from padconf.core.writing import claim_folder, write_atomically
+from padconf.core.writing import FolderLock, claim_folder, make_folder, write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
@@ -70,6 +71,23 @@ def gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: 
          progress=None) -> Judgement:
     """Run the gate's cases and judge them against ``entries``; explored cases that fail in a
     new way go to the example database, replayed ones that no longer do leave it."""
+    with work_folder(config, out_dir):
+        return _gate(config, entries, out_dir, jobs, progress)
+
+
+@contextlib.contextmanager
+def work_folder(config: GateConfig, out_dir: Path) -> Iterator[None]:
+    """The gate's or baseline's work folder, made and held (``FolderLock``) from its first file
+    to its last (gate.json, the run, the reruns), so that no other process writes or judges it
+    meanwhile; a mistaken spec or filter is said before it is made."""
+    load_specs(config.specs_dir, config.specs)
+    config.case_filter()
+    make_folder(out_dir)
+    with FolderLock(Path(out_dir), exclusive=True, what="gate's work folder"):
+        yield
+
+
+def _gate(config: GateConfig, entries: list[BaselineEntry], out_dir: Path, jobs: int | None, progress) -> Judgement:
     db = example_database(config.example_db) if config.explore else None
     rows, cases = gate_run(config, out_dir, db, jobs, progress)
     # a shard, or a filter, holds no version's whole suite: its signature entries wait for one that does

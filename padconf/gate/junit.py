@@ -2,9 +2,10 @@
 same judgement as JUnit XML (junit_xml)."""
 from __future__ import annotations
 
-import re
+import math
 from xml.etree import ElementTree
 
+from padconf.core.escape import Xml, xml
 from padconf.gate.compare import Judgement
 from padconf.judging.judged import test_outcome
 from padconf.judging.records import ResultRow, shown_list
@@ -32,18 +33,16 @@ def _reason(row: ResultRow) -> str:
     return f"{where}: {text.splitlines()[0][:200] if text else '(no text)'}"
 
 
-# What XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates, U+FFFE,
-# U+FFFF): ElementTree writes them as they are, and the file no longer parses.
-_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+def _seconds(row: ResultRow) -> str:
+    """A testcase's time as JUnit reads it, a number of seconds >= 0: a row's (from a shard
+    anyone may have written) that is none, NaN, infinite, negative or past 1e9 is 0."""
+    seconds = row.get("seconds")
+    ok = isinstance(seconds, (int, float)) and not isinstance(seconds, bool) and math.isfinite(seconds) \
+        and 0 <= seconds <= 1e9
+    return f"{float(seconds) if ok else 0.0:.3f}"  # type: ignore[arg-type]
 
 
-def xml_text(text: str) -> str:
-    """``text`` (a baseline's why, a runtime's error, a case's id: none written by padconf) with
-    each character XML 1.0 forbids shown as ``\\xNN`` / ``\\uNNNN``, so that the file parses."""
-    return _NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text)
-
-
-def junit_xml(judgement: Judgement) -> str:
+def junit_xml(judgement: Judgement) -> Xml:
     """JUnit XML: a testcase per result (new failures fail, forgiven ones and skips are
     skipped with their reason), and one per fixed entry, failing."""
     known = {id(row): entry for row, entry in judgement.known}
@@ -51,7 +50,7 @@ def junit_xml(judgement: Judgement) -> str:
     suite = ElementTree.Element("testsuite", name=f"padconf gate {judgement.runtime}")
     for row in judgement.rows:
         case = ElementTree.SubElement(suite, "testcase", classname=f"{row['spec']}.{row['mode']}",
-                                      name=f"{row['case_id']}[{row['placement']}]", time=str(row.get("seconds") or 0))
+                                      name=f"{row['case_id']}[{row['placement']}]", time=_seconds(row))
         if id(row) in new:
             ElementTree.SubElement(case, "failure", message=f"{row['verdict']}: {_reason(row)}; "
                                                             f"triage: {triage(row)[0].label}")
@@ -68,5 +67,5 @@ def junit_xml(judgement: Judgement) -> str:
     suite.set("failures", str(sum(c.find("failure") is not None for c in cases)))
     suite.set("skipped", str(sum(c.find("skipped") is not None for c in cases)))
     for element in suite.iter():  # every attribute, whatever text it was built from
-        element.attrib.update({k: xml_text(v) for k, v in element.attrib.items()})
-    return ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+        element.attrib.update({k: xml(v) for k, v in element.attrib.items()})
+    return Xml(ElementTree.tostring(suite, encoding="unicode", xml_declaration=True) + "\n")  # markup escaped by it

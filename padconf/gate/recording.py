@@ -13,7 +13,7 @@ from padconf.core.versions import versions_line
 from padconf.core.writing import write_atomically
 from padconf.execution.worker import Worker
 from padconf.gate.baseline import baseline_entries, dump_baseline, forgiving, parse_baseline, pruned, read_baseline
-from padconf.gate.gate import GateConfig, gate, gate_run, worker_limits
+from padconf.gate.gate import GateConfig, gate, gate_run, work_folder, worker_limits
 from padconf.judging.failure import result_outcome
 from padconf.judging.records import ResultRow, judged_row
 from padconf.judging.verdicts import FAILURES, Verdict
@@ -49,6 +49,12 @@ def baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None = None,
     reads memory it never wrote, or whose heap an earlier case corrupted, answers the same case
     now right, now with another wrong value, now with a crash. A baseline made of one run
     would miss what the next run shows, and every gate would fail on it."""
+    with work_folder(config, out_dir):
+        return _baseline_rows(config, out_dir, jobs, progress)
+
+
+def _baseline_rows(config: GateConfig, out_dir: Path, jobs: int | None,
+                   progress) -> tuple[list[ResultRow], int, set[tuple[str, str]]]:
     runs: list[list[ResultRow]] = []
     outcomes: defaultdict[tuple[str, str], set] = defaultdict(set)  # result -> what the runs and reruns answered
     seen: set[tuple] = set()

@@ -38,7 +38,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import CaseError, PadconfError
-from padconf.core.untrusted import read_text
+from padconf.core.untrusted import read_bytes, read_text
 from padconf.core.user_key import signature, signed
 from padconf.core.vocabulary import Placement
 from padconf.core.writing import MARK, FolderLock, claim_folder, make_folder, write_atomically
@@ -150,6 +150,7 @@ STAGING_MARK = ".padconf-generate-staging"  # what marks a staging folder as gen
 _FILES_PURPOSE = b"padconf generate FILES.sha256"  # MARK holds FILES.sha256 signed for this
 FILES = "FILES.sha256"  # every file generate wrote, with its SHA-256 (``sha256sum -c FILES.sha256`` checks it)
 MAX_FILES_BYTES = 1 << 24  # a FILES.sha256 (generated/'s is about 1 MB)
+MAX_EXPORTED_BYTES = 1 << 28  # a file found where export-onnx-tests writes one (onnx's are a few KB)
 
 
 def files_listing(folder: Path) -> str:
@@ -344,22 +345,58 @@ def export_onnx_node_tests(out: Path | str, op_type: str = "Pad", force: bool = 
     make_folder(out)
     with FolderLock(out, exclusive=True):
         claim_folder(out, force)
-        return _export(out, collected, op_type)
+        return _export(out, collected, op_type, force)
 
 
-def _export(out: Path, collected, op_type: str) -> list[Path]:
+_EXPORT_PURPOSE = b"padconf export-onnx-tests FILES.sha256"
+EXPORT_SIGNATURE = "FILES.sha256.sig"  # FILES.sha256 of an export signed with the user's key
+
+
+def _exported_listing(out: Path) -> dict[str, str]:
+    """The files a previous export into ``out`` wrote, with their SHA-256, from its FILES.sha256
+    where its signature (EXPORT_SIGNATURE) proves this user's padconf wrote it; else none."""
+    listing, mark = out / FILES, out / EXPORT_SIGNATURE
+    if not (listing.is_file() and mark.is_file()):
+        return {}
+    text = read_text(listing, MAX_FILES_BYTES, follow=False)
+    if not signed(_EXPORT_PURPOSE, text.encode("utf-8", "backslashreplace"), read_text(mark, 1024, follow=False)):
+        return {}
+    return _listing(text)
+
+
+def _export(out: Path, collected, op_type: str, force: bool) -> list[Path]:
+    """onnx's tests written into ``out``: a file already there is replaced only where it holds the
+    bytes written now, or those the previous export's signed FILES.sha256 lists for it (a file
+    the user edited since is one line, exit 2, kept, unless ``force``); FILES.sha256 then lists
+    every file an export wrote there, signed."""
+    files: dict[str, bytes] = {}
     written: list[Path] = []
     for case in collected:
         if case.model is None or [n.op_type for n in case.model.graph.node] != [op_type]:
             continue
-        where = out / case.name
-        data_set = where / "test_data_set_0"
-        make_folder(data_set)  # an existing folder: nothing written through a link in it
-        write_atomically(where / "model.onnx", case.model.SerializeToString())
+        files[f"{case.name}/model.onnx"] = case.model.SerializeToString()
         inputs, outputs = case.data_sets[0]
         for j, arr in enumerate(inputs):
-            write_atomically(data_set / f"input_{j}.pb", tensor_bytes(arr, case.model.graph.input[j].name))
+            files[f"{case.name}/test_data_set_0/input_{j}.pb"] = tensor_bytes(arr, case.model.graph.input[j].name)
         for j, arr in enumerate(outputs):
-            write_atomically(data_set / f"output_{j}.pb", tensor_bytes(arr, case.model.graph.output[j].name))
-        written.append(where)
+            files[f"{case.name}/test_data_set_0/output_{j}.pb"] = tensor_bytes(arr, case.model.graph.output[j].name)
+        written.append(out / case.name)
+    proven = _exported_listing(out)
+    digests = {name: hashlib.sha256(body).hexdigest() for name, body in files.items()}
+    for name in files:
+        path = out / name
+        if force or path.is_symlink() or not path.is_file():  # a link is replaced, never written through
+            continue
+        held = hashlib.sha256(read_bytes(path, MAX_EXPORTED_BYTES, follow=False)).hexdigest()
+        if held not in (digests[name], proven.get(name)):
+            raise PadconfError(f"{out}: {name!r} changed since padconf wrote it (its bytes are not those its {FILES} "
+                               "lists): move it, or --force to replace it")
+    for name, body in files.items():
+        make_folder((out / name).parent)  # an existing folder: nothing written through a link in it
+        write_atomically(out / name, body)
+    kept = {name: digest for name, digest in proven.items() if name not in files and (out / name).is_file()}
+    listing = "".join(f"{digest}  {name}\n" for name, digest in sorted({**kept, **digests}.items()))
+    write_atomically(out / FILES, listing)
+    if (mark := signature(_EXPORT_PURPOSE, listing.encode("utf-8", "backslashreplace"))) is not None:
+        write_atomically(out / EXPORT_SIGNATURE, mark + "\n")
     return written

@@ -20,7 +20,7 @@ from pathlib import Path
 from padconf.adapters import adapter_class, split_variant, unknown_runtime
 from padconf.core import escape
 from padconf.core.errors import PadconfError
-from padconf.core.writing import make_folder, open_to_append, write_atomically
+from padconf.core.writing import FolderLock, make_folder, open_to_append, write_markdown
 from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
@@ -110,6 +110,12 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
     if not runtimes:
         raise PadconfError(f"{run_dir}: no runtime has a failure in this run: nothing to minimize")
     make_folder(out)  # no link on the way
+    with FolderLock(out, exclusive=True):  # from the first runtime's bundles to the merged INDEX.md
+        return _minimize_runtimes(target, runtimes, out, time_limit, progress, specs_dir, **kw)
+
+
+def _minimize_runtimes(target: str, runtimes: list[str], out: Path, time_limit: float, progress,
+                       specs_dir: str | None, **kw) -> list[dict]:
     done: list[tuple[str, list[dict]]] = []
     skipped: list[str] = []
     for runtime in runtimes:
@@ -120,12 +126,13 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
             skipped.append(f"{runtime}: {exc}")
     merge_across(done)
     for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
-        write_atomically(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))
-    write_atomically(out / "INDEX.md", merged_index(target, done, skipped, out))
+        write_markdown(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))
+    write_markdown(out / "INDEX.md", merged_index(target, done, skipped, out))
     return [s for _, summaries in done for s in summaries]
 
 
-def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[str], out: Path) -> str:
+def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[str],
+                 out: Path) -> escape.Markdown:
     """INDEX.md over every runtime: each bundle's label section, each root followed by the bundles
     merged into it (its mechanism through other paths and failures), grouped by mechanism."""
     order = ["bug to file", "needs a look", "other-component", "not-pad-specific", "not-a-bug"]
@@ -161,4 +168,4 @@ def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[
             lines += [f"## {label}", "", "| runtime | bundle | title | missing checks |", "|---|---|---|---|", *rs, ""]
     if skipped:
         lines += ["## Not minimized", "", *(f"- {escape.markdown(s)}" for s in skipped), ""]
-    return "\n".join(lines)
+    return escape.Markdown("\n".join(lines))  # each line escaped where it is made

@@ -25,7 +25,7 @@ from padconf.cases.case import Case
 from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
-from padconf.core.writing import FolderLock, make_folder, open_to_append, write_atomically
+from padconf.core.writing import FolderLock, make_folder, open_to_append, write_atomically, write_markdown
 from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, check_memory_cap
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
@@ -223,7 +223,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 with open_to_append(s["dir"] / "REPORT.md") as report:
                     report.write("\n## Variants\n\nThe same root cause, found for each of these failures of the "
                                  "run (one bundle for them all):\n\n" + "".join(f"- {v}\n" for v in s["variants"]))
-        write_atomically(out / "INDEX.md", index_markdown(target, runtime, summaries))
+        write_markdown(out / "INDEX.md", index_markdown(target, runtime, summaries))
     return summaries
 
 

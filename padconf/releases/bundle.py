@@ -77,12 +77,12 @@ def record_history(folder: Path, found: Bisection) -> dict[str, str]:
     report = folder / REPORT_FILE
     text = read_text(report, 16 << 20, PadconfError) if report.is_file() else ""
     text = text.split("\n" + _SECTION + "\n")[0].rstrip("\n")
-    write_atomically(report, text + "\n\n" + "\n".join(history_lines(found)) + "\n")
+    write_atomically(report, text + "\n\n" + "\n".join(history_lines(found)) + "\n", replaces_input=True)
     evidence = folder / EVIDENCE_FILE
     doc = json_value(read_text(evidence, MAX_FILE_BYTES, PadconfError), str(evidence), PadconfError) \
         if evidence.is_file() else {}
     if not isinstance(doc, dict):
         raise PadconfError(f"{evidence}: not a JSON object")
     doc["releases"] = found.to_json()
-    write_atomically(evidence, json.dumps(doc, indent=1) + "\n")
+    write_atomically(evidence, json.dumps(doc, indent=1) + "\n", replaces_input=True)
     return found.history_words()

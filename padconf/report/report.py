@@ -461,54 +461,57 @@ def _what(group: dict) -> str:
     return f"{group['class']}  — {_seen_on(group)}"
 
 
-def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) -> str:
+def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) -> escape.Markdown:
+    """summary.md: every line a ``Markdown``, padconf's own fixed text named so and every text
+    from runs, runtimes and files passed through ``escape.markdown`` (a table: ``_md_row``)."""
+    M, md = escape.Markdown, escape.markdown
     used = used_verdicts(rows)
     marked = must_reject_only(rows)
-    out = ["# padconf run summary", "", counts_line(rows) + f" The run drew {len(cases_rows)} cases.", ""]
+    out = [M("# padconf run summary"), M(""), md(counts_line(rows) + f" The run drew {len(cases_rows)} cases."), M("")]
     if notes:
-        out += ["## Notes", ""] + [f"- {escape.markdown(n)}" for n in notes] + [""]
-    out += ["## Conformance matrix", "", "Results per verdict: each case once per placement of each runtime.", "",
-            "| runtime | spec | mode | " + " | ".join(used) + " |", "|---|---|---|" + "---:|" * len(used)]
+        out += [M("## Notes"), M("")] + [M(f"- {md(n)}") for n in notes] + [M("")]
+    out += [M("## Conformance matrix"), M(""), M("Results per verdict: each case once per placement of each runtime."),
+            M(""), _md_row("runtime", "spec", "mode", *used), M("|---|---|---|" + "---:|" * len(used))]
     for (runtime, spec, mode), counts in matrix(rows).items():
         out.append(_md_row(runtime, spec, mode_label(spec, mode, marked), *[counts[v] or "" for v in used]))
     if marked:
-        out += ["", escape.markdown(MUST_REJECT_NOTE)]
+        out += [M(""), md(MUST_REJECT_NOTE)]
     distinct = distinct_failures(rows)
-    out += ["", "## Distinct failures", "",
-            f"{failures_count(distinct)} (triage: "
-            + ", ".join(t.label for t in PAD_BUGS) + "); the others are lenient (the runtime accepts what "
-            "the spec forbids, where the documents constrain the model and require no error), coverage, "
-            "documented policy, known upstream or not Pad-specific.", "",
-            "| runtime | verdict | triage | n | what | example |", "|---|---|---|---:|---|---|"]
+    out += [M(""), M("## Distinct failures"), M(""),
+            md(f"{failures_count(distinct)} (triage: "
+               + ", ".join(t.label for t in PAD_BUGS) + "); the others are lenient (the runtime accepts what "
+               "the spec forbids, where the documents constrain the model and require no error), coverage, "
+               "documented policy, known upstream or not Pad-specific."), M(""),
+            M("| runtime | verdict | triage | n | what | example |"), M("|---|---|---|---:|---|---|")]
     for g in distinct:
         out.append(_md_row(g["runtime"], g["verdict"], triage_markdown(g), g["count"], _what(g),
                            _example(g["example"])))
-    out += ["", "## Not implemented (coverage: runtime x spec version x dtype)", "",
-            "| runtime | spec | dtypes without a kernel |", "|---|---|---|"]
+    out += [M(""), M("## Not implemented (coverage: runtime x spec version x dtype)"), M(""),
+            M("| runtime | spec | dtypes without a kernel |"), M("|---|---|---|")]
     for (runtime, spec), dtypes in support_gaps(rows).items():
         out.append(_md_row(runtime, spec, ", ".join(sorted(dtypes))))
-    out += ["", "## Where the spec is silent", "", f"Each row: {SILENT_WHAT}.", "",
-            "| undefined point | runtime | matched (results) |", "|---|---|---|"]
+    out += [M(""), M("## Where the spec is silent"), M(""), md(f"Each row: {SILENT_WHAT}."), M(""),
+            M("| undefined point | runtime | matched (results) |"), M("|---|---|---|")]
     for (point, runtime), counts in interpretations(rows).items():
         out.append(_md_row(point, runtime, ", ".join(f"{k} ({n})" for k, n in counts.most_common())))
     cells = precondition_coverage(rows, cases_rows)
     if cells:
-        out += ["", "## Rewriter precondition cells covered", "",
-                "Each declared cell of each rewriter's Pad passes (`padconf.adapters.preconditions`): the results "
-                "that ran a graph with its features (0: not covered by this run).", "",
-                "| runtime | covered | not covered |", "|---|---:|---|"]
+        out += [M(""), M("## Rewriter precondition cells covered"), M(""),
+                M("Each declared cell of each rewriter's Pad passes (`padconf.adapters.preconditions`): the results "
+                  "that ran a graph with its features (0: not covered by this run)."), M(""),
+                M("| runtime | covered | not covered |"), M("|---|---:|---|")]
         for runtime in dict.fromkeys(c[0] for c in cells):
             mine = [c for c in cells if c[0] == runtime]
             missing = "; ".join(f"{p}: {name}" for _, p, name, n in mine if not n) or "none"
             out.append(_md_row(runtime, f"{sum(1 for c in mine if c[3])} of {len(mine)}", missing))
-        out += ["", "| runtime | pass | cell | results |", "|---|---|---|---:|"]
+        out += [M(""), M("| runtime | pass | cell | results |"), M("|---|---|---|---:|")]
         out += [_md_row(runtime, p, name, n) for runtime, p, name, n in cells]
     specs = sorted({row["spec"] for row in cases_rows}, key=spec_sort_key)
-    out += ["", "## Edge classes drawn (cases per spec version)", "",
-            _md_row("edge class", *specs), "|---|" + "---:|" * len(specs)]
+    out += [M(""), M("## Edge classes drawn (cases per spec version)"), M(""),
+            _md_row("edge class", *specs), M("|---|" + "---:|" * len(specs))]
     for tag, per_spec in edge_class_counts(cases_rows).items():
         out.append(_md_row(tag, *[per_spec[s] or "" for s in specs]))
-    return "\n".join(out) + "\n"
+    return escape.markdown_lines(out)
 
 
 def precondition_coverage(rows: list[ResultRow], cases_rows: list[dict]) -> list[tuple[str, str, str, int]]:
@@ -536,9 +539,9 @@ def precondition_coverage(rows: list[ResultRow], cases_rows: list[dict]) -> list
     return found
 
 
-def _md_row(*cells) -> str:
+def _md_row(*cells) -> escape.Markdown:
     """A markdown table row of text from runtimes and files: escaped, never markup."""
-    return "| " + " | ".join(map(escape.markdown, cells)) + " |"
+    return escape.markdown_row(*cells)
 
 
 def support_gaps(rows: list[ResultRow]) -> dict[tuple[str, str], set[str]]:
@@ -573,33 +576,36 @@ def square_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:
 
 
 def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int = 10,
-                   unfinished: str | None = None) -> str:
+                   unfinished: str | None = None) -> escape.Markdown:
     """A few dozen lines for a pull-request comment: totals per runtime and verdict, the most
     frequent distinct failures, and where the full report is; first, where the rows are not the
-    whole run (``unfinished``: why), that they are not."""
+    whole run (``unfinished``: why), that they are not. Every line a ``Markdown``, as ``markdown``'s."""
+    M, md = escape.Markdown, escape.markdown
     used = used_verdicts(rows)
     found = distinct_failures(rows)
     picks = interpretations(rows)
-    out = [f"### padconf: {len(rows)} results, {len({r['case_id'] for r in rows})} cases, "
-           f"{failures_count(found)}", "",
-           *([f"**Part of a run only:** {unfinished}.", ""] if unfinished else []),
-           "| runtime | " + " | ".join(used) + " |", "|---|" + "---:|" * len(used)]
+    out = [escape.markdown_concat(M("### "), md(f"padconf: {len(rows)} results, {len({r['case_id'] for r in rows})} "
+                                                f"cases, {failures_count(found)}")), M(""),
+           *([M(f"**Part of a run only:** {md(unfinished)}."), M("")] if unfinished else []),
+           _md_row("runtime", *used), M("|---|" + "---:|" * len(used))]
     for runtime, counts in totals(rows).items():
         out.append(_md_row(runtime, *[counts[v] or "" for v in used]))
     if found:
         shown = sorted(found, key=lambda g: (g["triage"] not in PAD_BUGS, -g["count"]))[:top]
-        out += ["", f"Distinct failures, those not yet triaged first ({len(shown)} of {len(found)}):"
-                if len(shown) < len(found) else f"Distinct failures, those not yet triaged first ({len(found)}):", "",
-                "| runtime | verdict | triage | n | what |", "|---|---|---|---:|---|"]
+        out += [M(""), md(f"Distinct failures, those not yet triaged first ({len(shown)} of {len(found)}):"
+                          if len(shown) < len(found) else
+                          f"Distinct failures, those not yet triaged first ({len(found)}):"), M(""),
+                M("| runtime | verdict | triage | n | what |"), M("|---|---|---|---:|---|")]
         out += [_md_row(g["runtime"], g["verdict"], triage_markdown(g), g["count"], _short(_what(g), 160))
                 for g in shown]
     if picks:
         silent = sum(r["verdict"] in (Verdict.AMBIGUOUS, Verdict.UNEXPLAINED) for r in rows)
-        out += ["", f"Where the spec is silent: {len({point for point, _ in picks})} undefined points hit, "
-                    f"{silent} results; see the full report."]
+        out += [M(""), md(f"Where the spec is silent: {len({point for point, _ in picks})} undefined points hit, "
+                          f"{silent} results; see the full report.")]
     if html_name:
-        out += ["", f"Full report (matrix, every failure with its arrays, spec rules quoted): `{html_name}`"]
-    return "\n".join(out) + "\n"
+        out += [M(""), escape.markdown_concat(M("Full report (matrix, every failure with its arrays, spec rules "
+                                                "quoted): "), escape.markdown_code(html_name))]
+    return escape.markdown_lines(out)
 
 
 def _short(text: str, limit: int) -> str:

@@ -5,12 +5,13 @@ coverage. Rendering only: what is shown is computed by padconf.report.report."""
 from __future__ import annotations
 
 import re
-from html import escape
 
 import numpy as np
 
 from padconf.core.dtypes import dtype_name
 from padconf.core.errors import CaseError
+from padconf.core.escape import Html
+from padconf.core.escape import html as escape
 from padconf.judging.records import RunData
 from padconf.report.quotes import ambiguity_texts, evidence
 from padconf.report.report import (
@@ -84,7 +85,7 @@ document.addEventListener('DOMContentLoaded', openCell);
 """
 
 
-def render(run: RunData) -> str:
+def render(run: RunData) -> Html:
     rows = run.rows
     used = used_verdicts(rows)
     runtimes = list(totals(rows))
@@ -111,8 +112,8 @@ def render(run: RunData) -> str:
         _ambiguity_table(rows, runtimes, run.specs_dir),
         _edge_table(run.cases_rows),
     ]
-    return ("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>padconf report</title>"
-            f"<style>{CSS}</style><script>{JS}</script></head><body>" + "\n".join(body) + "</body></html>\n")
+    return Html("<!DOCTYPE html><html lang=en><head><meta charset=utf-8><title>padconf report</title>"
+                f"<style>{CSS}</style><script>{JS}</script></head><body>" + "\n".join(body) + "</body></html>\n")
 
 
 def _opens(found: dict) -> bool:

@@ -10,7 +10,7 @@ from typing import Protocol
 
 from padconf.cases.case import Case
 from padconf.core.errors import phase
-from padconf.core.writing import write_atomically
+from padconf.core.writing import write_markdown
 from padconf.judging.records import RunData
 from padconf.judging.verdicts import Verdict
 from padconf.report.report import markdown
@@ -67,5 +67,5 @@ def run_cases(run: Run, cases: list[Case] | None = None, stages: Stages | None =
         run.execute(batches, progress=advance)
     with phase("writing the summary"):
         data = load_run(run.dir, run.config.specs_dir)
-        write_atomically(run.dir / SUMMARY, markdown(data.rows, data.cases_rows, run.notes))
+        write_markdown(run.dir / SUMMARY, markdown(data.rows, data.cases_rows, run.notes))
     return data

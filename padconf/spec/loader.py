@@ -16,7 +16,7 @@ import yaml
 
 from padconf.core.dtypes import as_array
 from padconf.core.errors import SpecError, did_you_mean
-from padconf.core.untrusted import inside, read_text, yaml_depth_checked
+from padconf.core.untrusted import inside, read_text, yaml_compose, yaml_depth_checked
 from padconf.core.vocabulary import Word
 from padconf.spec.reference import INTERPRETATIONS
 
@@ -127,7 +127,8 @@ MAX_SPEC_DEPTH = 32
 def _read_yaml(path: Path) -> dict:
     text = read_text(path, MAX_SPEC_BYTES, SpecError, _display(path))
     yaml_depth_checked(text, _display(path), SpecError)
-    try:
+    try:  # composed by the one YAML reader first: a key given twice (YAML keeps the last) is refused there
+        yaml_compose(text, _display(path), MAX_SPEC_VALUES * 4, SpecError)
         doc = yaml.safe_load(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)

@@ -37,3 +37,37 @@ def test_minimize_generate_and_export_refuse_a_folder_another_process_writes(tmp
             other.stdin.close()
             other.wait()
         assert not list(folder.iterdir())
+
+
+def test_gate_and_baseline_refuse_a_work_folder_another_process_writes(tmp_path, capsys):
+    baseline = tmp_path / "baseline.yaml"
+    baseline.write_text("[]\n")
+    runtime = "tests.fake_adapters:CorrectAdapter"
+    for args in (["gate", "--runtime", runtime, "--baseline", str(baseline)], ["baseline", "--runtime", runtime],
+                 ["baseline", "--runtime", runtime, "--prune", str(baseline)]):
+        work = tmp_path / "work"
+        work.mkdir()
+        other = hold(work)
+        try:
+            one_line_exit_2(main([*args, "--spec", "onnx/Pad-19", "--work", str(work)]), capsys,
+                            "another padconf process", "gate's work folder")
+        finally:
+            other.stdin.close()
+            other.wait()
+        assert not list(work.iterdir()) and baseline.read_text() == "[]\n"
+        work.rmdir()
+
+
+def test_minimize_of_every_runtime_of_a_run_refuses_a_folder_another_process_writes(tmp_path, capsys):
+    run = tmp_path / "run"
+    assert main(["run", "--runtime", "tests.fake_adapters:WrongValuesAdapter", "--spec", "onnx/Pad-19",
+                 "--max-examples", "2", "--out", str(run)]) in (0, 1)
+    out = tmp_path / "m"
+    out.mkdir()
+    other = hold(out)
+    try:
+        one_line_exit_2(main(["minimize", str(run), "--out", str(out)]), capsys, "another padconf process")
+    finally:
+        other.stdin.close()
+        other.wait()
+    assert not list(out.iterdir())

@@ -30,7 +30,8 @@ def test_files_sha256_lists_every_file_generate_wrote_with_its_bytes(previous):
     assert all(hashlib.sha256(files[name].read_bytes()).hexdigest() == digest for name, digest in listed.items())
 
 
-@pytest.mark.parametrize("plant", ["nested model", "edited readme", "nested link", "empty folder"])
+@pytest.mark.parametrize("plant", ["nested model", "edited readme", "edited nested data", "nested link",
+                                   "empty folder"])
 def test_generate_keeps_every_file_it_cannot_prove_it_wrote(previous, tmp_path, capsys, plant):
     """``generate --out models`` checked top-level names only: it deleted
     ``models/onnx/resnet50/model.onnx`` and overwrote the user's README.md, exit 0."""
@@ -44,6 +45,9 @@ def test_generate_keeps_every_file_it_cannot_prove_it_wrote(previous, tmp_path, 
     elif plant == "edited readme":
         kept = previous / "README.md"
         kept.write_text("# my notes on these models\n")
+    elif plant == "edited nested data":  # a test's input the user changed after generate wrote it
+        kept = sorted((previous / "onnx").rglob("input_0.pb"))[0]
+        kept.write_bytes(b"the user's own input")
     elif plant == "nested link":
         kept = previous / "onnx" / "weights.bin"
         kept.symlink_to(victim)

@@ -4,6 +4,7 @@ and exits with its own code (0 here; 1 only for a difference found) (docs/reliab
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -39,7 +40,58 @@ def test_a_report_or_baseline_to_a_closed_stdout_keeps_its_exit_code(tmp_path):
     out = tmp_path / "run"
     assert subprocess.run([PADCONF, *RUN, "--out", str(out)], capture_output=True, timeout=300).returncode == 0
     for args in (["report", str(out), "--html", str(tmp_path / "r.html")],
-                 ["baseline", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--work", str(tmp_path / "w")]):
+                 ["baseline", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--work", str(tmp_path / "w"),
+                  "--out", str(tmp_path / "b.yaml")]):
         shell = f"{PADCONF} {' '.join(args)} 2>&1 | head -c 1 >/dev/null; echo rc=${{PIPESTATUS[0]}}"
         done = subprocess.run(["bash", "-c", shell], capture_output=True, text=True, timeout=300)
         assert done.stdout.splitlines()[-1] == "rc=0", done.stdout + done.stderr
+    # the baseline's only output is stdout: lost, it is said, exit 2 (attack round C: exit 0, the baseline nowhere)
+    done = subprocess.run(["bash", "-c", f"{PADCONF} baseline --runtime onnx-reference --spec onnx/Pad-19 --work "
+                           f"{tmp_path / 'w2'} >/dev/full"], capture_output=True, text=True, timeout=300)
+    assert done.returncode == 2 and "the baseline did not reach it whole" in done.stderr, done.stderr
+
+
+@pytest.mark.parametrize("args, code", [(["--version"], 0), (["--help"], 0), (["run", "--help"], 0),
+                                        (["--no-such-option"], 2), (["run", "--max-examples", "x"], 2)])
+@pytest.mark.parametrize("stream", ["stdout", "stderr"])
+def test_what_prints_before_any_command_runs_keeps_its_exit_code_on_a_closed_stream(args, code, stream):
+    """``padconf --version | head -0``: argparse printed before the streams were padconf's, and
+    the broken pipe was a traceback and exit 1."""
+    read, write = os.pipe()
+    os.close(read)  # the reader has gone before padconf writes
+    try:
+        other = subprocess.PIPE
+        done = subprocess.run([PADCONF, *args], stdout=write if stream == "stdout" else other,
+                              stderr=write if stream == "stderr" else other, timeout=120)
+    finally:
+        os.close(write)
+    shown = (done.stderr if stream == "stdout" else done.stdout) or b""
+    assert done.returncode == code, shown
+    assert b"Traceback" not in shown and b"BrokenPipe" not in shown
+
+
+@pytest.fixture(scope="module")
+def small_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("streams") / "run"
+    assert subprocess.run([PADCONF, *RUN, "--out", str(out)], capture_output=True, timeout=300).returncode == 0
+    return out
+
+
+@pytest.mark.parametrize("where", ["full device", "reader gone"])
+def test_a_commands_output_on_stdout_lost_is_one_line_and_exit_2(small_run, where):
+    """``report --bugs`` is its stdout: on a full device, or with its reader gone, it exited 0
+    with nothing written (attack round C); ``baseline`` without --out likewise (above)."""
+    assert subprocess.run([PADCONF, "report", str(small_run), "--bugs"], capture_output=True, timeout=120).stdout
+    read, write = os.pipe()
+    os.close(read)  # the reader gone before padconf writes
+    full = os.open("/dev/full", os.O_WRONLY)
+    try:
+        done = subprocess.run([PADCONF, "report", str(small_run), "--bugs"], stderr=subprocess.PIPE, text=True,
+                              stdout=full if where == "full device" else write, timeout=120)
+    finally:
+        os.close(write)
+        os.close(full)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "did not reach it whole" in done.stderr, done.stderr
+    ok = subprocess.run([PADCONF, "report", str(small_run), "--bugs"], stdout=subprocess.DEVNULL, timeout=120)
+    assert ok.returncode == 0

@@ -13,7 +13,7 @@ NOT_PAD_SPECIFIC = "Not Pad-specific: the runtime's bug on a path its controls s
 NOT_A_BUG, MERGED = "Not a bug to file", "Merged or not minimized"
 
 
-def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
+def index_markdown(target: str, runtime: str, summaries: list[dict]) -> escape.Markdown:
     """INDEX.md: the bundles by triage, the Pad bugs to file first, then those that are another
     component's (the operation Pad is lowered to, onnx's shape inference), then the runtime's bugs
     that its controls show too (not Pad-specific), then the rest; the failures merged into
@@ -67,4 +67,4 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> str:
         if rows:
             lines += [f"## {name}", "", "| # | bundle | triage | title | checks (a)-(f) | before | after | seconds |",
                       "|---:|---|---|---|---|---|---|---:|", *rows, ""]
-    return "\n".join(lines)
+    return escape.Markdown("\n".join(lines))  # each line escaped where it is made

@@ -260,7 +260,7 @@ def bundle_triage(shrunk, job) -> Triage | None:
 
 
 def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, runtime_version, job, model: str | None,
-                    api: str | None = None, graph: onnx.ModelProto | None = None) -> str:
+                    api: str | None = None, graph: onnx.ModelProto | None = None) -> escape.Markdown:
     """REPORT.md: ``model`` is the bundle's model file (None: the runtime refuses to build it),
     ``api`` its repro in the runtime's own API, ``graph`` its ONNX model."""
     case, row, outcome = shrunk.final.case, shrunk.final.row, shrunk.final.outcome
@@ -365,4 +365,4 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
               f"(shape {list(original.data.shape)}, {original.data.size} elements, pads {original.pads}) in "
               f"{shrunk.seconds:.1f} s and {shrunk.tries} runs, each in a fresh process"
               + (" (stopped at the time limit)." if shrunk.out_of_time else ".")]
-    return "\n".join(lines) + "\n"
+    return escape.Markdown("\n".join(lines) + "\n")  # each line escaped where it is made

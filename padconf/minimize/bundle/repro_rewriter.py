@@ -32,7 +32,7 @@ _RUNS = {  # the control runtimes a rewriter's failure shows on (Adapter.exhibit
 
 def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], build: list[str], feeds: str,
            setup: dict, control: str, expected: list[np.ndarray | None], bitwise: bool,
-           tolerance: float | None) -> str:
+           tolerance: float | None) -> escape.PySource:
     """The standalone script: ``arrays`` and ``build`` assign the arrays, ``expected`` and
     ``model``; ``feeds``: the feeds as source; ``setup``: what ``repro.run`` takes besides the
     model; ``control``: the runtime both models run on (onnx-reference, or onnxruntime)."""
@@ -62,4 +62,4 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
              "\n".join([*run[3:], "    except Exception as exc:",
                         "        return \"an error: \" + \" \".join(str(exc).split())[:1000]"]),
              "\n".join(body)]
-    return "\n\n\n".join(parts) + "\n"
+    return escape.PySource("\n\n\n".join(parts) + "\n")  # every value in it a repr() of a checked literal

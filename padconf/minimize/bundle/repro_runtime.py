@@ -63,7 +63,8 @@ def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: li
 
 
 def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], build: list[str], call: str,
-           expected: list[np.ndarray | None], bitwise: bool, in_child: bool, tolerance: float | None = None) -> str:
+           expected: list[np.ndarray | None], bitwise: bool, in_child: bool,
+           tolerance: float | None = None) -> escape.PySource:
     """The standalone script. ``arrays``: lines assigning the operands and ``expected`` (the
     outputs the specification allows, None an error); ``build``: lines making ``model`` (none
     where the adapter builds its own graph); ``call``: the expression running it; ``tolerance``:
@@ -97,4 +98,4 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
                                 if files else []),
              *(["\n".join(child)] if in_child else []),
              inspect.getsource(repro.run).rstrip(), "\n".join(body)]
-    return "\n\n\n".join(parts) + "\n"
+    return escape.PySource("\n\n\n".join(parts) + "\n")  # every value in it a repr() of a checked literal

@@ -12,6 +12,7 @@ import onnx
 from padconf.adapters import adapter_class, get_adapter, registry, split_variant
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds, ir_version
+from padconf.core import escape
 from padconf.core.dtypes import SUB_BYTE_BITS
 from padconf.core.vocabulary import Placement
 from padconf.judging.verdicts import Difference, Verdict
@@ -74,7 +75,7 @@ def _allowed(case: Case) -> list[np.ndarray | None]:
 
 
 def api_script(case: Case, placement: Placement, runtime: str, heading: str, row: dict | None = None,
-               graph: onnx.ModelProto | None = None) -> str | None:
+               graph: onnx.ModelProto | None = None) -> escape.PySource | None:
     """repro_<runtime>.py for ``case`` (padconf.minimize.bundle.repro_runtime), or None where the
     runtime has no short one here (its adapter supplies none: Adapter.repro) or numpy's own dtypes
     cannot carry the data (bfloat16, float8, int4 ...: the generic checker handles those).
@@ -155,7 +156,7 @@ def _expected_line(case: Case, allowed: list[np.ndarray | None], note: str = "")
 
 
 def _rewriter_script(repro, case: Case, placement: Placement, runtime: str, heading: str, row: dict | None,
-                     setup: dict, graph: onnx.ModelProto) -> str:
+                     setup: dict, graph: onnx.ModelProto) -> escape.PySource:
     """repro_<rewriter>.py (padconf.minimize.bundle.repro_rewriter): the case's model, plain or with its
     context, rewritten by the rewriter's own call, both models run on the control runtime
     whose answer the failure is."""
@@ -169,7 +170,7 @@ def _rewriter_script(repro, case: Case, placement: Placement, runtime: str, head
 
 
 def _context_script(repro, case: Case, placement: Placement, runtime: str, heading: str, row: dict | None,
-                    setup: dict, graph: onnx.ModelProto) -> str:
+                    setup: dict, graph: onnx.ModelProto) -> escape.PySource:
     """repro_<runtime>.py for a context case: its whole graph spelled with onnx's helper
     (padconf.minimize.bundle.model_source), run as padconf ran it; a Conv or AveragePool consumer's
     output compared within the case's tolerance."""

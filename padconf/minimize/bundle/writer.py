@@ -17,7 +17,7 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.vocabulary import Placement
-from padconf.core.writing import make_folder, write_atomically
+from padconf.core.writing import make_folder, write_atomically, write_markdown, write_python
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle import model_source
 from padconf.minimize.bundle import repro as generic_repro
@@ -104,9 +104,9 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
         write_atomically(where / "repro.json", json.dumps(about, indent=1) + "\n")
     api = api_script(case, placement, runtime, heading, row, graph)
     if api is not None:
-        write_atomically(where / api_script_name(runtime), api)
-    write_atomically(where / "REPORT.md", report_markdown(heading, shrunk, placement, runtime, runtime_version, job,
-                                                          model, api, graph))
+        write_python(where / api_script_name(runtime), api)
+    write_markdown(where / "REPORT.md", report_markdown(heading, shrunk, placement, runtime, runtime_version, job,
+                                                        model, api, graph))
     return heading
 
 
