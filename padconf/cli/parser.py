@@ -28,7 +28,13 @@ from padconf.cli.commands import (
 from padconf.core.errors import did_you_mean
 from padconf.core.escape import terminal
 from padconf.core.versions import versions_line
-from padconf.execution.worker import DEFAULT_COMPILE_TIMEOUT_S, DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, MAX_TIMEOUT_S
+from padconf.execution.worker import (
+    DEFAULT_COMPILE_TIMEOUT_S,
+    DEFAULT_MEMORY_MB,
+    DEFAULT_TIMEOUT_S,
+    MAX_TIMEOUT_S,
+    MIN_TIMEOUT_S,
+)
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 from padconf.run.config import MAX_COMPILE_BUDGET
@@ -52,8 +58,9 @@ class _PrintVersion(argparse.Action):
 
 def _positive_seconds(text: str) -> float:
     value = float(text)
-    if not 0 < value <= MAX_TIMEOUT_S:  # NaN too
-        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds > 0 and <= {MAX_TIMEOUT_S:g} is needed")
+    if not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:  # NaN too
+        raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds >= {MIN_TIMEOUT_S:g} and "
+                                         f"<= {MAX_TIMEOUT_S:g} is needed")
     return value
 
 

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable
 from typing import NewType
 
+import yaml
 from rich.markup import escape as _rich_escape
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")  # C0, DEL, C1: ESC sequences move the cursor, recolour
@@ -38,6 +39,14 @@ Terminal = NewType("Terminal", str)  # text safe to print: ``plain``, ``terminal
 Html = NewType("Html", str)  # text of an HTML page: ``html``
 Xml = NewType("Xml", str)  # an XML document's text (JUnit): ``xml``, then ElementTree
 PySource = NewType("PySource", str)  # generated Python: ``python_literal`` for every value in it
+Yaml = NewType("Yaml", str)  # a YAML document's text: ``yaml_document``
+
+
+def yaml_document(value, *, width: int = 100, sort_keys: bool = False) -> Yaml:
+    """``value`` as a YAML document of ASCII text: every other character (bidi controls and
+    invisible format characters among them, which a reviewer of a committed baseline would not
+    see) is written as a double-quoted escape, which reads back as itself."""
+    return Yaml(yaml.safe_dump(value, sort_keys=sort_keys, allow_unicode=False, width=width))
 
 
 def docstring(text) -> str:

@@ -34,6 +34,7 @@ from padconf.execution.worker_protocol import BUILDING, Ended, Op, Status, decod
 
 DEFAULT_MEMORY_MB = 4096
 DEFAULT_TIMEOUT_S = 5.0  # small cases take milliseconds and a first OpenVINO compile ~0.1 s: longer is a hang
+MIN_TIMEOUT_S = 0.1  # below a worker's own round trip every case would be a "timeout" charged to the runtime
 MAX_TIMEOUT_S = 86400.0  # a day; select() refuses a timeout near 1e308
 MAX_MEMORY_MB = 1 << 20  # a worker's cap: 1 TiB
 DEFAULT_COMPILE_TIMEOUT_S = 120.0  # an ahead-of-time compiler's build of one Pad model (IREE, TVM)

@@ -40,6 +40,7 @@ import yaml
 
 from padconf.adapters import split_release
 from padconf.core.errors import CaseError
+from padconf.core.escape import yaml_document
 from padconf.core.untrusted import read_text, yaml_compose
 from padconf.judging.failure import escape, failure_pattern
 from padconf.judging.records import ResultRow
@@ -376,5 +377,5 @@ def _why(row: Mapping[str, Any], group: list[ResultRow]) -> str:
 
 
 def dump_baseline(entries: list[dict], header: str) -> str:
-    body = yaml.safe_dump(entries, sort_keys=False, allow_unicode=True, width=100) if entries else "[]\n"
+    body = yaml_document(entries) if entries else "[]\n"
     return "".join(f"# {line}\n" for line in header.splitlines()) + body

@@ -31,13 +31,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from padconf.adapters.openvino import native_model, split_pads
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import build_model, feeds
 from padconf.core.dtypes import npy_bytes
 from padconf.core.errors import CaseError, PadconfError
+from padconf.core.escape import yaml_document
 from padconf.core.untrusted import read_bytes, read_text
 from padconf.core.user_key import signature, signed
 from padconf.core.vocabulary import Placement
@@ -264,7 +263,7 @@ def generate(out: Path | str, specs: list[Spec], seed: int = 0, per_combo: int =
             if exporters:
                 doc.update(exporters=exporters, exported_cases=write_exported(entries, exporters, staging))
             (staging / "MANIFEST.yaml").write_text(
-                yaml.safe_dump(doc, sort_keys=True, allow_unicode=True, width=120), encoding="utf-8")
+                yaml_document(doc, sort_keys=True, width=120), encoding="utf-8")
             own = [e for e in entries if e.domain in KIND_DIRS]
             (staging / "README.md").write_text(readme(own, [s for s in specs if s.domain in KIND_DIRS], seed, per_combo)
                                                + _exported_readme(doc), encoding="utf-8")

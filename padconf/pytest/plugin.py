@@ -315,14 +315,21 @@ def _isolate_xdist_workers(config: pytest.Config) -> None:
     """pytest-xdist's local workers (``-n N``: ``popen`` gateways) start as ``python -u -c``, the
     working directory first on their path until xdist hands them the controller's: a json.py
     there ran in every worker. Each starts as ``python -I`` instead, which adds no working
-    directory, PYTHONPATH or user site (xdist then gives it the controller's sys.path)."""
+    directory, PYTHONPATH or user site (xdist then gives it the controller's sys.path). execnet
+    splits ``python=`` as a shell would, so the path is quoted (one holding a space was skipped,
+    and its workers ran unisolated)."""
+    import shlex
     import sys
 
     specs = getattr(config.option, "tx", None)
-    if not specs or " " in sys.executable:
+    if not specs:
         return
+    if "//" in sys.executable:
+        raise pytest.UsageError(f"padconf: the Python path {sys.executable!r} holds '//', which pytest-xdist "
+                                "reads as a separator, so its workers cannot start isolated")
+    python = f"{shlex.quote(sys.executable)} -I"
     config.option.tx = [spec if "python=" in spec or not spec.split("//")[0].split("*")[-1] == "popen"
-                        else f"{spec}//python={sys.executable} -I" for spec in specs]
+                        else f"{spec}//python={python}" for spec in specs]
 
 
 def _share(config: pytest.Config) -> Share | None:

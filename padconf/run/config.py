@@ -15,6 +15,7 @@ from padconf.execution.worker import (
     DEFAULT_TIMEOUT_S,
     MAX_MEMORY_MB,
     MAX_TIMEOUT_S,
+    MIN_TIMEOUT_S,
     address_space_mb,
 )
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
@@ -72,8 +73,8 @@ class RunConfig:
                             f"got {reprlib.repr(self.max_examples)}")
         for name in ("timeout", "compile_timeout"):
             value = getattr(self, name)
-            if not isinstance(value, (int, float)) or not 0 < value <= MAX_TIMEOUT_S:
-                problems.append(f"{name} must be a number of seconds > 0 and <= {MAX_TIMEOUT_S:g}, "
+            if not isinstance(value, (int, float)) or not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:
+                problems.append(f"{name} must be a number of seconds >= {MIN_TIMEOUT_S:g} and <= {MAX_TIMEOUT_S:g}, "
                                 f"got {reprlib.repr(value)}")
         if self.compile_budget != ALL and (type(self.compile_budget) is not int
                                            or not 0 <= self.compile_budget <= MAX_COMPILE_BUDGET):

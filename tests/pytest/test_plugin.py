@@ -289,3 +289,27 @@ def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
         out = done.stdout + done.stderr
         assert done.returncode == 0 and " passed" in out, out[-3000:]
         assert not list(markers.iterdir()), out[-3000:]
+
+
+@pytest.mark.slow
+def test_xdist_workers_start_isolated_from_a_python_path_holding_a_space(tmp_path):
+    """execnet splits a worker's ``python=`` as a shell does, and the plugin once left the workers
+    of a Python whose path holds a space unisolated: the checkout's json.py ran in each of them."""
+    spaced = tmp_path / "My Projects" / "venv"
+    spaced.parent.mkdir()
+    spaced.symlink_to(sys.prefix, target_is_directory=True)
+    checkout, markers = tmp_path / "checkout", tmp_path / "imported"
+    checkout.mkdir()
+    markers.mkdir()
+    (checkout / "json.py").write_text(f"open({str(markers / 'json')!r}, 'w').close()\nraise SystemExit(7)\n")
+    baseline = tmp_path / "baseline.yaml"
+    assert main(["baseline", "--runtime", "onnx-reference", "--spec", SPEC, "--out", str(baseline),
+                 "--work", str(tmp_path / "work")]) == 0
+    python = spaced / "bin" / Path(sys.executable).name
+    done = subprocess.run([str(python), str(spaced / "bin" / "pytest"), *DOCUMENTED[1:], "-q", "-n", "2",
+                           "--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}",
+                           f"--padconf-baseline={baseline}"],
+                          cwd=checkout, capture_output=True, text=True, timeout=300)
+    out = done.stdout + done.stderr
+    assert done.returncode == 0 and " passed" in out, out[-3000:]
+    assert not list(markers.iterdir()), out[-3000:]

@@ -87,3 +87,16 @@ def test_every_format_character_of_this_pythons_unicode_is_shown_as_its_code_poi
     unseen = [hex(c) for c in range(0xA0, 0x110000) if unicodedata.category(chr(c)) == "Cf"
               and escape.plain(chr(c)) == chr(c)]
     assert not unseen
+
+
+def test_a_committed_yaml_document_is_ascii_and_reads_back_as_its_text():
+    """A runtime's error text in a baseline's why (attack round C: a raw U+202E reached the
+    committed baseline, invisible in review) is written as an escape that reads back as itself."""
+    import yaml
+
+    from padconf.gate.baseline import dump_baseline
+
+    why = "bidi \u202e\u2066 CSI \x9b tag \U000e0041 accent \u00e9 nul \x00"
+    text = dump_baseline([{"match": "x", "why": why}], "header")
+    assert text.isascii()
+    assert yaml.safe_load(text) == [{"match": "x", "why": why}]

@@ -206,6 +206,8 @@ BAD_ARGUMENTS = {
     "timeout -1": ["--timeout", "-1"],
     "timeout nan": ["--timeout", "nan"],
     "timeout inf": ["--timeout", "inf"],
+    "timeout 1e-300": ["--timeout", "1e-300"],  # every case a timeout charged to the runtime (attack round C)
+    "compile-timeout 0.01": ["--compile-timeout", "0.01"],
     "max-examples -1": ["--max-examples", "-1"],
     "memory-mb 0": ["--memory-mb", "0"],
     "unknown spec": ["--spec", "onnx/Pad-99"],
