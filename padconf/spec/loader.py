@@ -5,6 +5,7 @@ of [...]``, through SpecError: never a traceback.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -120,6 +121,7 @@ def _validator():
 
 
 MAX_SPEC_BYTES = 1 << 20  # far above any real spec file
+MAX_SPEC_FILES = 64  # a spec folder as a whole: padconf ships 14, and each takes a parse and its checks
 MAX_SPEC_VALUES = 100_000  # values after YAML aliases are expanded (an alias bomb has billions)
 MAX_SPEC_DEPTH = 32
 
@@ -274,8 +276,10 @@ def spec_paths(specs_dir: str | Path | None = None) -> list[Path]:
     specs_dir = Path(specs_dir or SPECS_DIR)
     if not specs_dir.is_dir():
         raise SpecError(f"{specs_dir}: no such spec folder")
-    paths = sorted(specs_dir.glob("*/*.yaml"),
-                   key=lambda p: spec_sort_key(p.relative_to(specs_dir).with_suffix("").as_posix()))
+    found = list(itertools.islice(specs_dir.glob("*/*.yaml"), MAX_SPEC_FILES + 1))
+    if len(found) > MAX_SPEC_FILES:
+        raise SpecError(f"{specs_dir}: holds more than {MAX_SPEC_FILES} spec files")
+    paths = sorted(found, key=lambda p: spec_sort_key(p.relative_to(specs_dir).with_suffix("").as_posix()))
     if not paths:
         raise SpecError(f"{specs_dir}: holds no spec file (expected <domain>/Pad-<version>.yaml)")
     for path in paths:  # a link to a file elsewhere is not the folder's

@@ -37,11 +37,18 @@ def test_the_shipped_specs_live_inside_the_package():
 
 
 @pytest.mark.parametrize("command", [["specs"], ["check"], ["run", "--runtime", FAKE + "CorrectAdapter"]])
-@pytest.mark.parametrize("where,words", [("missing", "no such spec folder"), ("empty", "holds no spec file")])
+@pytest.mark.parametrize("where,words", [("missing", "no such spec folder"), ("empty", "holds no spec file"),
+                                         ("too many", "holds more than 64 spec files")])
 def test_a_specs_dir_with_no_spec_is_an_error(tmp_path, capsys, command, where, words):
+    """Too many is refused before any is parsed (attack round C: 4000 spec files kept
+    ``padconf specs`` busy past two minutes)."""
     folder = tmp_path / "specs"
-    if where == "empty":
+    if where != "missing":
         folder.mkdir()
+    if where == "too many":
+        (folder / "onnx").mkdir()
+        for version in range(65):
+            (folder / "onnx" / f"Pad-{version}.yaml").write_text("not: [a spec\n")
     args = ["--specs-dir", str(folder), *command] + (["--out", str(tmp_path / "r")] if command[0] == "run" else [])
     one_line_error(capsys, main(args), words)
 
