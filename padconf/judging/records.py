@@ -186,7 +186,8 @@ def rederive_rows(rows: list[ResultRow], cases: dict[str, dict], where: str) -> 
     about an output (a mismatch, a wrong acceptance, an unexplained answer), or any row holding
     one, is judged afresh (verdicts.judge) on the output it records against padconf's reference
     of its case (cases.jsonl, ``cases``); a row claiming such a verdict without its output (and
-    not saying it left it out, ``elided``), or whose verdict the output does not give, is a
+    neither recording a refusal, as an unexplained rejection does, nor saying it left the output
+    out, ``elided``), or whose verdict the output does not give, is a
     CaseError naming ``where``. A verdict on no output (a pass records none; a crash, a timeout,
     a refusal) cannot be derived again here: minimize reruns such a case, and the gate reruns
     every change against its baseline before it concludes (gate.confirm)."""
@@ -198,7 +199,8 @@ def rederive_rows(rows: list[ResultRow], cases: dict[str, dict], where: str) -> 
         _check_case_fields(row, doc, f"{where}: row {number}")
         recorded = row.get("output")
         if recorded is None:
-            if row["verdict"] in OUTPUT_VERDICTS and "output" not in (row.get("elided") or {}):
+            if (row["verdict"] in OUTPUT_VERDICTS and row.get("error") is None
+                    and "output" not in (row.get("elided") or {})):
                 raise CaseError(f"{where}: row {number}: verdict {row['verdict']} records no output to derive it from")
             if row["verdict"] == Verdict.INCONCLUSIVE and not _inconclusive_grounds(row, doc):
                 raise CaseError(f"{where}: row {number}: inconclusive on no grounds a {doc.get('kind')} case can have "

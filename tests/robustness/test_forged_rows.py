@@ -68,6 +68,19 @@ def test_a_pass_flipped_to_a_failure_without_an_output_is_one_line(run, tmp_path
     assert code == 2 and err.count("\n") == 1 and f"row {number}: verdict wrongly-accepted records no output" in err
 
 
+def test_an_unexplained_rejection_needs_no_output_to_read_back(run, tmp_path, capsys):
+    """A runtime refusing an ambiguous case, which no reading does, is unexplained on no output:
+    padconf's own runs hold such rows (a wrap Pad with mixed-sign pads on onnx's evaluator), and
+    refusing them refused every default run."""
+    def refuse(rows):
+        k = _first(rows, lambda r: r["verdict"] == "pass")
+        rows[k].update(verdict="unexplained", output=None, error="ValueError: index can't contain negative values")
+        return k + 1
+    copy, _ = _copy_with(run, tmp_path, "results.jsonl", refuse)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 0 and not err, err
+
+
 def test_an_honest_run_reads_back_whole(run, tmp_path, capsys):
     code, err = _report(run, tmp_path, capsys)
     assert code in (0, 1) and not err, err
