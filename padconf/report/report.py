@@ -136,7 +136,11 @@ def placement_dependent(rows: list[ResultRow]) -> list[dict]:
         text = "; ".join(f"{p}: {placed[p]['verdict']}" for p in sorted(placed))
         if len(set(verdicts)) == 1:
             text += " (different answers)"
-        return text, next((r for r in placed.values() if r["verdict"] != Verdict.PASS), next(iter(placed.values())))
+        # the example, and so the triage, is a failing placement's where one fails: a crash
+        # folded beside an ambiguous answer elsewhere was untriaged, named by the ambiguous one
+        rows = list(placed.values())
+        return text, next((r for r in rows if r["verdict"] in FAILURES),
+                          next((r for r in rows if r["verdict"] != Verdict.PASS), rows[0]))
     return _answered_differently(rows, PLACEMENT_DEPENDENT,
                                  lambda row: (row["runtime"], row["case_id"], row["placement"]), pattern)
 
@@ -390,7 +394,8 @@ def triaged_classes(groups: list[dict]) -> list[str]:
     on which runtimes."""
     by_class: dict[str, list[dict]] = defaultdict(list)
     for g in groups:
-        by_class[g["triage"].label if g.get("triage") is not None else "-"].append(g)
+        by_class[g["triage"].label if g.get("triage") is not None
+                 else f"{g['verdict']}, no answer among them a failure"].append(g)
     out = []
     for label, mine in by_class.items():
         runtimes = Counter(g["runtime"] for g in mine)

@@ -489,6 +489,21 @@ def test_html_lists_answers_that_depend_on_the_placement(tmp_path):
     assert "<section id=placement>" not in render(load_run(write_run(tmp_path / "same", [case], rows[:1])))
 
 
+def test_a_placement_dependent_group_is_triaged_by_its_failing_placement():
+    """A crash folded beside an answer the spec allows elsewhere (crop_beyond_dim: the runtime
+    refuses in one placement) is a crash to triage, not a group named by its allowed answer:
+    such groups were untriaged, folded as "-" and out of the bug list."""
+    from padconf.judging.triage import Triage
+    from padconf.report.report import placement_dependent
+
+    crop = classify(Case("onnx/Pad-11", np.array([1, 2], np.float32), [-3, 0]))
+    rows = [judged_row("alpha", "inputs", crop, Outcome(error="cannot crop 3 of 2"), "ok"),
+            judged_row("alpha", "folded", crop, Outcome(error="worker died: SIGSEGV"), "crash")]
+    assert [r["verdict"] for r in rows] == ["ambiguous", "crash"]
+    (group,) = placement_dependent(rows)
+    assert group["triage"] == Triage.CRASH and group["example"]["verdict"] == "crash"
+
+
 def test_a_verdict_that_differs_between_configurations_is_the_variants_own_finding(tmp_path):
     """alpha refuses what alpha[threads=1] answers wrongly, in the same placement: one group, the
     variant's, named by both verdicts; the runtime keeps the verdict of its default configuration.
