@@ -262,12 +262,24 @@ def _shown(out: np.ndarray) -> str:
     return f"shape {list(out.shape)} {values}{' ...' if out.size > 8 else ''}"
 
 
+# a control with one of these verdicts did not compute: the runtime lacks the control's op or
+# kernel (onnxruntime has no LeakyRelu at opset 1), the adapter cannot express it, or padconf
+# could not conclude; it proves nothing either way ("no control"), never "the control fails too"
+NO_CONTROL = (Verdict.NOT_IMPLEMENTED, Verdict.SKIPPED, Verdict.INCONCLUSIVE)
+
+
+def control_ran(control_verdict: str) -> bool:
+    """The control ran and computed (its verdict is none of NO_CONTROL)."""
+    return control_verdict not in NO_CONTROL
+
+
 def control_fails(control_verdict: str) -> bool:
     """The failure is not Pad-specific: its control (the same data through Identity,
-    padconf.cases.case.Case.control) fails too, in whatever way: where Identity already mishandles the
+    padconf.cases.case.Case.control) ran and fails too, in whatever way: where Identity already mishandles the
     data (OpenVINO's ONNX frontend reads an empty initializer as a scalar: a wrong shape through
-    Identity, a refusal through Pad), nothing is left to blame on Pad."""
-    return control_verdict in FAILURES
+    Identity, a refusal through Pad), nothing is left to blame on Pad. A control the runtime did
+    not run (NO_CONTROL) fails nothing."""
+    return control_verdict in FAILURES and control_ran(control_verdict)
 
 
 def accepted(outcome: Outcome, status: str = Status.OK) -> bool:

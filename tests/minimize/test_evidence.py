@@ -321,3 +321,19 @@ def test_a_label_with_every_check_passed_that_is_no_bug_says_why(tmp_path):
     found = _evidence(out)
     assert found["label"] == "not-a-bug" and "coverage" in found["why"], found
     assert "coverage" in (out / "REPORT.md").read_text().split("## Evidence", 1)[1].splitlines()[2]
+
+
+@pytest.mark.slow
+def test_onnxruntimes_refusal_of_an_edge_crop_to_zero_elements_is_a_bug_to_file(tmp_path):
+    """Real onnxruntime refuses an edge (or reflect) Pad that crops a dimension to zero elements
+    ("invalid mode: 2 with zero effective input extent"), a defined input. At Pad-2 its value
+    attribute's LeakyRelu control cannot run there (no kernel below opset 6): that is no control,
+    never one that fails too, and the bundle comes out a bug, not "not Pad-specific"."""
+    case = Case(spec="onnx/Pad-2", data=np.array([[1, 2, 3], [4, 5, 6]], np.float32), pads=[0, 0, 0, -3],
+                mode="edge", constant_value=np.float32(0))
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", "onnxruntime", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    found = _evidence(out)
+    assert found["label"] == BUG, found["missing_text"]
+    assert not any(c["fails"] for c in found["checks"]["c"]["controls"])

@@ -30,7 +30,7 @@ from padconf.cases.case import CaseKind
 from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
 from padconf.judging.triage import PAD_BUGS, Triage
-from padconf.judging.verdicts import FAILURES, Verdict, control_fails, judge
+from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
 from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
 
@@ -104,18 +104,22 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
     for operand, control, where in shrunk.final.case.controls(placement):
         outcome, status = isolated.worker.run_alone(control, where)
         ruling = judge(control, outcome, status)
+        # a control the runtime refuses as unsupported, or cannot be given, did not run: no control
         ran.append({"operand": operand, "op": control.op, "placement": where, "verdict": ruling.verdict,
-                    "fails": control_fails(ruling.verdict) and not (
-                        control.op != "Identity" and ruling.verdict == Verdict.NOT_IMPLEMENTED),
+                    "ran": control_ran(ruling.verdict), "fails": control_fails(ruling.verdict),
                     "error": outcome.error})
     computing = [r for r in ran if r["operand"] in COMPUTING and r["verdict"] == Verdict.PASS]
     failing = [r for r in ran if r["fails"]]
     if failing:
         how = "a control fails too: " + ", ".join(f"{r['operand']} ({r['op']}: {r['verdict']})" for r in failing)
     elif not computing:
-        how = ("no control computing on the values passed: " + ", ".join(
-            f"{r['operand']} ({r['op']}: {r['verdict']})" for r in ran if r["operand"] in COMPUTING)
-               if any(r["operand"] in COMPUTING for r in ran) else
+        tried = [r for r in ran if r["operand"] in COMPUTING]
+        how = ("needs a look: no control ran (" + ", ".join(f"{r['operand']} ({r['op']}: {r['verdict']})"
+                                                           for r in tried) + ")"
+               if tried and not any(r["ran"] for r in tried) else
+               "no control computing on the values passed: " + ", ".join(
+                   f"{r['operand']} ({r['op']}: {r['verdict']})" for r in tried)
+               if tried else
                "no control computing on the values could be built for this case (its data's Identity only)")
     else:
         how = "passed: " + ", ".join(f"{r['operand']} through {r['op']}" for r in ran)
