@@ -181,7 +181,8 @@ def test_a_control_the_runtime_does_not_implement_is_no_control_never_a_failing_
     """A control op the runtime refuses as unsupported (onnxruntime has no LeakyRelu below opset
     6), or one the adapter cannot express, ran nothing: it proves nothing, and never makes the
     Pad's failure "not Pad-specific", whatever op it was, Identity included."""
-    case = classify(Case(spec="onnx/Pad-2", data=np.array([1, 2], np.float32), pads=[1, 0], constant_value=np.float32(0)))
+    case = classify(Case(spec="onnx/Pad-2", data=np.array([1, 2], np.float32), pads=[1, 0],
+                         constant_value=np.float32(0)))
     for refused in ("Identity", "LeakyRelu", "Concat"):
         def run(control, placement, refused=refused):  # planted: one op has no kernel, or cannot be given
             if control.op == refused:
@@ -205,7 +206,7 @@ def test_onnxruntimes_refused_leaky_relu_1_does_not_hide_its_pad_2_failure():
         leaky = constant.attribute_control()
         assert leaky is not None
         assert judge(leaky, *worker.run_alone(leaky, "inputs")).verdict == Verdict.NOT_IMPLEMENTED
-        assert not control_record(constant, "inputs", lambda c, p: worker.run_alone(c, p), Verdict.MISMATCH)["fails_too"]
+        assert not control_record(constant, "inputs", worker.run_alone, Verdict.MISMATCH)["fails_too"]
         verdict = judge(case, *worker.run_alone(case, "inputs")).verdict
         control = control_record(case, "inputs", worker.run_alone, verdict)
     finally:
