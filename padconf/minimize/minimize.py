@@ -35,7 +35,10 @@ from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
 from padconf.minimize.probes.evidence import (
+    CHECKS,
     FOLDER_WORDS,
+    NEEDS_A_LOOK,
+    WHAT,
     a_control_fails,
     evidence,
     fails_again,
@@ -185,7 +188,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                     continue
                 verdict = shrunk.final.row['verdict']
                 name = f"{_safe(runtime)}-{verdict}-{short_name(shrunk.final.case)}"
-                where = out if kind == "case" else out / f"{n:02d}-pending-{name}"
+                where = out if kind == "case" else out / f"{n:02d}{PENDING}{name}"
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
                 found = evidence(isolated, shrunk, placement, where, bundle_triage(shrunk, job),
                                  api_script_name(runtime) if (where / api_script_name(runtime)).exists() else None)
@@ -196,6 +199,9 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 if kind == "case":
                     raise
                 why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
+                settled = settle_pending(out, f"padconf could not finish its experiments: {why}")
+                if settled:
+                    why += f" (its folder {', '.join(settled)} needs a look)"
                 summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": why,
                                   "shape": list(job.case.data.shape)})
                 _say(progress, f"minimize {label}: skipped: {why}", end=True)
@@ -211,6 +217,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
         for opened in (worker, lowered_to, default):
             if opened is not None:
                 opened.close()
+        # on every way out (an error, Ctrl-C): no folder stays unlabelled
+        settle_pending(out, "minimize ended before the bundle's experiments concluded")
     if kind == "model" and not any(s["dir"] for s in summaries):
         raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
                         + "; ".join(s["error"] for s in summaries))
@@ -268,6 +276,25 @@ def write_evidence(where: Path, found: dict) -> None:
     head, appendix = (report.read_text(encoding="utf-8").split("\n## Appendix\n", 1) + [""])[:2]
     text = head.rstrip("\n") + "\n" + "\n".join(lines) + "\n" + ("\n## Appendix\n" + appendix if appendix else "")
     write_atomically(report, text)
+
+
+PENDING = "-pending-"  # a bundle folder's word until its evidence concludes a label
+
+
+def settle_pending(out: Path, why: str) -> list[str]:
+    """Every folder in ``out`` still named pending (its experiments never concluded) renamed by
+    the label "needs a look", its evidence.json saying why, no check passed; their new names."""
+    settled = []
+    for folder in sorted(out.iterdir()) if out.is_dir() else ():
+        if PENDING not in folder.name or not folder.is_dir():
+            continue
+        found = {"label": NEEDS_A_LOOK, "why": why, "triage": None, "missing": list(CHECKS),
+                 "missing_text": [f"({k}) {WHAT[k]}: not concluded" for k in CHECKS], "checks": {}}
+        write_atomically(folder / "evidence.json", json.dumps(found, indent=1) + "\n")
+        moved = folder.with_name(folder.name.replace(PENDING, f"-{FOLDER_WORDS[NEEDS_A_LOOK]}-", 1))
+        folder.rename(moved)
+        settled.append(moved.name)
+    return settled
 
 
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:

@@ -337,3 +337,53 @@ def test_onnxruntimes_refusal_of_an_edge_crop_to_zero_elements_is_a_bug_to_file(
     found = _evidence(out)
     assert found["label"] == BUG, found["missing_text"]
     assert not any(c["fails"] for c in found["checks"]["c"]["controls"])
+
+
+def test_no_bundle_folder_stays_pending_when_its_experiments_break_off(tmp_path, monkeypatch):
+    """Planted in padconf: the evidence step raises. The bundle's folder still ends with a triage
+    word ("needs a look", its evidence.json saying why), never "pending"."""
+    from padconf.minimize import minimize as minimizing
+    from padconf.run.runner import Run, RunConfig
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("planted: the experiments broke off")
+
+    monkeypatch.setattr(minimizing, "evidence", broken)
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0]))
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "WrongValuesAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare([case])))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    folders = [d for d in out.iterdir() if d.is_dir()]
+    assert folders and not [d.name for d in folders if "pending" in d.name]
+    assert all("-needs-a-look-" in d.name and _evidence(d)["label"] == NEEDS_A_LOOK for d in folders)
+    assert "planted" in _evidence(folders[0])["why"]
+
+
+@pytest.mark.parametrize("ends", ["exits", "hangs"])
+def test_nothing_a_repro_starts_outlives_it(tmp_path, monkeypatch, ends):
+    """A repro whose own child leaves its session (as iree-compile under iree.compiler may outlive
+    a killed script): when the repro exits, or is stopped at its time limit, the child is gone too."""
+    import os
+    import time
+
+    from padconf.minimize.probes import evidence
+    monkeypatch.setattr(evidence, "REPRO_TIMEOUT_S", 5)
+    pid_file = tmp_path / "pid"
+    (tmp_path / "repro.py").write_text(
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True)\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        + ("time.sleep(120)\n" if ends == "hangs" else "sys.exit(1)\n"))
+    codes = evidence.run_repro(tmp_path, "repro.py", 1)
+    assert codes == (["timeout"] if ends == "hangs" else [1])
+    pid = int(pid_file.read_text())
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the repro's child {pid} outlived it")

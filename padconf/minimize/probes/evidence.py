@@ -19,6 +19,9 @@ bug keeps its triage word (not-pad-specific, other-component, not-a-bug), its ch
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -29,6 +32,7 @@ from padconf.adapters import split_release
 from padconf.cases.case import CaseKind
 from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
+from padconf.execution.worker_process import isolated, start_process
 from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
 from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere
@@ -56,13 +60,32 @@ def run_repro(where: Path, script: str, tries: int) -> list[int | str]:
     it gave no answer within REPRO_TIMEOUT_S)."""
     codes: list[int | str] = []
     for _ in range(tries):
+        # under padconf's reaper, in a session of its own: nothing the repro starts (iree-compile,
+        # its own child) outlives it, its time limit, or padconf, on every way out
+        proc = start_process([*isolated("padconf.execution.reaper"), sys.executable, "-I", script], cwd=where,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
         try:
-            done = subprocess.run([sys.executable, "-I", script], cwd=where, capture_output=True,
-                                  timeout=REPRO_TIMEOUT_S)
-            codes.append(done.returncode)
+            codes.append(proc.wait(timeout=REPRO_TIMEOUT_S))
         except subprocess.TimeoutExpired:
             codes.append("timeout")
+        finally:
+            end_repro(proc)
     return codes
+
+
+def end_repro(proc: subprocess.Popen) -> None:
+    """The repro's reaper, asked to end its tree (SIGTERM: it kills every descendant), then its
+    whole session killed, whatever is left of it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def repro_check(where: Path, runtime: str, api: str | None, verdict: str) -> dict:
