@@ -387,3 +387,17 @@ def test_nothing_a_repro_starts_outlives_it(tmp_path, monkeypatch, ends):
         time.sleep(0.05)
     else:
         raise AssertionError(f"the repro's child {pid} outlived it")
+
+
+def test_the_form_a_bundle_is_reported_in_is_no_matter_of_the_time_left(tmp_path):
+    """A planted crash on rank-0 data that shows alike at rank 1: with no time left for shrinking,
+    as with plenty, the bundle is written at rank 1 (the last step of shrinking is an experiment,
+    never skipped at the limit: a label or title must not depend on the machine's speed)."""
+    from padconf.minimize.minimize import minimize
+    case = Case(spec="onnx/Pad-18", data=np.array(666, np.float32), pads=[])
+    shapes = []
+    for limit in (0.001, 30):
+        out = tmp_path / f"out{limit}"
+        [done] = minimize(_case_file(tmp_path, case), FAKE + "SegfaultAdapter", out, time_limit=limit)
+        shapes.append(list(done["shrunk"].final.case.data.shape))
+    assert shapes == [[1], [1]]
