@@ -110,6 +110,24 @@ class FedPadsWrongAdapter(WrongValuesAdapter):
         return super().run(case, placement)
 
 
+class WrongAtOneOpsetAdapter(WrongValuesAdapter):
+    """Wrong values (the trigger's data) at Pad-19 only, on any dtype: right at every other opset."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.spec != "onnx/Pad-19":
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        return super().run(case, placement)
+
+
+class WrongOnFloatAdapter(WrongValuesAdapter):
+    """Wrong values (the trigger's data) on float data only, at any opset."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.dtype != "float":
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        return super().run(case, placement)
+
+
 class ZeroFillReflectAdapter(CorrectAdapter):
     """Reflect padding past the dimension, which the erratum forbids, answered with a
     deterministic zero fill (as IREE does): an output no reading gives, but no memory read."""

@@ -51,6 +51,7 @@ from padconf.minimize.probes.experiments import (
     default_configuration,
     defined_at,
     explicit_default,
+    features_needed,
     lowered_runtime,
     native_check,
     packing,
@@ -168,6 +169,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 shrunk.packing = packing(isolated, shrunk.final, placement)
                 shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
                 shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
+                shrunk.features = features_needed(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 tried = None
@@ -300,7 +302,7 @@ def settle_pending(out: Path, why: str) -> list[str]:
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:
     case = shrunk.final.case
     heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded),
-                    positive_pads=bool(shrunk.positive_pads_needed))
+                    positive_pads=bool(shrunk.positive_pads_needed), features=shrunk.features)
     return f"{heading} [{placement}] (from case {shrunk.original.case.id})"
 
 

@@ -337,6 +337,8 @@ def test_onnxruntimes_refusal_of_an_edge_crop_to_zero_elements_is_a_bug_to_file(
     found = _evidence(out)
     assert found["label"] == BUG, found["missing_text"]
     assert not any(c["fails"] for c in found["checks"]["c"]["controls"])
+    heading = (out / "REPORT.md").read_text().splitlines()[0]  # Pad-11 refuses it alike: no opset named
+    assert "crop down to zero elements" in heading and "(opset" not in heading, heading
 
 
 def test_no_bundle_folder_stays_pending_when_its_experiments_break_off(tmp_path, monkeypatch):
@@ -401,3 +403,19 @@ def test_the_form_a_bundle_is_reported_in_is_no_matter_of_the_time_left(tmp_path
         [done] = minimize(_case_file(tmp_path, case), FAKE + "SegfaultAdapter", out, time_limit=limit)
         shapes.append(list(done["shrunk"].final.case.data.shape))
     assert shapes == [[1], [1]]
+
+
+@pytest.mark.parametrize(("adapter", "opset", "dtype"), [
+    ("WrongValuesAdapter", False, False),  # every opset and dtype: neither named
+    ("WrongAtOneOpsetAdapter", True, False),  # Pad-19 only: its opset named
+    ("WrongOnFloatAdapter", False, True),  # float only: its dtype named
+])
+def test_a_title_names_the_opset_and_dtype_only_where_another_passes(tmp_path, adapter, opset, dtype):
+    """Each feature a title names survives a removal experiment: the same case at the opsets next
+    to its own, or of another dtype, answered right names it; failing alike drops it."""
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0])
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + adapter, "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert ("(opset 19)" in heading) == opset and (" float" in heading) == dtype, heading

@@ -150,18 +150,27 @@ def with_positive_pads(case: Case, what: str) -> str:
 
 
 def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
-          refused_when_folded: bool = False, positive_pads: bool = False) -> str:
+          refused_when_folded: bool = False, positive_pads: bool = False,
+          features: Mapping[str, bool] | None = None) -> str:
     """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype.
     ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
     same case folded at compile time (padconf.minimize.minimize.refused_when_folded);
     ``positive_pads``: the failure needs the case's positive pads beside its negative ones (a
-    removal experiment), so the trigger names them."""
+    removal experiment), so the trigger names them; ``features``: whether the opset and the
+    dtype are needed (experiments.features_needed): one that another opset or dtype fails alike
+    without is not named."""
     verdict, what = row["verdict"], feature(case)
+    features = features or {}
     if positive_pads and what in ("a negative begin pad", "a negative end pad", "negative pads"):
         what = with_positive_pads(case, what)
+    dtype_named = features.get("dtype", True)
     # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
     # (what else shrinking leaves, it could not take away)
-    on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"
+    if what.startswith("a rank-") and what != RANK_0:
+        on = f"{case.dtype} data" if dtype_named else "its data"
+    else:
+        on = f"{what} on {case.dtype}" if dtype_named else what
+    version = f" ({version_text(case)})" if features.get("opset", True) else ""
     setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.probes.experiments
     only = ""
     if setup:
@@ -171,10 +180,10 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     only += after
     if refused_when_folded:
         return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
-               f"when folded at compile time{only} ({version_text(case)})"
+               f"when folded at compile time{only}{version}"
     if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.probes.experiments
         return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
-               f"written out) on {case.dtype} ({version_text(case)})"
+               f"written out) on {case.dtype}{version}"
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
         wrong = ("the wrong output shape" if difference == Difference.SHAPE else
@@ -202,4 +211,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {placed(case, row['placement'])}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{before}{op_name(case)} {phrase}{where}{only} ({version_text(case)})"
+    return f"{before}{op_name(case)} {phrase}{where}{only}{version}"

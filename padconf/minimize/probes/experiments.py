@@ -207,6 +207,51 @@ def positive_pads_needed(isolated: IsolatedRunner, attempt: Attempt, placement: 
     return got is None or failure_key(got.row) != failure_key(attempt.row)
 
 
+def _fails_alike(isolated: IsolatedRunner, attempt: Attempt, twin: Case, placement: Placement) -> bool | None:
+    """Whether ``twin`` (the minimal case with one feature changed) fails with ``attempt``'s
+    verdict: True, False where it is answered right, None where it could not be built or judged
+    alike (another kind of input, not run)."""
+    try:
+        twin = classify(twin, get_spec(twin.spec, isolated.specs_dir))
+    except (PadconfError, SpecError, ValueError, TypeError, OverflowError):
+        return None
+    if twin.kind != attempt.case.kind:  # undefined or invalid there: it says nothing of the feature
+        return None
+    got = isolated.attempt_if_it_can(twin, placement)
+    if got is None or got.row["verdict"] in (Verdict.SKIPPED, Verdict.INCONCLUSIVE, Verdict.AMBIGUOUS):
+        return None
+    if failure_key(got.row)[:2] == failure_key(attempt.row)[:2]:  # the verdict and the error's class
+        return True
+    return False if got.row["verdict"] not in FAILURES else None
+
+
+def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict[str, bool]:
+    """Removal experiments for what a title names besides the trigger: the opset (the same case
+    at the family's versions next to its own, and the newest) and the dtype (the same values as
+    float, or as int32 for float data). A feature is needed (named) unless a twin fails alike
+    (the same verdict and error class) and none is answered right; a hang is not waited for
+    again (each is named)."""
+    case = attempt.case
+    if attempt.row["verdict"] == Verdict.TIMEOUT:
+        return {"opset": True, "dtype": True}
+    domain, version = parse_spec_id(case.spec)
+    versions = _versions(isolated, domain)
+    older, newer = [v for v in versions if v < version], [v for v in versions if v > version]
+    tried = dict.fromkeys([*older[-1:], *newer[:1], *newer[-1:]])  # its neighbours, and the newest
+    opsets = [_fails_alike(isolated, attempt, case.with_(spec=f"{domain}/Pad-{v}"), placement) for v in tried]
+    other = "int32" if case.dtype == "float" else "float"
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            values = np.asarray(case.data).astype(np.float64)
+        retyped = case.with_(data=values.astype(numpy_dtype(other)), constant_value=None if case.constant_value is None
+                             else np.asarray(case.constant_value).astype(np.float64).astype(numpy_dtype(other)))
+        dtypes = [_fails_alike(isolated, attempt, retyped, placement)]
+    except (TypeError, ValueError, OverflowError):  # strings, complex: no such twin
+        dtypes = [None]
+    return {"opset": not (True in opsets and False not in opsets),
+            "dtype": not (True in dtypes and False not in dtypes)}
+
+
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
     """Where ``attempt`` fails on data of a sub-byte dtype, and its copy holding the same values
     in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same

@@ -53,6 +53,9 @@ class Shrunk:
     # whether the failure needs the minimal case's positive pads beside its negative ones
     # (positive_pads_needed): a title names them only then
     positive_pads_needed: bool | None = None
+    # whether the opset and the dtype a title names are needed (experiments.features_needed: the
+    # same case at another opset, or of another dtype, does not fail alike); named where untried
+    features: dict[str, bool] | None = None
 
 
 class IsolatedRunner:
