@@ -128,6 +128,17 @@ class WrongOnFloatAdapter(WrongValuesAdapter):
         return super().run(case, placement)
 
 
+class RefusesEndCropAdapter(CorrectAdapter):
+    """Refuses every Pad with a negative end pad, its error naming the dtype (one check, which a
+    run tells apart per dtype by its text)."""
+
+    def run(self, case, placement="inputs"):
+        k = len(case.pads) // 2
+        if case.op == "Pad" and any(p < 0 for p in case.pads[k:]):
+            return Outcome(error=f"cannot crop {case.dtype} data at the end")
+        return super().run(case, placement)
+
+
 class ZeroFillReflectAdapter(CorrectAdapter):
     """Reflect padding past the dimension, which the erratum forbids, answered with a
     deterministic zero fill (as IREE does): an output no reading gives, but no memory read."""

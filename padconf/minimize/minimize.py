@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
 from padconf.minimize.probes.evidence import (
+    BUG,
     CHECKS,
     FOLDER_WORDS,
     NEEDS_A_LOOK,
@@ -61,7 +63,7 @@ from padconf.minimize.probes.experiments import (
     refused_when_folded,
     schema_check,
 )
-from padconf.minimize.probes.root_cause import root_cause
+from padconf.minimize.probes.root_cause import mechanism_key, root_cause
 from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.shrink.simplify import SIMPLER_DTYPES
 from padconf.minimize.targets import Job, model_jobs, resolve
@@ -215,6 +217,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                               "runtime": runtime, "placement": placement, "variant_experiments": [],
                               "isolated": isolated})
             roots[cause] = summaries[-1]
+        if kind != "case":  # after labelling, across labels: one mechanism, one bundle
+            merge_across_labels(summaries, out, progress)
     finally:
         for opened in (worker, lowered_to, default):
             if opened is not None:
@@ -280,6 +284,42 @@ def write_evidence(where: Path, found: dict) -> None:
     write_atomically(report, text)
 
 
+LABEL_ORDER = (BUG, NEEDS_A_LOOK, "other-component", "not-pad-specific", "not-a-bug")  # a merged bundle's root first
+
+
+def merge_across_labels(summaries: list[dict], out: Path, progress=None) -> None:
+    """The bundles of one mechanism (root_cause.mechanism_key) that labelling left apart, under
+    two labels or two root causes, merged into one: the one with the label of most evidence (a
+    bug to file first) is the root; each other is rerun through the root's own experiment
+    (variant_experiment) and merged only where that shows alike, its folder moved under the
+    root's variants/, its own variants with it, listed in the root's REPORT.md."""
+    bundles = sorted((s for s in summaries if s.get("dir") and not s.get("merged_into")),
+                     key=lambda s: (LABEL_ORDER.index(s["evidence"]["label"]), s["n"]))
+    roots: dict[tuple, dict] = {}
+    for s in bundles:
+        key = mechanism_key(s["shrunk"], s["placement"])
+        root = roots.setdefault(key, s)
+        if root is s:
+            continue
+        tried = variant_experiment(s["isolated"], s["shrunk"], s["placement"])
+        if tuple(tried["mechanism"]) != _mechanism_of(root):  # another mechanism after all: its own bundle
+            continue
+        label = s["evidence"]["label"]
+        moved = root["dir"] / "variants" / s["dir"].name
+        make_folder(moved.parent)
+        shutil.move(str(s["dir"]), str(moved))
+        text = f"{variant_text(s['shrunk'], s['placement'])}, labelled {label} alone (variants/{moved.name})"
+        root["variants"] += [text, *s["variants"][1:]]
+        root["variant_experiments"] += [{"variant": text, "label_alone": label, **tried}, *s["variant_experiments"]]
+        for m in summaries:
+            if m.get("merged_into") is s:
+                m["merged_into"] = root
+        s.update({"dir": None, "merged_into": root, "variants": [], "variant_experiments": [],
+                  "shape": list(s["shrunk"].original.case.data.shape),
+                  "error": f"the same mechanism as bundle {root['n']} ({root['dir'].name}), labelled {label} alone"})
+        _say(progress, f"minimize {s['n']}: the same mechanism as bundle {root['n']} ({label} alone)", end=True)
+
+
 PENDING = "-pending-"  # a bundle folder's word until its evidence concludes a label
 
 
@@ -290,7 +330,7 @@ def settle_pending(out: Path, why: str) -> list[str]:
     for folder in sorted(out.iterdir()) if out.is_dir() else ():
         if PENDING not in folder.name or not folder.is_dir():
             continue
-        found = {"label": NEEDS_A_LOOK, "why": why, "triage": None, "missing": list(CHECKS),
+        found: dict[str, Any] = {"label": NEEDS_A_LOOK, "why": why, "triage": None, "missing": list(CHECKS),
                  "missing_text": [f"({k}) {WHAT[k]}: not concluded" for k in CHECKS], "checks": {}}
         write_atomically(folder / "evidence.json", json.dumps(found, indent=1) + "\n")
         moved = folder.with_name(folder.name.replace(PENDING, f"-{FOLDER_WORDS[NEEDS_A_LOOK]}-", 1))

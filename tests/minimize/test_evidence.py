@@ -419,3 +419,32 @@ def test_a_title_names_the_opset_and_dtype_only_where_another_passes(tmp_path, a
                  "--time-limit", "5"]) == 0
     heading = (out / "REPORT.md").read_text().splitlines()[0]
     assert ("(opset 19)" in heading) == opset and (" float" in heading) == dtype, heading
+
+
+def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
+    """Planted in padconf: the int32 failure's triage reads as known upstream (not a bug to
+    file), the float one's as a refusal, of one planted check on one feature, and their root
+    causes tell the dtypes apart. Merging by
+    mechanism comes after labelling and across labels: one bundle, the other rerun through its
+    experiment and listed under it with the label it had alone."""
+    from padconf.judging.triage import Triage
+    from padconf.minimize import minimize as minimizing
+    from padconf.run.runner import Run, RunConfig
+    real, cause = minimizing.bundle_triage, minimizing.root_cause
+    monkeypatch.setattr(minimizing, "bundle_triage", lambda shrunk, job: Triage.KNOWN_UPSTREAM
+                        if shrunk.final.case.dtype == "int32" else real(shrunk, job))
+    monkeypatch.setattr(minimizing, "root_cause", lambda shrunk, placement: (*cause(shrunk, placement),
+                                                                             shrunk.final.case.dtype))
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array([[1, 2, 3], [3, 4, 5]], dtype), pads=[0, 0, 0, -1]))
+             for dtype in (np.float32, np.int32)]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RefusesEndCropAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "RefusesEndCropAdapter", "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    folders = [d for d in out.iterdir() if d.is_dir()]
+    assert len(folders) == 1, [d.name for d in folders]
+    [root] = folders
+    assert "-needs-a-look-" in root.name and [d.name for d in (root / "variants").iterdir()]
+    variants = _evidence(root)["variants"]
+    assert [v["label_alone"] for v in variants if "label_alone" in v] == ["not-a-bug"]
