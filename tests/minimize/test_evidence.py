@@ -448,3 +448,16 @@ def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
     assert "-needs-a-look-" in root.name and [d.name for d in (root / "variants").iterdir()]
     variants = _evidence(root)["variants"]
     assert [v["label_alone"] for v in variants if "label_alone" in v] == ["not-a-bug"]
+
+
+def test_a_placement_in_a_title_names_every_operand_it_moves():
+    """A placement feeds (or bakes) pads, axes and the constant value together: a title naming
+    it names them all, never the pads alone where the failure may be the axes' (IREE ignores a
+    fed axes input whatever the pads)."""
+    from padconf.minimize.bundle.title import title
+    case = classify(Case(spec="onnx/Pad-25", data=np.array([1, 2], np.float32), pads=[1, 0], axes=[0]))
+    row = {"verdict": "mismatch", "placement": "inputs", "difference": None, "runtime": "fake"}
+    assert "with pads and axes fed at run time" in title(row, case, placement_dependent=True)
+    assert "with constant pads and axes" in title({**row, "placement": "initializers"}, case, placement_dependent=True)
+    plain = classify(Case(spec="onnx/Pad-25", data=np.array([1, 2], np.float32), pads=[1, 0]))
+    assert "with pads fed at run time" in title(row, plain, placement_dependent=True)

@@ -30,9 +30,19 @@ PLACED_ATTRIBUTE_PADS = {**PLACED, "inputs": "with data fed at run time", "initi
 
 
 def placed(case: Case, placement: str) -> str:
-    """Where a placement puts the case's operands, as a title's phrase."""
+    """Where a placement puts the case's operands, as a title's phrase: every operand the
+    placement moves, named (a placement moves pads, axes and the constant value together, so the
+    removal experiment that named it cannot tell which of them the failure needs: IREE ignores
+    an ``axes`` input fed at run time, whatever the pads are)."""
     domain, version = parse_spec_id(case.spec)
-    return (PLACED_ATTRIBUTE_PADS if domain == "onnx" and version <= 2 else PLACED)[placement]
+    if domain == "onnx" and version <= 2:
+        return PLACED_ATTRIBUTE_PADS[placement]
+    if placement in ("inputs", "initializers"):
+        moved = ["pads", *(["axes"] if case.axes is not None else []),
+                 *(["constant_value"] if case.constant_value is not None else [])]
+        names = moved[0] if len(moved) == 1 else ", ".join(moved[:-1]) + " and " + moved[-1]
+        return f"with {names} fed at run time" if placement == "inputs" else f"with constant {names}"
+    return PLACED[placement]
 
 
 def op_name(case: Case) -> str:
