@@ -133,7 +133,8 @@ def test_a_real_openvino_refusal_gives_a_repro_in_openvinos_own_api_that_exits_1
     out = tmp_path / "out"
     assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(out), "--time-limit", "10"]) == 0
     first = (out / "REPORT.md").read_text().splitlines()[0]
-    assert first.startswith("# Pad(reflect) ") and " a rank-0 input on " in first and first.endswith(" (opset 13)")
+    # the opset named only where a removal experiment needs it (the neighbouring opsets refuse alike)
+    assert first.startswith("# Pad(reflect) ") and " a rank-0 input" in first
     script = (out / "repro_openvino_onnx.py").read_text()
     assert "read_model(model.SerializeToString()" in script and "actual = np.asarray(standalone_run(model, " in script
     code, printed = run_script(out, "repro_openvino_onnx.py")
@@ -283,8 +284,8 @@ def test_openvinos_onnx_frontend_is_judged_as_its_users_compile_it(tmp_path):
     code, report = minimize("scalar", scalar, "openvino-onnx")
     # folded (every operand constant) it is answered: the title names the placement the refusal needs
     heading = report.splitlines()[0]
-    assert code == 0 and heading.startswith("# Pad(constant) rejects a rank-0 input on float")
-    assert heading.endswith("(opset 18)")
+    assert code == 0 and heading.startswith("# Pad(constant) rejects a rank-0 input")
+    assert "with pads fed at run time" in heading
 
 
 @pytest.mark.slow

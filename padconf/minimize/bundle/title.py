@@ -180,7 +180,8 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
         on = f"{case.dtype} data" if dtype_named else "its data"
     else:
         on = f"{what} on {case.dtype}" if dtype_named else what
-    version = f" ({version_text(case)})" if features.get("opset", True) else ""
+    # an acceptance breaks a rule of its version ("mode wrap (not in this opset)"): it names its version
+    version = f" ({version_text(case)})" if features.get("opset", True) or verdict == Verdict.WRONGLY_ACCEPTED else ""
     setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.probes.experiments
     only = ""
     if setup:
