@@ -461,3 +461,20 @@ def test_a_placement_in_a_title_names_every_operand_it_moves():
     assert "with constant pads and axes" in title({**row, "placement": "initializers"}, case, placement_dependent=True)
     plain = classify(Case(spec="onnx/Pad-25", data=np.array([1, 2], np.float32), pads=[1, 0]))
     assert "with pads fed at run time" in title(row, plain, placement_dependent=True)
+
+
+def test_not_pad_specific_only_where_a_control_fails_when_rerun(tmp_path, monkeypatch):
+    """Planted in padconf: the triage reads as not Pad-specific (as a control cut short at the time
+    limit, or one that failed once, made it), while every control of check (c) passes when rerun.
+    The label follows the experiments: needs a look, (c) missing and saying why, never
+    not-pad-specific beside a passed check (c)."""
+    from padconf.judging.triage import Triage
+    from padconf.minimize import minimize as minimizing
+    monkeypatch.setattr(minimizing, "bundle_triage", lambda shrunk, job: Triage.NOT_PAD_SPECIFIC)
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0])
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] == NEEDS_A_LOOK and "c" in found["missing"], found
+    assert "no control fails when rerun" in found["checks"]["c"]["how"]

@@ -271,11 +271,20 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
         label = "other-component"
     elif found in PAD_BUGS:
         label = NEEDS_A_LOOK if missing else BUG
+    elif found == Triage.NOT_PAD_SPECIFIC and not a_control_fails(checks["c"]):
+        # the control that made it not Pad-specific passed when rerun for (c): the label rests on nothing
+        label = NEEDS_A_LOOK
+        checks["c"] = {**checks["c"], "passed": False,
+                       "how": "the control the triage rests on failed once, but no control fails when rerun: "
+                              + checks["c"]["how"]}
+        missing = sorted({*missing, "c"})
     elif found == Triage.NOT_PAD_SPECIFIC:
         label = "not-pad-specific"
     else:
         label = "not-a-bug"
     why = (f"{found.label}: a Pad bug to file only when each check passed" if found in PAD_BUGS else
+           f"{Triage.NOT_PAD_SPECIFIC.label}, by a control that passed when rerun: needs a look"
+           if label == NEEDS_A_LOOK else
            f"{found.label if found else 'no failure'}: not a Pad bug to file, whatever the checks"
            + (" (coverage: the runtime lacks this kernel or operand placement)" if found == Triage.NOT_IMPLEMENTED
               else ""))
