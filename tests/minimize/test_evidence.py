@@ -478,3 +478,18 @@ def test_not_pad_specific_only_where_a_control_fails_when_rerun(tmp_path, monkey
     found = _evidence(out)
     assert found["label"] == NEEDS_A_LOOK and "c" in found["missing"], found
     assert "no control fails when rerun" in found["checks"]["c"]["how"]
+
+
+def test_a_read_past_the_row_that_one_row_shows_as_zeros_is_memory_unsafe(tmp_path):
+    """A planted reflect past the dimension that reads the next row's values (zeros past the
+    buffer's end, as IREE with dynamic dims): shrunk to one row it looks like a zero fill; the
+    same input stacked on a new unpadded axis shows one copy's output holding another's values,
+    so check (b) passes as memory-unsafe, where a true zero fill (ZeroFillReflectAdapter) does not."""
+    case = Case(spec="onnx/Pad-25", data=np.arange(1, 101, dtype=np.float32).reshape(10, 10),
+                pads=[0, 10, 0, 0], mode="reflect")
+    assert classify(case).kind == "ambiguous"
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "RowOverrunReflectAdapter", "--out",
+                 str(out), "--time-limit", "10"]) == 0
+    found = _evidence(out)
+    assert found["checks"]["b"]["passed"] and "another copy's data" in found["checks"]["b"]["how"], found["checks"]["b"]

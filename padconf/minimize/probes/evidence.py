@@ -35,7 +35,7 @@ from padconf.core.vocabulary import Placement
 from padconf.execution.worker_process import isolated, start_process
 from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
-from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere
+from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere, reads_across_slices
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
 
 CHECKS = {"a": "repro", "b": "defined", "c": "control", "d": "coverage", "e": "unique", "f": "valid"}
@@ -112,6 +112,9 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
     nonzero = output if output.dtype == object else output[np.asarray(output != 0)]
     if nonzero.size and from_nowhere(final.case, nonzero):
         return {"how": "the output holds nonzero values that neither the input nor any reading's output holds"}
+    across = reads_across_slices(isolated, final, placement)
+    if across is not None:
+        return {"how": across}
     again = isolated.attempt_if_it_can(final.case, placement)
     if again is not None and again.outcome.output is not None and not (
             again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype

@@ -357,6 +357,57 @@ def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> boo
     return True  # neither answered: both refused
 
 
+SLICES = 3  # copies of the minimal case's data stacked on a new leading axis, each of values of its own
+
+
+def stacked(case: Case) -> Case | None:
+    """The minimal case with its data stacked SLICES times on a new leading axis that is not
+    padded, slice i holding values no other slice holds (nonzero: a zero fill stays told apart):
+    a runtime that reads past a row's end (or before its start) gives one slice's output another
+    slice's values, which a minimal case of one row hides as zeros read past the buffer (IREE's
+    reflect pad as large as a dynamic dimension). None where the dtype has not the values, or
+    the pads or axes are malformed."""
+    data = np.asarray(case.data)
+    n, size = data.ndim, max(data.size, 1)
+    if data.dtype.kind not in "iuf" or len(case.pads) != 2 * (n if case.axes is None else len(case.axes)):
+        return None
+    try:
+        values = [np.arange(1 + i * size, 1 + (i + 1) * size).reshape(data.shape) for i in range(SLICES)]
+        stack = np.stack([np.asarray(v).astype(data.dtype) for v in values])
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not np.array_equal(stack.astype(np.float64), np.stack(values).astype(np.float64)):  # the dtype cannot hold them
+        return None
+    k = len(case.pads) // 2
+    if case.axes is None:
+        pads = [0, *case.pads[:k], 0, *case.pads[k:]]
+        return case.with_(data=stack, pads=pads)
+    axes = [a + 1 if a >= 0 else a for a in case.axes]
+    return case.with_(data=stack, axes=axes)
+
+
+def reads_across_slices(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
+    """Where the stacked case (``stacked``) is answered in the expected shape and one slice's
+    output holds a nonzero value of another slice's data that its own data does not hold: what
+    shows it (a read outside the row). Else None."""
+    twin = stacked(attempt.case)
+    if twin is None:
+        return None
+    got = isolated.attempt_if_it_can(twin, placement)
+    output = None if got is None else got.outcome.output
+    if output is None or output.dtype != twin.data.dtype or output.ndim != twin.data.ndim \
+            or output.shape[0] != SLICES:
+        return None
+    for i in range(SLICES):
+        own = set(np.asarray(twin.data[i]).reshape(-1).tolist())
+        others = set(np.asarray(np.delete(twin.data, i, axis=0)).reshape(-1).tolist()) - own
+        foreign = [v for v in np.asarray(output[i]).reshape(-1).tolist() if v in others and v != 0]
+        if foreign:
+            return (f"the same input stacked {SLICES} times on a new unpadded axis, each copy of values of its own: "
+                    f"copy {i}'s output holds {foreign[:4]} of another copy's data (a read outside its row)")
+    return None
+
+
 def from_nowhere(case: Case, output) -> bool:
     """``output`` holds a value (bit pattern) that neither the case's data, its constant value
     nor any output the document's readings give holds."""
