@@ -72,3 +72,20 @@ def test_a_repros_install_line_names_every_package_it_imports(runtime):
         if dists and not dists & named and not module.startswith("padconf"):
             missing[module] = sorted(dists)
     assert not missing, f"{runtime}: `pip install numpy {repro.pip}` lacks {missing}"
+
+
+@pytest.mark.parametrize("runtime", sorted(__import__("padconf.minimize.bundle.repro", fromlist=["x"]).RUNTIMES))
+def test_the_generic_checkers_install_line_names_every_package_its_runner_imports(runtime):
+    """repro.py's runner for each runtime (run_<runtime>) imports what REPORT.md's "Standalone"
+    line and its own "cannot run" line tell a maintainer to install (IREE's runner imports onnx
+    and iree.runtime beside iree.compiler)."""
+    from padconf.minimize.bundle import repro as generic
+    assert set(generic.INSTALL) == set(generic.RUNTIMES)
+    runner = getattr(generic, "run_" + runtime.replace("-", "_"), None) or generic.run_openvino
+    if importlib.util.find_spec(generic.RUNTIMES[runtime].split(".")[0]) is None:
+        pytest.skip(f"{generic.RUNTIMES[runtime]} is not installed here")
+    named = {w.lower().replace("_", "-") for w in ("numpy " + generic.INSTALL[runtime]).split()}
+    owners = _owners()
+    missing = {m: sorted(d) for m in sorted(_imported(inspect.getsource(runner)))
+               if (d := _distributions(m, owners)) and not d & named}
+    assert not missing, f"{runtime}: `pip install numpy {generic.INSTALL[runtime]}` lacks {missing}"
