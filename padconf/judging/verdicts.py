@@ -268,6 +268,9 @@ def _shown(out: np.ndarray) -> str:
 NO_CONTROL = (Verdict.NOT_IMPLEMENTED, Verdict.SKIPPED, Verdict.INCONCLUSIVE)
 
 
+ALIKE_ONLY = ("Concat", "LeakyRelu")  # the controls through other ops than the Pad's own data path
+
+
 def control_ran(control_verdict: str) -> bool:
     """The control ran and computed (its verdict is none of NO_CONTROL)."""
     return control_verdict not in NO_CONTROL
@@ -310,13 +313,15 @@ def control_record(case: Case, placement: Placement, run, verdict: str | None = 
     """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
     ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
     fails, else the data's. A failure whose control fails too is not Pad-specific. The values'
-    control (data-movement ops, which a runtime may lack a kernel for where its Pad has one)
-    fails too only with the failure's own ``verdict``, where that is given."""
+    and the attribute's controls (other ops, with flaws of their own) fail too only with the
+    failure's own ``verdict``, where that is given."""
     records = []
     for operand, control, where in case.controls(placement):
         outcome, status = run(control, where)
         v = judge(control, outcome, status)
-        fails_too = control_fails(v.verdict) and (control.op != "Concat" or verdict in (None, v.verdict))
+        # a control through other ops (the values' Concat, the attribute's LeakyRelu) fails too only
+        # as the Pad did: another op's own flaw (a NaN's sign through LeakyRelu beside a refused Pad) excuses nothing
+        fails_too = control_fails(v.verdict) and (control.op not in ALIKE_ONLY or verdict in (None, v.verdict))
         records.append({"verdict": v.verdict, "fails_too": fails_too, "difference": v.difference,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                         "case_id": case.id, "placement": where, "operand": operand})

@@ -212,3 +212,19 @@ def test_onnxruntimes_refused_leaky_relu_1_does_not_hide_its_pad_2_failure():
     finally:
         worker.close()
     assert verdict == Verdict.WRONGLY_REJECTED and not control["fails_too"]
+
+
+def test_an_attribute_control_failing_otherwise_does_not_excuse_the_pad():
+    """LeakyRelu(alpha=nan) answered with another NaN sign (a mismatch) beside a refused Pad-1
+    (audit C, seed 45212, onnx-reference 24): another op's own flaw, not the Pad's path; it
+    excuses the Pad only failing as the Pad did (OpenVINO's frontend refuses both alike)."""
+    case = classify(Case(spec="onnx/Pad-2", data=np.array([1, 2], np.float32), pads=[1, 0],
+                         constant_value=np.float32("nan")))
+
+    def run(control, placement):  # planted: LeakyRelu's NaN comes back with its sign flipped
+        if control.op == "LeakyRelu":
+            return Outcome(output=-control.expected), "ok"
+        return Outcome(output=control.expected), "ok"
+
+    assert not control_record(case, "inputs", run, Verdict.WRONGLY_REJECTED)["fails_too"]
+    assert control_record(case, "inputs", run, Verdict.MISMATCH)["fails_too"]
