@@ -139,6 +139,16 @@ class RefusesEndCropAdapter(CorrectAdapter):
         return super().run(case, placement)
 
 
+class RefusesComplexAdapter(CorrectAdapter):
+    """Lowers no complex Pad at all (as IREE), its error text telling an explicit value apart."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.dtype.startswith("complex"):
+            return Outcome(error="cannot cast the constant value to complex" if case.constant_value is not None
+                           else "failed to legalize Pad")
+        return super().run(case, placement)
+
+
 class ZeroFillReflectAdapter(CorrectAdapter):
     """Reflect padding past the dimension, which the erratum forbids, answered with a
     deterministic zero fill (as IREE does): an output no reading gives, but no memory read."""

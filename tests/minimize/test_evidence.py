@@ -493,3 +493,16 @@ def test_a_read_past_the_row_that_one_row_shows_as_zeros_is_memory_unsafe(tmp_pa
                  str(out), "--time-limit", "10"]) == 0
     found = _evidence(out)
     assert found["checks"]["b"]["passed"] and "another copy's data" in found["checks"]["b"]["how"], found["checks"]["b"]
+
+
+def test_a_refusal_of_every_case_of_its_dtype_is_coverage_whatever_the_text(tmp_path):
+    """A planted runtime lowering no complex Pad: refused folded too, but so is the plainest case
+    of the dtype (with another error text): check (d) finds coverage by experiment, never by the
+    message (audit C, seed 45212, iree 33)."""
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2], np.complex64), pads=[1, 0], constant_value=np.complex64(5))
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "RefusesComplexAdapter", "--out",
+                 str(out), "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] != BUG and found["checks"]["d"]["passed"] is False, found["checks"]["d"]
+    assert "(coverage)" in found["checks"]["d"]["how"]

@@ -160,25 +160,29 @@ def coverage_check(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placemen
         return _check(False, None, "not a refusal: coverage does not come into it")
     if (row.get("experiments") or {}).get("explicit_default"):
         return _check(True, True, "the documented default written out is answered: the default is what it refuses")
+    # whatever the placement shows, the runtime must take the dtype and mode at all: a plain case
+    # of them (plain_twin) refused too, with whatever text, is coverage (IREE lowers no complex Pad)
+    plain = isolated.attempt_if_it_can(plain_twin(shrunk.final.case), placement)
+    if plain is None or plain.row["verdict"] != Verdict.PASS:
+        return _check(True, False, f"a plain case of the same dtype, mode and operands is "
+                                   f"{plain.row['verdict'] if plain else 'not built'} too: the runtime lacks "
+                                   f"{shrunk.final.case.dtype} {shrunk.final.case.mode} Pads here (coverage)",
+                      plain=plain.row["verdict"] if plain else None)
     if placement == Placement.FOLDED:
-        return _check(True, True, "refused with every operand constant already (folded)")
+        return _check(True, True, "refused with every operand constant already (folded); a plain case of the same "
+                                  "dtype and mode is answered right", plain=plain.row["verdict"])
     folded = isolated.attempt_if_it_can(shrunk.final.case, Placement.FOLDED)
     if folded is None:
         return _check(True, None, "the case cannot be built with every operand constant")
     if folded.row["verdict"] in (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED):
-        return _check(True, True, "refused with every operand constant too (folded)", folded=folded.row["verdict"])
-    # answered folded: does the runtime take these operands so placed at all? A plain case with
-    # the same operands (constant value, axes) in the same placement says
-    plain = isolated.attempt_if_it_can(plain_twin(shrunk.final.case), placement)
+        return _check(True, True, "refused with every operand constant too (folded); a plain case of the same dtype "
+                                  "and mode is answered right", folded=folded.row["verdict"],
+                      plain=plain.row["verdict"])
+    # answered folded: the runtime takes these operands so placed (the plain case passed)
     where = "fed at run time" if placement == Placement.INPUTS else "as initializers"
-    if plain is not None and plain.row["verdict"] == Verdict.PASS:
-        return _check(True, True, f"answered with every operand constant ({folded.row['verdict']}), and a plain case "
-                                  f"with the same operands {where} is answered right: the refusal is this input's",
-                      folded=folded.row["verdict"], plain=plain.row["verdict"])
-    return _check(True, False, f"answered with every operand constant ({folded.row['verdict']}), and a plain case with "
-                               f"the same operands {where} is not ({plain.row['verdict'] if plain else 'not built'}): "
-                               f"the runtime lacks operands {where} (coverage)",
-                  folded=folded.row["verdict"], plain=plain.row["verdict"] if plain else None)
+    return _check(True, True, f"answered with every operand constant ({folded.row['verdict']}), and a plain case "
+                              f"with the same operands {where} is answered right: the refusal is this input's",
+                  folded=folded.row["verdict"], plain=plain.row["verdict"])
 
 
 def plain_twin(case):
