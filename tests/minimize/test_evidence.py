@@ -506,3 +506,13 @@ def test_a_refusal_of_every_case_of_its_dtype_is_coverage_whatever_the_text(tmp_
     found = _evidence(out)
     assert found["label"] != BUG and found["checks"]["d"]["passed"] is False, found["checks"]["d"]
     assert "(coverage)" in found["checks"]["d"]["how"]
+
+
+def test_pads_beyond_32_bits_that_the_failure_needs_are_the_titles_trigger():
+    """A minimal case whose pads shrinking could not bring within 32 bits (OpenVINO's CPU node
+    truncates fed int64 pads: [2**32 + 1, -2**32] computes as [1, 0]) is titled by them, not by
+    the crop beyond the dimension they also make (audit C, seed 45212, openvino 03)."""
+    from padconf.minimize.bundle.title import WIDE_PADS, feature
+    case = Case(spec="openvino/Pad-12", data=np.array([1, 2, 3, 4], np.float32), pads=[2 ** 32 + 1, -2 ** 32])
+    assert feature(case) == WIDE_PADS
+    assert feature(case.with_(pads=[1, -5])) == "a crop beyond the dimension"
