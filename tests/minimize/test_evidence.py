@@ -516,3 +516,17 @@ def test_pads_beyond_32_bits_that_the_failure_needs_are_the_titles_trigger():
     case = Case(spec="openvino/Pad-12", data=np.array([1, 2, 3, 4], np.float32), pads=[2 ** 32 + 1, -2 ** 32])
     assert feature(case) == WIDE_PADS
     assert feature(case.with_(pads=[1, -5])) == "a crop beyond the dimension"
+
+
+@pytest.mark.slow
+def test_a_refusal_of_every_non_constant_mode_names_them_all_not_the_one_found(tmp_path):
+    """Real onnxruntime refuses a wrap crop to zero elements as it does edge and reflect, and
+    answers constant: the title names the modes failing alike, never "Pad(wrap)" alone (audit C,
+    seed 45212, onnxruntime 05)."""
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2, 3, 4], np.float32), pads=[-3, -1], mode="wrap")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", "onnxruntime", "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert heading.startswith("# Pad(wrap, ") and "edge" in heading and "reflect" in heading, heading
+    assert "constant" not in heading.split(")")[0], heading

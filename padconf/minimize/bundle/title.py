@@ -165,7 +165,7 @@ def with_positive_pads(case: Case, what: str) -> str:
 
 def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
           refused_when_folded: bool = False, positive_pads: bool = False,
-          features: Mapping[str, bool] | None = None) -> str:
+          features: Mapping[str, Any] | None = None) -> str:
     """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype.
     ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
     same case folded at compile time (padconf.minimize.minimize.refused_when_folded);
@@ -186,6 +186,10 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
         on = f"{what} on {case.dtype}" if dtype_named else what
     # an acceptance breaks a rule of its version ("mode wrap (not in this opset)"): it names its version
     version = f" ({version_text(case)})" if features.get("opset", True) or verdict == Verdict.WRONGLY_ACCEPTED else ""
+    modes = features.get("modes")
+    op = op_name(case)
+    if modes is not None:  # the modes failing alike ("Pad(edge, reflect, wrap)"), none where every mode does
+        op = op.replace(f"Pad({case.mode})", f"Pad({', '.join(modes)})" if modes else "Pad", 1)
     setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.probes.experiments
     only = ""
     if setup:
@@ -194,10 +198,10 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     before, after = _conditions(row)
     only += after
     if refused_when_folded:
-        return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
+        return f"{op} returns an empty tensor at run time for {on}, which it refuses " \
                f"when folded at compile time{only}{version}"
     if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.probes.experiments
-        return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
+        return f"{op} rejects an omitted constant_value (the documented default, which works " \
                f"written out) on {case.dtype}{version}"
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
@@ -226,4 +230,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {placed(case, row['placement'])}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{before}{op_name(case)} {phrase}{where}{only}{version}"
+    return f"{before}{op} {phrase}{where}{only}{version}"

@@ -225,15 +225,17 @@ def _fails_alike(isolated: IsolatedRunner, attempt: Attempt, twin: Case, placeme
     return False if got.row["verdict"] not in FAILURES else None
 
 
-def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict[str, bool]:
+def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict[str, Any]:
     """Removal experiments for what a title names besides the trigger: the opset (the same case
     at the family's versions next to its own, and the newest) and the dtype (the same values as
-    float, or as int32 for float data). A feature is needed (named) unless a twin fails alike
+    float, or as int32 for float data) and the mode (``modes``: the modes failing alike where
+    another is answered right, [] where every mode fails alike, None where only its own does).
+    A feature is needed (named) unless a twin fails alike
     (the same verdict and error class) and none is answered right; a hang is not waited for
     again (each is named)."""
     case = attempt.case
     if attempt.row["verdict"] == Verdict.TIMEOUT:
-        return {"opset": True, "dtype": True}
+        return {"opset": True, "dtype": True, "modes": None}
     domain, version = parse_spec_id(case.spec)
     versions = _versions(isolated, domain)
     older, newer = [v for v in versions if v < version], [v for v in versions if v > version]
@@ -248,8 +250,15 @@ def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Place
         dtypes = [_fails_alike(isolated, attempt, retyped, placement)]
     except (TypeError, ValueError, OverflowError):  # strings, complex: no such twin
         dtypes = [None]
+    # the mode: the same case in the version's other modes (a refusal of every non-constant mode
+    # is no wrap bug); the modes failing alike are named, none where every mode fails alike
+    modes = {m: _fails_alike(isolated, attempt, case.with_(mode=m), placement)
+             for m in get_spec(case.spec, isolated.specs_dir).modes if m != case.mode} \
+        if attempt.case.kind != CaseKind.MUST_REJECT else {}
+    alike = [case.mode, *(m for m, r in modes.items() if r)]
     return {"opset": not (True in opsets and False not in opsets),
-            "dtype": not (True in dtypes and False not in dtypes)}
+            "dtype": not (True in dtypes and False not in dtypes),
+            "modes": (alike if False in modes.values() else []) if len(alike) > 1 else None}
 
 
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
