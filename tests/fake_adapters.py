@@ -110,6 +110,45 @@ class FedPadsWrongAdapter(WrongValuesAdapter):
         return super().run(case, placement)
 
 
+class WrongAtOneOpsetAdapter(WrongValuesAdapter):
+    """Wrong values (the trigger's data) at Pad-19 only, on any dtype: right at every other opset."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.spec != "onnx/Pad-19":
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        return super().run(case, placement)
+
+
+class WrongOnFloatAdapter(WrongValuesAdapter):
+    """Wrong values (the trigger's data) on float data only, at any opset."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.dtype != "float":
+            return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
+        return super().run(case, placement)
+
+
+class RefusesEndCropAdapter(CorrectAdapter):
+    """Refuses every Pad with a negative end pad, its error naming the dtype (one check, which a
+    run tells apart per dtype by its text)."""
+
+    def run(self, case, placement="inputs"):
+        k = len(case.pads) // 2
+        if case.op == "Pad" and any(p < 0 for p in case.pads[k:]):
+            return Outcome(error=f"cannot crop {case.dtype} data at the end")
+        return super().run(case, placement)
+
+
+class RefusesComplexAdapter(CorrectAdapter):
+    """Lowers no complex Pad at all (as IREE), its error text telling an explicit value apart."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.dtype.startswith("complex"):
+            return Outcome(error="cannot cast the constant value to complex" if case.constant_value is not None
+                           else "failed to legalize Pad")
+        return super().run(case, placement)
+
+
 class ZeroFillReflectAdapter(CorrectAdapter):
     """Reflect padding past the dimension, which the erratum forbids, answered with a
     deterministic zero fill (as IREE does): an output no reading gives, but no memory read."""
@@ -119,6 +158,27 @@ class ZeroFillReflectAdapter(CorrectAdapter):
         if case.op == "Pad" and case.mode == "reflect" and n and case.axes is None \
                 and any(max(case.pads[i], case.pads[n + i]) >= case.data.shape[i] for i in range(n)):
             return Outcome(pad(case.data, case.pads, "constant", None, None))
+        return super().run(case, placement)
+
+
+class RowOverrunReflectAdapter(CorrectAdapter):
+    """Reflect padding as large as the last dimension read, as IREE does with dynamic dims, from
+    the flat buffer past the row's end (the next row's values, zeros past the buffer's end):
+    memory-unsafe, though on one row it looks like a zero fill."""
+
+    def run(self, case, placement="inputs"):
+        n = case.data.ndim
+        if case.op == "Pad" and case.mode == "reflect" and n and case.axes is None and case.data.shape[-1] \
+                and max(case.pads[n - 1], case.pads[2 * n - 1]) >= case.data.shape[-1]:
+            flat, dim = case.data.reshape(-1), case.data.shape[-1]
+            rows = flat.reshape(-1, dim)
+            begin, end = case.pads[n - 1], case.pads[2 * n - 1]
+            out = []
+            for r, row in enumerate(rows):
+                past = [flat[(r + 1) * dim + j] if (r + 1) * dim + j < flat.size else 0 for j in range(begin + end)]
+                out.append(np.concatenate([np.asarray(past[:begin], row.dtype), row,
+                                           np.asarray(past[begin:], row.dtype)]))
+            return Outcome(np.asarray(out, case.data.dtype).reshape(*case.data.shape[:-1], dim + begin + end))
         return super().run(case, placement)
 
 

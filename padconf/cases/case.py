@@ -84,6 +84,13 @@ class InputBudget(ArrayBudget):
 # (Case.consumer_control)
 OPS = ("Pad", "Identity", "Concat", "LeakyRelu", "Consumer")
 MOVEMENT_OPS = ("Reshape", "Concat", "Tile")
+MOVEMENT_OPSET = 7  # the first opset with Reshape's shape input (5), Concat's axis (4) and Tile's repeats (6)
+
+
+def movement_opset(version: int) -> int:
+    """The opset of an ONNX case's movement control (Case.movement_control): the case's own, or
+    MOVEMENT_OPSET where that lacks the ops' input forms (Pad-1/2's opsets)."""
+    return max(version, MOVEMENT_OPSET)
 
 
 def _onnx_lists(op: str, opset: int, dtype: str) -> bool:
@@ -287,14 +294,17 @@ class Case:
         then tiled twice (Tile), fed or baked in as the Pad's are. Where a runtime mishandles the
         values themselves (narrows a folded 64-bit constant, runs f64 as f32, corrupts packed
         sub-byte constants, gives unsigned data a signed type) this fails as the Pad does, which
-        Identity, a copy of the input's buffer a compiler may forward, cannot show. None where the
-        spec's Pad takes its value as an attribute (ONNX Pad-1 and Pad-2: attribute_control), or
-        where Reshape, Concat or Tile at the case's opset does not list the dtype."""
+        Identity, a copy of the input's buffer a compiler may forward, cannot show. Where the
+        spec's Pad takes its value as an attribute (ONNX Pad-1 and Pad-2: attribute_control) the
+        data's values alone, at movement_opset (the first opset with these ops' input forms). None
+        where Reshape, Concat or Tile at that opset does not list the dtype."""
         domain, version = parse_spec_id(self.spec)
-        if domain == "onnx" and (version <= 2 or not all(_onnx_lists(op, version, self.dtype) for op in MOVEMENT_OPS)):
+        if domain == "onnx" and not all(_onnx_lists(op, movement_opset(version), self.dtype) for op in MOVEMENT_OPS):
             return None
         flat = np.asarray(self.data).reshape(-1)
         value = self.constant_value
+        if domain == "onnx" and version <= 2:  # Pad-1/2's value is an attribute: attribute_control's
+            value = None
         if value is not None and np.asarray(value).dtype == self.data.dtype:
             second = np.asarray(value).reshape(-1)
         else:  # the data's alone, twice: Concat has a second operand to copy from
@@ -307,10 +317,11 @@ class Case:
         """ONNX Pad-1/2's ``value``, a float attribute the runtime builds a constant from: the same
         float through another op's float attribute, LeakyRelu's ``alpha``, on a tensor of -1s of
         the data's dtype (every element -alpha): where the runtime's frontend mishandles such an
-        attribute (NaN, infinity), this fails as the Pad does. None for other specs, or where the
-        case gives no value."""
+        attribute (NaN, infinity), this fails as the Pad does. None for other specs, where the
+        case gives no value, or where its mode is not constant (the Pad reads no value then)."""
         domain, version = parse_spec_id(self.spec)
-        if domain != "onnx" or version > 2 or self.constant_value is None or self.data.dtype.kind != "f":
+        if domain != "onnx" or version > 2 or self.constant_value is None or self.data.dtype.kind != "f" \
+                or self.mode != "constant":  # another mode's Pad never reads the value
             return None
         with np.errstate(invalid="ignore", over="ignore"):
             alpha = np.float32(np.asarray(self.constant_value).astype(np.float64))

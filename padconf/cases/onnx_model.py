@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from padconf.cases.case import Case
+from padconf.cases.case import Case, movement_opset
 from padconf.cases.context_model import build_context_model, context_feeds
 from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type, scalar
@@ -49,7 +49,7 @@ def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.Mod
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
                                  ir_version=ir_version(version, case.dtype), producer_name="padconf")
     if case.op == "Concat":  # the control: the data and constant value, flattened, concatenated, tiled
-        return _movement_model(case, placement, inputs, initializers, version)
+        return _movement_model(case, placement, inputs, initializers, movement_opset(version))
     if case.op == "LeakyRelu":  # the control: Pad-1/2's value attribute as LeakyRelu's alpha
         node = helper.make_node("LeakyRelu", ["data"], [OUTPUT_NAME])
         node.attribute.append(helper.make_attribute("alpha", _attribute_value(case),

@@ -262,12 +262,27 @@ def _shown(out: np.ndarray) -> str:
     return f"shape {list(out.shape)} {values}{' ...' if out.size > 8 else ''}"
 
 
+# a control with one of these verdicts did not compute: the runtime lacks the control's op or
+# kernel (onnxruntime has no LeakyRelu at opset 1), the adapter cannot express it, or padconf
+# could not conclude; it proves nothing either way ("no control"), never "the control fails too"
+NO_CONTROL = (Verdict.NOT_IMPLEMENTED, Verdict.SKIPPED, Verdict.INCONCLUSIVE)
+
+
+ALIKE_ONLY = ("Concat", "LeakyRelu")  # the controls through other ops than the Pad's own data path
+
+
+def control_ran(control_verdict: str) -> bool:
+    """The control ran and computed (its verdict is none of NO_CONTROL)."""
+    return control_verdict not in NO_CONTROL
+
+
 def control_fails(control_verdict: str) -> bool:
     """The failure is not Pad-specific: its control (the same data through Identity,
-    padconf.cases.case.Case.control) fails too, in whatever way: where Identity already mishandles the
+    padconf.cases.case.Case.control) ran and fails too, in whatever way: where Identity already mishandles the
     data (OpenVINO's ONNX frontend reads an empty initializer as a scalar: a wrong shape through
-    Identity, a refusal through Pad), nothing is left to blame on Pad."""
-    return control_verdict in FAILURES
+    Identity, a refusal through Pad), nothing is left to blame on Pad. A control the runtime did
+    not run (NO_CONTROL) fails nothing."""
+    return control_verdict in FAILURES and control_ran(control_verdict)
 
 
 def accepted(outcome: Outcome, status: str = Status.OK) -> bool:
@@ -298,13 +313,15 @@ def control_record(case: Case, placement: Placement, run, verdict: str | None = 
     """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
     ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
     fails, else the data's. A failure whose control fails too is not Pad-specific. The values'
-    control (data-movement ops, which a runtime may lack a kernel for where its Pad has one)
-    fails too only with the failure's own ``verdict``, where that is given."""
+    and the attribute's controls (other ops, with flaws of their own) fail too only with the
+    failure's own ``verdict``, where that is given."""
     records = []
     for operand, control, where in case.controls(placement):
         outcome, status = run(control, where)
         v = judge(control, outcome, status)
-        fails_too = control_fails(v.verdict) and (control.op != "Concat" or verdict in (None, v.verdict))
+        # a control through other ops (the values' Concat, the attribute's LeakyRelu) fails too only
+        # as the Pad did: another op's own flaw (a NaN's sign through LeakyRelu beside a refused Pad) excuses nothing
+        fails_too = control_fails(v.verdict) and (control.op not in ALIKE_ONLY or verdict in (None, v.verdict))
         records.append({"verdict": v.verdict, "fails_too": fails_too, "difference": v.difference,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                         "case_id": case.id, "placement": where, "operand": operand})

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,11 @@ from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
 from padconf.minimize.probes.evidence import (
+    BUG,
+    CHECKS,
     FOLDER_WORDS,
+    NEEDS_A_LOOK,
+    WHAT,
     a_control_fails,
     evidence,
     fails_again,
@@ -48,6 +53,7 @@ from padconf.minimize.probes.experiments import (
     default_configuration,
     defined_at,
     explicit_default,
+    features_needed,
     lowered_runtime,
     native_check,
     packing,
@@ -57,7 +63,7 @@ from padconf.minimize.probes.experiments import (
     refused_when_folded,
     schema_check,
 )
-from padconf.minimize.probes.root_cause import root_cause
+from padconf.minimize.probes.root_cause import mechanism_key, root_cause
 from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink, size_text
 from padconf.minimize.shrink.simplify import SIMPLER_DTYPES
 from padconf.minimize.targets import Job, model_jobs, resolve
@@ -165,6 +171,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 shrunk.packing = packing(isolated, shrunk.final, placement)
                 shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
                 shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
+                shrunk.features = features_needed(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 tried = None
@@ -185,7 +192,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                     continue
                 verdict = shrunk.final.row['verdict']
                 name = f"{_safe(runtime)}-{verdict}-{short_name(shrunk.final.case)}"
-                where = out if kind == "case" else out / f"{n:02d}-pending-{name}"
+                where = out if kind == "case" else out / f"{n:02d}{PENDING}{name}"
                 title = write_bundle(where, shrunk, placement, runtime, about.get("version"), job)
                 found = evidence(isolated, shrunk, placement, where, bundle_triage(shrunk, job),
                                  api_script_name(runtime) if (where / api_script_name(runtime)).exists() else None)
@@ -196,6 +203,9 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 if kind == "case":
                     raise
                 why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
+                settled = settle_pending(out, f"padconf could not finish its experiments: {why}")
+                if settled:
+                    why += f" (its folder {', '.join(settled)} needs a look)"
                 summaries.append({"n": n, "dir": None, "recorded": job.recorded, "error": why,
                                   "shape": list(job.case.data.shape)})
                 _say(progress, f"minimize {label}: skipped: {why}", end=True)
@@ -207,10 +217,14 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                               "runtime": runtime, "placement": placement, "variant_experiments": [],
                               "isolated": isolated})
             roots[cause] = summaries[-1]
+        if kind != "case":  # after labelling, across labels: one mechanism, one bundle
+            merge_across_labels(summaries, out, progress)
     finally:
         for opened in (worker, lowered_to, default):
             if opened is not None:
                 opened.close()
+        # on every way out (an error, Ctrl-C): no folder stays unlabelled
+        settle_pending(out, "minimize ended before the bundle's experiments concluded")
     if kind == "model" and not any(s["dir"] for s in summaries):
         raise CaseError(f"{target}: no Pad node of the model fails alone on {runtime}: "
                         + "; ".join(s["error"] for s in summaries))
@@ -270,10 +284,65 @@ def write_evidence(where: Path, found: dict) -> None:
     write_atomically(report, text)
 
 
+LABEL_ORDER = (BUG, NEEDS_A_LOOK, "other-component", "not-pad-specific", "not-a-bug")  # a merged bundle's root first
+
+
+def merge_across_labels(summaries: list[dict], out: Path, progress=None) -> None:
+    """The bundles of one mechanism (root_cause.mechanism_key) that labelling left apart, under
+    two labels or two root causes, merged into one: the one with the label of most evidence (a
+    bug to file first) is the root; each other is rerun through the root's own experiment
+    (variant_experiment) and merged only where that shows alike, its folder moved under the
+    root's variants/, its own variants with it, listed in the root's REPORT.md."""
+    bundles = sorted((s for s in summaries if s.get("dir") and not s.get("merged_into")),
+                     key=lambda s: (LABEL_ORDER.index(s["evidence"]["label"]), s["n"]))
+    roots: dict[tuple, dict] = {}
+    for s in bundles:
+        key = mechanism_key(s["shrunk"], s["placement"])
+        root = roots.setdefault(key, s)
+        if root is s:
+            continue
+        tried = variant_experiment(s["isolated"], s["shrunk"], s["placement"])
+        if tuple(tried["mechanism"]) != _mechanism_of(root):  # another mechanism after all: its own bundle
+            continue
+        label = s["evidence"]["label"]
+        moved = root["dir"] / "variants" / s["dir"].name
+        make_folder(moved.parent)
+        shutil.move(str(s["dir"]), str(moved))
+        text = f"{variant_text(s['shrunk'], s['placement'])}, labelled {label} alone (variants/{moved.name})"
+        root["variants"] += [text, *s["variants"][1:]]
+        root["variant_experiments"] += [{"variant": text, "label_alone": label, **tried}, *s["variant_experiments"]]
+        for m in summaries:
+            if m.get("merged_into") is s:
+                m["merged_into"] = root
+        s.update({"dir": None, "merged_into": root, "variants": [], "variant_experiments": [],
+                  "shape": list(s["shrunk"].original.case.data.shape),
+                  "error": f"the same mechanism as bundle {root['n']} ({root['dir'].name}), labelled {label} alone"})
+        _say(progress, f"minimize {s['n']}: the same mechanism as bundle {root['n']} ({label} alone)", end=True)
+
+
+PENDING = "-pending-"  # a bundle folder's word until its evidence concludes a label
+
+
+def settle_pending(out: Path, why: str) -> list[str]:
+    """Every folder in ``out`` still named pending (its experiments never concluded) renamed by
+    the label "needs a look", its evidence.json saying why, no check passed; their new names."""
+    settled = []
+    for folder in sorted(out.iterdir()) if out.is_dir() else ():
+        if PENDING not in folder.name or not folder.is_dir():
+            continue
+        found: dict[str, Any] = {"label": NEEDS_A_LOOK, "why": why, "triage": None, "missing": list(CHECKS),
+                 "missing_text": [f"({k}) {WHAT[k]}: not concluded" for k in CHECKS], "checks": {}}
+        write_atomically(folder / "evidence.json", json.dumps(found, indent=1) + "\n")
+        moved = folder.with_name(folder.name.replace(PENDING, f"-{FOLDER_WORDS[NEEDS_A_LOOK]}-", 1))
+        folder.rename(moved)
+        settled.append(moved.name)
+    return settled
+
+
 def variant_text(shrunk: Shrunk, placement: Placement) -> str:
     case = shrunk.final.case
     heading = title(shrunk.final.row, case, refused_when_folded=bool(shrunk.refused_when_folded),
-                    positive_pads=bool(shrunk.positive_pads_needed))
+                    positive_pads=bool(shrunk.positive_pads_needed), features=shrunk.features)
     return f"{heading} [{placement}] (from case {shrunk.original.case.id})"
 
 

@@ -56,7 +56,7 @@ def test_a_value_attribute_goes_through_leaky_relus_alpha():
     assert control is not None and control.op == "LeakyRelu" and np.isnan(control.expected).all()
     node = build_model(control, "inputs").graph.node[0]
     assert node.op_type == "LeakyRelu" and np.isnan(node.attribute[0].f)
-    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "attribute"]
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values", "attribute"]
     plain = classify(Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1], constant_value=np.float32(2.5)))
     assert plain.attribute_control().expected.tolist() == [-2.5, -2.5]
 
@@ -96,12 +96,21 @@ def test_a_pad_feeding_two_consumers_has_a_control_of_two_consumers_that_passes(
 
 
 @pytest.mark.parametrize("case", [
-    Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1]),  # the value is an attribute
     # Concat-11 and Reshape-5 list no bfloat16: no such model is valid
     Case(spec="onnx/Pad-11", data=np.ones(2, ml_dtypes.bfloat16), pads=[1, 1]),
 ])
-def test_no_values_control_where_the_value_is_an_attribute_or_concat_lacks_the_dtype(case):
+def test_no_values_control_where_concat_lacks_the_dtype(case):
     assert case.movement_control() is None
+
+
+def test_a_pad_2_values_control_moves_the_data_alone_at_the_first_opset_with_the_ops():
+    """Pad-1/2's value is an attribute (attribute_control's); its data still goes through
+    Reshape, Concat and Tile, at opset 7: opset 2 has not their input forms."""
+    from padconf.cases.onnx_model import build_model
+    control = Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1],
+                   constant_value=np.float32(3)).movement_control()
+    assert control is not None and control.constant_value is None and control.expected.tolist() == [1.0] * 8
+    assert build_model(control, "inputs").opset_import[0].version == 7
 
 
 def test_openvinos_64_bit_narrowing_is_no_pad_bug():
@@ -166,3 +175,56 @@ def test_irees_signed_type_for_unsigned_data_shows_through_concat_and_tile_thoug
     case = classify(Case(spec="onnx/Pad-18", data=np.array([1, 2], np.uint8), pads=[1, 0]))
     verdict, control = run_with_controls("iree", case, "initializers")
     assert verdict == Verdict.MISMATCH and control["operand"] == "values" and control["fails_too"]
+
+
+def test_a_control_the_runtime_does_not_implement_is_no_control_never_a_failing_one():
+    """A control op the runtime refuses as unsupported (onnxruntime has no LeakyRelu below opset
+    6), or one the adapter cannot express, ran nothing: it proves nothing, and never makes the
+    Pad's failure "not Pad-specific", whatever op it was, Identity included."""
+    case = classify(Case(spec="onnx/Pad-2", data=np.array([1, 2], np.float32), pads=[1, 0],
+                         constant_value=np.float32(0)))
+    for refused in ("Identity", "LeakyRelu", "Concat"):
+        def run(control, placement, refused=refused):  # planted: one op has no kernel, or cannot be given
+            if control.op == refused:
+                return Outcome(error="Could not find an implementation", not_implemented=True), "ok"
+            return Outcome(output=control.expected), "ok"
+
+        for verdict in (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED, Verdict.MISMATCH):
+            assert not control_record(case, "inputs", run, verdict)["fails_too"], (refused, verdict)
+
+
+def test_onnxruntimes_refused_leaky_relu_1_does_not_hide_its_pad_2_failure():
+    """Real onnxruntime: Pad-2 at opset 2 whose LeakyRelu control it cannot run (no kernel below
+    opset 6): the control is no control, and the failure of the Pad is judged as its own. Its
+    data's values still get a computing control, at the first opset with Reshape, Concat and Tile."""
+    case = classify(Case(spec="onnx/Pad-2", data=np.array([[1, 2, 3]], np.float32), pads=[0, 0, 0, -3],
+                         mode="edge", constant_value=np.float32(0)))
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values"]  # edge reads no value
+    constant = classify(case.with_(mode="constant", pads=[0, 1, 0, 0]))
+    worker = Worker("onnxruntime")
+    try:
+        leaky = constant.attribute_control()
+        assert leaky is not None
+        assert judge(leaky, *worker.run_alone(leaky, "inputs")).verdict == Verdict.NOT_IMPLEMENTED
+        assert not control_record(constant, "inputs", worker.run_alone, Verdict.MISMATCH)["fails_too"]
+        verdict = judge(case, *worker.run_alone(case, "inputs")).verdict
+        control = control_record(case, "inputs", worker.run_alone, verdict)
+    finally:
+        worker.close()
+    assert verdict == Verdict.WRONGLY_REJECTED and not control["fails_too"]
+
+
+def test_an_attribute_control_failing_otherwise_does_not_excuse_the_pad():
+    """LeakyRelu(alpha=nan) answered with another NaN sign (a mismatch) beside a refused Pad-1
+    (audit C, seed 45212, onnx-reference 24): another op's own flaw, not the Pad's path; it
+    excuses the Pad only failing as the Pad did (OpenVINO's frontend refuses both alike)."""
+    case = classify(Case(spec="onnx/Pad-2", data=np.array([1, 2], np.float32), pads=[1, 0],
+                         constant_value=np.float32("nan")))
+
+    def run(control, placement):  # planted: LeakyRelu's NaN comes back with its sign flipped
+        if control.op == "LeakyRelu":
+            return Outcome(output=-control.expected), "ok"
+        return Outcome(output=control.expected), "ok"
+
+    assert not control_record(case, "inputs", run, Verdict.WRONGLY_REJECTED)["fails_too"]
+    assert control_record(case, "inputs", run, Verdict.MISMATCH)["fails_too"]

@@ -223,9 +223,9 @@ def test_empty_pads_or_axes_baked_in_get_a_control_of_their_own():
         worker.close()
     assert control["operand"] == "pads" and control["fails_too"] and "shape [] instead of [0]" in control["detail"]
     assert triage({**got, "control": control})[0] == Triage.NOT_PAD_SPECIFIC
-    # Pad-1 takes its pads as an attribute: nothing empty to bake but the data
+    # Pad-1 takes its pads as an attribute: nothing empty to bake but the data (and its values' control)
     assert [operand for operand, _, _ in classify(Case(spec="onnx/Pad-1", data=np.ones(1, np.float32),
-                                                       pads=[0, 0])).controls("folded")] == ["data"]
+                                                       pads=[0, 0])).controls("folded")] == ["data", "values"]
 
 
 def test_an_undefined_point_answered_but_for_the_sign_of_a_zero_is_low_severity_not_a_wrong_value():

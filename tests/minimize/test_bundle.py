@@ -2,6 +2,7 @@
 in the runtime's own API that exits 1 while the bug shows, beside the generic checker (a real
 file of the package, copied verbatim); and shrinking one bug never slips into another of the
 same run."""
+import re
 import subprocess
 import sys
 from types import SimpleNamespace
@@ -111,7 +112,8 @@ def test_shrinking_one_bug_never_answers_with_the_other(tmp_path):
     report = (out / "REPORT.md").read_text()
     assert np.load(out / "data.npy").ndim == 1
     first = report.splitlines()[0]
-    assert first.startswith("# Pad(constant) crashes (SIGSEGV) on ") and "rank-0" not in first
+    # the planted crash is on every mode: the title names none (a removal experiment)
+    assert first.startswith("# Pad crashes (SIGSEGV) on ") and "rank-0" not in first
     assert "Triage: **crash or memory corruption**" in report
     assert "- the minimal case's control (inputs): passed" in report
     # the other bug, minimized alone, is the rank-0 crash, and no Pad bug
@@ -133,7 +135,8 @@ def test_a_real_openvino_refusal_gives_a_repro_in_openvinos_own_api_that_exits_1
     out = tmp_path / "out"
     assert main(["minimize", str(path), "--runtime", "openvino-onnx", "--out", str(out), "--time-limit", "10"]) == 0
     first = (out / "REPORT.md").read_text().splitlines()[0]
-    assert first.startswith("# Pad(reflect) ") and " a rank-0 input on " in first and first.endswith(" (opset 13)")
+    # the opset named only where a removal experiment needs it (the neighbouring opsets refuse alike)
+    assert first.startswith("# Pad") and " a rank-0 input" in first
     script = (out / "repro_openvino_onnx.py").read_text()
     assert "read_model(model.SerializeToString()" in script and "actual = np.asarray(standalone_run(model, " in script
     code, printed = run_script(out, "repro_openvino_onnx.py")
@@ -278,13 +281,14 @@ def test_openvinos_onnx_frontend_is_judged_as_its_users_compile_it(tmp_path):
     # the frontend refuses the float attribute's inf as it refuses LeakyRelu's alpha=inf (the attribute's control)
     assert code == 0 and "Triage: **not Pad-specific**" in report
     # shrinking reaches rank 0, where the refusal shows alike at rank 1: reported there, not as rank 0's
-    assert report.startswith("# Pad(constant) rejects a constant value of inf on float (opset 1)")
+    assert re.match(r"# Pad(\(constant[^)]*\))? rejects a constant value of inf on float \(opset 1\)", report), \
+        report.splitlines()[0]
     assert "- data: `[1.]   # float32, shape [1]`" in report
     code, report = minimize("scalar", scalar, "openvino-onnx")
     # folded (every operand constant) it is answered: the title names the placement the refusal needs
     heading = report.splitlines()[0]
-    assert code == 0 and heading.startswith("# Pad(constant) rejects a rank-0 input on float")
-    assert heading.endswith("(opset 18)")
+    assert code == 0 and re.match(r"# Pad(\(constant[^)]*\))? rejects a rank-0 input", heading), heading
+    assert "with pads fed at run time" in heading
 
 
 @pytest.mark.slow

@@ -321,3 +321,212 @@ def test_a_label_with_every_check_passed_that_is_no_bug_says_why(tmp_path):
     found = _evidence(out)
     assert found["label"] == "not-a-bug" and "coverage" in found["why"], found
     assert "coverage" in (out / "REPORT.md").read_text().split("## Evidence", 1)[1].splitlines()[2]
+
+
+@pytest.mark.slow
+def test_onnxruntimes_refusal_of_an_edge_crop_to_zero_elements_is_a_bug_to_file(tmp_path):
+    """Real onnxruntime refuses an edge (or reflect) Pad that crops a dimension to zero elements
+    ("invalid mode: 2 with zero effective input extent"), a defined input. At Pad-2 its value
+    attribute's LeakyRelu control cannot run there (no kernel below opset 6): that is no control,
+    never one that fails too, and the bundle comes out a bug, not "not Pad-specific"."""
+    case = Case(spec="onnx/Pad-2", data=np.array([[1, 2, 3], [4, 5, 6]], np.float32), pads=[0, 0, 0, -3],
+                mode="edge", constant_value=np.float32(0))
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", "onnxruntime", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    found = _evidence(out)
+    assert found["label"] == BUG, found["missing_text"]
+    assert not any(c["fails"] for c in found["checks"]["c"]["controls"])
+    heading = (out / "REPORT.md").read_text().splitlines()[0]  # Pad-11 refuses it alike: no opset named
+    assert "crop down to zero elements" in heading and "(opset" not in heading, heading
+
+
+def test_no_bundle_folder_stays_pending_when_its_experiments_break_off(tmp_path, monkeypatch):
+    """Planted in padconf: the evidence step raises. The bundle's folder still ends with a triage
+    word ("needs a look", its evidence.json saying why), never "pending"."""
+    from padconf.minimize import minimize as minimizing
+    from padconf.run.runner import Run, RunConfig
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("planted: the experiments broke off")
+
+    monkeypatch.setattr(minimizing, "evidence", broken)
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0]))
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "WrongValuesAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare([case])))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    folders = [d for d in out.iterdir() if d.is_dir()]
+    assert folders and not [d.name for d in folders if "pending" in d.name]
+    assert all("-needs-a-look-" in d.name and _evidence(d)["label"] == NEEDS_A_LOOK for d in folders)
+    assert "planted" in _evidence(folders[0])["why"]
+
+
+@pytest.mark.parametrize("ends", ["exits", "hangs"])
+def test_nothing_a_repro_starts_outlives_it(tmp_path, monkeypatch, ends):
+    """A repro whose own child leaves its session (as iree-compile under iree.compiler may outlive
+    a killed script): when the repro exits, or is stopped at its time limit, the child is gone too."""
+    import os
+    import time
+
+    from padconf.minimize.probes import evidence
+    monkeypatch.setattr(evidence, "REPRO_TIMEOUT_S", 5)
+    pid_file = tmp_path / "pid"
+    (tmp_path / "repro.py").write_text(
+        "import subprocess, sys, time\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(120)'], start_new_session=True)\n"
+        f"open({str(pid_file)!r}, 'w').write(str(child.pid))\n"
+        + ("time.sleep(120)\n" if ends == "hangs" else "sys.exit(1)\n"))
+    codes = evidence.run_repro(tmp_path, "repro.py", 1)
+    assert codes == (["timeout"] if ends == "hangs" else [1])
+    pid = int(pid_file.read_text())
+    for _ in range(100):
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            break
+        time.sleep(0.05)
+    else:
+        raise AssertionError(f"the repro's child {pid} outlived it")
+
+
+def test_the_form_a_bundle_is_reported_in_is_no_matter_of_the_time_left(tmp_path):
+    """A planted crash on rank-0 data that shows alike at rank 1: with no time left for shrinking,
+    as with plenty, the bundle is written at rank 1 (the last step of shrinking is an experiment,
+    never skipped at the limit: a label or title must not depend on the machine's speed)."""
+    from padconf.minimize.minimize import minimize
+    case = Case(spec="onnx/Pad-18", data=np.array(666, np.float32), pads=[])
+    shapes = []
+    for limit in (0.001, 30):
+        out = tmp_path / f"out{limit}"
+        [done] = minimize(_case_file(tmp_path, case), FAKE + "SegfaultAdapter", out, time_limit=limit)
+        shapes.append(list(done["shrunk"].final.case.data.shape))
+    assert shapes == [[1], [1]]
+
+
+@pytest.mark.parametrize(("adapter", "opset", "dtype"), [
+    ("WrongValuesAdapter", False, False),  # every opset and dtype: neither named
+    ("WrongAtOneOpsetAdapter", True, False),  # Pad-19 only: its opset named
+    ("WrongOnFloatAdapter", False, True),  # float only: its dtype named
+])
+def test_a_title_names_the_opset_and_dtype_only_where_another_passes(tmp_path, adapter, opset, dtype):
+    """Each feature a title names survives a removal experiment: the same case at the opsets next
+    to its own, or of another dtype, answered right names it; failing alike drops it."""
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0])
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + adapter, "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert ("(opset 19)" in heading) == opset and (" float" in heading) == dtype, heading
+
+
+def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
+    """Planted in padconf: the int32 failure's triage reads as known upstream (not a bug to
+    file), the float one's as a refusal, of one planted check on one feature, and their root
+    causes tell the dtypes apart. Merging by
+    mechanism comes after labelling and across labels: one bundle, the other rerun through its
+    experiment and listed under it with the label it had alone."""
+    from padconf.judging.triage import Triage
+    from padconf.minimize import minimize as minimizing
+    from padconf.run.runner import Run, RunConfig
+    real, cause = minimizing.bundle_triage, minimizing.root_cause
+    monkeypatch.setattr(minimizing, "bundle_triage", lambda shrunk, job: Triage.KNOWN_UPSTREAM
+                        if shrunk.final.case.dtype == "int32" else real(shrunk, job))
+    monkeypatch.setattr(minimizing, "root_cause", lambda shrunk, placement: (*cause(shrunk, placement),
+                                                                             shrunk.final.case.dtype))
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array([[1, 2, 3], [3, 4, 5]], dtype), pads=[0, 0, 0, -1]))
+             for dtype in (np.float32, np.int32)]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RefusesEndCropAdapter"]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "RefusesEndCropAdapter", "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    folders = [d for d in out.iterdir() if d.is_dir()]
+    assert len(folders) == 1, [d.name for d in folders]
+    [root] = folders
+    assert "-needs-a-look-" in root.name and [d.name for d in (root / "variants").iterdir()]
+    variants = _evidence(root)["variants"]
+    assert [v["label_alone"] for v in variants if "label_alone" in v] == ["not-a-bug"]
+
+
+def test_a_placement_in_a_title_names_every_operand_it_moves():
+    """A placement feeds (or bakes) pads, axes and the constant value together: a title naming
+    it names them all, never the pads alone where the failure may be the axes' (IREE ignores a
+    fed axes input whatever the pads)."""
+    from padconf.minimize.bundle.title import title
+    case = classify(Case(spec="onnx/Pad-25", data=np.array([1, 2], np.float32), pads=[1, 0], axes=[0]))
+    row = {"verdict": "mismatch", "placement": "inputs", "difference": None, "runtime": "fake"}
+    assert "with pads and axes fed at run time" in title(row, case, placement_dependent=True)
+    assert "with constant pads and axes" in title({**row, "placement": "initializers"}, case, placement_dependent=True)
+    plain = classify(Case(spec="onnx/Pad-25", data=np.array([1, 2], np.float32), pads=[1, 0]))
+    assert "with pads fed at run time" in title(row, plain, placement_dependent=True)
+
+
+def test_not_pad_specific_only_where_a_control_fails_when_rerun(tmp_path, monkeypatch):
+    """Planted in padconf: the triage reads as not Pad-specific (as a control cut short at the time
+    limit, or one that failed once, made it), while every control of check (c) passes when rerun.
+    The label follows the experiments: needs a look, (c) missing and saying why, never
+    not-pad-specific beside a passed check (c)."""
+    from padconf.judging.triage import Triage
+    from padconf.minimize import minimize as minimizing
+    monkeypatch.setattr(minimizing, "bundle_triage", lambda shrunk, job: Triage.NOT_PAD_SPECIFIC)
+    case = Case(spec="onnx/Pad-19", data=np.array([[666, 1, 2], [3, 4, 5]], np.float32), pads=[0, 1, 0, 0])
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "WrongValuesAdapter", "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] == NEEDS_A_LOOK and "c" in found["missing"], found
+    assert "no control fails when rerun" in found["checks"]["c"]["how"]
+
+
+def test_a_read_past_the_row_that_one_row_shows_as_zeros_is_memory_unsafe(tmp_path):
+    """A planted reflect past the dimension that reads the next row's values (zeros past the
+    buffer's end, as IREE with dynamic dims): shrunk to one row it looks like a zero fill; the
+    same input stacked on a new unpadded axis shows one copy's output holding another's values,
+    so check (b) passes as memory-unsafe, where a true zero fill (ZeroFillReflectAdapter) does not."""
+    case = Case(spec="onnx/Pad-25", data=np.arange(1, 101, dtype=np.float32).reshape(10, 10),
+                pads=[0, 10, 0, 0], mode="reflect")
+    assert classify(case).kind == "ambiguous"
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "RowOverrunReflectAdapter", "--out",
+                 str(out), "--time-limit", "10"]) == 0
+    found = _evidence(out)
+    assert found["checks"]["b"]["passed"] and "another copy's data" in found["checks"]["b"]["how"], found["checks"]["b"]
+
+
+def test_a_refusal_of_every_case_of_its_dtype_is_coverage_whatever_the_text(tmp_path):
+    """A planted runtime lowering no complex Pad: refused folded too, but so is the plainest case
+    of the dtype (with another error text): check (d) finds coverage by experiment, never by the
+    message (audit C, seed 45212, iree 33)."""
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2], np.complex64), pads=[1, 0], constant_value=np.complex64(5))
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "RefusesComplexAdapter", "--out",
+                 str(out), "--time-limit", "3"]) == 0
+    found = _evidence(out)
+    assert found["label"] != BUG and found["checks"]["d"]["passed"] is False, found["checks"]["d"]
+    assert "(coverage)" in found["checks"]["d"]["how"]
+
+
+def test_pads_beyond_32_bits_that_the_failure_needs_are_the_titles_trigger():
+    """A minimal case whose pads shrinking could not bring within 32 bits (OpenVINO's CPU node
+    truncates fed int64 pads: [2**32 + 1, -2**32] computes as [1, 0]) is titled by them, not by
+    the crop beyond the dimension they also make (audit C, seed 45212, openvino 03)."""
+    from padconf.minimize.bundle.title import WIDE_PADS, feature
+    case = Case(spec="openvino/Pad-12", data=np.array([1, 2, 3, 4], np.float32), pads=[2 ** 32 + 1, -2 ** 32])
+    assert feature(case) == WIDE_PADS
+    assert feature(case.with_(pads=[1, -5])) == "a crop beyond the dimension"
+
+
+@pytest.mark.slow
+def test_a_refusal_of_every_non_constant_mode_names_them_all_not_the_one_found(tmp_path):
+    """Real onnxruntime refuses a wrap crop to zero elements as it does edge and reflect, and
+    answers constant: the title names the modes failing alike, never "Pad(wrap)" alone (audit C,
+    seed 45212, onnxruntime 05)."""
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2, 3, 4], np.float32), pads=[-3, -1], mode="wrap")
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", "onnxruntime", "--out", str(out),
+                 "--time-limit", "5"]) == 0
+    heading = (out / "REPORT.md").read_text().splitlines()[0]
+    assert heading.startswith("# Pad(wrap, ") and "edge" in heading and "reflect" in heading, heading
+    assert "constant" not in heading.split(")")[0], heading

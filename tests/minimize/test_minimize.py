@@ -69,9 +69,9 @@ def test_a_large_random_case_shrinks_to_the_smallest_that_trips_the_planted_bug(
     assert data.shape == (2,) and sorted(pads) == [0, 1]  # pad == dim - 1 = 1 on one axis of two elements
     assert data.tolist() == [1.0, 2.0] and data.dtype == np.float32  # small distinct values, float kept
     report = (out / "REPORT.md").read_text()
-    assert report.startswith("# Pad(reflect) returns wrong values for a pad of the dimension minus one on float "
-                             "(opset 19)\n\ntests.fake_adapters:ReflectOffByOneAdapter: ONNX Pad-19 reflect float, "
-                             "shape \\[2\\], ")
+    # the planted bug is on every dtype and opset: the title names neither (removal experiments)
+    assert report.startswith("# Pad(reflect) returns wrong values for a pad of the dimension minus one\n\n"
+                             "tests.fake_adapters:ReflectOffByOneAdapter: ONNX Pad-19 reflect float, shape \\[2\\], ")
     assert "returns wrong values: values differ first at" in report
     assert "shape [60, 7, 6], 2520 elements" in report
     assert np.load(out / "expected.npy").tolist() in ([1.0, 2.0, 1.0], [2.0, 1.0, 2.0])
@@ -134,7 +134,7 @@ def test_onnxruntime_refusing_a_reflect_crop_to_zero_gives_a_repro_that_exits_1_
     data, pads = bundle_inputs(out)
     assert data.ndim == 1 and data.shape[0] + sum(pads) == 0 and min(pads) < 0  # a crop to zero
     report = (out / "REPORT.md").read_text()
-    assert report.startswith("# Pad(reflect) rejects a crop down to zero elements on float (opset 19)\n")
+    assert report.startswith("# Pad(reflect) rejects a crop down to zero elements")
     assert re.search(r"\nonnxruntime: ONNX Pad-19 reflect float, shape \\\[\d\\\], pads \\\[-?\d, -?\d\\\]: rejects an "
                      r"input the spec defines: .*zero effective input extent", report)
     assert "Triage: **wrongly rejected**" in report
@@ -252,7 +252,8 @@ def test_a_users_model_openvino_refuses_is_cut_with_openvinos_own_pad_inputs(tmp
     report = (bundle / "REPORT.md").read_text()
     assert "on openvino-onnx the whole model: refused:" in report and "computed by openvino-onnx" in report
     # folded (every operand constant) it is answered: the title names the placement the refusal needs
-    assert report.splitlines()[0] == "# Pad(reflect) rejects a rank-0 input on int64 with constant pads (opset 13)"
+    assert report.splitlines()[0].startswith("# Pad(reflect) rejects a rank-0 input")
+    assert report.splitlines()[0].endswith("with constant pads") or "(opset 13)" in report.splitlines()[0]
     assert "has incorrect number of input/output dimensions" in report.splitlines()[2]  # OpenVINO's innermost words
     assert "baked into the model as constants" in report  # the model's own placement, and only that one
     rc, printed = run_repro(bundle)
@@ -418,8 +419,9 @@ def test_minimal_failures_with_one_root_cause_share_one_bundle_listing_the_varia
     # found first on bfloat16, whose values no control computes on here: the bundle is a common dtype's
     assert "-bug-" in bundle.name and "bfloat16" not in bundle.name, bundle.name
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
-    assert all(f"rejects a rank-0 input on {dtype} (opset {18 if dtype != 'bfloat16' else 21}) [inputs]" in variants
-               for dtype in ("float", "uint8", "int64", "bfloat16"))
+    lines = {dtype: [v for v in variants.splitlines() if f":{dtype}:" in v] for dtype in ("float", "uint8", "int64",
+                                                                                        "bfloat16")}
+    assert all(found and all("rejects a rank-0 input" in v for v in found) for found in lines.values()), variants
     assert (out / "INDEX.md").read_text().count("merged: 3 failures of the same mechanism as bundle") == 1
     # each variant rerun through the bundle's own experiment, recorded: it fails again, alike
     found = json.loads((bundle / "evidence.json").read_text())
@@ -504,8 +506,8 @@ def test_one_bug_that_shows_as_a_wrong_value_and_as_a_refusal_is_one_bundle(tmp_
     assert code == 0
     (bundle,) = [d for d in out.iterdir() if d.is_dir()]
     variants = (bundle / "REPORT.md").read_text().split("## Variants", 1)[1]
-    assert "returns wrong values for a rank-0 input on float (opset 19) [inputs]" in variants
-    assert "rejects a rank-0 input on float (opset 19) [" in variants
+    assert "returns wrong values for a rank-0 input" in variants and "[inputs]" in variants
+    assert "rejects a rank-0 input [" in variants
 
 
 @pytest.mark.parametrize("adapter, bundles", [("RunTimeSkipsCheckAdapter", 1), ("NoCheckAdapter", 2)])
@@ -521,7 +523,7 @@ def test_empty_tensors_where_folded_is_refused_are_one_check_the_run_time_path_s
     assert len(reports) == bundles
     skipped = [r for r in reports if "returns an empty tensor at run time for" in r.splitlines()[0]]
     if bundles == 1:
-        assert skipped and "which it refuses when folded at compile time (opset 19)" in reports[0].splitlines()[0]
+        assert skipped and "which it refuses when folded at compile time" in reports[0].splitlines()[0]
         assert "Folded at compile time (every input a constant)" in reports[0]
         assert "needs more data than the axis has" in reports[0]
         assert "## Variants" in reports[0]

@@ -71,6 +71,10 @@ def _attribute(node: onnx.NodeProto, attr: AttributeProto, opset: int) -> str:
         value = value.decode()
     elif isinstance(value, list):
         value = [v.decode() if isinstance(v, bytes) else v for v in value]
+    if isinstance(value, float) and not np.isfinite(value):  # repr gives "nan", which names nothing
+        return f"{name}=float({str(value)!r})"
+    if isinstance(value, list) and any(isinstance(v, float) and not np.isfinite(v) for v in value):
+        return f"{name}=[" + ", ".join(f"float({str(v)!r})" if isinstance(v, float) else repr(v) for v in value) + "]"
     return f"{name}={value!r}"
 
 

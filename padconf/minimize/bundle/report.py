@@ -332,7 +332,8 @@ def report_markdown(heading: str, shrunk, placement: Placement, runtime: str, ru
                      "(its adapter supplies none): ")
                   + "the generic checker only.", ""]
     if model:  # else there is no model file for the generic checker to run
-        lines += [f"Standalone: the files next to this report and `pip install numpy {adapter.package}{needs}` only."
+        lines += [f"Standalone: the files next to this report and `pip install numpy {generic_repro.INSTALL[runtime]}"
+                  f"{needs}` only."
                   if runtime in generic_repro.RUNTIMES else
                   f"{runtime} is a graph rewriter: `python repro.py --runtime onnxruntime|onnx-reference` runs the "
                   "model it was given, not rewritten (the control, which passes)."

@@ -29,7 +29,10 @@ HANG_SECONDS = 120
 # the runtimes this checker runs a model on, each with the module its runner imports
 RUNTIMES = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino", "onnx-reference": "onnx",
             "iree": "iree.runtime", "tvm": "tvm", "tract": "tract"}
-PIP = {"iree.runtime": "iree-base-compiler iree-base-runtime", "tvm": "apache-tvm", "onnx": "onnx"}
+# what each runtime's runner (run_<runtime> below) imports, as its pip install line says it
+INSTALL = {"onnxruntime": "onnxruntime", "openvino": "openvino", "openvino-onnx": "openvino",
+           "onnx-reference": "onnx", "iree": "onnx iree-base-compiler iree-base-runtime", "tvm": "onnx apache-tvm",
+           "tract": "tract"}
 SUB_BYTE = {"int4": 4, "uint4": 4, "float4_e2m1fn": 4, "int2": 2, "uint2": 2}
 
 
@@ -217,7 +220,7 @@ def child(runtime):
     try:
         __import__(module)
     except ImportError as exc:  # not the bug: the runtime is missing
-        print(f"cannot run: {exc} (pip install {PIP.get(module, module)})")
+        print(f"cannot run: {exc} (pip install {INSTALL[runtime]})")
         return 2
     try:
         if runtime == "onnxruntime":

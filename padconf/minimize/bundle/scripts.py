@@ -37,6 +37,8 @@ def api_script_name(runtime: str) -> str:
 
 
 def _scalar_literal(v) -> str:
+    if isinstance(v, complex):  # repr gives "(nan+0j)", which names nothing a script defines
+        return f"complex({_scalar_literal(v.real)}, {_scalar_literal(v.imag)})"
     if isinstance(v, float) and not np.isfinite(v):
         return 'float("nan")' if np.isnan(v) else ('-' if v < 0 else '') + 'float("inf")'
     return repr(v)
@@ -49,8 +51,11 @@ def _literal(arr, file: str) -> str:
     if arr.size <= SHOWN_INLINE:
         flat = ", ".join(_scalar_literal(v) for v in arr.reshape(-1).tolist())
         text = f'np.array([{flat}], dtype="{arr.dtype.name}").reshape({list(arr.shape)})'
-        back = eval(text, {"np": np})  # noqa: S307 -- padconf's own text of numbers, checked bit for bit
-        if back.dtype == arr.dtype and back.tobytes() == arr.tobytes():
+        try:
+            back = eval(text, {"np": np})  # noqa: S307 -- padconf's own text of numbers, checked bit for bit
+        except (NameError, SyntaxError, TypeError, ValueError, OverflowError):  # not exact text: the file then
+            back = None
+        if back is not None and back.dtype == arr.dtype and back.tobytes() == arr.tobytes():
             return text
     return f'np.load(os.path.join(HERE, "{file}"))'
 

@@ -30,9 +30,19 @@ PLACED_ATTRIBUTE_PADS = {**PLACED, "inputs": "with data fed at run time", "initi
 
 
 def placed(case: Case, placement: str) -> str:
-    """Where a placement puts the case's operands, as a title's phrase."""
+    """Where a placement puts the case's operands, as a title's phrase: every operand the
+    placement moves, named (a placement moves pads, axes and the constant value together, so the
+    removal experiment that named it cannot tell which of them the failure needs: IREE ignores
+    an ``axes`` input fed at run time, whatever the pads are)."""
     domain, version = parse_spec_id(case.spec)
-    return (PLACED_ATTRIBUTE_PADS if domain == "onnx" and version <= 2 else PLACED)[placement]
+    if domain == "onnx" and version <= 2:
+        return PLACED_ATTRIBUTE_PADS[placement]
+    if placement in ("inputs", "initializers"):
+        moved = ["pads", *(["axes"] if case.axes is not None else []),
+                 *(["constant_value"] if case.constant_value is not None else [])]
+        names = moved[0] if len(moved) == 1 else ", ".join(moved[:-1]) + " and " + moved[-1]
+        return f"with {names} fed at run time" if placement == "inputs" else f"with constant {names}"
+    return PLACED[placement]
 
 
 def op_name(case: Case) -> str:
@@ -77,6 +87,7 @@ def feature(case: Case) -> str:
 
 RANK_0 = "a rank-0 input"
 NEGATIVE_SIZE = "pads that remove more than the axis holds"
+WIDE_PADS = "pads beyond the 32-bit range"
 
 
 def generic(what: str) -> bool:
@@ -87,7 +98,8 @@ def generic(what: str) -> bool:
 
 
 def _feature(case: Case) -> str:
-    """The minimal case's distinguishing feature, as a noun phrase: pads removing more than an
+    """The minimal case's distinguishing feature, as a noun phrase: pads beyond the 32-bit range
+    (which shrinking keeps only where the failure needs them), pads removing more than an
     axis holds (a negative size), an empty axis, a crop beyond or down to nothing, a pad beyond
     the dimension, a negative pad, axes or pads of a narrower type, rank 0; else its rank. Rank 0
     comes late: shrinking heads there whatever the bug, so what a rank-0 minimal case still holds
@@ -99,6 +111,8 @@ def _feature(case: Case) -> str:
     elif case.axes is not None and len(pads) == 2 * len(case.axes):
         k = len(case.axes)
         per_axis = [(shape[a % n], pads[j], pads[k + j]) for j, a in enumerate(case.axes) if -n <= a < n]
+    if any(not -2 ** 31 <= int(p) < 2 ** 31 for p in pads):  # what a runtime computing pads in 32 bits loses
+        return WIDE_PADS  # (OpenVINO's CPU node: fed [2**32 - 2, ...] pads as [-2, ...]): before what they crop
     if any(d + b + e < 0 for d, b, e in per_axis):
         return NEGATIVE_SIZE
     if 0 in shape:
@@ -150,18 +164,32 @@ def with_positive_pads(case: Case, what: str) -> str:
 
 
 def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
-          refused_when_folded: bool = False, positive_pads: bool = False) -> str:
+          refused_when_folded: bool = False, positive_pads: bool = False,
+          features: Mapping[str, Any] | None = None) -> str:
     """One line a runtime's maintainer would file: op(mode), what goes wrong, on what, dtype.
     ``refused_when_folded``: the runtime answered an empty tensor at run time, and refuses the
     same case folded at compile time (padconf.minimize.minimize.refused_when_folded);
     ``positive_pads``: the failure needs the case's positive pads beside its negative ones (a
-    removal experiment), so the trigger names them."""
+    removal experiment), so the trigger names them; ``features``: whether the opset and the
+    dtype are needed (experiments.features_needed): one that another opset or dtype fails alike
+    without is not named."""
     verdict, what = row["verdict"], feature(case)
+    features = features or {}
     if positive_pads and what in ("a negative begin pad", "a negative end pad", "negative pads"):
         what = with_positive_pads(case, what)
+    dtype_named = features.get("dtype", True)
     # a rank but 0 says nothing of the cause: a case has one, whether the failure needs it or not
     # (what else shrinking leaves, it could not take away)
-    on = f"{case.dtype} data" if what.startswith("a rank-") and what != RANK_0 else f"{what} on {case.dtype}"
+    if what.startswith("a rank-") and what != RANK_0:
+        on = f"{case.dtype} data" if dtype_named else "its data"
+    else:
+        on = f"{what} on {case.dtype}" if dtype_named else what
+    # an acceptance breaks a rule of its version ("mode wrap (not in this opset)"): it names its version
+    version = f" ({version_text(case)})" if features.get("opset", True) or verdict == Verdict.WRONGLY_ACCEPTED else ""
+    modes = features.get("modes")
+    op = op_name(case)
+    if modes is not None:  # the modes failing alike ("Pad(edge, reflect, wrap)"), none where every mode does
+        op = op.replace(f"Pad({case.mode})", f"Pad({', '.join(modes)})" if modes else "Pad", 1)
     setup = (row.get("experiments") or {}).get("default_configuration")  # padconf.minimize.probes.experiments
     only = ""
     if setup:
@@ -170,11 +198,11 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     before, after = _conditions(row)
     only += after
     if refused_when_folded:
-        return f"{op_name(case)} returns an empty tensor at run time for {on}, which it refuses " \
-               f"when folded at compile time{only} ({version_text(case)})"
+        return f"{op} returns an empty tensor at run time for {on}, which it refuses " \
+               f"when folded at compile time{only}{version}"
     if (row.get("experiments") or {}).get("explicit_default"):  # padconf.minimize.probes.experiments
-        return f"{op_name(case)} rejects an omitted constant_value (the documented default, which works " \
-               f"written out) on {case.dtype} ({version_text(case)})"
+        return f"{op} rejects an omitted constant_value (the documented default, which works " \
+               f"written out) on {case.dtype}{version}"
     if verdict == Verdict.MISMATCH:
         difference = row.get("difference")
         wrong = ("the wrong output shape" if difference == Difference.SHAPE else
@@ -202,4 +230,4 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
     else:
         phrase = f"{verdict} on {on}"
     where = f" {placed(case, row['placement'])}" if placement_dependent and row.get("placement") in PLACED else ""
-    return f"{before}{op_name(case)} {phrase}{where}{only} ({version_text(case)})"
+    return f"{before}{op} {phrase}{where}{only}{version}"

@@ -88,7 +88,8 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
         write_atomically(where / "actual.npy", npy_bytes(outcome.output))
     needed = getattr(shrunk, "placement_needed", None)  # the minimal case's experiment, else the run's case
     heading = title(row, case, _placement_dependent(job, runtime) if needed is None else needed,
-                    bool(shrunk.refused_when_folded), bool(getattr(shrunk, "positive_pads_needed", None)))
+                    bool(shrunk.refused_when_folded), bool(getattr(shrunk, "positive_pads_needed", None)),
+                    getattr(shrunk, "features", None))
     data = _described("data", case.data, "data.npy")
     # the checker runs the runtime by its name; a release (onnxruntime@1.23.2) is the version to install
     about = {"title": summary_line(row, case, runtime), "case": case_text(case), "runtime": without_release(runtime),

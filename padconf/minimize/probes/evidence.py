@@ -19,6 +19,9 @@ bug keeps its triage word (not-pad-specific, other-component, not-a-bug), its ch
 """
 from __future__ import annotations
 
+import contextlib
+import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -29,9 +32,10 @@ from padconf.adapters import split_release
 from padconf.cases.case import CaseKind
 from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
+from padconf.execution.worker_process import isolated, start_process
 from padconf.judging.triage import PAD_BUGS, Triage
-from padconf.judging.verdicts import FAILURES, Verdict, control_fails, judge
-from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere
+from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
+from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere, reads_across_slices
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
 
 CHECKS = {"a": "repro", "b": "defined", "c": "control", "d": "coverage", "e": "unique", "f": "valid"}
@@ -56,13 +60,32 @@ def run_repro(where: Path, script: str, tries: int) -> list[int | str]:
     it gave no answer within REPRO_TIMEOUT_S)."""
     codes: list[int | str] = []
     for _ in range(tries):
+        # under padconf's reaper, in a session of its own: nothing the repro starts (iree-compile,
+        # its own child) outlives it, its time limit, or padconf, on every way out
+        proc = start_process([*isolated("padconf.execution.reaper"), sys.executable, "-I", script], cwd=where,
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
         try:
-            done = subprocess.run([sys.executable, "-I", script], cwd=where, capture_output=True,
-                                  timeout=REPRO_TIMEOUT_S)
-            codes.append(done.returncode)
+            codes.append(proc.wait(timeout=REPRO_TIMEOUT_S))
         except subprocess.TimeoutExpired:
             codes.append("timeout")
+        finally:
+            end_repro(proc)
     return codes
+
+
+def end_repro(proc: subprocess.Popen) -> None:
+    """The repro's reaper, asked to end its tree (SIGTERM: it kills every descendant), then its
+    whole session killed, whatever is left of it."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            pass
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
 
 
 def repro_check(where: Path, runtime: str, api: str | None, verdict: str) -> dict:
@@ -89,6 +112,9 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
     nonzero = output if output.dtype == object else output[np.asarray(output != 0)]
     if nonzero.size and from_nowhere(final.case, nonzero):
         return {"how": "the output holds nonzero values that neither the input nor any reading's output holds"}
+    across = reads_across_slices(isolated, final, placement)
+    if across is not None:
+        return {"how": across}
     again = isolated.attempt_if_it_can(final.case, placement)
     if again is not None and again.outcome.output is not None and not (
             again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
@@ -104,18 +130,22 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
     for operand, control, where in shrunk.final.case.controls(placement):
         outcome, status = isolated.worker.run_alone(control, where)
         ruling = judge(control, outcome, status)
+        # a control the runtime refuses as unsupported, or cannot be given, did not run: no control
         ran.append({"operand": operand, "op": control.op, "placement": where, "verdict": ruling.verdict,
-                    "fails": control_fails(ruling.verdict) and not (
-                        control.op != "Identity" and ruling.verdict == Verdict.NOT_IMPLEMENTED),
+                    "ran": control_ran(ruling.verdict), "fails": control_fails(ruling.verdict),
                     "error": outcome.error})
     computing = [r for r in ran if r["operand"] in COMPUTING and r["verdict"] == Verdict.PASS]
     failing = [r for r in ran if r["fails"]]
     if failing:
         how = "a control fails too: " + ", ".join(f"{r['operand']} ({r['op']}: {r['verdict']})" for r in failing)
     elif not computing:
-        how = ("no control computing on the values passed: " + ", ".join(
-            f"{r['operand']} ({r['op']}: {r['verdict']})" for r in ran if r["operand"] in COMPUTING)
-               if any(r["operand"] in COMPUTING for r in ran) else
+        tried = [r for r in ran if r["operand"] in COMPUTING]
+        how = ("needs a look: no control ran (" + ", ".join(f"{r['operand']} ({r['op']}: {r['verdict']})"
+                                                           for r in tried) + ")"
+               if tried and not any(r["ran"] for r in tried) else
+               "no control computing on the values passed: " + ", ".join(
+                   f"{r['operand']} ({r['op']}: {r['verdict']})" for r in tried)
+               if tried else
                "no control computing on the values could be built for this case (its data's Identity only)")
     else:
         how = "passed: " + ", ".join(f"{r['operand']} through {r['op']}" for r in ran)
@@ -130,25 +160,29 @@ def coverage_check(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placemen
         return _check(False, None, "not a refusal: coverage does not come into it")
     if (row.get("experiments") or {}).get("explicit_default"):
         return _check(True, True, "the documented default written out is answered: the default is what it refuses")
+    # whatever the placement shows, the runtime must take the dtype and mode at all: a plain case
+    # of them (plain_twin) refused too, with whatever text, is coverage (IREE lowers no complex Pad)
+    plain = isolated.attempt_if_it_can(plain_twin(shrunk.final.case), placement)
+    if plain is None or plain.row["verdict"] != Verdict.PASS:
+        return _check(True, False, f"a plain case of the same dtype, mode and operands is "
+                                   f"{plain.row['verdict'] if plain else 'not built'} too: the runtime lacks "
+                                   f"{shrunk.final.case.dtype} {shrunk.final.case.mode} Pads here (coverage)",
+                      plain=plain.row["verdict"] if plain else None)
     if placement == Placement.FOLDED:
-        return _check(True, True, "refused with every operand constant already (folded)")
+        return _check(True, True, "refused with every operand constant already (folded); a plain case of the same "
+                                  "dtype and mode is answered right", plain=plain.row["verdict"])
     folded = isolated.attempt_if_it_can(shrunk.final.case, Placement.FOLDED)
     if folded is None:
         return _check(True, None, "the case cannot be built with every operand constant")
     if folded.row["verdict"] in (Verdict.WRONGLY_REJECTED, Verdict.NOT_IMPLEMENTED):
-        return _check(True, True, "refused with every operand constant too (folded)", folded=folded.row["verdict"])
-    # answered folded: does the runtime take these operands so placed at all? A plain case with
-    # the same operands (constant value, axes) in the same placement says
-    plain = isolated.attempt_if_it_can(plain_twin(shrunk.final.case), placement)
+        return _check(True, True, "refused with every operand constant too (folded); a plain case of the same dtype "
+                                  "and mode is answered right", folded=folded.row["verdict"],
+                      plain=plain.row["verdict"])
+    # answered folded: the runtime takes these operands so placed (the plain case passed)
     where = "fed at run time" if placement == Placement.INPUTS else "as initializers"
-    if plain is not None and plain.row["verdict"] == Verdict.PASS:
-        return _check(True, True, f"answered with every operand constant ({folded.row['verdict']}), and a plain case "
-                                  f"with the same operands {where} is answered right: the refusal is this input's",
-                      folded=folded.row["verdict"], plain=plain.row["verdict"])
-    return _check(True, False, f"answered with every operand constant ({folded.row['verdict']}), and a plain case with "
-                               f"the same operands {where} is not ({plain.row['verdict'] if plain else 'not built'}): "
-                               f"the runtime lacks operands {where} (coverage)",
-                  folded=folded.row["verdict"], plain=plain.row["verdict"] if plain else None)
+    return _check(True, True, f"answered with every operand constant ({folded.row['verdict']}), and a plain case "
+                              f"with the same operands {where} is answered right: the refusal is this input's",
+                  folded=folded.row["verdict"], plain=plain.row["verdict"])
 
 
 def plain_twin(case):
@@ -244,11 +278,20 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
         label = "other-component"
     elif found in PAD_BUGS:
         label = NEEDS_A_LOOK if missing else BUG
+    elif found == Triage.NOT_PAD_SPECIFIC and not a_control_fails(checks["c"]):
+        # the control that made it not Pad-specific passed when rerun for (c): the label rests on nothing
+        label = NEEDS_A_LOOK
+        checks["c"] = {**checks["c"], "passed": False,
+                       "how": "the control the triage rests on failed once, but no control fails when rerun: "
+                              + checks["c"]["how"]}
+        missing = sorted({*missing, "c"})
     elif found == Triage.NOT_PAD_SPECIFIC:
         label = "not-pad-specific"
     else:
         label = "not-a-bug"
     why = (f"{found.label}: a Pad bug to file only when each check passed" if found in PAD_BUGS else
+           f"{Triage.NOT_PAD_SPECIFIC.label}, by a control that passed when rerun: needs a look"
+           if label == NEEDS_A_LOOK else
            f"{found.label if found else 'no failure'}: not a Pad bug to file, whatever the checks"
            + (" (coverage: the runtime lacks this kernel or operand placement)" if found == Triage.NOT_IMPLEMENTED
               else ""))

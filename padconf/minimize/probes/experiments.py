@@ -207,6 +207,60 @@ def positive_pads_needed(isolated: IsolatedRunner, attempt: Attempt, placement: 
     return got is None or failure_key(got.row) != failure_key(attempt.row)
 
 
+def _fails_alike(isolated: IsolatedRunner, attempt: Attempt, twin: Case, placement: Placement) -> bool | None:
+    """Whether ``twin`` (the minimal case with one feature changed) fails with ``attempt``'s
+    verdict: True, False where it is answered right, None where it could not be built or judged
+    alike (another kind of input, not run)."""
+    try:
+        twin = classify(twin, get_spec(twin.spec, isolated.specs_dir))
+    except (PadconfError, SpecError, ValueError, TypeError, OverflowError):
+        return None
+    if twin.kind != attempt.case.kind:  # undefined or invalid there: it says nothing of the feature
+        return None
+    got = isolated.attempt_if_it_can(twin, placement)
+    if got is None or got.row["verdict"] in (Verdict.SKIPPED, Verdict.INCONCLUSIVE, Verdict.AMBIGUOUS):
+        return None
+    if failure_key(got.row)[:2] == failure_key(attempt.row)[:2]:  # the verdict and the error's class
+        return True
+    return False if got.row["verdict"] not in FAILURES else None
+
+
+def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> dict[str, Any]:
+    """Removal experiments for what a title names besides the trigger: the opset (the same case
+    at the family's versions next to its own, and the newest) and the dtype (the same values as
+    float, or as int32 for float data) and the mode (``modes``: the modes failing alike where
+    another is answered right, [] where every mode fails alike, None where only its own does).
+    A feature is needed (named) unless a twin fails alike
+    (the same verdict and error class) and none is answered right; a hang is not waited for
+    again (each is named)."""
+    case = attempt.case
+    if attempt.row["verdict"] == Verdict.TIMEOUT:
+        return {"opset": True, "dtype": True, "modes": None}
+    domain, version = parse_spec_id(case.spec)
+    versions = _versions(isolated, domain)
+    older, newer = [v for v in versions if v < version], [v for v in versions if v > version]
+    tried = dict.fromkeys([*older[-1:], *newer[:1], *newer[-1:]])  # its neighbours, and the newest
+    opsets = [_fails_alike(isolated, attempt, case.with_(spec=f"{domain}/Pad-{v}"), placement) for v in tried]
+    other = "int32" if case.dtype == "float" else "float"
+    try:
+        with np.errstate(invalid="ignore", over="ignore"):
+            values = np.asarray(case.data).astype(np.float64)
+        retyped = case.with_(data=values.astype(numpy_dtype(other)), constant_value=None if case.constant_value is None
+                             else np.asarray(case.constant_value).astype(np.float64).astype(numpy_dtype(other)))
+        dtypes = [_fails_alike(isolated, attempt, retyped, placement)]
+    except (TypeError, ValueError, OverflowError):  # strings, complex: no such twin
+        dtypes = [None]
+    # the mode: the same case in the version's other modes (a refusal of every non-constant mode
+    # is no wrap bug); the modes failing alike are named, none where every mode fails alike
+    modes = {m: _fails_alike(isolated, attempt, case.with_(mode=m), placement)
+             for m in get_spec(case.spec, isolated.specs_dir).modes if m != case.mode} \
+        if attempt.case.kind != CaseKind.MUST_REJECT else {}
+    alike = [case.mode, *(m for m, r in modes.items() if r)]
+    return {"opset": not (True in opsets and False not in opsets),
+            "dtype": not (True in dtypes and False not in dtypes),
+            "modes": (alike if False in modes.values() else []) if len(alike) > 1 else None}
+
+
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
     """Where ``attempt`` fails on data of a sub-byte dtype, and its copy holding the same values
     in the byte-wide dtype (dtypes.SUB_BYTE_WIDER), a case the spec accepts, passes on the same
@@ -310,6 +364,57 @@ def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> boo
             and mine.dtype == theirs.dtype and (bit_equal(mine, theirs) or bool(
                 from_nowhere(attempt.case, mine) and from_nowhere(native, theirs)))
     return True  # neither answered: both refused
+
+
+SLICES = 3  # copies of the minimal case's data stacked on a new leading axis, each of values of its own
+
+
+def stacked(case: Case) -> Case | None:
+    """The minimal case with its data stacked SLICES times on a new leading axis that is not
+    padded, slice i holding values no other slice holds (nonzero: a zero fill stays told apart):
+    a runtime that reads past a row's end (or before its start) gives one slice's output another
+    slice's values, which a minimal case of one row hides as zeros read past the buffer (IREE's
+    reflect pad as large as a dynamic dimension). None where the dtype has not the values, or
+    the pads or axes are malformed."""
+    data = np.asarray(case.data)
+    n, size = data.ndim, max(data.size, 1)
+    if data.dtype.kind not in "iuf" or len(case.pads) != 2 * (n if case.axes is None else len(case.axes)):
+        return None
+    try:
+        values = [np.arange(1 + i * size, 1 + (i + 1) * size).reshape(data.shape) for i in range(SLICES)]
+        stack = np.stack([np.asarray(v).astype(data.dtype) for v in values])
+    except (TypeError, ValueError, OverflowError):
+        return None
+    if not np.array_equal(stack.astype(np.float64), np.stack(values).astype(np.float64)):  # the dtype cannot hold them
+        return None
+    k = len(case.pads) // 2
+    if case.axes is None:
+        pads = [0, *case.pads[:k], 0, *case.pads[k:]]
+        return case.with_(data=stack, pads=pads)
+    axes = [a + 1 if a >= 0 else a for a in case.axes]
+    return case.with_(data=stack, axes=axes)
+
+
+def reads_across_slices(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
+    """Where the stacked case (``stacked``) is answered in the expected shape and one slice's
+    output holds a nonzero value of another slice's data that its own data does not hold: what
+    shows it (a read outside the row). Else None."""
+    twin = stacked(attempt.case)
+    if twin is None:
+        return None
+    got = isolated.attempt_if_it_can(twin, placement)
+    output = None if got is None else got.outcome.output
+    if output is None or output.dtype != twin.data.dtype or output.ndim != twin.data.ndim \
+            or output.shape[0] != SLICES:
+        return None
+    for i in range(SLICES):
+        own = set(np.asarray(twin.data[i]).reshape(-1).tolist())
+        others = set(np.asarray(np.delete(twin.data, i, axis=0)).reshape(-1).tolist()) - own
+        foreign = [v for v in np.asarray(output[i]).reshape(-1).tolist() if v in others and v != 0]
+        if foreign:
+            return (f"the same input stacked {SLICES} times on a new unpadded axis, each copy of values of its own: "
+                    f"copy {i}'s output holds {foreign[:4]} of another copy's data (a read outside its row)")
+    return None
 
 
 def from_nowhere(case: Case, output) -> bool:

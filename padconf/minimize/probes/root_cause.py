@@ -75,3 +75,19 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
 
 
+
+
+def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
+    """What two bundles of one runtime share where they are one mechanism whatever their labels
+    say (minimize merges them after labelling, across labels, where the root's own experiment
+    rerun on the other shows alike): root_cause without what a label concludes (the triage
+    class, its fact, the control's verdict): the verdict, the error class, a mismatch's
+    difference, the mode (a refusal's whichever mode), the distinguishing feature, folded or not,
+    and for a feature that says little of the cause (bundle_title.generic) the dtype too."""
+    case, row = shrunk.final.case, shrunk.final.row
+    verdict = row["verdict"]
+    error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)
+    what = feature(case)
+    return (verdict, error_class, row.get("difference"), None if verdict == Verdict.WRONGLY_REJECTED else case.mode,
+            what, placement == Placement.FOLDED, case.dtype if generic(what) else None,
+            None if verdict in (Verdict.CRASH, Verdict.TIMEOUT) else row["kind"])

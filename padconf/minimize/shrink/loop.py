@@ -53,6 +53,9 @@ class Shrunk:
     # whether the failure needs the minimal case's positive pads beside its negative ones
     # (positive_pads_needed): a title names them only then
     positive_pads_needed: bool | None = None
+    # whether the opset and the dtype a title names are needed (experiments.features_needed: the
+    # same case at another opset, or of another dtype, does not fail alike); named where untried
+    features: dict[str, bool] | None = None
 
 
 class IsolatedRunner:
@@ -145,14 +148,17 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
     signature = signature_of(start)
     others = others - {signature}
     # a lenient failure counts where the runtime is right on the valid twin, as it is on start's
-    twin_guard = key[0] == Verdict.WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement, deadline)
+    # The time limit bounds how many candidates are tried, never what one experiment concludes: a
+    # candidate's twin and control run with the full timeout (one the limit cut short would read as
+    # "fails too", and the label would depend on the machine's speed and the cache's warmth)
+    twin_guard = key[0] == Verdict.WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement)
     best, tried, tries = start, {start.case.id}, isolated.tries
 
-    def same_failure(candidate: Case) -> Attempt | None:
-        if candidate.id in tried or time.monotonic() >= deadline:
+    def same_failure(candidate: Case, final: bool = False) -> Attempt | None:
+        if candidate.id in tried or (not final and time.monotonic() >= deadline):
             return None
         tried.add(candidate.id)
-        got = isolated.attempt_if_it_can(candidate, placement, deadline, shorten)
+        got = isolated.attempt_if_it_can(candidate, placement, None if final else deadline, shorten)
         if got is None:
             return None
         nonlocal key, signature, others
@@ -179,9 +185,9 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
             and defined and found[0] == Verdict.MISMATCH
         if not (found == key or slips or narrows or across or unjudged or repaired):
             return None
-        if twin_guard and isolated.twin_fails(got, placement, deadline):
+        if twin_guard and isolated.twin_fails(got, placement):
             return None
-        got.control = isolated.control(got, placement, deadline)
+        got.control = isolated.control(got, placement)
         found_signature = signature_of(got)
         if across:
             return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
@@ -207,7 +213,8 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
     # about rank 0, and is reported there, away from runtimes' own rank-0 bugs (OpenVINO's frontend
     # refuses Pad-1's value of inf at any rank, and would be titled and merged as its rank-0 bug).
     rank_one_form = rank_one(best.case)
-    ranked = same_failure(rank_one_form) if rank_one_form is not None else None
+    # tried whether or not the limit has run out: the form a bundle is reported in is no matter of time
+    ranked = same_failure(rank_one_form, final=True) if rank_one_form is not None else None
     best = ranked or best
     seconds = time.monotonic() - began
     return Shrunk(start, best, isolated.tries - tries, seconds, seconds >= time_limit)
