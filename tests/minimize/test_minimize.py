@@ -134,7 +134,7 @@ def test_onnxruntime_refusing_a_reflect_crop_to_zero_gives_a_repro_that_exits_1_
     data, pads = bundle_inputs(out)
     assert data.ndim == 1 and data.shape[0] + sum(pads) == 0 and min(pads) < 0  # a crop to zero
     report = (out / "REPORT.md").read_text()
-    assert report.startswith("# Pad(reflect) rejects a crop down to zero elements")
+    assert report.startswith("# Pad(reflect, edge, wrap) rejects a crop down to zero elements")  # constant mode is answered right
     assert re.search(r"\nonnxruntime: ONNX Pad-19 reflect float, shape \\\[\d\\\], pads \\\[-?\d, -?\d\\\]: rejects an "
                      r"input the spec defines: .*zero effective input extent", report)
     assert "Triage: **wrongly rejected**" in report
@@ -252,7 +252,7 @@ def test_a_users_model_openvino_refuses_is_cut_with_openvinos_own_pad_inputs(tmp
     report = (bundle / "REPORT.md").read_text()
     assert "on openvino-onnx the whole model: refused:" in report and "computed by openvino-onnx" in report
     # folded (every operand constant) it is answered: the title names the placement the refusal needs
-    assert report.splitlines()[0].startswith("# Pad(reflect) rejects a rank-0 input")
+    assert report.splitlines()[0].startswith("# Pad rejects a rank-0 input")  # every mode refuses it
     assert report.splitlines()[0].endswith("with constant pads") or "(opset 13)" in report.splitlines()[0]
     assert "has incorrect number of input/output dimensions" in report.splitlines()[2]  # OpenVINO's innermost words
     assert "baked into the model as constants" in report  # the model's own placement, and only that one
