@@ -134,7 +134,7 @@ def test_onnxruntime_refusing_a_reflect_crop_to_zero_gives_a_repro_that_exits_1_
     data, pads = bundle_inputs(out)
     assert data.ndim == 1 and data.shape[0] + sum(pads) == 0 and min(pads) < 0  # a crop to zero
     report = (out / "REPORT.md").read_text()
-    assert report.startswith("# Pad(reflect, edge, wrap) rejects a crop down to zero elements")  # constant mode is answered right
+    assert report.startswith("# Pad(reflect, edge, wrap) rejects a crop down to zero elements")  # constant: right
     assert re.search(r"\nonnxruntime: ONNX Pad-19 reflect float, shape \\\[\d\\\], pads \\\[-?\d, -?\d\\\]: rejects an "
                      r"input the spec defines: .*zero effective input extent", report)
     assert "Triage: **wrongly rejected**" in report
