@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import hashlib
 import io
 import json
 import math
@@ -145,6 +146,23 @@ def encode_array(arr: np.ndarray, name: str) -> dict:
     else:
         out["b64"] = base64.b64encode(raw).decode("ascii")
     return out
+
+
+def array_digest(arr: np.ndarray) -> str | None:
+    """SHA-256 of an array as encode_array writes it (its dtype's name, its shape, its raw
+    little-endian bytes or its strings' JSON), so that equal digests are bit-equal arrays; None
+    for a dtype padconf has no name for."""
+    arr = np.asarray(arr)
+    try:
+        name = dtype_name(arr.dtype)
+    except CaseError:
+        return None
+    digest = hashlib.sha256(f"{name}|{list(arr.shape)}|".encode())
+    if name == "string":
+        digest.update(json.dumps([str(s) for s in arr.reshape(-1).tolist()]).encode("utf-8"))
+    else:
+        digest.update(np.ascontiguousarray(arr, dtype=numpy_dtype(name).newbyteorder("<")).tobytes())
+    return digest.hexdigest()
 
 
 MAX_ARRAY_BYTES = 1 << 26  # 64 MiB: padconf draws outputs of at most 100,000 elements (1.6 MB)

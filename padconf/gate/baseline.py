@@ -33,8 +33,9 @@ from collections import defaultdict
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Annotated, Any, Literal, NamedTuple
 
+import msgspec
 import re2
 import yaml
 
@@ -98,9 +99,28 @@ def compiled(pattern: str) -> _Pattern:
     backreferences or lookaround; such a pattern is refused when the baseline is read."""
     return _Pattern(pattern)
 
+_Text = Annotated[str, msgspec.Meta(min_length=1)]
+_FailureVerdict = Literal["mismatch", "wrongly-rejected", "wrongly-accepted", "not-implemented", "crash", "timeout",
+                          "unexplained"]  # verdicts.FAILURES (a test holds them equal)
+
+
+class EntryRecord(msgspec.Struct, forbid_unknown_fields=True):
+    """A baseline entry as its file holds it: its keys, their types and the verdicts it may
+    forgive, declared once; an unknown or mistyped key is refused (parse_baseline)."""
+    runtime: _Text  # a pattern, whole-matched over the row's runtime
+    verdict: _FailureVerdict
+    why: _Text
+    cells: Annotated[list[str], msgspec.Meta(min_length=1)]  # each 'SPEC MODE DTYPE PLACEMENT' (_cell_lines)
+    case: str | None = None
+    after: str | None = None
+    origin: str | None = None  # a pattern, whole-matched over the row's origin
+    error: str | None = None  # a pattern, searched in the row's error text
+    link: str | None = None
+    unstable: bool = False
+
+
 PATTERN_KEYS = ("runtime", "origin")  # whole-match over the row's field
-TEXT_KEYS = ("verdict", "case", "after", "error", "why", "link")
-KEYS = PATTERN_KEYS + TEXT_KEYS + ("unstable", "cells")
+KEYS: tuple[str, ...] = EntryRecord.__struct_fields__
 
 
 class Cell(NamedTuple):
@@ -201,16 +221,10 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
         unknown = sorted((k for k in doc if k not in KEYS), key=lambda k: (type(k).__name__, str(k)))
         if unknown:
             raise CaseError(f"{at}: unknown key {unknown[0]!r}; an entry has {', '.join(KEYS)}")
-        missing = [k for k in ("runtime", "verdict", "why", "cells") if not doc.get(k)]
-        if missing:
-            raise CaseError(f"{at}: the entry lacks {missing[0]!r}")
-        bad = [k for k, v in doc.items() if v is not None and k in TEXT_KEYS + PATTERN_KEYS and not isinstance(v, str)]
-        if bad:
-            raise CaseError(f"{at}: {bad[0]!r} must be text, got {type(doc[bad[0]]).__name__}")
-        if not isinstance(doc.get("unstable", False), bool):
-            raise CaseError(f"{at}: 'unstable' is true or false, got {doc['unstable']!r}")
-        if doc["verdict"] not in FAILURES:
-            raise CaseError(f"{at}: verdict {doc['verdict']!r} is not a failure ({', '.join(FAILURES)})")
+        try:
+            msgspec.convert(doc, EntryRecord, strict=True)
+        except msgspec.ValidationError as exc:
+            raise CaseError(f"{at}: {_entry_problem(str(exc), doc)}") from None
         checked.append((node, at, doc))
     _compile_patterns(checked, where)
     entries = []
@@ -220,6 +234,20 @@ def parse_baseline(text: str, where: str = "<baseline>") -> list[BaselineEntry]:
         entries.append(BaselineEntry(**fields, cells=frozenset(cell_lines), where=at, cell_lines=cell_lines,
                              lines=(node.start_mark.line, _end_line(node))))
     return entries
+
+
+def _entry_problem(said: str, doc: dict) -> str:
+    """msgspec's word for what is wrong with an entry, in the baseline's words."""
+    missing = re.fullmatch(r"Object missing required field `(\w+)`", said)
+    if missing:
+        return f"the entry lacks {missing.group(1)!r}"
+    if said.endswith("`$.verdict`"):
+        return f"verdict {doc.get('verdict')!r} is not a failure ({', '.join(FAILURES)})"
+    short = re.fullmatch(r"Expected `array` of length >= 1 - at `\$\.(\w+)`|"
+                         r"Expected `str` of length >= 1 - at `\$\.(\w+)`", said)
+    if short:
+        return f"the entry lacks {(short.group(1) or short.group(2))!r}"
+    return f"not a baseline entry: {said}"
 
 
 def _compile_patterns(checked: Sequence[tuple[yaml.Node, str, dict]], where: str) -> None:

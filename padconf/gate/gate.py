@@ -22,7 +22,7 @@ from padconf.cases.case import Case, InputBudget
 from padconf.cases.selection import CaseFilter
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.writing import FolderLock, claim_folder, make_folder, write_atomically
-from padconf.execution.worker import Worker
+from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker
 from padconf.gate.baseline import BaselineEntry
 from padconf.gate.compare import Judgement, confirm, judge_rows
 from padconf.gate.explore import REPLAYED, example_database, remember
@@ -36,9 +36,11 @@ from padconf.run.rundir import (
     RUN_JSON,
     RunDirLock,
     attach_controls,
+    check_rows_of_runtimes,
     read_json,
     read_jsonl,
     read_results,
+    read_run_json,
     unfinished,
 )
 from padconf.spec.loader import load_specs, parse_spec_id
@@ -226,8 +228,10 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             if read.duplicates:
                 raise PadconfError(f"{d}: {read.duplicates} results of a (runtime, placement, case) held "
                                    "twice: not a shard's run as padconf wrote it")
-            shard_rows = attach_controls(read, d)
-            run_doc = read_json(d / RUN_JSON, PadconfError)
+            shard_cases = {c["id"]: c for c in read_jsonl(d / CASES, ("id",))}
+            shard_rows = attach_controls(read, d, shard_cases)
+            run_doc = read_run_json(d / RUN_JSON, PadconfError)
+            check_rows_of_runtimes(shard_rows, run_doc["runtimes"], d / RESULTS)
             first_run_doc = first_run_doc or run_doc
             why = unfinished(run_doc, len(shard_rows), d / RUN_JSON)
             if why:  # the failures it lacks would pass
@@ -243,7 +247,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
                                        "not that shard's run")
                 rows.append({**row, "process": row.get("process") and f"{k}:{row['process']}"})
             held.append((d, shard, shard_rows))
-            cases.update((c["id"], c) for c in read_jsonl(d / CASES, ("id",)))
+            cases.update(shard_cases)
         spec_ids.update(about.spec_ids)
     if config is None or chosen is None:
         raise PadconfError("--results: no gate run directory given")
@@ -260,10 +264,10 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
         check_shard_whole(d, shard, shard_rows, suite, placements, families)
     def shards_worker() -> Worker:
         from padconf.run.config import RunConfig  # Hypothesis's profiles: as in gate_run
-        try:  # checked as a run's are
-            limits = RunConfig(runtimes=[runtime], memory_mb=first_run_doc["memory_mb"],
-                               timeout=first_run_doc["timeout"])
-        except (KeyError, TypeError) as exc:
+        try:  # checked as a run's are (run.json's record holds their types and bounds)
+            limits = RunConfig(runtimes=[runtime], memory_mb=first_run_doc.get("memory_mb", DEFAULT_MEMORY_MB),
+                               timeout=first_run_doc.get("timeout", DEFAULT_TIMEOUT_S))
+        except PadconfError as exc:
             raise CaseError(f"{Path(dirs[0]) / RUN_JSON}: malformed: {exc}") from None
         return Worker(runtime, limits.memory_mb, limits.timeout)
 

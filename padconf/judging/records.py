@@ -17,13 +17,25 @@ from pathlib import Path
 from typing import Annotated, Any, TypedDict, cast
 
 import msgspec
+import numpy as np
 
 from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind, check_mode
-from padconf.core.dtypes import ArrayBudget, decode_array, dtype_name, encode_array
+from padconf.cases.context import snap
+from padconf.core.dtypes import ArrayBudget, array_digest, decode_array, dtype_name, encode_array
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement, Status
-from padconf.judging.verdicts import OWN_FAULT, Ruling, Verdict, confirm_refusal, judge
+from padconf.judging.verdicts import (
+    ALIKE_ONLY,
+    CONTROL_OUTPUT_VERDICTS,
+    FAILURES,
+    OWN_FAULT,
+    Ruling,
+    Verdict,
+    confirm_refusal,
+    control_fails,
+    judge,
+)
 
 # A skipped row's detail starts so where an ahead-of-time compiler's budget left the case's
 # model out (padconf.run.compile_budget)
@@ -45,6 +57,7 @@ class ControlRow(_ControlFields, total=False):
     pads or axes) through Identity, or its data and constant value through Reshape and Concat."""
     operand: str  # what went through: data, values (data and constant value), pads or axes (before it: data)
     difference: str | None
+    output: dict[str, Any] | None  # the control's output where its verdict is about it (verdicts.control_evidence)
 
 
 class _Row(TypedDict):
@@ -86,6 +99,9 @@ class ResultRow(_Row, total=False):
     elided: dict[str, Annotated[int, msgspec.Meta(ge=0)]]  # key -> how many entries (a list) or characters
     # (a text) it had, where the row holds fewer
     tags: list[str]  # a case's edge classes, where a row carries them (cases.jsonl holds them, by case_id)
+    # SHA-256 of the runtime's output as its verdict compared it (judged_output), null where it
+    # returned none: what a pass, which records no output, is derived again from (rederive_rows)
+    output_digest: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")] | None
 
 
 # What padconf writes, padconf reads back: a row is small whatever its case holds, so that a run's
@@ -188,33 +204,127 @@ def rederive_rows(rows: list[ResultRow], cases: dict[str, dict], where: str) -> 
     of its case (cases.jsonl, ``cases``); a row claiming such a verdict without its output (and
     neither recording a refusal, as an unexplained rejection does, nor saying it left the output
     out, ``elided``), or whose verdict the output does not give, is a
-    CaseError naming ``where``. A verdict on no output (a pass records none; a crash, a timeout,
-    a refusal) cannot be derived again here: minimize reruns such a case, and the gate reruns
-    every change against its baseline before it concludes (gate.confirm)."""
+    CaseError naming ``where``. A pass or a matched ambiguity records no output but its digest
+    (``output_digest``), held to the digest of the reading it claims (``_check_conforming``). A
+    verdict on no output at all (a crash, a timeout, a refusal) cannot be derived again here:
+    minimize reruns such a case, and the gate reruns every change against its baseline before it
+    concludes (gate.confirm)."""
     budget = ArrayBudget(MAX_ROWS_EVIDENCE, f"{where}'s recorded outputs")
+    readings: dict[tuple[str, str | None], str | None] = {}  # (case id, reading) -> its output's digest
     for number, row in enumerate(rows, 1):
         doc = cases.get(row["case_id"])
         if doc is None:
             continue  # rundir.check_rows_of_cases says so
-        _check_case_fields(row, doc, f"{where}: row {number}")
+        at = f"{where}: row {number}"
+        _check_case_fields(row, doc, at)
         recorded = row.get("output")
         if recorded is None:
             if (row["verdict"] in OUTPUT_VERDICTS and row.get("error") is None
                     and "output" not in (row.get("elided") or {})):
-                raise CaseError(f"{where}: row {number}: verdict {row['verdict']} records no output to derive it from")
+                raise CaseError(f"{at}: verdict {row['verdict']} records no output to derive it from")
             if row["verdict"] == Verdict.INCONCLUSIVE and not _inconclusive_grounds(row, doc):
-                raise CaseError(f"{where}: row {number}: inconclusive on no grounds a {doc.get('kind')} case can have "
+                raise CaseError(f"{at}: inconclusive on no grounds a {doc.get('kind')} case can have "
                                 "(padconf's own fault, a case too large to check, a refusal its twin cannot confirm)")
+            _check_conforming(row, doc, at, readings)
             continue
         case = Case.from_json(doc)
         try:
             output = decode_array(recorded, budget)
         except (CaseError, KeyError, TypeError, ValueError) as exc:
-            raise CaseError(f"{where}: row {number}: its output: {str(exc)[:200]}") from None
+            raise CaseError(f"{at}: its output: {str(exc)[:200]}") from None
         ruling = judge(case, Outcome(output=output), Status.OK)
         if ruling.verdict != row["verdict"]:
-            raise CaseError(f"{where}: row {number}: verdict {row['verdict']}, but the output it records is "
+            raise CaseError(f"{at}: verdict {row['verdict']}, but the output it records is "
                             f"{ruling.verdict} against padconf's reference of case {row['case_id']!r}")
+        if "output_digest" in row and row["output_digest"] != array_digest(judged_output(case, output, ruling)):
+            raise CaseError(f"{at}: its output_digest is not the digest of the output it records")
+
+
+def _check_conforming(row: ResultRow, doc: dict, where: str, readings: dict) -> None:
+    """A conforming verdict on no recorded output (a pass, a matched ambiguity) derived again
+    from the digest of the output it was given on (``output_digest``): it must be the digest of
+    the reading the verdict says the output equals (the case's expected output, the matched
+    reading's), and a verdict only a case of another kind gets is refused. A failure relabelled
+    a pass (a crash, a refusal: no output) so has no digest to show; one whose digest was
+    forged too holds only until its case is run again (the gate's reruns, minimize)."""
+    verdict, kind = row["verdict"], doc.get("kind", CaseKind.DEFINED)
+    if verdict not in (Verdict.PASS, Verdict.AMBIGUOUS):
+        return
+    if verdict == Verdict.PASS and kind == CaseKind.MUST_REJECT:
+        if row.get("output_digest") is not None:  # a must-reject case passes by a refusal: no output
+            raise CaseError(f"{where}: verdict pass of a must-reject case, which passes only refused, "
+                            "records an output")
+        return
+    if (kind, verdict) not in ((CaseKind.DEFINED, Verdict.PASS), (CaseKind.AMBIGUOUS, Verdict.AMBIGUOUS)):
+        raise CaseError(f"{where}: verdict {verdict}, which padconf gives no {kind} case")
+    matched = row.get("matched") or []
+    if verdict == Verdict.AMBIGUOUS and not matched:
+        if not doc.get("any_answer_conforms"):  # no reading matched: an unexplained answer
+            raise CaseError(f"{where}: verdict ambiguous matching no reading, of a case whose document leaves "
+                            "no behaviour undefined")
+        return
+    name = matched[0] if verdict == Verdict.AMBIGUOUS else None
+    key = (row["case_id"], name)
+    if key not in readings:
+        case = Case.from_json(doc)
+        if name is not None and any(m not in case.interpretations for m in matched):
+            raise CaseError(f"{where}: matched {reprlib.repr(matched)}: not its case's readings")
+        reading = case.expected if name is None else case.interpretations[name]
+        readings[key] = None if reading is None else array_digest(reading)
+    if "output_digest" not in row:
+        raise CaseError(f"{where}: verdict {verdict} records no output_digest to derive it from (written by a "
+                        "padconf 0.1.0 from before output digests: run it again)")
+    if row["output_digest"] is None and readings[key] is not None:
+        raise CaseError(f"{where}: verdict {verdict} on no output (its output_digest is null): the runtime returned "
+                        "nothing to pass on")
+    if row["output_digest"] != readings[key]:
+        said = "the case's expected output" if name is None else f"reading {name}'s output"
+        raise CaseError(f"{where}: verdict {verdict}, but the output it was given on (its output_digest) is not "
+                        f"{said}")
+
+
+def rederive_control(control: ControlRow, first: ResultRow, doc: dict | None, where: str) -> bool:
+    """Hold a control read from controls.jsonl to what can be derived of it again: it is the
+    control of its failure's first failing row (``first``: its case, from cases.jsonl, ``doc``),
+    one of the experiments that case's controls are in that row's placement (Case.controls);
+    its ``fails_too`` is the one control_record gives for its verdict, its op and its failure's
+    verdict; a verdict about an output is judged again on the output it records; a verdict on no
+    output (a crash, a refusal) says why in its error. Anything else is a CaseError naming
+    ``where``. False for a control about an output that records none (too large to keep): it
+    cannot be derived again, and is not attached (its failure stays untriaged)."""
+    if control["case_id"] != first["case_id"]:
+        raise CaseError(f"{where}: a control of case {reprlib.repr(control['case_id'])}, not of its failure's first "
+                        f"case {first['case_id']!r}")
+    if doc is None:
+        raise CaseError(f"{where}: its case {first['case_id']!r} is not in cases.jsonl")
+    case = Case.from_json(doc)
+    experiments = {(operand, str(placed)): ctl for operand, ctl, placed in case.controls(first["placement"])}
+    ctl = experiments.get((control.get("operand", "data"), str(control["placement"])))
+    if ctl is None:
+        raise CaseError(f"{where}: operand {reprlib.repr(control.get('operand'))} in "
+                        f"{reprlib.repr(control['placement'])} is none of case {case.id!r}'s controls")
+    verdict = control["verdict"]
+    fails_too = control_fails(verdict) and (ctl.op not in ALIKE_ONLY or first["verdict"] == verdict)
+    if control["fails_too"] != fails_too:
+        raise CaseError(f"{where}: fails_too {control['fails_too']} with verdict {verdict} of a {ctl.op} control "
+                        f"of a {first['verdict']} failure")
+    if verdict in CONTROL_OUTPUT_VERDICTS:
+        recorded = control.get("output")
+        if recorded is None:
+            return False
+        try:
+            output = decode_array(recorded, ArrayBudget(MAX_ROW_EVIDENCE, f"{where}'s output"))
+        except (CaseError, KeyError, TypeError, ValueError) as exc:
+            raise CaseError(f"{where}: its output: {str(exc)[:200]}") from None
+        derived = judge(ctl, Outcome(output=output), Status.OK).verdict
+        if derived != verdict:
+            raise CaseError(f"{where}: verdict {verdict}, but the output it records is {derived} through its "
+                            f"{ctl.op} control")
+    elif control.get("output") is not None:
+        raise CaseError(f"{where}: verdict {verdict} records an output, which no such verdict is about")
+    elif verdict in FAILURES and not control.get("error"):
+        raise CaseError(f"{where}: verdict {verdict} on no output says no error")
+    return True
 
 
 def _check_case_fields(row: ResultRow, doc: dict, where: str) -> None:
@@ -237,6 +347,17 @@ def _inconclusive_grounds(row: ResultRow, doc: dict) -> bool:
     detail = row.get("detail") or row.get("error") or ""
     return (detail.startswith(OWN_FAULT) or doc.get("kind") == CaseKind.TOO_LARGE
             or (doc.get("kind") == CaseKind.MUST_REJECT and detail.startswith("refused")))
+
+
+def judged_output(case: Case, output: Any, ruling: Ruling) -> np.ndarray:
+    """``output`` as ``ruling`` compared it: a context's tolerance snaps an output within it to
+    the reading's (context.snap), so that a pass's is its case's expected output bit for bit,
+    and a matched ambiguity's the first reading's it matched; any other output as it came."""
+    output = np.asarray(output)
+    reading = (case.expected if ruling.verdict == Verdict.PASS
+               else case.interpretations.get(ruling.matched[0]) if ruling.verdict == Verdict.AMBIGUOUS
+               and ruling.matched else None)
+    return output if reading is None else snap(case.context, reading, output)
 
 
 def _evidence(ruling: Ruling, outcome: Outcome) -> dict | None:
@@ -270,6 +391,8 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
         "matched": ruling.matched, "difference": ruling.difference, "error": outcome.error, "note": outcome.note,
         "printed": outcome.printed,
         "seconds": outcome.seconds, "output": _evidence(ruling, outcome),
+        "output_digest": None if outcome.output is None else array_digest(judged_output(case, outcome.output,
+                                                                                         ruling)),
         "case_id": case.id, "origin": case.origin,  # edge-class tags: cases.jsonl, by case_id
         "process": placed and placed[0], "position": placed and placed[1],
     }))

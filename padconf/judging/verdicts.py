@@ -1,6 +1,7 @@
 """Judge a runtime's outcome on a case against what the case's spec says of it."""
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 import numpy as np
@@ -9,7 +10,7 @@ from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import as_if_allowed
 from padconf.cases.context import snap
-from padconf.core.dtypes import bit_equal, dtype_name, equal_elements, is_float_like
+from padconf.core.dtypes import bit_equal, dtype_name, encode_array, equal_elements, is_float_like
 from padconf.core.errors import PadconfError, SpecError
 from padconf.core.vocabulary import Placement, Status, Word
 from padconf.execution.worker import impossible_output
@@ -271,6 +272,23 @@ NO_CONTROL = (Verdict.NOT_IMPLEMENTED, Verdict.SKIPPED, Verdict.INCONCLUSIVE)
 ALIKE_ONLY = ("Concat", "LeakyRelu")  # the controls through other ops than the Pad's own data path
 
 
+# a control's verdicts about its output, which it records to be judged again when read
+CONTROL_OUTPUT_VERDICTS = (Verdict.MISMATCH, Verdict.WRONGLY_ACCEPTED, Verdict.UNEXPLAINED)
+MAX_CONTROL_EVIDENCE = 1 << 20  # characters of a control's encoded output; a larger one is left out
+
+
+def control_evidence(verdict: str, output) -> dict | None:
+    """A control's output where its verdict is about it, encoded (None where it is too large:
+    a control that cannot be judged again is not attached when its run is read back)."""
+    if output is None or verdict not in CONTROL_OUTPUT_VERDICTS:
+        return None
+    try:
+        encoded = encode_array(output, dtype_name(np.asarray(output).dtype))
+    except PadconfError:
+        return None
+    return encoded if len(json.dumps(encoded)) <= MAX_CONTROL_EVIDENCE else None
+
+
 def control_ran(control_verdict: str) -> bool:
     """The control ran and computed (its verdict is none of NO_CONTROL)."""
     return control_verdict not in NO_CONTROL
@@ -324,7 +342,8 @@ def control_record(case: Case, placement: Placement, run, verdict: str | None = 
         fails_too = control_fails(v.verdict) and (control.op not in ALIKE_ONLY or verdict in (None, v.verdict))
         records.append({"verdict": v.verdict, "fails_too": fails_too, "difference": v.difference,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
-                        "case_id": case.id, "placement": where, "operand": operand})
+                        "case_id": case.id, "placement": where, "operand": operand,
+                        "output": control_evidence(v.verdict, outcome.output)})
         if records[-1]["fails_too"]:
             return records[-1]
     return records[0]

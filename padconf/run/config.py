@@ -2,13 +2,20 @@
 a run.json anyone may have written."""
 from __future__ import annotations
 
+import functools
+import operator
 import reprlib
-from dataclasses import dataclass, field
+import types
+import typing
+from dataclasses import MISSING, dataclass, field, fields
+from typing import Annotated, Any, Literal
+
+import msgspec
 
 from padconf.adapters import default_runtimes, unknown_runtime
 from padconf.cases.profiles import PROFILES
 from padconf.cases.selection import CaseFilter
-from padconf.core.errors import PadconfError
+from padconf.core.errors import CaseError, PadconfError
 from padconf.execution.worker import (
     DEFAULT_COMPILE_TIMEOUT_S,
     DEFAULT_MEMORY_MB,
@@ -29,27 +36,40 @@ MAX_SEED = (1 << 63) - 1
 MAX_NAMES = 1024  # entries of runtimes, specs and cases_dir: each costs a lookup, a worker or a walk
 MAX_NAME_CHARS = 4096  # each of those entries, and specs_dir (PATH_MAX)
 MAX_COMPILE_BUDGET = 10**6  # compiled models: more than any run draws
+MAX_COUNT = 1 << 40  # run.json's counts of cases and results
+
+# run.json's types and bounds, declared once on RunConfig's fields (``run_record`` reads them
+# from there): what a run.json anyone may have written holds is held to them before use.
+_Name = Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_NAME_CHARS)]
+_Names = Annotated[list[_Name], msgspec.Meta(max_length=MAX_NAMES)]
+_Seconds = Annotated[float, msgspec.Meta(ge=MIN_TIMEOUT_S, le=MAX_TIMEOUT_S)]
+_Count = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+Profile = Literal["ci", "default", "thorough"]  # PROFILES' names (a test holds them equal)
+# every spec's modes together (a test holds them equal; CaseFilter checks each spec's)
+Mode = Literal["constant", "reflect", "edge", "wrap", "symmetric"]
 
 
 
 @dataclass
 class RunConfig:
-    runtimes: list[str] = field(default_factory=default_runtimes)
-    specs: list[str] | None = None
-    specs_dir: str | None = None  # None: the spec files shipped with padconf
-    profile: str = "default"
-    max_examples: int | None = None  # generated cases per spec; None: the profile's
-    seed: int = 0
-    memory_mb: int = DEFAULT_MEMORY_MB
-    timeout: float = DEFAULT_TIMEOUT_S
-    compile_timeout: float = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
+    runtimes: Annotated[_Names, msgspec.Meta(min_length=1)] = field(default_factory=default_runtimes)
+    specs: _Names | None = None
+    specs_dir: _Name | None = None  # None: the spec files shipped with padconf
+    profile: Profile | str = "default"
+    # generated cases per spec; None: the profile's
+    max_examples: Annotated[int, msgspec.Meta(ge=0, le=MAX_EXAMPLES)] | None = None
+    seed: Annotated[int, msgspec.Meta(ge=-MAX_SEED - 1, le=MAX_SEED)] = 0
+    memory_mb: Annotated[int, msgspec.Meta(ge=64, le=MAX_MEMORY_MB)] = DEFAULT_MEMORY_MB
+    timeout: _Seconds = DEFAULT_TIMEOUT_S
+    compile_timeout: _Seconds = DEFAULT_COMPILE_TIMEOUT_S  # an ahead-of-time compiler's build of one model
     # models an ahead-of-time compiler builds in the run (padconf.run.compile_budget), or "all"
-    compile_budget: int | str = DEFAULT_COMPILE_BUDGET
-    cases_dir: list[str] | None = None  # read the cases from test directories (padconf.suite.folders' layout)
+    compile_budget: Annotated[int, msgspec.Meta(ge=0, le=MAX_COMPILE_BUDGET)] | Literal["all"] | str = \
+        DEFAULT_COMPILE_BUDGET
+    cases_dir: _Names | None = None  # read the cases from test directories (padconf.suite.folders' layout)
     # which of the cases drawn or read it runs (padconf.cases.selection.CaseFilter: --mode, --dtype, -k)
-    modes: list[str] | None = None
-    dtypes: list[str] | None = None
-    pattern: str | None = None
+    modes: Annotated[list[Mode | str], msgspec.Meta(max_length=MAX_NAMES)] | None = None
+    dtypes: _Names | None = None
+    pattern: Annotated[str, msgspec.Meta(max_length=MAX_NAME_CHARS)] | None = None
 
     def __post_init__(self):
         for name in ("runtimes", "specs", "cases_dir"):  # first: the checks below take each entry in turn
@@ -109,3 +129,47 @@ class RunConfig:
 
     def cases_per_spec(self) -> int:
         return self.max_examples if self.max_examples is not None else PROFILES[self.profile]["max_examples"]
+
+
+# what a run writes into run.json besides its RunConfig (padconf.run.runner)
+CASE_COUNT = "case_count"  # the cases drawn, written with cases.jsonl
+RESULTS_WRITTEN = "results"  # results.jsonl's rows, written once every case has its rows
+
+
+def _strict(kind: Any) -> Any:
+    """A field's declared type as run.json holds it: a ``Literal | str`` (which lets the command
+    line's checks say what is wrong in their words) is the Literal alone, wherever it is nested."""
+    origin, args = typing.get_origin(kind), typing.get_args(kind)
+    if origin in (typing.Union, types.UnionType):
+        kept = [_strict(a) for a in args if a is not str or len(args) == 1]
+        return functools.reduce(operator.or_, kept)
+    if origin is Annotated:
+        return Annotated[(_strict(args[0]), *kind.__metadata__)]  # type: ignore[valid-type]
+    if origin is list:
+        return list[_strict(args[0])]  # type: ignore[misc]
+    return kind
+
+
+@functools.cache
+def run_record() -> type[msgspec.Struct]:
+    """run.json's strict record: RunConfig's fields with the types and bounds declared there
+    (``runtimes`` required), the counts a run adds, any other key refused."""
+    hints = typing.get_type_hints(RunConfig, include_extras=True)
+    declared: list = []
+    for f in fields(RunConfig):
+        kind = _strict(hints[f.name])
+        if f.name == "runtimes":
+            declared.insert(0, (f.name, kind))
+        else:
+            declared.append((f.name, kind, None if f.default is MISSING else f.default))
+    declared += [(CASE_COUNT, _Count | None, None), (RESULTS_WRITTEN, _Count | None, None)]
+    return msgspec.defstruct("RunRecord", declared, forbid_unknown_fields=True)
+
+
+def checked_run_json(doc: Any, where: str) -> dict[str, Any]:
+    """``doc``, a run.json's JSON value, held to ``run_record``: an error naming ``where`` otherwise."""
+    try:
+        msgspec.convert(doc, run_record(), strict=True)
+    except msgspec.ValidationError as exc:
+        raise CaseError(f"{where}: malformed: {exc}") from None
+    return doc

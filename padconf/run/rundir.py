@@ -34,12 +34,14 @@ from padconf.judging.records import (
     Rows,
     RunData,
     check_row,
+    rederive_control,
     rederive_rows,
     row_key,
     strict_result_row,
     strict_row,
 )
-from padconf.judging.verdicts import FAILURES, control_fails
+from padconf.judging.verdicts import FAILURES
+from padconf.run.config import RESULTS_WRITTEN, checked_run_json
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
 MAX_RUN_JSON_BYTES = 1 << 20  # run.json, gate.json
@@ -95,6 +97,12 @@ def read_json(path: Path, error=CaseError) -> Any:
     return json_value(read_text(path, MAX_RUN_JSON_BYTES, error, follow=False), str(path))
 
 
+def read_run_json(path: Path, error=CaseError) -> dict[str, Any]:
+    """run.json, read bounded, held to its strict record (padconf.run.config.run_record: every
+    key declared, typed and bounded there; any other refused)."""
+    return checked_run_json(read_json(path, error), str(path))
+
+
 def read_results(path: Path) -> Rows:
     """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS; a row
     of a (runtime, placement, case id) read before is left out and counted."""
@@ -119,22 +127,38 @@ class RunDirLock(FolderLock):
 
 
 def read_controls(run_dir: Path) -> list[ControlRow]:
-    """controls.jsonl's rows, each held to ControlRow's strict record, its ``fails_too`` the one
-    its verdict gives (verdicts.control_fails): a control records no output, so that is what
-    can be derived again of it; minimize runs its own controls and labels only from those."""
+    """controls.jsonl's rows, each held to ControlRow's strict record (``attach_controls`` holds
+    them to what can be derived again of them); minimize runs its own controls and labels only
+    from those."""
     path = Path(run_dir) / CONTROLS
     rows = read_jsonl(path, ("failure",))
     for number, row in enumerate(rows, 1):
         strict_row(row, ControlRow, f"{path}: row {number}")
-        if row["fails_too"] != control_fails(row["verdict"]):
-            raise CaseError(f"{path}: row {number}: fails_too {row['fails_too']} with verdict {row['verdict']}")
     return cast("list[ControlRow]", rows)
 
 
-def attach_controls(rows: list[ResultRow], run_dir: Path) -> list[ResultRow]:
+def attach_controls(rows: list[ResultRow], run_dir: Path, cases: dict[str, dict]) -> list[ResultRow]:
     """``rows`` with each failing row's control (from the run directory's controls.jsonl) as
-    its ``control``."""
-    controls = {tuple(r["failure"]): r for r in read_controls(run_dir)}
+    its ``control``; a control is the run's only where it can be derived again
+    (records.rederive_control): of a failure the rows hold, run on that failure's first case
+    (``cases``: cases.jsonl by id), its verdict and ``fails_too`` its own. A forged control would
+    otherwise triage a failure away (not Pad-specific)."""
+    path = Path(run_dir) / CONTROLS
+    firsts: dict[tuple, ResultRow] = {}
+    for row in rows:
+        if row["verdict"] in FAILURES:
+            firsts.setdefault(distinct_failure(row), row)
+    controls: dict[tuple, ControlRow] = {}
+    for number, control in enumerate(read_controls(run_dir), 1):
+        failure, where = tuple(control["failure"]), f"{path}: row {number}"
+        if failure in controls:
+            raise CaseError(f"{where}: a second control of failure {reprlib.repr(list(failure))}")
+        first = firsts.get(failure)
+        if first is None:
+            raise CaseError(f"{where}: the control of failure {reprlib.repr(list(failure))}, which no failing row "
+                            f"of {RESULTS} is: not a control of this run")
+        if rederive_control(control, first, cases.get(first["case_id"]), where):
+            controls[failure] = control
     if controls:
         for row in rows:
             if row["verdict"] in FAILURES and distinct_failure(row) in controls:
@@ -171,10 +195,6 @@ def set_torn_line_aside(path: Path) -> bool:
     return True
 
 
-# run.json's count of results.jsonl's rows, written (padconf.run.runner) once every case has its rows
-RESULTS_WRITTEN = "results"
-
-
 def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
     """Why the ``rows`` read from a run directory are not its whole run, by its run.json
     (``run_doc``, None where there is none): a run killed part way, or a directory copied in
@@ -184,8 +204,6 @@ def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
     written = run_doc.get(RESULTS_WRITTEN) if isinstance(run_doc, dict) else None
     if written is None:
         return f"its {run_json.name} counts no results: the run did not finish (or an older padconf wrote it)"
-    if type(written) is not int:
-        raise CaseError(f"{run_json}: malformed: {RESULTS_WRITTEN} {reprlib.repr(written)} is not a count")
     return None if written == rows else f"it holds {rows} results where its run wrote {written}"
 
 
@@ -223,6 +241,17 @@ def check_rows_of_cases(rows: list[ResultRow], case_ids: set[str] | dict, result
                         "hold: not a row of this run")
 
 
+def check_rows_of_runtimes(rows: list[ResultRow], runtimes: list[str], results: Path) -> None:
+    """Every row of a run directory is a result of a runtime its run.json names (``runtimes``):
+    a row of another runtime was added by someone else (a failure, or a pass, of a runtime the
+    run never started)."""
+    named = set(runtimes)
+    foreign = next((r for r in rows if r["runtime"] not in named), None)
+    if foreign is not None:
+        raise CaseError(f"{results}: a result of runtime {reprlib.repr(foreign['runtime'])}, which {RUN_JSON} does "
+                        "not name: not a row of this run")
+
+
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     """A run directory's results (each failing row with its control) and cases; a missing or
     empty one is an error (a report on nothing would look like a clean run). ``specs_dir``: the
@@ -234,20 +263,20 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     if not results.is_file():
         raise PadconfError(f"{run_dir}: no {RESULTS} (not a run directory of `padconf run --out`?)")
     with RunDirLock(run_dir, exclusive=False):  # not while a run writes it
-        read = read_results(results)
-        rows = attach_controls(read, run_dir)
+        rows = read = read_results(results)
         if not rows:
             raise PadconfError(f"{results}: holds no result: nothing to report")
         cases = {c["id"]: c for c in read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode"))}
         check_rows_of_cases(rows, cases, results)
         rederive_rows(rows, cases, str(results))
-        run_json, doc = run_dir / RUN_JSON, None
-        if run_json.exists():
-            doc = read_json(run_json)
-            recorded = doc.get("specs_dir") if isinstance(doc, dict) else None
-            if not isinstance(recorded, (str, type(None))):
-                raise CaseError(f"{run_json}: malformed: specs_dir is not a path")
-            specs_dir = named_again(recorded, specs_dir, run_json)
+        attach_controls(rows, run_dir, cases)
+        run_json = run_dir / RUN_JSON
+        if not run_json.exists() and not run_json.is_symlink():
+            raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
+                               "be held to them (not a run directory of `padconf run --out`?)")
+        doc = read_run_json(run_json)
+        check_rows_of_runtimes(rows, doc["runtimes"], results)
+        specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
     why = [unfinished(doc, len(rows), run_json),
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
            "the folder at once) and are left out" if read.duplicates else None]

@@ -17,7 +17,7 @@ import resource
 import threading
 import time
 from collections import Counter
-from dataclasses import asdict, fields
+from dataclasses import asdict
 from pathlib import Path
 
 from padconf.adapters import registry, split_variant
@@ -33,7 +33,7 @@ from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.judged import judged_batch
 from padconf.judging.records import judged_row, row_key
 from padconf.run.compile_budget import not_compiled_why, select
-from padconf.run.config import RunConfig
+from padconf.run.config import CASE_COUNT, RunConfig
 from padconf.run.controls import run_controls
 from padconf.run.drawing import build_cases
 from padconf.run.rundir import (
@@ -46,11 +46,12 @@ from padconf.run.rundir import (
     RunDirLock,
     cases_dirs_named_again,
     check_rows_of_cases,
+    check_rows_of_runtimes,
     jsonl_line,
     named_again,
-    read_json,
     read_jsonl,
     read_results,
+    read_run_json,
     set_torn_line_aside,
 )
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
@@ -138,18 +139,12 @@ class Run:
             raise PadconfError(f"{self.dir}: nothing to resume (no run.json)")
         doc = self._run_doc()
         try:
-            if not isinstance(doc, dict):
-                raise TypeError("expected a JSON object")
-            names = {f.name for f in fields(RunConfig)}
-            unknown = sorted(set(doc) - names - {"case_count", RESULTS_WRITTEN})
-            if unknown or "runtimes" not in doc:
-                raise TypeError(f"unknown key {unknown[0]!r}" if unknown else "no 'runtimes'")
-            return RunConfig(**{k: v for k, v in doc.items() if k in names})
-        except (TypeError, PadconfError) as exc:
+            return RunConfig(**{k: v for k, v in doc.items() if k not in (CASE_COUNT, RESULTS_WRITTEN)})
+        except PadconfError as exc:
             raise CaseError(f"{self.run_json}: malformed: {exc}") from None
 
     def _run_doc(self):
-        return read_json(self.run_json)
+        return read_run_json(self.run_json)
 
     def prepare(self, cases: list[Case] | None = None) -> list[Case]:
         """The run's cases: drawn and written (a new run), or read back (a resumed one). A
@@ -227,6 +222,7 @@ class Run:
         else:
             done = read_results(self.results_path)
             check_rows_of_cases(done, {c.id for c in cases}, self.results_path)
+            check_rows_of_runtimes(done, self.config.runtimes, self.results_path)
             batches, skipped = self._schedule(cases, {row_key(r) for r in done})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:

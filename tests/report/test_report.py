@@ -69,7 +69,9 @@ def planted_rows() -> tuple[list[Case], list[dict]]:
 
 def write_run(path, cases, rows):
     path.mkdir(parents=True, exist_ok=True)
-    (path / "run.json").write_text(json.dumps({"runtimes": ["alpha", "beta"], "specs_dir": None, "results": len(rows)}))
+    # the run.json of a run of the rows' runtimes (a row of a runtime it does not name is refused)
+    runtimes = sorted({r["runtime"] for r in rows}) or ["alpha"]
+    (path / "run.json").write_text(json.dumps({"runtimes": runtimes, "specs_dir": None, "results": len(rows)}))
     (path / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
     (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -202,10 +204,10 @@ def test_a_report_on_part_of_a_run_says_so_where_it_is_read(run_dir, tmp_path, c
     assert f"(part of a run only: {said})" in capsys.readouterr().out
     assert f"**Part of a run only:** {said}." in (tmp_path / "r.md").read_text()
     assert f"<p class=warn>Part of a run only: {said}.</p>" in (tmp_path / "r.html").read_text()
-    (run_dir / "run.json").unlink()
-    assert main(args) == 0
-    assert "(part of a run only: it has no run.json, which counts the results of a run that finished)" \
-        in capsys.readouterr().out
+    (run_dir / "run.json").unlink()  # it names the runtimes the rows must be of: without it, nothing is read
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no run.json, which names the runtimes the run ran" in err
 
 
 def test_short_markdown_keeps_the_top_failures_only():
@@ -649,7 +651,8 @@ def test_report_reads_runs_own_folder_unless_told_and_bugs_says_a_run_is_partial
     assert main(["report", "--bugs"]) == 0
     whole = capsys.readouterr().out
     assert not whole.startswith("Part of a run") and f"padconf report {DEFAULT_RUN_DIR} --html FILE" in whole
-    (tmp_path / DEFAULT_RUN_DIR / RUN_JSON).unlink()  # as a run stopped before it wrote its count
+    run_json = tmp_path / DEFAULT_RUN_DIR / RUN_JSON  # as a run stopped before it wrote its count
+    run_json.write_text(json.dumps({k: v for k, v in json.loads(run_json.read_text()).items() if k != "results"}))
     assert main(["report", DEFAULT_RUN_DIR, "--bugs"]) == 0
     part = capsys.readouterr().out
     assert part.startswith("Part of a run only: ") and part.split("\n", 1)[1] == whole

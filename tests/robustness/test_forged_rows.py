@@ -147,6 +147,125 @@ def test_gate_results_runs_again_what_a_shard_calls_padconfs_own_fault(tmp_path,
     for r in failing:
         r.update(verdict="inconclusive", detail=f"{OWN_FAULT}: made up", difference=None, output=None)
     (tmp_path / "w" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "w" / "controls.jsonl").write_text("")  # their controls, of failures no row has now, would be refused
     capsys.readouterr()
     assert main([*judge, "--results", str(tmp_path / "w")]) == 1
     assert "mismatch" in capsys.readouterr().out
+
+
+@pytest.fixture(scope="module")
+def refusals(tmp_path_factory):
+    """A real run whose failures record no output: onnx's evaluator refuses the bfloat16 cases
+    (wrongly-rejected), each with its control."""
+    out = tmp_path_factory.mktemp("refusals") / "run"
+    code = main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "3",
+                 "--out", str(out)])
+    assert code in (0, 1)
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert any(r["verdict"] == "wrongly-rejected" and r["output"] is None for r in rows)
+    assert (out / "controls.jsonl").read_text()
+    return out
+
+
+@pytest.mark.parametrize("claim", [{"verdict": "pass"}, {"verdict": "pass", "output_digest": "0" * 64},
+                                   {"verdict": "ambiguous", "matched": []},
+                                   {"verdict": "ambiguous", "matched": ["crop_beyond_dim=reject"]}])
+def test_a_failure_on_no_output_relabelled_conforming_is_one_line(refusals, tmp_path, capsys, claim):
+    """A failure that records no output (a refusal, a crash), relabelled a pass or an ambiguity,
+    was accepted: a pass recorded nothing to derive it from. Every output's digest is recorded,
+    and a conforming verdict is held to its reading's (gate_shard_verdicts_flipped_pass)."""
+    def flip(rows):
+        k = _first(rows, lambda r: r["verdict"] == "wrongly-rejected")
+        rows[k].update(claim, error=None)
+        return k + 1
+    copy, number = _copy_with(refusals, tmp_path, "results.jsonl", flip)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}: verdict {claim['verdict']}" in err, err
+
+
+def test_a_pass_is_derived_again_from_its_digest_and_an_old_row_without_one_is_refused(refusals, tmp_path, capsys):
+    def other(rows):
+        k = _first(rows, lambda r: r["verdict"] == "pass" and r.get("kind") == "defined")
+        rows[k]["output_digest"] = "ab" * 32
+        return k + 1
+    copy, number = _copy_with(refusals, tmp_path, "results.jsonl", other)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and f"row {number}: verdict pass, but the output it was given on" in err, err
+
+    def old(rows):
+        k = _first(rows, lambda r: r["verdict"] == "pass" and r.get("kind") == "defined")
+        del rows[k]["output_digest"]
+        return k + 1
+    copy, number = _copy_with(refusals, tmp_path / "old", "results.jsonl", old)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and "padconf 0.1.0 from before output digests" in err, err
+    code, err = _report(refusals, tmp_path, capsys)
+    assert code in (0, 1) and not err, err
+
+
+def test_a_row_of_a_runtime_run_json_does_not_name_is_one_line(refusals, tmp_path, capsys):
+    """A row of a runtime the run never started (a failure, or a pass) was counted
+    (row_of_runtime_run_did_not_run); so was any row where run.json was removed."""
+    def add(rows):
+        rows.append({**rows[0], "runtime": "onnxruntime"})
+        return len(rows)
+    copy, _ = _copy_with(refusals, tmp_path, "results.jsonl", add)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and "runtime 'onnxruntime', which run.json does not name" in err
+    capsys.readouterr()
+    assert main(["run", "--resume", "--out", str(copy)]) == 2
+    assert "runtime 'onnxruntime', which run.json does not name" in capsys.readouterr().err
+    (copy / "run.json").unlink()
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and "no run.json, which names the runtimes" in err
+
+
+def _controls(refusals, tmp_path, change):
+    copy = tmp_path / "run"
+    shutil.copytree(refusals, copy)
+    rows = [json.loads(line) for line in (copy / "controls.jsonl").read_text().splitlines()]
+    change(rows)
+    (copy / "controls.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return copy
+
+
+@pytest.mark.parametrize("forge, problem", [
+    (lambda rows: rows.append(dict(rows[0])), "a second control of failure"),
+    (lambda rows: rows[0].update(failure=["onnx-reference", "crash", "made up"]), "which no failing row"),
+    (lambda rows: rows[0].update(case_id="onnx/Pad-19:constant:float:000000000000"), "not of its failure's first"),
+    (lambda rows: rows[0].update(operand="pads"), "none of case"),
+    (lambda rows: rows[0].update(verdict="crash", fails_too=True, error=None), "on no output says no error"),
+])
+def test_a_control_that_cannot_be_derived_again_is_one_line(refusals, tmp_path, capsys, forge, problem):
+    """A forged controls.jsonl made a failure not Pad-specific, out of the list of failures to act
+    on (controls_forged_hide_untriaged): a control must be of a failure of the run, on its first
+    case, one of that case's experiments, and its verdict what its recorded output gives."""
+    code, err = _report(_controls(refusals, tmp_path, forge), tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and "controls.jsonl: row" in err and problem in err, err
+
+
+def test_a_control_said_to_fail_on_the_right_output_is_one_line(refusals, tmp_path, capsys):
+    """A control's verdict about an output is judged again on the output it records: the data
+    itself through Identity is a pass, whatever the control says."""
+    cases = {c["id"]: c for c in map(json.loads, (refusals / "cases.jsonl").read_text().splitlines())}
+
+    def forge(rows):
+        rows[0].update(verdict="mismatch", fails_too=True, error=None, output=cases[rows[0]["case_id"]]["data"])
+    code, err = _report(_controls(refusals, tmp_path, forge), tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1
+    assert "controls.jsonl: row 1: verdict mismatch, but the output it records is pass" in err, err
+
+
+def test_a_control_about_an_output_it_does_not_record_is_not_attached(refusals, tmp_path, capsys):
+    """A control said to fail with a wrong output, which it does not record, cannot be derived
+    again: its failure stays one to act on."""
+    from padconf.judging.failure import distinct_failure
+    from padconf.run.rundir import load_run
+    first = json.loads((refusals / "controls.jsonl").read_text().splitlines()[0])
+    failure = tuple(first["failure"])
+    honest = [r for r in load_run(refusals).rows if r["verdict"] != "pass" and distinct_failure(r) == failure]
+    assert honest and all(r["control"] == first for r in honest)
+    forged = load_run(_controls(refusals, tmp_path, lambda rows: rows[0].update(
+        verdict="mismatch", fails_too=True, error=None, output=None)))
+    held = [r for r in forged.rows if r["verdict"] != "pass" and distinct_failure(r) == failure]
+    assert len(held) == len(honest) and not any("control" in r for r in held)

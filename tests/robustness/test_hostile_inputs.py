@@ -234,10 +234,11 @@ def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
             "mode": "constant", "kind": "defined", "expected": None}
     (run / "cases.jsonl").write_text(json.dumps(case) + "\n")
     # a failure on no output (rows are held to their case, and a mismatch to the output it records)
-    row = {"runtime": "rt", "placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float",
-           "shape": data.get("shape", [4]), "pads": [1, 1], "verdict": "not-implemented", "case_id": case["id"],
-           "origin": "generated", "kind": "defined", "reason": None, "error": "no kernel", "detail": None,
-           "matched": None, "output": None, **(row or {})}
+    # of the runtime run.json names: a row of another is refused
+    row = {"runtime": "onnx-reference", "placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant",
+           "dtype": "float", "shape": data.get("shape", [4]), "pads": [1, 1], "verdict": "not-implemented",
+           "case_id": case["id"], "origin": "generated", "kind": "defined", "reason": None, "error": "no kernel",
+           "detail": None, "matched": None, "output": None, **(row or {})}
     (run / "results.jsonl").write_text(json.dumps(row) + "\n")
     (run / "run.json").write_text(json.dumps({"runtimes": ["onnx-reference"], "specs": ["onnx/Pad-19"],
                                               "max_examples": 0, "memory_mb": 1024, "case_count": 1}))

@@ -4,6 +4,7 @@ line naming the file, where check_row alone took a shape of text and any unknown
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -63,3 +64,44 @@ def test_a_rows_strict_record_is_derived_from_its_one_declaration():
         assert set(fields) == set(typing.get_type_hints(declared)) - set(NOT_WRITTEN)
     required = {f.name for f in msgspec.structs.fields(strict_record(ResultRow)) if f.required}
     assert required == set(RESULT_KEYS)
+
+
+def test_run_json_and_baseline_records_declare_the_vocabularies_they_hold():
+    """run.json's profile and modes, and a baseline's verdict, are enums of their record: the
+    words declared there are the vocabularies' own."""
+    import typing
+
+    from padconf.cases.profiles import PROFILES
+    from padconf.gate.baseline import EntryRecord
+    from padconf.judging.verdicts import FAILURES
+    from padconf.run.config import Mode, Profile
+    from padconf.spec.loader import load_specs
+    assert set(typing.get_args(Profile)) == set(PROFILES)
+    assert set(typing.get_args(Mode)) == {m for s in load_specs() for m in s.modes}
+    assert set(typing.get_args(typing.get_type_hints(EntryRecord)["verdict"])) == set(FAILURES)
+
+
+@pytest.mark.parametrize("key, value, problem", [
+    ("colour", "red", "unknown field `colour`"),
+    ("profile", "fast", "Invalid enum value 'fast' - at `$.profile`"),
+    ("modes", ["mirror"], "Invalid enum value 'mirror' - at `$.modes[0]`"),
+    ("seed", 2 ** 64, "Expected `int` <= 9223372036854775807 - at `$.seed`"),
+    ("runtimes", [], "Expected `array` of length >= 1 - at `$.runtimes`"),
+    ("results", -1, "Expected `int` >= 0 - at `$.results`"),
+    ("timeout", "60", "Expected `float`, got `str` - at `$.timeout`"),
+])
+def test_run_json_is_held_to_its_record_by_report_and_resume(tmp_path, capsys, key, value, problem):
+    """run.json bypassed the typed reader: each command checked the keys it used, in its own way
+    (a report never looked at a key it did not use)."""
+    from padconf.core.errors import CaseError
+    from padconf.run.rundir import read_run_json
+    run = tmp_path / "run"
+    run.mkdir()
+    doc = {"runtimes": ["onnx-reference"], "specs": ["onnx/Pad-19"], "max_examples": 0, "case_count": 0,
+           key: value}
+    (run / "run.json").write_text(json.dumps(doc))
+    with pytest.raises(CaseError, match="run.json: malformed: .*" + re.escape(problem)):
+        read_run_json(run / "run.json")  # what report, gate --results and --resume read it by
+    assert main(["run", "--resume", "--out", str(run)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "run.json: malformed" in err and problem in err, err
