@@ -269,3 +269,24 @@ def test_a_control_about_an_output_it_does_not_record_is_not_attached(refusals, 
         verdict="mismatch", fails_too=True, error=None, output=None)))
     held = [r for r in forged.rows if r["verdict"] != "pass" and distinct_failure(r) == failure]
     assert len(held) == len(honest) and not any("control" in r for r in held)
+
+
+def test_a_gate_shards_refusals_relabelled_passes_are_one_line(tmp_path, capsys):
+    """A shard's failures that record no output (refusals), relabelled pass with their controls
+    removed, passed the gate (gate_shard_verdicts_flipped_pass): each pass is derived again from
+    its output's digest where the shards are joined."""
+    runtime, spec = "tests.fake_adapters:RefusesEndCropAdapter", ["--spec", "onnx/Pad-19"]
+    (tmp_path / "b.yaml").write_text("[]\n")
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), *spec]
+    assert main([*judge, "--work", str(tmp_path / "w"), "--timeout", "5"]) == 1
+    rows = [json.loads(line) for line in (tmp_path / "w" / "results.jsonl").read_text().splitlines()]
+    failing = [k for k, r in enumerate(rows) if r["verdict"] == "wrongly-rejected"]
+    assert failing and all(rows[k]["output_digest"] is None for k in failing)
+    for k in failing:
+        rows[k].update(verdict="pass", error=None, detail=None)
+    (tmp_path / "w" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (tmp_path / "w" / "controls.jsonl").write_text("")
+    capsys.readouterr()
+    assert main([*judge, "--results", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--results: row {failing[0] + 1}: verdict pass on no output" in err, err
