@@ -84,7 +84,8 @@ def test_a_failure_whose_identity_control_fails_too_is_not_pad_specific(tmp_path
     crop = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[-3, 0], mode="reflect"))
     run = Run(tmp_path / "run", RunConfig(runtimes=["openvino-onnx", "onnxruntime"]), jobs=1)
     run.execute(run.plan(run.prepare([big, crop])))
-    rows = attach_controls(read_jsonl(tmp_path / "run" / "results.jsonl"), tmp_path / "run")
+    cases = {c["id"]: c for c in read_jsonl(tmp_path / "run" / "cases.jsonl")}
+    rows = attach_controls(read_jsonl(tmp_path / "run" / "results.jsonl"), tmp_path / "run", cases)
     assert not any("control" in r for r in read_jsonl(tmp_path / "run" / "results.jsonl"))  # rows stay as written
     ov = next(r for r in rows
               if r["runtime"] == "openvino-onnx" and r["case_id"] == big.id and r["placement"] == "inputs")
