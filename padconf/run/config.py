@@ -144,7 +144,8 @@ def _strict(kind: Any) -> Any:
         kept = [_strict(a) for a in args if a is not str or len(args) == 1]
         return functools.reduce(operator.or_, kept)
     if origin is Annotated:
-        return Annotated[(_strict(args[0]), *kind.__metadata__)]  # type: ignore[valid-type]
+        params = (_strict(args[0]), *kind.__metadata__)
+        return Annotated[params]  # type: ignore[valid-type]
     if origin is list:
         return list[_strict(args[0])]  # type: ignore[misc]
     return kind
