@@ -143,6 +143,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
     base, settings = split_variant(runtime)
     default = Worker(base, memory_mb, timeout=timeout) if settings else None
     summaries: list[dict[str, Any]] = []
+    runners: list[IsolatedRunner] = []  # each job's, for the count of runs said at the end
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
                        if r["runtime"] == runtime and r["verdict"] in FAILURES)  # the run's distinct failures
@@ -155,6 +156,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
         for n, job in enumerate(jobs, 1):
             example = job.example
             isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"])
+            runners.append(isolated)
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
                 start, placement = reproduce(isolated, job, about["placements"])
@@ -169,9 +171,6 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
                                                                      about["placements"])
                 shrunk.packing = packing(isolated, shrunk.final, placement)
-                shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
-                shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
-                shrunk.features = features_needed(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 tried = None
@@ -190,6 +189,11 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                                       "shape": list(job.case.data.shape)})
                     _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
+                # the removal experiments a title rests on, for a bundle's own title only (a variant
+                # is listed by its case; each is a few more runs, a compile each on a compiler)
+                shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
+                shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
+                shrunk.features = features_needed(isolated, shrunk.final, placement)
                 verdict = shrunk.final.row['verdict']
                 name = f"{_safe(runtime)}-{verdict}-{short_name(shrunk.final.case)}"
                 where = out if kind == "case" else out / f"{n:02d}{PENDING}{name}"
@@ -219,6 +223,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
             roots[cause] = summaries[-1]
         if kind != "case":  # after labelling, across labels: one mechanism, one bundle
             merge_across_labels(summaries, out, progress)
+        _say(progress, f"minimize: {sum(r.tries for r in runners)} runs, each in a fresh worker; "
+                       f"{sum(r.reused for r in runners)} asked again and answered by an earlier run", end=True)
     finally:
         for opened in (worker, lowered_to, default):
             if opened is not None:

@@ -48,7 +48,8 @@ FOLDER_WORDS = {BUG: "bug", NEEDS_A_LOOK: "needs-a-look", "other-component": "ot
                 "not-pad-specific": "not-pad-specific", "not-a-bug": "not-a-bug"}
 REPRO_TIMEOUT_S = 300  # a compiler's repro compiles its model; a hang's waits for its child (60 s)
 _UNSAFE = (Verdict.CRASH, Verdict.TIMEOUT)
-COMPUTING = ("values", "attribute", "consumer")  # Case.controls' operands whose control computes on the values
+# Case.controls' operands whose control computes on the values
+COMPUTING = ("values", "attribute", "consumer", "pads values", "axes values")
 
 
 def _check(needed: bool, passed: bool | None, how: str, **found) -> dict:
@@ -115,7 +116,7 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
     across = reads_across_slices(isolated, final, placement)
     if across is not None:
         return {"how": across}
-    again = isolated.attempt_if_it_can(final.case, placement)
+    again = isolated.attempt_if_it_can(final.case, placement, fresh=True)
     if again is not None and again.outcome.output is not None and not (
             again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
             and bit_equal(again.outcome.output, output)):
@@ -128,7 +129,7 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
     compute on the values (not the data's Identity alone) ran and none failed."""
     ran = []
     for operand, control, where in shrunk.final.case.controls(placement):
-        outcome, status = isolated.worker.run_alone(control, where)
+        outcome, status = isolated.run_alone(control, where)  # once a bundle and its variant experiments
         ruling = judge(control, outcome, status)
         # a control the runtime refuses as unsupported, or cannot be given, did not run: no control
         ran.append({"operand": operand, "op": control.op, "placement": where, "verdict": ruling.verdict,
@@ -220,7 +221,7 @@ def fails_again(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) 
     if verdict == Verdict.TIMEOUT:
         return True
     for _ in range(CRASH_TRIES if verdict == Verdict.CRASH else 1):
-        again = isolated.attempt_if_it_can(shrunk.final.case, placement)
+        again = isolated.attempt_if_it_can(shrunk.final.case, placement, fresh=True)
         if again is not None and again.row["verdict"] in FAILURES \
                 and (again.row["verdict"] in _UNSAFE) == (verdict in _UNSAFE):
             return True
