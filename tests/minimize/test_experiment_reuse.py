@@ -1,0 +1,69 @@
+"""What minimize runs after shrinking: a case and placement run once with the full timeout is
+answered from that run when an experiment asks for it again (the minimal case folded, its
+controls, its twins: a compile each on a compiler), but a rerun that is the experiment (does it
+fail again, does its output change from run to run) runs afresh; a run cut short by the
+shrinking deadline is never reused. And without --runtime, the runtimes start slowest first."""
+import numpy as np
+
+from padconf.adapters.outcome import Outcome
+from padconf.cases.case import Case
+from padconf.core.vocabulary import Placement, Status
+from padconf.minimize.shrink.loop import IsolatedRunner
+from padconf.spec.reference import pad
+
+
+class CountingWorker:
+    """Stands in for a Worker in padconf's own test: answers as the reference, counting its runs."""
+
+    def __init__(self):
+        self.timeout, self.runs = 5.0, []
+
+    def run_alone(self, case, placement):
+        self.runs.append((case.id, placement, self.timeout))
+        if case.op == "Identity":
+            return Outcome(output=case.data.copy()), Status.OK
+        return Outcome(output=pad(case.data, case.pads, case.mode, case.constant_value, case.axes)), Status.OK
+
+
+def test_an_experiment_asking_a_case_again_is_answered_by_its_earlier_run():
+    worker = CountingWorker()
+    isolated = IsolatedRunner(worker, "onnxruntime")
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2, 3], np.float32), pads=[1, 0])
+    first = isolated.attempt(case, Placement.INPUTS)
+    again = isolated.attempt(case, Placement.INPUTS)
+    assert len(worker.runs) == 1 and isolated.tries == 1 and isolated.reused == 1
+    assert again.row["verdict"] == first.row["verdict"] == "pass"
+    np.testing.assert_array_equal(again.outcome.output, first.outcome.output)
+    isolated.attempt(case, Placement.FOLDED)  # another placement is another run
+    isolated.attempt(case, Placement.INPUTS, fresh=True)  # a rerun meant as one
+    isolated.control(first, Placement.INPUTS)
+    isolated.control(first, Placement.INPUTS)  # its controls once
+    controls = len(first.case.controls(Placement.INPUTS))
+    assert len(worker.runs) == 3 + controls and isolated.reused == 1 + controls
+
+
+def test_a_run_cut_short_by_the_deadline_is_not_reused():
+    import time
+    worker = CountingWorker()
+    isolated = IsolatedRunner(worker, "onnxruntime")
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2, 3], np.float32), pads=[0, 1])
+    isolated.attempt(case, Placement.INPUTS, deadline=time.monotonic() + 1.0, shorten=True)
+    isolated.attempt(case, Placement.INPUTS)
+    assert len(worker.runs) == 2 and worker.runs[0][2] < 5.0 and worker.runs[1][2] == 5.0
+    isolated.attempt(case, Placement.INPUTS)
+    assert len(worker.runs) == 2
+
+
+def test_the_compilers_and_the_runtimes_with_most_failures_start_first(tmp_path):
+    import json
+
+    from padconf.minimize.across import slowest_first
+    from padconf.run.rundir import RESULTS
+    whole = {"placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float", "shape": [1],
+             "pads": [1, 0], "case_id": "x", "origin": "example"}
+    rows = [{**whole, "runtime": r, "verdict": v, "case_id": f"case{n}"} for n, (r, v) in enumerate(
+            [("onnxruntime", "mismatch"), ("openvino", "mismatch"), ("openvino", "crash"), ("tvm", "mismatch"),
+             ("openvino-onnx", "pass")])]
+    (tmp_path / RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))
+    order = slowest_first(tmp_path, ["onnxruntime", "openvino", "openvino-onnx", "tvm"])
+    assert order == ["tvm", "openvino", "onnxruntime", "openvino-onnx"]
