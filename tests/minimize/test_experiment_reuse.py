@@ -67,3 +67,23 @@ def test_the_compilers_and_the_runtimes_with_most_failures_start_first(tmp_path)
     (tmp_path / RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))
     order = slowest_first(tmp_path, ["onnxruntime", "openvino", "openvino-onnx", "tvm"])
     assert order == ["tvm", "openvino", "onnxruntime", "openvino-onnx"]
+
+
+def test_the_pads_own_control_passing_is_no_control_of_the_datas_values():
+    """Check (c) needs a control computing on the data's values to pass: where the data's own
+    Concat has no kernel (OpenVINO's frontend on strings), the pads' int64 values through Concat
+    passing says nothing of the data, and the check is still missing."""
+    from types import SimpleNamespace
+
+    from padconf.minimize.probes.evidence import computing_controls
+
+    class Runner:  # padconf's own stand-in: the data's Concat refused, every other control right
+        def run_alone(self, control, where):
+            if control.op == "Concat" and control.data.dtype != np.int64:
+                return Outcome(error="no Concat kernel for this type"), Status.OK
+            return Outcome(output=control.expected), Status.OK
+
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2, 3], np.int32), pads=[1, 0])
+    found = computing_controls(Runner(), SimpleNamespace(final=SimpleNamespace(case=case)), Placement.INPUTS)
+    assert [r["operand"] for r in found["controls"]] == ["data", "values", "pads values"]
+    assert found["controls"][2]["verdict"] == "pass" and found["passed"] is False

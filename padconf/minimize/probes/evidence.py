@@ -48,8 +48,9 @@ FOLDER_WORDS = {BUG: "bug", NEEDS_A_LOOK: "needs-a-look", "other-component": "ot
                 "not-pad-specific": "not-pad-specific", "not-a-bug": "not-a-bug"}
 REPRO_TIMEOUT_S = 300  # a compiler's repro compiles its model; a hang's waits for its child (60 s)
 _UNSAFE = (Verdict.CRASH, Verdict.TIMEOUT)
-# Case.controls' operands whose control computes on the values
-COMPUTING = ("values", "attribute", "consumer", "pads values", "axes values")
+# Case.controls' operands whose control computes on the data's values: one of them must pass; the
+# pads' and axes' own values (Case.index_controls) must not fail, but say nothing of the data's
+COMPUTING = ("values", "attribute", "consumer")
 
 
 def _check(needed: bool, passed: bool | None, how: str, **found) -> dict:
