@@ -28,7 +28,7 @@ from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.title import feature
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S, _safe, minimize, variant_text
-from padconf.minimize.probes.evidence import a_control_fails, how_it_shows
+from padconf.minimize.probes.evidence import LABELS, a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
 
 
@@ -185,7 +185,7 @@ def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[
                  out: Path) -> escape.Markdown:
     """INDEX.md over every runtime: each bundle's label section, each root followed by the bundles
     merged into it (its mechanism through other paths and failures), grouped by mechanism."""
-    order = ["bug to file", "needs a look", "other-component", "not-pad-specific", "not-a-bug"]
+    order = list(LABELS)
     rows: dict[str, list[str]] = {label: [] for label in order}
     for runtime, summaries in done:
         for s in summaries:

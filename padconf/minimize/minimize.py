@@ -36,9 +36,9 @@ from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
 from padconf.minimize.probes.evidence import (
-    BUG,
     CHECKS,
     FOLDER_WORDS,
+    LABELS,
     NEEDS_A_LOOK,
     WHAT,
     a_control_fails,
@@ -290,7 +290,7 @@ def write_evidence(where: Path, found: dict) -> None:
     write_atomically(report, text)
 
 
-LABEL_ORDER = (BUG, NEEDS_A_LOOK, "other-component", "not-pad-specific", "not-a-bug")  # a merged bundle's root first
+LABEL_ORDER = LABELS  # a merged bundle's root first
 
 
 def merge_across_labels(summaries: list[dict], out: Path, progress=None) -> None:
