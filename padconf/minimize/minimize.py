@@ -144,6 +144,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
     default = Worker(base, memory_mb, timeout=timeout) if settings else None
     summaries: list[dict[str, Any]] = []
     runners: list[IsolatedRunner] = []  # each job's, for the count of runs said at the end
+    answers: dict = {}  # every job's runs of a case with the full timeout, shared: jobs ask alike cases
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
                        if r["runtime"] == runtime and r["verdict"] in FAILURES)  # the run's distinct failures
@@ -155,7 +156,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
             raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
         for n, job in enumerate(jobs, 1):
             example = job.example
-            isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"])
+            isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"], answers)
             runners.append(isolated)
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:

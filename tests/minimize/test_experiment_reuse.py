@@ -87,3 +87,15 @@ def test_the_pads_own_control_passing_is_no_control_of_the_datas_values():
     found = computing_controls(Runner(), SimpleNamespace(final=SimpleNamespace(case=case)), Placement.INPUTS)
     assert [r["operand"] for r in found["controls"]] == ["data", "values", "pads values"]
     assert found["controls"][2]["verdict"] == "pass" and found["passed"] is False
+
+
+def test_the_jobs_of_one_runtime_share_what_its_runs_gave():
+    """Two jobs of one runtime (runners of one worker, each with its own reading of the
+    document's ambiguities) ask alike cases, a plain twin or a control: the second is answered
+    by the first's run."""
+    worker, answers = CountingWorker(), {}
+    case = Case(spec="onnx/Pad-19", data=np.array([1, 2, 3], np.float32), pads=[1, 1])
+    IsolatedRunner(worker, "onnxruntime", answers=answers).attempt(case, Placement.INPUTS)
+    second = IsolatedRunner(worker, "onnxruntime", answers=answers)
+    assert second.attempt(case, Placement.INPUTS).row["verdict"] == "pass"
+    assert len(worker.runs) == 1 and second.reused == 1 and second.tries == 0

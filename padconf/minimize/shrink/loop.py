@@ -62,7 +62,8 @@ class IsolatedRunner:
     """Runs cases on one runtime, each alone in a fresh worker process (the spec's verdict on
     each comes from padconf.judging.verdicts, by way of result_row)."""
 
-    def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None):
+    def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None,
+                 answers: dict | None = None):
         self.worker, self.runtime, self.specs_dir = worker, runtime, specs_dir
         self.fixed = fixed or {}  # ambiguity -> the reading a worked example of the document prints
         self.base_timeout = worker.timeout
@@ -70,8 +71,9 @@ class IsolatedRunner:
         self.reused = 0  # runs asked for again and answered from ``_answers``
         # (case id, placement) -> what a run with the full timeout gave: the experiments after
         # shrinking ask the same cases again (the minimal case folded, its controls, its twins), and a
-        # compiler's run costs a compile; a rerun meant as one (fails_again) asks ``fresh``
-        self._answers: dict[tuple[str, str], tuple[Outcome, Status]] = {}
+        # compiler's run costs a compile; a rerun meant as one (fails_again) asks ``fresh``. The
+        # runners of one worker may share it (``answers``): what the runtime gave, not how it is judged
+        self._answers: dict[tuple[str, str], tuple[Outcome, Status]] = {} if answers is None else answers
 
     def attempt(self, case: Case, placement: Placement, deadline: float | None = None,
                 shorten: bool = False, fresh: bool = False) -> Attempt:
