@@ -54,6 +54,7 @@ from padconf.minimize.probes.experiments import (
     defined_at,
     explicit_default,
     features_needed,
+    known_hang,
     lowered_runtime,
     native_check,
     packing,
@@ -165,7 +166,11 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                     _say(progress, f"minimize {label} {verdict}: {text}")
 
                 say(f"start: {size_text(start.case)}")
-                shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                if known_hang(start):  # a known hang: every candidate would wait the whole timeout
+                    say("a hang a known upstream issue covers: not shrunk")
+                    shrunk = Shrunk(start, start, 0, 0.0, False)
+                else:
+                    shrunk = shrink(isolated, start, placement, time_limit, say, others)
                 triage_by_experiment(isolated, shrunk, placement, default)
                 shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
                     or schema_check(shrunk, runtime, placement)

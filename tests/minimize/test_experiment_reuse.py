@@ -99,3 +99,28 @@ def test_the_jobs_of_one_runtime_share_what_its_runs_gave():
     second = IsolatedRunner(worker, "onnxruntime", answers=answers)
     assert second.attempt(case, Placement.INPUTS).row["verdict"] == "pass"
     assert len(worker.runs) == 1 and second.reused == 1 and second.tries == 0
+
+
+def test_a_hang_is_not_waited_for_again_in_other_placements_nor_shrunk_where_upstream_knows_it():
+    """A compiler's hang costs its whole compile limit each time it is asked: the placement's
+    removal experiment does not ask it again (None: the run's case decides the title), and a
+    hang a known issue covers by the case's features (IREE's wrap compile hang) is not shrunk,
+    while a hang of another runtime or mode is."""
+    from padconf.cases.classify import classify
+    from padconf.judging.records import judged_row
+    from padconf.minimize.probes.experiments import known_hang, placement_needed
+    from padconf.minimize.shrink.loop import Attempt
+
+    class NeverAsked:
+        def attempt_if_it_can(self, *args, **kw):
+            raise AssertionError("a hang was asked again")
+
+    def hang(runtime, mode):
+        case = classify(Case(spec="onnx/Pad-19", data=np.array([1, 2, 3], np.float32), pads=[1, 1], mode=mode))
+        return Attempt(case, judged_row(runtime, "initializers", case, Outcome(error="timed out"), "timeout"),
+                       Outcome(error="timed out"))
+
+    assert placement_needed(NeverAsked(), hang("iree", "wrap"), Placement.INITIALIZERS,
+                            ["inputs", "initializers", "folded"]) is None
+    assert known_hang(hang("iree", "wrap"))
+    assert not known_hang(hang("iree", "edge")) and not known_hang(hang("tvm", "wrap"))
