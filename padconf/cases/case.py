@@ -343,6 +343,31 @@ class Case:
         return self.with_(op="Consumer", data=given, pads=[0] * len(self.pads), constant_value=None, axes=None,
                           origin=f"control:{self.id}")
 
+    def index_controls(self) -> list[tuple[str, Case]]:
+        """The Pad's integer operands (its pads, and its axes where it has them), each as the data
+        of its own values' control (``movement_control``: its values as a tensor of its own type,
+        flattened, concatenated and tiled, fed or baked in as the Pad's are): where the runtime
+        mishandles such a tensor on its own (OpenVINO's CPU plugin computes int64 in 32 bits,
+        openvinotoolkit/openvino#35823), the Pad's failure on pads beyond 2^31 is that, which a
+        control of the data alone never carries. None for an operand that is empty (its empty
+        tensor's control below), absent, or an attribute (ONNX Pad-1/2)."""
+        domain, version = parse_spec_id(self.spec)
+        if domain == "onnx" and version <= 2:
+            return []
+        found = []
+        for operand, values, dtype in (("pads", self.pads, self.pads_type), ("axes", self.axes, self.axes_type)):
+            if values is None or not len(values):
+                continue
+            try:
+                held = np.asarray([int(v) for v in values], dtype=np.dtype(dtype))
+            except (OverflowError, TypeError, ValueError):  # values its type cannot hold: no such tensor
+                continue
+            control = self.with_(data=held, pads=[0, 0], axes=None, constant_value=None, mode="constant",
+                                 context=None).movement_control()
+            if control is not None:
+                found.append((operand, control))
+        return found
+
     def controls(self, placement: Placement) -> list[tuple[str, Case, Placement]]:
         """(operand, control case, placement) for each control experiment: the data's
         (``control()``, in ``placement``); the values' (``movement_control()``, in ``placement``);
@@ -350,8 +375,9 @@ class Case:
         the model (initializers, folded) as a tensor (ONNX Pad-11 and later; OpenVINO's
         pads_begin / pads_end) and that tensor is empty, the same empty tensor through Identity,
         baked too (folded): runtimes mishandle empty constants (OpenVINO's ONNX frontend reads
-        one as a scalar), which the data's control cannot show where the data is not empty; and
-        for a context case, its consumer alone (``consumer_control()``)."""
+        one as a scalar), which the data's control cannot show where the data is not empty;
+        for a context case, its consumer alone (``consumer_control()``); and the pads' and axes'
+        own values through the same data-movement ops (``index_controls()``)."""
         found = [("data", self.control(), placement)]
         movement = self.movement_control()
         if movement is not None:
@@ -362,6 +388,7 @@ class Case:
         consumer = self.consumer_control()
         if consumer is not None:
             found.append(("consumer", consumer, placement))
+        found += [(f"{operand} values", control, placement) for operand, control in self.index_controls()]
         domain, version = parse_spec_id(self.spec)
         if placement == Placement.INPUTS or (domain == "onnx" and version <= 2):
             return found

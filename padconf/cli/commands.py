@@ -407,7 +407,7 @@ def cmd_minimize(args) -> int:
         if args.bisect:
             raise PadconfError("--bisect needs --runtime: it bisects one runtime's releases")
         done = minimize_run(args.target, args.out, args.time_limit, progress, specs_dir=args.specs_dir,
-                            **_memory(args))
+                            jobs=args.jobs, **_memory(args))
         bundles = [s for s in done if s.get("dir") and not s.get("merged_into")]
         console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                       f"({time.monotonic() - started:.1f} s)", soft_wrap=True)

@@ -276,6 +276,9 @@ def build_parser() -> argparse.ArgumentParser:
                       help=f"seconds of shrinking per failure (default: {DEFAULT_TIME_LIMIT_S:g})")
     mini.add_argument("--memory-mb", type=_count(64), default=None,
                       help=f"address-space cap of each worker, as run's (default: {DEFAULT_MEMORY_MB})")
+    mini.add_argument("--jobs", type=_count(1, MAX_JOBS), default=None,
+                      help="without --runtime: runtimes minimized side by side (default: one per core); "
+                           "the bundles are the same")
     _release_range(mini)
     mini.add_argument("--bisect", action="store_true",
                       help="add each bundle's first-seen, last-seen and fixed-in releases of the runtime "

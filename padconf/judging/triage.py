@@ -77,18 +77,29 @@ class UpstreamFact:
     # the case's pads hold a negative one (True) or none (False), read from the row's pads: a
     # feature of the case, where a fact once searched the runtime's error text for it
     negative_pads: bool | None = None
+    # the case's pads hold one outside the 32-bit range (True) or none (False): a runtime that
+    # computes its int64 pads in 32 bits reads another pad there
+    pads_beyond_32_bits: bool | None = None
     # a policy's oldest supported opset: before a failure is put down to the policy, padconf runs
     # the case there (padconf.minimize.probes.experiments.beyond_policy)
     supported_opset: int | None = None
 
     def covers(self, row: Mapping[str, Any]) -> bool:
         return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
-            self.negative_pads is None or self.negative_pads == _negative(row.get("pads")))
+            self.negative_pads is None or self.negative_pads == _negative(row.get("pads"))) and (
+            self.pads_beyond_32_bits is None or self.pads_beyond_32_bits == _beyond_32_bits(row.get("pads")))
 
 
 def _negative(pads: Any) -> bool:
     try:
         return any(int(p) < 0 for p in pads or ())
+    except (TypeError, ValueError):
+        return False
+
+
+def _beyond_32_bits(pads: Any) -> bool:
+    try:
+        return any(not -2 ** 31 <= int(p) < 2 ** 31 for p in pads or ())
     except (TypeError, ValueError):
         return False
 
@@ -107,15 +118,16 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
             patterns = tuple((k, doc[k]) for k in _PATTERN_KEYS if doc.get(k) is not None)
             for _, p in patterns:
                 re.compile(p)
-            negative = doc.get("negative_pads")
-            if negative is not None and type(negative) is not bool:
-                raise ValueError(f"negative_pads {negative!r} is not true or false")
+            negative, beyond = doc.get("negative_pads"), doc.get("pads_beyond_32_bits")
+            for key, flag in (("negative_pads", negative), ("pads_beyond_32_bits", beyond)):
+                if flag is not None and type(flag) is not bool:
+                    raise ValueError(f"{key} {flag!r} is not true or false")
             opset = doc.get("supported_opset")
             if opset is not None and (type(opset) is not int or not 1 <= opset <= 1000 or kind != Triage.POLICY):
                 raise ValueError(f"supported_opset {opset!r} is not an opset number of a policy")
             facts.append(UpstreamFact(kind, " ".join(doc["why"].split()), " ".join(doc["quote"].split()),
-                                      doc["link"], " ".join(doc["checked"].split()), patterns, negative,
-                                      opset))
+                                      doc["link"], " ".join(doc["checked"].split()), patterns,
+                                      negative_pads=negative, pads_beyond_32_bits=beyond, supported_opset=opset))
         except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
             raise CaseError(f"{at}: malformed: {exc}") from None
     return facts

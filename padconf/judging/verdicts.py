@@ -270,6 +270,7 @@ NO_CONTROL = (Verdict.NOT_IMPLEMENTED, Verdict.SKIPPED, Verdict.INCONCLUSIVE)
 
 
 ALIKE_ONLY = ("Concat", "LeakyRelu")  # the controls through other ops than the Pad's own data path
+INDEX_VALUES = ("pads values", "axes values")  # Case.index_controls' operands
 
 
 # a control's verdicts about its output, which it records to be judged again when read
@@ -339,7 +340,12 @@ def control_record(case: Case, placement: Placement, run, verdict: str | None = 
         v = judge(control, outcome, status)
         # a control through other ops (the values' Concat, the attribute's LeakyRelu) fails too only
         # as the Pad did: another op's own flaw (a NaN's sign through LeakyRelu beside a refused Pad) excuses nothing
-        fails_too = control_fails(v.verdict) and (control.op not in ALIKE_ONLY or verdict in (None, v.verdict))
+        # but the pads' or axes' own values given back wrong change what the Pad answers, however that
+        # shows (a refusal of their Concat is still that op's own: it fails too only as the Pad did);
+        # a crash or hang on them is memory-unsafe, a bug of its own that no wrong value excuses
+        fails_too = control_fails(v.verdict) and (control.op not in ALIKE_ONLY or verdict in (None, v.verdict)
+                                                  or (operand in INDEX_VALUES and v.verdict == Verdict.MISMATCH
+                                                      and verdict not in (Verdict.CRASH, Verdict.TIMEOUT)))
         records.append({"verdict": v.verdict, "fails_too": fails_too, "difference": v.difference,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                         "case_id": case.id, "placement": where, "operand": operand,

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import shutil
+import threading
+from collections import Counter
 from pathlib import Path
 
 from padconf.adapters import adapter_class, split_variant, unknown_runtime
@@ -26,7 +28,7 @@ from padconf.judging.verdicts import FAILURES
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.title import feature
 from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S, _safe, minimize, variant_text
-from padconf.minimize.probes.evidence import a_control_fails, how_it_shows
+from padconf.minimize.probes.evidence import LABELS, a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
 
 
@@ -114,16 +116,64 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
         return _minimize_runtimes(target, runtimes, out, time_limit, progress, specs_dir, **kw)
 
 
+def minimize_lanes(jobs: int | None) -> int:
+    """How many runtimes minimize side by side: ``jobs``, else one per core."""
+    return max(1, jobs if jobs is not None else (os.cpu_count() or 1))
+
+
+def slowest_first(run_dir: Path, runtimes: list[str]) -> list[str]:
+    """``runtimes`` in the order their minimizing starts: the ahead-of-time compilers first (each
+    run of theirs costs a compile, so they take longest), then by how many failing results each
+    has, most first, so that the last to start is the shortest and no runtime waits behind them all."""
+    count = Counter(r["runtime"] for r in read_results(run_dir / RESULTS) if r["verdict"] in FAILURES)
+    return sorted(runtimes, key=lambda n: (not adapter_class(n).compiles_ahead, -count[n], runtimes.index(n)))
+
+
 def _minimize_runtimes(target: str, runtimes: list[str], out: Path, time_limit: float, progress,
-                       specs_dir: str | None, **kw) -> list[dict]:
+                       specs_dir: str | None, jobs: int | None = None, **kw) -> list[dict]:
+    # each runtime minimized in a lane of its own, ``jobs`` at a time, each into its own folder
+    # with its own workers; they meet only below, in ``runtimes``' order, whichever ended first
+    finished: dict[str, list[dict] | BaseException] = {}
+    lock = threading.Lock()
+    queue = iter(slowest_first(Path(target), runtimes))
+
+    def said(runtime: str):
+        def say(text: str, end: bool = False) -> None:
+            if progress:
+                with lock:
+                    progress(f"{runtime}: {text}", end)
+        return say
+
+    def lane() -> None:
+        while True:
+            with lock:
+                runtime = next(queue, None)
+            if runtime is None:
+                return
+            got: list[dict] | BaseException
+            try:
+                got = minimize(target, runtime, out / _safe(runtime), time_limit, said(runtime),
+                               specs_dir=specs_dir, **kw)
+            except BaseException as exc:  # noqa: BLE001 -- handed to the main thread, which raises it
+                got = exc
+            with lock:
+                finished[runtime] = got
+
+    lanes = [threading.Thread(target=lane, daemon=True) for _ in range(min(minimize_lanes(jobs), len(runtimes)))]
+    for thread in lanes:
+        thread.start()
+    for thread in lanes:
+        thread.join()
     done: list[tuple[str, list[dict]]] = []
     skipped: list[str] = []
     for runtime in runtimes:
-        try:
-            done.append((runtime, minimize(target, runtime, out / _safe(runtime), time_limit, progress,
-                                           specs_dir=specs_dir, **kw)))
-        except PadconfError as exc:  # that runtime is not here, say: the others go on
-            skipped.append(f"{runtime}: {exc}")
+        got = finished[runtime]
+        if isinstance(got, PadconfError):  # that runtime is not here, say: the others go on
+            skipped.append(f"{runtime}: {got}")
+        elif isinstance(got, BaseException):
+            raise got
+        else:
+            done.append((runtime, got))
     merge_across(done)
     for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
         write_markdown(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))
@@ -135,7 +185,7 @@ def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[
                  out: Path) -> escape.Markdown:
     """INDEX.md over every runtime: each bundle's label section, each root followed by the bundles
     merged into it (its mechanism through other paths and failures), grouped by mechanism."""
-    order = ["bug to file", "needs a look", "other-component", "not-pad-specific", "not-a-bug"]
+    order = list(LABELS)
     rows: dict[str, list[str]] = {label: [] for label in order}
     for runtime, summaries in done:
         for s in summaries:

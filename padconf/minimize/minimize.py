@@ -36,9 +36,9 @@ from padconf.minimize.bundle.scripts import api_script_name, configuration
 from padconf.minimize.bundle.title import title
 from padconf.minimize.bundle.writer import write_bundle
 from padconf.minimize.probes.evidence import (
-    BUG,
     CHECKS,
     FOLDER_WORDS,
+    LABELS,
     NEEDS_A_LOOK,
     WHAT,
     a_control_fails,
@@ -54,6 +54,7 @@ from padconf.minimize.probes.experiments import (
     defined_at,
     explicit_default,
     features_needed,
+    known_hang,
     lowered_runtime,
     native_check,
     packing,
@@ -143,6 +144,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
     base, settings = split_variant(runtime)
     default = Worker(base, memory_mb, timeout=timeout) if settings else None
     summaries: list[dict[str, Any]] = []
+    runners: list[IsolatedRunner] = []  # each job's, for the count of runs said at the end
+    answers: dict = {}  # every job's runs of a case with the full timeout, shared: jobs ask alike cases
     roots: dict[tuple, dict] = {}  # root_cause(shrunk) -> the summary of the bundle written for it
     others = frozenset(failure_signature(r) for j in jobs[:1] for r in j.run_rows
                        if r["runtime"] == runtime and r["verdict"] in FAILURES)  # the run's distinct failures
@@ -154,7 +157,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
             raise PadconfError(f"runtime {runtime} unavailable: {about['unavailable']}")
         for n, job in enumerate(jobs, 1):
             example = job.example
-            isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"])
+            isolated = IsolatedRunner(worker, runtime, job.specs_dir, example and example["interpretation"], answers)
+            runners.append(isolated)
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
                 start, placement = reproduce(isolated, job, about["placements"])
@@ -162,16 +166,17 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                     _say(progress, f"minimize {label} {verdict}: {text}")
 
                 say(f"start: {size_text(start.case)}")
-                shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                if known_hang(start):  # a known hang: every candidate would wait the whole timeout
+                    say("a hang a known upstream issue covers: not shrunk")
+                    shrunk = Shrunk(start, start, 0, 0.0, False)
+                else:
+                    shrunk = shrink(isolated, start, placement, time_limit, say, others)
                 triage_by_experiment(isolated, shrunk, placement, default)
                 shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
                     or schema_check(shrunk, runtime, placement)
                 shrunk.refused_when_folded = refused_when_folded(isolated, shrunk.final, placement,
                                                                      about["placements"])
                 shrunk.packing = packing(isolated, shrunk.final, placement)
-                shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
-                shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
-                shrunk.features = features_needed(isolated, shrunk.final, placement)
                 cause = root_cause(shrunk, placement)
                 root = roots.get(cause)
                 tried = None
@@ -190,6 +195,11 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                                       "shape": list(job.case.data.shape)})
                     _say(progress, f"minimize {label}: the same root cause as bundle {root['n']}", end=True)
                     continue
+                # the removal experiments a title rests on, for a bundle's own title only (a variant
+                # is listed by its case; each is a few more runs, a compile each on a compiler)
+                shrunk.placement_needed = placement_needed(isolated, shrunk.final, placement, about["placements"])
+                shrunk.positive_pads_needed = positive_pads_needed(isolated, shrunk.final, placement)
+                shrunk.features = features_needed(isolated, shrunk.final, placement)
                 verdict = shrunk.final.row['verdict']
                 name = f"{_safe(runtime)}-{verdict}-{short_name(shrunk.final.case)}"
                 where = out if kind == "case" else out / f"{n:02d}{PENDING}{name}"
@@ -219,6 +229,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
             roots[cause] = summaries[-1]
         if kind != "case":  # after labelling, across labels: one mechanism, one bundle
             merge_across_labels(summaries, out, progress)
+        _say(progress, f"minimize: {sum(r.tries for r in runners)} runs, each in a fresh worker; "
+                       f"{sum(r.reused for r in runners)} asked again and answered by an earlier run", end=True)
     finally:
         for opened in (worker, lowered_to, default):
             if opened is not None:
@@ -284,7 +296,7 @@ def write_evidence(where: Path, found: dict) -> None:
     write_atomically(report, text)
 
 
-LABEL_ORDER = (BUG, NEEDS_A_LOOK, "other-component", "not-pad-specific", "not-a-bug")  # a merged bundle's root first
+LABEL_ORDER = LABELS  # a merged bundle's root first
 
 
 def merge_across_labels(summaries: list[dict], out: Path, progress=None) -> None:

@@ -33,7 +33,7 @@ def test_the_values_control_is_the_data_and_constant_value_concatenated_and_tile
     control = case.movement_control()
     assert control is not None and control.op == "Concat" and control.kind == "defined"
     np.testing.assert_array_equal(control.expected, [1, 2, 7, 1, 2, 7])
-    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values"]
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values", "pads values"]
     from padconf.cases.onnx_model import build_model
     assert [n.op_type for n in build_model(control, "inputs").graph.node] == ["Reshape", "Reshape", "Concat", "Tile"]
 
@@ -228,3 +228,47 @@ def test_an_attribute_control_failing_otherwise_does_not_excuse_the_pad():
 
     assert not control_record(case, "inputs", run, Verdict.WRONGLY_REJECTED)["fails_too"]
     assert control_record(case, "inputs", run, Verdict.MISMATCH)["fails_too"]
+
+
+class _Narrowing:
+    """A planted bug (padconf's own test): a runtime that computes every int64 tensor in 32 bits,
+    as OpenVINO's CPU plugin does (openvinotoolkit/openvino#35823): its Pad reads the pads narrowed,
+    and any other op on int64 values wraps them alike."""
+
+    def run(self, case: Case, placement: str) -> Outcome:
+        from tests.fake_adapters import CorrectAdapter
+        if case.op == "Pad":
+            narrowed = [int(np.int64(p).astype(np.int32)) for p in case.pads]
+            return CorrectAdapter().run(case.with_(pads=narrowed), placement)
+        out = CorrectAdapter().run(case, placement)
+        if out.output is not None and out.output.dtype == np.int64:
+            return Outcome(out.output.astype(np.int32).astype(np.int64))
+        return out
+
+
+def test_the_pads_own_values_have_a_control_that_carries_them_in_their_own_type():
+    """A failure on pads beyond 2^31 that the runtime's int64 arithmetic explains shows on the
+    pads' values alone: the pads, as an int64 tensor, through Reshape, Concat and Tile fail too,
+    so the Pad's failure is not Pad-specific, though the data's controls (float) pass."""
+    from padconf.core.vocabulary import Status
+    case = classify(Case(spec="onnx/Pad-19", data=np.ones(3, np.float32), pads=[2 ** 32, -(2 ** 32)]))
+    for placement in ("inputs", "initializers", "folded"):
+        found = {operand: control for operand, control, _ in case.controls(placement)}
+        assert found["pads values"].data.dtype == np.int64
+        assert found["pads values"].data.tolist() == [2 ** 32, -(2 ** 32)]
+    runtime = _Narrowing()
+    verdict = judge(case, runtime.run(case, "inputs"), Status.OK).verdict
+    assert verdict in (Verdict.MISMATCH, Verdict.UNEXPLAINED)  # pads read as [0, 0]: the data back
+    record = control_record(case, "inputs", lambda c, where: (runtime.run(c, where), Status.OK), verdict)
+    # a control of the values the Pad reads fails too however the Pad's failure shows (here an
+    # answer no reading gives, there a mismatch of narrowed values)
+    assert record["fails_too"] and record["operand"] == "pads values" and record["verdict"] == Verdict.MISMATCH
+    assert triage({"verdict": verdict, "control": record})[0] == Triage.NOT_PAD_SPECIFIC
+    # a crash on such pads (OpenVINO's SIGSEGV on constant pads >= 2^31) is no wrong value the pads'
+    # narrowing explains: memory-unsafe, it keeps a bundle of its own
+    dies = control_record(case, "inputs", lambda c, where: (runtime.run(c, where), Status.OK), Verdict.CRASH)
+    assert not dies["fails_too"]
+    # axes too, where the case has them; Pad-1/2's pads are an attribute: no tensor to carry
+    with_axes = Case(spec="onnx/Pad-19", data=np.ones((2, 3), np.float32), pads=[1, 0], axes=[-1])
+    assert [c.data.tolist() for o, c, _ in with_axes.controls("inputs") if o == "axes values"] == [[-1]]
+    assert not Case(spec="onnx/Pad-2", data=np.ones(3, np.float32), pads=[1, 0]).index_controls()

@@ -272,3 +272,30 @@ def test_openvinos_constant_12_refusal_is_another_components_bug_not_pads():
     for other in ({"graph": "Pad(constant), pads from Constant nodes, before Conv-2d"}, {"spec": "onnx/Pad-13"},
                   {"runtime": "onnxruntime"}, {"graph": None}):
         assert triage({**row, **other})[0] == Triage.WRONGLY_REJECTED, other
+
+
+def _placed(case, outcome, placement, runtime):
+    return judged_row(runtime, placement, case, outcome, "ok")
+
+
+def test_known_upstream_issues_match_the_cases_features_not_its_words():
+    """A failure that a known issue's mechanism explains is known upstream whatever its error
+    says, and one the issue's features do not fit is not: IREE's refusal of negative constant pads
+    (iree-org/iree#19935) with the pads as constants, not fed at run time; OpenVINO's wrong answer
+    for pads beyond the 32-bit range (openvinotoolkit/openvino#35823), not a crash on them."""
+    crop = classify(Case(spec="onnx/Pad-19", data=X, pads=[0, -1, 0, 1]))
+    refused = Outcome(error="any words at all")
+    for placement, known in (("initializers", True), ("folded", True), ("inputs", False)):
+        found, fact = triage(_placed(crop, refused, placement, "iree"))
+        assert (found == Triage.KNOWN_UPSTREAM) == known, placement
+        assert not known or fact.link.endswith("iree-org/iree/issues/19935")
+    wide = classify(Case(spec="openvino/Pad-12", data=np.array([1, 2, 3], np.float32),
+                         pads=[2 ** 32 - 2, -(2 ** 32) + 12]))
+    wrong = _placed(wide, Outcome(np.array([3, 0, 0], np.float32)), "folded", "openvino")
+    found, fact = triage(wrong)
+    assert found == Triage.KNOWN_UPSTREAM and fact.link.endswith("openvino/issues/35823")
+    crashed = judged_row("openvino", "folded", wide, Outcome(error="SIGSEGV"), "crash")
+    assert triage(crashed)[0] == Triage.CRASH  # memory-unsafe: a bug of its own, never the known issue
+    narrow = classify(Case(spec="openvino/Pad-12", data=np.array([1, 2, 3], np.float32), pads=[2, -1]))
+    assert triage(_placed(narrow, Outcome(np.array([9, 9, 9, 9], np.float32)), "folded", "openvino"))[0] \
+        == Triage.WRONG_VALUE

@@ -301,7 +301,8 @@ def test_a_crash_that_dies_in_one_of_three_reruns_fails_again():
         def __init__(self, answers):
             self.answers = list(answers)
 
-        def attempt_if_it_can(self, case, placement):
+        def attempt_if_it_can(self, case, placement, fresh=False):
+            assert fresh  # a rerun that is the experiment: never an earlier run's answer
             return self.answers.pop(0)
 
     assert fails_again(Reruns([passes, crash, passes]), Shrunk(crash, crash, 1, 0.0, False), "inputs")
@@ -422,8 +423,8 @@ def test_a_title_names_the_opset_and_dtype_only_where_another_passes(tmp_path, a
 
 
 def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
-    """Planted in padconf: the int32 failure's triage reads as known upstream (not a bug to
-    file), the float one's as a refusal, of one planted check on one feature, and their root
+    """Planted in padconf: the int32 failure's triage reads as known upstream (labelled so, not a
+    bug to file), the float one's as a refusal, of one planted check on one feature, and their root
     causes tell the dtypes apart. Merging by
     mechanism comes after labelling and across labels: one bundle, the other rerun through its
     experiment and listed under it with the label it had alone."""
@@ -447,7 +448,7 @@ def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
     [root] = folders
     assert "-needs-a-look-" in root.name and [d.name for d in (root / "variants").iterdir()]
     variants = _evidence(root)["variants"]
-    assert [v["label_alone"] for v in variants if "label_alone" in v] == ["not-a-bug"]
+    assert [v["label_alone"] for v in variants if "label_alone" in v] == ["known-upstream"]
 
 
 def test_a_placement_in_a_title_names_every_operand_it_moves():

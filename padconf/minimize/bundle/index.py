@@ -10,6 +10,7 @@ from padconf.minimize.probes.evidence import checks_text
 PAD_BUG, OTHER_COMPONENT = "Pad bugs to file", "Another component's bug, to file there"
 NEEDS_A_LOOK = "Needs a look: a Pad failure whose label misses a check (evidence.json names it)"
 NOT_PAD_SPECIFIC = "Not Pad-specific: the runtime's bug on a path its controls share, to file as a control shows it"
+KNOWN_UPSTREAM = "Known upstream: an issue the runtime's maintainers know already (its link in the bundle)"
 NOT_A_BUG, MERGED = "Not a bug to file", "Merged or not minimized"
 
 
@@ -18,8 +19,8 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> escape.M
     component's (the operation Pad is lowered to, onnx's shape inference), then the runtime's bugs
     that its controls show too (not Pad-specific), then the rest; the failures merged into
     another bundle or not minimized last."""
-    sections: dict[str, list[str]] = {PAD_BUG: [], NEEDS_A_LOOK: [], OTHER_COMPONENT: [], NOT_PAD_SPECIFIC: [],
-                                      NOT_A_BUG: [], MERGED: []}
+    sections: dict[str, list[str]] = {PAD_BUG: [], NEEDS_A_LOOK: [], OTHER_COMPONENT: [], KNOWN_UPSTREAM: [],
+                                      NOT_PAD_SPECIFIC: [], NOT_A_BUG: [], MERGED: []}
     # merged failures beside their root (grouped by mechanism), then the ones not minimized
     summaries = sorted(summaries, key=lambda s: (0, 0) if not (s.get("merged_into") or s.get("dir") is None) else
                        (1, s["merged_into"]["n"]) if s.get("merged_into") else (2, s["n"]))
@@ -39,7 +40,8 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> escape.M
         proof = s.get("evidence")
         section = (OTHER_COMPONENT if sh.native else
                    (NEEDS_A_LOOK if proof and proof["missing"] else PAD_BUG) if found in PAD_BUGS else
-                   NOT_PAD_SPECIFIC if found == Triage.NOT_PAD_SPECIFIC else NOT_A_BUG)
+                   NOT_PAD_SPECIFIC if found == Triage.NOT_PAD_SPECIFIC else
+                   KNOWN_UPSTREAM if found == Triage.KNOWN_UPSTREAM else NOT_A_BUG)
         checks = checks_text(proof) + (" (missing: " + ", ".join(proof["missing"]) + ")" if proof["missing"] else "") \
             if proof else "-"
         a, b = sh.original.case.data, sh.final.case.data

@@ -206,7 +206,9 @@ def _control_lines(control: dict | None, whose: str, runtime: str) -> list[str]:
         return []
     if control["verdict"] == "pass":  # a must-reject control (Case.control) passes by refusing
         model = {"values": "Reshape, Concat and Tile model", "attribute": "LeakyRelu model",
-                 "consumer": "consumer-only model"}.get(control.get("operand") or "data", "Identity model")
+                 "consumer": "consumer-only model", "pads values": "Reshape, Concat and Tile model",
+                 "axes values": "Reshape, Concat and Tile model"}.get(control.get("operand") or "data",
+                                                                      "Identity model")
         did = (f"passed: it refuses the {model} too ({short_error(control['error'], 200, runtime)})"
                if control.get("error") else "passed: the data comes back unchanged without the Pad")
     else:
@@ -215,7 +217,9 @@ def _control_lines(control: dict | None, whose: str, runtime: str) -> list[str]:
     operand = control.get("operand", "data")
     where = control["placement"] + {"data": "", "values": ", data and constant value through Reshape, Concat and Tile",
                                      "attribute": ", the value attribute as LeakyRelu's alpha",
-                                     "consumer": ", the consumer alone on the padded data, no Pad"}.get(
+                                     "consumer": ", the consumer alone on the padded data, no Pad",
+                                     "pads values": ", the pads' own values through Reshape, Concat and Tile",
+                                     "axes values": ", the axes' own values through Reshape, Concat and Tile"}.get(
         operand, f", its empty {operand} through Identity")
     return [f"- {whose} ({where}): {escape.markdown(did)}"
             + (". The failure is not Pad-specific." if control["fails_too"] else "")]

@@ -33,7 +33,7 @@ from padconf.cases.case import CaseKind
 from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker_process import isolated, start_process
-from padconf.judging.triage import PAD_BUGS, Triage
+from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
 from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
 from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere, reads_across_slices
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
@@ -42,13 +42,16 @@ CHECKS = {"a": "repro", "b": "defined", "c": "control", "d": "coverage", "e": "u
 WHAT = {"a": "the repro in the runtime's own API exits 1", "b": "the input is defined, or the failure is unsafe",
         "c": "a control computing on the same values passes", "d": "coverage ruled out by experiment",
         "e": "not a duplicate nor known upstream", "f": "the minimal case is valid"}
-BUG, NEEDS_A_LOOK = "bug to file", "needs a look"
+BUG, NEEDS_A_LOOK, KNOWN = "bug to file", "needs a look", "known-upstream"
 # a bundle's folder word, by its label (the triage word; a Pad bug short of a check needs a look)
 FOLDER_WORDS = {BUG: "bug", NEEDS_A_LOOK: "needs-a-look", "other-component": "other-component",
-                "not-pad-specific": "not-pad-specific", "not-a-bug": "not-a-bug"}
+                KNOWN: "known-upstream", "not-pad-specific": "not-pad-specific", "not-a-bug": "not-a-bug"}
+LABELS = tuple(FOLDER_WORDS)  # most evidence first: a merged bundle's root, and the index's order
 REPRO_TIMEOUT_S = 300  # a compiler's repro compiles its model; a hang's waits for its child (60 s)
 _UNSAFE = (Verdict.CRASH, Verdict.TIMEOUT)
-COMPUTING = ("values", "attribute", "consumer")  # Case.controls' operands whose control computes on the values
+# Case.controls' operands whose control computes on the data's values: one of them must pass; the
+# pads' and axes' own values (Case.index_controls) must not fail, but say nothing of the data's
+COMPUTING = ("values", "attribute", "consumer")
 
 
 def _check(needed: bool, passed: bool | None, how: str, **found) -> dict:
@@ -115,7 +118,7 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
     across = reads_across_slices(isolated, final, placement)
     if across is not None:
         return {"how": across}
-    again = isolated.attempt_if_it_can(final.case, placement)
+    again = isolated.attempt_if_it_can(final.case, placement, fresh=True)
     if again is not None and again.outcome.output is not None and not (
             again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
             and bit_equal(again.outcome.output, output)):
@@ -128,7 +131,7 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
     compute on the values (not the data's Identity alone) ran and none failed."""
     ran = []
     for operand, control, where in shrunk.final.case.controls(placement):
-        outcome, status = isolated.worker.run_alone(control, where)
+        outcome, status = isolated.run_alone(control, where)  # once a bundle and its variant experiments
         ruling = judge(control, outcome, status)
         # a control the runtime refuses as unsupported, or cannot be given, did not run: no control
         ran.append({"operand": operand, "op": control.op, "placement": where, "verdict": ruling.verdict,
@@ -220,7 +223,7 @@ def fails_again(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) 
     if verdict == Verdict.TIMEOUT:
         return True
     for _ in range(CRASH_TRIES if verdict == Verdict.CRASH else 1):
-        again = isolated.attempt_if_it_can(shrunk.final.case, placement)
+        again = isolated.attempt_if_it_can(shrunk.final.case, placement, fresh=True)
         if again is not None and again.row["verdict"] in FAILURES \
                 and (again.row["verdict"] in _UNSAFE) == (verdict in _UNSAFE):
             return True
@@ -287,6 +290,8 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
         missing = sorted({*missing, "c"})
     elif found == Triage.NOT_PAD_SPECIFIC:
         label = "not-pad-specific"
+    elif found == Triage.KNOWN_UPSTREAM:  # an issue upstream knows, matched by the case's features
+        label = KNOWN
     else:
         label = "not-a-bug"
     why = (f"{found.label}: a Pad bug to file only when each check passed" if found in PAD_BUGS else
@@ -297,14 +302,26 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
               else ""))
     if shrunk.native:
         why = f"{shrunk.native['spec']} fails alike: another component's bug, to file there"
-    return {"label": label, "why": why, "triage": found.value if found else None, "missing": missing,
+    known = _known_issue(final) if label == KNOWN else None
+    if known is not None:
+        why = f"known upstream: {known.link} ({known.why})"
+    return {"label": label, **({"known_issue": known.link} if known is not None else {}),
+            "why": why, "triage": found.value if found else None, "missing": missing,
             "missing_text": [f"({k}) {WHAT[k]}: {checks[k]['how']}" for k in missing],
             "checks": {k: {"name": CHECKS[k], "what": WHAT[k], **c} for k, c in checks.items()}}
 
 
+def _known_issue(final) -> UpstreamFact | None:
+    """The upstream fact that covers the minimal case (its row's fields and the case's features,
+    the control as the triage read it), where that fact is a known issue."""
+    found, fact = triage({**final.row, "control": final.control})
+    return fact if found == Triage.KNOWN_UPSTREAM else None
+
+
 def _unique(shrunk: Shrunk, found: Triage | None, duplicate_of: str | None) -> dict:
     if found == Triage.KNOWN_UPSTREAM:
-        return _check(True, False, "a known upstream issue covers it (padconf/judging/upstream.yaml)")
+        known = _known_issue(shrunk.final)
+        return _check(True, False, f"a known upstream issue covers it: {known.link if known else 'upstream.yaml'}")
     if shrunk.native:
         return _check(True, False, f"{shrunk.native['spec']} on {shrunk.native['runtime']} fails alike: its bug")
     if duplicate_of:

@@ -156,6 +156,15 @@ def default_configuration(default: Worker | None, attempt: Attempt, placement: P
             "configuration": configuration}
 
 
+def known_hang(attempt: Attempt) -> bool:
+    """Whether ``attempt`` is a hang that a known upstream issue covers by the case's features
+    (IREE's wrap-mode compile hang, iree-org/iree#24585): its bundle is labelled known upstream
+    whatever shrinking finds, and each candidate would wait the whole compile limit, so it is not
+    shrunk."""
+    return attempt.row["verdict"] == Verdict.TIMEOUT \
+        and triage({**attempt.row, "control": attempt.control})[0] == Triage.KNOWN_UPSTREAM
+
+
 def record(attempt: Attempt, found: dict[str, Any]) -> None:
     """Put the experiments' findings on the attempt's row, where triage reads them."""
     kept = {k: v for k, v in found.items() if v is not None}
@@ -182,9 +191,13 @@ def refused_when_folded(isolated: IsolatedRunner, attempt: Attempt, placement: P
 
 
 def placement_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Placement,
-                     placements: list[str]) -> bool:
+                     placements: list[str]) -> bool | None:
     """Whether the minimal case passes in another placement the runtime has (a removal
-    experiment for a title's "with pads fed at run time"): the failure needs its placement."""
+    experiment for a title's "with pads fed at run time"): the failure needs its placement. None
+    for a hang: it is not waited for again in each other placement (a compiler's hang costs its
+    whole compile limit each time; the title names the placement, as where untried)."""
+    if attempt.row["verdict"] == Verdict.TIMEOUT:
+        return None
     for other in placements:
         if other == placement:
             continue

@@ -62,38 +62,59 @@ class IsolatedRunner:
     """Runs cases on one runtime, each alone in a fresh worker process (the spec's verdict on
     each comes from padconf.judging.verdicts, by way of result_row)."""
 
-    def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None):
+    def __init__(self, worker: Worker, runtime: str, specs_dir: str | None = None, fixed: dict | None = None,
+                 answers: dict | None = None):
         self.worker, self.runtime, self.specs_dir = worker, runtime, specs_dir
         self.fixed = fixed or {}  # ambiguity -> the reading a worked example of the document prints
         self.base_timeout = worker.timeout
-        self.tries = 0
+        self.tries = 0  # runs made, each in a fresh process
+        self.reused = 0  # runs asked for again and answered from ``_answers``
+        # (case id, placement) -> what a run with the full timeout gave: the experiments after
+        # shrinking ask the same cases again (the minimal case folded, its controls, its twins), and a
+        # compiler's run costs a compile; a rerun meant as one (fails_again) asks ``fresh``. The
+        # runners of one worker may share it (``answers``): what the runtime gave, not how it is judged
+        self._answers: dict[tuple[str, str], tuple[Outcome, Status]] = {} if answers is None else answers
 
     def attempt(self, case: Case, placement: Placement, deadline: float | None = None,
-                shorten: bool = False) -> Attempt:
+                shorten: bool = False, fresh: bool = False) -> Attempt:
         case = classify(case, get_spec(case.spec, Path(self.specs_dir) if self.specs_dir else None))
         names = (case.reason or "").split(",")
         if case.kind == CaseKind.AMBIGUOUS and self.fixed and all(n in self.fixed for n in names):
             case = case.with_(kind=CaseKind.DEFINED, reason=None, interpretations={},
                               expected=case.interpretations[reading_label({n: self.fixed[n] for n in names})])
-        outcome, status = self._run_alone(case, placement, deadline if shorten else None)
+        outcome, status = self._run_alone(case, placement, deadline if shorten else None, fresh)
         return Attempt(case, judged_row(self.runtime, placement, case, outcome, status), outcome)
 
-    def _run_alone(self, case: Case, placement: Placement, deadline: float | None) -> tuple[Outcome, Status]:
+    def _run_alone(self, case: Case, placement: Placement, deadline: float | None,
+                   fresh: bool = False) -> tuple[Outcome, Status]:
         """``case`` alone in a fresh worker, counted in ``tries``; with a ``deadline``, a hang
-        does not outlast it (the worker waits 0.5 s at least)."""
+        does not outlast it (the worker waits 0.5 s at least). Without one, what an earlier run of
+        the same case and placement gave, unless ``fresh`` (a run cut short is never reused)."""
+        key = (case.id, str(placement))
+        if deadline is None and not fresh and key in self._answers:
+            self.reused += 1
+            return self._answers[key]
         if deadline is not None:
             self.worker.timeout = max(0.5, min(self.base_timeout, deadline - time.monotonic()))
         self.tries += 1
         try:
-            return self.worker.run_alone(case, placement)
+            got = self.worker.run_alone(case, placement)
         finally:
             self.worker.timeout = self.base_timeout
+        if deadline is None:
+            self._answers[key] = got
+        return got
+
+    def run_alone(self, case: Case, placement: Placement) -> tuple[Outcome, Status]:
+        """``case`` (a control, run as it is, not classified) alone with the full timeout, or what
+        that run gave before."""
+        return self._run_alone(case, placement, None)
 
     def attempt_if_it_can(self, case: Case, placement: Placement, deadline: float | None = None,
-                          shorten: bool = False) -> Attempt | None:
+                          shorten: bool = False, fresh: bool = False) -> Attempt | None:
         """``attempt``, or None for a case the reference cannot take (a repaired twin, a candidate)."""
         try:
-            return self.attempt(case, placement, deadline, shorten)
+            return self.attempt(case, placement, deadline, shorten, fresh)
         except (PadconfError, ValueError, TypeError, OverflowError):
             return None
 
