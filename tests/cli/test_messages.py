@@ -28,6 +28,9 @@ def one_line(capsys, code, expected_code=2):
     (["gate", "--runtime", "x", "--baseline", "b", "--exampel-db", "d"], "(did you mean '--example-db'?)"),
     (["--spec-dir=d", "specs"], "(did you mean '--specs-dir'?)"),
     (["rnu"], "invalid choice: 'rnu' (did you mean 'run'?)"),
+    # a typo that leaves a required option missing is named, not the option it hid
+    (["gate", "--runtme", "onnxruntime"], "unrecognized arguments: --runtme (did you mean '--runtime'?)"),
+    (["baseline", "--runtim=onnxruntime"], "unrecognized arguments: --runtim (did you mean '--runtime'?)"),
     (["run", "--profile", "thorogh"], "invalid choice: 'thorogh' (did you mean 'thorough'?)"),
 ])
 def test_a_mistyped_option_command_or_choice_is_refused_naming_the_closest(tmp_path, capsys, argv, words):
@@ -49,6 +52,9 @@ def test_no_parser_takes_an_option_by_its_abbreviation():
     (["run", "--runtime", "openvino-onx", "--max-examples", "0"], "(did you mean 'openvino-onnx'?)"),
     (["check", "--spec", "onnx/Pad-91"], "unknown spec id 'onnx/Pad-91' (did you mean 'onnx/Pad-1'?)"),
     (["check", "--spec", "Pad-19"], "unknown spec id 'Pad-19' (did you mean 'onnx/Pad-19'?)"),
+    # a version or a name alone, as a user who knows only that part writes it
+    (["check", "--spec", "19"], "unknown spec id '19' (did you mean 'onnx/Pad-19'?)"),
+    (["check", "--spec", "Pad-2"], "(did you mean 'onnx/Pad-2' or 'tf/Pad-2' or 'torch/Pad-2'?)"),
 ])
 def test_a_mistyped_runtime_or_spec_id_is_refused_naming_the_closest(tmp_path, capsys, argv, words):
     err = one_line(capsys, main([*argv, "--out", str(tmp_path / "r")] if argv[0] == "run" else argv))
