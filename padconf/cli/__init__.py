@@ -94,17 +94,18 @@ FAULT_FILE = "padconf-fault.txt"  # the traceback of padconf's own fault, in the
 
 def continues(args) -> str:
     """What is kept of an interrupted command, and the command that continues its work: each
-    command's own (a gate or a baseline starts over; only a run resumes)."""
+    command's own (a gate or a baseline starts over; only a run resumes), written out as given."""
+    again = "padconf " + shlex.join(getattr(args, "argv", None) or [args.command])
     if args.command == "run":
         return f"what finished is kept (`padconf run --resume --out {shlex.quote(args.out)}` continues)"
     if args.command in ("gate", "baseline"):
-        return f"a {args.command} starts over: run the same padconf {args.command} command again"
+        return f"a {args.command} starts over: `{again}` runs it again"
     if args.command == "minimize":
-        return (f"the bundles finished are kept in {shlex.quote(args.out)}; the same padconf minimize command "
-                "with another --out does the rest")
+        return (f"the bundles finished are kept in {shlex.quote(args.out)}; `{again}` with another --out does "
+                "the rest")
     if args.command == "generate":
-        return f"{shlex.quote(args.out)} is as it was (generate replaces it whole): run the same command again"
-    return f"nothing of it is kept: run the same padconf {args.command} command again"
+        return f"{shlex.quote(args.out)} is as it was (generate replaces it whole): `{again}` runs it again"
+    return f"nothing of it is kept: `{again}` runs it again"
 
 
 def _fault(args, exc: BaseException) -> int:
@@ -198,6 +199,7 @@ def _main(argv) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help / --version
         return int(exc.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # an interrupt's line names the command again
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
     sys.unraisablehook = _signal_again

@@ -102,15 +102,17 @@ def test_version_names_every_runtime_package_padconf_can_run(capsys):
 
 COMMANDS = {  # a command line of each command that does work, and what its interrupt must say
     "run": (["run", "--out", "my run"], "what finished is kept (`padconf run --resume --out 'my run'` continues)"),
-    "gate": (["gate", "--runtime", "onnxruntime", "--baseline", "b.yaml"],
-             "a gate starts over: run the same padconf gate command again"),
+    "gate": (["gate", "--runtime", "onnxruntime", "--baseline", "my b.yaml"],
+             "a gate starts over: `padconf gate --runtime onnxruntime --baseline 'my b.yaml'` runs it again"),
     "baseline": (["baseline", "--runtime", "onnxruntime"],
-                 "a baseline starts over: run the same padconf baseline command again"),
+                 "a baseline starts over: `padconf baseline --runtime onnxruntime` runs it again"),
     "minimize": (["minimize", "case.json", "--runtime", "onnxruntime", "--out", "m"],
-                 "the bundles finished are kept in m; the same padconf minimize command with another --out does "
-                 "the rest"),
-    "generate": (["generate", "--out", "g"], "g is as it was (generate replaces it whole): run the same command again"),
-    "report": (["report", "r", "--html", "r.html"], "nothing of it is kept: run the same padconf report command again"),
+                 "the bundles finished are kept in m; `padconf minimize case.json --runtime onnxruntime --out m` "
+                 "with another --out does the rest"),
+    "generate": (["generate", "--out", "g"],
+                 "g is as it was (generate replaces it whole): `padconf generate --out g` runs it again"),
+    "report": (["report", "r", "--html", "r.html"], "nothing of it is kept: `padconf report r --html r.html` runs it "
+                                                    "again"),
 }
 
 
@@ -128,10 +130,11 @@ def test_an_interrupt_names_the_command_that_continues_each_commands_work(monkey
     monkeypatch.setattr(parser_module, f"cmd_{command}", interrupted)  # the parser binds each command's function
     err = one_line(capsys, main(argv), code)
     assert err == f"padconf: {says}; {continues}\n"
+    named = shlex.split(err.split("`")[1])[1:]  # the command it names is one padconf takes, as it was given
+    assert build_parser().parse_args(named).command == command
     if command != "run":
-        assert "--resume" not in err  # only a run resumes: gate --resume is refused
-    else:  # the command it names is one padconf takes
-        named = shlex.split(err.split("`")[1])[1:]
+        assert "--resume" not in err and named == argv  # only a run resumes: gate --resume is refused
+    else:
         assert build_parser().parse_args(named).resume
 
 
