@@ -32,15 +32,33 @@ def _terminate(signum, frame):
     raise Terminated(signum)
 
 
+_LOST: list[int] = []  # signals whose raise a callback swallowed: the command ends with the last (_main)
+
+
 def _signal_again(unraisable) -> None:
     """sys.unraisablehook: Ctrl-C or SIGTERM raised inside a callback whose exceptions Python
     ignores (Hypothesis's gc callback, a __del__) is raised again in the main thread, where it
-    unwinds as it should, instead of printing a traceback and being lost."""
-    if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
-        _thread.interrupt_main(unraisable.exc_value.args[0] if isinstance(unraisable.exc_value, Terminated)
-                               else signal.SIGINT)
+    unwinds as it should, instead of printing a traceback and being lost. In the main thread
+    its handler may run before this hook returns, where its raise is lost again: the signal is
+    then kept, and the command, once its work ends, ends as that signal says."""
+    exc = unraisable.exc_value
+    if isinstance(exc, (KeyboardInterrupt, Terminated)):
+        signum = exc.args[0] if isinstance(exc, Terminated) and exc.args else signal.SIGINT
+        _LOST.append(signum)
+        try:
+            _thread.interrupt_main(signum)
+        except (KeyboardInterrupt, Terminated):
+            pass  # raised here, in the hook: kept in _LOST
         return
     sys.__unraisablehook__(unraisable)
+
+
+def _raise_lost() -> None:
+    """A signal a callback swallowed, raised where the command's own handlers say it."""
+    if _LOST:
+        signum = _LOST[-1]
+        _LOST.clear()
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
 
 class ClosableStream:
@@ -203,6 +221,7 @@ def _main(argv) -> int:
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
     sys.unraisablehook = _signal_again
+    _LOST.clear()
     if args.compile_cache is not None:  # the workers read it from their environment
         from padconf.adapters.compile_cache import ENV
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
@@ -212,7 +231,9 @@ def _main(argv) -> int:
         os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
     try:
         with phase(f"padconf {args.command}"), inputs.command():  # the writer never replaces what it read
-            return args.func(args)
+            code = args.func(args)
+        _raise_lost()  # a signal that arrived as a callback ran (its raise lost) ends the command as any
+        return code
     except InternalFault as exc:
         return _fault(args, exc)
     except PadconfError as exc:
@@ -227,9 +248,11 @@ def _main(argv) -> int:
     except MemoryError as exc:
         return _out_of_memory(args, exc)
     except KeyboardInterrupt:
+        _LOST.clear()  # said once
         print(f"padconf: interrupted; {plain(continues(args))}", file=sys.stderr)
         return 130
     except Terminated as exc:
+        _LOST.clear()
         print(f"padconf: {signal.Signals(exc.args[0]).name}; {plain(continues(args))}", file=sys.stderr)
         return 128 + exc.args[0]
     except Exception as exc:  # a bug of padconf's: said in one line, its traceback kept

@@ -4,6 +4,7 @@ in --help, every runtime package in --version, and an interrupt naming the comma
 each command's work."""
 import importlib.metadata
 import shlex
+import signal
 
 import pytest
 
@@ -146,3 +147,26 @@ def test_runtimes_without_a_terminal_is_one_line_per_runtime(capsys):
     for name, line in zip(registry(), lines):
         assert line.startswith(f"{name} ") or line.startswith(f"{name}: unavailable here: "), line
         assert registry()[name] in line and (name not in OPT_IN or OPT_IN[name] in line), line
+
+
+@pytest.mark.parametrize("signum, code, says", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_whose_raise_a_callback_swallows_still_ends_the_command_with_its_line(monkeypatch, capsys, signum,
+                                                                                     code, says):
+    """SIGTERM on a gate as it closed its workers: the handler's raise came inside a __del__,
+    padconf's unraisable hook raised it again in the main thread, whose handler ran inside the
+    hook, where Python ignores it too ("Exception ignored in sys.unraisablehook"): the gate exited
+    1, as if it had finished. The signal is kept, and the command ends as it says."""
+    argv, continues = COMMANDS["gate"]
+
+    class Closing:
+        def __del__(self):
+            raise Terminated(signum) if signum != signal.SIGINT else KeyboardInterrupt
+
+    def gate(args):
+        Closing()  # dropped at once: its __del__ raises, as a handler run there does
+        return 1
+
+    monkeypatch.setattr(parser_module, "cmd_gate", gate)
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert err == f"padconf: {says}; {continues}\n", err
