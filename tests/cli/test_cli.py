@@ -152,8 +152,13 @@ def test_a_run_says_the_controls_run_after_its_last_result(tmp_path, capsys):
     assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "3",
                  "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^running: running the controls of \d+ distinct failures \(each one's first case through "
-                     rf"Identity, alone in a fresh worker\): {re.escape(FAKE)}WrongValuesAdapter$", out, re.M), out
+    controls = re.search(r"^running: running the controls of \d+ distinct failures \(each one's first case through "
+                         rf"Identity, alone in a fresh worker\): {re.escape(FAKE)}WrongValuesAdapter$", out, re.M)
+    assert controls, out
+    # and from the last result to the controls (results.jsonl rewritten, the failures found), it says so too
+    sorting = re.search(r"^running: writing results.jsonl in plan order and finding the distinct failures, whose "
+                        r"controls run next$", out, re.M)
+    assert sorting and sorting.start() < controls.start(), out
 
 
 def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
