@@ -32,15 +32,33 @@ def _terminate(signum, frame):
     raise Terminated(signum)
 
 
+_LOST: list[int] = []  # signals whose raise a callback swallowed: the command ends with the last (_main)
+
+
 def _signal_again(unraisable) -> None:
     """sys.unraisablehook: Ctrl-C or SIGTERM raised inside a callback whose exceptions Python
     ignores (Hypothesis's gc callback, a __del__) is raised again in the main thread, where it
-    unwinds as it should, instead of printing a traceback and being lost."""
-    if isinstance(unraisable.exc_value, (KeyboardInterrupt, Terminated)):
-        _thread.interrupt_main(unraisable.exc_value.args[0] if isinstance(unraisable.exc_value, Terminated)
-                               else signal.SIGINT)
+    unwinds as it should, instead of printing a traceback and being lost. In the main thread
+    its handler may run before this hook returns, where its raise is lost again: the signal is
+    then kept, and the command, once its work ends, ends as that signal says."""
+    exc = unraisable.exc_value
+    if isinstance(exc, (KeyboardInterrupt, Terminated)):
+        signum = exc.args[0] if isinstance(exc, Terminated) and exc.args else signal.SIGINT
+        _LOST.append(signum)
+        try:
+            _thread.interrupt_main(signum)
+        except (KeyboardInterrupt, Terminated):
+            pass  # raised here, in the hook: kept in _LOST
         return
     sys.__unraisablehook__(unraisable)
+
+
+def _raise_lost() -> None:
+    """A signal a callback swallowed, raised where the command's own handlers say it."""
+    if _LOST:
+        signum = _LOST[-1]
+        _LOST.clear()
+        raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
 
 
 class ClosableStream:
@@ -94,17 +112,18 @@ FAULT_FILE = "padconf-fault.txt"  # the traceback of padconf's own fault, in the
 
 def continues(args) -> str:
     """What is kept of an interrupted command, and the command that continues its work: each
-    command's own (a gate or a baseline starts over; only a run resumes)."""
+    command's own (a gate or a baseline starts over; only a run resumes), written out as given."""
+    again = "padconf " + shlex.join(getattr(args, "argv", None) or [args.command])
     if args.command == "run":
         return f"what finished is kept (`padconf run --resume --out {shlex.quote(args.out)}` continues)"
     if args.command in ("gate", "baseline"):
-        return f"a {args.command} starts over: run the same padconf {args.command} command again"
+        return f"a {args.command} starts over: `{again}` runs it again"
     if args.command == "minimize":
-        return (f"the bundles finished are kept in {shlex.quote(args.out)}; the same padconf minimize command "
-                "with another --out does the rest")
+        return (f"the bundles finished are kept in {shlex.quote(args.out)}; `{again}` with another --out does "
+                "the rest")
     if args.command == "generate":
-        return f"{shlex.quote(args.out)} is as it was (generate replaces it whole): run the same command again"
-    return f"nothing of it is kept: run the same padconf {args.command} command again"
+        return f"{shlex.quote(args.out)} is as it was (generate replaces it whole): `{again}` runs it again"
+    return f"nothing of it is kept: `{again}` runs it again"
 
 
 def _fault(args, exc: BaseException) -> int:
@@ -198,9 +217,11 @@ def _main(argv) -> int:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help / --version
         return int(exc.code or 0)
+    args.argv = list(sys.argv[1:] if argv is None else argv)  # an interrupt's line names the command again
     for sig in (signal.SIGTERM, signal.SIGHUP):
         signal.signal(sig, _terminate)
     sys.unraisablehook = _signal_again
+    _LOST.clear()
     if args.compile_cache is not None:  # the workers read it from their environment
         from padconf.adapters.compile_cache import ENV
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
@@ -210,7 +231,9 @@ def _main(argv) -> int:
         os.environ[CONSTRAINTS_ENV] = str(Path(args.env_constraints).resolve())
     try:
         with phase(f"padconf {args.command}"), inputs.command():  # the writer never replaces what it read
-            return args.func(args)
+            code = args.func(args)
+        _raise_lost()  # a signal that arrived as a callback ran (its raise lost) ends the command as any
+        return code
     except InternalFault as exc:
         return _fault(args, exc)
     except PadconfError as exc:
@@ -225,9 +248,11 @@ def _main(argv) -> int:
     except MemoryError as exc:
         return _out_of_memory(args, exc)
     except KeyboardInterrupt:
+        _LOST.clear()  # said once
         print(f"padconf: interrupted; {plain(continues(args))}", file=sys.stderr)
         return 130
     except Terminated as exc:
+        _LOST.clear()
         print(f"padconf: {signal.Signals(exc.args[0]).name}; {plain(continues(args))}", file=sys.stderr)
         return 128 + exc.args[0]
     except Exception as exc:  # a bug of padconf's: said in one line, its traceback kept

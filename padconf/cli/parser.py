@@ -3,6 +3,7 @@ error in one line (exit 2)."""
 from __future__ import annotations
 
 import argparse
+import sys
 from collections.abc import Mapping
 
 # Here only what the options and their help need; each command imports the rest of what it runs
@@ -92,6 +93,14 @@ def _compile_budget(text: str) -> int | str:
 _compile_budget.__name__ = "compile budget"
 
 
+def _is_number(text: str) -> bool:  # a negative value (--seed -1) is no option
+    try:
+        float(text)
+    except ValueError:
+        return False
+    return True
+
+
 class _OneLineParser(argparse.ArgumentParser):
     """Usage errors as one line on stderr, exit 2 (argparse prints the whole usage first), with
     the closest option or choice to a mistyped one; no abbreviation is taken for an option (a
@@ -105,6 +114,8 @@ class _OneLineParser(argparse.ArgumentParser):
         self.commands: Mapping[str, argparse.ArgumentParser] = {}  # the subcommands' parsers, by name
 
     def error(self, message):  # argparse's messages quote argv, which may come from anywhere (a CI variable)
+        if message.startswith("the following arguments are required"):  # a mistyped --runtime is why it is missing
+            message = self._unknown_flag() or message
         self.exit(2, f"padconf: {terminal(message)}\n")
 
     def _check_value(self, action, value):  # argparse's check of a choice, with a suggestion
@@ -112,6 +123,18 @@ class _OneLineParser(argparse.ArgumentParser):
             choices = ", ".join(map(repr, action.choices))
             raise argparse.ArgumentError(action, f"invalid choice: {value!r}{did_you_mean(value, action.choices)} "
                                                  f"(choose from {choices})")
+
+    def parse_known_args(self, args=None, namespace=None):  # type: ignore[override]
+        self.given = list(sys.argv[1:] if args is None else args)  # for error(): a typo before a missing option
+        return super().parse_known_args(args, namespace)
+
+    def _unknown_flag(self) -> str | None:
+        """The first option given that this parser does not know, with the closest it does."""
+        for arg in getattr(self, "given", ()):
+            flag = arg.split("=", 1)[0]
+            if arg.startswith("-") and flag not in self._option_string_actions and not _is_number(arg):
+                return f"unrecognized arguments: {flag}{did_you_mean(flag, self._option_string_actions)}"
+        return None
 
     def parse_args(self, args=None, namespace=None):  # type: ignore[override]
         namespace, extras = self.parse_known_args(args, namespace)

@@ -1,16 +1,27 @@
 """Progress of a long job (a run, a gate) shown as it goes: a bar on a terminal, else a line at
-a steady interval saying how far each runtime is and what is slow, so that a CI log never goes
-silent."""
+intervals saying how far each runtime is and what is slow, so that a CI log never goes silent
+and a long job's log is not mostly progress lines."""
 from __future__ import annotations
 
 import contextlib
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 
 from rich.console import Console
 
-PROGRESS_EVERY_S = 15.0  # a progress line this often where there is no terminal (a CI log)
+PROGRESS_EVERY_S = 15.0  # the first progress line where there is no terminal (a CI log), this long in
+PROGRESS_SLOWEST = 4  # then each interval twice the last, up to this many times the first: a line a minute
+
+
+def progress_waits() -> Iterator[float]:
+    """The seconds before each progress line off a terminal: 15, 30, 60, 60 ... (a default run's
+    15 minutes were 57 lines of its log at a steady 15 s)."""
+    wait = PROGRESS_EVERY_S
+    while True:
+        yield wait
+        wait = min(wait * 2, PROGRESS_EVERY_S * PROGRESS_SLOWEST)
 
 
 class Advance:
@@ -35,8 +46,8 @@ class Advance:
 @contextlib.contextmanager
 def progress(out: Console, what: str, todo: Counter | None = None):
     """Yields an Advance, called once per result. On a terminal it moves a progress bar, with the
-    time left over every runtime (ProgressLog.left); elsewhere (a CI log) a line every
-    PROGRESS_EVERY_S seconds says how far each runtime is, the seconds elapsed, the time left and
+    time left over every runtime (ProgressLog.left); elsewhere (a CI log) a line after each of
+    progress_waits' intervals says how far each runtime is, the seconds elapsed, the time left and
     what is slow, so that a log never goes silent. What still runs after the last result is said
     in a line of its own as it starts."""
     log = ProgressLog(what, todo)
@@ -58,7 +69,9 @@ def progress(out: Console, what: str, todo: Counter | None = None):
     stop = threading.Event()
 
     def tick():
-        while not stop.wait(PROGRESS_EVERY_S):
+        for wait in progress_waits():
+            if stop.wait(wait):
+                return
             out.print(log.line(), soft_wrap=True, markup=False, highlight=False)
     ticker = threading.Thread(target=tick, daemon=True)
     ticker.start()

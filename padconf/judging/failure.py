@@ -24,8 +24,11 @@ from padconf.judging.verdicts import FAILURES, Verdict
 
 # A bracketed group is a particular when it holds numbers and no word (a shape, a list), not
 # when it follows a word ("Pad(19)": an op's version) or holds one ("tensor(float16)").
-# A number is one only standing alone: "float16", "lts_2024" and "Pad(19)" keep theirs.
-_PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)"
+# A number is one only standing alone: "float16", "lts_2024" and "Pad(19)" keep theirs. A
+# node's generated name is one too: an op type and a serial the runtime counts up per process
+# ("Split_21253", "Convert_24890": OpenVINO), which split one failure into a group per model.
+_PARTICULARS = re.compile(r"(?P<serial>(?<![\w.])[A-Z][A-Za-z0-9]*_\d{3,}(?!\w))"
+                          r"|(?P<path>/[\w./-]+)"
                           r"|(?P<group>(?<!\w)(?:\{[^{}A-Za-z]*\d[^{}A-Za-z]*\}|\[[^\[\]A-Za-z]*\d[^\[\]A-Za-z]*\]"
                           r"|\([^()A-Za-z]*\d[^()A-Za-z]*\)))"
                           r"|(?P<number>(?<![\w.])(?<!\w\()-?\d+(?:\.\d+)?(?:e[-+]?\d+)?(?!\w))"
@@ -33,9 +36,10 @@ _PARTICULARS = re.compile(r"(?P<path>/[\w./-]+)"
 # A corrupted heap kills the process by SIGSEGV or by SIGABRT (glibc's check), whichever trips
 # first, and that differs from run to run of one case (openvino-onnx): one class. Other
 # signals (SIGKILL for memory, SIGFPE, SIGBUS) stay their own.
-_SHOWN = {"path": "<path>", "group": "<..>", "number": "N", "heap": "SIGSEGV/SIGABRT"}
-_PATTERN = {"path": r"\S+", "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?",
-            "heap": "SIG(?:SEGV|ABRT)"}
+_SHOWN = {"serial": lambda name: name.rpartition("_")[0] + "_N", "path": "<path>", "group": "<..>", "number": "N",
+          "heap": "SIGSEGV/SIGABRT"}
+_PATTERN = {"serial": lambda name: escape(name.rpartition("_")[0]) + r"_\d+", "path": r"\S+",
+            "group": r"[\[({].*?[\])}]", "number": r"-?\d+(?:\.\d+)?(?:e[-+]?\d+)?", "heap": "SIG(?:SEGV|ABRT)"}
 MAX_CHARS = 400  # ORT puts a source path and a C++ signature before what went wrong
 
 
@@ -56,7 +60,8 @@ def _text(row: Mapping[str, Any]) -> str:
 def _render(text: str, kinds: dict, literal) -> str:
     out, at = [], 0
     for m in _PARTICULARS.finditer(text):
-        out += [literal(text[at:m.start()]), kinds[m.lastgroup]]
+        shown = kinds[m.lastgroup]
+        out += [literal(text[at:m.start()]), shown(m.group()) if callable(shown) else shown]
         at = m.end()
     return "".join(out + [literal(text[at:])])
 

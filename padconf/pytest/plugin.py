@@ -33,7 +33,7 @@ import pytest
 
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
-from padconf.core.errors import PadconfError, did_you_mean
+from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
@@ -79,7 +79,7 @@ class Share:
         from padconf.execution.worker import DEFAULT_TIMEOUT_S
         from padconf.gate.baseline import load_baseline
         from padconf.run.config import RunConfig
-        from padconf.spec.loader import load_specs
+        from padconf.spec.loader import load_specs, spec_id_hint
 
         option = config.getoption
         self.runtime = option("padconf_runtime")
@@ -93,7 +93,7 @@ class Share:
             unknown = [i for i in ids or () if i not in {s.id for s in every}]
             if unknown:
                 known = [s.id for s in every]
-                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown{did_you_mean(unknown[0], known)}; "
+                raise PadconfError(f"--padconf-spec {unknown[0]!r}: unknown{spec_id_hint(unknown[0], known)}; "
                                    f"known: {', '.join(known)}")
             self.specs = [s for s in every if ids is None or s.id in ids]
             self.entries = load_baseline(self.baseline) if self.baseline else []

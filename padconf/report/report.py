@@ -321,7 +321,8 @@ def terminal_output(rows: list[ResultRow], width: int, run_dir=None, summary=Non
     """What `padconf run` prints, short enough to read whole (summary.md and the HTML page keep
     every detail): the matrix as a table where it fits ``width``, else as lines, without the
     squares that hold only skipped or not-implemented results (one line per runtime says which
-    and why); the distinct failures not yet triaged one line each, with its case id; the
+    and why); the distinct failures not yet triaged one line each, with its case id, at most
+    MAX_UNTRIAGED_LINES (shown_untriaged; one line counts the rest); the
     triaged ones one line per triage class, with a count and where they are listed
     (``summary``, the run's summary.md); the interpretations picked. Lines are printed without wrapping
     (soft_wrap): no name is cut and no case id split, so `padconf minimize RUN_DIR:<case id>`
@@ -344,7 +345,13 @@ def terminal_output(rows: list[ResultRow], width: int, run_dir=None, summary=Non
         lines.append("Not yet triaged, one line each (runtime, verdict, results, triage class, what, the case id of "
                      f"one example; padconf report {shlex.quote(str(run_dir or 'RUN_DIR'))} --bugs adds its example "
                      "and the command that minimizes it):")
-        lines += [untriaged_line(g) for g in untriaged]
+        shown = shown_untriaged(untriaged)
+        lines += [untriaged_line(g) for g in untriaged if id(g) in shown]
+        left = Counter(g["runtime"] for g in untriaged if id(g) not in shown)
+        if left:
+            lines.append(f"- and {sum(left.values())} more not yet triaged ("
+                         + ", ".join(f"{name} {n}" for name, n in left.items())
+                         + f"): padconf report {shlex.quote(str(run_dir or 'RUN_DIR'))} --bugs lists every one")
     triaged = triaged_classes(groups[len(untriaged):])
     if triaged:
         where = "summary.md" if summary is None else str(summary)
@@ -376,6 +383,25 @@ def folded_notes(notes: list[str], runtimes) -> list[str]:
         else:
             rest.append(note)
     return [f"{name}: " + "; ".join(said) for name, said in by_runtime.items()] + rest
+
+
+MAX_UNTRIAGED_LINES = 30  # a first run's list read whole; report --bugs and summary.md list every one
+
+
+def shown_untriaged(untriaged: list[dict], most: int = MAX_UNTRIAGED_LINES) -> set[int]:
+    """Which distinct failures not yet triaged the terminal lists (their id()s), at most ``most``:
+    each runtime's in turn, the one with most results first, so that every runtime's largest
+    failures are read and none crowds out another's."""
+    by_runtime: dict[str, list[dict]] = defaultdict(list)
+    for g in untriaged:
+        by_runtime[g["runtime"]].append(g)
+    queues = [sorted(mine, key=lambda g: -g["count"]) for mine in by_runtime.values()]
+    shown: set[int] = set()
+    while len(shown) < most and any(queues):
+        for queue in queues:
+            if queue and len(shown) < most:
+                shown.add(id(queue.pop(0)))
+    return shown
 
 
 def untriaged_line(group: dict) -> str:

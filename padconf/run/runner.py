@@ -348,10 +348,12 @@ class Run:
                             thread.join(10)
                 if failures:
                     raise failures[0]
+            then = getattr(progress, "then", None)  # a front end's Advance: what runs once the results are in
+            if then is not None:  # a busy machine's default run spent minutes here, saying nothing
+                then(f"writing {RESULTS} in plan order and finding the distinct failures, whose controls run next")
             written = self._sort_results()
-            with phase("running the controls"):  # said by a front end's Advance.then, while they run
-                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares,
-                                           getattr(progress, "then", None))
+            with phase("running the controls"):  # said by then, while they run
+                self.notes += run_controls(self.dir, self.config, self.jobs, self._spares, then)
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
             self.notes += [f"{name}: worker restarted {f['restarts']} times"

@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -287,6 +288,16 @@ def spec_paths(specs_dir: str | Path | None = None) -> list[Path]:
     return paths
 
 
+def spec_id_hint(word: str, known: Iterable[str]) -> str:
+    """" (did you mean 'onnx/Pad-19'?)" for a mistyped spec id: the ids whose name ('Pad-19') or
+    version ('19') the word is (a user writes the part they know), else the closest id."""
+    known = list(known)
+    by_part = [k for k in known if word in (k.rpartition("/")[2], k.rpartition("-")[2])]
+    if by_part:
+        return f" (did you mean {' or '.join(map(repr, by_part))}?)"
+    return did_you_mean(word, known)
+
+
 def load_specs(specs_dir: str | Path | None = None, ids=None) -> list[Spec]:
     """Every spec (or those whose id is in ``ids``), ordered by domain then version; never none."""
     specs = [load_spec(p, specs_dir) for p in spec_paths(specs_dir)]
@@ -294,7 +305,7 @@ def load_specs(specs_dir: str | Path | None = None, ids=None) -> list[Spec]:
         known = {s.id for s in specs}
         unknown = [i for i in ids if i not in known]
         if unknown or not ids:
-            raise SpecError(f"unknown spec id {unknown[0]!r}{did_you_mean(unknown[0], known)}; known: "
+            raise SpecError(f"unknown spec id {unknown[0]!r}{spec_id_hint(unknown[0], [s.id for s in specs])}; known: "
                             f"{', '.join(s.id for s in specs)}" if unknown
                             else "no spec id selected")
         specs = [s for s in specs if s.id in ids]

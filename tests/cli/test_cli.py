@@ -1,5 +1,6 @@
 """padconf never passes on nothing: every way of selecting no spec, no case or no runtime is one
 line on stderr and exit 2; --specs-dir is honoured by every command, --resume included."""
+import itertools
 import json
 import re
 import shutil
@@ -10,7 +11,7 @@ import pytest
 import yaml
 
 from padconf.cli import main
-from padconf.core.progress import ProgressLog
+from padconf.core.progress import ProgressLog, progress_waits
 from padconf.run.rundir import read_jsonl
 from padconf.spec.loader import SPECS_DIR
 
@@ -151,8 +152,13 @@ def test_a_run_says_the_controls_run_after_its_last_result(tmp_path, capsys):
     assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "3",
                  "--out", str(tmp_path / "run")]) == 0
     out = capsys.readouterr().out
-    assert re.search(r"^running: running the controls of \d+ distinct failures \(each one's first case through "
-                     rf"Identity, alone in a fresh worker\): {re.escape(FAKE)}WrongValuesAdapter$", out, re.M), out
+    controls = re.search(r"^running: running the controls of \d+ distinct failures \(each one's first case through "
+                         rf"Identity, alone in a fresh worker\): {re.escape(FAKE)}WrongValuesAdapter$", out, re.M)
+    assert controls, out
+    # and from the last result to the controls (results.jsonl rewritten, the failures found), it says so too
+    sorting = re.search(r"^running: writing results.jsonl in plan order and finding the distinct failures, whose "
+                        r"controls run next$", out, re.M)
+    assert sorting and sorting.start() < controls.start(), out
 
 
 def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
@@ -170,6 +176,13 @@ def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():
     assert log.left() == (95.0, []) and log.left_text() == "about 95 s left"
     now[0] = 25.0  # nothing since the last line: a hang, say
     assert log.line().endswith("; slow: openvino-onnx: no result in the last 15 s")
+
+
+def test_without_a_terminal_progress_lines_come_ever_less_often_down_to_one_a_minute():
+    waits = list(itertools.islice(progress_waits(), 6))
+    assert waits == [15.0, 30.0, 60.0, 60.0, 60.0, 60.0]
+    # a first default run on a busy machine (15 minutes) is 16 lines of progress, not 60
+    assert len(list(itertools.takewhile(lambda t: t <= 900, itertools.accumulate(progress_waits())))) == 16
 
 
 @pytest.mark.slow

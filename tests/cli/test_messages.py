@@ -4,6 +4,7 @@ in --help, every runtime package in --version, and an interrupt naming the comma
 each command's work."""
 import importlib.metadata
 import shlex
+import signal
 
 import pytest
 
@@ -28,6 +29,9 @@ def one_line(capsys, code, expected_code=2):
     (["gate", "--runtime", "x", "--baseline", "b", "--exampel-db", "d"], "(did you mean '--example-db'?)"),
     (["--spec-dir=d", "specs"], "(did you mean '--specs-dir'?)"),
     (["rnu"], "invalid choice: 'rnu' (did you mean 'run'?)"),
+    # a typo that leaves a required option missing is named, not the option it hid
+    (["gate", "--runtme", "onnxruntime"], "unrecognized arguments: --runtme (did you mean '--runtime'?)"),
+    (["baseline", "--runtim=onnxruntime"], "unrecognized arguments: --runtim (did you mean '--runtime'?)"),
     (["run", "--profile", "thorogh"], "invalid choice: 'thorogh' (did you mean 'thorough'?)"),
 ])
 def test_a_mistyped_option_command_or_choice_is_refused_naming_the_closest(tmp_path, capsys, argv, words):
@@ -49,6 +53,9 @@ def test_no_parser_takes_an_option_by_its_abbreviation():
     (["run", "--runtime", "openvino-onx", "--max-examples", "0"], "(did you mean 'openvino-onnx'?)"),
     (["check", "--spec", "onnx/Pad-91"], "unknown spec id 'onnx/Pad-91' (did you mean 'onnx/Pad-1'?)"),
     (["check", "--spec", "Pad-19"], "unknown spec id 'Pad-19' (did you mean 'onnx/Pad-19'?)"),
+    # a version or a name alone, as a user who knows only that part writes it
+    (["check", "--spec", "19"], "unknown spec id '19' (did you mean 'onnx/Pad-19'?)"),
+    (["check", "--spec", "Pad-2"], "(did you mean 'onnx/Pad-2' or 'tf/Pad-2' or 'torch/Pad-2'?)"),
 ])
 def test_a_mistyped_runtime_or_spec_id_is_refused_naming_the_closest(tmp_path, capsys, argv, words):
     err = one_line(capsys, main([*argv, "--out", str(tmp_path / "r")] if argv[0] == "run" else argv))
@@ -96,15 +103,17 @@ def test_version_names_every_runtime_package_padconf_can_run(capsys):
 
 COMMANDS = {  # a command line of each command that does work, and what its interrupt must say
     "run": (["run", "--out", "my run"], "what finished is kept (`padconf run --resume --out 'my run'` continues)"),
-    "gate": (["gate", "--runtime", "onnxruntime", "--baseline", "b.yaml"],
-             "a gate starts over: run the same padconf gate command again"),
+    "gate": (["gate", "--runtime", "onnxruntime", "--baseline", "my b.yaml"],
+             "a gate starts over: `padconf gate --runtime onnxruntime --baseline 'my b.yaml'` runs it again"),
     "baseline": (["baseline", "--runtime", "onnxruntime"],
-                 "a baseline starts over: run the same padconf baseline command again"),
+                 "a baseline starts over: `padconf baseline --runtime onnxruntime` runs it again"),
     "minimize": (["minimize", "case.json", "--runtime", "onnxruntime", "--out", "m"],
-                 "the bundles finished are kept in m; the same padconf minimize command with another --out does "
-                 "the rest"),
-    "generate": (["generate", "--out", "g"], "g is as it was (generate replaces it whole): run the same command again"),
-    "report": (["report", "r", "--html", "r.html"], "nothing of it is kept: run the same padconf report command again"),
+                 "the bundles finished are kept in m; `padconf minimize case.json --runtime onnxruntime --out m` "
+                 "with another --out does the rest"),
+    "generate": (["generate", "--out", "g"],
+                 "g is as it was (generate replaces it whole): `padconf generate --out g` runs it again"),
+    "report": (["report", "r", "--html", "r.html"], "nothing of it is kept: `padconf report r --html r.html` runs it "
+                                                    "again"),
 }
 
 
@@ -122,10 +131,11 @@ def test_an_interrupt_names_the_command_that_continues_each_commands_work(monkey
     monkeypatch.setattr(parser_module, f"cmd_{command}", interrupted)  # the parser binds each command's function
     err = one_line(capsys, main(argv), code)
     assert err == f"padconf: {says}; {continues}\n"
+    named = shlex.split(err.split("`")[1])[1:]  # the command it names is one padconf takes, as it was given
+    assert build_parser().parse_args(named).command == command
     if command != "run":
-        assert "--resume" not in err  # only a run resumes: gate --resume is refused
-    else:  # the command it names is one padconf takes
-        named = shlex.split(err.split("`")[1])[1:]
+        assert "--resume" not in err and named == argv  # only a run resumes: gate --resume is refused
+    else:
         assert build_parser().parse_args(named).resume
 
 
@@ -137,3 +147,26 @@ def test_runtimes_without_a_terminal_is_one_line_per_runtime(capsys):
     for name, line in zip(registry(), lines):
         assert line.startswith(f"{name} ") or line.startswith(f"{name}: unavailable here: "), line
         assert registry()[name] in line and (name not in OPT_IN or OPT_IN[name] in line), line
+
+
+@pytest.mark.parametrize("signum, code, says", [(signal.SIGTERM, 143, "SIGTERM"), (signal.SIGINT, 130, "interrupted")])
+def test_a_signal_whose_raise_a_callback_swallows_still_ends_the_command_with_its_line(monkeypatch, capsys, signum,
+                                                                                     code, says):
+    """SIGTERM on a gate as it closed its workers: the handler's raise came inside a __del__,
+    padconf's unraisable hook raised it again in the main thread, whose handler ran inside the
+    hook, where Python ignores it too ("Exception ignored in sys.unraisablehook"): the gate exited
+    1, as if it had finished. The signal is kept, and the command ends as it says."""
+    argv, continues = COMMANDS["gate"]
+
+    class Closing:
+        def __del__(self):
+            raise Terminated(signum) if signum != signal.SIGINT else KeyboardInterrupt
+
+    def gate(args):
+        Closing()  # dropped at once: its __del__ raises, as a handler run there does
+        return 1
+
+    monkeypatch.setattr(parser_module, "cmd_gate", gate)
+    assert main(argv) == code
+    err = capsys.readouterr().err
+    assert err == f"padconf: {says}; {continues}\n", err

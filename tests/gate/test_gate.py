@@ -19,6 +19,7 @@ from padconf.gate.baseline import Cell, baseline_entries, breadth, load_baseline
 from padconf.gate.compare import confirm, judge_rows
 from padconf.gate.explore import EXPLORE_KEY
 from padconf.gate.selection import gate_cases, in_shard, parse_shard
+from padconf.judging.failure import distinct_failure
 from padconf.judging.records import judged_row
 from padconf.judging.verdicts import judge
 from padconf.run.rundir import read_jsonl
@@ -286,6 +287,18 @@ def test_an_error_class_keeps_what_tells_failures_apart():
     odd = "mixed_sign_pads: returned an output no reading gives: crop_first gives shape [3] [1.0, {}, 1.0]"
     unexplained = pattern("unexplained", odd.format("8.52e-39"), "detail")
     assert re.search(unexplained, odd.format("-95.43")) and not re.search(unexplained, "mixed_sign_pads: rejected it")
+    # a node's generated name (OpenVINO counts one serial up per process) is a particular: one failure is one
+    # distinct failure whichever model's nodes it names; an op's version ('Pad_18', onnx's evaluator) is not
+    split = ("[CPU] Split node with name 'Split_{}' Check 'dimension_at_axis % num_splits == 0' failed: While "
+             "validating node 'opset1::Split Split_{} (opset1::Convert Convert_{}[0]:i32[?])")
+    named = pattern("wrongly-rejected", split.format(21253, 21253, 24890))
+    assert re.search(named, split.format(42689, 42689, 46326)) and not re.search(named, split.format("x", 1, 2))
+    rows = [{"runtime": "rt", "verdict": "wrongly-rejected", "error": split.format(n, n, n + 3637)}
+            for n in (21253, 22048, 42689, 37851)]
+    assert len({distinct_failure(r) for r in rows}) == 1
+    ref = "TypeError: Issues with types and attributes ['mode'] (operator 'Pad_{}')."
+    versioned = pattern("wrongly-rejected", ref.format(18))
+    assert re.search(versioned, ref.format(18)) and not re.search(versioned, ref.format(11))
     crash = pattern("crash", "killed by SIGSEGV; last words: free(): invalid pointer")
     assert re.search(crash, "killed by SIGABRT") and not re.search(crash, "killed by SIGFPE")
     # a wrong output: the kind of wrong value, not which values

@@ -219,6 +219,8 @@ def test_the_plugin_gives_the_gates_verdict_on_planted_regressions(tmp_path, run
     ("no-such-runtime", "[]\n", (), "ERROR: unknown runtime 'no-such-runtime'"),
     (FAKE + "ConformingAdapter", "[]\n", ("--padconf-spec=onnx/Pad-91",),
      "ERROR: --padconf-spec 'onnx/Pad-91': unknown (did you mean 'onnx/Pad-1'?)"),
+    (FAKE + "ConformingAdapter", "[]\n", ("--padconf-spec=19",),
+     "ERROR: --padconf-spec '19': unknown (did you mean 'onnx/Pad-19'?)"),
     (FAKE + "ConformingAdapter", "[]\n", ("--padconf-mode=egde",),
      "ERROR: --mode 'egde': unknown (did you mean 'edge'?)"),
     (FAKE + "Missing", "[]\n", ("-n", "2"), "ERROR: nothing to run: runtime tests.fake_adapters:Missing unavailable: "),

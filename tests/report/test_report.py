@@ -728,3 +728,33 @@ def test_a_runs_notes_are_one_line_per_runtime_on_the_terminal():
         "tensors",
         "openvino: 16 cases skipped: OpenVINO has no element type for complex128; worker restarted 47 times",
         "runtime tract unavailable: no"]
+
+
+def test_a_first_runs_list_of_failures_not_yet_triaged_is_bounded_and_every_runtimes_largest_are_in_it():
+    """A default run holds a hundred and more distinct failures not yet triaged: the terminal lists
+    at most MAX_UNTRIAGED_LINES of them, each runtime's largest first in turn (one runtime's many
+    small ones crowd out no other's), and one line counts the rest per runtime and names the
+    command that lists every one; summary.md keeps them all."""
+    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo",
+             "lima", "mike", "november", "oscar", "papa", "quebec", "romeo", "sierra", "tango", "uniform"]
+    rows, sizes = [], {"many": 40, "few": 3, "some": 12}
+    for runtime, groups in sizes.items():
+        for g in range(groups):
+            for n in range(1 + g % 5):  # results in the group: 1 to 5
+                case = classify(Case("onnx/Pad-19", np.arange(3 + n, dtype=np.float32) + g, [1, 1]))
+                refusal = f"refused: {words[g % len(words)]} {words[g // len(words)]}"
+                rows.append(judged_row(runtime, "inputs", case, Outcome(error=refusal), "ok"))
+    groups = report.distinct_failures(rows)
+    assert len(groups) == sum(sizes.values()) == 55 > report.MAX_UNTRIAGED_LINES
+    out = "\n".join(p for p in report.terminal_output(rows, 200, "RUN") if isinstance(p, str))
+    listed = [line for line in out.splitlines() if line.startswith("- ") and "; case id: " in line]
+    assert len(listed) == report.MAX_UNTRIAGED_LINES
+    for runtime in sizes:
+        mine = sorted((g for g in groups if g["runtime"] == runtime), key=lambda g: -g["count"])
+        shown = [line for line in listed if line.startswith(f"- {runtime} ")]
+        assert shown and f"x{mine[0]['count']} [" in shown[0]  # its largest among them
+    assert len([x for x in listed if x.startswith("- few ")]) == 3  # a runtime with few has all of them
+    (more,) = [line for line in out.splitlines() if line.startswith("- and ")]
+    assert more == "- and 25 more not yet triaged (many 25): padconf report RUN --bugs lists every one"
+    summary = report.markdown(rows, [], [])
+    assert all(f"id={g['example']['case_id']}" in summary for g in groups)

@@ -8,6 +8,7 @@ import importlib.util
 import json
 import os
 import select
+import shlex
 import signal
 import subprocess
 import sys
@@ -236,12 +237,12 @@ def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, comma
         out, err = proc.communicate(timeout=120)
     finally:
         proc.kill()
+    again = f"`{shlex.join(['padconf', *args])}`"
     continues = {"run": "what finished is kept (`padconf run --resume --out r` continues)",
-                  "baseline": "a baseline starts over: run the same padconf baseline command again",
-                  "gate": "a gate starts over: run the same padconf gate command again",
-                  "minimize": "the bundles finished are kept in m; the same padconf minimize command with another "
-                              "--out does the rest",
-                  "generate": "g is as it was (generate replaces it whole): run the same command again"}[command]
+                 "baseline": f"a baseline starts over: {again} runs it again",
+                 "gate": f"a gate starts over: {again} runs it again",
+                 "minimize": f"the bundles finished are kept in m; {again} with another --out does the rest",
+                 "generate": f"g is as it was (generate replaces it whole): {again} runs it again"}[command]
     assert (proc.returncode, err.strip().splitlines()[-1:]) == (130, [f"padconf: interrupted; {continues}"]), err
     for _ in range(200):  # every process it started carries the mark; each ends within moments of padconf
         if not _marked(tag):
