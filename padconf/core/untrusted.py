@@ -105,7 +105,7 @@ def yaml_depth_checked(text: str, where: str, error: type[Exception] = CaseError
     where it is built in (PyYAML's Python parser is a port of it, and took most of a spec file's
     reading: docs/performance.md); a text it refuses is counted again on the Python parser's,
     which the caller's own parse is, so what is refused, and how, stays that parser's."""
-    loaders = [yaml.SafeLoader]
+    loaders: list[type] = [yaml.SafeLoader]
     if getattr(yaml, "__with_libyaml__", False):
         loaders.insert(0, yaml.CSafeLoader)
     for loader in loaders:
