@@ -88,6 +88,31 @@ def culprit_pass(holds) -> str | None:
     return None
 
 
+def _run_session(session, inputs: dict, options) -> list:
+    """``session.run(None, inputs, options)``: its checks of the feed made once a session, not a
+    case (that every input the graph requires is fed, and the output names, read from the
+    session's binding one by one: on a small case as long as the run itself,
+    docs/performance.md); padconf builds a graph and its feeds together, so they hold for every
+    case of its model. A session whose feed would fail them, or of a release without the inner
+    session, runs through session.run, which says so in its own words; an execution provider's
+    failure, for session.run's fallback to retry (only with providers other than the CPU's)."""
+    plan = session.__dict__.get("_padconf_plan")
+    if plan is None:
+        inner = getattr(session, "_sess", None)
+        plan = session._padconf_plan = (
+            frozenset(i.name for i in session.get_inputs() if not i.type.startswith("optional")),
+            [o.name for o in session.get_outputs()], inner)
+    required, names, inner = plan
+    if inner is None or not required <= inputs.keys():
+        return session.run(None, inputs, options)
+    try:
+        return inner.run(names, inputs, options)
+    except Exception as exc:
+        if type(exc).__name__ == "EPFail":
+            return session.run(None, inputs, options)
+        raise
+
+
 def _new_session(ort, model: bytes, level: str | None = None, save_to: str | None = None,
                  disabled: list[str] | None = None):
     options = ort.SessionOptions()  # graph optimisation at ORT's default (all), or a variant's level
@@ -186,7 +211,7 @@ class OnnxRuntimeAdapter(Adapter):
                                        "tensor to feed or fetch")
             inputs = feeds(case, placement)
             if _native(case.data) and all(_native(a) for a in inputs.values()):  # data: the output's dtype
-                output = session.run(None, inputs, self._quiet)[0]
+                output = _run_session(session, inputs, self._quiet)[0]
                 return Outcome(output=output, note=self._optimizer_note(ort, case, placement, output))
             # Not np.ascontiguousarray: it turns a 0-d constant_value into shape (1,).
             values = {k: ort.OrtValue.ortvalue_from_numpy(np.asarray(a, order="C")) if _native(a)

@@ -36,7 +36,7 @@ from padconf.execution.worker import (
     MAX_TIMEOUT_S,
     MIN_TIMEOUT_S,
 )
-from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S
+from padconf.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.run.compile_budget import ALL, DEFAULT_COMPILE_BUDGET
 from padconf.run.config import MAX_COMPILE_BUDGET
 from padconf.run.rundir import DEFAULT_RUN_DIR as RUN_OUT

@@ -229,6 +229,14 @@ def raw_array(arr: np.ndarray, name: str) -> tuple[dict, bytes]:
     return {"dtype": name, "shape": list(arr.shape), "raw": len(raw)}, raw
 
 
+# Headers from_raw has checked (_declared), by element type and shape: the arrays of a batch share a
+# few, and their checks were a third of reading a case in a worker (docs/performance.md). from_raw
+# reads only what raw_array wrote in another padconf process (sizes that are ints; a file's JSON,
+# where true or 1.0 could stand for a size, goes through decode_array, which checks every header).
+_RAW_HEADERS: dict[tuple, tuple[tuple, np.dtype, np.dtype, int]] = {}
+_RAW_HEADERS_KEPT = 4096
+
+
 def from_raw(obj: dict, take, budget: ArrayBudget | None = None) -> np.ndarray:
     """The array raw_array described by ``obj``, its bytes from ``take(n)`` (the next n bytes of
     the message), checked as decode_array checks a header (its bytes must be the shape's); the
@@ -236,15 +244,24 @@ def from_raw(obj: dict, take, budget: ArrayBudget | None = None) -> np.ndarray:
     if "raw" not in obj:
         return decode_array(obj, budget)
     try:
-        name, shape, dtype, size = _declared(obj, budget)
+        key = (obj["dtype"], *obj["shape"])
+        known = _RAW_HEADERS.get(key)
+        if known is None:
+            name, shape, dtype, size = _declared(obj, None)
+            known = shape, dtype, dtype.newbyteorder("<"), size
+            if len(_RAW_HEADERS) < _RAW_HEADERS_KEPT:
+                _RAW_HEADERS[key] = known
+        shape, dtype, little, size = known
+        if budget is not None:
+            budget.take(size)
         if obj["raw"] != size:
-            raise CaseError(f"malformed array: {obj['raw']!r} raw bytes for {size} bytes of {name} {list(shape)}")
+            raise CaseError(f"malformed array: {obj['raw']!r} raw bytes for {size} bytes of {key[0]} {list(shape)}")
         raw = take(size)
         if len(raw) != size:
-            raise CaseError(f"malformed array: {len(raw)} raw bytes for {size} bytes of {name} {list(shape)}")
+            raise CaseError(f"malformed array: {len(raw)} raw bytes for {size} bytes of {key[0]} {list(shape)}")
         # a copy of its own, as decode_array's: aligned and writable wherever in the message its bytes
         # lay (a runtime may share the array's memory: OpenVINO's tensors), of numpy's own dtype object
-        return np.frombuffer(raw, dtype=dtype.newbyteorder("<")).astype(dtype).reshape(shape)
+        return np.frombuffer(raw, dtype=little).astype(dtype).reshape(shape)
     except CaseError:
         raise
     except (KeyError, TypeError, ValueError, OverflowError) as exc:

@@ -101,19 +101,27 @@ def json_value(text: str, where: str, error: type[Exception] = CaseError):
 
 def yaml_depth_checked(text: str, where: str, error: type[Exception] = CaseError) -> None:
     """Refuse YAML nested deeper than MAX_DEPTH, counted on the parser's event stream (which
-    does not recurse) before the document is composed (which does)."""
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=yaml.SafeLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    line = event.start_mark.line + 1 if event.start_mark else "?"
-                    raise error(f"{where}:{line}: YAML nested more than {MAX_DEPTH} deep")
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        pass  # the caller's own parse reports it, with its line
+    does not recurse) before the document is composed (which does). The events are libyaml's
+    where it is built in (PyYAML's Python parser is a port of it, and took most of a spec file's
+    reading: docs/performance.md); a text it refuses is counted again on the Python parser's,
+    which the caller's own parse is, so what is refused, and how, stays that parser's."""
+    loaders: list[type] = [yaml.SafeLoader]
+    if getattr(yaml, "__with_libyaml__", False):
+        loaders.insert(0, yaml.CSafeLoader)
+    for loader in loaders:
+        depth = 0
+        try:
+            for event in yaml.parse(text, Loader=loader):
+                if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                    depth += 1
+                    if depth > MAX_DEPTH:
+                        line = event.start_mark.line + 1 if event.start_mark else "?"
+                        raise error(f"{where}:{line}: YAML nested more than {MAX_DEPTH} deep")
+                elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                    depth -= 1
+            return
+        except yaml.YAMLError:
+            pass  # the Python parser's turn; after it, the caller's own parse reports it, with its line
 
 
 class _ExpansionCountingLoader(yaml.SafeLoader):

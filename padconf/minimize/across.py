@@ -25,9 +25,10 @@ from padconf.core.errors import PadconfError
 from padconf.core.writing import FolderLock, make_folder, open_to_append, write_markdown
 from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
 from padconf.judging.verdicts import FAILURES
+from padconf.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.title import feature
-from padconf.minimize.minimize import DEFAULT_TIME_LIMIT_S, _safe, minimize, variant_text
+from padconf.minimize.minimize import _safe, minimize, variant_text
 from padconf.minimize.probes.evidence import LABELS, a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
 

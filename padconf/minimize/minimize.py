@@ -30,6 +30,7 @@ from padconf.core.writing import FolderLock, make_folder, open_to_append, write_
 from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, check_memory_cap
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
+from padconf.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.minimize.bundle.index import index_markdown
 from padconf.minimize.bundle.report import bundle_triage
 from padconf.minimize.bundle.scripts import api_script_name, configuration
@@ -69,8 +70,6 @@ from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink
 from padconf.minimize.shrink.simplify import SIMPLER_DTYPES
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
-
-DEFAULT_TIME_LIMIT_S = 60.0
 
 
 def reproduce(isolated: IsolatedRunner, job: Job, placements: list[str]) -> tuple[Attempt, Placement]:

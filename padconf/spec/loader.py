@@ -18,7 +18,7 @@ import yaml
 
 from padconf.core.dtypes import as_array
 from padconf.core.errors import SpecError, did_you_mean
-from padconf.core.untrusted import inside, read_text, yaml_compose, yaml_depth_checked
+from padconf.core.untrusted import inside, read_text, yaml_compose
 from padconf.core.vocabulary import Word
 from padconf.spec.reference import INTERPRETATIONS
 
@@ -129,10 +129,10 @@ MAX_SPEC_DEPTH = 32
 
 def _read_yaml(path: Path) -> dict:
     text = read_text(path, MAX_SPEC_BYTES, SpecError, _display(path))
-    yaml_depth_checked(text, _display(path), SpecError)
-    try:  # composed by the one YAML reader first: a key given twice (YAML keeps the last) is refused there
-        yaml_compose(text, _display(path), MAX_SPEC_VALUES * 4, SpecError)
-        doc = yaml.safe_load(text)
+    try:  # composed by the one YAML reader (its depth checked first): a key given twice is refused there
+        node = yaml_compose(text, _display(path), MAX_SPEC_VALUES * 4, SpecError)
+        # constructed from that node, as yaml.safe_load would from its own parse of the same text
+        doc = None if node is None else yaml.SafeLoader("").construct_document(node)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f"line {mark.line + 1}" if mark else "?"

@@ -8,7 +8,16 @@ from hypothesis import strategies as st
 
 from padconf.cases.case import Case, dumps, loads
 from padconf.cases.strategies import arrays
-from padconf.core.dtypes import ALL_DTYPES, bit_equal, decode_array, numpy_dtype
+from padconf.core.dtypes import (
+    ALL_DTYPES,
+    ArrayBudget,
+    OverBudget,
+    bit_equal,
+    decode_array,
+    from_raw,
+    numpy_dtype,
+    raw_array,
+)
 from padconf.core.errors import CaseError
 
 
@@ -80,6 +89,27 @@ def test_arrays_travel_as_raw_bytes():
                         {"dtype": "int64", "shape": [2], "values": [2**40 + 5, -1]}):  # padconf 0.1's forms
         with pytest.raises(CaseError, match="malformed array"):
             decode_array(pre_release)
+
+
+def test_a_raw_header_read_before_is_checked_and_charged_again():
+    """from_raw keeps the headers it checked (a batch's arrays share a few shapes): a header seen
+    before still costs its budget, and its bytes must still be the shape's."""
+    arr = np.arange(12, dtype=np.float32).reshape(3, 4)
+    header, raw = raw_array(arr, "float")
+    for _ in range(2):  # the second read finds the header kept
+        assert bit_equal(from_raw(header, lambda n: raw), arr)
+    budget = ArrayBudget(len(raw) + 10, "the case's arrays")
+    from_raw(header, lambda n: raw, budget)
+    with pytest.raises(OverBudget):
+        from_raw(header, lambda n: raw, budget)
+    with pytest.raises(CaseError, match="raw bytes"):
+        from_raw({**header, "raw": len(raw) - 4}, lambda n: raw)
+    with pytest.raises(CaseError, match="raw bytes"):
+        from_raw(header, lambda n: raw[:-4])
+    for shape in ([3, -4], [3, "4"], [[3], 4]):  # never kept: refused each time
+        for _ in range(2):
+            with pytest.raises(CaseError, match="malformed array"):
+                from_raw({**header, "shape": shape}, lambda n: raw)
 
 
 def test_a_large_string_array_is_stored_compressed_and_small_ones_readable():
