@@ -177,11 +177,9 @@ def test_a_signature_entry_that_forgives_nothing_fails_the_session_as_fixed(tmp_
 
 
 @pytest.mark.slow
-def test_baseline_then_the_plugin_passes_and_dropping_an_entry_fails_its_cases(tmp_path):
-    work = tmp_path / "b"
-    assert main(["baseline", "--runtime", "onnxruntime", "--spec", SPEC, "--out", str(tmp_path / "b.yaml"),
-                 "--work", str(work)]) == 0
-    text = (tmp_path / "b.yaml").read_text()
+def test_baseline_then_the_plugin_passes_and_dropping_an_entry_fails_its_cases(tmp_path, onnxruntime_baseline):
+    baseline, work = onnxruntime_baseline  # of SPEC
+    text = baseline.read_text()
     code, out, outcomes, _ = plugin(tmp_path, "onnxruntime", text)
     assert code == 0, out
     entries = yaml.safe_load(text)
