@@ -4,7 +4,9 @@ import atexit
 import os
 import shutil
 import tempfile
+from pathlib import Path
 
+import pytest
 from hypothesis import settings
 
 from padconf.cases.strategies import register_profiles
@@ -28,3 +30,15 @@ atexit.register(shutil.rmtree, os.environ["PADCONF_COMPILE_CACHE"], ignore_error
 _key_dir = tempfile.mkdtemp(prefix="padconf-test-compile-cache-key-")
 os.environ["PADCONF_COMPILE_CACHE_KEY"] = os.path.join(_key_dir, "compile-cache.key")
 atexit.register(shutil.rmtree, _key_dir, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def onnxruntime_baseline(tmp_path_factory) -> tuple[Path, Path]:
+    """onnxruntime's baseline of onnx/Pad-19 and the work folder of the run it was made from
+    (results.jsonl), made once for the tests that only read them."""
+    from padconf.cli import main
+    where = tmp_path_factory.mktemp("onnxruntime-baseline")
+    baseline, work = where / "b.yaml", where / "b"
+    assert main(["baseline", "--runtime", "onnxruntime", "--spec", "onnx/Pad-19", "--out", str(baseline),
+                 "--work", str(work)]) == 0
+    return baseline, work

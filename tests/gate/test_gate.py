@@ -227,17 +227,16 @@ def test_a_partial_fix_is_fixed_per_cell_and_prune_removes_exactly_those_cells(t
 
 
 @pytest.mark.slow
-def test_baseline_then_gate_passes_and_dropping_an_entry_names_its_cases(tmp_path, capsys):
-    work = ["--work", str(tmp_path / "b"), *SPEC]
-    assert main(["baseline", "--runtime", "onnxruntime", "--out", str(tmp_path / "b.yaml"), *work]) == 0
-    entries = yaml.safe_load((tmp_path / "b.yaml").read_text())
+def test_baseline_then_gate_passes_and_dropping_an_entry_names_its_cases(tmp_path, capsys, onnxruntime_baseline):
+    baseline, work = onnxruntime_baseline  # of onnx/Pad-19, SPEC
+    entries = yaml.safe_load(baseline.read_text())
     assert entries and all(e["why"] for e in entries)
     # every entry forgives exactly the cells it was seen failing in
-    baseline_run = read_jsonl(tmp_path / "b" / "results.jsonl")
-    assert [breadth(e, baseline_run) for e in load_baseline(tmp_path / "b.yaml")] == [1.0] * len(entries)
+    baseline_run = read_jsonl(work / "results.jsonl")
+    assert [breadth(e, baseline_run) for e in load_baseline(baseline)] == [1.0] * len(entries)
     # the suite is the same whatever the seed: a seed-0 baseline gates every seed
     for seed in range(5):
-        assert gate(tmp_path, "onnxruntime", (tmp_path / "b.yaml").read_text(), "--seed", str(seed)) == 0
+        assert gate(tmp_path, "onnxruntime", baseline.read_text(), "--seed", str(seed)) == 0
     capsys.readouterr()
     dropped = entries.pop(0)
     assert gate(tmp_path, "onnxruntime", yaml.safe_dump(entries)) == 1

@@ -177,11 +177,9 @@ def test_a_signature_entry_that_forgives_nothing_fails_the_session_as_fixed(tmp_
 
 
 @pytest.mark.slow
-def test_baseline_then_the_plugin_passes_and_dropping_an_entry_fails_its_cases(tmp_path):
-    work = tmp_path / "b"
-    assert main(["baseline", "--runtime", "onnxruntime", "--spec", SPEC, "--out", str(tmp_path / "b.yaml"),
-                 "--work", str(work)]) == 0
-    text = (tmp_path / "b.yaml").read_text()
+def test_baseline_then_the_plugin_passes_and_dropping_an_entry_fails_its_cases(tmp_path, onnxruntime_baseline):
+    baseline, work = onnxruntime_baseline  # of SPEC
+    text = baseline.read_text()
     code, out, outcomes, _ = plugin(tmp_path, "onnxruntime", text)
     assert code == 0, out
     entries = yaml.safe_load(text)
@@ -246,8 +244,18 @@ def test_the_suite_without_a_runtime_is_a_usage_error():
 DOCUMENTED = ["pytest", "-c", "/dev/null", "--noconftest", "-p", "no:cacheprovider", "--pyargs", "padconf.pytest"]
 
 
+@pytest.fixture(scope="module")
+def reference_baseline(tmp_path_factory) -> Path:
+    """onnx-reference's baseline of SPEC, made once for the tests that only read it."""
+    where = tmp_path_factory.mktemp("reference-baseline")
+    baseline = where / "baseline.yaml"
+    assert main(["baseline", "--runtime", "onnx-reference", "--spec", SPEC, "--out", str(baseline),
+                 "--work", str(where / "work")]) == 0
+    return baseline
+
+
 @pytest.mark.slow
-def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
+def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path, reference_baseline):
     """A runtime team's checkout under test is the working directory: ``python -m pytest
     --pyargs padconf.pytest`` imported its conftest.py (pytest's rootdir conftest), its yaml.py
     instead of PyYAML (``-m`` puts the working directory first on sys.path) and the plugin its
@@ -258,10 +266,8 @@ def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
     checkout, markers = tmp_path / "checkout", tmp_path / "imported"
     checkout.mkdir()
     markers.mkdir()
-    baseline = tmp_path / "baseline.yaml"
-    assert main(["baseline", "--runtime", "onnx-reference", "--spec", SPEC, "--out", str(baseline),
-                 "--work", str(tmp_path / "work")]) == 0
-    options = ["--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}", f"--padconf-baseline={baseline}", "-q"]
+    options = ["--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}", f"--padconf-baseline={reference_baseline}",
+               "-q"]
     plants = {"conftest.py": "conftest", "yaml.py": "yaml",
               "pytest.ini": "[pytest]\naddopts = -p team_plugin\npythonpath = .\n", "team_plugin.py": "team_plugin"}
     for name, text in plants.items():  # each module leaves a file when imported
@@ -294,7 +300,7 @@ def test_the_documented_command_runs_no_code_of_the_working_directory(tmp_path):
 
 
 @pytest.mark.slow
-def test_xdist_workers_start_isolated_from_a_python_path_holding_a_space(tmp_path):
+def test_xdist_workers_start_isolated_from_a_python_path_holding_a_space(tmp_path, reference_baseline):
     """execnet splits a worker's ``python=`` as a shell does, and the plugin once left the workers
     of a Python whose path holds a space unisolated: the checkout's json.py ran in each of them."""
     spaced = tmp_path / "My Projects" / "venv"
@@ -304,13 +310,10 @@ def test_xdist_workers_start_isolated_from_a_python_path_holding_a_space(tmp_pat
     checkout.mkdir()
     markers.mkdir()
     (checkout / "json.py").write_text(f"open({str(markers / 'json')!r}, 'w').close()\nraise SystemExit(7)\n")
-    baseline = tmp_path / "baseline.yaml"
-    assert main(["baseline", "--runtime", "onnx-reference", "--spec", SPEC, "--out", str(baseline),
-                 "--work", str(tmp_path / "work")]) == 0
     python = spaced / "bin" / Path(sys.executable).name
     done = subprocess.run([str(python), str(spaced / "bin" / "pytest"), *DOCUMENTED[1:], "-q", "-n", "2",
                            "--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}",
-                           f"--padconf-baseline={baseline}"],
+                           f"--padconf-baseline={reference_baseline}"],
                           cwd=checkout, capture_output=True, text=True, timeout=300)
     out = done.stdout + done.stderr
     assert done.returncode == 0 and " passed" in out, out[-3000:]
