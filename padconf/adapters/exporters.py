@@ -361,7 +361,56 @@ class TorchAdapter(Adapter):
             return self.refusal(exc).outcome()
 
 
-class TorchExportAdapter(TorchAdapter):
+class CachedExport(Adapter):
+    """What an adapter exporting a framework's call to ONNX adds to its framework's adapter: the
+    export cache, keyed by the call (``export_call``) and the adapter's own ``export_key``, and the
+    exported graph read back into a bundle. Subclasses define ``export_call``, ``export_key`` and
+    ``_export``."""
+
+    verb = "exports"  # what notes() says is done again with the cache off
+
+    def __init__(self):
+        super().__init__()
+        self._cache = CompileCache(default_root())
+
+    def available(self) -> str | None:
+        found = super().available()
+        self._cache.why_off()  # reads the cache's key in the zygote: its workers inherit it
+        return found
+
+    def notes(self) -> list[str]:
+        why = self._cache.why_off()
+        return [f"{self.verb} everything again: {why}"] if why and self._cache.root is not None else []
+
+    def export_call(self, case: Case) -> dict:
+        raise NotImplementedError
+
+    def export_key(self, call: dict) -> str:
+        raise NotImplementedError
+
+    def _export(self, call: dict) -> bytes:
+        raise NotImplementedError
+
+    def exported(self, case: Case):
+        """The exported model of ``case``'s call, from the export cache or exported now; a Refusal
+        with the exporter's words where it refuses."""
+        call = self.export_call(case)
+        key = self.export_key(call)
+        return self.cached(key, lambda: self._cache.fetch(key, lambda: self._export(call), float("inf")))
+
+    def bundle_model(self, case: Case, placement: Placement, where):
+        """The exported graph of the minimized case, read back from the export cache (the worker
+        that ran the case put it there); None where it is not there (the bundle holds no model)."""
+        entry = self._cache.get(self.export_key(self.export_call(case)))
+        if entry is None or entry[:1] != b"M":
+            return None, {"data": case.data}
+        import onnx
+
+        (where / "model.onnx").write_bytes(entry[1:])
+        return "model.onnx", {onnx.load_model_from_string(entry[1:]).graph.input[0].name: case.data}
+
+
+class TorchExportAdapter(CachedExport, TorchAdapter):
     """``torch.onnx.export`` of F.pad (or an nn.*Pad*d module), its dynamo exporter by default
     (``dynamo=false``: the TorchScript one), the exported graph judged by ONNX's document
     (``on=onnxruntime``: by onnxruntime's answer on it)."""
@@ -373,10 +422,6 @@ class TorchExportAdapter(TorchAdapter):
     options = {"dynamo": ("true", "false"), "call": ("functional", "module"), "on": ("document", "onnxruntime")}
     repro = StandaloneRepro("torch onnx onnxscript onnxruntime", torch_export, own_graph=True)
     compiles_ahead = True  # an export takes a second: padconf waits for it as for a compile
-
-    def __init__(self):
-        super().__init__()
-        self._cache = CompileCache(default_root())
 
     @property
     def dynamo(self) -> bool:
@@ -392,14 +437,8 @@ class TorchExportAdapter(TorchAdapter):
             found["call"] = self.settings["call"]
         return found
 
-    def available(self) -> str | None:
-        found = super().available()
-        self._cache.why_off()  # reads the cache's key in the zygote: its workers inherit it
-        return found
-
-    def notes(self) -> list[str]:
-        why = self._cache.why_off()
-        return [f"exports everything again: {why}"] if why and self._cache.root is not None else []
+    def export_call(self, case: Case) -> dict:
+        return torch_call(case)
 
     def export_key(self, call: dict) -> str:
         """The export cache's key: the call, torch's and onnxscript's versions, the options."""
@@ -426,22 +465,6 @@ class TorchExportAdapter(TorchAdapter):
                 return buffer.getvalue()
         except Exception as exc:  # the exporter's refusal, as deterministic as its graph
             raise CompileFailed(f"{type(exc).__name__}: {error_text(exc)}") from None
-
-    def exported(self, case: Case) -> bytes:
-        """The exported model of ``case``'s call, from the export cache or exported now;
-        CompileFailed with the exporter's words where it refuses."""
-        call = torch_call(case)
-        return self.cached(self.export_key(call), lambda: self._cache.fetch(
-            self.export_key(call), lambda: self._export(call), float("inf")))
-
-    def bundle_model(self, case: Case, placement: Placement, where):
-        """The exported graph of the minimized case, read back from the export cache (the worker
-        that ran the case put it there); None where it is not there (the bundle holds no model)."""
-        entry = self._cache.get(self.export_key(torch_call(case)))
-        if entry is None or entry[:1] != b"M":
-            return None, {"data": case.data}
-        (where / "model.onnx").write_bytes(entry[1:])
-        return "model.onnx", {"x": case.data}
 
     def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         if self.inexpressible(case):

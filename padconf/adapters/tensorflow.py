@@ -19,8 +19,8 @@ import re
 import numpy as np
 
 from padconf.adapters import Adapter, Outcome, StandaloneRepro, error_text
-from padconf.adapters.compile_cache import CompileCache, CompileFailed, cache_key, default_root
-from padconf.adapters.exporters import NOT_IMPLEMENTED, _classified, _shown, judged_export
+from padconf.adapters.compile_cache import CompileFailed, cache_key
+from padconf.adapters.exporters import NOT_IMPLEMENTED, CachedExport, _classified, _shown, judged_export
 from padconf.cases.case import Case
 from padconf.core.dtypes import dtype_name, numpy_dtype
 from padconf.core.versions import package_version
@@ -234,7 +234,7 @@ class TfAdapter(Adapter):
             return None, error_text(exc)
 
 
-class TfExportAdapter(TfAdapter):
+class TfExportAdapter(CachedExport, TfAdapter):
     """tf2onnx's conversion (``tf2onnx.convert.from_function``) of a tf.function calling tf.pad, at
     tf2onnx's default opset (``opset=N``: another), the graph judged by ONNX's document
     (``on=onnxruntime``: by onnxruntime's answer on it)."""
@@ -246,10 +246,7 @@ class TfExportAdapter(TfAdapter):
     options = {"opset": ("13", "15", "17", "18"), "on": ("document", "onnxruntime"), "call": ("function", "keras")}
     repro = StandaloneRepro("tensorflow-cpu tf2onnx onnxruntime", tf_export, own_graph=True)
     compiles_ahead = True  # a conversion takes a second or more: padconf waits for it as for a compile
-
-    def __init__(self):
-        super().__init__()
-        self._cache = CompileCache(default_root())
+    verb = "converts"
 
     def version(self) -> str | None:
         return package_version("tf2onnx")
@@ -263,15 +260,6 @@ class TfExportAdapter(TfAdapter):
     def configuration(self) -> dict[str, object]:
         found: dict[str, object] = {"opset": int(self.settings["opset"])} if "opset" in self.settings else {}
         return {**found, **super().configuration()}
-
-    def available(self) -> str | None:
-        found = super().available()
-        self._cache.why_off()  # reads the cache's key in the zygote: its workers inherit it
-        return found
-
-    def notes(self) -> list[str]:
-        why = self._cache.why_off()
-        return [f"converts everything again: {why}"] if why and self._cache.root is not None else []
 
     def export_key(self, call: dict) -> str:
         """The conversion cache's key: the call, TensorFlow's, tf2onnx's and onnx's versions, the opset."""
@@ -299,28 +287,10 @@ class TfExportAdapter(TfAdapter):
         except Exception as exc:  # the converter's refusal (or TensorFlow's, tracing the call)
             raise CompileFailed(f"{type(exc).__name__}: {error_text(exc)}") from None
 
-    def _converted_call(self, case: Case) -> dict:
+    def export_call(self, case: Case) -> dict:
         """tf_call, with call=keras the layer's rows too: what a conversion is of."""
         rows = keras_rows(case) if self.keras else None
         return {**tf_call(case), "keras_rows": rows} if isinstance(rows, list) else tf_call(case)
-
-    def exported(self, case: Case):
-        """The converted model of ``case``'s call, from the cache or converted now; a Refusal
-        with the converter's words where it refuses."""
-        call = self._converted_call(case)
-        return self.cached(self.export_key(call), lambda: self._cache.fetch(
-            self.export_key(call), lambda: self._export(call), float("inf")))
-
-    def bundle_model(self, case: Case, placement: Placement, where):
-        """The converted graph of the minimized case, read back from the cache; None where it is
-        not there (the bundle holds no model)."""
-        entry = self._cache.get(self.export_key(self._converted_call(case)))
-        if entry is None or entry[:1] != b"M":
-            return None, {"data": case.data}
-        import onnx
-
-        (where / "model.onnx").write_bytes(entry[1:])
-        return "model.onnx", {onnx.load_model_from_string(entry[1:]).graph.input[0].name: case.data}
 
     def run(self, case: Case, placement: Placement = Placement.INPUTS) -> Outcome:
         if self.inexpressible(case):

@@ -21,8 +21,11 @@ from padconf.spec.loader import parse_spec_id
 
 def _attribute_value(case: Case) -> float:
     # Pad-1/2's `value` is a float attribute whatever T is; a value with no float reading
-    # (a string) raises here and the adapter reports it.
-    return float(np.asarray(case.constant_value).astype(np.float64))
+    # (a string) raises here and the adapter reports it. A complex value's imaginary part has no
+    # float to go to (Pad-1/2 define no complex T): it is dropped without numpy's warning, which
+    # would reach the runtime's stream.
+    value = np.asarray(case.constant_value)
+    return float((value.real if np.iscomplexobj(value) else value).astype(np.float64))
 
 
 def value_from_attribute(value: float, dtype: str) -> np.ndarray:

@@ -61,6 +61,20 @@ def test_a_value_attribute_goes_through_leaky_relus_alpha():
     assert plain.attribute_control().expected.tolist() == [-2.5, -2.5]
 
 
+def test_a_complex_value_written_as_pad_2s_float_attribute_warns_nothing():
+    """Pad-2 defines no complex T, yet a drawn complex case is still built (the runtime answers it):
+    the value's real part becomes the float attribute, with no numpy ComplexWarning, which would
+    reach the runtime's stream from the worker."""
+    import warnings
+
+    from padconf.cases.onnx_model import build_model
+    case = Case(spec="onnx/Pad-2", data=np.ones(2, np.complex64), pads=[1, 1], constant_value=np.complex64(2 + 3j))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        node = build_model(case, "inputs").graph.node[0]
+    assert node.op_type == "Pad" and next(a.f for a in node.attribute if a.name == "value") == 2.0
+
+
 def test_a_context_cases_consumer_control_has_no_pad_in_its_graph():
     from padconf.cases.context import Consumer, Context
     from padconf.cases.onnx_model import build_model, feeds
