@@ -174,6 +174,7 @@ def main(argv=None) -> int:
     stdout and stderr are ``ClosableStream`` from the first byte (``--version``, ``--help`` and a
     usage error print before any command runs) to the last."""
     streams = sys.stdout, sys.stderr
+    stdout_open = True
     for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
         try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
             os.fstat(fd)
@@ -182,13 +183,18 @@ def main(argv=None) -> int:
             if devnull != fd:
                 os.close(devnull)
             setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
+            stdout_open = stdout_open and fd != 1
     sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
-        return _product_kept(_main(argv))
+        return _product_kept(_main(argv), stdout_open)
     finally:
         for stream in (sys.stdout, sys.stderr):
             stream.flush()
         sys.stdout, sys.stderr = streams
+
+
+# commands whose whole output is their listing on stdout (baseline and report --bugs say so themselves)
+_STDOUT_IS_OUTPUT = frozenset({"specs", "runtimes", "check", "compile-cache", "envs"})
 
 
 def stdout_carries(what: str, elsewhere: str) -> None:
@@ -199,15 +205,16 @@ def stdout_carries(what: str, elsewhere: str) -> None:
         sys.stdout.product = (what, elsewhere)
 
 
-def _product_kept(code: int) -> int:
+def _product_kept(code: int, stdout_open: bool = True) -> int:
     out = sys.stdout
     if not isinstance(out, ClosableStream) or out.product is None:
         return code
     out.flush()
-    if not out.closed_by_reader or code != 0:
+    if (stdout_open and not out.closed_by_reader) or code != 0:
         return code
     what, elsewhere = out.product
-    print(f"padconf: stdout failed ({out.why}): {what} did not reach it whole; {elsewhere}", file=sys.stderr)
+    why = out.why if stdout_open else "not open"
+    print(f"padconf: stdout failed ({why}): {what} did not reach it whole; {elsewhere}", file=sys.stderr)
     return 2
 
 
@@ -222,8 +229,13 @@ def _main(argv) -> int:
         signal.signal(sig, _terminate)
     sys.unraisablehook = _signal_again
     _LOST.clear()
+    if args.command in _STDOUT_IS_OUTPUT and not getattr(args, "clear", False):
+        stdout_carries(f"the output of padconf {args.command}", f"write it to a file: padconf {args.command} > FILE")
     if args.compile_cache is not None:  # the workers read it from their environment
         from padconf.adapters.compile_cache import ENV
+        if args.compile_cache != "none" and Path(args.compile_cache).exists() and not Path(args.compile_cache).is_dir():
+            print(f"padconf: --compile-cache {plain(args.compile_cache)}: not a folder", file=sys.stderr)
+            return 2
         os.environ[ENV] = (args.compile_cache if args.compile_cache == "none"
                            else str(Path(args.compile_cache).resolve()))
     if args.env_constraints is not None:

@@ -57,8 +57,16 @@ class _PrintVersion(argparse.Action):
         parser.exit()
 
 
+def _ascii(text: str) -> str:
+    """A number as the command line spells one: ASCII, no spaces, no underscores (int() and float()
+    also take Arabic-Indic digits, "1_000" and " 7 ", which --shard already refuses)."""
+    if not text.isascii() or "_" in text or text != text.strip():
+        raise argparse.ArgumentTypeError(f"{text!r}: a number in ASCII digits is needed")
+    return text
+
+
 def _positive_seconds(text: str) -> float:
-    value = float(text)
+    value = float(_ascii(text))
     if not MIN_TIMEOUT_S <= value <= MAX_TIMEOUT_S:  # NaN too
         raise argparse.ArgumentTypeError(f"{text!r}: a number of seconds >= {MIN_TIMEOUT_S:g} and "
                                          f"<= {MAX_TIMEOUT_S:g} is needed")
@@ -72,7 +80,7 @@ SEED_RANGE = (-(1 << 63), (1 << 63) - 1)  # as RunConfig's, which checks a run's
 
 def _count(minimum: int, maximum: int | None = None):
     def parse(text: str) -> int:
-        value = int(text)
+        value = int(_ascii(text))
         if value < minimum or (maximum is not None and value > maximum):
             raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= {minimum}"
                                              + (f" and <= {maximum}" if maximum is not None else "") + " is needed")
@@ -84,7 +92,7 @@ def _count(minimum: int, maximum: int | None = None):
 def _compile_budget(text: str) -> int | str:
     if text == ALL:
         return text
-    if not text.isdigit() or int(text) > MAX_COMPILE_BUDGET:
+    if not _ascii(text).isdigit() or int(text) > MAX_COMPILE_BUDGET:
         raise argparse.ArgumentTypeError(f"{text!r}: a whole number >= 0 and <= {MAX_COMPILE_BUDGET}, or {ALL}, "
                                          "is needed")
     return int(text)
@@ -194,7 +202,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--profile", choices=list(PROFILES), default=None, help="default: default")
     run.add_argument("--max-examples", type=_count(0), default=None,
                      help="generated cases per spec (default: the profile's)")
-    run.add_argument("--seed", type=int, default=None, help="default: 0")
+    run.add_argument("--seed", type=_count(*SEED_RANGE), default=None, help="default: 0")
     run.add_argument("--out", default=RUN_OUT, help=f"run directory (default: {RUN_OUT})")
     run.add_argument("--resume", action="store_true", help="continue the run in --out")
     run.add_argument("--force", action="store_true", help="replace a run already in --out")
@@ -222,8 +230,8 @@ def build_parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=about)
         p.add_argument("--runtime", required=True, help="adapter name or module:Class")
         p.add_argument("--spec", action="extend", nargs="+", help="only these spec ids (default: all)")
-        p.add_argument("--seed", type=int, default=0, help="the seed of --explore's drawing (default: 0); the "
-                       "suite is the same whatever it is")
+        p.add_argument("--seed", type=_count(*SEED_RANGE), default=0,
+                       help="the seed of --explore's drawing (default: 0); the suite is the same whatever it is")
         p.add_argument("--explore", type=_count(0), default=0, metavar="N",
                        help="also N freshly drawn cases per version (default: 0)")
         p.add_argument("--work", default=None, metavar="DIR",

@@ -105,15 +105,21 @@ def read_run_json(path: Path, error=CaseError) -> dict[str, Any]:
 
 def read_results(path: Path) -> Rows:
     """The rows of a results.jsonl (or a file of rows like it), each with RESULT_KEYS; a row
-    of a (runtime, placement, case id) read before is left out and counted."""
-    rows, seen = Rows(), set()
+    of a (runtime, placement, case id) read before is left out and counted, and one whose verdict
+    differs from that row's is a CaseError: padconf never judges one case twice apart (two
+    processes writing one folder write the same verdict), so which row is the run's is unknown."""
+    rows, seen = Rows(), {}
     for number, row in enumerate(read_jsonl(path, RESULT_KEYS), 1):
         strict_result_row(row, f"{path}: row {number}")
         key = row_key(row)
         if key in seen:
+            if seen[key] != row["verdict"]:
+                raise CaseError(f"{path}: row {number}: a second result of runtime {row['runtime']!r}, placement "
+                                f"{row['placement']!r}, case {row['case_id']!r}, with another verdict "
+                                f"({row['verdict']}, not {seen[key]})")
             rows.duplicates += 1
         else:
-            seen.add(key)
+            seen[key] = row["verdict"]
             rows.append(cast(ResultRow, row))
     return rows
 

@@ -58,6 +58,21 @@ def test_a_failure_flipped_to_pass_with_its_output_is_one_line(run, tmp_path, ca
     assert f"row {number}: verdict pass, but the output it records is {was[0]}" in err
 
 
+@pytest.mark.parametrize("first", [True, False], ids=["pass before the failure", "pass after it"])
+def test_a_second_row_of_one_case_with_another_verdict_is_one_line(run, tmp_path, capsys, first):
+    """A pass appended (or put first) for a failing (runtime, placement, case) was read as the
+    row of that key, the other left out as a duplicate (attack round D)."""
+    def duplicate(rows):
+        k = _first(rows, lambda r: r["verdict"] in ("mismatch", "wrongly-accepted"))
+        twin = {**rows[k], "verdict": "pass", "difference": None, "output": None}
+        rows.insert(k if first else k + 1, twin)
+        return k + 2
+    copy, number = _copy_with(run, tmp_path, "results.jsonl", duplicate)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1, err
+    assert f"row {number}: a second result of runtime" in err and "with another verdict" in err, err
+
+
 def test_a_pass_flipped_to_a_failure_without_an_output_is_one_line(run, tmp_path, capsys):
     def flip(rows):
         k = _first(rows, lambda r: r["verdict"] == "pass")

@@ -95,3 +95,26 @@ def test_a_commands_output_on_stdout_lost_is_one_line_and_exit_2(small_run, wher
     assert done.stderr.count("\n") == 1 and "did not reach it whole" in done.stderr, done.stderr
     ok = subprocess.run([PADCONF, "report", str(small_run), "--bugs"], stdout=subprocess.DEVNULL, timeout=120)
     assert ok.returncode == 0
+
+
+@pytest.mark.parametrize("command", [["specs"], ["runtimes"], ["compile-cache"]])
+@pytest.mark.parametrize("where", ["not open", "full device", "reader gone"])
+def test_a_listing_commands_stdout_lost_is_one_line_and_exit_2(tmp_path, command, where):
+    """``padconf specs >&-`` lost its whole listing and exited 0 (attack round D): every command
+    whose output is its listing on stdout says so, exit 2, as ``report --bugs`` does."""
+    read, write = os.pipe()
+    os.close(read)
+    full = os.open("/dev/full", os.O_WRONLY)
+    target = {"not open": "", "full device": ">/dev/full", "reader gone": f">&{write}"}[where]
+    closed = "1>&-" if where == "not open" else ""
+    env = {**os.environ, "PADCONF_COMPILE_CACHE": str(tmp_path / "cache")}
+    try:
+        done = subprocess.run(["bash", "-c", f"{PADCONF} {' '.join(command)} {target} {closed}"], env=env,
+                              stderr=subprocess.PIPE, text=True, timeout=120, pass_fds=(write,))
+    finally:
+        os.close(write)
+        os.close(full)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and "did not reach it whole" in done.stderr, done.stderr
+    ok = subprocess.run([PADCONF, *command], stdout=subprocess.DEVNULL, env=env, timeout=120)
+    assert ok.returncode == 0
