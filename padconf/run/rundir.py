@@ -108,7 +108,8 @@ def read_results(path: Path) -> Rows:
     of a (runtime, placement, case id) read before is left out and counted, and one whose verdict
     differs from that row's is a CaseError: padconf never judges one case twice apart (two
     processes writing one folder write the same verdict), so which row is the run's is unknown."""
-    rows, seen = Rows(), {}
+    rows = Rows()
+    seen: dict[tuple, str] = {}  # key -> verdict
     for number, row in enumerate(read_jsonl(path, RESULT_KEYS), 1):
         strict_result_row(row, f"{path}: row {number}")
         key = row_key(row)
