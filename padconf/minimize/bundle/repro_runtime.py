@@ -79,9 +79,19 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
             *([f"from onnx import {'AttributeProto, ' if any('AttributeProto' in b for b in build) else ''}"
                 "TensorProto, helper, numpy_helper"] if build else [])]
     child = ["if sys.argv[1:] != [\"--child\"]:  # the call kills or hangs its process: run it in a child",
+             "    import signal",
              "    import subprocess",
-             f"    done = subprocess.run([sys.executable, __file__, \"--child\"], timeout={CHILD_TIMEOUT_S})",
-             "    sys.exit(0 if done.returncode == 0 else 1)  # a hang raises TimeoutExpired: exit 1"]
+             "    child = subprocess.Popen([sys.executable, __file__, \"--child\"], start_new_session=True)",
+             "    try:",
+             f"        code = child.wait(timeout={CHILD_TIMEOUT_S})",
+             "    except subprocess.TimeoutExpired:  # a hang: exit 1",
+             "        code = 1",
+             "    finally:  # the child's own processes too (a compiler it started outlives it otherwise)",
+             "        try:",
+             "            os.killpg(child.pid, signal.SIGKILL)",
+             "        except ProcessLookupError:",
+             "            pass",
+             "    sys.exit(0 if code == 0 else 1)"]
     values = [e for e in expected if e is not None]
     body = [*arrays, *build,
             "for e in expected:",
