@@ -26,18 +26,26 @@ def declared(total: bool) -> list[str]:
     return [k for k in keys if (k in ResultRow.__required_keys__) == total]
 
 
+def written() -> list[str]:
+    """The keys judged_row writes in order: the required ones, with ``output_digest`` after
+    ``output`` (declared optional: a row from before digests is refused in words of its own)."""
+    keys = declared(total=True)
+    return [*keys[:keys.index("output") + 1], "output_digest", *keys[keys.index("output") + 1:]]
+
+
 def test_result_row_writes_exactly_the_declared_keys_in_order():
     wrong = Outcome(output=np.zeros(5, np.float32))
     row = judged_row("onnxruntime", Placement.INPUTS, CASE, wrong, "ok", ("p1", 3))
-    assert list(row) == declared(total=True)
+    assert list(row) == written()
     assert row["verdict"] == Verdict.MISMATCH and row["difference"] == Difference.VALUES
     targeted = judged_row("iree", Placement.FOLDED, CASE, wrong, "ok", target="llvm-cpu")
-    assert list(targeted) == ["target", *declared(total=True)]
-    assert set(declared(total=False)) == {"target", "graph", "control", "after", "experiments", "elided", "tags"}
+    assert list(targeted) == ["target", *written()]
+    assert set(declared(total=False)) == {"target", "graph", "control", "after", "experiments", "elided", "tags",
+                                          "output_digest"}
     from padconf.cases.context import Consumer, Context
     sliced = CASE.with_(context=Context(Consumer.SLICE, {"starts": [0], "ends": [1], "axes": [0], "steps": [1]}))
     in_context = judged_row("iree", Placement.FOLDED, sliced, wrong, "ok", target="llvm-cpu")
-    assert list(in_context) == ["target", "graph", *declared(total=True)] and in_context["graph"].endswith("Slice")
+    assert list(in_context) == ["target", "graph", *written()] and in_context["graph"].endswith("Slice")
     assert set(RESULT_KEYS) <= set(declared(total=True))
 
 
