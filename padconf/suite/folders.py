@@ -294,6 +294,8 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
     xml = read_bytes(inside(where / "model.xml", root), MAX_MODEL_BYTES, name=str(where / "model.xml"))
     weights = (read_bytes(inside(where / "model.bin", root), MAX_MODEL_BYTES, name=str(where / "model.bin"))
                if (where / "model.bin").exists() else b"")
+    if b"<!doctype" in xml.lower() or b"<!entity" in xml.lower():  # an IR holds no DTD: entities, external ones too
+        raise CaseError(f"{where / 'model.xml'}: a document type declaration, which no OpenVINO IR holds")
     try:
         model = ov.Core().read_model(xml.decode("utf-8"), ov.Tensor(np.frombuffer(weights, np.uint8).copy()))
     except Exception as exc:

@@ -207,3 +207,22 @@ def test_a_resumed_run_bounds_every_array_of_its_cases_together(tmp_path):
     result = padconf(["run", "--resume", "--out", str(run)], tmp_path, memory=3 << 29)
     assert_one_line_exit_2(result, "cases.jsonl: case 8", "cases.jsonl hold more than 536870912 bytes decoded")
     assert MAX_CASE_BYTES >= 2 * MAX_ARRAY_BYTES  # data and expected output at the bound are a case
+
+
+def test_an_ir_with_a_document_type_declaration_is_one_line(tmp_path, capsys):
+    """Entities (a billion laughs, ``SYSTEM "file:///etc/passwd"``) in a test folder's model.xml
+    (attack round D): an IR never holds a DTD, so one is refused before OpenVINO parses it."""
+    import shutil
+
+    from padconf.cli import main
+    source = sorted((Path(__file__).parents[2] / "generated/openvino").glob("test_ovpad12_constant_float_*"))[0]
+    shutil.copytree(source, tmp_path / "c" / "test_x")
+    xml = tmp_path / "c" / "test_x" / "model.xml"
+    head, _, rest = xml.read_text().partition("?>")
+    xml.write_text(head + '?><!DOCTYPE net [<!ENTITY a "aaaa"><!ENTITY ext SYSTEM "file:///etc/passwd">]>'
+                   + rest.replace("<net ", '<net note="&a;&ext;" ', 1))
+    capsys.readouterr()
+    code = main(["run", "--runtime", "openvino", "--cases", str(tmp_path / "c"), "--out", str(tmp_path / "o")])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "a document type declaration" in err, err
+    assert not (tmp_path / "o" / "results.jsonl").exists()
