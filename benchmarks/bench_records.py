@@ -65,6 +65,7 @@ def _msgspec_row():
         after: Optional[str] = None  # noqa: UP045
         tags: Optional[list[str]] = None  # noqa: UP045
         elided: Optional[dict[str, int]] = None  # noqa: UP045
+        output_digest: Optional[str] = None  # noqa: UP045
 
     decoder = msgspec.json.Decoder(Row)  # strict by default: no str -> int coercion
     return decoder.decode, (msgspec.ValidationError, msgspec.DecodeError)
@@ -106,6 +107,7 @@ def _pydantic_row():
         after: Optional[str] = None  # noqa: UP045
         tags: Optional[list[str]] = None  # noqa: UP045
         elided: Optional[dict[str, int]] = None  # noqa: UP045
+        output_digest: Optional[str] = None  # noqa: UP045
 
     return Row.model_validate_json, (pydantic.ValidationError,)
 

@@ -26,14 +26,13 @@ from padconf.core.dtypes import ArrayBudget, array_digest, decode_array, dtype_n
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Placement, Status
 from padconf.judging.verdicts import (
-    ALIKE_ONLY,
     CONTROL_OUTPUT_VERDICTS,
     FAILURES,
     OWN_FAULT,
     Ruling,
     Verdict,
     confirm_refusal,
-    control_fails,
+    control_fails_too,
     judge,
 )
 
@@ -45,7 +44,7 @@ NOT_COMPILED = "not compiled: budget"
 class _ControlFields(TypedDict):
     failure: list  # failure.distinct_failure of the failure it controls
     verdict: Verdict
-    fails_too: bool  # verdicts.control_fails
+    fails_too: bool  # verdicts.control_fails_too
     detail: str | None
     error: str | None
     case_id: str
@@ -304,7 +303,7 @@ def rederive_control(control: ControlRow, first: ResultRow, doc: dict | None, wh
         raise CaseError(f"{where}: operand {reprlib.repr(control.get('operand'))} in "
                         f"{reprlib.repr(control['placement'])} is none of case {case.id!r}'s controls")
     verdict = control["verdict"]
-    fails_too = control_fails(verdict) and (ctl.op not in ALIKE_ONLY or first["verdict"] == verdict)
+    fails_too = control_fails_too(ctl.op, control.get("operand", "data"), verdict, first["verdict"])
     if control["fails_too"] != fails_too:
         raise CaseError(f"{where}: fails_too {control['fails_too']} with verdict {verdict} of a {ctl.op} control "
                         f"of a {first['verdict']} failure")

@@ -328,6 +328,21 @@ def confirm_refusal(ruling: Ruling, twin, twin_outcome: Outcome | None = None, t
                                         f"the refusal may have another cause")
 
 
+def control_fails_too(op: str, operand: str, control_verdict: str, verdict: str | None) -> bool:
+    """Whether a control of ``op`` on ``operand`` answering ``control_verdict`` fails too beside
+    a failure of ``verdict`` (None: not given), making that failure not Pad-specific; the one
+    rule, which control_record writes and rederive_control holds controls.jsonl to."""
+    # a control through other ops (the values' Concat, the attribute's LeakyRelu) fails too only
+    # as the Pad did: another op's own flaw (a NaN's sign through LeakyRelu beside a refused Pad) excuses nothing
+    # but the pads' or axes' own values given back wrong change what the Pad answers, however that
+    # shows (a refusal of their Concat is still that op's own: it fails too only as the Pad did);
+    # a crash or hang on them is memory-unsafe, a bug of its own that no wrong value excuses
+    return control_fails(control_verdict) and (
+        op not in ALIKE_ONLY or verdict in (None, control_verdict)
+        or (operand in INDEX_VALUES and control_verdict == Verdict.MISMATCH
+            and verdict not in (Verdict.CRASH, Verdict.TIMEOUT)))
+
+
 def control_record(case: Case, placement: Placement, run, verdict: str | None = None) -> dict:
     """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
     ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
@@ -338,14 +353,7 @@ def control_record(case: Case, placement: Placement, run, verdict: str | None = 
     for operand, control, where in case.controls(placement):
         outcome, status = run(control, where)
         v = judge(control, outcome, status)
-        # a control through other ops (the values' Concat, the attribute's LeakyRelu) fails too only
-        # as the Pad did: another op's own flaw (a NaN's sign through LeakyRelu beside a refused Pad) excuses nothing
-        # but the pads' or axes' own values given back wrong change what the Pad answers, however that
-        # shows (a refusal of their Concat is still that op's own: it fails too only as the Pad did);
-        # a crash or hang on them is memory-unsafe, a bug of its own that no wrong value excuses
-        fails_too = control_fails(v.verdict) and (control.op not in ALIKE_ONLY or verdict in (None, v.verdict)
-                                                  or (operand in INDEX_VALUES and v.verdict == Verdict.MISMATCH
-                                                      and verdict not in (Verdict.CRASH, Verdict.TIMEOUT)))
+        fails_too = control_fails_too(control.op, operand, v.verdict, verdict)
         records.append({"verdict": v.verdict, "fails_too": fails_too, "difference": v.difference,
                         "detail": v.detail if v.detail != outcome.error else None, "error": outcome.error,
                         "case_id": case.id, "placement": where, "operand": operand,

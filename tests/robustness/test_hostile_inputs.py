@@ -663,11 +663,20 @@ def test_a_report_on_a_run_directory_with_any_value_changed_is_a_report_or_one_l
 
 
 def test_results_rows_without_the_keys_an_ambiguous_verdict_uses_still_make_a_report(tmp_path, capsys):
-    """A row from another tool may leave out what padconf writes as null (matched, reason,
-    error): the report counts it as an answer that matched no reading."""
-    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="}, {"verdict": "ambiguous"})
+    """A row from another tool may leave out what padconf writes as null (matched, reason): the
+    report counts a refusal of an ambiguous case (reflect beyond a dimension) that no reading
+    gives as unexplained. (Its error stays: a row about no output is derived from its refusal.)"""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="},
+                       {"verdict": "unexplained", "mode": "reflect", "kind": "ambiguous", "error": "refused"})
+    import numpy as np
+
+    from padconf.cases.case import Case
+    from padconf.cases.classify import classify
+    case = classify(Case(spec="onnx/Pad-19", data=np.zeros(1, np.float32), pads=[1, 1], mode="reflect")).to_json()
+    (run / "cases.jsonl").write_text(json.dumps(case) + "\n")
     rows = [json.loads((run / "results.jsonl").read_text())]
-    for key in ("matched", "reason", "error"):
+    rows[0]["case_id"] = case["id"]
+    for key in ("matched", "reason"):
         del rows[0][key]
     (run / "results.jsonl").write_text(json.dumps(rows[0]) + "\n")
     assert main(["report", str(run), "--html", str(tmp_path / "r.html"), "--md", str(tmp_path / "r.md")]) == 0
