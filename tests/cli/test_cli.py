@@ -210,3 +210,14 @@ def test_baseline_counts_each_failing_result_once_as_the_gate_forgives_them(tmp_
     assert main(["gate", "--runtime", runtime, "--baseline", str(baseline), "--work", str(tmp_path / "g"), *spec]) == 0
     forgiven = int(re.search(r"(\d+) failing results forgiven", capsys.readouterr().out)[1])
     assert failing == in_entries == forgiven > 0
+
+
+@pytest.mark.parametrize("args", [["run", "--seed", "١٢"], ["run", "--seed", " 7"], ["run", "--max-examples", "1_0"],
+                                  ["run", "--timeout", "١.٥"], ["gate", "--runtime", "onnx-reference", "--seed", "٣"],
+                                  ["run", "--compile-budget", "²"]])
+def test_a_number_not_in_ascii_digits_is_one_line(capsys, args):
+    """int() and float() take Arabic-Indic digits, "1_0" and " 7": `run --seed ١٢` ran (attack
+    round D) where `--shard` already refused them; every number of the command line is ASCII."""
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and ("ASCII digits" in err or "whole number" in err), err
