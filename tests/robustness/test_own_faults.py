@@ -200,8 +200,11 @@ def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatc
 
 def _padconf(*args, cwd, tag=""):
     env = {**os.environ, "PYTHONPATH": str(ROOT), "PADCONF_TEST_TAG": tag}  # the fake adapters; a mark
+    # SIGINT as a terminal gives it: a suite started in the background (`.ci/run &`) hands its
+    # children SIGINT ignored, which Python then keeps ignored, as a shell's background job should
     return subprocess.Popen([sys.executable, "-m", "padconf.cli", *args], cwd=cwd, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 @pytest.mark.slow
