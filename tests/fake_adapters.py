@@ -386,6 +386,17 @@ class FlakyOnExampleAdapter(_OnExample, SegfaultAdapter):
         return Outcome(pad(case.data, case.pads, case.mode, case.constant_value, case.axes))
 
 
+class HangThenWrongOnExampleAdapter(_OnExample, WrongValuesAdapter):
+    """Hangs on the example the first two times anyone runs it (the run, and the run's retry
+    alone), then answers it wrong, as a loaded machine's timeout hides a wrong value: a counter
+    in the file PADCONF_FLAKY_COUNTER, shared by every worker."""
+
+    def misbehave(self, case):
+        if shared_count() <= 2:
+            time.sleep(3600)
+        return super().misbehave(case)
+
+
 class GarbageOrCrashOnExampleAdapter(_OnExample, WrongValuesAdapter):
     """On the example: garbage when the worker ran other cases first, a crash when it runs
     alone, as a runtime that corrupts its heap does."""

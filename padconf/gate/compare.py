@@ -48,6 +48,9 @@ class Judgement:
     fixed: list[Fixed] = field(default_factory=list)
     flaky: list[str] = field(default_factory=list)  # what the confirming reruns did not reproduce
     unjudged: list[BaselineEntry] = field(default_factory=list)  # entries with cells this selection cannot judge
+    # (case_id, placement) -> the verdict a new failure recurred with alone, where it is not the run's (a case that
+    # timed out on a loaded machine and gives a wrong value alone)
+    recurred_as: dict[tuple[str, str], str] = field(default_factory=dict)
 
     @property
     def counts(self) -> Counter:
@@ -136,6 +139,8 @@ def confirm(judgement: Judgement, entries: list[BaselineEntry], cases: list[Case
         reruns = alone(row)
         if unforgiven(reruns[-1]):
             recurred.add(kind)
+            if reruns[-1]["verdict"] != row["verdict"]:
+                judgement.recurred_as[(row["case_id"], row["placement"])] = reruns[-1]["verdict"]
             continue
         known = forgiving(entries, reruns[-1])
         if known is not None:  # the case fails alone as the baseline knows; its answer after others is its state's

@@ -16,7 +16,7 @@ from padconf.report.report import graph_or_mode
 def problem_lines(judgement: Judgement) -> list[str]:
     """One line per new failure and per fixed entry: what the gate fails on."""
     lines = [f"new: {r['case_id']} [{r['placement']}]: {r['verdict']}: {_reason(r)}; triage: {triage(r)[0].label}"
-             + _after(r) for r in judgement.new]
+             + _after(r) + _alone(judgement, r) for r in judgement.new]
     return lines + [f.line() for f in judgement.fixed]
 
 
@@ -25,6 +25,11 @@ def _after(row: ResultRow) -> str:
         return ""
     return (f"; it recurs only after {row['after']} ran in the same worker process (a known pair: "
             f"an entry with `after: {row['after']}`)")
+
+
+def _alone(judgement: Judgement, row: ResultRow) -> str:
+    verdict = judgement.recurred_as.get((row["case_id"], row["placement"]))
+    return f"; rerun alone, it fails as {verdict}" if verdict else ""
 
 
 def _reason(row: ResultRow) -> str:
@@ -53,7 +58,7 @@ def junit_xml(judgement: Judgement) -> Xml:
                                       name=f"{row['case_id']}[{row['placement']}]", time=_seconds(row))
         if id(row) in new:
             ElementTree.SubElement(case, "failure", message=f"{row['verdict']}: {_reason(row)}; "
-                                                            f"triage: {triage(row)[0].label}")
+                                                            f"triage: {triage(row)[0].label}{_alone(judgement, row)}")
         elif id(row) in known:
             ElementTree.SubElement(case, "skipped", message=f"known {row['verdict']} ({known[id(row)].where}): "
                                                             f"{known[id(row)].why}")

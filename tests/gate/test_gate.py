@@ -83,6 +83,17 @@ def test_a_failure_that_does_not_recur_alone_is_flaky_not_new(tmp_path, capsys, 
 
 
 @pytest.mark.slow
+def test_a_failure_that_recurs_alone_as_another_verdict_says_which(tmp_path, capsys, monkeypatch):
+    """A case that timed out in the run (a loaded machine) and gives a wrong value alone is new,
+    and its line says what the rerun alone gave: the failure a maintainer will see."""
+    monkeypatch.setenv("PADCONF_FLAKY_COUNTER", str(tmp_path / "counter"))
+    assert gate(tmp_path, FAKE + "HangThenWrongOnExampleAdapter", "[]\n", timeout="1") == 1
+    out = capsys.readouterr().out
+    assert re.search(r"new: \S+ \[\w+\]: timeout: .*; rerun alone, it fails as mismatch\n", out), out
+    assert not re.search(r"new: .*: mismatch: .*; rerun alone", out)  # said only where the verdicts differ
+
+
+@pytest.mark.slow
 def test_a_failure_only_in_a_warm_worker_is_new_with_its_poisoner_and_a_listed_pair_passes(tmp_path, capsys):
     runtime = FAKE + "WrongWhenWarmOnExampleAdapter"
     assert gate(tmp_path, runtime, "[]\n") == 1
