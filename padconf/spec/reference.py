@@ -247,8 +247,9 @@ def _constant(data: np.ndarray, value, float32_constant: bool):
             raise PadError(f"constant_value {value.reshape(-1)[0]!r} is not a string for string data", "constant_value")
         return value.reshape(-1)[0]
     if float32_constant:  # overflow to inf is what the attribute does, not an error
+        # a float attribute holds no imaginary part (cases.onnx_model writes the real one)
         with np.errstate(over="ignore", invalid="ignore"):
-            value = value.astype(np.float32).astype(data.dtype)
+            value = (value.real if np.iscomplexobj(value) else value).astype(np.float32).astype(data.dtype)
     try:
         return value.reshape(()).astype(data.dtype)
     except (TypeError, ValueError) as exc:
