@@ -82,6 +82,9 @@ def json_nesting(text: str) -> int:
     return int(np.cumsum(np.where((steps == ord("[")) | (steps == ord("{")), 1, -1), dtype=np.int64).max())
 
 
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
 def json_value(text: str, where: str, error: type[Exception] = CaseError):
     """``json.loads`` of ``text``; malformed JSON, nesting past MAX_DEPTH (counted before it is
     decoded: a value nested just under the interpreter's recursion limit decoded, then broke
@@ -90,7 +93,12 @@ def json_value(text: str, where: str, error: type[Exception] = CaseError):
     if text.count("[") + text.count("{") > MAX_DEPTH and json_nesting(text) > MAX_DEPTH:
         raise error(f"{where}: JSON nested more than {MAX_DEPTH} deep")
     try:
-        return json.loads(text)
+        value = json.loads(text)
+        if _SURROGATE_ESCAPE.search(text):  # JSON spells a lone surrogate, which is no text: no key or
+            json.dumps(value, ensure_ascii=False).encode()  # string of it can be printed or encoded
+        return value
+    except UnicodeEncodeError:
+        raise error(f"{where}: a lone surrogate (\\ud800-\\udfff unpaired) in a JSON string: not text") from None
     except json.JSONDecodeError as exc:
         raise error(f"{where}: malformed JSON: {exc.msg} (line {exc.lineno} column {exc.colno})") from None
     except RecursionError:

@@ -64,3 +64,15 @@ def test_a_k_pattern_nested_past_its_bound_is_one_line_wherever_it_is_read(tmp_p
     assert main(["run", "--resume", "--out", str(tmp_path / "r")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "nested more than" in err, err
+
+
+@pytest.mark.parametrize("where", ["run.json", "results.jsonl", "cases.jsonl"])
+def test_a_lone_surrogate_escape_is_one_line_in_every_file_of_a_run(tmp_path, capsys, where):
+    """JSON spells a lone surrogate (``"\\ud800runtimes"``) that no UTF-8 text holds: a key of
+    run.json spelled so was exit 3 in report, an internal fault (attack round E). Every JSON file
+    padconf reads refuses it in one line; a surrogate pair is the character it spells."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    path = run / where
+    path.write_text(path.read_text().replace('"', '"\\ud800', 1))
+    one_line_exit_2(main(["report", str(run), "--md", str(tmp_path / "r.md")]), capsys, "lone surrogate")
+    assert json_value('{"a": "\\ud83d\\ude00"}', "x") == {"a": "\U0001F600"}
