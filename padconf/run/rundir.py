@@ -248,15 +248,18 @@ def check_rows_of_cases(rows: list[ResultRow], case_ids: set[str] | dict, result
                         "hold: not a row of this run")
 
 
-def check_rows_of_runtimes(rows: list[ResultRow], runtimes: list[str], results: Path) -> None:
-    """Every row of a run directory is a result of a runtime its run.json names (``runtimes``):
-    a row of another runtime was added by someone else (a failure, or a pass, of a runtime the
-    run never started)."""
-    named = set(runtimes)
+def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: Path) -> None:
+    """Every row of a run directory is a result of a runtime and a spec version its run.json
+    (``run_doc``) names: a row of another was added by someone else (a failure, or a pass, of a
+    runtime the run never started; a report of spec versions run.json does not name)."""
+    named, specs = set(run_doc["runtimes"]), run_doc.get("specs")
     foreign = next((r for r in rows if r["runtime"] not in named), None)
     if foreign is not None:
         raise CaseError(f"{results}: a result of runtime {reprlib.repr(foreign['runtime'])}, which {RUN_JSON} does "
                         "not name: not a row of this run")
+    if specs is not None and (other := next((r for r in rows if r["spec"] not in specs), None)) is not None:
+        raise CaseError(f"{results}: a result of spec version {reprlib.repr(other['spec'])}, which {RUN_JSON}'s "
+                        "specs do not name: not a row of this run")
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
@@ -282,9 +285,10 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
-        check_rows_of_runtimes(rows, doc["runtimes"], results)
+        partial = unfinished(doc, len(rows), run_json)
+        check_rows_of_run(rows, doc, results)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
-    why = [unfinished(doc, len(rows), run_json),
+    why = [partial,
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
            "the folder at once) and are left out" if read.duplicates else None]
     return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)

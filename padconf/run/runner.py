@@ -46,7 +46,7 @@ from padconf.run.rundir import (
     RunDirLock,
     cases_dirs_named_again,
     check_rows_of_cases,
-    check_rows_of_runtimes,
+    check_rows_of_run,
     jsonl_line,
     named_again,
     read_jsonl,
@@ -222,7 +222,8 @@ class Run:
         else:
             done = read_results(self.results_path)
             check_rows_of_cases(done, {c.id for c in cases}, self.results_path)
-            check_rows_of_runtimes(done, self.config.runtimes, self.results_path)
+            check_rows_of_run(done, {"runtimes": self.config.runtimes, "specs": self.config.specs},
+                              self.results_path)
             batches, skipped = self._schedule(cases, {row_key(r) for r in done})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:

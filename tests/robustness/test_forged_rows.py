@@ -235,6 +235,18 @@ def test_a_row_of_a_runtime_run_json_does_not_name_is_one_line(refusals, tmp_pat
     assert code == 2 and err.count("\n") == 1 and "no run.json, which names the runtimes" in err
 
 
+def test_a_run_json_naming_spec_versions_its_rows_are_not_of_is_one_line(refusals, tmp_path, capsys):
+    """run.json's specs edited (to one no row is of, or one padconf does not know) reported the
+    rows as a run of them (attack round E's c5_runjson_types_report)."""
+    copy = tmp_path / "run"
+    shutil.copytree(refusals, copy)
+    doc = json.loads((copy / "run.json").read_text())
+    for specs in (["onnx/Pad-18"], ["onnx/Pad-999"]):
+        (copy / "run.json").write_text(json.dumps({**doc, "specs": specs}))
+        code, err = _report(copy, tmp_path, capsys)
+        assert code == 2 and err.count("\n") == 1 and "which run.json's specs do not name" in err, err
+
+
 def _controls(refusals, tmp_path, change):
     copy = tmp_path / "run"
     shutil.copytree(refusals, copy)
