@@ -231,11 +231,11 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             shard_cases = {c["id"]: c for c in read_jsonl(d / CASES, ("id",))}
             shard_rows = attach_controls(read, d, shard_cases)
             run_doc = read_run_json(d / RUN_JSON, PadconfError)
+            check_rows_of_run(shard_rows, run_doc, d / RESULTS)
             first_run_doc = first_run_doc or run_doc
             why = unfinished(run_doc, len(shard_rows), d / RUN_JSON)
             if why:  # the failures it lacks would pass
                 raise PadconfError(f"{d}: {why}: run that shard again")
-            check_rows_of_run(shard_rows, run_doc, d / RESULTS)
             for row in shard_rows:
                 # a row of a case another shard holds: shards overlapping, so that a shard's own
                 # cases may be missing and their failures pass

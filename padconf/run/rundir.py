@@ -285,10 +285,9 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
-        partial = unfinished(doc, len(rows), run_json)
         check_rows_of_run(rows, doc, results)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
-    why = [partial,
+    why = [unfinished(doc, len(rows), run_json),
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
            "the folder at once) and are left out" if read.duplicates else None]
     return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)
