@@ -233,7 +233,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             run_doc = read_run_json(d / RUN_JSON, PadconfError)
             check_rows_of_run(shard_rows, run_doc, d / RESULTS)
             first_run_doc = first_run_doc or run_doc
-            why = unfinished(run_doc, len(shard_rows), d / RUN_JSON)
+            why = unfinished(run_doc, shard_rows, d / RUN_JSON)
             if why:  # the failures it lacks would pass
                 raise PadconfError(f"{d}: {why}: run that shard again")
             for row in shard_rows:

@@ -133,7 +133,7 @@ class RunConfig:
 
 # what a run writes into run.json besides its RunConfig (padconf.run.runner)
 CASE_COUNT = "case_count"  # the cases drawn, written with cases.jsonl
-RESULTS_WRITTEN = "results"  # results.jsonl's rows, written once every case has its rows
+RESULTS_WRITTEN = "results"  # results.jsonl's rows of each runtime, written once every case has its rows
 
 
 def _strict(kind: Any) -> Any:
@@ -163,7 +163,8 @@ def run_record() -> type[msgspec.Struct]:
             declared.insert(0, (f.name, kind))
         else:
             declared.append((f.name, kind, None if f.default is MISSING else f.default))
-    declared += [(CASE_COUNT, _Count | None, None), (RESULTS_WRITTEN, _Count | None, None)]
+    # RESULTS_WRITTEN a count in all: an older padconf's run.json
+    declared += [(CASE_COUNT, _Count | None, None), (RESULTS_WRITTEN, dict[str, _Count] | _Count | None, None)]
     return msgspec.defstruct("RunRecord", declared, forbid_unknown_fields=True)
 
 

@@ -3,7 +3,7 @@ directory may come from anyone, so each file is read bounded and held to its rec
 (padconf.judging.records); report, gate, minimize and the command line read runs through here.
 
 - ``run.json``: what was asked (RunConfig), how many cases were drawn and, once every case has
-  its rows, how many results were written (``RESULTS_WRITTEN``);
+  its rows, how many results of each runtime were written (``RESULTS_WRITTEN``);
 - ``cases.jsonl``: every case, classified, written whole before anything runs;
 - ``results.jsonl``: one row per runtime x placement x case, appended and flushed as each
   finishes, rewritten in plan order at the end;
@@ -19,6 +19,7 @@ import json
 import os
 import reprlib
 import stat
+from collections import Counter
 from pathlib import Path
 from typing import Any, cast
 
@@ -202,16 +203,25 @@ def set_torn_line_aside(path: Path) -> bool:
     return True
 
 
-def unfinished(run_doc: Any, rows: int, run_json: Path) -> str | None:
+def unfinished(run_doc: Any, rows: list[ResultRow], run_json: Path) -> str | None:
     """Why the ``rows`` read from a run directory are not its whole run, by its run.json
-    (``run_doc``, None where there is none): a run killed part way, or a directory copied in
-    part; None when they are."""
+    (``run_doc``, None where there is none): a run killed part way, or a directory copied or
+    edited in part (a runtime's rows taken out, the count in all edited to match); None when they
+    are. run.json counts each runtime's rows, those of a runtime that ran no case as 0."""
     if run_doc is None:
         return f"it has no {run_json.name}, which counts the results of a run that finished"
     written = run_doc.get(RESULTS_WRITTEN) if isinstance(run_doc, dict) else None
     if written is None:
         return f"its {run_json.name} counts no results: the run did not finish (or an older padconf wrote it)"
-    return None if written == rows else f"it holds {rows} results where its run wrote {written}"
+    if not isinstance(written, dict):
+        return (f"its {run_json.name} counts {written} results in all, not each runtime's (an older padconf wrote "
+                "it): a runtime's rows missing would not show")
+    if set(written) != set(run_doc["runtimes"]):
+        return f"its {run_json.name} counts the results of other runtimes than it ran"
+    held = Counter(r["runtime"] for r in rows)
+    short = [f"{held[name]} results of {name} where its run wrote {n}" for name, n in written.items()
+             if held[name] != n]
+    return "it holds " + ", ".join(short) if short else None
 
 
 def named_again(recorded_specs_dir: str | None, named_specs_dir: str | None, run_json: Path) -> str | None:
@@ -287,7 +297,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
         doc = read_run_json(run_json)
         check_rows_of_run(rows, doc, results)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
-    why = [unfinished(doc, len(rows), run_json),
+    why = [unfinished(doc, rows, run_json),
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
            "the folder at once) and are left out" if read.duplicates else None]
     return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)

@@ -403,9 +403,9 @@ class Run:
             self._twins[case.id] = repaired_twin(case, get_spec(case.spec, self.config.specs_dir))
         return self._twins[case.id]
 
-    def _sort_results(self) -> int:
+    def _sort_results(self) -> dict[str, int]:
         """results.jsonl in plan order (runtime as configured, placement, case order), each
-        (runtime, placement, case) once; how many rows it holds."""
+        (runtime, placement, case) once; how many rows it holds of each runtime (0: none)."""
         lines: dict[tuple, str] = {}
         for line in self.results_path.read_text(encoding="utf-8").splitlines(keepends=True):
             row = json.loads(line)
@@ -417,7 +417,8 @@ class Run:
             return (runtimes.get(runtime, len(runtimes)), placement != Placement.INPUTS, placement,
                     self._case_rank.get(case_id, len(self._case_rank)))
         write_atomically(self.results_path, "".join(line for _, line in sorted(lines.items(), key=key)))
-        return len(lines)
+        held = Counter(runtime for runtime, _, _ in lines)
+        return {name: held[name] for name in self.config.runtimes}
 
     def _retire(self, worker: Worker | None) -> None:
         if worker is None:

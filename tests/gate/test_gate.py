@@ -429,7 +429,7 @@ def test_a_shard_cut_short_is_never_judged_as_the_whole(tmp_path, capsys):
     results.write_text(whole[:whole.rindex("\n", 0, -1) + 1])  # its last row gone
     assert main(judge) == 2
     err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "results where its run wrote" in err
+    assert err.count("\n") == 1 and f"results of {FAKE}ConformingAdapter where its run wrote" in err
     results.write_text(whole)
     about.write_text(json.dumps({k: v for k, v in json.loads(about.read_text()).items() if k != "results"}))
     assert main(judge) == 2

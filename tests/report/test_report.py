@@ -71,7 +71,9 @@ def write_run(path, cases, rows):
     path.mkdir(parents=True, exist_ok=True)
     # the run.json of a run of the rows' runtimes (a row of a runtime it does not name is refused)
     runtimes = sorted({r["runtime"] for r in rows}) or ["alpha"]
-    (path / "run.json").write_text(json.dumps({"runtimes": runtimes, "specs_dir": None, "results": len(rows)}))
+    (path / "run.json").write_text(json.dumps({"runtimes": runtimes, "specs_dir": None,
+                                                "results": {name: sum(r["runtime"] == name for r in rows)
+                                                            for name in runtimes}}))
     (path / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
     (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     return path
@@ -200,7 +202,9 @@ def test_a_report_on_part_of_a_run_says_so_where_it_is_read(run_dir, tmp_path, c
     lines = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
     (run_dir / "results.jsonl").write_text("".join(lines[:-1]))
     assert main(args) == 0
-    said = f"it holds {len(lines) - 1} results where its run wrote {len(lines)}"
+    cut = json.loads(lines[-1])["runtime"]
+    theirs = sum(json.loads(line)["runtime"] == cut for line in lines)
+    said = f"it holds {theirs - 1} results of {cut} where its run wrote {theirs}"
     assert f"(part of a run only: {said})" in capsys.readouterr().out
     assert f"**Part of a run only:** {said}." in (tmp_path / "r.md").read_text()
     assert f"<p class=warn>Part of a run only: {said}.</p>" in (tmp_path / "r.html").read_text()

@@ -247,6 +247,32 @@ def test_a_run_json_naming_spec_versions_its_rows_are_not_of_is_one_line(refusal
         assert code == 2 and err.count("\n") == 1 and "which run.json's specs do not name" in err, err
 
 
+def test_a_runtimes_rows_taken_out_show_as_part_of_a_run_however_the_count_is_edited(tmp_path, capsys):
+    """One runtime's rows taken out of a run of two, run.json's count in all edited to match, was
+    reported as the whole run (attack round E's c7_runtime_rows_dropped): run.json counts each
+    runtime's rows, so the rows left are part of a run, whichever count is edited."""
+    out = tmp_path / "two"
+    assert main(["run", "--runtime", "onnx-reference", "--runtime", WRONG, "--spec", "onnx/Pad-19",
+                 "--max-examples", "2", "--out", str(out)]) in (0, 1)
+    doc = json.loads((out / "run.json").read_text())
+    assert set(doc["results"]) == {"onnx-reference", WRONG} and all(doc["results"].values())
+    code, err = _report(out, tmp_path, capsys)
+    assert code in (0, 1) and "Part of a run" not in (tmp_path / "r.md").read_text()
+    copy, _ = _copy_with(out, tmp_path, "results.jsonl", lambda rows: rows.__setitem__(
+        slice(None), [r for r in rows if r["runtime"] != WRONG]))
+    controls = [json.loads(line) for line in (copy / "controls.jsonl").read_text().splitlines()]
+    (copy / "controls.jsonl").write_text("".join(json.dumps(c) + "\n" for c in controls
+                                                 if c["failure"][0] != WRONG))  # its controls taken out too
+    left = doc["results"]["onnx-reference"]
+    for count, said in [(doc["results"], f"it holds 0 results of {WRONG} where its run wrote {doc['results'][WRONG]}"),
+                        (left, f"its run.json counts {left} results in all, not each runtime's"),
+                        ({"onnx-reference": left}, "its run.json counts the results of other runtimes than it ran")]:
+        (copy / "run.json").write_text(json.dumps({**doc, "results": count}))
+        code, err = _report(copy, tmp_path, capsys)
+        assert code in (0, 1) and not err, err
+        assert f"**Part of a run only:** {said}" in (tmp_path / "r.md").read_text()
+
+
 def _controls(refusals, tmp_path, change):
     copy = tmp_path / "run"
     shutil.copytree(refusals, copy)
