@@ -99,7 +99,8 @@ def one_run(out: Path, seed: int, fault: str | None, rng: random.Random, extra: 
         os.kill(pid, signal.SIGKILL)
     run_json = out / "run.json"
     done = (proc.returncode == 0 and (out / "summary.md").is_file() and run_json.is_file()
-            and json.loads(run_json.read_text()).get("results") == sum(keys(out / "results.jsonl").values()))
+            and sum(json.loads(run_json.read_text()).get("results", {}).values())
+            == sum(keys(out / "results.jsonl").values()))
     return {"code": proc.returncode, "done": done, "seconds": seconds, "left": len(left), "killed": killed,
             "err": err.strip().splitlines()[-1:] if err.strip() else []}
 
