@@ -223,6 +223,9 @@ def _main(argv) -> int:
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse exits 2 on usage errors, 0 for --help / --version
+        if not exc.code:  # what --help or --version printed is the whole output: lost, it is exit 2
+            asked = plain(" ".join(sys.argv[1:] if argv is None else argv))
+            stdout_carries(f"the output of padconf {asked}", f"write it to a file: padconf {asked} > FILE")
         return int(exc.code or 0)
     args.argv = list(sys.argv[1:] if argv is None else argv)  # an interrupt's line names the command again
     for sig in (signal.SIGTERM, signal.SIGHUP):
