@@ -79,6 +79,7 @@ class Adapter:
     # worker does not import it again for its first case.
     preload: tuple[str, ...] = ("padconf.cases.onnx_model",)
     package: str = ""  # the distribution whose version ``version()`` reports
+    companions: tuple[str, ...] = ()  # the other distributions it imports, released with ``package``
     # modules the runtime's import must not find, in an environment of its own too (where none of
     # the adapter's code runs): OpenVINO's telemetry, which sends an event from a thread and a fork
     blocked_modules: tuple[str, ...] = ()
@@ -290,7 +291,8 @@ OPT_IN.update({
 def runtime_packages() -> list[str]:
     """The distribution of every registered runtime (padconf's own adapters' and plugins'), once
     each, and numpy: what ``padconf --version`` names where installed."""
-    packages = dict.fromkeys(adapter_class(name).package for name in registry())
+    packages = dict.fromkeys(p for name in registry()
+                             for p in (adapter_class(name).package, *adapter_class(name).companions))
     return [p for p in packages if p] + ["numpy"]
 
 

@@ -90,7 +90,7 @@ def standalone_run(model, inputs, configuration):
 class IreeAdapter(CompilingAdapter):
     name = "iree"
     module = "iree.runtime"
-    package = "iree-base-compiler"
+    package, companions = "iree-base-compiler", ("iree-base-runtime",)
     backend, driver = "llvm-cpu", "local-sync"  # iree-compile's --iree-hal-target-backends, the HAL driver
     not_implemented, lacks_strings = _NOT_IMPLEMENTED, "IREE has no string tensors"
     repro = StandaloneRepro("onnx iree-base-compiler iree-base-runtime", standalone_run)
