@@ -68,7 +68,7 @@ class _Row(TypedDict):
     shape: list[int]
     pads: list[int]
     axes: list[int] | None
-    constant_value: str | None  # repr of the scalar
+    constant_value: str | None  # the scalar as text (scalar_text)
     kind: str  # a CaseKind
     reason: str | None
     rule: str | None  # the spec rule a must-reject case breaks (a key of its spec file)
@@ -383,7 +383,7 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None or not case.constant_value.size
-        else repr(case.constant_value.reshape(-1)[0]),
+        else scalar_text(case.constant_value.reshape(-1)[0]),
         # detail only where it says more than the error text (a refusal's detail is that text)
         "kind": case.kind, "reason": case.reason, "rule": case.rule, "verdict": ruling.verdict,
         "detail": None if ruling.detail == outcome.error else ruling.detail,
@@ -418,6 +418,12 @@ def _bounded(row: ResultRow) -> ResultRow:
     if elided:
         doc["elided"] = elided
     return row
+
+
+def scalar_text(value) -> str:
+    """A scalar as a reader writes it: ``nan``, ``-0.0``, ``(1+2j)``, ``'a'`` (numpy's repr wrote
+    ``np.float64(nan)`` into rows, and so into every report)."""
+    return repr(str(value)) if isinstance(value, str) else repr(bytes(value)) if isinstance(value, bytes) else str(value)
 
 
 def shown_list(row, key: str) -> str:

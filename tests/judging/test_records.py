@@ -67,3 +67,15 @@ def test_a_row_missing_a_result_key_is_a_one_line_error(tmp_path):
     (tmp_path / "results.jsonl").write_text(json.dumps(row) + "\n")
     with pytest.raises(CaseError, match=r"results.jsonl:1: row lacks case_id"):
         read_results(tmp_path / "results.jsonl")
+
+
+@pytest.mark.parametrize("dtype, value, text", [(np.float64, "nan", "nan"), (np.float32, "-0.0", "-0.0"),
+                                                (np.complex64, 1 + 2j, "(1+2j)"), (np.int8, -3, "-3"),
+                                                (object, "a", "'a'")])
+def test_a_rows_constant_value_is_the_scalar_as_a_reader_writes_it(dtype, value, text):
+    """numpy's repr wrote ``np.float64(nan)`` into rows and every report and --bugs line."""
+    data = np.array(["x"], object) if dtype is object else np.ones(2, dtype)
+    case = classify(Case(spec="onnx/Pad-19", data=data, pads=[1, 1], constant_value=np.array(value, dtype)),
+                    SPEC)
+    row = judged_row("onnxruntime", Placement.INPUTS, case, Outcome(output=case.expected), "ok")
+    assert row["constant_value"] == text
