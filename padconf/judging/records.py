@@ -423,7 +423,9 @@ def _bounded(row: ResultRow) -> ResultRow:
 def scalar_text(value) -> str:
     """A scalar as a reader writes it: ``nan``, ``-0.0``, ``(1+2j)``, ``'a'`` (numpy's repr wrote
     ``np.float64(nan)`` into rows, and so into every report)."""
-    return repr(str(value)) if isinstance(value, str) else repr(bytes(value)) if isinstance(value, bytes) else str(value)
+    if isinstance(value, (str, bytes)):  # numpy's str_ and bytes_ too, whose repr names them
+        return repr(str(value) if isinstance(value, str) else bytes(value))
+    return str(value)
 
 
 def shown_list(row, key: str) -> str:
