@@ -79,7 +79,7 @@ class _Row(TypedDict):
     error: str | None
     note: str | None
     printed: dict[str, Any] | None
-    seconds: float | None
+    seconds: Annotated[float, msgspec.Meta(ge=0, le=1e9)] | None  # a row of -5 or NaN seconds was read
     output: dict[str, Any] | None  # the runtime's output where the verdict is about it (encoded array)
     case_id: str
     origin: str

@@ -44,6 +44,18 @@ def _report(copy, tmp_path, capsys) -> tuple[int, str]:
     return code, capsys.readouterr().err
 
 
+@pytest.mark.parametrize("seconds", [-5, float("inf"), float("nan"), 1e12])
+def test_a_rows_seconds_that_no_run_takes_is_one_line(run, tmp_path, capsys, seconds):
+    """A row's seconds negative, infinite, NaN or past 1e9 was read (attack round E's
+    c7_stats_and_seconds_charge)."""
+    def forge(rows):
+        rows[0]["seconds"] = seconds
+        return 1
+    copy, number = _copy_with(run, tmp_path, "results.jsonl", forge)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}" in err and "seconds" in err, err
+
+
 def test_a_failure_flipped_to_pass_with_its_output_is_one_line(run, tmp_path, capsys):
     was = []
 
