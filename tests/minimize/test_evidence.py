@@ -4,6 +4,7 @@
 checks."""
 import json
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -152,17 +153,22 @@ def test_a_title_names_the_placement_only_where_another_placement_passes(tmp_pat
     assert ("with pads fed at run time" in heading) == named, heading
 
 
-def test_a_zero_fill_on_an_input_the_erratum_forbids_is_never_a_bug_to_file(tmp_path):
+@pytest.mark.parametrize("data, adapter", [(np.array([1.0, 1.25], np.float32), "ZeroFillReflectAdapter"),
+                                           (np.array([1.0, 2.0], ml_dtypes.float8_e8m0fnu),
+                                            "ZeroFillReflectOnE8m0Adapter")])
+def test_a_zero_fill_on_an_input_the_erratum_forbids_is_never_a_bug_to_file(tmp_path, data, adapter):
     """Reflect padding as large as the dimension (undefined at Pad-25) answered with zeros: an
-    output no reading gives, yet deterministic and holding no value from nowhere but zero, so not
-    memory-unsafe: check (b) is missing and the bundle is no bug to file."""
-    case = Case(spec="onnx/Pad-25", data=np.array([1.0, 1.25], np.float32), pads=[2, 0], mode="reflect")
+    output no reading gives, yet deterministic and holding no value from nowhere but zero bytes,
+    so not memory-unsafe: check (b) is missing and the bundle is no bug to file. float8e8m0 has
+    no zero: its zero bytes are 2**-127, which were judged values from nowhere (audit E)."""
+    case = Case(spec="onnx/Pad-25", data=data, pads=[2, 0], mode="reflect")
     assert classify(case).kind == "ambiguous"
     out = tmp_path / "out"
-    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "ZeroFillReflectAdapter", "--out",
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + adapter, "--out",
                  str(out), "--time-limit", "3"]) == 0
     found = _evidence(out)
     assert found["label"] != BUG and not found["checks"]["b"]["passed"], found["checks"]["b"]
+    assert case.dtype in json.loads((out / "repro.json").read_text())["case"]  # shrinking kept the dtype
 
 
 def test_the_indexs_merged_rows_are_grouped_by_the_bundle_they_went_into():

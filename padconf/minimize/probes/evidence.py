@@ -104,6 +104,12 @@ def repro_check(where: Path, runtime: str, api: str | None, verdict: str) -> dic
                   exit_codes=codes)
 
 
+def _nonzero_bytes(a: np.ndarray) -> np.ndarray:
+    """Which elements of ``a`` have a byte that is not zero, in ``a``'s shape."""
+    raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, a.dtype.itemsize)
+    return raw.any(axis=1).reshape(a.shape)
+
+
 def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict | None:
     """Where the minimal case's output holds values its input never held, or changes when the
     case runs again in a fresh process: what showed it. Else None."""
@@ -111,8 +117,9 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
     output = final.outcome.output
     if output is None:
         return None
-    # zeros aside: a deterministic zero fill (IREE's reflect past the dimension) reads no memory
-    nonzero = output if output.dtype == object else output[np.asarray(output != 0)]
+    # zeros aside: a deterministic zero fill (IREE's reflect past the dimension) reads no memory.
+    # Zero bytes, and values equal to zero: float8e8m0 has no zero, and its zero bytes are 2**-127
+    nonzero = output if output.dtype == object else output[np.asarray(output != 0) & _nonzero_bytes(output)]
     if nonzero.size and from_nowhere(final.case, nonzero):
         return {"how": "the output holds nonzero values that neither the input nor any reading's output holds"}
     across = reads_across_slices(isolated, final, placement)
