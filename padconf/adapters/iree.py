@@ -68,7 +68,12 @@ def standalone_run(model, inputs, configuration):
     """IREE's own API on a bundle's ONNX model: imported as ``iree-import-onnx`` imports it (onnx's
     shape inference with data propagation first), compiled by ``iree.compiler.compile_str`` with
     padconf's target and flags ({}: llvm-cpu, generic CPU), run by ``iree.runtime`` on the
-    target's driver. Copied into a bundle's repro script by its source, it imports nothing of padconf."""
+    target's driver. Copied into a bundle's repro script by its source, it imports nothing of padconf.
+    iree-compile killed by a signal is a crash, as in padconf's adapter: this process dies by it too,
+    which the script's parent reports, never a refusal the specification may allow."""
+    import os
+    import re
+
     import iree.compiler
     import iree.runtime
     import onnx
@@ -79,9 +84,16 @@ def standalone_run(model, inputs, configuration):
     module = info.create_module(context=Context()).operation
     onnx_importer.NodeImporter.define_function(info.main_graph, module).import_all()
     module.verify()
-    vmfb = iree.compiler.compile_str(module.get_asm(), input_type="onnx",
-                                     target_backends=[configuration.get("backend", "llvm-cpu")],
-                                     extra_args=configuration.get("flags", ["--iree-llvmcpu-target-cpu=generic"]))
+    try:
+        vmfb = iree.compiler.compile_str(module.get_asm(), input_type="onnx",
+                                         target_backends=[configuration.get("backend", "llvm-cpu")],
+                                         extra_args=configuration.get("flags", ["--iree-llvmcpu-target-cpu=generic"]))
+    except iree.compiler.CompilerToolError as exc:
+        died = re.search(r"^Error code: -(\d+)$", str(exc), re.MULTILINE)
+        if died:
+            print(" ".join(str(exc).split())[:1000], flush=True)
+            os.kill(os.getpid(), int(died.group(1)))
+        raise
     loaded = iree.runtime.load_vm_flatbuffer(vmfb, driver=configuration.get("driver", "local-sync"))
     entry = next(n for n in loaded.vm_module.function_names if not n.endswith("$async") and n != "__init")
     return loaded[entry](*inputs.values()).to_host()

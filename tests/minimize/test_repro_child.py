@@ -26,7 +26,7 @@ def spawn_and_crash(model, inputs, configuration):
 def test_a_crash_repros_child_leaves_no_process_behind(tmp_path):
     repro = StandaloneRepro("", spawn_and_crash)
     source = script(repro, "onnxruntime", "a crash", ["expected = [np.zeros(1)]"], ["model = None"],
-                    "spawn_and_crash(model, {}, {})", [np.zeros(1)], bitwise=True, in_child=True)
+                    "spawn_and_crash(model, {}, {})", [np.zeros(1)], bitwise=True)
     path = tmp_path / "repro.py"
     path.write_text(str(source))
     pid_file = tmp_path / "pid"
@@ -44,3 +44,19 @@ def test_a_crash_repros_child_leaves_no_process_behind(tmp_path):
         time.sleep(0.1)
     os.kill(pid, 9)
     raise AssertionError(f"the repro's child's process {pid} outlived it")
+
+
+def crash(model, inputs, configuration):
+    import signal
+    os.kill(os.getpid(), signal.SIGSEGV)  # memory corruption found as a wrong value, crashing here
+
+
+def test_every_repro_runs_its_call_in_a_child_and_a_crash_is_the_bug_showing(tmp_path):
+    """A bundle of a wrong value had no child: a call that then crashed (memory corruption, audit
+    E's openvino-onnx 32) ended the script with the shell's 139, neither 1 nor 0."""
+    source = script(StandaloneRepro("", crash), "onnxruntime", "a wrong value", ["expected = [np.zeros(1)]"],
+                    ["model = None"], "crash(model, {}, {})", [np.zeros(1)], bitwise=True)
+    path = tmp_path / "repro.py"
+    path.write_text(str(source))
+    done = subprocess.run([sys.executable, "-I", str(path)], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1 and "the process crashed, SIGSEGV" in done.stdout, done.stdout + done.stderr

@@ -63,12 +63,14 @@ def onnx_model_lines(operands: dict[str, np.ndarray], inputs: list[str], fed: li
 
 
 def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], build: list[str], call: str,
-           expected: list[np.ndarray | None], bitwise: bool, in_child: bool,
+           expected: list[np.ndarray | None], bitwise: bool,
            tolerance: float | None = None) -> escape.PySource:
     """The standalone script. ``arrays``: lines assigning the operands and ``expected`` (the
     outputs the specification allows, None an error); ``build``: lines making ``model`` (none
     where the adapter builds its own graph); ``call``: the expression running it; ``tolerance``:
-    a context case's (padconf.cases.context.Context.tolerance)."""
+    a context case's (padconf.cases.context.Context.tolerance). The call runs in a child, whatever
+    the verdict: a wrong value may be memory corruption that kills the process (audit E), and a
+    crash is the bug showing, exit 1, never the shell's 139."""
     files = any("np.load(" in line for line in arrays)
     release, package = split_release(runtime)[1], adapter_class(runtime).package
     pip = " ".join(f"{w}=={release}" if release and w == package else w for w in repro.pip.split())
@@ -78,19 +80,22 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
             "import os", "import sys", "", "import numpy as np",
             *([f"from onnx import {'AttributeProto, ' if any('AttributeProto' in b for b in build) else ''}"
                 "TensorProto, helper, numpy_helper"] if build else [])]
-    child = ["if sys.argv[1:] != [\"--child\"]:  # the call kills or hangs its process: run it in a child",
+    child = ["if sys.argv[1:] != [\"--child\"]:  # the call may kill or hang its process: run it in a child",
              "    import signal",
              "    import subprocess",
              "    child = subprocess.Popen([sys.executable, __file__, \"--child\"], start_new_session=True)",
              "    try:",
              f"        code = child.wait(timeout={CHILD_TIMEOUT_S})",
              "    except subprocess.TimeoutExpired:  # a hang: exit 1",
+             f"        print(\"actual:   no answer within {CHILD_TIMEOUT_S} s (a hang)\", flush=True)",
              "        code = 1",
              "    finally:  # the child's own processes too (a compiler it started outlives it otherwise)",
              "        try:",
              "            os.killpg(child.pid, signal.SIGKILL)",
              "        except ProcessLookupError:",
              "            pass",
+             "    if code < 0:  # a crash: exit 1",
+             "        print(\"actual:   the process crashed,\", signal.Signals(-code).name, flush=True)",
              "    sys.exit(0 if code == 0 else 1)"]
     values = [e for e in expected if e is not None]
     body = [*arrays, *build,
@@ -106,6 +111,6 @@ def script(repro: StandaloneRepro, runtime: str, title: str, arrays: list[str], 
             f"os._exit(0 if any(e is not None and {same_test(values, bitwise, tolerance)} for e in expected) else 1)"]
     parts = ["\n".join(head), *([("HERE = os.path.dirname(os.path.abspath(__file__))  # the bundle's .npy files")]
                                 if files else []),
-             *(["\n".join(child)] if in_child else []),
+             "\n".join(child),
              inspect.getsource(repro.run).rstrip(), "\n".join(body)]
     return escape.PySource("\n\n\n".join(parts) + "\n")  # every value in it a repr() of a checked literal

@@ -15,7 +15,7 @@ from padconf.cases.onnx_model import build_model, feeds, ir_version
 from padconf.core import escape
 from padconf.core.dtypes import SUB_BYTE_BITS
 from padconf.core.vocabulary import Placement
-from padconf.judging.verdicts import Difference, Verdict
+from padconf.judging.verdicts import Difference
 from padconf.minimize.bundle import model_source, repro_rewriter, repro_runtime
 from padconf.spec.loader import parse_spec_id
 
@@ -139,9 +139,7 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
                                            {k: _scalar_literal(v) for k, v in attributes.items()}, opset,
                                            ir_version(opset, case.dtype))
         call = f"{repro.run.__name__}(model, {names}, {setup!r})"
-    verdict = (row or {}).get("verdict")
-    return repro_runtime.script(repro, runtime, heading, arrays, build, call, allowed, bitwise=_bitwise(row),
-                                in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT))
+    return repro_runtime.script(repro, runtime, heading, arrays, build, call, allowed, bitwise=_bitwise(row))
 
 
 def repro_setup(runtime: str, case: Case, row: dict | None) -> dict[str, object]:
@@ -182,9 +180,8 @@ def _context_script(repro, case: Case, placement: Placement, runtime: str, headi
     arrays, build, names = model_source.model_lines(graph, feeds(case, placement), _literal)
     allowed = _allowed(case)
     arrays.append(_expected_line(case, allowed))
-    verdict = (row or {}).get("verdict")
     assert case.context is not None
     call = f"{repro.run.__name__}(model, {names}, {setup!r})"
     return repro_runtime.script(repro, runtime, heading, arrays, build, call, allowed, bitwise=_bitwise(row),
-                                in_child=verdict in (Verdict.CRASH, Verdict.TIMEOUT), tolerance=case.context.tolerance)
+                                tolerance=case.context.tolerance)
 
