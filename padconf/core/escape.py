@@ -66,18 +66,21 @@ def terminal(text) -> Terminal:
     return Terminal(_rich_escape(plain(text)))
 
 
+_XML_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but tab and newlines, DEL, C1
+
+
 def html(text) -> Html:
     """``text`` as the text of an HTML element or a quoted attribute: no tag, entity or quote
-    of it is live (its lines kept, for a ``<pre>``)."""
-    return Html(_html.escape(str(text), quote=True))
+    of it is live (its lines kept, for a ``<pre>``), and each control character (C1 included) as
+    ``\\xNN`` and each bidi or invisible format character as ``\\uNNNN``, as ``xml`` shows them
+    (attack round F: a runtime's U+202E and an ESC OSC-8 link reached the page raw)."""
+    text = _INVISIBLE.sub(_code_point, _XML_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
+    return Html(_html.escape(text, quote=True))
 
 
 # What XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates, U+FFFE,
 # U+FFFF): ElementTree writes them as they are, and the file no longer parses.
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-
-
-_XML_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but tab and newlines, DEL, C1
 
 
 def xml(text) -> Xml:

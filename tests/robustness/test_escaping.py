@@ -41,7 +41,7 @@ def test_a_fenced_block_is_not_ended_by_the_text_in_it():
     assert lines[0] == lines[-1] and not any(lines[0] in line for line in lines[1:-1])
 
 
-@pytest.mark.parametrize("show", [escape.plain, escape.terminal, escape.markdown])
+@pytest.mark.parametrize("show", [escape.plain, escape.terminal, escape.markdown, escape.html])
 def test_bidi_and_invisible_characters_never_reach_the_terminal_or_a_page(show):
     """Bidi overrides (Trojan Source) in a runtime's error or a file's name reached the terminal:
     each is shown as \\uNNNN."""
@@ -100,3 +100,11 @@ def test_a_committed_yaml_document_is_ascii_and_reads_back_as_its_text():
     text = dump_baseline([{"match": "x", "why": why}], "header")
     assert text.isascii()
     assert yaml.safe_load(text) == [{"match": "x", "why": why}]
+
+
+def test_control_characters_never_reach_a_page_and_its_lines_stay():
+    """An ESC OSC-8 link, C1's CSI and NEL in a runtime's error reached the HTML report raw
+    (attack round F); a <pre>'s lines and tabs are kept."""
+    text = escape.html("a\x1b]8;;https://x\x07b\x9b2J\x85<i>\nnext\tline")
+    assert not re.search("[\x00-\x08\x0b-\x1f\x7f-\x9f]", text) and "\\x1b" in text and "\\x9b" in text
+    assert "\nnext\tline" in text and "&lt;i&gt;" in text
