@@ -214,7 +214,8 @@ def write_python(path: Path | str, source: PySource) -> None:
 
 def open_to_append(path: Path, mode: str = "a") -> IO:
     """``path`` opened for appending (``mode`` "a" text, "ab" bytes), created if need be; a link
-    planted there, or anything but a regular file, is refused (CaseError), never written through."""
+    planted there (a hard link too: a file of another name, outside the folder perhaps), or
+    anything but a regular file, is refused (CaseError), never written through."""
     folder = _folder(path)
     try:
         _not_an_input(folder, path)
@@ -226,9 +227,14 @@ def open_to_append(path: Path, mode: str = "a") -> IO:
         raise
     finally:
         os.close(folder)
-    if not stat.S_ISREG(os.fstat(fd).st_mode):
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode):
         os.close(fd)
         raise CaseError(f"{path}: not a regular file")
+    if found.st_nlink > 1:  # attack round F: run --resume appended its rows to a user's file linked here
+        os.close(fd)
+        raise CaseError(f"{path}: a hard link to another file ({found.st_nlink} names), which padconf does not "
+                        "write through")
     return os.fdopen(fd, mode, encoding=None if "b" in mode else "utf-8")
 
 

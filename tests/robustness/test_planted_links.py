@@ -132,3 +132,22 @@ def test_gate_junit_written_where_a_link_was_planted_leaves_the_target(tmp_path,
     assert main(["gate", *args, "--baseline", str(baseline), "--junit", str(tmp_path / "ci" / "junit.xml")]) == 2
     assert not list(elsewhere.iterdir())
     assert "a symbolic link" in capsys.readouterr().err
+
+
+def test_a_results_file_that_is_a_hard_link_is_not_appended_to(run_dir, tmp_path, capsys):
+    """An unfinished run whose results.jsonl is a hard link to a user's file elsewhere: --resume
+    appended its rows to that file (attack round F's c3_resume_hardlinked_results)."""
+    import json
+    rows = (run_dir / "results.jsonl").read_text().splitlines(keepends=True)
+    theirs = tmp_path / "theirs.jsonl"
+    theirs.write_text("".join(rows[:-3]))  # the run cut short, its last rows to come
+    (run_dir / "results.jsonl").unlink()
+    os.link(theirs, run_dir / "results.jsonl")
+    doc = json.loads((run_dir / "run.json").read_text())
+    doc.pop("results")
+    (run_dir / "run.json").write_text(json.dumps(doc))
+    capsys.readouterr()
+    assert resume(run_dir) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "hard link" in err, err
+    assert theirs.read_text() == "".join(rows[:-3])
