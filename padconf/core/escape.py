@@ -35,6 +35,10 @@ def _code_point(m: re.Match) -> str:
     return f"\\u{c:04x}" if c <= 0xFFFF else f"\\U{c:08x}"
 
 
+def _hex(m: re.Match) -> str:
+    return f"\\x{ord(m[0]):02x}"
+
+
 Terminal = NewType("Terminal", str)  # text safe to print: ``plain``, ``terminal``
 Html = NewType("Html", str)  # text of an HTML page: ``html``
 Xml = NewType("Xml", str)  # an XML document's text (JUnit): ``xml``, then ElementTree
@@ -58,7 +62,7 @@ def docstring(text) -> str:
 def plain(text) -> Terminal:
     """``text`` on one line with its control characters visible as ``\\xNN`` and its bidi and
     invisible format characters as ``\\uNNNN``: safe to print."""
-    return Terminal(_INVISIBLE.sub(_code_point, _CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text))))
+    return Terminal(_INVISIBLE.sub(_code_point, _CONTROL.sub(_hex, str(text))))
 
 
 def terminal(text) -> Terminal:
@@ -66,7 +70,13 @@ def terminal(text) -> Terminal:
     return Terminal(_rich_escape(plain(text)))
 
 
-_XML_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but tab and newlines, DEL, C1
+_CONTROL_BUT_LINES = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")  # C0 but tab and newlines, DEL, C1
+
+
+def _shown_in_lines(text) -> str:
+    """``text`` with each control character but tab and newlines as ``\\xNN`` and each bidi or
+    invisible format character as ``\\uNNNN``, as ``plain`` shows them, its lines kept."""
+    return _INVISIBLE.sub(_code_point, _CONTROL_BUT_LINES.sub(_hex, str(text)))
 
 
 def html(text) -> Html:
@@ -74,8 +84,7 @@ def html(text) -> Html:
     of it is live (its lines kept, for a ``<pre>``), and each control character (C1 included) as
     ``\\xNN`` and each bidi or invisible format character as ``\\uNNNN``, as ``xml`` shows them
     (attack round F: a runtime's U+202E and an ESC OSC-8 link reached the page raw)."""
-    text = _INVISIBLE.sub(_code_point, _XML_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
-    return Html(_html.escape(text, quote=True))
+    return Html(_html.escape(_shown_in_lines(text), quote=True))
 
 
 # What XML 1.0 forbids in a document (C0 controls but tab and newlines, lone surrogates, U+FFFE,
@@ -89,7 +98,7 @@ def xml(text) -> Xml:
     cursor when a CI log shows the file) as ``\\xNN``, and each bidi or invisible format character
     as ``\\uNNNN``, as ``plain`` shows them: the file parses and shows its text as it is
     (ElementTree then escapes markup)."""
-    text = _INVISIBLE.sub(_code_point, _XML_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", str(text)))
+    text = _shown_in_lines(text)
     return Xml(_NOT_XML.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text))
 
 
@@ -170,6 +179,6 @@ def markdown_block(text) -> list[Markdown]:
     """``text`` (an error, several lines) as the lines of a fenced markdown code block whose
     fence is longer than any run of backticks in it, so that nothing in it ends the block."""
     text = _INVISIBLE.sub(_code_point, str(text))
-    lines = [_CONTROL.sub(lambda m: f"\\x{ord(m[0]):02x}", line) for line in text.strip().splitlines()]
+    lines = [_CONTROL.sub(_hex, line) for line in text.strip().splitlines()]
     fence = "`" * max(3, 1 + max((len(run) for run in re.findall("`+", text)), default=0))
     return [Markdown(line) for line in (fence, *lines, fence)]

@@ -163,7 +163,7 @@ def run_record() -> type[msgspec.Struct]:
             declared.insert(0, (f.name, kind))
         else:
             declared.append((f.name, kind, None if f.default is MISSING else f.default))
-    # RESULTS_WRITTEN a count in all: an older padconf's run.json
+    # RESULTS_WRITTEN: each runtime's count, or (an older padconf's run.json) one count in all
     declared += [(CASE_COUNT, _Count | None, None), (RESULTS_WRITTEN, dict[str, _Count] | _Count | None, None)]
     return msgspec.defstruct("RunRecord", declared, forbid_unknown_fields=True)
 
