@@ -667,6 +667,25 @@ class WideBugAdapter(PackingBugAdapter):
     dtypes = ("uint2", "uint8")
 
 
+class UnwrittenOutputAdapter(CorrectAdapter):
+    """Writes none of the output of a Pad that pads or crops: it comes back all zeros, in the
+    shape the reference gives or, where it gives none, the first reading's (as OpenVINO's CPU
+    kernel on uint2 mostly does)."""
+
+    @staticmethod
+    def triggered(case):
+        return False
+
+    def run(self, case, placement="inputs"):
+        from padconf.cases.classify import classify
+        got = super().run(case, placement)
+        if case.op != "Pad" or not any(case.pads):
+            return got
+        readings = classify(case).interpretations.values()  # a worker's case carries none
+        shapes = [np.shape(out) for out in (got.output, *readings) if out is not None]
+        return Outcome(np.zeros(shapes[0], case.data.dtype)) if shapes else got
+
+
 class WrongThroughIdentityOnExampleAdapter(WrongOnExampleAdapter):
     """Garbles the data of example_3_edge through Identity too: its control fails as well, so
     the failure is not Pad-specific."""
