@@ -88,6 +88,10 @@ class Adapter:
     # An ahead-of-time compiler's build takes seconds, not milliseconds: the worker then says so
     # (``announce_build``), and padconf waits for it up to the compile time limit, not the run's.
     compiles_ahead = False
+    # It may skip a case at run time (Outcome.skipped), beyond what supports() says beforehand: a
+    # skipped row of a runtime that does not, for no reason supports() or a compile budget gives,
+    # is no row padconf wrote (padconf.run.rundir.check_rows_of_run)
+    skips_at_run_time = False
     announce_build = None  # set by the worker process: a callable telling padconf a build begins
     compile_timeout: float | None = None  # set by the worker process from padconf's request
     # Answers each case the same whatever its process ran before (a claim tests/run/test_runner.py
@@ -421,6 +425,18 @@ def reference_runtime() -> str | None:
         except Exception:  # noqa: BLE001  a plugin that does not load evaluates nothing
             continue
     return None
+
+
+def registered_adapter(name: str) -> Adapter | None:
+    """The adapter padconf registers as runtime ``name`` (a variant's, a release's: its own),
+    named so but neither configured nor started, to ask what it can run; None for a
+    ``module:Class`` adapter, which only its worker imports."""
+    base = split_variant(name)[0]
+    if base not in registry():
+        return None
+    adapter = _adapter_class(base).__new__(_adapter_class(base))  # no __init__: it opens no cache
+    adapter.name = name
+    return adapter
 
 
 def adapter_class(name: str) -> type[Adapter]:

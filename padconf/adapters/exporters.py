@@ -311,6 +311,7 @@ class TorchAdapter(Adapter):
     # the data is a tensor; the pads are Python numbers in every placement
     placements: tuple[str, ...] = (Placement.INPUTS,)
     preload: tuple[str, ...] = ("padconf.cases.classify", "jsonschema")  # get_spec validates
+    skips_at_run_time = True  # what torch cannot be called with
     options = {"call": ("functional", "module")}
     repro = StandaloneRepro("torch", torch_pad, own_graph=True)
     type_names = ("Float", "Double", "Half", "BFloat16", "Bool", "Long", "Int", "Short", "Char", "Byte",
@@ -368,6 +369,7 @@ class CachedExport(Adapter):
     ``_export``."""
 
     verb = "exports"  # what notes() says is done again with the cache off
+    skips_at_run_time = True  # a graph onnx's evaluator cannot compute
 
     def __init__(self):
         super().__init__()

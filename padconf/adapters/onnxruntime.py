@@ -146,6 +146,7 @@ class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
     package = "onnxruntime"
     schema_checked = True
+    skips_at_run_time = True  # a dtype its Python API cannot feed or fetch
     repro = StandaloneRepro("onnx onnxruntime", standalone_run)
     order_independent = True
     # a variant's graph optimizer level: onnxruntime[optimization=disabled] is the control that tells

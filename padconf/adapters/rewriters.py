@@ -123,6 +123,7 @@ class RewriterAdapter(Adapter):
     placements = (Placement.INPUTS, Placement.INITIALIZERS)  # pads fed at run time, or constant (fusable)
     preload = (*Adapter.preload, "onnx.reference.ops._op_list", "onnxruntime", "jsonschema")  # get_spec validates
     passes: tuple[str, ...] = ()
+    skips_at_run_time = True  # a model it leaves as it was, or whose controls disagree
 
     def rewrite(self, model, passes: tuple[str, ...]):
         raise NotImplementedError

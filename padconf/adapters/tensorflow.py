@@ -157,6 +157,7 @@ class TfAdapter(Adapter):
     domains = ("tf",)
     placements: tuple[str, ...] = (Placement.INPUTS,)
     preload: tuple[str, ...] = ("padconf.cases.classify", "jsonschema")
+    skips_at_run_time = True  # a call TensorFlow cannot express
     repro = StandaloneRepro("tensorflow-cpu", tf_pad, own_graph=True)
     options = {"call": ("function", "keras")}  # keras: Keras' ZeroPadding1D/2D/3D layer, where one expresses the call
     type_names = ("DT_FLOAT", "DT_DOUBLE", "DT_HALF", "DT_BFLOAT16", "DT_BOOL", "DT_INT64", "DT_INT32", "DT_INT16",

@@ -30,13 +30,13 @@ from padconf.cases.case import Case, CaseKind
 from padconf.cases.onnx_model import model_key
 from padconf.cases.plain import TRIGGER_TAG
 from padconf.core.vocabulary import Placement
+from padconf.judging.records import NOT_COMPILED
 from padconf.spec.loader import spec_sort_key
 
 # compiled models per compiler in a run: enough for every known bug's trigger and a first
 # cover of the cells, few enough that a cold run's compiles overlap the other runtimes' lanes
 DEFAULT_COMPILE_BUDGET = 160
 ALL = "all"  # --compile-budget all: every model
-NOT_COMPILED = "not compiled: budget"  # a skipped row's text starts so
 # upstream trigger (padconf.cases.plain.upstream_triggers) -> the edge class (padconf.cases.edge_classes)
 # of the bug it shows, whose defined cases in the trigger's mode the budget covers in every
 # version and placement; the others show a bug of their one input (wrap-hang's costs a

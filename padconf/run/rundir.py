@@ -23,12 +23,14 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, cast
 
+from padconf.adapters import Adapter, registered_adapter
 from padconf.cases.case import Case
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.writing import FolderLock, open_to_append
 from padconf.judging.failure import distinct_failure
 from padconf.judging.records import (
+    NOT_COMPILED,
     RESULT_KEYS,
     ControlRow,
     ResultRow,
@@ -41,7 +43,7 @@ from padconf.judging.records import (
     strict_result_row,
     strict_row,
 )
-from padconf.judging.verdicts import FAILURES
+from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.run.config import RESULTS_WRITTEN, checked_run_json
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
@@ -270,6 +272,29 @@ def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: P
     if specs is not None and (other := next((r for r in rows if r["spec"] not in specs), None)) is not None:
         raise CaseError(f"{results}: a result of spec version {reprlib.repr(other['spec'])}, which {RUN_JSON}'s "
                         "specs do not name: not a row of this run")
+    adapters = {name: registered_adapter(name) for name in named}
+    for number, row in enumerate(rows, 1):
+        adapter = adapters[row["runtime"]]
+        why = None if adapter is None else _not_its_row(adapter, row)
+        if why:
+            raise CaseError(f"{results}: row {number}: a result of {reprlib.repr(row['runtime'])} that it never "
+                            f"writes: {why}: not a row of this run")
+
+
+def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
+    """Why ``row`` is no result ``adapter``'s runs write (None: it may be one): a placement it
+    lacks; an answer to a case it cannot express; a skip of one it can, where it skips nothing
+    at run time and no compile budget left the case out."""
+    if row["placement"] not in adapter.placements:
+        return f"placement {row['placement']}, which it lacks"
+    why_not = adapter.supports(row["spec"], row["dtype"])
+    if row["verdict"] != Verdict.SKIPPED:
+        return None if why_not is None else f"{row['verdict']} on {row['spec']} {row['dtype']}, which it skips"
+    if why_not is not None:
+        return None if row.get("detail") == why_not else f"skipped for another reason than its own ({why_not})"
+    budget = adapter.compiles_ahead and (row.get("detail") or "").startswith(NOT_COMPILED)
+    return None if budget or adapter.skips_at_run_time else \
+        f"skipped on {row['spec']} {row['dtype']}, which it runs and never skips at run time"
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
@@ -288,14 +313,14 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
             raise PadconfError(f"{results}: holds no result: nothing to report")
         cases = {c["id"]: c for c in read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode"))}
         check_rows_of_cases(rows, cases, results)
-        rederive_rows(rows, cases, str(results))
-        attach_controls(rows, run_dir, cases)
         run_json = run_dir / RUN_JSON
         if not run_json.exists() and not run_json.is_symlink():
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
         check_rows_of_run(rows, doc, results)
+        rederive_rows(rows, cases, str(results))
+        attach_controls(rows, run_dir, cases)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
     why = [unfinished(doc, rows, run_json),
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "

@@ -247,6 +247,26 @@ def test_a_row_of_a_runtime_run_json_does_not_name_is_one_line(refusals, tmp_pat
     assert code == 2 and err.count("\n") == 1 and "no run.json, which names the runtimes" in err
 
 
+@pytest.mark.parametrize(("forge", "says"), [
+    ({"verdict": "skipped", "detail": "the adapter cannot express bfloat16 here", "error": None},
+     "skipped on onnx/Pad-19 bfloat16, which it runs and never skips at run time"),
+    ({"placement": "folded"}, "placement folded, which it lacks"),
+])
+def test_a_row_the_runtimes_adapter_never_writes_is_one_line(refusals, tmp_path, capsys, forge, says):
+    """onnx's evaluator runs bfloat16, in the inputs placement only, and skips no case at run
+    time: its refusals relabelled skipped (a failure the gate then never sees), or a pass copied
+    into a placement it lacks, were read as its results (attack round F). A run's rows are held
+    to what the runtime's adapter says it runs (supports, placements, skips_at_run_time)."""
+    def change(rows):
+        k = _first(rows, lambda r: r["verdict"] == "wrongly-rejected")
+        rows[k].update(forge)
+        return k + 1
+    copy, number = _copy_with(refusals, tmp_path, "results.jsonl", change)
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}: a result of 'onnx-reference' that it never " \
+        f"writes: {says}" in err, err
+
+
 def test_a_run_json_naming_spec_versions_its_rows_are_not_of_is_one_line(refusals, tmp_path, capsys):
     """run.json's specs edited (to one no row is of, or one padconf does not know) reported the
     rows as a run of them (attack round E's c5_runjson_types_report)."""
