@@ -21,6 +21,7 @@ from padconf.cli.parser import build_parser
 from padconf.core import inputs
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain
+from padconf.core.streams import ClosableStream
 from padconf.core.writing import open_folder
 
 
@@ -59,49 +60,6 @@ def _raise_lost() -> None:
         signum = _LOST[-1]
         _LOST.clear()
         raise KeyboardInterrupt if signum == signal.SIGINT else Terminated(signum)
-
-
-class ClosableStream:
-    """sys.stdout or sys.stderr while a command runs: once writing it fails, for any reason (the
-    reader closed it, ``| head -1``; a full device, ``>/dev/full``; EIO of a terminal gone),
-    what is written is dropped, and the stream's descriptor points at /dev/null so that nothing
-    else writing it (rich's console, the interpreter's last flush) fails either. The command
-    runs to its end and exits with its own code: rich's own handling raised SystemExit(1), the
-    code for "a difference found", with no result written; a failed write uncaught stopped a
-    run before its results (exit 2), and a failed line on stderr turned exit 2 into 1."""
-
-    def __init__(self, stream) -> None:
-        self._stream, self.closed_by_reader = stream, False
-        self.why: str | None = None  # why writing it failed
-        self.product: tuple[str, str] | None = None  # (what, where else) when the command's output is this stream
-
-    def _closed(self, exc: Exception | None = None) -> None:
-        self.closed_by_reader = True
-        self.why = self.why or (getattr(exc, "strerror", None) or "closed")
-        try:
-            devnull = os.open(os.devnull, os.O_WRONLY)
-            os.dup2(devnull, self._stream.fileno())
-            os.close(devnull)
-        except (OSError, ValueError):
-            pass
-
-    def write(self, text) -> int:
-        if not self.closed_by_reader:
-            try:
-                return self._stream.write(text)
-            except (OSError, ValueError) as exc:  # ValueError: the stream itself was closed
-                self._closed(exc)
-        return len(text)
-
-    def flush(self) -> None:
-        if not self.closed_by_reader:
-            try:
-                self._stream.flush()
-            except (OSError, ValueError) as exc:
-                self._closed(exc)
-
-    def __getattr__(self, name):
-        return getattr(self._stream, name)
 
 
 # errno values of an OSError that are the user's environment or the files they named, not padconf's fault

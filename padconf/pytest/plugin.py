@@ -34,6 +34,7 @@ import pytest
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
 from padconf.core.errors import PadconfError
+from padconf.core.streams import ClosableStream
 from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
@@ -311,6 +312,20 @@ def pytest_configure(config: pytest.Config) -> None:
         config.stash[SHARE] = Share(config)
 
 
+def _report_stream(config: pytest.Config) -> ClosableStream | None:
+    """pytest's terminal report, to stdout, as a stream written to nothing once writing it fails
+    (``| head -1``, a full device): pytest's own writer raised there, and pytest exited 1, "tests
+    failed", whatever the gate's verdict; the session now runs to its end with its own code. The
+    writer's file is private to pytest (TerminalWriter offers no way to set it)."""
+    reporter = config.pluginmanager.get_plugin("terminalreporter")
+    writer = getattr(reporter, "_tw", None)
+    if writer is None or not hasattr(writer, "_file"):
+        return None
+    if not isinstance(writer._file, ClosableStream):
+        writer._file = ClosableStream(writer._file)
+    return writer._file
+
+
 def _isolate_xdist_workers(config: pytest.Config) -> None:
     """pytest-xdist's local workers (``-n N``: ``popen`` gateways) start as ``python -u -c``, the
     working directory first on their path until xdist hands them the controller's: a json.py
@@ -346,6 +361,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """The xdist controller plans before its workers start: a worker's usage error would be the
     controller's INTERNALERROR, and each worker drawing the suite again would cost its time."""
     share = _share(session.config)
+    if share is not None:
+        _report_stream(session.config)
     if share is not None and _controller(session.config):
         try:
             share.plan()
@@ -473,3 +490,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     share = _share(config)
     if share is not None:
         share.close()
+        report = _report_stream(config)
+        if report is not None and report.closed_by_reader:
+            import sys
+            print(f"padconf: stdout failed ({report.why}): pytest's report did not reach it whole; the exit "
+                  "code is the tests' (--junitxml=FILE keeps each result)", file=sys.stderr)

@@ -318,3 +318,25 @@ def test_xdist_workers_start_isolated_from_a_python_path_holding_a_space(tmp_pat
     out = done.stdout + done.stderr
     assert done.returncode == 0 and " passed" in out, out[-3000:]
     assert not list(markers.iterdir()), out[-3000:]
+
+
+@pytest.mark.parametrize("gone", ["reader", "device"])
+def test_the_documented_command_keeps_its_exit_code_when_stdout_fails(tmp_path, reference_baseline, gone):
+    """``pytest ... | head -1``: pytest's terminal writer raised on the closed pipe, and the
+    session exited 1, "tests failed", where every failure is forgiven. Its report is dropped from
+    there on, said in one line, and the exit code is the tests'. The reader is gone before the
+    first byte here (or the device is full), so the write fails on every machine alike."""
+    if gone == "reader":
+        read, stdout = os.pipe()
+        os.close(read)
+    else:
+        stdout = os.open("/dev/full", os.O_WRONLY)
+    try:
+        done = subprocess.run([str(Path(sys.executable).with_name("pytest")), *DOCUMENTED[1:], "-q",
+                               "--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}",
+                               f"--padconf-baseline={reference_baseline}"],
+                              cwd=tmp_path, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300)
+    finally:
+        os.close(stdout)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert done.stderr.startswith("padconf: stdout failed (") and done.stderr.count("\n") == 1, done.stderr[-3000:]

@@ -18,8 +18,9 @@ from xml.etree import ElementTree
 
 import pytest
 
-from padconf.cli import ClosableStream, main
+from padconf.cli import main
 from padconf.core.errors import CaseError
+from padconf.core.streams import ClosableStream
 from padconf.core.writing import MARK, claim_folder, make_folder, open_folder, write_atomically
 from tests.robustness.test_hostile_inputs import one_line_exit_2
 
