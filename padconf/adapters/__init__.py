@@ -105,9 +105,10 @@ class Adapter:
     # every result, report and bundle; the plain name runs the runtime as its users do by default.
     options: dict[str, tuple[str, ...]] = {}
     # What `padconf minimize` asks of a runtime (a plugin sets them as padconf's own adapters do):
-    # it runs onnx's own shape inference (the operator schemas') on every model it loads, so a
-    # refusal onnx's inference gives too is onnx's schema's
-    schema_checked = False
+    # the options of onnx.shape_inference.infer_shapes it runs on every model it loads (onnx's own
+    # shape inference, the operator schemas'), before anything of its own, so a refusal that
+    # inference gives too, or a death it dies too, is onnx's; None: it runs none
+    shape_inference: dict[str, bool] | None = None
     # (runtime, spec id): the runtime's own operation its Pad lowers to, whose bug it may be
     lowered_to: tuple[str, str] | None = None
     # how its error texts spell dtypes besides padconf's names (OpenVINO's "f8e5m2"), masked when

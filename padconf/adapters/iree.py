@@ -111,6 +111,7 @@ class IreeAdapter(CompilingAdapter):
     # half made, and every later conversion in that worker fails the same way ("Dialect namespace
     # 'func' is already registered."); a worker whose first cases come from the compile cache
     # imports them only at its first conversion, however full its address space is by then.
+    shape_inference = {"data_prop": True}  # as iree-import-onnx, before it imports the model (_import)
     preload = (*Adapter.preload, "iree.compiler.version", "iree.compiler.extras.onnx_importer",
                "iree.compiler.dialects.builtin", "mmap")  # mmap: iree.runtime's, on loading a module
 

@@ -145,7 +145,8 @@ def _op_types(path: str) -> list[str]:
 class OnnxRuntimeAdapter(Adapter):
     name = module = "onnxruntime"
     package = "onnxruntime"
-    schema_checked = True
+    # it resolves every graph through onnx's inference functions, and fails on their errors
+    shape_inference = {"check_type": True, "strict_mode": True, "data_prop": True}
     skips_at_run_time = True  # a dtype its Python API cannot feed or fetch
     repro = StandaloneRepro("onnx onnxruntime", standalone_run)
     order_independent = True

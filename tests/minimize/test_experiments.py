@@ -194,7 +194,7 @@ def _refused(case: Case, runtime: str, placement: str, error: str):
 
 def test_a_refusal_is_onnxs_schemas_by_experiment_whatever_the_runtime_words_it():
     """onnxruntime declares it runs onnx's shape inference on every model it loads
-    (Adapter.schema_checked). Pad-18 allows int32 axes; onnx's strict shape inference refuses
+    (Adapter.shape_inference). Pad-18 allows int32 axes; onnx's strict shape inference refuses
     them as an initializer: the refusal is onnx's schema's, whatever the runtime's text says
     (it was decided by onnx's words appearing in the runtime's). Rank-0 data, which onnx's
     shape inference takes, stays the runtime's own."""
@@ -211,6 +211,24 @@ def test_a_refusal_is_onnxs_schemas_by_experiment_whatever_the_runtime_words_it(
     # a runtime that declares no such thing: never onnx's, whatever its text
     assert schema_check(_refused(axes, "onnx-reference", "initializers", found["detail"]), "onnx-reference",
                         Placement.INITIALIZERS) is None
+
+
+@pytest.mark.parametrize("runtime", ["onnxruntime", "iree"])
+def test_a_crash_of_onnxs_own_shape_inference_is_onnxs_not_the_runtimes(tmp_path, runtime):
+    """onnxruntime and IREE run onnx's shape inference on every model they load, and both die
+    (SIGABRT) on a Slice after a Pad cropping a static dimension past zero: onnx's Slice
+    inference, onnx/onnx#8481 (open). Each filed it as its own crash, a bug to file. That
+    inference, run alone in a fresh process on the minimal model, dies too: the bundle says the
+    crash is onnx's, and names the upstream issue. When onnx fixes it, this test fails."""
+    pytest.importorskip({"onnxruntime": "onnxruntime", "iree": "iree.runtime"}[runtime])
+    from padconf.cases.context import Consumer, Context, Producer
+    slice_ = {"axes": [1], "steps": [1], "starts": [0], "ends": [1]}
+    case = Case(spec="onnx/Pad-19", data=np.zeros((1, 1, 2), np.float32), pads=[0, -2, 0, 0, -1, 0],
+                context=Context(Consumer.SLICE, slice_, producer=Producer.INPUTS, static_shape=True))
+    report = minimized(tmp_path, case, runtime)
+    assert "Label: **other-component**" in report, report
+    assert "infer_shapes(model, " in report and "is killed by SIGABRT" in report
+    assert "https://github.com/onnx/onnx/issues/8481" in report
 
 
 def test_both_refusing_is_alike_whatever_either_says():

@@ -3,7 +3,7 @@ or two more, whose findings place the bug.
 
 Where the bug is: whether a case folded is refused where at run time it gives an empty tensor
 (refused_when_folded), whether a sub-byte dtype's packing is to blame (packing), and whether
-it is onnx's schema's (schema_check, Adapter.schema_checked) or the operation the runtime
+it is onnx's (schema_check, Adapter.shape_inference) or the operation the runtime
 lowers Pad to (native_check, Adapter.lowered_to).
 
 Triage by experiment: before a minimized failure is put down to a runtime's policy or to a
@@ -27,6 +27,10 @@ runs the case that would show otherwise, alone, and records what it did on the f
 """
 from __future__ import annotations
 
+import json
+import signal
+import subprocess
+import sys
 from typing import Any
 
 import numpy as np
@@ -290,23 +294,52 @@ def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) ->
     return wider if passes else None
 
 
+# onnx's shape inference, alone in a fresh interpreter: a death there is the process's, not padconf's
+_INFER = ("import json, sys, onnx; onnx.shape_inference.infer_shapes("
+          "onnx.load_model_from_string(sys.stdin.buffer.read()), **json.loads(sys.argv[1]))")
+INFERENCE_TIMEOUT_S = 60
+
+
+def inference_dies(model: onnx.ModelProto, options: dict[str, bool]) -> str | None:
+    """The signal that kills onnx.shape_inference.infer_shapes(model, **options), run alone in a
+    fresh interpreter (``python -I``); None where it returns, raises or outlasts
+    INFERENCE_TIMEOUT_S."""
+    try:
+        done = subprocess.run([sys.executable, "-I", "-c", _INFER, json.dumps(options)],
+                              input=model.SerializeToString(), capture_output=True, timeout=INFERENCE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        return None
+    return signal.Signals(-done.returncode).name if done.returncode < 0 else None
+
+
 def schema_check(shrunk: Shrunk, runtime: str, placement: Placement) -> dict | None:
-    """Where ``runtime`` (Adapter.schema_checked, data the adapter declares: it runs onnx's shape
-    inference on every model it loads, before anything of its own) refuses the minimal case, and
-    onnx's own shape inference (onnx.shape_inference.infer_shapes, strict) refuses the same model
-    too, run here: the refusal is onnx's Pad schema's, to be filed once, against onnx; else None.
-    The experiment decides, not the two texts (a runtime may word onnx's error its own way).
-    Shaped as native_check's."""
-    row = shrunk.final.row
-    if not adapter_class(runtime).schema_checked or row["verdict"] != Verdict.WRONGLY_REJECTED:
+    """Where ``runtime`` runs onnx's own shape inference on every model it loads, before anything
+    of its own (Adapter.shape_inference, with its options), and that inference, run here on the
+    minimal case's model, refuses it as the runtime does, or dies on it (alone, in a fresh
+    process) as the runtime's process died: the failure is onnx's (its Pad schema's, its shape
+    inference's), to be filed once, against onnx; else None. The experiment decides, not the two
+    texts (a runtime may word onnx's error its own way). Shaped as native_check's."""
+    row, options = shrunk.final.row, adapter_class(runtime).shape_inference
+    if options is None or row["verdict"] not in (Verdict.WRONGLY_REJECTED, Verdict.CRASH):
         return None
     try:
-        onnx.shape_inference.infer_shapes(build_model(shrunk.final.case, placement), check_type=True,
-                                          strict_mode=True, data_prop=True)
+        model = build_model(shrunk.final.case, placement)
+    except (PadconfError, ValueError, TypeError, OverflowError):  # no model to infer
+        return None
+    call = f"onnx.shape_inference.infer_shapes(model, {', '.join(f'{k}={v}' for k, v in options.items())})"
+    if row["verdict"] == Verdict.CRASH:
+        died = inference_dies(model, options)
+        return None if died is None else {
+            "runtime": "onnx", "spec": "onnx's shape inference", "verdict": row["verdict"],
+            "detail": f"{call}, alone in a fresh process, is killed by {died}",
+            "why": f"{runtime} runs onnx's shape inference on every model it loads: the crash is onnx's, to be "
+                   "filed once, against onnx."}
+    try:
+        onnx.shape_inference.infer_shapes(model, **options)
         return None
     except onnx.shape_inference.InferenceError as exc:
         said = str(exc).strip().rsplit("] ", 1)[-1]  # past onnx's "[ShapeInferenceError] ..." prefixes
-    except (onnx.checker.ValidationError, PadconfError, ValueError, TypeError, OverflowError):  # no model to infer
+    except (onnx.checker.ValidationError, ValueError, TypeError, OverflowError):  # no model to infer
         return None
     return {"runtime": "onnx", "spec": "onnx's shape inference", "verdict": row["verdict"], "detail": said,
             "why": f"{runtime} runs onnx's shape inference on every model it loads: the refusal is onnx's Pad "
