@@ -54,6 +54,9 @@ MAX_CASES_BYTES = 1 << 29
 # one case at the reference's own bound fits twice. 40 tiny test folders each padding to 2**26
 # elements passed every bound a file had and then timed out, one after another, in the runtime.
 MAX_INPUT_WORK_BYTES = 2 * MAX_WORK_BYTES
+# A case's edge classes (edge_classes names fewer than 20, each of fewer than 40 characters): a
+# case file's line with 2 million tags took report --html 1.2 GB
+MAX_TAGS, MAX_TAG_CHARS = 64, 200
 
 
 def case_work(case: Case) -> int:
@@ -222,7 +225,7 @@ class Case:
         array the case carries (data, constant value, pads, axes, expected output and each
         interpretation's) counts against MAX_CASE_BYTES, and against ``budget`` (a whole file's)
         where given, before it is decoded."""
-        _check_types(doc)
+        check_types(doc)
         mine = ArrayBudget(MAX_CASE_BYTES, "the case's arrays", budget)
         try:
             mine.take(8 * (len(doc.get("pads") or ()) + len(doc.get("axes") or ())))  # int64 in the models
@@ -421,7 +424,9 @@ def check_mode(mode, kind, where: str) -> None:
     raise CaseError(f"{where}: mode {reprlib.repr(mode)} is not one of {', '.join(MODES)}")
 
 
-def _check_types(doc: dict) -> None:
+def check_types(doc: dict) -> None:
+    """The keys of a case's JSON ``doc`` of the types, vocabularies and bounds a case takes
+    (Case.from_json checks them first); CaseError naming the first that is not."""
     if not isinstance(doc, dict):
         raise CaseError(f"malformed case: {type(doc).__name__}, not a JSON object")
 
@@ -447,8 +452,10 @@ def _check_types(doc: dict) -> None:
         fail("op", f"one of {OPS}")
     if "mode" in doc:
         check_mode(doc["mode"], doc.get("kind"), "malformed case")
-    if not isinstance(doc.get("tags", []), list) or not all(isinstance(t, str) for t in doc.get("tags", [])):
-        fail("tags", "a list of text")
+    tags = doc.get("tags", [])
+    if not isinstance(tags, list) or len(tags) > MAX_TAGS \
+            or not all(isinstance(t, str) and len(t) <= MAX_TAG_CHARS for t in tags):
+        fail("tags", f"a list of text (at most {MAX_TAGS} items of at most {MAX_TAG_CHARS} characters)")
     if not isinstance(doc.get("interpretations") or {}, dict):
         fail("interpretations", "an object")
     if not isinstance(doc.get("any_answer_conforms", False), bool):

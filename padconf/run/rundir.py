@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from padconf.adapters import Adapter, registered_adapter
-from padconf.cases.case import Case
+from padconf.cases.case import Case, check_types
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.writing import FolderLock, open_to_append
@@ -311,7 +311,13 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
         rows = read = read_results(results)
         if not rows:
             raise PadconfError(f"{results}: holds no result: nothing to report")
-        cases = {c["id"]: c for c in read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode"))}
+        cases = {}
+        for number, doc in enumerate(read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode")), 1):
+            try:
+                check_types(doc)
+            except CaseError as exc:
+                raise CaseError(f"{run_dir / CASES}:{number}: {exc}") from None
+            cases[doc["id"]] = doc
         check_rows_of_cases(rows, cases, results)
         run_json = run_dir / RUN_JSON
         if not run_json.exists() and not run_json.is_symlink():

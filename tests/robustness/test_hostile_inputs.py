@@ -245,6 +245,17 @@ def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
     return run
 
 
+def test_a_run_directorys_case_of_the_wrong_types_is_one_line_naming_its_line(tmp_path, capsys):
+    """cases.jsonl is held to the case's types and bounds as it is read, each line named: a case
+    with 2 million tags (a 20 MB line) took report --html 1.2 GB (attack round F)."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    case = json.loads((run / "cases.jsonl").read_text())
+    for tags in ([f"t{i}" for i in range(65)], ["x" * 201]):
+        (run / "cases.jsonl").write_text(json.dumps({**case, "tags": tags}) + "\n")
+        one_line_exit_2(main(["report", str(run), "--html", str(tmp_path / "r.html")]), capsys,
+                        "cases.jsonl:1: malformed case: tags", "is not a list of text")
+
+
 @pytest.mark.slow
 def test_a_zlib_bomb_in_a_run_directory_is_one_line_for_report_and_resume(tmp_path):
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [4], "z64": bomb(2 * GiB)})
@@ -494,6 +505,7 @@ def test_results_rows_with_keys_of_the_wrong_type_are_one_line(tmp_path, capsys,
     ({"pads_type": "float"}, "pads_type 'float' is not an integer dtype"),
     ({"op": "Relu"}, "op 'Relu' is not one of"),
     ({"tags": "rank-1"}, "tags 'rank-1' is not a list of text"),
+    ({"tags": [f"t{i}" for i in range(65)]}, "is not a list of text (at most 64 items"),  # 2 million: 1.2 GB
     ({"spec": "onnx/Pad-99"}, "case onnx/Pad-99:constant:float:"),
     ({"spec": "../onnx/Pad-19"}, "malformed case: spec id '../onnx/Pad-19' is not <domain>/Pad-<version>"),
 ])
