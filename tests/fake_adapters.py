@@ -667,6 +667,21 @@ class WideBugAdapter(PackingBugAdapter):
     dtypes = ("uint2", "uint8")
 
 
+class ShiftedReadAdapter(ConformingAdapter):
+    """As IREE with a negative pad fed at run time: reads each output element one place too far.
+    Which kind of wrong value it is depends on the size: from 8 elements of data on, the expected
+    values misplaced; below, the last one is memory it never wrote (99, which no shrunk value is)."""
+
+    def run(self, case, placement="inputs"):
+        got = super().run(case, placement)
+        if case.op != "Pad" or got.output is None or not any(p < 0 for p in case.pads) or not got.output.size:
+            return got
+        out = np.roll(got.output.reshape(-1), -1)  # the expected values, each one place on
+        if case.data.size < 8:
+            out[-1] = 99
+        return Outcome(out.reshape(got.output.shape))
+
+
 class UnwrittenOutputAdapter(CorrectAdapter):
     """Writes none of the output of a Pad that pads or crops: it comes back all zeros, in the
     shape the reference gives or, where it gives none, the first reading's (as OpenVINO's CPU

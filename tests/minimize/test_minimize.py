@@ -54,6 +54,20 @@ def planted_run_bundles(tmp_path, runtime, cases) -> list[str]:
     return [(d / "REPORT.md").read_text() for d in out.iterdir() if d.is_dir()]
 
 
+def test_a_wrong_value_shrinks_past_a_change_in_its_kind_and_is_one_bundle(tmp_path):
+    """IREE's negative begin pad fed at run time reads one element too far: on 8 elements or more
+    the first wrong value is one of the data misplaced, below it is memory never written (a value
+    the output lacks). The shrink stopped at the first size whose kind changed (57 rows of 112),
+    and the run's two kinds were two distinct failures, each a bundle of its own. One mechanism,
+    one bundle, shrunk to the smallest case that fails."""
+    big = classify(Case(spec=SPEC.id, data=np.arange(1, 13, dtype=np.float32).reshape(6, 2), pads=[0, -1, 0, 0]))
+    small = classify(Case(spec=SPEC.id, data=np.arange(1, 5, dtype=np.float32).reshape(2, 2), pads=[0, -1, 0, 0]))
+    reports = planted_run_bundles(tmp_path, FAKE + "ShiftedReadAdapter", [big, small])
+    assert len(reports) == 1, [r.splitlines()[0] for r in reports]
+    shape = re.search(r"shape \\\[([0-9, ]*)\\\]", reports[0])
+    assert shape and np.prod([int(n) for n in shape[1].split(", ")]) < 8, reports[0][:600]
+
+
 def large_reflect_case():
     """60 x 7 x 6 random floats; the pad of 6 on the axis of 7 is the planted trigger."""
     data = np.random.default_rng(1).standard_normal((60, 7, 6)).astype(np.float32)
