@@ -21,7 +21,7 @@ from padconf.cli.parser import build_parser
 from padconf.core import inputs
 from padconf.core.errors import InternalFault, PadconfError, phase
 from padconf.core.escape import plain
-from padconf.core.streams import ClosableStream
+from padconf.core.streams import ClosableStream, open_missing_streams
 from padconf.core.writing import open_folder
 
 
@@ -132,16 +132,7 @@ def main(argv=None) -> int:
     stdout and stderr are ``ClosableStream`` from the first byte (``--version``, ``--help`` and a
     usage error print before any command runs) to the last."""
     streams = sys.stdout, sys.stderr
-    stdout_open = True
-    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):  # not open at all (`1>&-`): /dev/null in its
-        try:  # place, before a file padconf opens takes its descriptor and a runtime's prints land in it
-            os.fstat(fd)
-        except OSError:
-            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
-            if devnull != fd:
-                os.close(devnull)
-            setattr(sys, name, open(fd, "r" if fd == 0 else "w", closefd=False))
-            stdout_open = stdout_open and fd != 1
+    stdout_open = "stdout" not in open_missing_streams()
     sys.stdout, sys.stderr = ClosableStream(sys.stdout), ClosableStream(sys.stderr)
     try:
         return _product_kept(_main(argv), stdout_open)

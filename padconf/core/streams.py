@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 
 class ClosableStream:
@@ -45,3 +46,26 @@ class ClosableStream:
 
     def __getattr__(self, name):
         return getattr(self._stream, name)
+
+
+def open_missing_streams() -> list[str]:
+    """stdin, stdout and stderr that are not open at all (``1>&-``) get /dev/null in their
+    place, before a file padconf opens takes their descriptor and a runtime's prints land in it,
+    and before a library that writes them fails (pytest's faulthandler plugin exited 1 with
+    stderr closed); the names of those it replaced."""
+    replaced = []
+    for fd, name in ((0, "stdin"), (1, "stdout"), (2, "stderr")):
+        mode = "r" if fd == 0 else "w"
+        try:
+            os.fstat(fd)
+        except OSError:
+            os.dup2(devnull := os.open(os.devnull, os.O_RDWR), fd)
+            if devnull != fd:
+                os.close(devnull)
+            setattr(sys, name, open(fd, mode, closefd=False))
+            replaced.append(name)
+            continue
+        if getattr(sys, name) is None:  # closed at start, its descriptor since taken by a file opened
+            setattr(sys, name, open(os.devnull, mode))
+            replaced.append(name)
+    return replaced

@@ -34,7 +34,7 @@ import pytest
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
 from padconf.core.errors import PadconfError
-from padconf.core.streams import ClosableStream
+from padconf.core.streams import ClosableStream, open_missing_streams
 from padconf.core.vocabulary import Placement, Status
 
 if TYPE_CHECKING:
@@ -42,6 +42,7 @@ if TYPE_CHECKING:
 
 SHARE = pytest.StashKey["Share"]()
 FIXED = pytest.StashKey[list]()  # an item's "fixed: ..." lines, for its XPASS(strict) report
+NOT_OPEN = pytest.StashKey[list]()  # the standard streams not open at all when the session began
 PARAM = "padconf_case"  # the parameter padconf.pytest's test takes
 NEEDS_RUNTIME = "padconf.pytest needs --padconf-runtime NAME (a runtime `padconf runtimes` lists, or module:Class)"
 SLIM = ("output", "printed")  # row fields too big to send between xdist processes, and not judged
@@ -306,6 +307,17 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     "timeout (default: padconf gate's)")
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: pytest.Config, parser, args: list[str]):
+    """Before pytest's capture takes the standard streams (and gives them back at the end) and
+    its faulthandler writes one: a stream not open at all gets /dev/null in its place, for a
+    padconf session (its options are not parsed yet). With stdout closed (``>&-``) pytest's last
+    flush raised, and with stderr closed its faulthandler did: exit 1, "tests failed"."""
+    if any(str(arg).startswith("--padconf-runtime") for arg in args):
+        early_config.stash[NOT_OPEN] = open_missing_streams()
+    return (yield)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("padconf_runtime", None):
         _isolate_xdist_workers(config)
@@ -491,7 +503,8 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if share is not None:
         share.close()
         report = _report_stream(config)
-        if report is not None and report.closed_by_reader:
+        why = "not open" if "stdout" in config.stash.get(NOT_OPEN, []) else report.why if report else None
+        if why:
             import sys
-            print(f"padconf: stdout failed ({report.why}): pytest's report did not reach it whole; the exit "
+            print(f"padconf: stdout failed ({why}): pytest's report did not reach it whole; the exit "
                   "code is the tests' (--junitxml=FILE keeps each result)", file=sys.stderr)

@@ -320,23 +320,31 @@ def test_xdist_workers_start_isolated_from_a_python_path_holding_a_space(tmp_pat
     assert not list(markers.iterdir()), out[-3000:]
 
 
-@pytest.mark.parametrize("gone", ["reader", "device"])
-def test_the_documented_command_keeps_its_exit_code_when_stdout_fails(tmp_path, reference_baseline, gone):
+@pytest.mark.parametrize("gone", ["reader", "device", "stdout", "stderr"])
+def test_the_documented_command_keeps_its_exit_code_when_a_stream_fails(tmp_path, reference_baseline, gone):
     """``pytest ... | head -1``: pytest's terminal writer raised on the closed pipe, and the
-    session exited 1, "tests failed", where every failure is forgiven. Its report is dropped from
-    there on, said in one line, and the exit code is the tests'. The reader is gone before the
-    first byte here (or the device is full), so the write fails on every machine alike."""
+    session exited 1, "tests failed", where every failure is forgiven; so did stdout or stderr
+    not open at all (``>&-``, ``2>&-``: pytest's last flush, its faulthandler plugin). The report
+    is dropped from there on, said in one line where stderr is open, and the exit code is the
+    tests'. The reader is gone before the first byte here, so the write fails on every machine."""
+    streams: dict = {"stdout": subprocess.DEVNULL, "stderr": subprocess.PIPE}
     if gone == "reader":
-        read, stdout = os.pipe()
+        read, streams["stdout"] = os.pipe()
         os.close(read)
-    else:
-        stdout = os.open("/dev/full", os.O_WRONLY)
+    elif gone == "device":
+        streams["stdout"] = os.open("/dev/full", os.O_WRONLY)
+    # a stream not open at all: the shell's ">&-", in the child before pytest starts
+    shut = {"stdout": 1, "stderr": 2}.get(gone)
     try:
         done = subprocess.run([str(Path(sys.executable).with_name("pytest")), *DOCUMENTED[1:], "-q",
                                "--padconf-runtime=onnx-reference", f"--padconf-spec={SPEC}",
                                f"--padconf-baseline={reference_baseline}"],
-                              cwd=tmp_path, stdout=stdout, stderr=subprocess.PIPE, text=True, timeout=300)
+                              cwd=tmp_path, text=True, timeout=300, **streams,
+                              preexec_fn=None if shut is None else lambda: os.close(shut))
     finally:
-        os.close(stdout)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert done.stderr.startswith("padconf: stdout failed (") and done.stderr.count("\n") == 1, done.stderr[-3000:]
+        if isinstance(streams["stdout"], int) and streams["stdout"] >= 0:
+            os.close(streams["stdout"])
+    said = done.stderr or ""
+    assert done.returncode == 0, said[-3000:]
+    if gone != "stderr":
+        assert said.startswith("padconf: stdout failed (") and said.count("\n") == 1, said[-3000:]
