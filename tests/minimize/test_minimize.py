@@ -68,6 +68,17 @@ def test_a_wrong_value_shrinks_past_a_change_in_its_kind_and_is_one_bundle(tmp_p
     assert shape and np.prod([int(n) for n in shape[1].split(", ")]) < 8, reports[0][:600]
 
 
+def test_a_crop_wrong_at_either_end_is_one_bundle(tmp_path):
+    """IREE's negative pads fed at run time read one element off: one failure shrank to a negative
+    begin pad, another to a negative end pad, and each was a bundle of its own. A crop is one
+    cause whichever end the minimal case keeps."""
+    data = np.arange(1, 13, dtype=np.float32).reshape(6, 2)
+    begin = classify(Case(spec=SPEC.id, data=data, pads=[0, -1, 0, 0]))
+    end = classify(Case(spec=SPEC.id, data=np.arange(1, 5, dtype=np.float32).reshape(2, 2), pads=[0, 0, 0, -1]))
+    reports = planted_run_bundles(tmp_path, FAKE + "ShiftedReadAdapter", [begin, end])
+    assert len(reports) == 1, [r.splitlines()[0] for r in reports]
+
+
 def large_reflect_case():
     """60 x 7 x 6 random floats; the pad of 6 on the axis of 7 is the planted trigger."""
     data = np.random.default_rng(1).standard_normal((60, 7, 6)).astype(np.float32)

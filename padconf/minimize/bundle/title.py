@@ -90,6 +90,18 @@ NEGATIVE_SIZE = "pads that remove more than the axis holds"
 WIDE_PADS = "pads beyond the 32-bit range"
 
 
+NEGATIVE_PADS = "negative pads"
+_ONE_CROP = ("a negative begin pad", "a negative end pad", NEGATIVE_PADS)
+
+
+def cause_feature(what: str) -> str:
+    """``what`` as two minimized failures are compared for one cause: a negative begin pad, a
+    negative end pad and negative pads at both ends are one crop, whichever end a shrink keeps
+    (IREE's negative pads fed at run time, read one element off: one bundle kept the begin pad,
+    another the end pad)."""
+    return NEGATIVE_PADS if what in _ONE_CROP else what
+
+
 def generic(what: str) -> bool:
     """A feature that says little of the cause: no edge of the spec's but the case's rank, an
     explicit constant or an axes input (``_feature``'s last resorts)."""
@@ -127,7 +139,7 @@ def _feature(case: Case) -> str:
         return "a pad of the dimension minus one"
     begin, end = any(b < 0 for _, b, _ in per_axis), any(e < 0 for _, _, e in per_axis)
     if begin or end:
-        return "negative pads" if begin and end else f"a negative {'begin' if begin else 'end'} pad"
+        return NEGATIVE_PADS if begin and end else f"a negative {'begin' if begin else 'end'} pad"
     if case.axes is not None and case.axes_type != "int64":
         return f"{case.axes_type} axes"
     if case.pads_type != "int64":

@@ -8,7 +8,7 @@ from padconf.core.vocabulary import Placement
 from padconf.judging.failure import bug_class
 from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.judging.verdicts import Difference, Verdict
-from padconf.minimize.bundle.title import NEGATIVE_SIZE, RANK_0, feature, generic
+from padconf.minimize.bundle.title import NEGATIVE_SIZE, RANK_0, cause_feature, feature, generic
 from padconf.minimize.shrink.loop import Shrunk, signature_of
 
 _MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
@@ -42,7 +42,7 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
     kind: str | None = row["kind"]
     error_class, reason = bug_class(row, adapter_class(row["runtime"]).type_names)
     mode: str | None = case.mode
-    what: str | None = feature(case)
+    what: str | None = cause_feature(feature(case))
     if verdict in (Verdict.CRASH, Verdict.TIMEOUT):  # whether the spec defines the output or not
         kind, reason = None, None
     if verdict == Verdict.WRONGLY_REJECTED:  # one check, whichever mode reaches it
@@ -87,7 +87,7 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
     case, row = shrunk.final.case, shrunk.final.row
     verdict = row["verdict"]
     error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)
-    what = feature(case)
+    what = cause_feature(feature(case))
     return (verdict, error_class, row.get("difference"), None if verdict == Verdict.WRONGLY_REJECTED else case.mode,
             what, placement == Placement.FOLDED, case.dtype if generic(what) else None,
             None if verdict in (Verdict.CRASH, Verdict.TIMEOUT) else row["kind"])
