@@ -148,8 +148,11 @@ def _feature(case: Case) -> str:
         return "negative axes" if any(a < 0 for a in case.axes) else "an axes input"
     if n == 0:
         return RANK_0
+    special = None if case.constant_value is None else _special(case.constant_value)
+    if special:  # in any mode: a frontend reads Pad-1/2's value attribute of inf whatever the mode
+        return special
     if case.constant_value is not None and case.mode == "constant":
-        return _special(case.constant_value) or "an explicit constant value"
+        return "an explicit constant value"
     return f"a rank-{n} input"
 
 
