@@ -199,7 +199,7 @@ def _show(data, notes: list[str]) -> None:
         console.print(f"To shrink a failure to a bug report: padconf minimize {plain(data.dir)}:<case id> "
                       "--runtime <runtime>",
                       soft_wrap=True, markup=False, highlight=False)
-    console.print(f"{report.counts_line(data.rows)}\nIn {plain(data.dir / RESULTS)}; "
+    console.print(f"{report.counts_line(data.rows, len(data.cases))}\nIn {plain(data.dir / RESULTS)}; "
                   f"summary in {plain(data.dir / SUMMARY)}",
                   soft_wrap=True, markup=False, highlight=False)
 

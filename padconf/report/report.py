@@ -55,17 +55,23 @@ def mode_label(spec: str, mode: str, marked: set[tuple[str, str]]) -> str:
     return mode + (MUST_REJECT_MARK if (spec, mode) in marked else "")
 
 
-def counts_line(rows: list[ResultRow]) -> str:
-    """What the numbers count: results (a case in a placement on a runtime), cases, skips."""
+def counts_line(rows: list[ResultRow], drawn: int | None = None) -> str:
+    """What the numbers count: results (a case in a placement on a runtime), cases, skips; and
+    of the ``drawn`` cases, those no runtime of the run has a result of (a spec family none of
+    them runs: the run announced every case it drew, and ended with fewer)."""
     skipped = sum(r["verdict"] == Verdict.SKIPPED for r in rows)
     budget = Counter(r["runtime"] for r in rows
                      if r["verdict"] == Verdict.SKIPPED and (r.get("detail") or "").startswith(NOT_COMPILED))
     skipped -= sum(budget.values())
-    return (f"{len(rows)} results over {len({r['case_id'] for r in rows})} cases: a result is one case in one "
+    cases = len({r['case_id'] for r in rows})
+    unrun = (drawn or 0) - cases
+    return (f"{len(rows)} results over {cases} cases: a result is one case in one "
             f"placement on one runtime" + (f"; {skipped} of them skipped (the adapter cannot put the case to its "
                                            f"runtime: each row and the notes say why)" if skipped else "")
             + "".join(f"; {n} {name} results {NOT_COMPILED} (--compile-budget all compiles every model)"
-                      for name, n in sorted(budget.items())) + ".")
+                      for name, n in sorted(budget.items()))
+            + (f"; {unrun} of the {drawn} cases drawn are of spec families no runtime of the run runs"
+               if unrun > 0 else "") + ".")
 
 
 def failures(rows: list[ResultRow]) -> list[dict]:
@@ -498,7 +504,7 @@ def markdown(rows: list[ResultRow], cases_rows: list[dict], notes: list[str]) ->
     M, md = escape.Markdown, escape.markdown
     used = used_verdicts(rows)
     marked = must_reject_only(rows)
-    out = [M("# padconf run summary"), M(""), md(counts_line(rows) + f" The run drew {len(cases_rows)} cases."), M("")]
+    out = [M("# padconf run summary"), M(""), md(counts_line(rows, len(cases_rows))), M("")]
     if notes:
         out += [M("## Notes"), M("")] + [M(f"- {md(n)}") for n in notes] + [M("")]
     out += [M("## Conformance matrix"), M(""), M("Results per verdict: each case once per placement of each runtime."),

@@ -322,6 +322,12 @@ def test_counts_say_what_they_count_and_mark_must_reject_only_modes(tmp_path):
     rows.append(judged_row("alpha", "initializers", plain, Outcome(skipped="cannot bake it"), "ok"))
     summary = report.markdown(rows, [wrap.to_json(), plain.to_json()], [])
     assert "5 results over 2 cases: a result is one case in one placement on one runtime; 1 of them skipped" in summary
+    # a case of a spec family no runtime of the run runs (torch's, in a default run) has no result:
+    # the run announced the cases it drew, and ended with fewer, without a word
+    torch = classify(Case("torch/Pad-2", np.array([1.0, 2.0], np.float32), [1, 1]))
+    summary = report.markdown(rows, [wrap.to_json(), plain.to_json(), torch.to_json()], [])
+    assert "over 2 cases" in summary and "1 of the 3 cases drawn are of spec families no runtime of the run runs" \
+        in summary
     assert "| alpha | onnx/Pad-13 | wrap† | 2 |" in summary and "| alpha | onnx/Pad-13 | constant | 2 |" in summary
     assert report.MUST_REJECT_NOTE in summary and "pass means the runtime rejected it" in summary
     page = render(load_run(write_run(tmp_path / "run", [wrap, plain], rows)))
