@@ -430,12 +430,15 @@ def reference_runtime() -> str | None:
 
 def registered_adapter(name: str) -> Adapter | None:
     """The adapter padconf registers as runtime ``name`` (a variant's, a release's: its own),
-    named so but neither configured nor started, to ask what it can run; None for a
+    named and configured so but not started, to ask what it can run (``supports``); None for a
     ``module:Class`` adapter, which only its worker imports."""
-    base = split_variant(name)[0]
+    base, settings = split_variant(name)
     if base not in registry():
         return None
-    adapter = _adapter_class(base).__new__(_adapter_class(base))  # no __init__: it opens no cache
+    cls = _adapter_class(base)
+    adapter = cls.__new__(cls)
+    Adapter.__init__(adapter)  # not its own: a compiler's opens its compile cache
+    adapter.configure(settings)
     adapter.name = name
     return adapter
 

@@ -267,6 +267,23 @@ def test_a_row_the_runtimes_adapter_never_writes_is_one_line(refusals, tmp_path,
         f"writes: {says}" in err, err
 
 
+def test_every_registered_runtime_and_variant_says_what_it_runs_as_the_reader_asks_it():
+    """The reader holds each row to its runtime's adapter, made without starting it
+    (registered_adapter): the version converter's supports() read the variant's settings, which
+    an adapter made without them lacked, and every run of it ended in padconf's own fault."""
+    from padconf.adapters import adapter_class, registered_adapter, registry
+    for name in registry():
+        variants = [name, *(f"{name}[{o}={v}]" for o, values in adapter_class(name).options.items() for v in values)]
+        for runtime in variants:
+            adapter = registered_adapter(runtime)
+            assert adapter is not None and adapter.name == runtime
+            for spec in ("onnx/Pad-2", "onnx/Pad-19", "openvino/Pad-12", "torch/Pad-2", "tf/Pad-2"):
+                assert adapter.supports(spec, "float") is None or isinstance(adapter.supports(spec, "float"), str)
+    # and a variant is asked as itself: converting down from Pad-2 there is nothing to convert to
+    assert registered_adapter("onnx-version-converter").supports("onnx/Pad-2", "float") is None
+    assert registered_adapter("onnx-version-converter[direction=down]").supports("onnx/Pad-2", "float")
+
+
 def test_a_run_json_naming_spec_versions_its_rows_are_not_of_is_one_line(refusals, tmp_path, capsys):
     """run.json's specs edited (to one no row is of, or one padconf does not know) reported the
     rows as a run of them (attack round E's c5_runjson_types_report)."""
