@@ -38,9 +38,9 @@ class Advance:
             self._shown(runtime)
 
     def then(self, text: str) -> None:
-        self.log.then = text
         if self._said:
             self._said(text)
+        self.log.then = text
 
 
 @contextlib.contextmanager
@@ -49,10 +49,12 @@ def progress(out: Console, what: str, todo: Counter | None = None):
     time left over every runtime (ProgressLog.left); elsewhere (a CI log) a line after each of
     progress_waits' intervals says how far each runtime is, the seconds elapsed, the time left and
     what is slow, so that a log never goes silent. What still runs after the last result is said
-    in a line of its own as it starts."""
+    in a line of its own as it starts, off a terminal after a last line of the results' count."""
     log = ProgressLog(what, todo)
 
     def said(text: str) -> None:
+        if log.then is None and not out.is_terminal:  # the results' last count comes before what follows them
+            out.print(log.line(), soft_wrap=True, markup=False, highlight=False)
         out.print(f"{what}: {text}", soft_wrap=True, markup=False, highlight=False)
     if out.is_terminal:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn

@@ -50,7 +50,8 @@ def not_compiled_why(budget: int) -> str:
 
 
 def _cells(case: Case, placement: Placement) -> set[tuple]:
-    return {(case.spec, case.mode, case.dtype, tag, placement) for tag in (case.tags or [""])}
+    spec, mode, dtype = case.spec, case.mode, case.dtype
+    return {(spec, mode, dtype, tag, placement) for tag in (case.tags or [""])}
 
 
 def _trigger(case: Case) -> str | None:
@@ -88,13 +89,41 @@ def _greedy(cells: dict[tuple, set], covered: set, chosen: list[tuple], order: d
         covered |= cells[g]
 
 
+def plan_order(cases: list[Case]) -> list[Case]:
+    """``cases`` in the order a run plans them, which the budget's ties follow: cases that share
+    a model sit together, the spec version last (one graph often serves several versions:
+    openvino_tensors.graph_key, and a worker keeps few compiled models)."""
+    return sorted(cases, key=lambda c: (c.mode, c.dtype, c.data.ndim, c.constant_value is None,
+                                        c.axes is None, c.pads_type, c.axes_type, c.spec))
+
+
+def left_out(todo: dict[Placement, list[Case]], budget: int) -> tuple[set[tuple[Placement, str]], int, int]:
+    """The (placement, case id) pairs the budget leaves out of a compiler's ``todo`` (placement
+    -> every case of the run it can express there, in plan order, those a resumed run ran
+    included: the choice is the whole run's); the models chosen, and the models in all."""
+    groups = _groups(list(todo.items()))
+    chosen = _choose(groups, budget)
+    out = {(g[0], c.id) for g, cases in groups.items() if g not in chosen for c in cases}
+    return out, len(chosen), len(groups)
+
+
 def select(todo: list[tuple[Placement, list[Case]]], budget: int) -> tuple[set[tuple], int]:
     """The (placement, model key) pairs to compile, at most ``budget``, of the ``todo`` cases
     (placement, cases in plan order); and how many models there were in all."""
-    groups: dict[tuple, list[Case]] = {}  # (placement, key) -> its cases, in plan order
+    groups = _groups(todo)
+    return _choose(groups, budget), len(groups)
+
+
+def _groups(todo: list[tuple[Placement, list[Case]]]) -> dict[tuple, list[Case]]:
+    """(placement, model key) -> its cases, in plan order."""
+    groups: dict[tuple, list[Case]] = {}
     for placement, cases in todo:
         for case in cases:
             groups.setdefault((placement, model_key(case, placement)), []).append(case)
+    return groups
+
+
+def _choose(groups: dict[tuple, list[Case]], budget: int) -> set[tuple]:
     order = {g: i for i, g in enumerate(groups)}
     newest: dict[tuple, tuple] = {}  # (trigger, placement) -> the model of its newest spec version
     for g, cases in groups.items():
@@ -115,6 +144,6 @@ def select(todo: list[tuple[Placement, list[Case]]], budget: int) -> tuple[set[t
     cells = {g: set().union(*(_cells(c, g[0]) for c in cases)) for g, cases in groups.items()}
     covered = set().union(*(cells[g] for g in chosen))
     _greedy(cells, covered, chosen, order, budget)
-    rest = sorted((g for g in groups if g not in chosen), key=lambda g: (-len(groups[g]), order[g]))
-    chosen += rest[:max(0, budget - len(chosen))]
-    return set(chosen), len(groups)
+    taken = set(chosen)
+    rest = sorted((-len(cases), i, g) for i, (g, cases) in enumerate(groups.items()) if g not in taken)
+    return taken | {g for _, _, g in rest[:max(0, budget - len(chosen))]}

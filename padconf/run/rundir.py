@@ -20,13 +20,15 @@ import os
 import reprlib
 import stat
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, cast
 
 from padconf.adapters import Adapter, registered_adapter
-from padconf.cases.case import Case, check_types
+from padconf.cases.case import Case, InputBudget, check_types
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
+from padconf.core.vocabulary import Placement
 from padconf.core.writing import FolderLock, open_to_append
 from padconf.judging.failure import distinct_failure
 from padconf.judging.records import (
@@ -44,6 +46,7 @@ from padconf.judging.records import (
     strict_row,
 )
 from padconf.judging.verdicts import FAILURES, Verdict
+from padconf.run.compile_budget import left_out, not_compiled_why, plan_order
 from padconf.run.config import RESULTS_WRITTEN, checked_run_json
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
@@ -260,10 +263,14 @@ def check_rows_of_cases(rows: list[ResultRow], case_ids: set[str] | dict, result
                         "hold: not a row of this run")
 
 
-def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: Path) -> None:
+def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: Path,
+                      run_cases: Callable[[], list[Case]]) -> None:
     """Every row of a run directory is a result of a runtime and a spec version its run.json
     (``run_doc``) names: a row of another was added by someone else (a failure, or a pass, of a
-    runtime the run never started; a report of spec versions run.json does not name)."""
+    runtime the run never started; a report of spec versions run.json does not name). Each is
+    one its runtime's adapter writes (``_not_its_row``), and a compiler's skip for the compile
+    budget is of a case the run's budget leaves out of ``run_cases()`` (the run's cases,
+    decoded only where some row says so)."""
     named, specs = set(run_doc["runtimes"]), run_doc.get("specs")
     foreign = next((r for r in rows if r["runtime"] not in named), None)
     if foreign is not None:
@@ -279,6 +286,38 @@ def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: P
         if why:
             raise CaseError(f"{results}: row {number}: a result of {reprlib.repr(row['runtime'])} that it never "
                             f"writes: {why}: not a row of this run")
+    _check_budget_rows(rows, run_doc.get("compile_budget"), adapters, results, run_cases)
+
+
+def _check_budget_rows(rows: list[ResultRow], budget: Any, adapters: dict[str, Adapter | None], results: Path,
+                       run_cases: Callable[[], list[Case]]) -> None:
+    """Each "not compiled: budget" row is one the run's budget writes: its reason word for word,
+    of a (placement, case) the budget's choice (compile_budget.left_out) over the run's cases
+    leaves out, in the placements the runtime ran. The choice is the whole run's, so a skip
+    forged onto a compiled case (a failure hidden) is refused."""
+    skips: dict[str, list[tuple[int, ResultRow]]] = {}
+    for number, row in enumerate(rows, 1):
+        if row["verdict"] == Verdict.SKIPPED and (row.get("detail") or "").startswith(NOT_COMPILED):
+            skips.setdefault(row["runtime"], []).append((number, row))
+    if not skips:
+        return
+    if type(budget) is not int:
+        number, row = next(iter(skips.values()))[0]
+        raise CaseError(f"{results}: row {number}: skipped for a compile budget, in a run that compiles every "
+                        "model: not a row of this run")
+    cases = plan_order(run_cases())
+    for name, skipped in skips.items():
+        adapter = adapters[name]
+        if adapter is None:
+            continue  # a runtime not registered here: its rows cannot be held to it
+        placements = {r["placement"] for r in rows if r["runtime"] == name}
+        expressed = {Placement(p): [c for c in cases if adapter.supports(c.spec, c.dtype) is None]
+                     for p in adapter.placements if p in placements}
+        out = left_out(expressed, budget)[0]
+        for number, row in skipped:
+            if row.get("detail") != not_compiled_why(budget) or (row["placement"], row["case_id"]) not in out:
+                raise CaseError(f"{results}: row {number}: a skip of {reprlib.repr(name)} for the compile budget "
+                                f"that the run's budget ({budget} models) does not write: not a row of this run")
 
 
 def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
@@ -295,6 +334,13 @@ def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
     budget = adapter.compiles_ahead and (row.get("detail") or "").startswith(NOT_COMPILED)
     return None if budget or adapter.skips_at_run_time else \
         f"skipped on {row['spec']} {row['dtype']}, which it runs and never skips at run time"
+
+
+def decoded_cases(docs: dict[str, dict], where: Path) -> list[Case]:
+    """The cases of a run's cases.jsonl (``docs``, by id) decoded, their arrays and the work
+    they imply bounded together (InputBudget)."""
+    budget = InputBudget(str(where))
+    return [Case.from_json(doc, budget) for doc in docs.values()]
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
@@ -324,7 +370,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
-        check_rows_of_run(rows, doc, results)
+        check_rows_of_run(rows, doc, results, lambda: decoded_cases(cases, run_dir / CASES))
         rederive_rows(rows, cases, str(results))
         attach_controls(rows, run_dir, cases)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)

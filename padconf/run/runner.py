@@ -24,7 +24,6 @@ from padconf.adapters import registry, split_variant
 from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, InputBudget
 from padconf.cases.classify import repaired_twin
-from padconf.cases.onnx_model import model_key
 from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.vocabulary import Placement, Status
 from padconf.core.writing import claim_folder, make_folder, open_to_append, write_atomically
@@ -32,7 +31,7 @@ from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.judged import judged_batch
 from padconf.judging.records import judged_row, row_key
-from padconf.run.compile_budget import not_compiled_why, select
+from padconf.run.compile_budget import left_out, not_compiled_why, plan_order
 from padconf.run.config import CASE_COUNT, RunConfig
 from padconf.run.controls import run_controls
 from padconf.run.drawing import build_cases
@@ -222,8 +221,8 @@ class Run:
         else:
             done = read_results(self.results_path)
             check_rows_of_cases(done, {c.id for c in cases}, self.results_path)
-            check_rows_of_run(done, {"runtimes": self.config.runtimes, "specs": self.config.specs},
-                              self.results_path)
+            check_rows_of_run(done, {"runtimes": self.config.runtimes, "specs": self.config.specs,
+                                     "compile_budget": self.config.compile_budget}, self.results_path, lambda: cases)
             batches, skipped = self._schedule(cases, {row_key(r) for r in done})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:
@@ -234,10 +233,7 @@ class Run:
     def _schedule(self, cases: list[Case], done: set) -> tuple[list, list]:
         """The batches to run and the (runtime, placement, case, why) rows to skip, for the
         cases not ``done``, from what each runtime's worker says it can run."""
-        # Cases that share a model sit together, the spec version last: one graph often serves
-        # several versions (openvino_tensors.graph_key), and a worker keeps few compiled models.
-        order = sorted(cases, key=lambda c: (c.mode, c.dtype, c.data.ndim, c.constant_value is None,
-                                             c.axes is None, c.pads_type, c.axes_type, c.spec))
+        order = plan_order(cases)
         self._case_rank = {c.id: i for i, c in enumerate(order)}
         pairs = sorted({(c.spec, c.dtype) for c in cases})
         batches, skipped = [], []
@@ -259,15 +255,22 @@ class Run:
                                   f"(it runs {', '.join(about['domains'])})")
             unsupported = Counter(why for _, why in mine if why)
             self.notes += [f"{name}: {n} cases skipped: {why}" for why, n in unsupported.items()]
-            todo: dict[Placement, list[Case]] = {}
-            for placement in map(Placement, about["placements"]):
-                pending = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
-                skipped += [(name, placement, c, why) for c, why in pending if why]
-                todo[placement] = [c for c, why in pending if not why]
+            placements = list(map(Placement, about["placements"]))
+            expressed = {placement: [c for c, why in mine if not why] for placement in placements}
+            over_budget: set[tuple[Placement, str]] = set()
+            why_over = ""
             if about.get("compiles_ahead"):
                 self._compiles_ahead.add(name)
                 if isinstance(self.config.compile_budget, int):  # else ALL
-                    skipped += self._over_budget(name, todo, self.config.compile_budget)
+                    over_budget = self._over_budget(name, expressed, self.config.compile_budget)
+                    why_over = not_compiled_why(self.config.compile_budget)
+            todo: dict[Placement, list[Case]] = {}
+            for placement in placements:
+                pending = [(c, why) for c, why in mine if (name, placement, c.id) not in done]
+                skipped += [(name, placement, c, why) for c, why in pending if why]
+                skipped += [(name, placement, c, why_over) for c, why in pending
+                            if not why and (placement, c.id) in over_budget]
+                todo[placement] = [c for c, why in pending if not why and (placement, c.id) not in over_budget]
             for placement, cases_todo in todo.items():
                 batches += [(name, placement, cases_todo[i:i + BATCH_SIZE])
                             for i in range(0, len(cases_todo), BATCH_SIZE)]
@@ -276,21 +279,18 @@ class Run:
             raise PadconfError("nothing to run: " + ("; ".join(self.notes) or f"{len(cases)} cases selected"))
         return batches, skipped
 
-    def _over_budget(self, name: str, todo: dict[Placement, list[Case]], budget: int) -> list[tuple]:
-        """The compile budget's choice (padconf.run.compile_budget) for compiler ``name``: ``todo``
-        (placement -> cases) keeps the cases of the chosen models; the others' skipped rows."""
-        chosen, models = select(list(todo.items()), budget)
-        why, left_out = not_compiled_why(budget), []
-        for placement, cases_todo in todo.items():
-            keep = [(placement, model_key(c, placement)) in chosen for c in cases_todo]
-            left_out += [(name, placement, c, why) for c, k in zip(cases_todo, keep) if not k]
-            todo[placement] = [c for c, k in zip(cases_todo, keep) if k]
+    def _over_budget(self, name: str, expressed: dict[Placement, list[Case]],
+                     budget: int) -> set[tuple[Placement, str]]:
+        """The (placement, case id) pairs the compile budget (padconf.run.compile_budget) leaves
+        out for compiler ``name``, of every case it can express (``expressed``), a resumed run's
+        done ones included: a resumed run makes the uninterrupted run's choice."""
+        out, chosen, models = left_out(expressed, budget)
         self.stats["runtimes"].setdefault(name, {"results": 0, "seconds": 0.0}).update(
-            models_chosen=len(chosen), models_in_all=models)
-        if left_out:
-            self.notes.append(f"{name}: {len(left_out)} results not compiled: budget ({len(chosen)} of "
+            models_chosen=chosen, models_in_all=models)
+        if out:
+            self.notes.append(f"{name}: {len(out)} results not compiled: budget ({chosen} of "
                               f"{models} models compiled; --compile-budget all compiles every one)")
-        return left_out
+        return out
 
     def execute(self, plan, progress=None, jobs: int | None = None) -> None:
         """Run every batch of ``plan``, appending a row to results.jsonl as each case finishes.

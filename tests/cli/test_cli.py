@@ -159,6 +159,9 @@ def test_a_run_says_the_controls_run_after_its_last_result(tmp_path, capsys):
     sorting = re.search(r"^running: writing results.jsonl in plan order and finding the distinct failures, whose "
                         r"controls run next$", out, re.M)
     assert sorting and sorting.start() < controls.start(), out
+    # and the results' last count before either, not a tick printed after them (day-one trial)
+    count = re.search(r"^running: \d+ s, (\d+)/\1 results \(.*\)$", out, re.M)
+    assert count and count.start() < sorting.start(), out
 
 
 def test_a_progress_line_says_how_far_each_runtime_is_and_what_is_slow():

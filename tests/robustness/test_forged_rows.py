@@ -392,3 +392,40 @@ def test_a_gate_shards_refusals_relabelled_passes_are_one_line(tmp_path, capsys)
     assert main([*judge, "--results", str(tmp_path / "w")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--results: row {failing[0] + 1}: verdict pass on no output" in err, err
+
+
+@pytest.fixture(scope="module")
+def budgeted(tmp_path_factory):
+    """A real IREE run whose compile budget (two models) leaves most cases out."""
+    out = tmp_path_factory.mktemp("budgeted") / "run"
+    code = main(["run", "--runtime", "iree", "--spec", "onnx/Pad-19", "--max-examples", "3",
+                 "--compile-budget", "2", "--out", str(out)])
+    assert code in (0, 1)
+    return out
+
+
+@pytest.mark.parametrize("forge", ["a compiled case's failure", "another budget's words", "a run compiling all"])
+def test_a_compile_budget_skip_the_runs_budget_does_not_write_is_one_line(budgeted, tmp_path, capsys, forge):
+    """A compiler's failure relabelled "not compiled: budget" (the gate then never sees it) was
+    read as the budget's skip: the budget's choice is derived again from the run's cases."""
+    from padconf.run.compile_budget import not_compiled_why
+    copy = tmp_path / "run"
+
+    def change(rows):
+        if forge == "a compiled case's failure":
+            k = _first(rows, lambda r: r["verdict"] not in ("skipped", "pass"))
+            rows[k].update(verdict="skipped", detail=not_compiled_why(2), error=None, output=None, difference=None)
+        elif forge == "another budget's words":
+            k = _first(rows, lambda r: (r.get("detail") or "").startswith("not compiled"))
+            rows[k]["detail"] = not_compiled_why(200)
+        else:
+            k = _first(rows, lambda r: (r.get("detail") or "").startswith("not compiled"))
+        return k + 1
+    copy, number = _copy_with(budgeted, tmp_path, "results.jsonl", change)
+    if forge == "a run compiling all":
+        doc = json.loads((copy / "run.json").read_text())
+        (copy / "run.json").write_text(json.dumps({**doc, "compile_budget": "all"}))
+    code, err = _report(copy, tmp_path, capsys)
+    assert code == 2 and err.count("\n") == 1 and f"row {number}: " in err and "compile budget" in err, err
+    code, err = _report(budgeted, tmp_path, capsys)
+    assert code in (0, 1) and not err, err

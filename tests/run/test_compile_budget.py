@@ -17,6 +17,7 @@ from padconf.execution.compile_limits import HUNG_FAMILY_FLOOR_S, CompileLimits
 from padconf.judging.records import NOT_COMPILED
 from padconf.report.report import counts_line
 from padconf.run.compile_budget import _greedy, select
+from padconf.run.config import RESULTS_WRITTEN
 from padconf.run.drawing import draw_spec
 from padconf.run.runner import Run, RunConfig
 
@@ -98,6 +99,32 @@ def test_a_compiler_runs_every_case_of_its_chosen_models_and_counts_the_rest(tmp
                    for r in left_out)  # a chosen model serves every case it can
     assert run.stats["runtimes"][FAKE + "InstantCompilerAdapter"]["models_built"] >= len(models)
     assert f"; {len(left_out)} {FAKE}InstantCompilerAdapter results {NOT_COMPILED}" in counts_line(rows)
+
+
+@pytest.mark.parametrize("kept", [0.25, 0.5, 0.75])
+def test_a_resumed_run_compiles_what_the_uninterrupted_run_compiles(tmp_path, kept):
+    """The budget's choice is the whole run's: a run resumed after some of a compiler's results
+    were written chose its models again among the cases still to run, compiled more than the
+    budget, and wrote budget skips a reader of the whole run cannot derive again."""
+    compiler = FAKE + "InstantCompilerAdapter"
+    args = ["run", "--runtime", compiler, "--spec", "onnx/Pad-19", "--max-examples", "20", "--compile-budget", "3"]
+    assert main([*args, "--out", str(tmp_path / "whole")]) == 0
+    lines = (tmp_path / "whole" / "results.jsonl").read_text().splitlines(True)
+    ran = [k for k, line in enumerate(lines) if NOT_COMPILED not in line]
+    cut = ran[int(len(ran) * kept)] + 1  # some compiled results written, some not yet
+    (tmp_path / "cut").mkdir()
+    (tmp_path / "cut" / "results.jsonl").write_text("".join(lines[:cut]))
+    for name in ("run.json", "cases.jsonl"):
+        (tmp_path / "cut" / name).write_bytes((tmp_path / "whole" / name).read_bytes())
+    doc = json.loads((tmp_path / "cut" / "run.json").read_text())
+    doc.pop(RESULTS_WRITTEN, None)
+    (tmp_path / "cut" / "run.json").write_text(json.dumps(doc))
+    assert main(["run", "--resume", "--runtime", compiler, "--out", str(tmp_path / "cut")]) == 0
+
+    def outcomes(name):
+        return sorted((r["placement"], r["case_id"], r["verdict"], r.get("detail"))
+                      for r in map(json.loads, (tmp_path / name / "results.jsonl").read_text().splitlines()))
+    assert outcomes("cut") == outcomes("whole")
 
 
 @pytest.mark.parametrize("budget", ["-3", "abc", "1.5", ""])
