@@ -56,14 +56,16 @@ class StandaloneRepro:
     {} for its defaults); with ``own_graph``, as ``run(operands, fed, mode, opset,
     configuration)`` with the operands of the runtime's own Pad (Adapter.own_operands) and the
     names of those fed, to build the graph in its own API. It returns the output array, or
-    raises the runtime's refusal. ``sub_byte(array, dtype)``, where the runtime has its own
-    tensors of sub-byte types (numpy has none): the source text of one holding the array, which
-    the script's ``imports`` make work; ``run`` takes those and returns a sub-byte output as its
-    elements' codes (unsigned, lowest bits first)."""
+    raises the runtime's refusal. ``own_tensor(array, dtype)``, where the runtime has its own
+    tensors of the types numpy lacks (sub-byte integers and floats, float8, bfloat16: ml_dtypes'
+    arrays, which a maintainer's script need not import): the source text of one holding the
+    array's bits, which the script's ``imports`` make work; ``run`` takes those and returns an
+    output of such a type as its elements' codes (unsigned integers; sub-byte ones unpacked,
+    lowest bits first)."""
     pip: str  # what the script needs besides numpy: `pip install numpy <pip>`
     run: Callable[..., Any]
     own_graph: bool = False
-    sub_byte: Callable[[Any, str], str] | None = None
+    own_tensor: Callable[[Any, str], str] | None = None
     imports: tuple[str, ...] = ()
     # a graph rewriter's: ``run(model, configuration)`` returns the rewritten model, which the
     # script runs beside the model as given on a control runtime (padconf.minimize.bundle.repro_rewriter)

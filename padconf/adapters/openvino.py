@@ -109,8 +109,9 @@ def native_model(case: Case, placement: Placement = Placement.INPUTS, default_pa
 def standalone_run(operands, fed, mode, opset, configuration):
     """OpenVINO's own Pad (opset1 or opset12: data, pads_begin, pads_end[, pad_value]) built in its
     graph API: copied into a bundle's repro script by its source, it imports nothing of padconf.
-    An operand may be an ov.Tensor (sub-byte data, packed); the output of a sub-byte type comes
-    back as its elements' codes, unpacked lowest bits first."""
+    The data (and pad value) may be an ov.Tensor of its bits, for a type numpy lacks (bfloat16,
+    float8, sub-byte types packed); then the output comes back as its elements' codes, sub-byte
+    ones unpacked lowest bits first."""
     import openvino as ov
     import openvino.opset1
     import openvino.opset12
@@ -121,18 +122,21 @@ def standalone_run(operands, fed, mode, opset, configuration):
     pad = ops.pad(nodes["data"], nodes["pads_begin"], nodes["pads_end"], mode, nodes.get("pad_value"))
     model = ov.Model([pad], [nodes[name] for name in fed])
     compiled = ov.Core().compile_model(model, "CPU", configuration)  # {}: OpenVINO's defaults
-    if tensors["data"].element_type.bitwidth >= 8:
+    if not isinstance(operands["data"], ov.Tensor):  # a numpy dtype
         return compiled([operands[name] for name in fed])[0]
     request = compiled.create_infer_request()
     request.infer([operands[name] for name in fed])
     out = request.get_output_tensor(0)
     bits, raw = out.element_type.bitwidth, np.asarray(out.data).reshape(-1).view(np.uint8)
+    if bits >= 8:
+        return raw.view(f"uint{bits}").reshape(list(out.shape))
     codes = (raw[:, None] >> np.arange(0, 8, bits, dtype=np.uint8)) & ((1 << bits) - 1)
     return codes.reshape(-1)[:out.size].reshape(list(out.shape))
 
 
-def sub_byte_literal(arr: np.ndarray, dtype: str) -> str:
-    """Source text of an ov.Tensor holding ``arr`` of sub-byte ``dtype``, packed as OpenVINO packs it."""
+def own_tensor_literal(arr: np.ndarray, dtype: str) -> str:
+    """Source text of an ov.Tensor holding the bits of ``arr`` of ``dtype`` (one numpy lacks),
+    packed as OpenVINO packs it."""
     return (f"ov.Tensor(np.array({packed(arr, ov_type(dtype).bitwidth).tolist()}, dtype=\"uint8\"), "
             f"ov.Shape({list(np.shape(arr))}), ov.Type.{OV_TYPES[dtype]})")
 
@@ -140,7 +144,7 @@ def sub_byte_literal(arr: np.ndarray, dtype: str) -> str:
 class OpenVinoAdapter(Adapter):
     name = module = package = "openvino"
     type_names = tuple(OV_TYPES.values())
-    repro = StandaloneRepro("openvino", standalone_run, own_graph=True, sub_byte=sub_byte_literal,
+    repro = StandaloneRepro("openvino", standalone_run, own_graph=True, own_tensor=own_tensor_literal,
                             imports=("import openvino as ov",))
     domains = ("openvino",)
     cache_size = OV_CACHE_SIZE

@@ -83,9 +83,10 @@ class InputBudget(ArrayBudget):
         self.work_left -= work
 # what a case runs: Pad, its data through Identity (Case.control), its data and constant value
 # flattened, concatenated and tiled (Case.movement_control), a Pad-1/2 value attribute through
-# LeakyRelu's alpha (Case.attribute_control), or a context's consumer alone on the padded data
-# (Case.consumer_control)
-OPS = ("Pad", "Identity", "Concat", "LeakyRelu", "Consumer")
+# LeakyRelu's alpha (Case.attribute_control), or a context's consumer alone on the padded data,
+# of the data's rank or of none (Case.consumer_control, Case.unranked_consumer_control)
+CONSUMER_OPS = ("Consumer", "UnrankedConsumer")
+OPS = ("Pad", "Identity", "Concat", "LeakyRelu", *CONSUMER_OPS)
 MOVEMENT_OPS = ("Reshape", "Concat", "Tile")
 MOVEMENT_OPSET = 7  # the first opset with Reshape's shape input (5), Concat's axis (4) and Tile's repeats (6)
 
@@ -345,6 +346,16 @@ class Case:
         given = reference_pad(self.data, self.pads, self.mode, self.constant_value, self.axes)
         return self.with_(op="Consumer", data=given, pads=[0] * len(self.pads), constant_value=None, axes=None,
                           origin=f"control:{self.id}")
+
+    def unranked_consumer_control(self) -> Case | None:
+        """``consumer_control()`` after a Reshape to a shape fed at run time (op
+        "UnrankedConsumer"), which onnx's shape inference gives no rank: the control of a case
+        whose Pad's output it gives none (an ``axes`` input fed at run time). An importer that
+        mishandles a tensor of unknown rank (IREE's reads it as rank 0, and its Conv lowering
+        aborts) fails there too, and the failure is not the Pad's (minimize's experiment:
+        padconf.minimize.probes.evidence.computing_controls)."""
+        consumer = self.consumer_control()
+        return None if consumer is None else consumer.with_(op="UnrankedConsumer")
 
     def index_controls(self) -> list[tuple[str, Case]]:
         """The Pad's integer operands (its pads, and its axes where it has them), each as the data

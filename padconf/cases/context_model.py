@@ -10,7 +10,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from padconf.cases.case import Case
+from padconf.cases.case import CONSUMER_OPS, Case
 from padconf.cases.context import Consumer, Context, Producer
 from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type
@@ -152,16 +152,20 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
     ctx = case.context
     assert ctx is not None
     elem, rank = onnx_type(case.dtype), case.data.ndim
-    version = opset_version(case) if case.op == "Consumer" else context_opset(case)
+    version = opset_version(case) if case.op in CONSUMER_OPS else context_opset(case)
     nodes: list = []
     if placement == Placement.FOLDED:
         inputs, inits = [], [numpy_helper.from_array(np.asarray(case.data), "data")]
     else:
         dims: list = list(case.data.shape) if ctx.static_shape else [f"d{i}" for i in range(rank)]
         inputs, inits = [helper.make_tensor_value_info("data", elem, dims)], []
-    if case.op == "Consumer":  # Case.consumer_control: the padded data straight into the consumer(s), no Pad
-        more, inits_more = _consumers(ctx, "data")
-        graph = helper.make_graph(more, f"consumer-{ctx.consumer}", inputs,
+    if case.op in CONSUMER_OPS:  # Case.consumer_control: the padded data into the consumer(s), no Pad
+        src, more = "data", []
+        if case.op == "UnrankedConsumer":  # through a Reshape to a shape fed at run time: no rank to inference
+            src, more = "unranked", [helper.make_node("Reshape", ["data", "shape"], ["unranked"])]
+            inputs.append(helper.make_tensor_value_info("shape", TensorProto.INT64, ["shape_0"]))
+        consumers, inits_more = _consumers(ctx, src)
+        graph = helper.make_graph(more + consumers, f"consumer-{ctx.consumer}", inputs,
                                   [helper.make_tensor_value_info(OUTPUT_NAME, elem, [None] * rank)],
                                   initializer=inits + inits_more)
         return helper.make_model(graph, opset_imports=[helper.make_opsetid("", version)],
@@ -216,4 +220,6 @@ def context_feeds(case: Case, placement: Placement) -> dict[str, np.ndarray]:
     out = {"data": case.data}
     if placement == Placement.INPUTS and not ctx.producer.is_constant and case.op == "Pad":
         out.update(_pad_operands(case))
+    if case.op == "UnrankedConsumer":
+        out["shape"] = np.array(case.data.shape, np.int64)
     return out

@@ -11,7 +11,7 @@ import numpy as np
 import onnx
 from onnx import helper, numpy_helper
 
-from padconf.cases.case import Case, movement_opset
+from padconf.cases.case import CONSUMER_OPS, Case, movement_opset
 from padconf.cases.context_model import build_context_model, context_feeds
 from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type, scalar
@@ -36,7 +36,7 @@ def value_from_attribute(value: float, dtype: str) -> np.ndarray:
 
 
 def build_model(case: Case, placement: Placement = Placement.INPUTS) -> onnx.ModelProto:
-    if case.context is not None and case.op in ("Pad", "Consumer"):  # Pad in its neighbourhood (cases.contexts),
+    if case.context is not None and case.op in ("Pad", *CONSUMER_OPS):  # Pad in its neighbourhood (cases.contexts),
         return build_context_model(case, placement)  # or its consumer alone (Case.consumer_control)
     version = opset_version(case)
     elem = onnx_type(case.dtype)
@@ -142,7 +142,7 @@ def model_key(case: Case, placement: Placement = Placement.INPUTS) -> tuple:
                 None if case.axes is None else tuple(int(a) for a in case.axes))
     if placement == Placement.FOLDED:
         key += (_value_key(case.data),)
-    if case.context is not None and case.op in ("Pad", "Consumer"):  # the whole graph: every operand, the shape
+    if case.context is not None and case.op in ("Pad", *CONSUMER_OPS):  # the whole graph: every operand, the shape
         key += (case.context.key(), case.data.shape, tuple(int(p) for p in case.pads),
                 _value_key(case.constant_value), None if case.axes is None else tuple(int(a) for a in case.axes))
     return key
@@ -156,7 +156,7 @@ def fed_input_names(model: onnx.ModelProto) -> list[str]:
 
 def feeds(case: Case, placement: Placement = Placement.INPUTS) -> dict[str, np.ndarray]:
     """The graph inputs of ``build_model(case, placement)``, in the case's own dtypes."""
-    if case.context is not None and case.op in ("Pad", "Consumer"):
+    if case.context is not None and case.op in ("Pad", *CONSUMER_OPS):
         return context_feeds(case, placement)
     if placement == Placement.FOLDED:
         return {}

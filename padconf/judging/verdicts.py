@@ -343,14 +343,16 @@ def control_fails_too(op: str, operand: str, control_verdict: str, verdict: str 
             and verdict not in (Verdict.CRASH, Verdict.TIMEOUT)))
 
 
-def control_record(case: Case, placement: Placement, run, verdict: str | None = None) -> dict:
+def control_record(case: Case, placement: Placement, run, verdict: str | None = None,
+                   controls: list[tuple[str, Case, Placement]] | None = None) -> dict:
     """The control experiments of ``case``, failing in ``placement`` (Case.controls), each run by
     ``run(control, placement) -> (outcome, status)`` until one fails: the record of the one that
     fails, else the data's. A failure whose control fails too is not Pad-specific. The values'
     and the attribute's controls (other ops, with flaws of their own) fail too only with the
-    failure's own ``verdict``, where that is given."""
+    failure's own ``verdict``, where that is given. ``controls``: those to run instead of
+    Case.controls' (minimize's, padconf.minimize.probes.inference.controls_seen)."""
     records = []
-    for operand, control, where in case.controls(placement):
+    for operand, control, where in case.controls(placement) if controls is None else controls:
         outcome, status = run(control, where)
         v = judge(control, outcome, status)
         fails_too = control_fails_too(control.op, operand, v.verdict, verdict)

@@ -78,6 +78,8 @@ def test_the_pads_own_control_passing_is_no_control_of_the_datas_values():
     from padconf.minimize.probes.evidence import computing_controls
 
     class Runner:  # padconf's own stand-in: the data's Concat refused, every other control right
+        runtime = "onnxruntime"
+
         def run_alone(self, control, where):
             if control.op == "Concat" and control.data.dtype != np.int64:
                 return Outcome(error="no Concat kernel for this type"), Status.OK

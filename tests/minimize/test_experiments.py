@@ -9,6 +9,7 @@ import pytest
 from padconf.cases.case import Case
 from padconf.cases.classify import classify
 from padconf.cli import main
+from padconf.core.vocabulary import Placement
 from padconf.judging.triage import Triage, parse_facts, triage
 from padconf.minimize.probes.experiments import documented_default
 
@@ -262,3 +263,38 @@ def test_no_upstream_fact_reads_error_text():
     hang = {"runtime": "iree", "spec": "onnx/Pad-19", "verdict": "timeout", "mode": "wrap", "dtype": "int32",
             "placement": "initializers", "pads": [1, 1], "error": "the worker gave no answer"}
     assert triage(hang)[0] == Triage.KNOWN_UPSTREAM
+
+
+def test_a_consumer_failing_on_any_tensor_of_no_rank_is_no_pad_bug():
+    """IREE aborts compiling a Pad with an axes input fed at run time before a Conv (LLVM out of
+    memory): its importer reads a tensor onnx's shape inference gives no rank as rank 0, and a
+    Reshape to a shape fed at run time before the same Conv aborts alike (audit I). The
+    consumer's control on the padded data, of its known rank, passed, and the bundle was a bug to
+    file. Where the runtime's inference gives the Pad's output no rank, the consumer is also
+    run on a tensor of no rank, and its failure is the control's. When IREE fixes it, this fails."""
+    pytest.importorskip("iree.runtime")
+    from padconf.cases.context import Consumer, Context
+    from padconf.execution.worker import Worker
+    from padconf.judging.verdicts import control_record
+    from padconf.minimize.probes.inference import controls_seen
+    conv = {"kernel_shape": [2, 1, 1], "strides": [2, 1, 2], "dilations": [1, 2, 1], "auto_pad": "NOTSET",
+            "pads": [1, 0, 0, 1, 0, 0], "group": 1}
+    case = classify(Case(spec="onnx/Pad-25", data=np.arange(1, 7, dtype=np.float32).reshape(2, 1, 3, 1, 1), pads=[],
+                         mode="edge", axes=[], context=Context(Consumer.CONV, conv, fanout=True,
+                                                               weights=np.array([2, -1], np.float32).reshape(
+                                                                   1, 1, 2, 1, 1))))
+    unranked = [c for _, c, _ in controls_seen(case, "iree", Placement.INPUTS) if c.op == "UnrankedConsumer"]
+    assert len(unranked) == 1
+    # baked in, the axes are known and the output ranked; onnx's evaluator runs no such inference
+    for runtime, placement in (("iree", Placement.INITIALIZERS), ("onnx-reference", Placement.INPUTS)):
+        assert [c.op for _, c, _ in controls_seen(case, runtime, placement)] == \
+            [c.op for _, c, _ in case.controls(placement)]
+    worker = Worker("iree")
+    try:
+        record = control_record(case, Placement.INPUTS, worker.run_alone, "crash",
+                                controls_seen(case, "iree", Placement.INPUTS))
+        # the consumer alone on the padded data, of its known rank, passes: no control failed before
+        assert not control_record(case, Placement.INPUTS, worker.run_alone, "crash")["fails_too"]
+    finally:
+        worker.close()
+    assert record["fails_too"] and record["verdict"] == "crash" and record["operand"] == "consumer", record

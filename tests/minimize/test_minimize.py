@@ -673,3 +673,43 @@ def test_a_report_of_an_input_with_many_readings_reads_once_within_80_lines(tmp_
     assert len(head.splitlines()) <= 80, len(head.splitlines())
     assert head.count(": an error") == 1  # ten readings, one answer
     assert "Behavior is undefined if an axis is repeated." in report
+
+
+def test_a_sign_of_zero_lost_in_two_modes_and_two_float8_types_is_one_bug():
+    """OpenVINO's Pad-1 copies float8 -0 as +0 with zero pads, in constant mode on float8e4m3fn
+    and in symmetric mode on float8e5m2: two bug bundles, one mechanism (audit I)."""
+    import ml_dtypes
+
+    from padconf.core.vocabulary import Placement
+    from padconf.minimize.probes.root_cause import mechanism_key, root_cause
+    keys = []
+    for dtype, mode, values in ((ml_dtypes.float8_e4m3fn, "constant", [1, 2, 3, -0.0]),
+                                (ml_dtypes.float8_e5m2, "symmetric", [1, -0.0])):
+        case = classify(Case(spec="openvino/Pad-1", data=np.array(values, dtype), pads=[0, 0], mode=mode))
+        outcome = Outcome(np.abs(case.data))
+        row = judged_row("openvino", "inputs", case, outcome, "ok")
+        assert row["difference"] == "nan-payload-or-zero-sign", row
+        shrunk = Shrunk(Attempt(case, row, outcome), Attempt(case, row, outcome), 1, 0.1, False)
+        keys.append((root_cause(shrunk, Placement.INPUTS), mechanism_key(shrunk, Placement.INPUTS)))
+    assert keys[0] == keys[1]
+
+
+def test_a_failure_every_mode_shows_alike_is_one_mechanism_whatever_mode_it_shrank_in():
+    """IREE returns the data unchanged for axes fed at run time: one bundle shrank in constant
+    mode ("an axes input"), another in reflect mode, titled "a pad of the dimension minus one";
+    each bundle's mode experiment found every mode failing alike, and they are one mechanism
+    (audit I)."""
+    from padconf.core.vocabulary import Placement
+    from padconf.minimize.probes.root_cause import mechanism_key
+
+    def key(mode, data, pads, modes):
+        case = classify(Case(spec="onnx/Pad-21", data=np.array(data, np.float32), pads=pads, axes=[0], mode=mode))
+        outcome = Outcome(case.data.copy())
+        row = judged_row("iree", "inputs", case, outcome, "ok")
+        assert row["verdict"] == "mismatch", row
+        shrunk = Shrunk(Attempt(case, row, outcome), Attempt(case, row, outcome), 1, 0.1, False)
+        shrunk.features = {"opset": True, "dtype": True, "modes": modes}
+        return mechanism_key(shrunk, Placement.INPUTS)
+    assert key("constant", [1], [0, 1], []) == key("reflect", [1, 2], [1, 0], [])
+    # where only its own mode fails, the mode is the mechanism's
+    assert key("constant", [1], [0, 1], None) != key("reflect", [1, 2], [1, 0], None)

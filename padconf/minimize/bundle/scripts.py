@@ -82,14 +82,16 @@ def _allowed(case: Case) -> list[np.ndarray | None]:
 def api_script(case: Case, placement: Placement, runtime: str, heading: str, row: dict | None = None,
                graph: onnx.ModelProto | None = None) -> escape.PySource | None:
     """repro_<runtime>.py for ``case`` (padconf.minimize.bundle.repro_runtime), or None where the
-    runtime has no short one here (its adapter supplies none: Adapter.repro) or numpy's own dtypes
-    cannot carry the data (bfloat16, float8, int4 ...: the generic checker handles those).
+    runtime has no short one here (its adapter supplies none: Adapter.repro), or numpy's own dtypes
+    cannot carry the data (bfloat16, float8, int4 ...) and the runtime has no tensors of its own
+    that can (StandaloneRepro.own_tensor): the generic checker handles those.
     ``row``, the failure's: a crash or hang runs in a child process; a NaN payload's is compared
     bit for bit. ``graph``: the bundle's ONNX model, where it has one (built here otherwise)."""
     adapter = adapter_class(runtime)()
     repro = adapter.repro
-    sub_byte = case.dtype in SUB_BYTE_BITS and repro is not None and repro.sub_byte is not None and repro.own_graph
-    if repro is None or (case.data.dtype.isbuiltin != 1 and not sub_byte):
+    foreign = case.data.dtype.isbuiltin != 1  # an ml_dtypes type: bfloat16, float8, int4 ...
+    own_tensor = foreign and repro is not None and repro.own_tensor is not None and repro.own_graph
+    if repro is None or (foreign and not own_tensor):
         return None
     setup = repro_setup(runtime, case, row)
     if repro.rewrites or case.context is not None:
@@ -106,17 +108,18 @@ def api_script(case: Case, placement: Placement, runtime: str, heading: str, row
     allowed = _allowed(case)
 
     def literal(name: str, arr: np.ndarray) -> str:
-        if sub_byte and arr.dtype == case.data.dtype:  # the runtime's own tensor (numpy has no such type)
-            assert repro is not None and repro.sub_byte is not None
-            return repro.sub_byte(arr, case.dtype)
+        if own_tensor and arr.dtype == case.data.dtype:  # the runtime's own tensor (numpy has no such type)
+            assert repro is not None and repro.own_tensor is not None
+            return repro.own_tensor(arr, case.dtype)
         return _literal(arr, f"{name}.npy" if name in fed or name == "data" else "")
 
-    arrays = [*(repro.imports if sub_byte else ()),
+    arrays = [*(repro.imports if own_tensor else ()),
               *(f"{name} = {literal(name, arr)}" for name, arr in operands.items())]
-    if sub_byte:  # compared as the codes of the elements, which the runtime's run gives back
-        allowed = [None if out is None else out.view(np.uint8) & ((1 << SUB_BYTE_BITS[case.dtype]) - 1)
-                   for out in allowed]
-    arrays.append(_expected_line(case, allowed, f"; {case.dtype} elements as their codes" if sub_byte else ""))
+    if own_tensor:  # compared as the codes of the elements, which the runtime's run gives back
+        width = 8 * case.data.dtype.itemsize
+        mask = (1 << SUB_BYTE_BITS.get(case.dtype, width)) - 1
+        allowed = [None if out is None else out.view(f"uint{width}") & mask for out in allowed]
+    arrays.append(_expected_line(case, allowed, f"; {case.dtype} elements as their codes" if own_tensor else ""))
     names = "{" + ", ".join(f'"{name}": {name}' for name in (operands if own else fed)) + "}"
     if own:
         build: list[str] = []

@@ -36,6 +36,7 @@ from padconf.execution.worker_process import isolated, start_process
 from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
 from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
 from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere, reads_across_slices
+from padconf.minimize.probes.inference import controls_seen
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
 
 CHECKS = {"a": "repro", "b": "defined", "c": "control", "d": "coverage", "e": "unique", "f": "valid"}
@@ -134,10 +135,12 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
 
 
 def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict:
-    """(c): every control of the minimal case (Case.controls) run alone; passed where those that
-    compute on the values (not the data's Identity alone) ran and none failed."""
+    """(c): every control of the minimal case (Case.controls) run alone, and where the runtime's
+    shape inference gives its Pad's output no rank, its consumer on a tensor of no rank
+    (Case.unranked_consumer_control); passed where those that compute on the values (not the
+    data's Identity alone) ran and none failed."""
     ran = []
-    for operand, control, where in shrunk.final.case.controls(placement):
+    for operand, control, where in controls_seen(shrunk.final.case, isolated.runtime, placement):
         outcome, status = isolated.run_alone(control, where)  # once a bundle and its variant experiments
         ruling = judge(control, outcome, status)
         # a control the runtime refuses as unsupported, or cannot be given, did not run: no control

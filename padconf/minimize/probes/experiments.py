@@ -27,10 +27,6 @@ runs the case that would show otherwise, alone, and records what it did on the f
 """
 from __future__ import annotations
 
-import json
-import signal
-import subprocess
-import sys
 from typing import Any
 
 import numpy as np
@@ -49,6 +45,7 @@ from padconf.judging.failure import failure_key
 from padconf.judging.records import judged_row
 from padconf.judging.triage import PAD_BUGS, Triage, triage
 from padconf.judging.verdicts import FAILURES, Verdict, element_bits, judge
+from padconf.minimize.probes.inference import inference_dies
 from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, signature_of
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
@@ -292,24 +289,6 @@ def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) ->
     copy = isolated.attempt_if_it_can(case.with_(data=case.data.astype(dtype), constant_value=constant), placement)
     passes = copy is not None and copy.case.kind != CaseKind.MUST_REJECT and copy.row["verdict"] not in FAILURES
     return wider if passes else None
-
-
-# onnx's shape inference, alone in a fresh interpreter: a death there is the process's, not padconf's
-_INFER = ("import json, sys, onnx; onnx.shape_inference.infer_shapes("
-          "onnx.load_model_from_string(sys.stdin.buffer.read()), **json.loads(sys.argv[1]))")
-INFERENCE_TIMEOUT_S = 60
-
-
-def inference_dies(model: onnx.ModelProto, options: dict[str, bool]) -> str | None:
-    """The signal that kills onnx.shape_inference.infer_shapes(model, **options), run alone in a
-    fresh interpreter (``python -I``); None where it returns, raises or outlasts
-    INFERENCE_TIMEOUT_S."""
-    try:
-        done = subprocess.run([sys.executable, "-I", "-c", _INFER, json.dumps(options)],
-                              input=model.SerializeToString(), capture_output=True, timeout=INFERENCE_TIMEOUT_S)
-    except subprocess.TimeoutExpired:
-        return None
-    return signal.Signals(-done.returncode).name if done.returncode < 0 else None
 
 
 def schema_check(shrunk: Shrunk, runtime: str, placement: Placement) -> dict | None:

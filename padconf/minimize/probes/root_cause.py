@@ -22,7 +22,8 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
     triage class, in the same mode, on minimal inputs with the same distinguishing feature
     (bundle_title.feature: a crop beyond the dimension, rank 0, ...), computed the same way
     (folded at compile time, or run): whatever the dtype, spec version, placement or exact shape
-    (onnxruntime's refusal of rank-0 data, found once per dtype). A refusal is one whatever the
+    (onnxruntime's refusal of rank-0 data, found once per dtype). A NaN payload or zero sign lost
+    is one whatever the mode (OpenVINO's float8 -0 copied as +0 with zero pads). A refusal is one whatever the
     mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
     per dtype. A Pad bug whose minimal input has a telling feature (bundle_title.generic: not
     just its rank) is one with every other Pad bug of that feature, however it shows: OpenVINO's
@@ -71,6 +72,8 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
     if found in PAD_BUGS and what is not None and not generic(what):  # one bug, whatever it shows as
         # rank 0 says it all but for a refusal, whose error text tells another cause ("int32 axes")
         return "a Pad bug", RANK_0 if case.data.ndim == 0 and verdict != Verdict.WRONGLY_REJECTED else what
+    if row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN:  # the copy of a value, in any mode
+        mode = None
     return (verdict, error_class, row.get("difference"), kind, reason, found, mode,
             what, placement == Placement.FOLDED, case.dtype if verdict == Verdict.NOT_IMPLEMENTED else None)
 
@@ -83,11 +86,19 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
     rerun on the other shows alike): root_cause without what a label concludes (the triage
     class, its fact, the control's verdict): the verdict, the error class, a mismatch's
     difference, the mode (a refusal's whichever mode), the distinguishing feature, folded or not,
-    and for a feature that says little of the cause (bundle_title.generic) the dtype too."""
+    and for a feature that says little of the cause (bundle_title.generic) the dtype too; for a
+    NaN payload or zero sign lost, neither mode nor dtype. Where every mode fails alike (the
+    bundle's removal experiment), no mode, and the feature is the case's in constant mode: IREE
+    ignoring axes fed at run time shrank to "a pad of the dimension minus one" in reflect mode
+    and to "an axes input" in constant mode."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict = row["verdict"]
     error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)
-    what = cause_feature(feature(case))
-    return (verdict, error_class, row.get("difference"), None if verdict == Verdict.WRONGLY_REJECTED else case.mode,
-            what, placement == Placement.FOLDED, case.dtype if generic(what) else None,
+    # every other mode fails alike (experiments.features_needed): no mode's, nor a mirror bound's
+    any_mode = (shrunk.features or {}).get("modes") == []
+    what = cause_feature(feature(case.with_(mode="constant") if any_mode else case))
+    copied = row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN  # a value's bits lost, any mode, any float
+    return (verdict, error_class, row.get("difference"),
+            None if verdict == Verdict.WRONGLY_REJECTED or copied or any_mode else case.mode,
+            what, placement == Placement.FOLDED, case.dtype if generic(what) and not copied else None,
             None if verdict in (Verdict.CRASH, Verdict.TIMEOUT) else row["kind"])

@@ -16,6 +16,7 @@ from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.records import ResultRow, judged_row
 from padconf.judging.verdicts import FAILURES, Difference, Verdict, control_record
+from padconf.minimize.probes.inference import controls_seen
 from padconf.minimize.shrink.context import consumer_changed, passes, same_across_consumers
 from padconf.minimize.shrink.simplify import rank_one
 from padconf.spec.loader import get_spec
@@ -121,11 +122,13 @@ class IsolatedRunner:
     def control(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> dict | None:
         """The attempt's control (verdicts.control_record: its data through an Identity model,
         alone, and its empty baked pads or axes), as padconf.run.runner runs one for each distinct
-        failure of a run; None for a hang (its control would wait as long)."""
+        failure of a run, and its consumer as the runtime's shape inference shows it the Pad's
+        output (inference.controls_seen); None for a hang (its control would wait as long)."""
         if attempt.row["verdict"] == Verdict.TIMEOUT:
             return None
         return control_record(attempt.case, placement,
-                              lambda control, where: self._run_alone(control, where, deadline), attempt.row["verdict"])
+                              lambda control, where: self._run_alone(control, where, deadline), attempt.row["verdict"],
+                              controls_seen(attempt.case, self.runtime, placement))
 
     def twin_fails(self, attempt: Attempt, placement: Placement, deadline: float | None = None) -> bool:
         """An accepted must-reject case's repaired twin (classify.repaired_twin: the one broken
