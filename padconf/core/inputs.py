@@ -2,7 +2,9 @@
 report, a JUnit file or a baseline written over the run, the baseline or a spec it was made
 from (``report --md RUN/results.jsonl``, ``gate --junit baseline.yaml``), whatever name the
 target goes by (a hard link, ``./`` or ``..`` in it). Files are known by device and inode, as
-``padconf/core/untrusted.py::read_bytes``, the one reader, opened them."""
+``padconf/core/untrusted.py::read_bytes``, the one reader, opened them. So are the folders a
+command reads whole (a run directory, a gate's shards: each one a shared FolderLock takes),
+none of whose files the writer replaces (``gate --results s1 s2 --junit s1/stats.json``)."""
 from __future__ import annotations
 
 import contextlib
@@ -12,30 +14,34 @@ from collections.abc import Iterator
 
 _lock = threading.Lock()
 _read: dict[tuple[int, int], str] | None = None  # (device, inode) -> the name it was read by; None outside a command
+_folders: dict[tuple[int, int], str] = {}  # a folder read whole: (device, inode) -> its name, in the command running
 
 
 @contextlib.contextmanager
 def command() -> Iterator[None]:
     """One command's reads are recorded from here to its end (the command line opens it around
     each command, so that one command's inputs never refuse the next one's outputs)."""
-    global _read
+    global _read, _folders
     with _lock:
         outer, _read = _read, {}
+        outer_folders, _folders = _folders, {}
     try:
         yield
     finally:
         with _lock:
-            _read = outer
+            _read, _folders = outer, outer_folders
 
 
-def note_read(info: os.stat_result, name: str) -> None:
-    """``name``, whose ``fstat`` is ``info``, was read by the command running."""
+def note_read(info: os.stat_result, name: str, folder: bool = False) -> None:
+    """``name``, whose ``stat`` is ``info``, was read by the command running (a ``folder``:
+    read whole)."""
     with _lock:
         if _read is not None:
-            _read.setdefault((info.st_dev, info.st_ino), name)
+            (_folders if folder else _read).setdefault((info.st_dev, info.st_ino), name)
 
 
-def read_as(info: os.stat_result) -> str | None:
-    """The name the command running read the file ``info`` describes by, or None."""
+def read_as(info: os.stat_result, folder: bool = False) -> str | None:
+    """The name the command running read the file (``folder``: the folder read whole) ``info``
+    describes by, or None."""
     with _lock:
-        return None if _read is None else _read.get((info.st_dev, info.st_ino))
+        return None if _read is None else (_folders if folder else _read).get((info.st_dev, info.st_ino))

@@ -138,11 +138,34 @@ def _not_an_input(folder: int, path: Path) -> None:
         info = os.stat(path.name, dir_fd=folder, follow_symlinks=False)  # a link is replaced, its target kept
     except FileNotFoundError:
         return
+    if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):  # /dev/full, a FIFO: never a file
+        raise CaseError(f"{path}: is not a regular file (a device, a pipe, a socket or a folder), which padconf "
+                        "does not replace: name a file to write")
+    if FolderLock.held_exclusively(folder):
+        return
     read = inputs.read_as(info) if stat.S_ISREG(info.st_mode) else None
-    if read is not None and not FolderLock.held_exclusively(folder):
+    if read is not None:
         same = "" if os.path.abspath(read) == os.path.abspath(path) else f" (the file {read})"
         raise CaseError(f"{path}: is one of this command's inputs{same}, which padconf does not write over: "
                         "name another file to write")
+    whole = _folder_read(folder)
+    if whole is not None:
+        raise CaseError(f"{path}: is a file of {whole}, a folder this command reads, which padconf does not "
+                        "write over: name another file to write")
+
+
+def _folder_read(folder: int) -> str | None:
+    """The name of the folder this command reads whole (inputs.note_read) that ``folder``, or
+    one above it, is; None."""
+    where = os.readlink(f"/proc/self/fd/{folder}")
+    while True:
+        try:
+            found = inputs.read_as(os.stat(where), folder=True)
+        except OSError:
+            return None
+        if found is not None or where == os.path.dirname(where):
+            return found
+        where = os.path.dirname(where)
 
 
 def refuse_an_input(path: Path | str | None) -> None:
@@ -271,6 +294,8 @@ class FolderLock:
             held[1] += 1
             FolderLock._held[key] = held
             self.key = key
+            if not exclusive:  # read whole by this command: none of its files is written over
+                inputs.note_read(info, str(run_dir), folder=True)
 
     @staticmethod
     def held_exclusively(folder: int) -> bool:

@@ -233,7 +233,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             shard_cases = {c["id"]: c for c in read_jsonl(d / CASES, ("id",))}
             shard_rows = attach_controls(read, d, shard_cases)
             run_doc = read_run_json(d / RUN_JSON, PadconfError)
-            check_rows_of_run(shard_rows, run_doc, d / RESULTS, partial(decoded_cases, shard_cases, d / CASES))
+            check_rows_of_run(shard_rows, run_doc, d / RESULTS, partial(decoded_cases, shard_cases.values(), d / CASES))
             first_run_doc = first_run_doc or run_doc
             why = unfinished(run_doc, shard_rows, d / RUN_JSON)
             if why:  # the failures it lacks would pass

@@ -28,8 +28,8 @@ def read_bundle(folder: Path) -> tuple[Case, Placement]:
     """A bundle's minimal case and the placement it fails in."""
     if not (folder / CASE_FILE).is_file():
         raise PadconfError(f"{folder}: not a bundle padconf minimize wrote with its case ({CASE_FILE})")
-    case = read_case_file(folder / CASE_FILE)
-    about = json_value(read_text(folder / ABOUT_FILE, MAX_FILE_BYTES), str(folder / ABOUT_FILE)) \
+    case = read_case_file(folder / CASE_FILE, follow=False)  # files of the folder given: no link out of it
+    about = json_value(read_text(folder / ABOUT_FILE, MAX_FILE_BYTES, follow=False), str(folder / ABOUT_FILE)) \
         if (folder / ABOUT_FILE).is_file() else {}
     placement = about.get("placement") if isinstance(about, dict) else None
     if placement not in PLACEMENTS:
@@ -75,11 +75,11 @@ def record_history(folder: Path, found: Bisection) -> dict[str, str]:
     """Add the bisection to the bundle: a section of REPORT.md (replacing an earlier one) and
     evidence.json's ``releases``. The history in words, returned."""
     report = folder / REPORT_FILE
-    text = read_text(report, 16 << 20, PadconfError) if report.is_file() else ""
+    text = read_text(report, 16 << 20, PadconfError, follow=False) if report.is_file() else ""
     text = text.split("\n" + _SECTION + "\n")[0].rstrip("\n")
     write_atomically(report, text + "\n\n" + "\n".join(history_lines(found)) + "\n", replaces_input=True)
     evidence = folder / EVIDENCE_FILE
-    doc = json_value(read_text(evidence, MAX_FILE_BYTES, PadconfError), str(evidence), PadconfError) \
+    doc = json_value(read_text(evidence, MAX_FILE_BYTES, PadconfError, follow=False), str(evidence), PadconfError) \
         if evidence.is_file() else {}
     if not isinstance(doc, dict):
         raise PadconfError(f"{evidence}: not a JSON object")

@@ -20,7 +20,7 @@ import os
 import reprlib
 import stat
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any, cast
 
@@ -84,9 +84,10 @@ def jsonl_line(row: ResultRow | ControlRow | dict) -> str:
     return json.dumps(row) + "\n"
 
 
-def read_case_file(path: Path) -> Case:
-    """The case a case file holds: its first line, a line of a run's cases.jsonl."""
-    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES).splitlines() if ln.strip()]
+def read_case_file(path: Path, follow: bool = True) -> Case:
+    """The case a case file holds: its first line, a line of a run's cases.jsonl; with
+    ``follow=False`` (a file of a folder given: a bundle's case.json) never through a link."""
+    lines = [ln for ln in read_text(path, MAX_JSONL_BYTES, follow=follow).splitlines() if ln.strip()]
     if not lines:
         raise CaseError(f"{path}: empty; expected one line of a run's cases.jsonl")
     doc = json_value(lines[0], str(path))
@@ -336,11 +337,17 @@ def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
         f"skipped on {row['spec']} {row['dtype']}, which it runs and never skips at run time"
 
 
-def decoded_cases(docs: dict[str, dict], where: Path) -> list[Case]:
-    """The cases of a run's cases.jsonl (``docs``, by id) decoded, their arrays and the work
-    they imply bounded together (InputBudget)."""
-    budget = InputBudget(str(where))
-    return [Case.from_json(doc, budget) for doc in docs.values()]
+def decoded_cases(docs: Iterable[dict], where: Path) -> list[Case]:
+    """The cases of a run's cases.jsonl (``docs``) decoded, their arrays and the work they imply
+    bounded together (InputBudget)."""
+    budget, cases = InputBudget(str(where)), []
+    for number, doc in enumerate(docs, 1):
+        try:
+            case = Case.from_json(doc, budget)
+        except CaseError as exc:
+            raise CaseError(f"{where}: case {number}: {exc}") from None
+        cases.append(case)
+    return cases
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
@@ -370,7 +377,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
-        check_rows_of_run(rows, doc, results, lambda: decoded_cases(cases, run_dir / CASES))
+        check_rows_of_run(rows, doc, results, lambda: decoded_cases(cases.values(), run_dir / CASES))
         rederive_rows(rows, cases, str(results))
         attach_controls(rows, run_dir, cases)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from padconf.adapters import registry, split_variant
 from padconf.adapters.outcome import Outcome
-from padconf.cases.case import Case, InputBudget
+from padconf.cases.case import Case
 from padconf.cases.classify import repaired_twin
 from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.vocabulary import Placement, Status
@@ -46,6 +46,7 @@ from padconf.run.rundir import (
     cases_dirs_named_again,
     check_rows_of_cases,
     check_rows_of_run,
+    decoded_cases,
     jsonl_line,
     named_again,
     read_jsonl,
@@ -59,18 +60,12 @@ BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 
 
 def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
-    """The cases of a run's cases.jsonl, each of one of the run's ``spec_ids``, their arrays and
-    the work they imply bounded together (InputBudget: each array is bounded by decode_array,
-    but many arrays just under its bound are a bomb too)."""
-    cases, budget = [], InputBudget(str(path))  # every array of every case, and the work they imply
-    for number, row in enumerate(read_jsonl(path), 1):
-        try:
-            case = Case.from_json(row, budget)
-        except CaseError as exc:
-            raise CaseError(f"{path}: case {number}: {exc}") from None
+    """The cases of a run's cases.jsonl (rundir.decoded_cases: their arrays and the work they
+    imply bounded together), each of one of the run's ``spec_ids``."""
+    cases = decoded_cases(read_jsonl(path), path)
+    for number, case in enumerate(cases, 1):
         if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
             raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
-        cases.append(case)
     return cases
 
 

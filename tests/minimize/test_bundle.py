@@ -407,3 +407,18 @@ def test_openvinos_repro_of_sub_byte_data_uses_its_own_packed_tensors(tmp_path, 
     done = subprocess.run([sys.executable, str(tmp_path / "repro_openvino.py")], capture_output=True, text=True)
     assert done.returncode == exit_code, done.stdout + done.stderr
     assert "expected: array([0, 1, 2, 3], dtype=uint8)" in done.stdout
+
+
+def test_a_spec_files_words_are_escaped_in_a_bundles_report(monkeypatch):
+    """A spec folder is another's (--specs-dir): its sentences went raw into REPORT.md's quotes,
+    live HTML, autolinks, mentions and bidi controls included (attack round I)."""
+    from types import SimpleNamespace
+
+    from padconf.minimize.bundle import report
+    hostile = "<img src=x onerror=alert(1)> \u202e https://evil.example @someone \x1b[31m"
+    monkeypatch.setattr(report, "rule_quotes", lambda row, specs_dir: [{"spec_key": "rules.`x`", "text": hostile,
+                                                                        "note": hostile}])
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 0]))
+    text = "\n".join(report._spec_words({}, case, SimpleNamespace(example=None, specs_dir=None)))
+    for live in ("<img", "\u202e", "https://evil", "@someone", "\x1b"):
+        assert live not in text, (live, text)

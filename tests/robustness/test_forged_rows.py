@@ -429,3 +429,4 @@ def test_a_compile_budget_skip_the_runs_budget_does_not_write_is_one_line(budget
     assert code == 2 and err.count("\n") == 1 and f"row {number}: " in err and "compile budget" in err, err
     code, err = _report(budgeted, tmp_path, capsys)
     assert code in (0, 1) and not err, err
+

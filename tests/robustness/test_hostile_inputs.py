@@ -232,6 +232,11 @@ def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
     run.mkdir()
     case = {"id": "onnx/Pad-19:constant:float:000000000000", "spec": "onnx/Pad-19", "data": data, "pads": [1, 1],
             "mode": "constant", "kind": "defined", "expected": None}
+    try:  # its content's id, as padconf writes it, where the data decodes at all (a bomb's does not)
+        from padconf.cases.case import Case
+        case["id"] = Case.from_json({k: v for k, v in case.items() if k != "id"}).content_id()
+    except (CaseError, ValueError, TypeError, KeyError, MemoryError):
+        pass
     (run / "cases.jsonl").write_text(json.dumps(case) + "\n")
     # a failure on no output (rows are held to their case, and a mismatch to the output it records)
     # of the runtime run.json names: a row of another is refused
@@ -918,3 +923,23 @@ def test_a_models_computed_pad_input_is_bounded_before_padconf_reads_it(tmp_path
     code = main(["minimize", str(where), "--runtime", "onnxruntime", "--out", str(tmp_path / "m")])
     err = capsys.readouterr().err.strip().splitlines()  # minimize says what the whole model did first
     assert code == 2 and err[-1].startswith("padconf: ") and "more than padconf reads" in err[-1], err
+
+
+@pytest.mark.parametrize("linked", ["case.json", "repro.json"])
+def test_a_bundle_file_linked_outside_the_bundle_is_one_line_for_bisect(tmp_path, capsys, linked):
+    """``padconf bisect BUNDLE`` read BUNDLE/case.json through a link to a file outside the
+    bundle, and used it (attack round I): a bundle's files are read as a run directory's are."""
+    from padconf.cases.case import Case
+    from padconf.cases.classify import classify
+    bundle, outside = tmp_path / "bundle", tmp_path / "outside"
+    bundle.mkdir()
+    outside.mkdir()
+    case = classify(Case(spec="onnx/Pad-19", data=np.arange(3, dtype=np.float32), pads=[1, 0]))
+    (outside / "case.json").write_text(json.dumps(case.to_json()) + "\n")
+    (outside / "repro.json").write_text(json.dumps({"placement": "inputs"}))
+    for name in ("case.json", "repro.json"):
+        if name == linked:
+            (bundle / name).symlink_to(outside / name)
+        else:
+            (bundle / name).write_bytes((outside / name).read_bytes())
+    one_line_exit_2(main(["bisect", str(bundle), "--runtime", "onnxruntime"]), capsys, "a symbolic link")

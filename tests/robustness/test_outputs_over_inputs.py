@@ -4,6 +4,7 @@ line, exit 2, and the input keeps its bytes, whatever name the target gives it."
 from __future__ import annotations
 
 import os
+import stat
 
 import pytest
 
@@ -40,6 +41,27 @@ def test_a_report_named_over_one_of_its_run_files_is_one_line_and_keeps_it(run_d
         os.link(run_dir / name, target)
     one_line_exit_2(main(["report", str(run_dir), flag, str(target)]), capsys, "one of this command's inputs")
     assert tree(run_dir) == before
+
+
+@pytest.mark.parametrize("name", ["summary.md", "stats.json"])
+def test_a_report_over_a_file_of_the_run_it_reads_is_one_line_and_keeps_it(run_dir, capsys, name):
+    """A file of a folder the command reads whole, though it reads not that file, was replaced:
+    ``gate --results s1 s2 --junit s1/stats.json`` lost the shard's stats.json (attack round I)."""
+    before = tree(run_dir)
+    assert name in before
+    one_line_exit_2(main(["report", str(run_dir), "--md", str(run_dir / name)]), capsys,
+                    "a folder this command reads")
+    assert tree(run_dir) == before
+
+
+@pytest.mark.parametrize("kind", ["fifo", "folder"])
+def test_an_output_named_over_what_is_no_regular_file_is_one_line_and_keeps_it(run_dir, tmp_path, capsys, kind):
+    """``gate --junit /dev/full`` replaced the device node with a regular file (attack round I): a
+    device, a pipe, a socket or a folder is never replaced."""
+    target = tmp_path / "out"
+    os.mkfifo(target) if kind == "fifo" else target.mkdir()
+    one_line_exit_2(main(["report", str(run_dir), "--md", str(target)]), capsys, "is not a regular file")
+    assert (stat.S_ISFIFO if kind == "fifo" else stat.S_ISDIR)(os.lstat(target).st_mode)
 
 
 def test_a_report_beside_its_run_files_is_written(run_dir, capsys):

@@ -104,13 +104,15 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
     out, example = [], job.example
     if example:  # the document's own print fixes the reading of a point its text leaves open
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
+        code = escape.markdown_code
         for name, reading in example["interpretation"].items():
-            out += [f"`ambiguities.{name}`:", "", f"> {spec.ambiguities[name].text}", "",
+            out += [f"{code(f'ambiguities.{name}')}:", "",
+                    *[f"> {escape.markdown(line)}" for line in spec.ambiguities[name].text.splitlines()], "",
                     "The text leaves this open, but the document's own worked example "
-                    f"({example.get('source', example['name'])}) "
-                    f"settles it as `{reading}`: data `{example.get('data')}`, pads `{example.get('pads')}`, mode "
-                    f"`{example.get('mode', 'constant')}`, printed output `{example.get('output')}`. The input below "
-                    "is judged by that same reading.", ""]
+                    f"({escape.markdown(example.get('source', example['name']))}) "
+                    f"settles it as {code(reading)}: data {code(example.get('data'))}, pads "
+                    f"{code(example.get('pads'))}, mode {code(example.get('mode', 'constant'))}, printed output "
+                    f"{code(example.get('output'))}. The input below is judged by that same reading.", ""]
     quotes = rule_quotes({**row, "kind": case.kind, "reason": case.reason}, job.specs_dir)
     if case.kind == CaseKind.DEFINED and not any(q.get("text") for q in quotes):  # refused or failed on a valid input:
         spec = get_spec(case.spec, Path(job.specs_dir) if job.specs_dir else None)
@@ -123,13 +125,14 @@ def _spec_words(row: dict, case: Case, job) -> list[str]:
                           if f"`{case.mode}`" in str(rule.get("text", ""))), None)
         if mode_rule and all(q.get("spec_key") != f"rules.{mode_rule}" for q in quotes):
             quotes = quotes + [{"spec_key": f"rules.{mode_rule}", "text": spec.doc["rules"][mode_rule]["text"]}]
-    for quote in quotes:
+    for quote in quotes:  # a spec file's words are another's (--specs-dir): each line escaped
         if quote.get("text"):
-            out += [f"`{quote['spec_key']}`:", "", *[f"> {line}" for line in quote["text"].splitlines()], ""]
+            out += [f"{escape.markdown_code(quote['spec_key'])}:", "",
+                    *[f"> {escape.markdown(line)}" for line in str(quote["text"]).splitlines()], ""]
             if quote.get("note"):
-                out += [f"({quote['note']})", ""]
+                out += [f"({escape.markdown(quote['note'])})", ""]
         elif quote.get("note"):
-            out += [quote["note"], ""]
+            out += [escape.markdown(quote["note"]), ""]
     return out
 
 
