@@ -150,14 +150,10 @@ class Case:
 
     @cached_property
     def id(self) -> str:
-        """``content_id()``, computed once: a case's inputs are not changed in place (``with_``
-        makes a new case). A case read from a run directory keeps the id recorded there, so that
-        runs of older padconf versions resume."""
-        return self.content_id()
-
-    def content_id(self) -> str:
         """Content hash of the inputs and spec: equal cases get equal ids in every run, whatever
-        the JSON encoding of arrays."""
+        the JSON encoding of arrays. Computed once: a case's inputs are not changed in place
+        (``with_`` makes a new case). A case read from a run directory keeps the id recorded
+        there, so that runs of older padconf versions resume."""
         doc = self.inputs_json(lambda arr, dtype: _fingerprint(arr))  # arrays by content, not encoded
         digest = hashlib.sha1(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
         return f"{self.spec}:{self.mode}:{self.dtype}:{digest}"

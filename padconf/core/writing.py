@@ -10,6 +10,7 @@ import os
 import secrets
 import stat
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -157,14 +158,20 @@ def _not_an_input(folder: int, path: Path) -> None:
 def _folder_read(folder: int) -> str | None:
     """The name of the folder this command reads whole (inputs.note_read) that ``folder``, or
     one above it, is; None."""
+    return next(filter(None, (inputs.read_as(info, folder=True) for info in _up(folder))), None)
+
+
+def _up(folder: int) -> Iterator[os.stat_result]:
+    """The ``stat`` of the folder open as ``folder``, then of each folder above it to the root
+    (one that cannot be stat'ed ends it)."""
     where = os.readlink(f"/proc/self/fd/{folder}")
     while True:
         try:
-            found = inputs.read_as(os.stat(where), folder=True)
+            yield os.stat(where)
         except OSError:
-            return None
-        if found is not None or where == os.path.dirname(where):
-            return found
+            return
+        if where == os.path.dirname(where):
+            return
         where = os.path.dirname(where)
 
 
@@ -300,20 +307,9 @@ class FolderLock:
     @staticmethod
     def held_exclusively(folder: int) -> bool:
         """Whether this process holds the folder open as ``folder``, or one above it, exclusively."""
-        where = os.readlink(f"/proc/self/fd/{folder}")
         with FolderLock._guard:
             exclusive = {key for key, held in FolderLock._held.items() if held[1] > 0 and held[2]}
-        while exclusive:
-            try:
-                info = os.stat(where)
-            except OSError:
-                return False
-            if (info.st_dev, info.st_ino) in exclusive:
-                return True
-            if where == os.path.dirname(where):
-                return False
-            where = os.path.dirname(where)
-        return False
+        return bool(exclusive) and any((info.st_dev, info.st_ino) in exclusive for info in _up(folder))
 
     def release(self) -> None:
         with FolderLock._guard:

@@ -234,7 +234,7 @@ def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
             "mode": "constant", "kind": "defined", "expected": None}
     try:  # its content's id, as padconf writes it, where the data decodes at all (a bomb's does not)
         from padconf.cases.case import Case
-        case["id"] = Case.from_json({k: v for k, v in case.items() if k != "id"}).content_id()
+        case["id"] = Case.from_json({k: v for k, v in case.items() if k != "id"}).id
     except (CaseError, ValueError, TypeError, KeyError, MemoryError):
         pass
     (run / "cases.jsonl").write_text(json.dumps(case) + "\n")

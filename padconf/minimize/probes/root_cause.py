@@ -23,8 +23,8 @@ def root_cause(shrunk: Shrunk, placement: Placement) -> tuple:
     (bundle_title.feature: a crop beyond the dimension, rank 0, ...), computed the same way
     (folded at compile time, or run): whatever the dtype, spec version, placement or exact shape
     (onnxruntime's refusal of rank-0 data, found once per dtype). A NaN payload or zero sign lost
-    is one whatever the mode (OpenVINO's float8 -0 copied as +0 with zero pads). A refusal is one whatever the
-    mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
+    is one whatever the mode (OpenVINO's float8 -0 copied as +0 with zero pads). A refusal is
+    one whatever the mode, a crash or hang whether the spec defines the output or not. A missing kernel is one
     per dtype. A Pad bug whose minimal input has a telling feature (bundle_title.generic: not
     just its rank) is one with every other Pad bug of that feature, however it shows: OpenVINO's
     rank-0 data is refused with static shapes, and answered with garbage or a crash when fed. So
