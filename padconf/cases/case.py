@@ -152,8 +152,8 @@ class Case:
     def id(self) -> str:
         """Content hash of the inputs and spec: equal cases get equal ids in every run, whatever
         the JSON encoding of arrays. Computed once: a case's inputs are not changed in place
-        (``with_`` makes a new case). A case read from a run directory keeps the id recorded
-        there, so that runs of older padconf versions resume."""
+        (``with_`` makes a new case). A case read from a file must carry its content's id
+        (``from_json``): one copied under a made-up id would count as another case."""
         doc = self.inputs_json(lambda arr, dtype: _fingerprint(arr))  # arrays by content, not encoded
         digest = hashlib.sha1(json.dumps(doc, sort_keys=True).encode()).hexdigest()[:12]
         return f"{self.spec}:{self.mode}:{self.dtype}:{digest}"
@@ -257,8 +257,6 @@ class Case:
             raise CaseError(f"malformed case: no {exc}") from None
         except (TypeError, ValueError, AttributeError) as exc:
             raise CaseError(f"malformed case: {type(exc).__name__}: {exc}") from None
-        if doc.get("id"):
-            case.__dict__["id"] = doc["id"]
         if case.context is not None:
             try:
                 domain, version = parse_spec_id(case.spec)
@@ -268,6 +266,9 @@ class Case:
                           implied_shape(case.data.shape, case.pads, case.axes), case.kind == CaseKind.DEFINED)
         if isinstance(budget, InputBudget):
             budget.take_work(case)
+        if doc.get("id") is not None and doc["id"] != case.id:
+            raise CaseError(f"case id {reprlib.repr(doc['id'])} is not the id of its content ({case.id}): "
+                            "a case copied under another id")
         return case
 
     def same_inputs(self, other: Case) -> bool:

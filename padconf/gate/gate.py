@@ -13,7 +13,6 @@ import contextlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import partial
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -38,10 +37,9 @@ from padconf.run.rundir import (
     RunDirLock,
     attach_controls,
     check_rows_of_run,
-    decoded_cases,
     read_json,
-    read_jsonl,
     read_results,
+    read_run_cases,
     read_run_json,
     unfinished,
 )
@@ -230,10 +228,10 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             if read.duplicates:
                 raise PadconfError(f"{d}: {read.duplicates} results of a (runtime, placement, case) held "
                                    "twice: not a shard's run as padconf wrote it")
-            shard_cases = {c["id"]: c for c in read_jsonl(d / CASES, ("id",))}
+            shard_cases, decoded = read_run_cases(d / CASES)
             shard_rows = attach_controls(read, d, shard_cases)
             run_doc = read_run_json(d / RUN_JSON, PadconfError)
-            check_rows_of_run(shard_rows, run_doc, d / RESULTS, partial(decoded_cases, shard_cases.values(), d / CASES))
+            check_rows_of_run(shard_rows, run_doc, d / RESULTS, decoded)
             first_run_doc = first_run_doc or run_doc
             why = unfinished(run_doc, shard_rows, d / RUN_JSON)
             if why:  # the failures it lacks would pass

@@ -20,12 +20,12 @@ import os
 import reprlib
 import stat
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, cast
 
 from padconf.adapters import Adapter, registered_adapter
-from padconf.cases.case import Case, InputBudget, check_types
+from padconf.cases.case import Case, InputBudget
 from padconf.core.errors import CaseError, PadconfError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement
@@ -265,13 +265,12 @@ def check_rows_of_cases(rows: list[ResultRow], case_ids: set[str] | dict, result
 
 
 def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: Path,
-                      run_cases: Callable[[], list[Case]]) -> None:
+                      run_cases: list[Case]) -> None:
     """Every row of a run directory is a result of a runtime and a spec version its run.json
     (``run_doc``) names: a row of another was added by someone else (a failure, or a pass, of a
     runtime the run never started; a report of spec versions run.json does not name). Each is
     one its runtime's adapter writes (``_not_its_row``), and a compiler's skip for the compile
-    budget is of a case the run's budget leaves out of ``run_cases()`` (the run's cases,
-    decoded only where some row says so)."""
+    budget is of a case the run's budget leaves out of ``run_cases``."""
     named, specs = set(run_doc["runtimes"]), run_doc.get("specs")
     foreign = next((r for r in rows if r["runtime"] not in named), None)
     if foreign is not None:
@@ -291,7 +290,7 @@ def check_rows_of_run(rows: list[ResultRow], run_doc: dict[str, Any], results: P
 
 
 def _check_budget_rows(rows: list[ResultRow], budget: Any, adapters: dict[str, Adapter | None], results: Path,
-                       run_cases: Callable[[], list[Case]]) -> None:
+                       run_cases: list[Case]) -> None:
     """Each "not compiled: budget" row is one the run's budget writes: its reason word for word,
     of a (placement, case) the budget's choice (compile_budget.left_out) over the run's cases
     leaves out, in the placements the runtime ran. The choice is the whole run's, so a skip
@@ -306,7 +305,7 @@ def _check_budget_rows(rows: list[ResultRow], budget: Any, adapters: dict[str, A
         number, row = next(iter(skips.values()))[0]
         raise CaseError(f"{results}: row {number}: skipped for a compile budget, in a run that compiles every "
                         "model: not a row of this run")
-    cases = plan_order(run_cases())
+    cases = plan_order(run_cases)
     for name, skipped in skips.items():
         adapter = adapters[name]
         if adapter is None:
@@ -339,15 +338,26 @@ def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
 
 def decoded_cases(docs: Iterable[dict], where: Path) -> list[Case]:
     """The cases of a run's cases.jsonl (``docs``) decoded, their arrays and the work they imply
-    bounded together (InputBudget)."""
-    budget, cases = InputBudget(str(where)), []
+    bounded together (InputBudget), each under its content's id, once."""
+    budget, cases, seen = InputBudget(str(where)), [], set()
     for number, doc in enumerate(docs, 1):
         try:
             case = Case.from_json(doc, budget)
         except CaseError as exc:
-            raise CaseError(f"{where}: case {number}: {exc}") from None
+            raise CaseError(f"{where}:{number}: {exc}") from None
+        if case.id in seen:
+            raise CaseError(f"{where}:{number}: case {case.id} again: a case is drawn once")
+        seen.add(case.id)
         cases.append(case)
     return cases
+
+
+def read_run_cases(path: Path) -> tuple[dict[str, dict], list[Case]]:
+    """A run's cases.jsonl: its documents by case id, and the cases they decode to
+    (``decoded_cases``: each under its content's id, so that a copy under a made-up id, or in
+    another shard, is refused)."""
+    docs = read_jsonl(path, ("id", "spec", "data", "pads", "mode"))
+    return {doc["id"]: doc for doc in docs}, decoded_cases(docs, path)
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
@@ -364,20 +374,14 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
         rows = read = read_results(results)
         if not rows:
             raise PadconfError(f"{results}: holds no result: nothing to report")
-        cases = {}
-        for number, doc in enumerate(read_jsonl(run_dir / CASES, ("id", "spec", "data", "pads", "mode")), 1):
-            try:
-                check_types(doc)
-            except CaseError as exc:
-                raise CaseError(f"{run_dir / CASES}:{number}: {exc}") from None
-            cases[doc["id"]] = doc
+        cases, decoded = read_run_cases(run_dir / CASES)
         check_rows_of_cases(rows, cases, results)
         run_json = run_dir / RUN_JSON
         if not run_json.exists() and not run_json.is_symlink():
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
-        check_rows_of_run(rows, doc, results, lambda: decoded_cases(cases.values(), run_dir / CASES))
+        check_rows_of_run(rows, doc, results, decoded)
         rederive_rows(rows, cases, str(results))
         attach_controls(rows, run_dir, cases)
         specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)

@@ -65,7 +65,7 @@ def _read_cases(path: Path, spec_ids: set[str]) -> list[Case]:
     cases = decoded_cases(read_jsonl(path), path)
     for number, case in enumerate(cases, 1):
         if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
-            raise CaseError(f"{path}: case {number}: spec {case.spec} is not one of the run's spec versions")
+            raise CaseError(f"{path}:{number}: spec {case.spec} is not one of the run's spec versions")
     return cases
 
 
@@ -217,7 +217,7 @@ class Run:
             done = read_results(self.results_path)
             check_rows_of_cases(done, {c.id for c in cases}, self.results_path)
             check_rows_of_run(done, {"runtimes": self.config.runtimes, "specs": self.config.specs,
-                                     "compile_budget": self.config.compile_budget}, self.results_path, lambda: cases)
+                                     "compile_budget": self.config.compile_budget}, self.results_path, cases)
             batches, skipped = self._schedule(cases, {row_key(r) for r in done})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
             for name, placement, case, why in skipped:

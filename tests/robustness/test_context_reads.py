@@ -36,6 +36,7 @@ def _conv_doc(**change):
 
 
 def _edited(doc: dict, **attrs) -> dict:
+    doc.pop("id", None)  # an edited case is another case
     for name, value in attrs.items():
         if value is None:
             doc["context"]["attrs"].pop(name, None)

@@ -226,15 +226,21 @@ def test_an_encoded_array_is_checked_before_it_is_inflated():
     assert peak < 64 << 20  # the bomb holds 512 MiB
 
 
+def identified(doc: dict) -> dict:
+    """``doc`` under its content's id, as padconf writes a case: a case a test edits is another
+    case, and a case under another id is refused."""
+    from padconf.cases.case import Case
+    return {**doc, "id": Case.from_json({**doc, "id": None}).id}
+
+
 def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
     """A run directory of one failing case whose data is ``data``."""
     run = tmp_path / "run"
     run.mkdir()
     case = {"id": "onnx/Pad-19:constant:float:000000000000", "spec": "onnx/Pad-19", "data": data, "pads": [1, 1],
             "mode": "constant", "kind": "defined", "expected": None}
-    try:  # its content's id, as padconf writes it, where the data decodes at all (a bomb's does not)
-        from padconf.cases.case import Case
-        case["id"] = Case.from_json({k: v for k, v in case.items() if k != "id"}).id
+    try:  # where the data decodes at all (a bomb's does not)
+        case = identified(case)
     except (CaseError, ValueError, TypeError, KeyError, MemoryError):
         pass
     (run / "cases.jsonl").write_text(json.dumps(case) + "\n")
@@ -607,8 +613,8 @@ def test_a_resumed_case_of_a_spec_version_the_run_does_not_have_is_one_line(tmp_
     and the resumed run exited 0 with a column of its own in summary.md."""
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
     case = json.loads((run / "cases.jsonl").read_text())
-    (run / "cases.jsonl").write_text(json.dumps({**case, "spec": spec}) + "\n")
-    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl: case 1",
+    (run / "cases.jsonl").write_text(json.dumps(identified({**case, "spec": spec})) + "\n")
+    one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl:1:",
                     f"spec {spec} is not one of the run's spec versions")
 
 
@@ -943,3 +949,22 @@ def test_a_bundle_file_linked_outside_the_bundle_is_one_line_for_bisect(tmp_path
         else:
             (bundle / name).write_bytes((outside / name).read_bytes())
     one_line_exit_2(main(["bisect", str(bundle), "--runtime", "onnxruntime"]), capsys, "a symbolic link")
+
+
+@pytest.mark.parametrize("command", [["report", "RUN", "--md", "OUT/r.md"], ["run", "--resume", "--out", "RUN"]])
+@pytest.mark.parametrize("copy", ["under a made-up id", "under its own id"])
+def test_a_case_copied_in_a_run_directory_is_one_line(tmp_path, capsys, command, copy):
+    """A case and its row copied under another id counted as two cases (two failures, with
+    run.json's counts edited to match) (attack round I); a case is held to its content's id,
+    and is drawn once."""
+    run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
+    case, row = (json.loads((run / name).read_text()) for name in ("cases.jsonl", "results.jsonl"))
+    other = "onnx/Pad-19:constant:float:0123456789ab" if copy == "under a made-up id" else case["id"]
+    (run / "cases.jsonl").write_text(json.dumps(case) + "\n" + json.dumps({**case, "id": other}) + "\n")
+    if other != case["id"]:
+        (run / "results.jsonl").write_text(json.dumps(row) + "\n" + json.dumps({**row, "case_id": other}) + "\n")
+    run_json = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**run_json, "case_count": 2}))
+    argv = [a.replace("OUT", str(tmp_path)).replace("RUN", str(run)) for a in command]
+    one_line_exit_2(main(argv), capsys, "cases.jsonl:2:",
+                    "is not the id of its content" if other != case["id"] else "again: a case is drawn once")

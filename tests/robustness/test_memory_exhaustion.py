@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from padconf.cases.case import Case
+from padconf.cases.classify import classify
 from padconf.cli import main
 
 PADCONF = str(Path(sys.executable).with_name("padconf"))
@@ -31,23 +33,36 @@ def small_run(tmp_path_factory) -> Path:
     return out
 
 
+def _first_made(data, value):
+    data = data.copy()
+    data.reshape(-1)[0] = value
+    return data
+
+
 def _grown(run: Path, where: Path, nbytes: int) -> Path:
-    """``run`` copied with its rows repeated, each as another case, to ``nbytes`` of results.jsonl,
-    its count kept consistent: an input that is large, not malformed."""
+    """``run`` copied with its float rows repeated, each on another case (its first element made
+    unique: a case is held to its content's id) and each a refusal on no output (none to derive again), to
+    ``nbytes`` of results.jsonl, its count kept consistent: an input that is large, not malformed."""
     where.mkdir()
     (where / "run.json").write_bytes((run / "run.json").read_bytes())
     rows = [json.loads(line) for line in (run / "results.jsonl").read_text().splitlines()]
-    cases = {c["id"]: c for c in map(json.loads, (run / "cases.jsonl").read_text().splitlines())}
+    cases = {c["id"]: Case.from_json(c) for c in map(json.loads, (run / "cases.jsonl").read_text().splitlines())}
+    cases = {k: c for k, c in cases.items() if c.dtype == "float" and c.data.size}  # a value to make unique
+    rows = [row for row in rows if row["case_id"] in cases]
     n = 0
     with open(where / "results.jsonl", "w") as f, open(where / "cases.jsonl", "w") as g:
         while f.tell() < nbytes:
-            for row in rows:  # each row another case, cases.jsonl holding it: a row needs its case
-                f.write(json.dumps({**row, "case_id": f"{row['case_id']}-{n}", "note": "x" * 16000}) + "\n")
-                g.write(json.dumps({**cases[row["case_id"]], "id": f"{row['case_id']}-{n}"}) + "\n")
-                n += 1
+            copies = {k: classify(c.with_(data=_first_made(c.data, 1e6 + n * len(cases) + i), expected=None,
+                                          interpretations={})) for i, (k, c) in enumerate(cases.items())}
+            for row in rows:  # a row needs its case
+                f.write(json.dumps({**{k: v for k, v in row.items() if k != "output_digest"},
+                                    "case_id": copies[row["case_id"]].id, "verdict": "not-implemented",
+                                    "error": "no kernel", "output": None, "note": "x" * 16000}) + "\n")
+            g.write("".join(json.dumps(copy.to_json()) + "\n" for copy in copies.values()))
+            n += 1
     doc = json.loads((run / "run.json").read_text())
     held = Counter(row["runtime"] for row in rows)
-    (where / "run.json").write_text(json.dumps({**doc, "results": {name: held[name] * (n // len(rows))
+    (where / "run.json").write_text(json.dumps({**doc, "results": {name: held[name] * n
                                                                    for name in doc["runtimes"]}}))
     return where
 

@@ -22,6 +22,7 @@ from padconf.core.dtypes import decode_array, encode_array
 from padconf.execution.worker import Worker
 from padconf.judging.verdicts import judge
 from padconf.run.rundir import read_jsonl, set_torn_line_aside
+from tests.robustness.test_hostile_inputs import identified
 
 FAKE = "tests.fake_adapters:"
 ROOT = Path(__file__).resolve().parents[2]
@@ -114,7 +115,7 @@ def test_no_process_outlives_padconf_even_one_that_left_the_process_group(tmp_pa
     data = decode_array(doc["data"])
     data.reshape(-1)[0] = 666
     doc["data"] = encode_array(data, "float")
-    (run_dir / "cases.jsonl").write_text(json.dumps(doc) + "\n")
+    (run_dir / "cases.jsonl").write_text(json.dumps(identified(doc)) + "\n")
     (run_dir / "results.jsonl").unlink()
     run_json = json.loads((run_dir / "run.json").read_text())
     run_json.update(runtimes=[FAKE + "EscapingHangAdapter"], timeout=60, case_count=1)

@@ -20,6 +20,7 @@ from padconf.cases.case import MAX_CASE_BYTES, Case
 from padconf.core.dtypes import MAX_ARRAY_BYTES, ArrayBudget, decode_array
 from padconf.core.errors import CaseError
 from padconf.run.config import MAX_EXAMPLES
+from tests.robustness.test_hostile_inputs import identified
 
 PADCONF = str(Path(sys.executable).with_name("padconf"))  # the console script users run
 HANG_S = 300  # a command that takes longer hangs: each finishes in seconds
@@ -187,7 +188,7 @@ def run_of_cases(tmp_path: Path, docs: list[dict]) -> Path:
     """A run directory over ``docs``, resumable: run.json counts them, no result is written."""
     run = tmp_path / "run"
     run.mkdir()
-    docs = [{**CASE, "id": f"onnx/Pad-19:constant:float:{i:012x}", **doc} for i, doc in enumerate(docs)]
+    docs = [identified({**CASE, **doc}) for doc in docs]
     (run / "cases.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
     (run / "results.jsonl").write_text("")
     (run / "run.json").write_text(json.dumps({"runtimes": ["onnx-reference"], "specs": ["onnx/Pad-19"],
@@ -201,11 +202,11 @@ def test_a_resumed_run_bounds_every_array_of_its_cases_together(tmp_path):
     each case is under its bound, but --resume counted only data and expected outputs towards the
     file's, and ran out of memory decoding 2.5 GiB."""
     bomb = floats(MAX_ARRAY_BYTES // 4)
-    run = run_of_cases(tmp_path, [{"data": floats(1), "constant_value": bomb,
-                                   "kind": "must-reject"}] * 40)
+    run = run_of_cases(tmp_path, [{"data": floats(1), "pads": [i, 1], "constant_value": bomb,
+                                   "kind": "must-reject"} for i in range(40)])
     assert (run / "cases.jsonl").stat().st_size < 4 * MiB
     result = padconf(["run", "--resume", "--out", str(run)], tmp_path, memory=3 << 29)
-    assert_one_line_exit_2(result, "cases.jsonl: case 8", "cases.jsonl hold more than 536870912 bytes decoded")
+    assert_one_line_exit_2(result, "cases.jsonl:8:", "cases.jsonl hold more than 536870912 bytes decoded")
     assert MAX_CASE_BYTES >= 2 * MAX_ARRAY_BYTES  # data and expected output at the bound are a case
 
 

@@ -21,6 +21,7 @@ from padconf.report.report import MUST_REJECT_MARK
 from padconf.run.drawing import _draw_in_children, draw_spec
 from padconf.run.rundir import load_run, read_jsonl
 from padconf.run.runner import Run, RunConfig
+from tests.robustness.test_hostile_inputs import identified
 
 FAKE = "tests.fake_adapters:"
 
@@ -86,6 +87,7 @@ def test_planted_wrong_values_are_reported_as_distinct_failure(tmp_path):
     doc["data"] = encode_array(np.array([666, 1, 2], np.int32), "int32")
     doc.update(pads=[0, 1], mode="constant", constant_value=None, axes=None, kind="defined",
                expected=encode_array(np.array([666, 1, 2, 0], np.int32), "int32"), interpretations={}, tags=[])
+    doc = identified(doc)
     cases.write_text(json.dumps(doc) + "\n")
     run_json = json.loads((out / "run.json").read_text())
     (out / "run.json").write_text(json.dumps({**run_json, "case_count": 1}))  # else resume draws them again
