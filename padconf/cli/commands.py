@@ -402,16 +402,17 @@ def cmd_minimize(args) -> int:
             print(text, file=sys.stderr, flush=True)
 
     started = time.monotonic()
-    if args.runtime is None:  # a run directory: every runtime of it, merged across one engine's paths
+    if args.runtime is None or len(args.runtime) > 1:  # a run directory's runtimes, merged across one engine's paths
         from padconf.minimize.across import minimize_run
         if args.bisect:
-            raise PadconfError("--bisect needs --runtime: it bisects one runtime's releases")
+            raise PadconfError("--bisect needs one --runtime: it bisects one runtime's releases")
         done = minimize_run(args.target, args.out, args.time_limit, progress, specs_dir=args.specs_dir,
-                            jobs=args.jobs, **_memory(args))
+                            jobs=args.jobs, named=args.runtime, **_memory(args))
         bundles = [s for s in done if s.get("dir") and not s.get("merged_into")]
         console.print(f"{len(bundles)} bundles of {len(done)} failures in {terminal(args.out)} "
                       f"({time.monotonic() - started:.1f} s)", soft_wrap=True)
         return 0
+    (args.runtime,) = args.runtime
     prepare_environments([args.runtime])
     done = minimize(args.target, args.runtime, args.out, args.time_limit, progress, specs_dir=args.specs_dir,
                     **_memory(args))

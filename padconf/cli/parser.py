@@ -298,9 +298,10 @@ def build_parser() -> argparse.ArgumentParser:
     mini.add_argument("target", metavar="TARGET",
                       help="a case file (a line of cases.jsonl), RUN_DIR:<case id>, RUN_DIR (every distinct failure), "
                            "or a model directory (model.onnx + test_data_set_0: each Pad node that fails alone)")
-    mini.add_argument("--runtime", default=None,
-                      help="adapter name or module:Class (default, for a run directory: every runtime of the run, "
-                           "bundles merged by mechanism across the paths of one engine)")
+    mini.add_argument("--runtime", nargs="+", default=None,
+                      help="adapter names or module:Class (default, for a run directory: every registered runtime "
+                           "of the run; a module:Class only when named here); with more than one, or none, the "
+                           "bundles are merged by mechanism across the paths of one engine")
     mini.add_argument("--out", default="padconf-minimized", metavar="DIR",
                       help="where the bundles go; must not exist or be empty (default: padconf-minimized)")
     mini.add_argument("--time-limit", type=_positive_seconds, default=DEFAULT_TIME_LIMIT_S, metavar="S",
@@ -308,7 +309,7 @@ def build_parser() -> argparse.ArgumentParser:
     mini.add_argument("--memory-mb", type=_count(64), default=None,
                       help=f"address-space cap of each worker, as run's (default: {DEFAULT_MEMORY_MB})")
     mini.add_argument("--jobs", type=_count(1, MAX_JOBS), default=None,
-                      help="without --runtime: runtimes minimized side by side (default: one per core); "
+                      help="for several runtimes: runtimes minimized side by side (default: one per core); "
                            "the bundles are the same")
     _release_range(mini)
     mini.add_argument("--bisect", action="store_true",

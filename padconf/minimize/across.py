@@ -19,7 +19,7 @@ import threading
 from collections import Counter
 from pathlib import Path
 
-from padconf.adapters import adapter_class, split_variant, unknown_runtime
+from padconf.adapters import adapter_class, registry, split_variant, unknown_runtime
 from padconf.core import escape
 from padconf.core.errors import PadconfError
 from padconf.core.writing import FolderLock, make_folder, open_to_append, write_markdown
@@ -39,9 +39,16 @@ def engine(runtime: str) -> str:
     return lowered[0] if lowered else split_variant(runtime)[0]
 
 
-def failing_runtimes(run_dir: Path) -> list[str]:
-    """The runtimes with a failure in the run, each engine's own runtime before its other paths."""
+def failing_runtimes(run_dir: Path, named: list[str] | None = None) -> list[str]:
+    """The runtimes with a failure in the run, each engine's own runtime before its other paths:
+    those ``named``, else every one; a module:Class is imported only when the user names it
+    (run.json and results.jsonl are files anyone may have written)."""
     names = {r["runtime"] for r in read_results(run_dir / RESULTS) if r["verdict"] in FAILURES}
+    if named is not None:
+        names &= set(named)
+    elif unnamed := sorted(n for n in names if split_variant(n)[0] not in registry()):
+        raise PadconfError(f"{run_dir}: minimize imports the module:Class runtime {unnamed[0]!r} of this run only "
+                           f"when you name it: --runtime {' '.join(sorted(names))}")
     known = sorted(n for n in names if not unknown_runtime(n))
     return sorted(known, key=lambda n: (engine(n), n != engine(n), n))
 
@@ -99,19 +106,21 @@ def merge_across(done: list[tuple[str, list[dict]]]) -> None:
 
 
 def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S, progress=None,
-                 specs_dir: str | None = None, **kw) -> list[dict]:
-    """Minimize every failing runtime of the run directory ``target`` into ``out``/<runtime>,
-    merge across runtimes, and write ``out``/INDEX.md; the summaries of every runtime."""
+                 specs_dir: str | None = None, named: list[str] | None = None, **kw) -> list[dict]:
+    """Minimize every failing runtime of the run directory ``target`` (of those ``named``, where
+    given: failing_runtimes) into ``out``/<runtime>, merge across runtimes, and write
+    ``out``/INDEX.md; the summaries of every runtime."""
     run_dir, out = Path(target), Path(out)
     check_memory_cap(kw.get("memory_mb", DEFAULT_MEMORY_MB))  # every runtime's: not one skipped after another
     if not (run_dir.is_dir() and (run_dir / RESULTS).exists()):
-        raise PadconfError(f"{target}: not a run directory (results.jsonl): without --runtime, minimize takes a run "
-                           "directory and minimizes every runtime of it")
+        raise PadconfError(f"{target}: not a run directory (results.jsonl): with no --runtime, or several, minimize "
+                           "takes a run directory and minimizes its runtimes")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
-    runtimes = failing_runtimes(run_dir)
+    runtimes = failing_runtimes(run_dir, named)
     if not runtimes:
-        raise PadconfError(f"{run_dir}: no runtime has a failure in this run: nothing to minimize")
+        raise PadconfError(f"{run_dir}: no runtime {'named ' if named else ''}has a failure in this run: "
+                           "nothing to minimize")
     make_folder(out)  # no link on the way
     with FolderLock(out, exclusive=True):  # from the first runtime's bundles to the merged INDEX.md
         return _minimize_runtimes(target, runtimes, out, time_limit, progress, specs_dir, **kw)

@@ -76,8 +76,9 @@ def test_ireees_signed_answer_for_unsigned_data_is_not_pad_specific_as_its_compu
     assert not found["checks"]["c"]["passed"] and found["label"] not in (BUG, NEEDS_A_LOOK)
 
 
-def test_minimize_of_a_run_without_runtime_merges_one_engines_paths_into_one_bundle(tmp_path, monkeypatch):
-    """Without --runtime every runtime of the run is minimized; the frontend's bundle, whose Pad
+def test_minimize_of_a_runs_runtimes_merges_one_engines_paths_into_one_bundle(tmp_path, monkeypatch, capsys):
+    """Without --runtime every registered runtime of the run is minimized, and a module:Class
+    only where named again (run.json is anyone's file: minimize imported what it named); the frontend's bundle, whose Pad
     lowers to the engine's (Adapter.lowered_to) and fails alike, moves under the engine's bundle
     as a variant: one bug, one bundle, and INDEX.md lists it beneath its root. (A module:Class
     adapter's facts are read in its worker only: its lowered_to is planted here as across.engine.)"""
@@ -90,7 +91,10 @@ def test_minimize_of_a_run_without_runtime_merges_one_engines_paths_into_one_bun
     run = Run(tmp_path / "run", RunConfig(runtimes=[frontend, engine]), jobs=1)
     run.execute(run.plan(run.prepare([case])))
     out = tmp_path / "out"
-    assert main(["minimize", str(tmp_path / "run"), "--out", str(out), "--time-limit", "3"]) == 0
+    argv = ["minimize", str(tmp_path / "run"), "--out", str(out), "--time-limit", "3"]
+    assert main(argv) == 2  # a module:Class of run.json is imported only when the user names it
+    assert "imports the module:Class runtime" in capsys.readouterr().err and not out.exists()
+    assert main([*argv, "--runtime", engine, frontend]) == 0
     roots = [d for d in (out / "tests.fake_adapters_WrongValuesAdapter").iterdir() if d.is_dir()]
     assert len(roots) == 1
     assert [d.name for d in (out / "tests.fake_adapters_FrontendWrongValuesAdapter").iterdir() if d.is_dir()] == []
