@@ -352,6 +352,11 @@ def cmd_export_onnx_tests(args) -> int:
     return 0
 
 
+def _one_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one file: one path spelled twice, or two links to one file."""
+    return a.resolve() == b.resolve() or (a.exists() and b.exists() and a.samefile(b))
+
+
 def cmd_report(args) -> int:
     from padconf.report import report
     from padconf.report.report_html import render
@@ -359,6 +364,8 @@ def cmd_report(args) -> int:
 
     if not (args.html or args.md or args.bugs):
         raise PadconfError("report: name what to write: --html FILE, --md FILE or --bugs")
+    if args.html and args.md and _one_file(Path(args.html), Path(args.md)):
+        raise PadconfError(f"report: --html and --md name one file, {args.md}: the second would replace the first")
     run = load_run(args.run_dir, args.specs_dir)
     if args.bugs:
         from padconf.cli import stdout_carries

@@ -54,6 +54,20 @@ def test_a_report_over_a_file_of_the_run_it_reads_is_one_line_and_keeps_it(run_d
     assert tree(run_dir) == before
 
 
+@pytest.mark.parametrize("spelling", ["plain", "dotdot", "hard link"])
+def test_a_report_whose_two_outputs_are_one_file_is_one_line_and_writes_neither(run_dir, tmp_path, capsys,
+                                                                               spelling):
+    """``report --html same.out --md same.out`` wrote the page, then replaced it with the
+    markdown, exit 0 (attack round II)."""
+    html = tmp_path / "same.out"
+    md = {"plain": html, "dotdot": tmp_path / ".." / tmp_path.name / "same.out", "hard link": tmp_path / "md.out"}[spelling]
+    html.write_text("kept")
+    if spelling == "hard link":
+        os.link(html, md)
+    one_line_exit_2(main(["report", str(run_dir), "--html", str(html), "--md", str(md)]), capsys, "name one file")
+    assert html.read_text() == "kept"
+
+
 @pytest.mark.parametrize("kind", ["fifo", "folder"])
 def test_an_output_named_over_what_is_no_regular_file_is_one_line_and_keeps_it(run_dir, tmp_path, capsys, kind):
     """``gate --junit /dev/full`` replaced the device node with a regular file (attack round I): a
