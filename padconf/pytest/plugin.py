@@ -34,6 +34,7 @@ import pytest
 # pytest imports this plugin (entry point pytest11) in every session of an environment padconf is
 # installed in: padconf's heavier modules are imported inside the hooks that need them.
 from padconf.core.errors import PadconfError
+from padconf.core.escape import plain
 from padconf.core.streams import ClosableStream, open_missing_streams
 from padconf.core.vocabulary import Placement, Status
 
@@ -184,7 +185,7 @@ class Share:
         listed = [e for e in self.entries if e.case is not None and e.in_scope(row)]
         if not listed:
             return []
-        reason = "; ".join(f"known {e.verdict} ({e.where}): {e.why}" for e in listed)
+        reason = plain("; ".join(f"known {e.verdict} ({e.where}): {e.why}" for e in listed))  # the baseline's words
         return [pytest.mark.xfail(strict=True, raises=KnownFailure, reason=reason)]
 
     def twin(self, case):
@@ -244,12 +245,12 @@ class Share:
             item.stash[FIXED] = lines  # XPASS(strict) fails it, in these words
             return
         if lines:
-            pytest.fail("; ".join(lines), pytrace=False)
+            pytest.fail(plain("; ".join(lines)), pytrace=False)
         if judgement.known:
             _, entry = judgement.known[0]
-            raise KnownFailure(f"known {row['verdict']} ({entry.where}): {entry.why}")
+            raise KnownFailure(plain(f"known {row['verdict']} ({entry.where}): {entry.why}"))
         if judgement.flaky:  # not failing the gate; nor, under a case-id entry, an XPASS(strict)
-            raise KnownFailure("flaky (not failing the gate): " + "; ".join(judgement.flaky))
+            raise KnownFailure(plain("flaky (not failing the gate): " + "; ".join(judgement.flaky)))
         unjudged = test_outcome(row)  # skipped or inconclusive: no pass to count
         if unjudged:
             pytest.skip(unjudged)

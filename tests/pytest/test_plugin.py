@@ -136,12 +136,16 @@ def test_the_plugin_takes_the_cases_the_gates_filters_take(tmp_path):
 
 @pytest.mark.slow
 def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
-    listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
-    code, out, outcomes, _ = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", listed)
+    """Its why is the baseline's, anyone's text: shown with its escapes and bidi controls visible
+    in the XFAIL line and JUnit (they were raw: attack round I)."""
+    hostile = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: \"planted \\e[2J\\u202e\"\n{EXAMPLE_CELLS}"
+    code, out, outcomes, messages = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", hostile)
     assert code == 0, out
     xfailed = {n for n, o in outcomes.items() if o == "skipped:pytest.xfail"}
     assert xfailed == {n for n in outcomes if "ex_example_3_edge" in n} and len(xfailed) > 1  # in every placement
-    assert "known mismatch (" in out and "run.yaml:1): planted" in out
+    assert "run.yaml:1): planted \\x1b[2J\\u202e" in out and "\x1b" not in out and "\u202e" not in out
+    assert all(messages[n].endswith("planted \\x1b[2J\\u202e") for n in xfailed), messages
+    listed = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: planted\n{EXAMPLE_CELLS}"
     # the case passing is XPASS(strict): a failure naming the entry to remove
     code, out, outcomes, messages = plugin(tmp_path, FAKE + "ConformingAdapter", listed)
     assert code == 1 and failing(outcomes) == xfailed
