@@ -138,7 +138,8 @@ def test_the_plugin_takes_the_cases_the_gates_filters_take(tmp_path):
 def test_a_case_id_entry_is_a_strict_xfail(tmp_path):
     """Its why is the baseline's, anyone's text: shown with its escapes and bidi controls visible
     in the XFAIL line and JUnit (they were raw: attack round I)."""
-    hostile = f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: \"planted \\e[2J\\u202e\"\n{EXAMPLE_CELLS}"
+    hostile = (f"- runtime: .*\n  case: {EXAMPLE_CASE}\n  verdict: mismatch\n  why: \"planted \\e[2J\\u202e\"\n"
+               + EXAMPLE_CELLS)
     code, out, outcomes, messages = plugin(tmp_path, FAKE + "WrongOnExampleAdapter", hostile)
     assert code == 0, out
     xfailed = {n for n, o in outcomes.items() if o == "skipped:pytest.xfail"}

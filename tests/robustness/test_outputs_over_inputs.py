@@ -60,7 +60,8 @@ def test_a_report_whose_two_outputs_are_one_file_is_one_line_and_writes_neither(
     """``report --html same.out --md same.out`` wrote the page, then replaced it with the
     markdown, exit 0 (attack round II)."""
     html = tmp_path / "same.out"
-    md = {"plain": html, "dotdot": tmp_path / ".." / tmp_path.name / "same.out", "hard link": tmp_path / "md.out"}[spelling]
+    md = {"plain": html, "dotdot": tmp_path / ".." / tmp_path.name / "same.out",
+          "hard link": tmp_path / "md.out"}[spelling]
     html.write_text("kept")
     if spelling == "hard link":
         os.link(html, md)
