@@ -80,8 +80,9 @@ def test_minimize_of_a_runs_runtimes_merges_one_engines_paths_into_one_bundle(tm
     """Without --runtime every registered runtime of the run is minimized, and a module:Class
     only where named again (run.json is anyone's file: minimize imported what it named); the
     frontend's bundle, whose Pad lowers to the engine's (Adapter.lowered_to) and fails alike,
-    moves under the engine's bundle as a variant: one bug, one bundle, and INDEX.md lists it beneath its root. (A module:Class
-    adapter's facts are read in its worker only: its lowered_to is planted here as across.engine.)"""
+    moves under the engine's bundle as a variant: one bug, one bundle, and INDEX.md lists it
+    beneath its root. (A module:Class adapter's facts are read in its worker only: its lowered_to
+    is planted here as across.engine.)"""
     from padconf.minimize import across
     from padconf.run.runner import Run, RunConfig
     monkeypatch.setattr(across, "engine", lambda name: FAKE + "WrongValuesAdapter")
