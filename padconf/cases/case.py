@@ -335,18 +335,24 @@ class Case:
                           mode="constant", kind=CaseKind.DEFINED, expected=expected, reason=None, rule=None,
                           interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}", context=None)
 
-    def consumer_control(self) -> Case | None:
-        """A defined context case's consumer alone on the values its Pad gives it, with no Pad in
-        the graph (op "Consumer": the padded data straight into the consumer, the same
+    def consumer_control(self, reading: tuple[np.ndarray, np.ndarray | None] | None = None) -> Case | None:
+        """A context case's consumer alone on the values its Pad gives it, with no Pad in the
+        graph (op "Consumer": the padded data straight into the consumer, the same
         neighbourhood): where the runtime's consumer fails on them alone (onnx's evaluator's
-        MaxPool on some windows), the context case's failure is not the Pad's. None for a case
-        without a consumer, or not defined."""
-        if self.context is None or self.context.consumer == Consumer.NONE or self.kind != CaseKind.DEFINED \
-                or self.op != "Pad":
+        MaxPool on some windows; OpenVINO's Conv in bf16), the context case's failure is not the
+        Pad's. A defined case's values are its reference's; an ambiguous case's are one
+        reading's, given as ``reading`` (the Pad's output, the consumer's after it:
+        classify.consumer_readings). None for a case without a consumer, or neither."""
+        if self.context is None or self.context.consumer == Consumer.NONE or self.op != "Pad":
             return None
-        given = reference_pad(self.data, self.pads, self.mode, self.constant_value, self.axes)
+        if reading is None:
+            if self.kind != CaseKind.DEFINED:
+                return None
+            reading = reference_pad(self.data, self.pads, self.mode, self.constant_value, self.axes), self.expected
+        given, expected = reading
         return self.with_(op="Consumer", data=given, pads=[0] * len(self.pads), constant_value=None, axes=None,
-                          origin=f"control:{self.id}")
+                          kind=CaseKind.DEFINED, expected=expected, reason=None, rule=None, interpretations={},
+                          any_answer_conforms=False, origin=f"control:{self.id}")
 
     def unranked_consumer_control(self) -> Case | None:
         """``consumer_control()`` after a Reshape to a shape fed at run time (op

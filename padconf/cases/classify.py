@@ -143,6 +143,23 @@ def readings(case: Case, spec: Spec) -> list[tuple[dict[str, str], np.ndarray | 
     return branches
 
 
+def consumer_readings(case: Case, spec: Spec | None = None) -> list[tuple[np.ndarray, np.ndarray]]:
+    """An ambiguous context case's (Pad output, consumer output) under each reading that gives
+    both, each pair once: the values ``Case.consumer_control`` runs its consumer alone on."""
+    if case.context is None or case.kind != CaseKind.AMBIGUOUS:
+        return []
+    found: list[tuple[np.ndarray, np.ndarray]] = []
+    alone = readings(case.with_(context=None), spec or get_spec(case.spec))
+    for label, after in case.interpretations.items():
+        # the Pad alone may consult fewer points than with its consumer: its reading is a part of the label's
+        chosen = reading_of(label).items()
+        given = next((g for reading, g in alone if reading.items() <= chosen), None)
+        if isinstance(given, np.ndarray) and after is not None and \
+                not any(bit_equal(given, g) and bit_equal(after, a) for g, a in found):
+            found.append((given, after))
+    return found
+
+
 def reading_label(reading: dict[str, str]) -> str:
     """An ambiguous case's name for one reading (its ``interpretations`` key): each undefined
     point the case hits with the interpretation chosen, ``point=interpretation`` joined by commas."""

@@ -6,7 +6,7 @@ import json
 import numpy as np
 import pytest
 
-from padconf.cases.case import Case
+from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify
 from padconf.cli import main
 from padconf.core.vocabulary import Placement
@@ -298,3 +298,34 @@ def test_a_consumer_failing_on_any_tensor_of_no_rank_is_no_pad_bug():
     finally:
         worker.close()
     assert record["fails_too"] and record["verdict"] == "crash" and record["operand"] == "consumer", record
+
+
+def test_an_ambiguous_context_cases_consumer_is_controlled_under_each_reading():
+    """OpenVINO's CPU Conv runs f32 in bf16 by default: Pad(edge) before Conv on mixed-sign pads
+    (an input the document leaves open) answered -9984 for -10000, labelled a bug (audit II). The
+    consumer's control was built for defined cases only; an ambiguous case's consumer runs alone
+    on each reading's padded values, and fails there too. When OpenVINO's default is f32, this fails."""
+    pytest.importorskip("openvino")
+    from padconf.cases.classify import consumer_readings
+    from padconf.cases.context import Consumer, Context
+    from padconf.execution.worker import Worker
+    from padconf.judging.verdicts import control_record
+    from padconf.minimize.probes.inference import controls_seen
+    conv = {"kernel_shape": [2, 1], "strides": [1, 1], "dilations": [1, 1], "auto_pad": "NOTSET",
+            "pads": [0, 0, 0, 0], "group": 1}
+    case = classify(Case(spec="onnx/Pad-13", data=np.array([-1e4, 2, 3], np.float32).reshape(1, 1, 3, 1),
+                         pads=[0, 0, 2, 0, 0, 0, -3, 0], mode="edge",
+                         context=Context(Consumer.CONV, conv, weights=np.array([0, 1, 0.5, 1], np.float32).reshape(
+                             2, 1, 2, 1))))
+    assert case.kind == CaseKind.AMBIGUOUS and case.consumer_control() is None
+    given = {tuple(g.ravel()): tuple(a.ravel()) for g, a in consumer_readings(case)}
+    assert given == {(-1e4, -1e4): (-1e4, -1.5e4), (0, 0): (0, 0)}  # each reading's Pad, then the Conv
+    consumers = [c for operand, c, _ in controls_seen(case, "openvino-onnx", Placement.INPUTS) if operand == "consumer"]
+    assert [c.op for c in consumers] == ["Consumer"] * 2 and all(c.kind == CaseKind.DEFINED for c in consumers)
+    worker = Worker("openvino-onnx")
+    try:
+        record = control_record(case, Placement.INPUTS, worker.run_alone, "unexplained",
+                                controls_seen(case, "openvino-onnx", Placement.INPUTS))
+    finally:
+        worker.close()
+    assert record["fails_too"] and record["operand"] == "consumer" and record["verdict"] == "mismatch", record

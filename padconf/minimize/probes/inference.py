@@ -14,6 +14,7 @@ import onnx
 
 from padconf.adapters import adapter_class
 from padconf.cases.case import Case
+from padconf.cases.classify import consumer_readings
 from padconf.cases.onnx_model import build_model
 from padconf.core.vocabulary import Placement
 
@@ -42,11 +43,14 @@ def inference_dies(model: onnx.ModelProto, options: dict[str, bool]) -> str | No
 
 
 def controls_seen(case: Case, runtime: str, placement: Placement) -> list[tuple[str, Case, Placement]]:
-    """``case.controls(placement)``, and where the runtime's shape inference gives the context
+    """``case.controls(placement)``, an ambiguous context case's consumer alone under each
+    reading (classify.consumer_readings), and where the runtime's shape inference gives the context
     case's Pad output no rank (an axes input fed at run time), its consumer on a tensor of no
     rank too (Case.unranked_consumer_control): what the consumer is shown. Where the inference
     dies or fails, the consumer alone, of the data's rank, is the control."""
     controls = case.controls(placement)
+    controls += [("consumer", control, placement) for reading in consumer_readings(case)
+                 if (control := case.consumer_control(reading)) is not None]
     options = adapter_class(runtime).shape_inference
     unranked = case.unranked_consumer_control()
     if options is None or unranked is None or placement != Placement.INPUTS:
