@@ -636,7 +636,7 @@ def test_report_bugs_lists_only_the_failures_not_yet_triaged_with_their_case_ids
     for g, command in zip(bugs, commands):
         assert f"case id: {g['example']['case_id']}" in out
         args = build_parser().parse_args(shlex.split(command)[1:])  # a command padconf takes, as printed
-        assert args.target == f"{run_dir}:{g['example']['case_id']}" and args.runtime == g["runtime"]
+        assert args.target == f"{run_dir}:{g['example']['case_id']}" and args.runtime == [g["runtime"]]
     assert f"{len(groups) - len(bugs)} others (" in out
     assert not list(run_dir.glob("*.html"))
 

@@ -66,7 +66,9 @@ def test_minimize_of_every_runtime_of_a_run_refuses_a_folder_another_process_wri
     out.mkdir()
     other = hold(out)
     try:
-        one_line_exit_2(main(["minimize", str(run), "--out", str(out)]), capsys, "another padconf process")
+        one_line_exit_2(main(["minimize", str(run), "--out", str(out), "--runtime",
+                              "tests.fake_adapters:WrongValuesAdapter", "onnx-reference"]), capsys,
+                        "another padconf process")
     finally:
         other.stdin.close()
         other.wait()
