@@ -889,3 +889,16 @@ class SurrogateTextAdapter(ConformingAdapter):
 
     def run(self, case, placement="inputs"):
         return Outcome(error=self.TEXT)
+
+
+class RankZeroFedPadsByIndexTypeAdapter(ConformingAdapter):
+    """One bug, two symptoms the pads' index type chooses (OpenVINO's Pad on rank-0 data with
+    empty pads fed at run time, audit II): int64 pads refused ("ptr is Null"), int32 pads a
+    segfault."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0 and placement == "inputs":
+            if case.pads_type == "int32":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            return Outcome(error="Check 'ptr' failed: ptr is Null")
+        return super().run(case, placement)

@@ -55,6 +55,7 @@ from padconf.minimize.probes.experiments import (
     defined_at,
     explicit_default,
     features_needed,
+    index_type_twin,
     known_hang,
     lowered_runtime,
     native_check,
@@ -181,14 +182,15 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 tried = None
                 if root is not None and kind != "case":  # the bundle's own experiment rerun on this one
                     tried = variant_experiment(isolated, shrunk, placement)
-                    if tuple(tried["mechanism"]) != _mechanism_of(root):
+                    if not _one_mechanism(isolated, shrunk, placement, root, tried):
                         # the root's experiment does not show this one: another mechanism, a bundle of its own
                         cause = (*cause, tuple(tried["mechanism"]))
                         root = roots.get(cause)
                 if root is not None and tried is not None \
-                        and tuple(tried["mechanism"]) == _mechanism_of(root):  # the same mechanism: a variant
-                    root["variants"].append(variant_text(shrunk, placement))
-                    root["variant_experiments"].append({"variant": variant_text(shrunk, placement), **tried})
+                        and _one_mechanism(isolated, shrunk, placement, root, tried):  # the same mechanism: a variant
+                    text = variant_text(shrunk, placement) + _twin_text(tried)
+                    root["variants"].append(text)
+                    root["variant_experiments"].append({"variant": text, **tried})
                     summaries.append({"n": n, "dir": None, "recorded": job.recorded, "merged_into": root,
                                       "error": f"the same root cause as bundle {root['n']} ({root['dir'].name})",
                                       "shape": list(job.case.data.shape)})
@@ -279,6 +281,26 @@ def _mechanism_of(root: dict) -> tuple:
     return root["mechanism"]
 
 
+def _one_mechanism(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, root: dict, tried: dict) -> bool:
+    """Whether the variant whose experiment is ``tried`` is the root's mechanism: that experiment
+    shows alike, or the variant's index-type twin fails as the root's minimal case does (one bug
+    whose symptom the index type chooses, index_type_twin: recorded in ``tried``)."""
+    if tuple(tried["mechanism"]) == _mechanism_of(root):
+        return True
+    if "index_type_twin" not in tried:
+        tried["index_type_twin"] = index_type_twin(isolated, shrunk.final, placement, root["shrunk"].final)
+    return tried["index_type_twin"] is not None
+
+
+def _twin_text(tried: dict) -> str:
+    """What a variant's index-type twin showed, for its line in the root's REPORT.md."""
+    twin = tried.get("index_type_twin")
+    if not twin:
+        return ""
+    types = " and ".join(f"{twin[k]} {k.removesuffix('_type')}" for k in ("pads_type", "axes_type") if k in twin)
+    return f"; with {types} it fails as this bundle's case does ({twin['verdict']}): one bug, two symptoms"
+
+
 def write_evidence(where: Path, found: dict) -> None:
     """evidence.json, and REPORT.md's lines saying what the label rests on (before its appendix)."""
     write_atomically(where / "evidence.json", json.dumps(found, indent=1) + "\n")
@@ -313,13 +335,14 @@ def merge_across_labels(summaries: list[dict], out: Path, progress=None) -> None
         if root is s:
             continue
         tried = variant_experiment(s["isolated"], s["shrunk"], s["placement"])
-        if tuple(tried["mechanism"]) != _mechanism_of(root):  # another mechanism after all: its own bundle
+        if not _one_mechanism(s["isolated"], s["shrunk"], s["placement"], root, tried):  # another after all
             continue
         label = s["evidence"]["label"]
         moved = root["dir"] / "variants" / s["dir"].name
         make_folder(moved.parent)
         shutil.move(str(s["dir"]), str(moved))
-        text = f"{variant_text(s['shrunk'], s['placement'])}, labelled {label} alone (variants/{moved.name})"
+        text = (f"{variant_text(s['shrunk'], s['placement'])}{_twin_text(tried)}, labelled {label} alone "
+                f"(variants/{moved.name})")
         root["variants"] += [text, *s["variants"][1:]]
         root["variant_experiments"] += [{"variant": text, "label_alone": label, **tried}, *s["variant_experiments"]]
         for m in summaries:

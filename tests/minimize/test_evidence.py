@@ -542,3 +542,43 @@ def test_a_refusal_of_every_non_constant_mode_names_them_all_not_the_one_found(t
     heading = (out / "REPORT.md").read_text().splitlines()[0]
     assert heading.startswith("# Pad(wrap, ") and "edge" in heading and "reflect" in heading, heading
     assert "constant" not in heading.split(")")[0], heading
+
+
+def test_one_bug_whose_symptom_the_index_type_chooses_is_one_bundle(tmp_path):
+    """Rank-0 data with empty pads fed at run time: int64 pads refused, int32 pads a crash (audit
+    II filed OpenVINO's twice). The experiments differ (one dies, one answers), but the crash's
+    case with int64 pads is refused as the other bundle's is: one bundle, the other listed under
+    it with that twin recorded."""
+    from padconf.run.runner import Run, RunConfig
+    adapter = FAKE + "RankZeroFedPadsByIndexTypeAdapter"
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[], pads_type=t))
+             for t in ("int64", "int32")]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    bundles = sorted(d for d in out.iterdir() if d.is_dir())
+    assert len(bundles) == 1, [b.name for b in bundles]
+    [twin] = [v["index_type_twin"] for v in _evidence(bundles[0])["variants"] if v.get("index_type_twin")]
+    assert twin["verdict"] in ("crash", "wrongly-rejected"), twin
+    assert "one bug, two symptoms" in (bundles[0] / "REPORT.md").read_text()
+
+
+def test_a_bug_of_the_operation_a_frontend_lowers_to_has_a_repro_in_that_runtimes_own_api(tmp_path):
+    """OpenVINO's CPU Pad turns a -0.0 pad value into +0.0 (audit II): found through the ONNX
+    frontend, whose bundle says "file it in openvino", while the native path never drew the case.
+    The bundle carries native/repro_openvino.py, OpenVINO's own API alone, which exits 1."""
+    pytest.importorskip("openvino")
+    import subprocess
+    import sys
+    case = Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0], np.float32), pads=[1, 0], mode="constant",
+                constant_value=np.float32(-0.0))
+    out = tmp_path / "out"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", "openvino-onnx", "--out", str(out),
+                 "--time-limit", "10"]) == 0
+    assert _evidence(out)["label"] == "other-component"
+    assert "Its own repro: native/repro_openvino.py" in (out / "REPORT.md").read_text()
+    ran = subprocess.run([sys.executable, "-I", "repro_openvino.py"], cwd=out / "native", capture_output=True,
+                         text=True, timeout=120)
+    assert ran.returncode == 1 and "actual:   array([0., 1.]" in ran.stdout, ran.stdout + ran.stderr

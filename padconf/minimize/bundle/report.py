@@ -198,7 +198,8 @@ def _native_lines(native: dict | None, runtime: str, placement: Placement) -> li
     return [escape.markdown(f"The same input fails through {native['spec']} itself too (runtime {native['runtime']}, "
                             f"{placement}): {native['verdict']}{forbidden}: "
                             f"{short_error(native['detail'], 200, native['runtime'])}. "
-                            + native["why"]), ""]
+                            + native["why"]
+                            + (f" Its own repro: {native['repro']}." if native.get("repro") else "")), ""]
 
 
 def _control_lines(control: dict | None, whose: str, runtime: str) -> list[str]:

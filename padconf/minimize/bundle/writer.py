@@ -55,14 +55,16 @@ def _write_inputs(where: Path, case: Case, placement: Placement, own, graph) -> 
     return model, described
 
 
-def _write_expected(where: Path, case: Case) -> dict:
-    """The expected outputs, and what repro.py expects: {"kind", "reason", "outputs": {label: file}}."""
+def _write_expected(where: Path, case: Case, test_data: bool = True) -> dict:
+    """The expected outputs (and in onnx's test-data layout, where ``test_data``), and what
+    repro.py expects: {"kind", "reason", "outputs": {label: file}}."""
     outputs: dict[str, str | None] = {}
     if case.kind == CaseKind.DEFINED:
         assert case.expected is not None  # a defined case has its output
         write_atomically(where / "expected.npy", npy_bytes(case.expected))
-        write_atomically(where / "test_data_set_0" / "output_0.pb",
-            numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
+        if test_data:
+            write_atomically(where / "test_data_set_0" / "output_0.pb",
+                             numpy_helper.from_array(np.asarray(case.expected), "output").SerializeToString())
         outputs["expected"] = "expected.npy"
     elif case.kind == CaseKind.AMBIGUOUS:
         for i, (label, out) in enumerate(sorted(case.interpretations.items())):
@@ -106,6 +108,8 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
     api = api_script(case, placement, runtime, heading, row, graph)
     if api is not None:
         write_python(where / api_script_name(runtime), api)
+    if shrunk.native and shrunk.native.get("runtime") and shrunk.native["runtime"] != runtime:
+        _write_native(where, shrunk, placement, heading)
     write_markdown(where / "REPORT.md", report_markdown(heading, shrunk, placement, runtime, runtime_version, job,
                                                         model, api, graph))
     return heading
@@ -117,3 +121,25 @@ def _placement_dependent(job, runtime: str) -> bool:
     return any(r["case_id"] == original and r["runtime"] == runtime and r["verdict"] not in FAILURES
                and r["placement"] != job.recorded["placement"] for r in job.run_rows)
 
+
+
+def _write_native(where: Path, shrunk, placement: Placement, heading: str) -> None:
+    """Where the bug is the operation's that the runtime lowers Pad to (native_check: openvino-onnx
+    lowers to OpenVINO's Pad-12), that runtime's own repro in ``native/`` with its operands and
+    expected outputs, to be filed there even where that runtime never drew the case (OpenVINO's
+    CPU Pad turning a -0.0 pad value into +0.0, audit II); its path recorded in ``shrunk.native``."""
+    from padconf.minimize.probes.experiments import native_case  # the case native_check ran
+
+    native = shrunk.native
+    case = native_case(shrunk.final.case, native["spec"])
+    row = {"verdict": native["verdict"], "difference": shrunk.final.row.get("difference")}
+    api = api_script(case, placement, native["runtime"], heading, row)
+    if api is None:
+        return
+    folder = where / "native"
+    make_folder(folder)
+    for name, arr in {"data": case.data, **adapter_class(native["runtime"])().own_operands(case)}.items():
+        write_atomically(folder / f"{name}.npy", npy_bytes(arr))
+    _write_expected(folder, case, test_data=False)
+    write_python(folder / api_script_name(native["runtime"]), api)
+    native["repro"] = f"native/{api_script_name(native['runtime'])}"

@@ -359,8 +359,7 @@ def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to:
     # a corrupted heap does not kill every process it is corrupted in: a crash is tried a few times
     tries = CRASH_TRIES if row["verdict"] == Verdict.CRASH else 1
     try:
-        native = classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
-                               constant_value=case.constant_value, pads_type=case.pads_type))
+        native = native_case(case, spec)
         for _ in range(tries):
             outcome, status = lowered_to.run_alone(native, placement)
             if status != Status.OK:
@@ -373,6 +372,12 @@ def native_check(shrunk: Shrunk, runtime: str, placement: Placement, lowered_to:
         return None
     return {"runtime": other, "spec": spec, "verdict": got["verdict"], "detail": got.get("detail") or got.get("error"),
             "why": f"{runtime} lowers Pad to that operation: this is its bug, to be filed once, against it."}
+
+
+def native_case(case: Case, spec: str) -> Case:
+    """``case`` as the operation of ``spec`` a runtime lowers Pad to takes it (native_check)."""
+    return classify(Case(spec=spec, data=case.data, pads=list(case.pads), mode=case.mode,
+                         constant_value=case.constant_value, pads_type=case.pads_type))
 
 
 def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> bool:
@@ -452,3 +457,27 @@ def from_nowhere(case: Case, output) -> bool:
     return bool(element_bits(output) - set().union(*(element_bits(np.asarray(a)) for a in known)))
 
 
+
+
+def index_type_twin(isolated: IsolatedRunner, attempt: Attempt, placement: Placement, other: Attempt) -> dict | None:
+    """One bug whose symptom the index type chooses (OpenVINO's Pad on rank-0 data, empty pads
+    fed at run time: int64 pads refused with "ptr is Null", int32 pads a segfault, audit II):
+    ``attempt``'s minimal case with its pads' and axes' index types made ``other``'s fails as
+    ``other`` does (failure_key's verdict and error class). The record of that twin, None where
+    the index types are alike or the twin fails otherwise (or passes)."""
+    case, theirs = attempt.case, other.case
+    changes = {}
+    if case.pads_type != theirs.pads_type:
+        changes["pads_type"] = theirs.pads_type
+    if case.axes is not None and theirs.axes is not None and case.axes_type != theirs.axes_type:
+        changes["axes_type"] = theirs.axes_type
+    if not changes:
+        return None
+    try:
+        twin = classify(case.with_(**changes), get_spec(case.spec, isolated.specs_dir))
+    except (PadconfError, SpecError, ValueError, TypeError, OverflowError):
+        return None
+    got = isolated.attempt_if_it_can(twin, placement)
+    if got is None or got.row["verdict"] not in FAILURES or failure_key(got.row)[:2] != failure_key(other.row)[:2]:
+        return None
+    return {"case_id": twin.id, **changes, "verdict": got.row["verdict"], "error": got.row.get("error")}
