@@ -76,12 +76,24 @@ def continues(args) -> str:
         return f"what finished is kept (`padconf run --resume --out {shlex.quote(args.out)}` continues)"
     if args.command in ("gate", "baseline"):
         return f"a {args.command} starts over: `{again}` runs it again"
-    if args.command == "minimize":
-        return (f"the bundles finished are kept in {shlex.quote(args.out)}; `{again}` with another --out does "
-                "the rest")
+    if args.command == "minimize":  # into an empty folder only: the same command, another --out
+        return (f"the bundles finished are kept in {shlex.quote(args.out)}; minimize starts over, into a new or "
+                f"empty folder: `{_with_out(args)}` runs it again")
     if args.command == "generate":
         return f"{shlex.quote(args.out)} is as it was (generate replaces it whole): `{again}` runs it again"
     return f"nothing of it is kept: `{again}` runs it again"
+
+
+def _with_out(args) -> str:
+    """The command as given, with its --out folder made a new one beside it."""
+    argv = list(getattr(args, "argv", None) or [args.command, "--out", args.out])
+    new = f"{args.out.rstrip('/')}-2"
+    for i, word in enumerate(argv):
+        if word == "--out" and i + 1 < len(argv):
+            argv[i + 1] = new
+        elif word.startswith("--out="):
+            argv[i] = f"--out={new}"
+    return "padconf " + shlex.join(argv)
 
 
 def _fault(args, exc: BaseException) -> int:

@@ -228,7 +228,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             if read.duplicates:
                 raise PadconfError(f"{d}: {read.duplicates} results of a (runtime, placement, case) held "
                                    "twice: not a shard's run as padconf wrote it")
-            shard_cases, decoded = read_run_cases(d / CASES)
+            shard_cases, decoded = read_run_cases(d / CASES, specs_dir)
             shard_rows = attach_controls(read, d, shard_cases)
             run_doc = read_run_json(d / RUN_JSON, PadconfError)
             check_rows_of_run(shard_rows, run_doc, d / RESULTS, decoded)

@@ -26,7 +26,9 @@ from typing import Any, cast
 
 from padconf.adapters import Adapter, registered_adapter
 from padconf.cases.case import Case, InputBudget
-from padconf.core.errors import CaseError, PadconfError
+from padconf.cases.classify import classify
+from padconf.core.dtypes import bit_equal
+from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.untrusted import json_value, read_text
 from padconf.core.vocabulary import Placement
 from padconf.core.writing import FolderLock, open_to_append
@@ -48,6 +50,7 @@ from padconf.judging.records import (
 from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.run.compile_budget import left_out, not_compiled_why, plan_order
 from padconf.run.config import RESULTS_WRITTEN, checked_run_json
+from padconf.spec.loader import get_spec
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
 MAX_RUN_JSON_BYTES = 1 << 20  # run.json, gate.json
@@ -336,28 +339,52 @@ def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
         f"skipped on {row['spec']} {row['dtype']}, which it runs and never skips at run time"
 
 
-def decoded_cases(docs: Iterable[dict], where: Path) -> list[Case]:
+def decoded_cases(docs: Iterable[dict], where: Path, specs_dir: str | None) -> list[Case]:
     """The cases of a run's cases.jsonl (``docs``) decoded, their arrays and the work they imply
-    bounded together (InputBudget), each under its content's id, once."""
+    bounded together (InputBudget), each under its content's id, once, and each as the reference
+    classifies it under the spec folder ``specs_dir`` (None: padconf's own): a defined case
+    relabelled must-reject, or an expected output edited, would turn a failure into a pass."""
     budget, cases, seen = InputBudget(str(where)), [], set()
     for number, doc in enumerate(docs, 1):
         try:
             case = Case.from_json(doc, budget)
-        except CaseError as exc:
+            derived = classify(case, get_spec(case.spec, specs_dir))
+        except (CaseError, SpecError) as exc:
             raise CaseError(f"{where}:{number}: {exc}") from None
         if case.id in seen:
             raise CaseError(f"{where}:{number}: case {case.id} again: a case is drawn once")
+        if (edited := _not_as_derived(case, derived)) is not None:
+            raise CaseError(f"{where}:{number}: case {case.id}: its {edited} is not what padconf's reference "
+                            "derives of its input: not a case padconf wrote")
         seen.add(case.id)
         cases.append(case)
     return cases
 
 
-def read_run_cases(path: Path) -> tuple[dict[str, dict], list[Case]]:
+def _not_as_derived(case: Case, derived: Case) -> str | None:
+    """The first field of ``case``'s classification (kind, reason, rule, expected output and
+    readings, bit for bit) that ``derived`` (classify's of its input) holds otherwise; None."""
+    for name in ("kind", "reason", "rule", "any_answer_conforms"):
+        if getattr(case, name) != getattr(derived, name):
+            return name
+    if not _same(case.expected, derived.expected):
+        return "expected output"
+    mine, theirs = case.interpretations, derived.interpretations
+    if mine.keys() != theirs.keys() or not all(_same(mine[k], theirs[k]) for k in mine):
+        return "readings' outputs"
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return (a is None) == (b is None) and (a is None or bit_equal(a, b))
+
+
+def read_run_cases(path: Path, specs_dir: str | None) -> tuple[dict[str, dict], list[Case]]:
     """A run's cases.jsonl: its documents by case id, and the cases they decode to
     (``decoded_cases``: each under its content's id, so that a copy under a made-up id, or in
-    another shard, is refused)."""
+    another shard, is refused, and as the reference classifies it)."""
     docs = read_jsonl(path, ("id", "spec", "data", "pads", "mode"))
-    return {doc["id"]: doc for doc in docs}, decoded_cases(docs, path)
+    return {doc["id"]: doc for doc in docs}, decoded_cases(docs, path, specs_dir)
 
 
 def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
@@ -374,17 +401,17 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
         rows = read = read_results(results)
         if not rows:
             raise PadconfError(f"{results}: holds no result: nothing to report")
-        cases, decoded = read_run_cases(run_dir / CASES)
-        check_rows_of_cases(rows, cases, results)
         run_json = run_dir / RUN_JSON
         if not run_json.exists() and not run_json.is_symlink():
             raise PadconfError(f"{run_dir}: no {RUN_JSON}, which names the runtimes the run ran: its rows cannot "
                                "be held to them (not a run directory of `padconf run --out`?)")
         doc = read_run_json(run_json)
+        specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
+        cases, decoded = read_run_cases(run_dir / CASES, specs_dir)
+        check_rows_of_cases(rows, cases, results)
         check_rows_of_run(rows, doc, results, decoded)
         rederive_rows(rows, cases, str(results))
         attach_controls(rows, run_dir, cases)
-        specs_dir = named_again(doc.get("specs_dir"), specs_dir, run_json)
     why = [unfinished(doc, rows, run_json),
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
            "the folder at once) and are left out" if read.duplicates else None]

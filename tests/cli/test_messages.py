@@ -110,8 +110,8 @@ COMMANDS = {  # a command line of each command that does work, and what its inte
     "baseline": (["baseline", "--runtime", "onnxruntime"],
                  "a baseline starts over: `padconf baseline --runtime onnxruntime` runs it again"),
     "minimize": (["minimize", "case.json", "--runtime", "onnxruntime", "--out", "m"],
-                 "the bundles finished are kept in m; `padconf minimize case.json --runtime onnxruntime --out m` "
-                 "with another --out does the rest"),
+                 "the bundles finished are kept in m; minimize starts over, into a new or empty folder: "
+                 "`padconf minimize case.json --runtime onnxruntime --out m-2` runs it again"),
     "generate": (["generate", "--out", "g"],
                  "g is as it was (generate replaces it whole): `padconf generate --out g` runs it again"),
     "report": (["report", "r", "--html", "r.html"], "nothing of it is kept: `padconf report r --html r.html` runs it "
@@ -136,7 +136,9 @@ def test_an_interrupt_names_the_command_that_continues_each_commands_work(monkey
     named = shlex.split(err.split("`")[1])[1:]  # the command it names is one padconf takes, as it was given
     assert build_parser().parse_args(named).command == command
     if command != "run":
-        assert "--resume" not in err and named == argv  # only a run resumes: gate --resume is refused
+        # only a run resumes (gate --resume is refused); minimize starts over into an empty folder
+        again = [w if w != "m" else "m-2" for w in argv] if command == "minimize" else argv
+        assert "--resume" not in err and named == again
     else:
         assert build_parser().parse_args(named).resume
 

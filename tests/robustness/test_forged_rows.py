@@ -430,3 +430,43 @@ def test_a_compile_budget_skip_the_runs_budget_does_not_write_is_one_line(budget
     code, err = _report(budgeted, tmp_path, capsys)
     assert code in (0, 1) and not err, err
 
+
+
+@pytest.mark.parametrize("forge", ["defined relabelled must-reject", "expected output edited"])
+@pytest.mark.parametrize("command", ["report", "resume"])
+def test_a_case_classified_otherwise_than_the_reference_derives_is_one_line(run, tmp_path, capsys, forge, command):
+    """A failing case relabelled must-reject in cases.jsonl, its rows relabelled alike and their
+    refusal made a pass, hid a failure; so did an expected output edited to the runtime's answer.
+    Every case read back is classified again by the reference (rundir.decoded_cases)."""
+    copy = tmp_path / "run"
+    shutil.copytree(run, copy)
+    rows = [json.loads(line) for line in (copy / "results.jsonl").read_text().splitlines()]
+    docs = [json.loads(line) for line in (copy / "cases.jsonl").read_text().splitlines()]
+    ran = {r["case_id"] for r in rows}  # a defined case of the run, padded (its expected output is not its data)
+    number = next(k for k, d in enumerate(docs, 1)
+                  if d["id"] in ran and d["kind"] == "defined" and d["expected"] != d["data"])
+    doc = docs[number - 1]
+    if forge.startswith("defined"):
+        doc.update(kind="must-reject", rule="modes", reason="mode is not one of the version's modes", expected=None)
+        for r in rows:
+            if r["case_id"] == doc["id"]:
+                r.update(kind="must-reject", reason=doc["reason"], rule=doc["rule"], verdict="pass",
+                         error="refused: not one of the version's modes")  # a refusal, as a pass of it reads
+                for key in ("output", "output_digest", "difference"):
+                    r.pop(key, None)
+    else:  # the runtime's answer made the expected output, and the pass rows' digests made its
+        from padconf.core.dtypes import array_digest, decode_array
+        doc["expected"] = doc["data"]
+        for r in rows:
+            if r["case_id"] == doc["id"] and r["verdict"] == "pass":
+                r["output_digest"] = array_digest(decode_array(doc["data"]))
+    (copy / "cases.jsonl").write_text("".join(json.dumps(d) + "\n" for d in docs))
+    (copy / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    capsys.readouterr()
+    if command == "report":
+        code = main(["report", str(copy), "--md", str(tmp_path / "r.md")])
+    else:
+        code = main(["run", "--resume", "--out", str(copy), "--runtime", WRONG])
+    err = capsys.readouterr().err
+    field = "kind" if forge.startswith("defined") else "expected output"
+    assert code == 2 and err.count("\n") == 1 and f"cases.jsonl:{number}: " in err and f"its {field} is" in err, err

@@ -245,7 +245,8 @@ def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, comma
     continues = {"run": "what finished is kept (`padconf run --resume --out r` continues)",
                  "baseline": f"a baseline starts over: {again} runs it again",
                  "gate": f"a gate starts over: {again} runs it again",
-                 "minimize": f"the bundles finished are kept in m; {again} with another --out does the rest",
+                 "minimize": "the bundles finished are kept in m; minimize starts over, into a new or empty folder: "
+                             f"`{shlex.join(['padconf', *args[:-1], 'm-2'])}` runs it again",
                  "generate": f"g is as it was (generate replaces it whole): {again} runs it again"}[command]
     assert (proc.returncode, err.strip().splitlines()[-1:]) == (130, [f"padconf: interrupted; {continues}"]), err
     for _ in range(200):  # every process it started carries the mark; each ends within moments of padconf
