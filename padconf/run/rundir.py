@@ -339,22 +339,31 @@ def _not_its_row(adapter: Adapter, row: ResultRow) -> str | None:
         f"skipped on {row['spec']} {row['dtype']}, which it runs and never skips at run time"
 
 
-def decoded_cases(docs: Iterable[dict], where: Path, specs_dir: str | None) -> list[Case]:
+def decoded_cases(docs: Iterable[dict], where: Path, specs_dir: str | None,
+                  spec_ids: set[str] | None = None) -> list[Case]:
     """The cases of a run's cases.jsonl (``docs``) decoded, their arrays and the work they imply
-    bounded together (InputBudget), each under its content's id, once, and each as the reference
-    classifies it under the spec folder ``specs_dir`` (None: padconf's own): a defined case
-    relabelled must-reject, or an expected output edited, would turn a failure into a pass."""
+    bounded together (InputBudget), each under its content's id, once, each of one of the run's
+    ``spec_ids`` where given (no runtime would claim another, and a resumed run would end short of
+    nothing), and each as the reference classifies it under the spec folder ``specs_dir`` (None:
+    padconf's own): a defined case relabelled must-reject, or an expected output edited, would
+    turn a failure into a pass."""
     budget, cases, seen = InputBudget(str(where)), [], set()
     for number, doc in enumerate(docs, 1):
+        line = f"{where}:{number}"
         try:
             case = Case.from_json(doc, budget)
+        except CaseError as exc:
+            raise CaseError(f"{line}: {exc}") from None
+        if case.id in seen:
+            raise CaseError(f"{line}: case {case.id} again: a case is drawn once")
+        if spec_ids is not None and case.spec not in spec_ids:
+            raise CaseError(f"{line}: spec {case.spec} is not one of the run's spec versions")
+        try:
             derived = classify(case, get_spec(case.spec, specs_dir))
         except (CaseError, SpecError) as exc:
-            raise CaseError(f"{where}:{number}: {exc}") from None
-        if case.id in seen:
-            raise CaseError(f"{where}:{number}: case {case.id} again: a case is drawn once")
+            raise CaseError(f"{line}: {exc}") from None
         if (edited := _not_as_derived(case, derived)) is not None:
-            raise CaseError(f"{where}:{number}: case {case.id}: its {edited} is not what padconf's reference "
+            raise CaseError(f"{line}: case {case.id}: its {edited} is not what padconf's reference "
                             "derives of its input: not a case padconf wrote")
         seen.add(case.id)
         cases.append(case)

@@ -59,16 +59,6 @@ from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
 
 
-def _read_cases(path: Path, spec_ids: set[str], specs_dir: str | None) -> list[Case]:
-    """The cases of a run's cases.jsonl (rundir.decoded_cases: their arrays and the work they
-    imply bounded together, each as the reference classifies it), each of one of the run's ``spec_ids``."""
-    cases = decoded_cases(read_jsonl(path), path, specs_dir)
-    for number, case in enumerate(cases, 1):
-        if case.spec not in spec_ids:  # no runtime would claim it, and the run would end short of nothing
-            raise CaseError(f"{path}:{number}: spec {case.spec} is not one of the run's spec versions")
-    return cases
-
-
 def runtime_scope(cases: list[Case], pairs: list[tuple[str, str]], about: dict) -> list[tuple[Case, str | None]]:
     """The cases of the spec families a runtime runs, from its worker's describe answer ``about``
     for ``pairs``, each with why its adapter cannot express it (None: it can; else a skipped row)."""
@@ -158,9 +148,8 @@ class Run:
             if set_torn_line_aside(self.cases_path):
                 self.notes.append(f"{self.cases_path.name}: torn; its cases were drawn again")
             else:
-                cases = _read_cases(self.cases_path,
-                                    {s.id for s in load_specs(self.config.specs_dir, self.config.specs)},
-                                    self.config.specs_dir)
+                cases = decoded_cases(read_jsonl(self.cases_path), self.cases_path, self.config.specs_dir,
+                                      {s.id for s in load_specs(self.config.specs_dir, self.config.specs)})
                 if cases and recorded == len(cases):
                     return cases
                 if cases:

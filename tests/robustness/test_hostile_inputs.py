@@ -226,11 +226,14 @@ def test_an_encoded_array_is_checked_before_it_is_inflated():
     assert peak < 64 << 20  # the bomb holds 512 MiB
 
 
-def identified(doc: dict) -> dict:
-    """``doc`` under its content's id, as padconf writes a case: a case a test edits is another
-    case, and a case under another id is refused."""
+def identified(doc: dict, classified: bool = True) -> dict:
+    """``doc`` as padconf writes a case: under its content's id (a case a test edits is another
+    case, and a case under another id is refused) and, where ``classified``, as the reference
+    classifies it (a case read back is classified again, and one labelled otherwise is refused)."""
     from padconf.cases.case import Case
-    return {**doc, "id": Case.from_json({**doc, "id": None}).id}
+    from padconf.cases.classify import classify
+    case = Case.from_json({**doc, "id": None})
+    return classify(case).to_json() if classified else {**doc, "id": case.id}
 
 
 def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
@@ -613,7 +616,7 @@ def test_a_resumed_case_of_a_spec_version_the_run_does_not_have_is_one_line(tmp_
     and the resumed run exited 0 with a column of its own in summary.md."""
     run = run_dir_with(tmp_path, {"dtype": "float", "shape": [1], "b64": "AAAAAA=="})
     case = json.loads((run / "cases.jsonl").read_text())
-    (run / "cases.jsonl").write_text(json.dumps(identified({**case, "spec": spec})) + "\n")
+    (run / "cases.jsonl").write_text(json.dumps(identified({**case, "spec": spec}, classified=False)) + "\n")
     one_line_exit_2(main(["run", "--resume", "--out", str(run)]), capsys, "cases.jsonl:1:",
                     f"spec {spec} is not one of the run's spec versions")
 

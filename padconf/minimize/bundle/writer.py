@@ -24,6 +24,7 @@ from padconf.minimize.bundle import repro as generic_repro
 from padconf.minimize.bundle.report import case_text, report_markdown, summary_line
 from padconf.minimize.bundle.scripts import api_script, api_script_name, configuration
 from padconf.minimize.bundle.title import title
+from padconf.minimize.probes.experiments import lowered_runtime, native_case
 
 # ---------------------------------------------------------------- files
 
@@ -108,7 +109,8 @@ def write_bundle(where: Path, shrunk, placement: Placement, runtime: str, runtim
     api = api_script(case, placement, runtime, heading, row, graph)
     if api is not None:
         write_python(where / api_script_name(runtime), api)
-    if shrunk.native and shrunk.native.get("runtime") and shrunk.native["runtime"] != runtime:
+    lowered = lowered_runtime(runtime)
+    if shrunk.native and lowered is not None and shrunk.native.get("runtime") == lowered[0]:
         _write_native(where, shrunk, placement, heading)
     write_markdown(where / "REPORT.md", report_markdown(heading, shrunk, placement, runtime, runtime_version, job,
                                                         model, api, graph))
@@ -122,14 +124,11 @@ def _placement_dependent(job, runtime: str) -> bool:
                and r["placement"] != job.recorded["placement"] for r in job.run_rows)
 
 
-
 def _write_native(where: Path, shrunk, placement: Placement, heading: str) -> None:
     """Where the bug is the operation's that the runtime lowers Pad to (native_check: openvino-onnx
     lowers to OpenVINO's Pad-12), that runtime's own repro in ``native/`` with its operands and
     expected outputs, to be filed there even where that runtime never drew the case (OpenVINO's
     CPU Pad turning a -0.0 pad value into +0.0, audit II); its path recorded in ``shrunk.native``."""
-    from padconf.minimize.probes.experiments import native_case  # the case native_check ran
-
     native = shrunk.native
     case = native_case(shrunk.final.case, native["spec"])
     row = {"verdict": native["verdict"], "difference": shrunk.final.row.get("difference")}
