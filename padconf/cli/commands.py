@@ -370,7 +370,7 @@ def cmd_report(args) -> int:
     if args.bugs:
         from padconf.cli import stdout_carries
         stdout_carries("the list of bugs", "write it to a file: padconf report RUN --bugs > FILE")
-        for line in report.bug_lines(run.rows, run.dir, run.unfinished):
+        for line in report.bug_lines(run.rows, run.dir, run.unfinished, run.unsigned):
             say(plain(line))
     if not (args.html or args.md):
         return 0
@@ -381,10 +381,11 @@ def cmd_report(args) -> int:
         written.append(str(html_path))
     if args.md:
         write_markdown(args.md, report.short_markdown(run.rows, Path(args.html).name if args.html else None,
-                                                        unfinished=run.unfinished))
+                                                        unfinished=run.unfinished, unsigned=run.unsigned))
         written.append(args.md)
     console.print(terminal(f"report on {len(run.rows)} results of {run.dir}: {', '.join(written)}"
-                           + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")),
+                           + (f" (part of a run only: {run.unfinished})" if run.unfinished else "")
+                           + (f" (not verified: {run.unsigned})" if run.unsigned else "")),
                   soft_wrap=True)
     return 0
 

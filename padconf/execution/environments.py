@@ -20,7 +20,7 @@ What is read back is untrusted (a cache restored from elsewhere): an environment
 when its manifest, ``padconf-env.json``, is a regular file within its bound, names the package,
 version and key its folder does, carries an HMAC under the compile cache's key file (a secret
 kept outside the folder, ``padconf.adapters.compile_cache.load_key``), and its digest of the
-environment's files (paths, sizes, modification times) is what the folder holds now; any other
+environment's files (paths, sizes, contents) is what the folder holds now; any other
 is one line, exit 2, and nothing of it runs. ``clear`` deletes only folders padconf made (a
 manifest or its being-built mark) in a tagged cache.
 """
@@ -52,7 +52,7 @@ ENV = "PADCONF_ENV_CACHE"
 LIMIT_ENV = "PADCONF_ENV_CACHE_MB"
 CONSTRAINTS_ENV = "PADCONF_ENV_CONSTRAINTS"
 DEFAULT_LIMIT_MB = 8192  # a runtime's environment is 100 to 300 MB, most of it linked from uv's cache
-FORMAT = 1
+FORMAT = 2  # 2: the tree's digest holds each file's contents
 MANIFEST = "padconf-env.json"
 BUILDING = "padconf-building"  # an environment being made (or whose making was killed)
 USED = "padconf-used"  # its modification time: when it was last used
@@ -130,16 +130,23 @@ def _key(package: str, version: str, constraints: bytes | None, cutoff: dt.datet
 
 
 def _tree_digest(venv: Path) -> str:
-    """What the environment's files are: every path with its kind, size and modification time
-    (and a link's target), walked without following links."""
+    """What the environment's files are: every path with its kind, size and contents (a link's
+    target), walked without following links. Contents, not modification times: a .pyc swapped
+    for another of its size, its time set back, is other code (attack round II)."""
     digest = hashlib.sha256()
     for top, dirs, files in os.walk(venv):
         dirs.sort()
         for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(top, d))]:
             path = os.path.join(top, name)
             st = os.lstat(path)
-            extra = os.readlink(path) if stat.S_ISLNK(st.st_mode) else ""
-            digest.update(f"{os.path.relpath(path, venv)}\0{st.st_mode:o}\0{st.st_size}\0{st.st_mtime_ns}\0{extra}\n"
+            if stat.S_ISLNK(st.st_mode):
+                extra = os.readlink(path)
+            elif stat.S_ISREG(st.st_mode):
+                with open(path, "rb") as f:
+                    extra = hashlib.file_digest(f, "sha256").hexdigest()
+            else:
+                extra = ""
+            digest.update(f"{os.path.relpath(path, venv)}\0{st.st_mode:o}\0{st.st_size}\0{extra}\n"
                           .encode(errors="surrogateescape"))
     return digest.hexdigest()
 

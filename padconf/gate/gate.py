@@ -21,6 +21,7 @@ import msgspec
 from padconf.cases.case import Case, InputBudget
 from padconf.cases.selection import CaseFilter
 from padconf.core.errors import CaseError, PadconfError
+from padconf.core.user_key import KEY_ENV
 from padconf.core.writing import FolderLock, claim_folder, make_folder, write_atomically
 from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker
 from padconf.gate.baseline import BaselineEntry
@@ -34,6 +35,7 @@ from padconf.run.rundir import (
     GATE_JSON,
     RESULTS,
     RUN_JSON,
+    SIGNED,
     RunDirLock,
     attach_controls,
     check_rows_of_run,
@@ -43,6 +45,7 @@ from padconf.run.rundir import (
     read_run_json,
     unfinished,
 )
+from padconf.run.signature import Signature, signature_of
 from padconf.spec.loader import load_specs, parse_spec_id
 
 MAX_EXPLORE = 1_000_000  # --explore's cases per version a gate.json may name (each one is drawn again to judge it)
@@ -189,6 +192,14 @@ class _GateStages:
         return contextlib.nullcontext(self.progress)
 
 
+SHARD_NOT_SIGNED = {  # a shard's rows can be checked against its cases, but a runtime's answer cannot
+    Signature.UNSIGNED: "a shard's run signs its folder as it ends, and an unsigned one may hold failures "
+                        "relabelled passes",
+    Signature.OTHER_KEY: f"give every job of the workflow one key file, named by {KEY_ENV} (docs/ci.md)",
+    Signature.CHANGED: "not that shard's run",
+}
+
+
 def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
                   specs_dir: str | None = None, asked: GateConfig | None = None) -> Judgement:
     """Judge the gate run directories of every shard of one gate as that gate unsharded would,
@@ -224,6 +235,8 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
         config = mine
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
+            if (signature := signature_of(d, SIGNED)) != Signature.SIGNED:
+                raise PadconfError(f"{d}: {signature.value}: {SHARD_NOT_SIGNED[signature]}")
             read = read_results(d / RESULTS)
             if read.duplicates:
                 raise PadconfError(f"{d}: {read.duplicates} results of a (runtime, placement, case) held "

@@ -468,6 +468,7 @@ class RunData:
     cases: dict[str, dict]  # cases.jsonl by case id, still JSON (decoded only where shown)
     specs_dir: str | None  # run.json's: where the run's spec files are
     unfinished: str | None = None  # why the rows are not the whole run (rundir.unfinished)
+    unsigned: str | None = None  # why its rows are not known to be padconf's (run.signature)
 
     @property
     def cases_rows(self) -> list[dict]:

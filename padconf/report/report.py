@@ -437,14 +437,17 @@ def triaged_classes(groups: list[dict]) -> list[str]:
     return out
 
 
-def bug_lines(rows: list[ResultRow], run_dir, unfinished: str | None = None) -> list[str]:
+def bug_lines(rows: list[ResultRow], run_dir, unfinished: str | None = None,
+              unsigned: str | None = None) -> list[str]:
     """``padconf report RUN --bugs``: only the distinct failures not yet triaged (PAD_BUGS'
     classes: those padconf minimize may find to file), each with its example's case id and the
     command that minimizes it; how many others there are, in one line; first, where the rows
-    are not the whole run (``unfinished``: why), that they are not, as summary.md says it."""
+    are not the whole run (``unfinished``: why), that they are not, as summary.md says it, and
+    where they are not known to be padconf's (``unsigned``: why), that they are not."""
     groups = distinct_failures(rows)
     bugs = [g for g in groups if g["triage"] in PAD_BUGS]
     lines = [f"Part of a run only: {unfinished}."] if unfinished else []
+    lines += [f"Not verified: {unsigned}."] if unsigned else []
     lines += [f"{len(bugs)} of {len(groups)} distinct failures {NOT_YET_TRIAGED}"
               + (":" if bugs else "")]
     for g in bugs:
@@ -613,10 +616,11 @@ def square_findings(rows: list[ResultRow]) -> dict[tuple[str, str, str], dict]:
 
 
 def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int = 10,
-                   unfinished: str | None = None) -> escape.Markdown:
+                   unfinished: str | None = None, unsigned: str | None = None) -> escape.Markdown:
     """A few dozen lines for a pull-request comment: totals per runtime and verdict, the most
     frequent distinct failures, and where the full report is; first, where the rows are not the
-    whole run (``unfinished``: why), that they are not. Every line a ``Markdown``, as ``markdown``'s."""
+    whole run (``unfinished``: why), or not known to be padconf's (``unsigned``: why), that they
+    are not. Every line a ``Markdown``, as ``markdown``'s."""
     M, md = escape.Markdown, escape.markdown
     used = used_verdicts(rows)
     found = distinct_failures(rows)
@@ -624,6 +628,7 @@ def short_markdown(rows: list[ResultRow], html_name: str | None = None, top: int
     out = [escape.markdown_concat(M("### "), md(f"padconf: {len(rows)} results, {len({r['case_id'] for r in rows})} "
                                                 f"cases, {failures_count(found)}")), M(""),
            *([M(f"**Part of a run only:** {md(unfinished)}."), M("")] if unfinished else []),
+           *([M(f"**Not verified:** {md(unsigned)}."), M("")] if unsigned else []),
            _md_row("runtime", *used), M("|---|" + "---:|" * len(used))]
     for runtime, counts in totals(rows).items():
         out.append(_md_row(runtime, *[counts[v] or "" for v in used]))

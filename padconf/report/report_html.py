@@ -96,7 +96,8 @@ def render(run: RunData) -> Html:
         f"<h1>padconf report</h1><p class=meta>{escape(str(run.dir))}: {len(rows)} results over "
         f"{len({r['case_id'] for r in rows})} cases, {len(runtimes)} runtimes, "
         f"{len({r['spec'] for r in rows})} spec versions; {failures_count(distinct)}.</p>"
-        + (f"<p class=warn>Part of a run only: {escape(run.unfinished)}.</p>" if run.unfinished else ""),
+        + (f"<p class=warn>Part of a run only: {escape(run.unfinished)}.</p>" if run.unfinished else "")
+        + (f"<p class=warn>Not verified: {escape(run.unsigned)}.</p>" if run.unsigned else ""),
         "<p class=legend>" + "".join(f"<span style='background:{COLOURS[v]}'>{v}</span>" for v in used) + "</p>",
         _totals_table(rows, used),
         "<div class=main><section id=matrix><h2>Conformance matrix</h2>"

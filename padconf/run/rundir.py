@@ -50,6 +50,7 @@ from padconf.judging.records import (
 from padconf.judging.verdicts import FAILURES, Verdict
 from padconf.run.compile_budget import left_out, not_compiled_why, plan_order
 from padconf.run.config import RESULTS_WRITTEN, checked_run_json
+from padconf.run.signature import SIGNATURE, Signature, signature_of
 from padconf.spec.loader import get_spec
 
 MAX_JSONL_BYTES = 1 << 27  # results.jsonl and cases.jsonl
@@ -64,7 +65,8 @@ SUMMARY = "summary.md"
 GATE_JSON = "gate.json"
 TORN = ".torn"  # the suffix of a file's torn last line, set aside
 # what a new run (or --force) replaces: nothing of an earlier run stays beside it
-RUN_FILES = (RESULTS, RESULTS + TORN, CASES, CASES + TORN, SUMMARY, STATS, CONTROLS)
+RUN_FILES = (RESULTS, RESULTS + TORN, CASES, CASES + TORN, SUMMARY, STATS, CONTROLS, SIGNATURE)
+SIGNED = (RUN_JSON, CASES, RESULTS, CONTROLS, GATE_JSON)  # what padconf reads back of a run: run.sig's
 
 
 def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any]]:
@@ -407,6 +409,7 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     if not results.is_file():
         raise PadconfError(f"{run_dir}: no {RESULTS} (not a run directory of `padconf run --out`?)")
     with RunDirLock(run_dir, exclusive=False):  # not while a run writes it
+        signature = signature_of(run_dir, SIGNED)  # a changed run is no worse than one whose run.sig is deleted
         rows = read = read_results(results)
         if not rows:
             raise PadconfError(f"{results}: holds no result: nothing to report")
@@ -424,4 +427,6 @@ def load_run(run_dir: Path | str, specs_dir: str | None = None) -> RunData:
     why = [unfinished(doc, rows, run_json),
            f"{read.duplicates} rows repeat a runtime, placement and case read before (two processes wrote "
            "the folder at once) and are left out" if read.duplicates else None]
-    return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None)
+    unsigned = None if signature == Signature.SIGNED else (
+        f"{signature.value}: its results are the folder's word, not padconf's (a failure can be relabelled a pass)")
+    return RunData(run_dir, rows, cases, specs_dir, "; ".join(w for w in why if w) or None, unsigned)

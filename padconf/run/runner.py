@@ -41,6 +41,7 @@ from padconf.run.rundir import (
     RESULTS_WRITTEN,
     RUN_FILES,
     RUN_JSON,
+    SIGNED,
     STATS,
     RunDirLock,
     cases_dirs_named_again,
@@ -54,6 +55,7 @@ from padconf.run.rundir import (
     read_run_json,
     set_torn_line_aside,
 )
+from padconf.run.signature import SIGNATURE, sign
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -138,6 +140,7 @@ class Run:
         them: a misspelt spec id or an unavailable runtime leaves the directory as it was."""
         self._spawn_runtimes()  # they import their runtimes while the cases are drawn
         if self.resume:
+            (self.dir / SIGNATURE).unlink(missing_ok=True)  # what it signed changes from here on
             if set_torn_line_aside(self.results_path):
                 self.notes.append(f"{self.results_path.name}: a torn last line was set aside in "
                                   f"{self.results_path.name}.torn; its case runs again")
@@ -342,6 +345,8 @@ class Run:
                 self.notes += run_controls(self.dir, self.config, self.jobs, self._spares, then)
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
+            if (unsigned := sign(self.dir, SIGNED)) is not None:
+                self.notes.append(unsigned)
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
                            for name, f in self.stats["runtimes"].items()
                            if f.get("restarts")]  # one line per runtime, its lanes together

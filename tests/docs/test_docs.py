@@ -172,7 +172,8 @@ def test_the_ci_workflow_installs_padconf_from_no_index_and_pins_in_the_teams_ow
 def shell_steps(job: dict, shard: int) -> list[tuple[str, dict]]:
     """A job's `run:` steps as GitHub Actions runs them: the expressions a test can give a value
     (the shard, the run number; a secret: empty) put in, each with its step's `env`."""
-    values = {"${{ matrix.shard }}": str(shard), "${{ github.run_number }}": "1", "${{ secrets.GITHUB_TOKEN }}": ""}
+    values = {"${{ matrix.shard }}": str(shard), "${{ github.run_number }}": "1", "${{ secrets.GITHUB_TOKEN }}": "",
+              "${{ secrets.PADCONF_KEY }}": "0123456789abcdef" * 4}
 
     def put(text: str) -> str:
         for expression, value in values.items():
@@ -218,14 +219,29 @@ def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_"))}
     env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(venv), PIP_NO_INDEX="1",
                PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1", COLUMNS="120",
-               PADCONF=f"padconf @ git+{ROOT.as_uri()}@{commit.stdout.strip()}")
+               PADCONF=f"padconf @ git+{ROOT.as_uri()}@{commit.stdout.strip()}",
+               RUNNER_TEMP=str(tmp_path / "runner-temp"), GITHUB_ENV=str(tmp_path / "github-env"))
     (venv / "bin" / "pip").write_text(f"#!/bin/sh\nexec {python} -m pip \"$@\"\n")  # as setup-python's
     (venv / "bin" / "pip").chmod(0o755)
 
     def bash(script: str, step_env: dict | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=team, env={**env, **(step_env or {})},
+        """One step, as a job's runner runs it: each job on a machine of its own (RUNNER_TEMP,
+        emptied when a job starts), what a step adds to GITHUB_ENV set for the job's later steps."""
+        done = subprocess.run(["bash", "-eo", "pipefail", "-c", script], cwd=team, env={**env, **(step_env or {})},
                               capture_output=True, text=True, timeout=900)
+        for line in Path(env["GITHUB_ENV"]).read_text().splitlines():
+            name, _, value = line.partition("=")
+            env[name] = value
+        return done
 
+    def new_job() -> None:
+        shutil.rmtree(env["RUNNER_TEMP"], ignore_errors=True)
+        os.makedirs(env["RUNNER_TEMP"])
+        Path(env["GITHUB_ENV"]).write_text("")
+        # a fresh machine's own key file (~/.config's), which a step may name another in place of
+        env["PADCONF_COMPILE_CACHE_KEY"] = os.path.join(env["RUNNER_TEMP"], "config", "compile-cache.key")
+
+    new_job()
     assert bash("git init -q && git add -A && git -c user.name=t -c user.email=t@t commit -qm team").returncode == 0
     flow = workflow()
     gate = flow["jobs"]["gate"]
@@ -240,15 +256,18 @@ def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
     assert baseline.returncode == 0, baseline.stderr
     short = "padconf gate --spec onnx/Pad-19 "
     for shard, shard_steps in steps.items():
+        new_job()
         for script, step_env in shard_steps[1:]:
             done = bash(script.replace("padconf gate ", short), step_env)
             assert done.returncode == 0, f"shard {shard}: {script}\n{done.stdout[-3000:]}{done.stderr}"
+    new_job()
     for script, step_env in shell_steps(flow["jobs"]["whole"], 0)[1:]:
         done = bash(script.replace("padconf gate ", short), step_env)
         assert done.returncode == 0, f"{script}\n{done.stdout[-3000:]}{done.stderr}"
     assert (team / "junit-all.xml").is_file() and (team / "report-4.html").is_file()
     explore = flow["jobs"]["explore"]
     assert explore.get("continue-on-error")  # its finds are for a person: exit 1 is no failed build
+    new_job()
     for script, step_env in shell_steps(explore, 0)[1:]:
         done = bash(script.replace("padconf gate ", short), step_env)
         assert done.returncode in (0, 1) and "ci_db" not in done.stderr, f"{script}\n{done.stdout[-3000:]}" \

@@ -234,3 +234,20 @@ def test_a_constraint_file_pins_the_environment_instead_of_the_release_date(tmp_
     assert f"its dependencies as {pins} allows" in done.stderr
     (folder,) = (tmp_path / "envs").glob("onnxruntime-*")
     assert json.loads((folder / environments.MANIFEST).read_text())["packages"]["numpy"] == "2.2.6"
+
+
+def test_an_environments_digest_holds_its_files_contents(tmp_path):
+    """A .pyc swapped for another of the same size, its modification time set back, passed for
+    the environment padconf made (attack round II): the digest covers contents."""
+    venv = tmp_path / "venv"
+    (venv / "lib").mkdir(parents=True)
+    pyc = venv / "lib" / "m.cpython-311.pyc"
+    pyc.write_bytes(b"a" * 64)
+    made = environments._tree_digest(venv)
+    before = pyc.stat()
+    pyc.write_bytes(b"b" * 64)
+    os.utime(pyc, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert pyc.stat().st_size == before.st_size and pyc.stat().st_mtime_ns == before.st_mtime_ns
+    assert environments._tree_digest(venv) != made
+    pyc.write_bytes(b"a" * 64)
+    assert environments._tree_digest(venv) == made

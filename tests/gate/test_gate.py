@@ -24,6 +24,7 @@ from padconf.judging.records import judged_row
 from padconf.judging.verdicts import judge
 from padconf.run.rundir import read_jsonl
 from padconf.spec.loader import get_spec
+from tests.robustness.test_hostile_inputs import signed_again
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]
@@ -427,11 +428,13 @@ def test_a_shard_cut_short_is_never_judged_as_the_whole(tmp_path, capsys):
     results, about = tmp_path / "s2" / "results.jsonl", tmp_path / "s2" / "run.json"
     whole = results.read_text()
     results.write_text(whole[:whole.rindex("\n", 0, -1) + 1])  # its last row gone
+    signed_again(tmp_path / "s2")
     assert main(judge) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"results of {FAKE}ConformingAdapter where its run wrote" in err
     results.write_text(whole)
     about.write_text(json.dumps({k: v for k, v in json.loads(about.read_text()).items() if k != "results"}))
+    signed_again(tmp_path / "s2")
     assert main(judge) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "did not finish" in err

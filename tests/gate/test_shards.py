@@ -12,6 +12,7 @@ import pytest
 from padconf.cli import main
 from padconf.core.errors import PadconfError
 from padconf.gate.selection import MAX_SHARDS, parse_shard
+from tests.robustness.test_hostile_inputs import signed_again
 
 FAKE = "tests.fake_adapters:"
 SPEC = ["--spec", "onnx/Pad-19"]
@@ -41,10 +42,12 @@ def test_overlapping_or_relabelled_shards_are_never_judged_as_the_whole(tmp_path
     shutil.copytree(dirs[0], fake)
     about = json.loads((fake / "gate.json").read_text())
     (fake / "gate.json").write_text(json.dumps({**about, "shard": [2, 2]}))
+    signed_again(fake)
     assert main([*judge, str(dirs[0]), str(fake)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "not in shard 2/2" in err
     (fake / "gate.json").write_text(json.dumps({**about, "shard": [3, 2]}))
+    signed_again(fake)
     assert main([*judge, str(dirs[0]), str(fake)]) == 2
     assert "1 <= i <= n" in capsys.readouterr().err
 
@@ -60,11 +63,12 @@ def test_baseline_keys_of_mixed_types_are_one_line(keys):
 
 
 def _rewrite(shard, rows):
-    """A shard's results.jsonl replaced by ``rows``, its run.json's count kept consistent."""
+    """A shard's results.jsonl replaced by ``rows``, its run.json's count kept consistent, signed again."""
     (shard / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     run = json.loads((shard / "run.json").read_text())
     held = Counter(runtime for runtime, _, _ in {(r["runtime"], r["placement"], r["case_id"]) for r in rows})
     (shard / "run.json").write_text(json.dumps({**run, "results": {name: held[name] for name in run["runtimes"]}}))
+    signed_again(shard)
 
 
 @pytest.mark.slow
@@ -128,6 +132,7 @@ def test_filtered_shards_are_proved_whole_against_the_filtered_suite(tmp_path, c
         about = json.loads((shard / "gate.json").read_text())
         about["case_filter"]["modes"], about["filter"] = ["edge", "reflect"], "--mode edge --mode reflect"
         (shard / "gate.json").write_text(json.dumps(about))
+    signed_again(*dirs)
     assert main([*judge, *map(str, dirs)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "a gate of --mode, --dtype, -k --mode edge --mode reflect, not the --mode edge" \
@@ -136,6 +141,7 @@ def test_filtered_shards_are_proved_whole_against_the_filtered_suite(tmp_path, c
         about["case_filter"]["modes"], about["filter"] = ["edge"], "--mode edge"
         (shard / "gate.json").write_text(json.dumps({**json.loads((shard / "gate.json").read_text()),
                                                      "case_filter": about["case_filter"], "filter": "--mode edge"}))
+    signed_again(*dirs)
     assert main([*judge, *map(str, dirs)]) == 0
     capsys.readouterr()
     rows = [json.loads(line) for line in (dirs[0] / "results.jsonl").read_text().splitlines()]

@@ -13,6 +13,7 @@ import pytest
 
 from padconf.cli import main
 from padconf.judging.triage import Triage
+from tests.robustness.test_hostile_inputs import signed_again
 
 WRONG = "tests.fake_adapters:WrongValuesAdapter"
 
@@ -175,6 +176,7 @@ def test_gate_results_runs_again_what_a_shard_calls_padconfs_own_fault(tmp_path,
         r.update(verdict="inconclusive", detail=f"{OWN_FAULT}: made up", difference=None, output=None)
     (tmp_path / "w" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "w" / "controls.jsonl").write_text("")  # their controls, of failures no row has now, would be refused
+    signed_again(tmp_path / "w")
     capsys.readouterr()
     assert main([*judge, "--results", str(tmp_path / "w")]) == 1
     assert "mismatch" in capsys.readouterr().out
@@ -388,6 +390,7 @@ def test_a_gate_shards_refusals_relabelled_passes_are_one_line(tmp_path, capsys)
         rows[k].update(verdict="pass", error=None, detail=None)
     (tmp_path / "w" / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
     (tmp_path / "w" / "controls.jsonl").write_text("")
+    signed_again(tmp_path / "w")
     capsys.readouterr()
     assert main([*judge, "--results", str(tmp_path / "w")]) == 2
     err = capsys.readouterr().err
@@ -470,3 +473,70 @@ def test_a_case_classified_otherwise_than_the_reference_derives_is_one_line(run,
     err = capsys.readouterr().err
     field = "kind" if forge.startswith("defined") else "expected output"
     assert code == 2 and err.count("\n") == 1 and f"cases.jsonl:{number}: " in err and f"its {field} is" in err, err
+
+
+def _forged_passes(work) -> int:
+    """Each refusal of ``work``'s results.jsonl relabelled a pass on the digest of its expected
+    output, which anyone computes from cases.jsonl (attack round II's B1), its controls removed
+    (B2); how many."""
+    from padconf.cases.case import Case
+    from padconf.core.dtypes import array_digest
+    cases = {c["id"]: Case.from_json(c) for c in map(json.loads, (work / "cases.jsonl").read_text().splitlines())}
+    rows = [json.loads(line) for line in (work / "results.jsonl").read_text().splitlines()]
+    forged = 0
+    for row in rows:
+        if row["verdict"] == "wrongly-rejected" and cases[row["case_id"]].expected is not None:
+            row.update(verdict="pass", error=None, detail=None,
+                       output_digest=array_digest(cases[row["case_id"]].expected))
+            forged += 1
+    (work / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (work / "controls.jsonl").write_text("")
+    return forged
+
+
+@pytest.mark.parametrize("signature", ["kept", "deleted", "copied from another run"])
+def test_failures_relabelled_passes_on_their_expected_digest_pass_no_gate(tmp_path, capsys, signature):
+    """Failures relabelled passes, each with the digest of its expected output, were consistent
+    with everything a row can be checked against: `gate --results` said "passed: nothing new"
+    and `report` showed a clean run (attack round II's B1 and B2). Only the runtime's answer
+    tells them apart, so a run signs what padconf reads back of it (run.sig, under the user's
+    key): the join judges signed shards only, and report says a run not signed, or changed
+    since, is not verified."""
+    runtime, spec = "tests.fake_adapters:RefusesEndCropAdapter", ["--spec", "onnx/Pad-19"]
+    (tmp_path / "b.yaml").write_text("[]\n")
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), *spec]
+    work = tmp_path / "w"
+    assert main([*judge, "--work", str(work), "--timeout", "5"]) == 1
+    assert main([*judge, "--results", str(work)]) == 1  # the honest shard fails the gate
+    assert _forged_passes(work)
+    if signature == "deleted":
+        (work / "run.sig").unlink()
+    elif signature == "copied from another run":
+        other = tmp_path / "other"
+        assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "0",
+                     "--out", str(other)]) in (0, 1)
+        shutil.copy(other / "run.sig", work / "run.sig")
+    said = {"kept": "changed since padconf signed it", "deleted": "not signed (no run.sig)",
+            "copied from another run": "changed since padconf signed it"}[signature]
+    capsys.readouterr()
+    assert main([*judge, "--results", str(work)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{work}: {said}" in err, err
+    code, err = _report(work, tmp_path, capsys)  # a folder from elsewhere: its figures, said to be unverified
+    assert code == 0, err
+    assert f"**Not verified:** {said}" in (tmp_path / "r.md").read_text()
+
+
+def test_a_shard_signed_under_another_key_is_one_line(tmp_path, capsys, monkeypatch):
+    """Another machine's shard is judged only where every job holds one key (docs/ci.md)."""
+    from padconf.core import user_key
+    runtime, spec = "tests.fake_adapters:RefusesEndCropAdapter", ["--spec", "onnx/Pad-19"]
+    (tmp_path / "b.yaml").write_text("[]\n")
+    judge = ["gate", "--runtime", runtime, "--baseline", str(tmp_path / "b.yaml"), *spec]
+    assert main([*judge, "--work", str(tmp_path / "w"), "--timeout", "5"]) == 1
+    monkeypatch.setenv(user_key.KEY_ENV, str(tmp_path / "keys" / "another.key"))
+    monkeypatch.setattr(user_key, "KEYS", {})
+    capsys.readouterr()
+    assert main([*judge, "--results", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "signed under another key than yours" in err and user_key.KEY_ENV in err, err

@@ -236,6 +236,15 @@ def identified(doc: dict, classified: bool = True) -> dict:
     return classify(case).to_json() if classified else {**doc, "id": case.id}
 
 
+def signed_again(*run_dirs: Path) -> None:
+    """Each of ``run_dirs`` signed as it now is (run.sig): the forgery of one who holds the key
+    (a CI secret leaked), against whom every check behind the signature must still hold."""
+    from padconf.run.rundir import SIGNED
+    from padconf.run.signature import sign
+    for run_dir in run_dirs:
+        assert sign(Path(run_dir), SIGNED) is None
+
+
 def run_dir_with(tmp_path: Path, data: dict, row: dict | None = None) -> Path:
     """A run directory of one failing case whose data is ``data``."""
     run = tmp_path / "run"
