@@ -142,8 +142,11 @@ def _tree_digest(venv: Path) -> str:
             if stat.S_ISLNK(st.st_mode):
                 extra = os.readlink(path)
             elif stat.S_ISREG(st.st_mode):
+                contents = hashlib.sha256()
                 with open(path, "rb") as f:
-                    extra = hashlib.file_digest(f, "sha256").hexdigest()
+                    while chunk := f.read(1 << 20):
+                        contents.update(chunk)
+                extra = contents.hexdigest()
             else:
                 extra = ""
             digest.update(f"{os.path.relpath(path, venv)}\0{st.st_mode:o}\0{st.st_size}\0{extra}\n"
