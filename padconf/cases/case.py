@@ -301,12 +301,17 @@ class Case:
         sub-byte constants, gives unsigned data a signed type) this fails as the Pad does, which
         Identity, a copy of the input's buffer a compiler may forward, cannot show. Where the
         spec's Pad takes its value as an attribute (ONNX Pad-1 and Pad-2: attribute_control) the
-        data's values alone, at movement_opset (the first opset with these ops' input forms). None
-        where Reshape, Concat or Tile at that opset does not list the dtype."""
+        data's values alone, at movement_opset (the first opset with these ops' input forms). Empty
+        data moves a zero of its dtype instead. None where Reshape, Concat or Tile at that opset
+        does not list the dtype."""
         domain, version = parse_spec_id(self.spec)
         if domain == "onnx" and not all(_onnx_lists(op, movement_opset(version), self.dtype) for op in MOVEMENT_OPS):
             return None
-        flat = np.asarray(self.data).reshape(-1)
+        data = np.asarray(self.data)
+        if not data.size:  # no data to move: the zeros a constant Pad writes, as many (audit IV: OpenVINO's
+            # folded float4 Pad on an empty axis crashes as its Tile of as many values does)
+            data = np.zeros(max(1, 0 if self.expected is None else np.asarray(self.expected).size), data.dtype)
+        flat = data.reshape(-1)
         value = self.constant_value
         if domain == "onnx" and version <= 2:  # Pad-1/2's value is an attribute: attribute_control's
             value = None
@@ -314,7 +319,8 @@ class Case:
             second = np.asarray(value).reshape(-1)
         else:  # the data's alone, twice: Concat has a second operand to copy from
             value, second = None, flat
-        return self.with_(op="Concat", constant_value=value, axes=None, mode="constant", kind=CaseKind.DEFINED,
+        return self.with_(op="Concat", data=data, constant_value=value, axes=None, mode="constant",
+                          kind=CaseKind.DEFINED,
                           expected=np.tile(np.concatenate([flat, second]), 2), reason=None, rule=None,
                           interpretations={}, any_answer_conforms=False, origin=f"control:{self.id}", context=None)
 
@@ -322,11 +328,12 @@ class Case:
         """ONNX Pad-1/2's ``value``, a float attribute the runtime builds a constant from: the same
         float through another op's float attribute, LeakyRelu's ``alpha``, on a tensor of -1s of
         the data's dtype (every element -alpha): where the runtime's frontend mishandles such an
-        attribute (NaN, infinity), this fails as the Pad does. None for other specs, where the
-        case gives no value, or where its mode is not constant (the Pad reads no value then)."""
+        attribute (NaN, infinity), this fails as the Pad does, in any mode: the model carries the
+        attribute, and the frontend builds its constant, whether or not the mode reads it (audit
+        IV: OpenVINO refused an edge Pad-2's value=nan as it refuses LeakyRelu's). None for other
+        specs, or where the case gives no value."""
         domain, version = parse_spec_id(self.spec)
-        if domain != "onnx" or version > 2 or self.constant_value is None or self.data.dtype.kind != "f" \
-                or self.mode != "constant":  # another mode's Pad never reads the value
+        if domain != "onnx" or version > 2 or self.constant_value is None or self.data.dtype.kind != "f":
             return None
         with np.errstate(invalid="ignore", over="ignore"):
             alpha = np.float32(np.asarray(self.constant_value).astype(np.float64))

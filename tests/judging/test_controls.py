@@ -171,11 +171,13 @@ def test_a_values_control_failing_otherwise_does_not_excuse_the_pad():
 
 
 @pytest.mark.slow
-def test_openvinos_frontend_refusing_a_nan_value_attribute_refuses_leaky_relus_nan_alpha_too():
+@pytest.mark.parametrize("mode", ["constant", "edge"])
+def test_openvinos_frontend_refusing_a_nan_value_attribute_refuses_leaky_relus_nan_alpha_too(mode):
     """OpenVINO's ONNX frontend refuses Pad-2's value=nan while building the float attribute's
-    constant, and refuses LeakyRelu's alpha=nan alike: not Pad-specific."""
+    constant, and refuses LeakyRelu's alpha=nan alike: not Pad-specific, in a mode that never
+    reads the value too (the model still carries it: audit IV's openvino-onnx 65, edge)."""
     pytest.importorskip("openvino")
-    case = classify(Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1],
+    case = classify(Case(spec="onnx/Pad-2", data=np.ones(2, np.float32), pads=[1, 1], mode=mode,
                          constant_value=np.float32("nan")))
     verdict, control = run_with_controls("openvino-onnx", case, "inputs")
     assert verdict == Verdict.WRONGLY_REJECTED
@@ -213,7 +215,8 @@ def test_onnxruntimes_refused_leaky_relu_1_does_not_hide_its_pad_2_failure():
     data's values still get a computing control, at the first opset with Reshape, Concat and Tile."""
     case = classify(Case(spec="onnx/Pad-2", data=np.array([[1, 2, 3]], np.float32), pads=[0, 0, 0, -3],
                          mode="edge", constant_value=np.float32(0)))
-    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values"]  # edge reads no value
+    # edge reads no value, but the model carries it, and the frontend builds its constant
+    assert [operand for operand, _, _ in case.controls("inputs")] == ["data", "values", "attribute"]
     constant = classify(case.with_(mode="constant", pads=[0, 1, 0, 0]))
     worker = Worker("onnxruntime")
     try:
@@ -286,3 +289,16 @@ def test_the_pads_own_values_have_a_control_that_carries_them_in_their_own_type(
     with_axes = Case(spec="onnx/Pad-19", data=np.ones((2, 3), np.float32), pads=[1, 0], axes=[-1])
     assert [c.data.tolist() for o, c, _ in with_axes.controls("inputs") if o == "axes values"] == [[-1]]
     assert not Case(spec="onnx/Pad-2", data=np.ones(3, np.float32), pads=[1, 0]).index_controls()
+
+
+def test_empty_data_moves_as_many_zeros_as_its_pad_writes():
+    """Empty data has no values to move: its control moved nothing and passed, while OpenVINO's
+    folded Pad on an empty axis of float4e2m1 crashed as its folded Tile of as many values does
+    (audit IV's openvino 32, a bug to file where its int4 twin was not Pad-specific)."""
+    import ml_dtypes
+    case = classify(Case(spec="openvino/Pad-12", data=np.zeros((0, 5), ml_dtypes.float4_e2m1fn), pads=[0, 0, 3, 4]))
+    control = case.movement_control()
+    assert control is not None and control.data.shape == (27,) and control.expected.shape == (108,)
+    pytest.importorskip("openvino")
+    verdict, record = run_with_controls("openvino", case, "folded")
+    assert verdict == Verdict.CRASH and record["operand"] == "values" and record["fails_too"], record
