@@ -186,6 +186,7 @@ _PRODUCED = {Producer.CONSTANT_NODE: "pads from Constant nodes",
              Producer.CONSTANT_INTS: "pads from Constant nodes' value_ints",
              Producer.SHAPE_CHAIN: "pads computed from Shape(data)",
              Producer.TORCH_PAD: "pads as torch.onnx exports F.pad"}
+CONSTANT_PADS_WORDS = tuple(_PRODUCED[p] for p in Producer if p.is_constant)  # in Case.graph: pads no placement feeds
 
 
 # Bounds on a context read from a file (padconf draws kernels, strides and dilations of at most 3,

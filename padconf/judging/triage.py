@@ -17,6 +17,7 @@ from typing import Any
 
 import yaml
 
+from padconf.cases.context import CONSTANT_PADS_WORDS
 from padconf.core.errors import CaseError
 from padconf.core.vocabulary import Word
 from padconf.judging.verdicts import Difference, Verdict
@@ -80,6 +81,9 @@ class UpstreamFact:
     # the case's pads hold one outside the 32-bit range (True) or none (False): a runtime that
     # computes its int64 pads in 32 bits reads another pad there
     pads_beyond_32_bits: bool | None = None
+    # the pads reach the runtime as constants (True: baked in, initializers or folded, or made by
+    # Constant nodes in any placement) or fed at run time (False)
+    constant_pads: bool | None = None
     # a policy's oldest supported opset: before a failure is put down to the policy, padconf runs
     # the case there (padconf.minimize.probes.experiments.beyond_policy)
     supported_opset: int | None = None
@@ -87,7 +91,13 @@ class UpstreamFact:
     def covers(self, row: Mapping[str, Any]) -> bool:
         return all(re.fullmatch(p, str(row.get(k))) for k, p in self.patterns) and (
             self.negative_pads is None or self.negative_pads == _negative(row.get("pads"))) and (
-            self.pads_beyond_32_bits is None or self.pads_beyond_32_bits == _beyond_32_bits(row.get("pads")))
+            self.pads_beyond_32_bits is None or self.pads_beyond_32_bits == _beyond_32_bits(row.get("pads"))) and (
+            self.constant_pads is None or self.constant_pads == _constant_pads(row))
+
+
+def _constant_pads(row: Mapping[str, Any]) -> bool:
+    return str(row.get("placement")) in ("initializers", "folded") or any(
+        words in str(row.get("graph") or "") for words in CONSTANT_PADS_WORDS)
 
 
 def _negative(pads: Any) -> bool:
@@ -119,7 +129,9 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
             for _, p in patterns:
                 re.compile(p)
             negative, beyond = doc.get("negative_pads"), doc.get("pads_beyond_32_bits")
-            for key, flag in (("negative_pads", negative), ("pads_beyond_32_bits", beyond)):
+            constant = doc.get("constant_pads")
+            for key, flag in (("negative_pads", negative), ("pads_beyond_32_bits", beyond),
+                              ("constant_pads", constant)):
                 if flag is not None and type(flag) is not bool:
                     raise ValueError(f"{key} {flag!r} is not true or false")
             opset = doc.get("supported_opset")
@@ -127,7 +139,8 @@ def parse_facts(text: str, where: str) -> list[UpstreamFact]:
                 raise ValueError(f"supported_opset {opset!r} is not an opset number of a policy")
             facts.append(UpstreamFact(kind, " ".join(doc["why"].split()), " ".join(doc["quote"].split()),
                                       doc["link"], " ".join(doc["checked"].split()), patterns,
-                                      negative_pads=negative, pads_beyond_32_bits=beyond, supported_opset=opset))
+                                      negative_pads=negative, pads_beyond_32_bits=beyond, constant_pads=constant,
+                                      supported_opset=opset))
         except (KeyError, TypeError, ValueError, AttributeError, re.error) as exc:
             raise CaseError(f"{at}: malformed: {exc}") from None
     return facts
