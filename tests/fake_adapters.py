@@ -902,3 +902,20 @@ class RankZeroFedPadsByIndexTypeAdapter(ConformingAdapter):
                 os.kill(os.getpid(), signal.SIGSEGV)
             return Outcome(error="Check 'ptr' failed: ptr is Null")
         return super().run(case, placement)
+
+
+class CropPastAxisCorruptsAdapter(ConformingAdapter):
+    """One heap corruption, two symptoms (as OpenVINO's crop past an axis beside a pad, pads fed at
+    run time, audit IV; here any crop beside a pad): the process dies in constant mode, and edge
+    mode answers memory it never wrote, other values each time."""
+
+    def run(self, case, placement="inputs"):
+        n = case.data.ndim
+        if case.op == "Pad" and placement == "inputs" and n and any(
+                case.pads[d] * case.pads[d + n] < 0 for d in range(n)):  # a crop beside a pad
+            if case.mode == "constant":
+                os.kill(os.getpid(), signal.SIGSEGV)
+            right = super().run(case, placement).output
+            if right is not None:
+                return Outcome(np.full(right.shape, os.getpid(), right.dtype))  # another in each process
+        return super().run(case, placement)

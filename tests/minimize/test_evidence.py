@@ -582,3 +582,25 @@ def test_a_bug_of_the_operation_a_frontend_lowers_to_has_a_repro_in_that_runtime
     ran = subprocess.run([sys.executable, "-I", "repro_openvino.py"], cwd=out / "native", capture_output=True,
                          text=True, timeout=120)
     assert ran.returncode == 1 and "actual:   array([0., 1.]" in ran.stdout, ran.stdout + ran.stderr
+
+
+def test_a_crash_and_an_output_of_memory_never_written_on_one_feature_are_one_bundle(tmp_path):
+    """OpenVINO's crop past an axis beside a pad, pads fed at run time, crashed in constant mode
+    and answered uninitialised values in edge mode: filed twice (audit IV's openvino 01 and 15).
+    Memory corrupted (a crash, or an output whose bits change run to run) is one symptom whatever
+    its face: one bundle, the other listed under it."""
+    from padconf.run.runner import Run, RunConfig
+    adapter = FAKE + "CropPastAxisCorruptsAdapter"
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0, 3.0], np.float32), pads=[-2, 1])),
+             classify(Case(spec="onnx/Pad-19", data=np.array([[1.0], [2.0], [3.0], [4.0]], np.float32),
+                           pads=[-3, 0, 2, 0], mode="edge"))]
+    assert [c.kind for c in cases] == ["defined", "defined"]
+    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
+                 "--time-limit", "3"]) == 0
+    bundles = sorted(d for d in out.iterdir() if d.is_dir())
+    assert len(bundles) == 1, [b.name for b in bundles]
+    [variant] = _evidence(bundles[0])["variants"]
+    assert variant["mechanism"][0] == "corrupts memory", variant

@@ -113,24 +113,27 @@ def _nonzero_bytes(a: np.ndarray) -> np.ndarray:
 
 def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict | None:
     """Where the minimal case's output holds values its input never held, or changes when the
-    case runs again in a fresh process: what showed it. Else None."""
+    case runs again in a fresh process: what showed it, and whether it changes (``varies``: the
+    mark of memory never written, which a deterministic wrong value lacks). Else None."""
     final = shrunk.final
     output = final.outcome.output
     if output is None:
         return None
+    again = isolated.attempt_if_it_can(final.case, placement, fresh=True)
+    varies = again is not None and again.outcome.output is not None and not (
+        again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
+        and bit_equal(again.outcome.output, output))
     # zeros aside: a deterministic zero fill (IREE's reflect past the dimension) reads no memory.
     # Zero bytes, and values equal to zero: float8e8m0 has no zero, and its zero bytes are 2**-127
     nonzero = output if output.dtype == object else output[np.asarray(output != 0) & _nonzero_bytes(output)]
     if nonzero.size and from_nowhere(final.case, nonzero):
-        return {"how": "the output holds nonzero values that neither the input nor any reading's output holds"}
+        return {"how": "the output holds nonzero values that neither the input nor any reading's output holds",
+                "varies": varies}
     across = reads_across_slices(isolated, final, placement)
     if across is not None:
-        return {"how": across}
-    again = isolated.attempt_if_it_can(final.case, placement, fresh=True)
-    if again is not None and again.outcome.output is not None and not (
-            again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
-            and bit_equal(again.outcome.output, output)):
-        return {"how": "the output changes from run to run (run again in a fresh process)"}
+        return {"how": across, "varies": varies}
+    if varies:
+        return {"how": "the output changes from run to run (run again in a fresh process)", "varies": True}
     return None
 
 
@@ -218,8 +221,14 @@ def how_it_shows(shrunk: Shrunk) -> tuple[str, bool | None]:
     Pad-12 forbids and Pad-1 leaves undefined, is one). A variant merged into a bundle must show
     alike: a silent wrong value is no variant of a crash, nor a refusal of a valid input one of a
     wrong value on an invalid one (a refusal with constant pads and a wrong value with fed ones,
-    both on valid rank-0 data, are one check's two faces)."""
-    if shrunk.final.row["verdict"] in _UNSAFE:
+    both on valid rank-0 data, are one check's two faces). An output of memory the runtime never
+    wrote, other bits run to run (Shrunk.memory_unsafe), shows memory corruption as a crash does:
+    OpenVINO's crop past the axis beside a pad crashed in one bundle and answered uninitialised
+    values in another (audit IV)."""
+    verdict = shrunk.final.row["verdict"]
+    if verdict == Verdict.CRASH or shrunk.memory_unsafe:
+        return "corrupts memory", None
+    if verdict in _UNSAFE:
         return "dies", None
     return "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
 
@@ -271,6 +280,7 @@ def evidence(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, whe
     final, runtime = shrunk.final, isolated.runtime
     verdict = final.row["verdict"]
     unsafe = memory_unsafe(isolated, shrunk, placement) if verdict in FAILURES and verdict not in _UNSAFE else None
+    shrunk.memory_unsafe = unsafe["how"] if unsafe and unsafe["varies"] else None  # for how_it_shows
     forgiven = verdict in _UNSAFE or unsafe is not None  # a crash, hang or unsafe output on any input
     kind = final.case.kind
     checks = {"a": repro_check(where, runtime, api, verdict),

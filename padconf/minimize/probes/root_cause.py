@@ -90,15 +90,20 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
     NaN payload or zero sign lost, neither mode nor dtype. Where every mode fails alike (the
     bundle's removal experiment), no mode, and the feature is the case's in constant mode: IREE
     ignoring axes fed at run time shrank to "a pad of the dimension minus one" in reflect mode
-    and to "an axes input" in constant mode."""
+    and to "an axes input" in constant mode. Memory corrupted (a crash, or an output of memory
+    never written: Shrunk.memory_unsafe) is one symptom in any mode, whatever its signal or values:
+    the feature the case has in constant mode, folded or not, and a generic feature's dtype."""
     case, row = shrunk.final.case, shrunk.final.row
     verdict = row["verdict"]
-    error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)
     # every other mode fails alike (experiments.features_needed): no mode's, nor a mirror bound's
     any_mode = (shrunk.features or {}).get("modes") == []
     what = cause_feature(feature(case.with_(mode="constant") if any_mode else case))
     copied = row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN  # a value's bits lost, any mode, any float
+    if verdict == Verdict.CRASH or shrunk.memory_unsafe:  # one corruption: a crash here, garbage there
+        what = cause_feature(feature(case.with_(mode="constant")))  # in any mode: no mode's feature
+        return ("memory", what, placement == Placement.FOLDED, case.dtype if generic(what) else None)
+    error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)
     return (verdict, error_class, row.get("difference"),
             None if verdict == Verdict.WRONGLY_REJECTED or copied or any_mode else case.mode,
             what, placement == Placement.FOLDED, case.dtype if generic(what) and not copied else None,
-            None if verdict in (Verdict.CRASH, Verdict.TIMEOUT) else row["kind"])
+            None if verdict == Verdict.TIMEOUT else row["kind"])

@@ -57,6 +57,9 @@ class Shrunk:
     # whether the opset and the dtype a title names are needed (experiments.features_needed: the
     # same case at another opset, or of another dtype, does not fail alike); named where untried
     features: dict[str, bool] | None = None
+    # how the minimal case's output showed memory the runtime never wrote, its bits other when run
+    # again (evidence.memory_unsafe); None: it did not (a deterministic wrong value), or no output
+    memory_unsafe: str | None = None
 
 
 class IsolatedRunner:
