@@ -29,6 +29,7 @@ from padconf.report import report
 from padconf.report.report_html import render
 from padconf.run.rundir import load_run, read_jsonl
 from padconf.spec.loader import get_spec
+from tests.robustness.test_hostile_inputs import signed_again
 
 EVIL = "Pad <axes> & \"x\" <script>alert(1)</script>"  # a runtime's error text, to be shown as text
 
@@ -76,6 +77,7 @@ def write_run(path, cases, rows):
                                                             for name in runtimes}}))
     (path / "cases.jsonl").write_text("".join(json.dumps(c.to_json()) + "\n" for c in cases))
     (path / "results.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    signed_again(path)  # as a run signs its folder as it ends
     return path
 
 
@@ -629,7 +631,7 @@ def test_report_bugs_lists_only_the_failures_not_yet_triaged_with_their_case_ids
     groups = report.distinct_failures(read_jsonl(run_dir / "results.jsonl"))
     bugs = [g for g in groups if g["triage"] in PAD_BUGS]
     assert 0 < len(bugs) < len(groups)  # the planted run has lenient and coverage failures too
-    assert out.startswith(f"{len(bugs)} of {len(groups)} distinct failures not yet triaged")
+    assert out.startswith(f"{len(bugs)} of {len(groups)} distinct failures not yet triaged"), out
     assert out.count("\n- ") == len(bugs) and "lenient" not in out.split(" others (")[0].split(":", 1)[1]
     commands = [line.strip() for line in out.splitlines() if line.strip().startswith("padconf minimize ")]
     assert len(commands) == len(bugs)
@@ -663,6 +665,7 @@ def test_report_reads_runs_own_folder_unless_told_and_bugs_says_a_run_is_partial
     assert not whole.startswith("Part of a run") and f"padconf report {DEFAULT_RUN_DIR} --html FILE" in whole
     run_json = tmp_path / DEFAULT_RUN_DIR / RUN_JSON  # as a run stopped before it wrote its count
     run_json.write_text(json.dumps({k: v for k, v in json.loads(run_json.read_text()).items() if k != "results"}))
+    signed_again(run_json.parent)
     assert main(["report", DEFAULT_RUN_DIR, "--bugs"]) == 0
     part = capsys.readouterr().out
     assert part.startswith("Part of a run only: ") and part.split("\n", 1)[1] == whole
