@@ -37,6 +37,7 @@ from padconf.run.controls import run_controls
 from padconf.run.drawing import build_cases
 from padconf.run.rundir import (
     CASES,
+    MAX_JSONL_BYTES,
     RESULTS,
     RESULTS_WRITTEN,
     RUN_FILES,
@@ -168,6 +169,10 @@ class Run:
             taken = {id(c) for c in chosen.apply(cases)}
             lines, cases = map(list, zip(*[(line, c) for line, c in zip(lines, cases) if id(c) in taken]))
         self.stats["draw_seconds"] = round(time.monotonic() - started, 2)
+        if (size := sum(len(line) + 1 for line in lines)) > MAX_JSONL_BYTES:  # JSON is ASCII: a byte a character
+            raise PadconfError(f"{self.cases_path}: the cases take {size} bytes written, more than the "
+                               f"{MAX_JSONL_BYTES} padconf reads back of a run (report, --resume): fewer or smaller "
+                               "test folders")
         if not self.resume:
             self._scheduled = (cases, self._schedule(cases, done=set()))  # raises where nothing can run
             try:

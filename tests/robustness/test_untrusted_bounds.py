@@ -227,3 +227,19 @@ def test_an_ir_with_a_document_type_declaration_is_one_line(tmp_path, capsys):
     err = capsys.readouterr().err
     assert code == 2 and err.count("\n") == 1 and "a document type declaration" in err, err
     assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def test_cases_padconf_could_not_read_back_are_refused_before_anything_runs(tmp_path, capsys, monkeypatch):
+    """Test folders within every bound made a cases.jsonl past the bound padconf reads back (151 MB
+    of 6 folders of 12 MB): the run ran them all, then refused its own run, and report and --resume
+    refused it too (attack round III). The cases as written are held to that bound first."""
+    import padconf.run.runner
+    from padconf.cli import main
+    monkeypatch.setattr(padconf.run.runner, "MAX_JSONL_BYTES", 1000)
+    out = tmp_path / "run"
+    capsys.readouterr()
+    assert main(["run", "--runtime", "onnx-reference", "--spec", "onnx/Pad-19", "--max-examples", "0",
+                 "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "more than the 1000 padconf reads back of a run" in err, err
+    assert not (out / "results.jsonl").exists() and not (out / "cases.jsonl").exists()
