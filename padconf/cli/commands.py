@@ -271,6 +271,8 @@ def cmd_gate(args) -> int:
         say(plain(line))
     if args.junit:
         write_xml(args.junit, junit_xml(judgement))
+    if judgement.judged_nothing:  # never pass on nothing
+        raise PadconfError(f"gate {args.runtime}: {judgement.judged_nothing}")
     verdict = (f"FAILED: {len(judgement.new)} new failures, {len(judgement.fixed)} fixed baseline entries"
                if judgement.exit_code else "passed: nothing new")
     console.print(f"gate {terminal(args.runtime)}: {verdict}", soft_wrap=True)

@@ -124,13 +124,14 @@ def python_literal(value) -> PySource:
 
 
 _MARKDOWN = {"&": "&amp;", "<": "&lt;", ">": "&gt;", "\\": "\\\\", "|": "\\|", "`": "\\`", "[": "\\[", "]": "\\]",
-             "*": "\\*", "~": "\\~"}  # emphasis and strike-through too
+             "*": "\\*", "~": "\\~", "$": "\\$"}  # emphasis, strike-through and math too
 _FLANKING_UNDERSCORE = re.compile(r"(?<![0-9A-Za-z])_|_(?![0-9A-Za-z])")  # an _ inside a word emphasises nothing
 _JOINER = "\u2060"  # WORD JOINER: invisible, and no autolink or mention spans it
 # What GitHub makes live in plain text, where no markup shows it: an autolink (scheme://, www.)
 # a mention (@user, @org/team), which also notifies its owner, or an e-mail address (a@b.c, and
-# onnxruntime@1.23.2 reads as one): the joiner goes after every @.
-_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)")
+# onnxruntime@1.23.2 reads as one): the joiner goes after every @; an issue reference (#1,
+# owner/repo#1, GH-1), which puts a "mentioned this" event on that issue: after # or GH.
+_LIVE = re.compile(r"(?i)(?<=[a-z0-9+.-])(?=://)|(?<=www)(?=\.)|(?<=@)|(?<=#)(?=\d)|(?<=\bgh)(?=-\d)")
 
 
 class Markdown(str):
@@ -140,9 +141,10 @@ class Markdown(str):
 
 def markdown(text) -> Markdown:
     """``text`` for markdown (summary.md, a PR comment, a bundle's REPORT.md), a table cell
-    included: one line, no HTML tag, link, image or emphasis, no cell break, and no autolink
-    (``https://``, ``www.``) or ``@mention``, which the word joiner after them breaks. A
-    ``Markdown`` value is padconf's own and passes as it is."""
+    included: one line, no HTML tag, link, image, emphasis or math, no cell break, and no
+    autolink (``https://``, ``www.``), ``@mention`` or issue reference (``#1``, ``a/b#1``,
+    ``GH-1``), which the word joiner after them breaks. A ``Markdown`` value is padconf's own and
+    passes as it is."""
     if isinstance(text, Markdown):
         return text
     text = _INVISIBLE.sub(_code_point, _CONTROL.sub(" ", str(text)))

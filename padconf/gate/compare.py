@@ -13,7 +13,7 @@ from padconf.execution.worker import Worker
 from padconf.gate.baseline import BaselineEntry, Cell, forgiving, runtime_matches
 from padconf.judging.failure import failure_class
 from padconf.judging.records import ResultRow, judged_row
-from padconf.judging.verdicts import FAILURES
+from padconf.judging.verdicts import FAILURES, Verdict
 
 # reruns of a new failure, each alone in a fresh worker, until one shows it: a failure half of
 # the time goes unseen by all five with odds 1 in 32 (and then a replay after its history)
@@ -59,6 +59,15 @@ class Judgement:
     @property
     def exit_code(self) -> int:
         return 1 if self.new or self.fixed else 0
+
+    @property
+    def judged_nothing(self) -> str | None:
+        """Why the gate passed on nothing, where no result concluded (every one inconclusive or
+        skipped: a selection of refusals that prove nothing passed, attack round III); else None."""
+        if self.exit_code or any(r["verdict"] not in (Verdict.INCONCLUSIVE, Verdict.SKIPPED) for r in self.rows):
+            return None
+        return (f"nothing judged: none of its {len(self.rows)} results concludes (each is inconclusive or "
+                "skipped): a gate passes on results that conclude")
 
 
 def judge_rows(rows: list[ResultRow], entries: list[BaselineEntry], runtime: str, covered: set[str]) -> Judgement:

@@ -470,6 +470,8 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus) -> None:
         share.close()
     if share.failed and exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
+    elif share.judgement is not None and share.judgement.judged_nothing and exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.USAGE_ERROR  # never pass on nothing: as the gate's exit 2
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config) -> None:
@@ -497,6 +499,8 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config: pytest.Config)
               "speak of ran (-k, deselection, --padconf-spec, or a stop)")
     if share.failed:
         write(f"FAILED: {share.failed}", red=True, bold=True)
+    elif j is not None and j.judged_nothing:
+        write(f"padconf: {j.judged_nothing}", red=True, bold=True)
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:

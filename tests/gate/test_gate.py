@@ -1,6 +1,7 @@
 """`padconf baseline` and `padconf gate`: exit codes with planted runtimes, baseline files,
 shards, JUnit XML, and the example database of --explore."""
 import json
+import os
 import re
 from xml.etree import ElementTree
 
@@ -545,3 +546,22 @@ def test_the_gate_leaves_a_folder_holding_someone_elses_run_files_as_it_was(tmp_
     err = capsys.readouterr().err
     assert f"not a gate's ({theirs}" in err and "--work" in err and err.count("\n") == 1, err
     assert (work / theirs).read_text() == "someone else's\n" and sorted(p.name for p in work.iterdir()) == [theirs]
+
+
+def test_a_gate_whose_every_result_is_inconclusive_passes_on_nothing_and_is_exit_2(tmp_path, capsys):
+    """`-k uint4` on onnx's evaluator selects one case, a refusal that proves nothing
+    (inconclusive): the gate said "passed: nothing new", and the plugin "1 skipped", exit 0
+    (attack round III). A gate passes on results that conclude; the plugin's session is a usage error."""
+    import subprocess
+    import sys
+    (tmp_path / "b.yaml").write_text("[]\n")
+    capsys.readouterr()
+    assert main(["gate", "--runtime", "onnx-reference", "--baseline", str(tmp_path / "b.yaml"), *SPEC,
+                 "-k", "uint4", "--work", str(tmp_path / "w")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nothing judged" in err, err
+    done = subprocess.run([sys.executable, "-I", "-m", "pytest", "-c", os.devnull, "--noconftest", "-p",
+                           "no:cacheprovider", "--pyargs", "padconf.pytest", "--padconf-runtime", "onnx-reference",
+                           "--padconf-spec", "onnx/Pad-19", "--padconf-k", "uint4", "-q"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 4 and "nothing judged" in done.stdout, done.stdout[-2000:] + done.stderr[-2000:]

@@ -24,6 +24,17 @@ def test_markdown_leaves_no_autolink_mention_or_tag_live():
     assert text.replace("\u2060", "").replace("\\", "").replace("&lt;", "<").replace("&gt;", ">") == HOSTILE
 
 
+def test_markdown_leaves_no_issue_reference_or_math_live():
+    """``onnx/onnx#7000``, ``#1`` and ``GH-2`` from a spec's rule text reached a bundle's
+    REPORT.md, written to be filed upstream, live (each referenced issue gets a "mentioned this"
+    event), and ``$...$`` math from a mode reached summary.md (attack round III)."""
+    text = "fixed by onnx/onnx#7000, see #1, gh-2 and GH-3; $\\Huge\\textsf{PASSED}$ a/b#1"
+    shown = escape.markdown(text)
+    assert not re.search(r"#\d|(?i:\bgh)-\d|(?<!\\)\$", shown), shown
+    assert shown.replace("\u2060", "").replace("\\$", "$").replace("\\\\", "\\") == text
+    assert escape.markdown("C# and #x and a#b") == "C# and #x and a#b"  # no reference: as it is
+
+
 @pytest.mark.parametrize("name", ["<img src=x onerror=alert(1)>", "a`b``c", "`", "x\n## heading", BIDI,
                                   "[x](javascript:alert(1))"])
 def test_a_code_span_holds_any_text_as_text(name):
