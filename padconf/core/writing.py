@@ -142,6 +142,11 @@ def _not_an_input(folder: int, path: Path) -> None:
     if not (stat.S_ISREG(info.st_mode) or stat.S_ISLNK(info.st_mode)):  # /dev/full, a FIFO: never a file
         raise CaseError(f"{path}: is not a regular file (a device, a pipe, a socket or a folder), which padconf "
                         "does not replace: name a file to write")
+    if stat.S_ISLNK(info.st_mode):  # /dev/stdout, a link to a stream: replaced, the system's link was lost
+        with contextlib.suppress(OSError):  # a dangling link is replaced
+            if not stat.S_ISREG(os.stat(path.name, dir_fd=folder).st_mode):
+                raise CaseError(f"{path}: is a link to a device, a pipe, a socket or a folder, which padconf "
+                                "neither writes through nor replaces: name a file to write")
     if FolderLock.held_exclusively(folder):
         return
     read = inputs.read_as(info) if stat.S_ISREG(info.st_mode) else None
