@@ -224,3 +224,23 @@ def test_a_number_not_in_ascii_digits_is_one_line(capsys, args):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and ("ASCII digits" in err or "whole number" in err), err
+
+
+def test_ctrl_c_while_the_command_imports_is_one_line_and_130():
+    """SIGINT in the first half second of any command, while padconf.cli still imported, was a
+    traceback and a death by the signal (attack round III): the entry point imports the command
+    where the interrupt is caught. The import interrupted here is planted, not timed."""
+    import subprocess
+    import sys
+    planted = ("import builtins, sys\n"
+               "real = builtins.__import__\n"
+               "def interrupted(name, *args, **kwargs):\n"
+               "    if name == 'padconf.cli':\n"
+               "        raise KeyboardInterrupt\n"
+               "    return real(name, *args, **kwargs)\n"
+               "builtins.__import__ = interrupted\n"
+               "from padconf.entry import main\n"
+               "sys.exit(main())\n")
+    done = subprocess.run([sys.executable, "-I", "-c", planted], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 130 and done.stderr == "padconf: interrupted while starting; nothing was done\n", \
+        done.stderr
