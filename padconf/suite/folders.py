@@ -99,6 +99,7 @@ def opset_of(model: onnx.ModelProto, where: Path) -> int:
 
 MAX_GRAPH_DEPTH = 32  # subgraphs inside subgraphs (If, Loop, Scan bodies): a model padconf did not write
 MAX_MESSAGE_DEPTH = 8 * MAX_GRAPH_DEPTH  # messages inside messages: each graph level is a few (node, attribute)
+MAX_MODEL_MESSAGES = 1 << 18  # nodes, attributes, tensors: a Pad's test holds dozens, a large network 10**4s
 
 
 def model_tensors(model: onnx.ModelProto):
@@ -109,13 +110,19 @@ def model_tensors(model: onnx.ModelProto):
     ``training_info``'s graphs are all visited, and a field nobody listed (a later onnx's too)
     cannot hide a tensor. A reader that looked only at the fields it knew left a Constant
     node's external data, then ``training_info``'s, for a runtime to resolve against the working
-    directory. Subgraphs nest at most MAX_GRAPH_DEPTH deep, messages MAX_MESSAGE_DEPTH."""
+    directory. Subgraphs nest at most MAX_GRAPH_DEPTH deep, messages MAX_MESSAGE_DEPTH, and a model
+    holds at most MAX_MODEL_MESSAGES messages."""
     tensor_type = onnx.TensorProto.DESCRIPTOR
     graph_type = onnx.GraphProto.DESCRIPTOR
     # (message, graph depth, message depth), walked without recursion: nesting is the input's
     todo: list[tuple[Any, int, int]] = [(model, 0, 0)]
+    walked = 0
     while todo:
         message, graphs, depth = todo.pop()
+        walked += 1
+        if walked > MAX_MODEL_MESSAGES:  # the walk's work is the input's: bounded as its bytes are
+            raise CaseError(f"holds more than {MAX_MODEL_MESSAGES} messages (nodes, attributes, tensors): "
+                            "not a model padconf reads")
         if message.DESCRIPTOR is tensor_type:
             yield message
             continue  # a TensorProto holds no tensor (its segment and external_data are no tensors)

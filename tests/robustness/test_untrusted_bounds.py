@@ -243,3 +243,20 @@ def test_cases_padconf_could_not_read_back_are_refused_before_anything_runs(tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "more than the 1000 padconf reads back of a run" in err, err
     assert not (out / "results.jsonl").exists() and not (out / "cases.jsonl").exists()
+
+
+def test_a_model_of_more_messages_than_its_bound_is_one_line(tmp_path, monkeypatch):
+    """A model.onnx of 8.4M Identity nodes (266 MB, under the file's bound) took 97 s and 5.4 GB
+    walking every message before it was refused (attack round III): the walk counts its work."""
+    import onnx
+    from onnx import TensorProto, helper
+
+    import padconf.suite.folders as folders
+    monkeypatch.setattr(folders, "MAX_MODEL_MESSAGES", 1000)
+    nodes = [helper.make_node("Identity", [f"t{i}"], [f"t{i + 1}"]) for i in range(2000)]
+    graph = helper.make_graph(nodes, "many", [helper.make_tensor_value_info("t0", TensorProto.FLOAT, [1])],
+                              [helper.make_tensor_value_info("t2000", TensorProto.FLOAT, [1])])
+    path = tmp_path / "model.onnx"
+    onnx.save(helper.make_model(graph), path)
+    with pytest.raises(CaseError, match=f"{path}: holds more than 1000 messages"):
+        folders.load_model(path)
