@@ -26,6 +26,17 @@ def _evidence(where):
     return json.loads((where / "evidence.json").read_text())
 
 
+def _minimized_run(tmp_path, adapter: str, cases: list, time_limit: str = "3") -> list:
+    """The bundle folders `padconf minimize RUN` writes of a run of ``cases`` on ``adapter``."""
+    from padconf.run.runner import Run, RunConfig
+    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
+    run.execute(run.plan(run.prepare(cases)))
+    out = tmp_path / "out"
+    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
+                 "--time-limit", time_limit]) == 0
+    return sorted(d for d in out.iterdir() if d.is_dir())
+
+
 def test_a_wrong_value_without_a_runnable_repro_needs_a_look_naming_check_a(tmp_path):
     """A planted wrong value (values flipped, where the data begins with 666) on a defined input,
     whose controls pass: every check but (a) passes; the fake runtime has no runner of its own,
@@ -133,15 +144,9 @@ def test_shrinking_sheds_an_invalid_mode_and_repeated_axes_before_it_keeps_a_wro
 def test_a_silent_wrong_value_is_no_variant_of_a_crash_on_the_same_feature(tmp_path):
     """Rank-0 data crashes on float and is answered wrong on int32: the rank-0 feature would merge
     them, but the crash's experiment (the process dies) does not show the wrong value: two bundles."""
-    from padconf.run.runner import Run, RunConfig
     cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[])),
              classify(Case(spec="onnx/Pad-19", data=np.array(2, np.int32), pads=[]))]
-    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RankZeroCrashOrWrongAdapter"]), jobs=1)
-    run.execute(run.plan(run.prepare(cases)))
-    out = tmp_path / "out"
-    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "RankZeroCrashOrWrongAdapter", "--out",
-                 str(out), "--time-limit", "3"]) == 0
-    bundles = sorted(d.name for d in out.iterdir() if d.is_dir())
+    bundles = [d.name for d in _minimized_run(tmp_path, FAKE + "RankZeroCrashOrWrongAdapter", cases)]
     assert len(bundles) == 2 and any("-crash-" in b for b in bundles) and any("-mismatch-" in b for b in bundles)
 
 
@@ -213,16 +218,9 @@ def test_a_variant_is_rerun_through_the_bundles_own_experiment_and_split_where_i
     but the bundle's experiment rerun on the int32 case shows another mechanism (its control
     computing on the values fails, where float's passes): two bundles; each variant a bundle
     keeps carries that experiment's record in its evidence.json."""
-    from padconf.run.runner import Run, RunConfig
-    adapter = FAKE + "RankZeroTwoWaysAdapter"
     cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[])),
              classify(Case(spec="onnx/Pad-19", data=np.array(2, np.int32), pads=[]))]
-    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
-    run.execute(run.plan(run.prepare(cases)))
-    out = tmp_path / "out"
-    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
-                 "--time-limit", "3"]) == 0
-    bundles = sorted(d for d in out.iterdir() if d.is_dir())
+    bundles = _minimized_run(tmp_path, FAKE + "RankZeroTwoWaysAdapter", cases)
     assert len(bundles) == 2, [b.name for b in bundles]
     found = [_evidence(b) for b in bundles]
     assert sorted(f["checks"]["c"]["passed"] for f in found) == [False, True]
@@ -441,7 +439,6 @@ def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
     experiment and listed under it with the label it had alone."""
     from padconf.judging.triage import Triage
     from padconf.minimize import minimize as minimizing
-    from padconf.run.runner import Run, RunConfig
     real, cause = minimizing.bundle_triage, minimizing.root_cause
     monkeypatch.setattr(minimizing, "bundle_triage", lambda shrunk, job: Triage.KNOWN_UPSTREAM
                         if shrunk.final.case.dtype == "int32" else real(shrunk, job))
@@ -449,12 +446,7 @@ def test_one_mechanism_under_two_labels_is_one_bundle(tmp_path, monkeypatch):
                                                                              shrunk.final.case.dtype))
     cases = [classify(Case(spec="onnx/Pad-19", data=np.array([[1, 2, 3], [3, 4, 5]], dtype), pads=[0, 0, 0, -1]))
              for dtype in (np.float32, np.int32)]
-    run = Run(tmp_path / "run", RunConfig(runtimes=[FAKE + "RefusesEndCropAdapter"]), jobs=1)
-    run.execute(run.plan(run.prepare(cases)))
-    out = tmp_path / "out"
-    assert main(["minimize", str(tmp_path / "run"), "--runtime", FAKE + "RefusesEndCropAdapter", "--out", str(out),
-                 "--time-limit", "5"]) == 0
-    folders = [d for d in out.iterdir() if d.is_dir()]
+    folders = _minimized_run(tmp_path, FAKE + "RefusesEndCropAdapter", cases, time_limit="5")
     assert len(folders) == 1, [d.name for d in folders]
     [root] = folders
     assert "-needs-a-look-" in root.name and [d.name for d in (root / "variants").iterdir()]
@@ -549,16 +541,9 @@ def test_one_bug_whose_symptom_the_index_type_chooses_is_one_bundle(tmp_path):
     II filed OpenVINO's twice). The experiments differ (one dies, one answers), but the crash's
     case with int64 pads is refused as the other bundle's is: one bundle, the other listed under
     it with that twin recorded."""
-    from padconf.run.runner import Run, RunConfig
-    adapter = FAKE + "RankZeroFedPadsByIndexTypeAdapter"
     cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[], pads_type=t))
              for t in ("int64", "int32")]
-    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
-    run.execute(run.plan(run.prepare(cases)))
-    out = tmp_path / "out"
-    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
-                 "--time-limit", "3"]) == 0
-    bundles = sorted(d for d in out.iterdir() if d.is_dir())
+    bundles = _minimized_run(tmp_path, FAKE + "RankZeroFedPadsByIndexTypeAdapter", cases)
     assert len(bundles) == 1, [b.name for b in bundles]
     [twin] = [v["index_type_twin"] for v in _evidence(bundles[0])["variants"] if v.get("index_type_twin")]
     assert twin["verdict"] in ("crash", "wrongly-rejected"), twin
@@ -589,18 +574,11 @@ def test_a_crash_and_an_output_of_memory_never_written_on_one_feature_are_one_bu
     and answered uninitialised values in edge mode: filed twice (audit IV's openvino 01 and 15).
     Memory corrupted (a crash, or an output whose bits change run to run) is one symptom whatever
     its face: one bundle, the other listed under it."""
-    from padconf.run.runner import Run, RunConfig
-    adapter = FAKE + "CropPastAxisCorruptsAdapter"
     cases = [classify(Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0, 3.0], np.float32), pads=[-2, 1])),
              classify(Case(spec="onnx/Pad-19", data=np.array([[1.0], [2.0], [3.0], [4.0]], np.float32),
                            pads=[-3, 0, 2, 0], mode="edge"))]
     assert [c.kind for c in cases] == ["defined", "defined"]
-    run = Run(tmp_path / "run", RunConfig(runtimes=[adapter]), jobs=1)
-    run.execute(run.plan(run.prepare(cases)))
-    out = tmp_path / "out"
-    assert main(["minimize", str(tmp_path / "run"), "--runtime", adapter, "--out", str(out),
-                 "--time-limit", "3"]) == 0
-    bundles = sorted(d for d in out.iterdir() if d.is_dir())
+    bundles = _minimized_run(tmp_path, FAKE + "CropPastAxisCorruptsAdapter", cases)
     assert len(bundles) == 1, [b.name for b in bundles]
     [variant] = _evidence(bundles[0])["variants"]
     assert variant["mechanism"][0] == "corrupts memory", variant
