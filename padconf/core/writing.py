@@ -125,8 +125,19 @@ def claim_folder(folder: Path | str, force: bool = False, replace: str = "--forc
     return folder
 
 
+_SYSTEM = ("/dev", "/proc", "/sys")  # devices and streams (/dev/stdout): never a file padconf writes
+
+
+def _in_system_folder(path: str) -> bool:
+    return any(path == top or path.startswith(top + "/") for top in _SYSTEM)
+
+
 def _folder(path: Path) -> int:
-    """A descriptor of ``path``'s folder (``open_folder``: no link on the way)."""
+    """A descriptor of ``path``'s folder (``open_folder``: no link on the way), which is none of
+    the system's folders of devices and streams."""
+    if _in_system_folder(os.path.realpath(path.parent)):
+        raise CaseError(f"{path}: in a folder of devices and streams, where padconf writes no file: name a file "
+                        "to write")
     return open_folder(path.parent)
 
 
@@ -143,10 +154,12 @@ def _not_an_input(folder: int, path: Path) -> None:
         raise CaseError(f"{path}: is not a regular file (a device, a pipe, a socket or a folder), which padconf "
                         "does not replace: name a file to write")
     if stat.S_ISLNK(info.st_mode):  # /dev/stdout, a link to a stream: replaced, the system's link was lost
+        target = os.path.join(os.path.dirname(os.path.abspath(path)), os.readlink(path.name, dir_fd=folder))
         with contextlib.suppress(OSError):  # a dangling link is replaced
-            if not stat.S_ISREG(os.stat(path.name, dir_fd=folder).st_mode):
-                raise CaseError(f"{path}: is a link to a device, a pipe, a socket or a folder, which padconf "
-                                "neither writes through nor replaces: name a file to write")
+            if _in_system_folder(os.path.normpath(target)) \
+                    or not stat.S_ISREG(os.stat(path.name, dir_fd=folder).st_mode):
+                raise CaseError(f"{path}: is a link to a device, a stream, a pipe, a socket or a folder, which "
+                                "padconf neither writes through nor replaces: name a file to write")
     if FolderLock.held_exclusively(folder):
         return
     read = inputs.read_as(info) if stat.S_ISREG(info.st_mode) else None

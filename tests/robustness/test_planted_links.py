@@ -153,11 +153,12 @@ def test_a_results_file_that_is_a_hard_link_is_not_appended_to(run_dir, tmp_path
     assert theirs.read_text() == "".join(rows[:-3])
 
 
-@pytest.mark.parametrize("target", ["/dev/null", "fifo", "folder"])
+@pytest.mark.parametrize("target", ["/dev/null", "fifo", "folder", "/proc/self/fd/1"])
 def test_an_output_that_links_to_a_stream_is_one_line_and_the_link_stays(tmp_path, capsys, target):
     """`report --html /dev/stdout` as root replaced the system's /dev/stdout link with a regular
-    file, exit 0 (attack round III): a link to anything but a regular file is neither written
-    through nor replaced."""
+    file, exit 0, even with stdout a regular file (attack round III): a link to a stream, or to
+    anything but a regular file, is neither written through nor replaced, and no file is written
+    in /dev, /proc or /sys."""
     from padconf.core.errors import CaseError
     if target == "fifo":
         os.mkfifo(tmp_path / "fifo")
@@ -166,9 +167,11 @@ def test_an_output_that_links_to_a_stream_is_one_line_and_the_link_stays(tmp_pat
     pointed = target if target.startswith("/") else str(tmp_path / target)
     link = tmp_path / "out.html"
     link.symlink_to(pointed)
-    with pytest.raises(CaseError, match="is a link to a device, a pipe, a socket or a folder"):
+    with pytest.raises(CaseError, match="is a link to a device, a stream, a pipe, a socket or a folder"):
         write_atomically(link, "x")
     assert link.is_symlink() and os.readlink(link) == pointed
+    with pytest.raises(CaseError, match="in a folder of devices and streams"):
+        write_atomically("/dev/padconf-test-output", "x")
     dangling = tmp_path / "dangling.html"
     dangling.symlink_to(tmp_path / "nowhere")
     write_atomically(dangling, "x")  # a link to nothing: replaced, as before
