@@ -234,15 +234,25 @@ def test_a_crash_of_onnxs_own_shape_inference_is_onnxs_not_the_runtimes(tmp_path
 
 def test_both_refusing_is_alike_whatever_either_says():
     """A frontend's refusal and the refusal of the operation it lowers Pad to are one where both
-    refuse the same values and pads (an experiment), not where one's text holds the other's."""
+    refuse the same values and pads (an experiment), not where one's text holds the other's; and
+    garbage on one path is the other's crash on the same values."""
     from padconf.adapters.outcome import Outcome
     from padconf.core.vocabulary import Status
+    from padconf.judging.verdicts import Verdict
     from padconf.minimize.probes.experiments import _alike
     case = classify(Case(spec="onnx/Pad-18", data=np.array(1.0, np.float32), pads=[]))
     attempt = _refused(case, "openvino-onnx", "inputs", "Check 'x' failed at frontend.cpp").final
     assert _alike(attempt, case, Outcome(error="Pad-12: another wording at pad.cpp:103"), Status.OK)
     assert not _alike(attempt, case, Outcome(np.array(1.0, np.float32)), Status.OK)
     assert not _alike(attempt, case, Outcome(), Status.CRASH)
+    # garbage on one path, a crash on the other: one memory corrupted (audit V's openvino-onnx 50)
+    from padconf.minimize.shrink.loop import Attempt
+    defined = classify(Case(spec="onnx/Pad-19", data=np.array([1.0, 2.0], np.float32), pads=[1, 0]))
+    garbage = Outcome(np.array([7e28, 1.0, 2.0], np.float32))
+    wrong = Attempt(defined, {"verdict": Verdict.MISMATCH}, garbage)
+    assert _alike(wrong, defined, Outcome(), Status.CRASH)
+    own = Outcome(np.array([0.0, 1.0, 2.0], np.float32))  # the input's own values: no corruption shown
+    assert not _alike(Attempt(defined, {"verdict": Verdict.MISMATCH}, own), defined, Outcome(), Status.CRASH)
 
 
 def test_no_upstream_fact_reads_error_text():

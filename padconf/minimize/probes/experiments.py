@@ -385,10 +385,16 @@ def _alike(attempt: Attempt, native: Case, outcome: Outcome, status: str) -> boo
     returned the same output, or outputs of one shape that both hold values found nowhere in
     the input nor in any reading's output (memory never written, whose contents differ from
     process to process), or both refused (the operation refuses the same values and pads, so
-    the path that lowers to it refuses them through it; whatever either's error says)."""
+    the path that lowers to it refuses them through it; whatever either's error says), or one
+    died where the other's output holds such values: one memory corrupted, two faces (audit V:
+    OpenVINO's frontend answered garbage where its CPU Pad-12 crashed on the same values)."""
+    mine, theirs = attempt.outcome.output, outcome.output
+    mine_died, theirs_died = attempt.row["verdict"] == Verdict.CRASH, status == Status.CRASH
+    if mine_died != theirs_died and (mine_died or (mine is not None and from_nowhere(attempt.case, mine))) \
+            and (theirs_died or (theirs is not None and from_nowhere(native, theirs))):
+        return True
     if status != Status.OK or attempt.row["verdict"] in (Verdict.CRASH, Verdict.TIMEOUT):
         return status == attempt.row["verdict"]
-    mine, theirs = attempt.outcome.output, outcome.output
     if mine is not None or theirs is not None:
         return mine is not None and theirs is not None and mine.shape == theirs.shape \
             and mine.dtype == theirs.dtype and (bit_equal(mine, theirs) or bool(
