@@ -310,7 +310,7 @@ class Case:
         data = np.asarray(self.data)
         if not data.size:  # no data to move: the zeros a constant Pad writes, as many (audit IV: OpenVINO's
             # folded float4 Pad on an empty axis crashes as its Tile of as many values does)
-            data = np.zeros(max(1, 0 if self.expected is None else np.asarray(self.expected).size), data.dtype)
+            data = np.zeros(1 if self.expected is None else max(1, np.asarray(self.expected).size), data.dtype)
         flat = data.reshape(-1)
         value = self.constant_value
         if domain == "onnx" and version <= 2:  # Pad-1/2's value is an attribute: attribute_control's

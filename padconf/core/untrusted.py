@@ -7,6 +7,7 @@ spec files, CaseError for the rest).
 from __future__ import annotations
 
 import errno
+import hashlib
 import io
 import json
 import math
@@ -56,6 +57,15 @@ def read_bytes(path: Path | str, limit: int, error: type[Exception] = CaseError,
     if len(data) > limit:
         raise error(f"{name}: larger than {limit} bytes")
     return data
+
+
+def sha256_of(f: io.BufferedIOBase | io.RawIOBase) -> str:
+    """The SHA-256 of what is left to read of the binary file ``f``, read a MiB at a time (a
+    run's results.jsonl, an environment's libraries: never whole in memory)."""
+    digest = hashlib.sha256()
+    while chunk := f.read(1 << 20):
+        digest.update(chunk)
+    return digest.hexdigest()
 
 
 def read_text(path: Path | str, limit: int, error: type[Exception] = CaseError, name: str | None = None,

@@ -45,7 +45,7 @@ from pathlib import Path
 
 from padconf.adapters.compile_cache import load_key
 from padconf.core.errors import PadconfError
-from padconf.core.untrusted import json_value, read_text
+from padconf.core.untrusted import json_value, read_text, sha256_of
 from padconf.execution.package_index import INDEX_ENV, index_url, normalized, release
 
 ENV = "PADCONF_ENV_CACHE"
@@ -142,11 +142,8 @@ def _tree_digest(venv: Path) -> str:
             if stat.S_ISLNK(st.st_mode):
                 extra = os.readlink(path)
             elif stat.S_ISREG(st.st_mode):
-                contents = hashlib.sha256()
                 with open(path, "rb") as f:
-                    while chunk := f.read(1 << 20):
-                        contents.update(chunk)
-                extra = contents.hexdigest()
+                    extra = sha256_of(f)
             else:
                 extra = ""
             digest.update(f"{os.path.relpath(path, venv)}\0{st.st_mode:o}\0{st.st_size}\0{extra}\n"

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import enum
 import errno
-import hashlib
 import json
 import os
 import stat
@@ -18,13 +17,12 @@ import msgspec
 
 from padconf.core import user_key
 from padconf.core.errors import PadconfError
-from padconf.core.untrusted import read_bytes
+from padconf.core.untrusted import read_bytes, sha256_of
 from padconf.core.writing import write_atomically
 
 SIGNATURE = "run.sig"
 MAX_SIGNATURE_BYTES = 1 << 12
 _PURPOSE = b"run directory"
-_CHUNK = 1 << 20
 
 
 class Signature(enum.Enum):
@@ -49,12 +47,7 @@ def _digest(path: Path) -> str | None:
             return None
         raise PadconfError(f"{path}: cannot read: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            return None
-        digest = hashlib.sha256()
-        while chunk := f.read(_CHUNK):
-            digest.update(chunk)
-    return digest.hexdigest()
+        return sha256_of(f) if stat.S_ISREG(os.fstat(f.fileno()).st_mode) else None
 
 
 def _payload(files: dict[str, str | None]) -> bytes:

@@ -225,10 +225,9 @@ def how_it_shows(shrunk: Shrunk) -> tuple[str, bool | None]:
     wrote, other bits run to run (Shrunk.memory_unsafe), shows memory corruption as a crash does:
     OpenVINO's crop past the axis beside a pad crashed in one bundle and answered uninitialised
     values in another (audit IV)."""
-    verdict = shrunk.final.row["verdict"]
-    if verdict == Verdict.CRASH or shrunk.memory_unsafe:
+    if shrunk.corrupts_memory:
         return "corrupts memory", None
-    if verdict in _UNSAFE:
+    if shrunk.final.row["verdict"] in _UNSAFE:
         return "dies", None
     return "answers", shrunk.final.case.kind != CaseKind.MUST_REJECT
 

@@ -99,7 +99,7 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
     any_mode = (shrunk.features or {}).get("modes") == []
     what = cause_feature(feature(case.with_(mode="constant") if any_mode else case))
     copied = row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN  # a value's bits lost, any mode, any float
-    if verdict == Verdict.CRASH or shrunk.memory_unsafe:  # one corruption: a crash here, garbage there
+    if shrunk.corrupts_memory:  # one corruption: a crash here, garbage there
         what = cause_feature(feature(case.with_(mode="constant")))  # in any mode: no mode's feature
         return ("memory", what, placement == Placement.FOLDED, case.dtype if generic(what) else None)
     error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)

@@ -61,6 +61,12 @@ class Shrunk:
     # again (evidence.memory_unsafe); None: it did not (a deterministic wrong value), or no output
     memory_unsafe: str | None = None
 
+    @property
+    def corrupts_memory(self) -> bool:
+        """The minimal case kills the runtime, or its output shows memory never written: one
+        symptom, whatever its face (evidence.how_it_shows, root_cause.mechanism_key)."""
+        return self.final.row["verdict"] == Verdict.CRASH or self.memory_unsafe is not None
+
 
 class IsolatedRunner:
     """Runs cases on one runtime, each alone in a fresh worker process (the spec's verdict on
