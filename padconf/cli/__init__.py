@@ -70,9 +70,13 @@ FAULT_FILE = "padconf-fault.txt"  # the traceback of padconf's own fault, in the
 
 def continues(args) -> str:
     """What is kept of an interrupted command, and the command that continues its work: each
-    command's own (a gate or a baseline starts over; only a run resumes), written out as given."""
+    command's own (a gate or a baseline starts over; only a run resumes, once it has written its
+    run.json: one stopped while drawing its cases wrote nothing), written out as given."""
     again = "padconf " + shlex.join(getattr(args, "argv", None) or [args.command])
     if args.command == "run":
+        from padconf.run.rundir import RUN_JSON  # loaded by the run by now
+        if not args.resume and not (Path(args.out) / RUN_JSON).exists():  # stopped while it drew its cases
+            return f"nothing was written yet: `{again}` starts it again"
         return f"what finished is kept (`padconf run --resume --out {shlex.quote(args.out)}` continues)"
     if args.command in ("gate", "baseline"):
         return f"a {args.command} starts over: `{again}` runs it again"

@@ -530,3 +530,18 @@ def test_own_fault_tells_padconfs_slips_from_the_runtimes_answers(tmp_path, monk
     with pytest.raises(OwnFault):
         raise_unless_answer(_raised(_slip_none), HERE)
     raise_unless_answer(_raised(_runtime_python), HERE)
+
+
+def test_a_run_stopped_while_it_draws_its_cases_says_nothing_was_written(tmp_path):
+    """Ctrl-C in a new run's first seconds, while it drew its cases, said "what finished is kept
+    (`padconf run --resume --out r` continues)", and that --resume was refused: nothing to resume
+    (no run.json). A run writes nothing until its cases are drawn: the same command starts it again."""
+    from argparse import Namespace
+
+    from padconf.cli import continues
+    out = tmp_path / "r"
+    args = Namespace(command="run", out=str(out), resume=False, argv=["run", "--out", str(out)])
+    assert continues(args) == f"nothing was written yet: `padconf run --out {out}` starts it again"
+    out.mkdir()
+    (out / "run.json").write_text("{}")
+    assert continues(args) == f"what finished is kept (`padconf run --resume --out {out}` continues)"
