@@ -123,9 +123,13 @@ COMMANDS = {  # a command line of each command that does work, and what its inte
 @pytest.mark.parametrize("signal_raised, code, says", [(KeyboardInterrupt(), 130, "interrupted"),
                                                        (Terminated(15), 143, "SIGTERM"),
                                                        (Terminated(1), 129, "SIGHUP")])
-def test_an_interrupt_names_the_command_that_continues_each_commands_work(monkeypatch, capsys, command,
+def test_an_interrupt_names_the_command_that_continues_each_commands_work(monkeypatch, capsys, tmp_path, command,
                                                                           signal_raised, code, says):
     argv, continues = COMMANDS[command]
+    monkeypatch.chdir(tmp_path)
+    if command == "run":  # a run that has written its run.json (one stopped before wrote nothing to resume)
+        (tmp_path / "my run").mkdir()
+        (tmp_path / "my run" / "run.json").write_text("{}")
 
     def interrupted(args):
         raise signal_raised

@@ -193,10 +193,12 @@ def test_ctrl_c_in_each_phase_of_run_is_130_and_its_message(tmp_path, monkeypatc
     target = {"drawing": (runner, "build_cases"), "planning": (Run, "plan"), "controls": (runner, "run_controls"),
               "summary": (session, "markdown")}[where]
     _interrupt_in(monkeypatch, *target)
-    assert main(["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
-                 "--out", str(tmp_path / "run")]) == 130
-    assert capsys.readouterr().err == (f"padconf: interrupted; what finished is kept (`padconf run --resume --out "
-                                       f"{tmp_path / 'run'}` continues)\n")
+    argv = ["run", "--runtime", FAKE + "WrongValuesAdapter", "--spec", "onnx/Pad-19", "--max-examples", "2",
+            "--out", str(tmp_path / "run")]
+    assert main(argv) == 130
+    said = (f"nothing was written yet: `{shlex.join(['padconf', *argv])}` starts it again" if where == "drawing"
+            else f"what finished is kept (`padconf run --resume --out {tmp_path / 'run'}` continues)")
+    assert capsys.readouterr().err == f"padconf: interrupted; {said}\n"
 
 
 def _padconf(*args, cwd, tag=""):
@@ -242,7 +244,10 @@ def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, comma
     finally:
         proc.kill()
     again = f"`{shlex.join(['padconf', *args])}`"
-    continues = {"run": "what finished is kept (`padconf run --resume --out r` continues)",
+    # a run stopped before its run.json (while it drew its cases, its workers already started) wrote nothing
+    drawn = (tmp_path / "r" / "run.json").exists()
+    continues = {"run": "what finished is kept (`padconf run --resume --out r` continues)" if drawn else
+                        f"nothing was written yet: {again} starts it again",
                  "baseline": f"a baseline starts over: {again} runs it again",
                  "gate": f"a gate starts over: {again} runs it again",
                  "minimize": "the bundles finished are kept in m; minimize starts over, into a new or empty folder: "
