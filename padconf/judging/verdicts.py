@@ -49,6 +49,7 @@ class Difference(Word):
     VALUES = "values"
     NAN_PAYLOAD_OR_ZERO_SIGN = "nan-payload-or-zero-sign"
     NARROWED = "narrowed-to-32-bit"
+    THROUGH_FLOAT32 = "integer-through-float32"
     # an accepted must-reject case answered with what no reading gives, the broken rule set aside
     # (classify.as_if_allowed): not lenient, silent garbage
     NO_READING = "no-reading"
@@ -94,10 +95,28 @@ def _mismatch(expected, got) -> Ruling | None:
                       difference=Difference.NAN_PAYLOAD_OR_ZERO_SIGN)
     kind = _wrong_kind(expected.reshape(-1), got.reshape(-1), wrong.reshape(-1))
     narrowed = _narrowed(expected, got)
-    return Ruling(Verdict.MISMATCH, f"values differ first at {where} ({kind}"
-                                    f"{', every value as computed in ' + narrowed if narrowed else ''}): "
+    floated = narrowed is None and _through_float32(expected, got)
+    how = (", every value as computed in " + narrowed if narrowed else
+           ", every value as passed through float32" if floated else "")
+    return Ruling(Verdict.MISMATCH, f"values differ first at {where} ({kind}{how}): "
                                     f"{shown[0]} instead of {shown[1]}".replace("np.", ""),
-                  difference=Difference.NARROWED if narrowed else Difference.VALUES)
+                  difference=Difference.NARROWED if narrowed else
+                  Difference.THROUGH_FLOAT32 if floated else Difference.VALUES)
+
+
+def _through_float32(expected: np.ndarray, got: np.ndarray) -> bool:
+    """Whether the integer output ``got`` is ``expected`` passed through float32 element for
+    element: rounded to float32, then wrapped to the dtype's bits or to 32 bits, or saturated to
+    32 bits (a 64-bit integer computed as int32 on the way)."""
+    if expected.dtype != got.dtype or expected.dtype.kind not in "iu" or expected.dtype.itemsize < 4:
+        return False  # float32 holds every 8- and 16-bit integer exactly
+    wide = expected.astype(np.float32).astype(np.float64)
+    signed = expected.dtype.kind == "i"
+    info = np.iinfo(np.int32 if signed else np.uint32)
+    whole = np.where(wide >= 2.0 ** 63, wide - 2.0 ** 64, wide).astype(np.int64)  # its low 64 bits
+    candidates = [whole.astype(np.int32 if signed else np.uint32), whole,  # wrapped to 32 bits, or to the dtype's
+                  np.clip(wide, info.min, info.max).astype(np.int64)]
+    return any((c.astype(expected.dtype) == got).all() for c in candidates)
 
 
 def _narrowed(expected: np.ndarray, got: np.ndarray) -> str | None:

@@ -10,7 +10,10 @@ operation the frontend lowers Pad to fails the frontend's minimal case alike (na
 the verdict, mode and telling feature of an engine's own bundle; and then only where each one's
 own experiment showed alike (how it shows, its computing control passing or not). A merged bundle's folder moves
 under its root's ``variants/``, listed in its REPORT.md; INDEX.md lists each root with its
-variants beneath it, grouped by mechanism."""
+variants beneath it, grouped by mechanism. A frontend's bundle whose lowered operation fails alike
+and that meets no bundle of the engine's own (the engine's draw never met it: OpenVINO's CPU Pad
+passing an int32 pad value through float32 showed only through the frontend) is the engine's
+bug to file, with the engine's own repro (native/): no bug stays filed nowhere."""
 from __future__ import annotations
 
 import os
@@ -27,9 +30,10 @@ from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.minimize.bundle.index import index_markdown
+from padconf.minimize.bundle.scripts import api_script_name
 from padconf.minimize.bundle.title import feature
-from padconf.minimize.minimize import _safe, minimize, variant_text
-from padconf.minimize.probes.evidence import LABELS, a_control_fails, how_it_shows
+from padconf.minimize.minimize import _safe, minimize, variant_text, write_evidence
+from padconf.minimize.probes.evidence import BUG, FOLDER_WORDS, LABELS, a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
 
 
@@ -74,10 +78,13 @@ def _experiment(s: dict) -> tuple:
     return how_it_shows(s["shrunk"]), a_control_fails(s["evidence"]["checks"]["c"])
 
 
-def merge_across(done: list[tuple[str, list[dict]]]) -> None:
+def merge_across(done: list[tuple[str, list[dict]]], covered: set[str] | frozenset[str] = frozenset()) -> None:
     """Merge each runtime's bundles (in ``done`` order: an engine's own runtime first) into the
     first bundle of the same mechanism on the same engine (_keys): its folder moved under the
-    root's variants/, listed in the root's REPORT.md, its summary marked ``merged_into``."""
+    root's variants/, listed in the root's REPORT.md, its summary marked ``merged_into``. Then,
+    for the engines in ``covered`` (each minimized here, or with no failure in the run), a
+    frontend's bundle that the engine fails alike and that met none of the engine's own is filed
+    against the engine (file_on_engine)."""
     roots: dict[tuple, dict] = {}
     for runtime, summaries in done:
         for s in summaries:
@@ -103,6 +110,32 @@ def merge_across(done: list[tuple[str, list[dict]]]) -> None:
             s.update({"dir": moved, "merged_into": root, "merged_runtime": runtime,
                       "shape": list(s["shrunk"].original.case.data.shape),
                       "link": os.path.relpath(root["dir"], moved.parent.parent.parent)})
+    for runtime, summaries in done:
+        for s in summaries:
+            if s.get("dir") and not s.get("merged_into") and engine(runtime) in covered \
+                    and not any(roots.get(k, {}).get("runtime") == engine(runtime) for k in _keys(s, runtime)):
+                file_on_engine(s, runtime)
+
+
+def file_on_engine(s: dict, runtime: str) -> None:
+    """The frontend bundle ``s`` as its engine's bug to file, where the engine's Pad fails its
+    minimal case alike (native_check, its repro in native/) and no check but (e), which that
+    very failure failed, is missing: its label, evidence and folder name say so."""
+    found, native, eng = s["evidence"], s["shrunk"].native, engine(runtime)
+    if found["label"] != "other-component" or native is None or not native.get("runtime") \
+            or split_variant(native["runtime"])[0] != eng or set(found["missing"]) - {"e"}:
+        return
+    unique = {**found["checks"]["e"], "passed": True,
+              "how": f"no upstream fact or bundle explains it, and none of {eng}'s own bundles has it: its "
+                     f"draws never met this case, so this bundle is {eng}'s"}
+    found = {**found, "label": BUG, "filed_against": eng, "missing": [], "missing_text": [],
+             "why": f"{native['spec']} on {eng} fails alike and no bundle of {eng}'s has it: a bug to file "
+                    f"against {eng}, its repro native/{api_script_name(eng)}",
+             "checks": {**found["checks"], "e": unique}}
+    write_evidence(s["dir"], found)
+    words = f"-{FOLDER_WORDS['other-component']}-"
+    moved = s["dir"].with_name(s["dir"].name.replace(words, f"-{FOLDER_WORDS[BUG]}-", 1))
+    s.update({"dir": s["dir"].rename(moved), "evidence": found})
 
 
 def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_LIMIT_S, progress=None,
@@ -184,7 +217,8 @@ def _minimize_runtimes(target: str, runtimes: list[str], out: Path, time_limit: 
             raise got
         else:
             done.append((runtime, got))
-    merge_across(done)
+    failing = {r["runtime"] for r in read_results(Path(target) / RESULTS) if r["verdict"] in FAILURES}
+    merge_across(done, {engine(r) for r, _ in done} - (failing - {r for r, _ in done}))
     for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
         write_markdown(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))
     write_markdown(out / "INDEX.md", merged_index(target, done, skipped, out))
@@ -205,7 +239,8 @@ def merged_index(target: str, done: list[tuple[str, list[dict]]], skipped: list[
             proof = s.get("evidence") or {}
             missing = ", ".join(proof.get("missing") or []) or "-"
             link = s["dir"].relative_to(out).as_posix()
-            rows[label].append(f"| {escape.markdown(runtime)} | [{escape.markdown(s['dir'].name)}]({link}/REPORT.md) | "
+            filed = f"{proof['filed_against']} (through {runtime})" if proof.get("filed_against") else runtime
+            rows[label].append(f"| {escape.markdown(filed)} | [{escape.markdown(s['dir'].name)}]({link}/REPORT.md) | "
                                f"{escape.markdown(s['title'])} | {missing} |")
             merged = [m for _, ms in done for m in ms if m.get("merged_into") is s]
             for m in merged:  # the other paths' bundles, each a row

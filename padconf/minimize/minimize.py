@@ -313,6 +313,7 @@ def write_evidence(where: Path, found: dict) -> None:
         lines.append(f"- ({k}) {escape.markdown(check['what'])}: {state}; {escape.markdown(check['how'])}")
     report = where / "REPORT.md"
     head, appendix = (report.read_text(encoding="utf-8").split("\n## Appendix\n", 1) + [""])[:2]
+    head = head.split("\n\n## Evidence\n", 1)[0]  # written again where a label changes (across.file_on_engine)
     text = head.rstrip("\n") + "\n" + "\n".join(lines) + "\n" + ("\n## Appendix\n" + appendix if appendix else "")
     write_atomically(report, text)
 

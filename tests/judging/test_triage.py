@@ -136,6 +136,22 @@ def test_values_that_are_not_the_32_bit_conversion_stay_a_wrong_value():
         assert got["difference"] == "values" and triage(got)[0] == Triage.WRONG_VALUE
 
 
+@pytest.mark.parametrize("dtype, value, got", [
+    (np.int32, 16777217, 16777216), (np.int32, 2147483647, -2147483648), (np.int64, 2147483647, -2147483648),
+    (np.uint32, 4294967295, 0), (np.int64, 2**40 + 1, 2**40)])
+def test_an_integer_passed_through_float32_is_a_wrong_value_no_integer_limit_explains(dtype, value, got):
+    """OpenVINO's CPU Pad passes an integer pad value through float32 (audits IV and V): on int32,
+    which no 64-bit policy covers, and on int64 values that fit in int32. The difference says so,
+    and it stays a Pad bug: no conversion to a narrower integer type gives it."""
+    case = classify(Case(spec="onnx/Pad-19", data=np.array([1], dtype), pads=[0, 1],
+                         constant_value=np.array(value, dtype)))
+    wrong = row(case, Outcome(np.array([1, got], dtype)), runtime="openvino-onnx")
+    assert wrong["difference"] == "integer-through-float32" and "passed through float32" in wrong["detail"]
+    assert triage(wrong)[0] == Triage.WRONG_VALUE
+    other = row(case, Outcome(np.array([1, 7], dtype)), runtime="openvino-onnx")
+    assert other["difference"] == "values"
+
+
 def test_onnx_references_refusal_of_negative_pads_is_known_upstream_with_the_real_evaluator():
     """onnx/onnx PR #8199: "The reference passed pads straight to ``numpy.pad``, which rejects
     negative widths." Not in the onnx release padconf runs, and not a new bug to file."""

@@ -38,7 +38,7 @@ def index_markdown(target: str, runtime: str, summaries: list[dict]) -> escape.M
         sh = s["shrunk"]
         found = triage_with_fact(sh, s["recorded"])[0]
         proof = s.get("evidence")
-        section = (OTHER_COMPONENT if sh.native else
+        section = (OTHER_COMPONENT if sh.native and not (proof or {}).get("filed_against") else
                    (NEEDS_A_LOOK if proof and proof["missing"] else PAD_BUG) if found in PAD_BUGS else
                    NOT_PAD_SPECIFIC if found == Triage.NOT_PAD_SPECIFIC else
                    KNOWN_UPSTREAM if found == Triage.KNOWN_UPSTREAM else NOT_A_BUG)

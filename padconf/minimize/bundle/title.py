@@ -222,8 +222,9 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
         difference = row.get("difference")
         wrong = ("the wrong output shape" if difference == Difference.SHAPE else
                  "the wrong element type" if difference == Difference.DTYPE else "wrong values")
-        phrase = (f"changes a NaN payload or the sign of zero for {on}"
-                  if row.get("difference") == NAN_PAYLOAD_OR_ZERO_SIGN else f"returns {wrong} for {on}")
+        phrase = (f"changes a NaN payload or the sign of zero for {on}" if difference == NAN_PAYLOAD_OR_ZERO_SIGN else
+                  f"rounds integers to float32 precision for {on}" if difference == Difference.THROUGH_FLOAT32 else
+                  f"returns {wrong} for {on}")
     elif verdict == Verdict.WRONGLY_REJECTED:
         phrase = f"rejects {on}"
     elif verdict == Verdict.WRONGLY_ACCEPTED:
