@@ -114,8 +114,9 @@ def _through_float32(expected: np.ndarray, got: np.ndarray) -> bool:
     signed = expected.dtype.kind == "i"
     info = np.iinfo(np.int32 if signed else np.uint32)
     whole = np.where(wide >= 2.0 ** 63, wide - 2.0 ** 64, wide).astype(np.int64)  # its low 64 bits
-    candidates = [whole.astype(np.int32 if signed else np.uint32), whole,  # wrapped to 32 bits, or to the dtype's
-                  np.clip(wide, info.min, info.max).astype(np.int64)]
+    # wrapped to 32 bits, or to the dtype's own; or saturated to 32 bits
+    candidates: list[np.ndarray] = [whole.astype(np.int32 if signed else np.uint32), whole,
+                                    np.clip(wide, info.min, info.max).astype(np.int64)]
     return any((c.astype(expected.dtype) == got).all() for c in candidates)
 
 
