@@ -25,6 +25,7 @@ from padconf.core.dtypes import (
     raw_array,
 )
 from padconf.core.errors import CaseError, SpecError
+from padconf.core.untrusted import MAX_NPY_DIMS
 from padconf.core.vocabulary import Placement, Word
 from padconf.spec.loader import parse_spec_id
 from padconf.spec.reference import MAX_WORK_BYTES, MODES, implied_shape, implied_work
@@ -57,6 +58,18 @@ MAX_INPUT_WORK_BYTES = 2 * MAX_WORK_BYTES
 # A case's edge classes (edge_classes names fewer than 20, each of fewer than 40 characters): a
 # case file's line with 2 million tags took report --html 1.2 GB
 MAX_TAGS, MAX_TAG_CHARS = 64, 200
+# A case's pads and axes entries: two pads an axis for data of at most MAX_NPY_DIMS axes, and room
+# for a must-reject case's extra ones. Each entry costs Python work in every stage (classify, the
+# reference, each row): a test folder of 3 million repeated axes took 148 s and 2.1 GB (attack III)
+MAX_PADS_ENTRIES, MAX_AXES_ENTRIES = 1024, 512
+
+
+def check_operand_lengths(pads: int, axes: int, where: str) -> None:
+    """Refuse a case of more than MAX_PADS_ENTRIES pads or MAX_AXES_ENTRIES axes, counted before
+    either is turned into Python numbers: every reader of a case from others calls it."""
+    if pads > MAX_PADS_ENTRIES or axes > MAX_AXES_ENTRIES:
+        raise CaseError(f"{where}: {pads} pads and {axes} axes; a case has at most {MAX_PADS_ENTRIES} pads and "
+                        f"{MAX_AXES_ENTRIES} axes (data of at most {MAX_NPY_DIMS} axes takes {2 * MAX_NPY_DIMS})")
 
 
 def case_work(case: Case) -> int:
@@ -227,6 +240,7 @@ class Case:
         interpretation's) counts against MAX_CASE_BYTES, and against ``budget`` (a whole file's)
         where given, before it is decoded."""
         check_types(doc)
+        check_operand_lengths(len(doc.get("pads") or ()), len(doc.get("axes") or ()), "malformed case")
         mine = ArrayBudget(MAX_CASE_BYTES, "the case's arrays", budget)
         try:
             mine.take(8 * (len(doc.get("pads") or ()) + len(doc.get("axes") or ())))  # int64 in the models

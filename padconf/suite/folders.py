@@ -19,7 +19,7 @@ from onnx import external_data_helper, helper, numpy_helper
 
 from padconf.adapters.openvino import OV_DEFAULT_PAD_VALUE
 from padconf.adapters.openvino_tensors import FROM_OV, from_tensor
-from padconf.cases.case import Case, InputBudget
+from padconf.cases.case import Case, InputBudget, check_operand_lengths
 from padconf.cases.classify import classify
 from padconf.cases.edge_classes import edge_classes
 from padconf.cases.onnx_model import fed_input_names, value_from_attribute
@@ -258,12 +258,14 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
         pads = attrs.get("paddings", attrs.get("pads"))
         if pads is None:
             raise CaseError(f"{where}: Pad-{opset} node has no pads attribute")
+        check_operand_lengths(len(pads), 0, str(where))
         constant = None if "value" not in attrs else value_from_attribute(attrs["value"], dtype)
         axes, placement = None, "attributes"
     else:
         pads_arr = value(1)
         if pads_arr is None:
             raise CaseError(f"{where}: the Pad node has no pads input")
+        check_operand_lengths(pads_arr.size, 0 if value(3) is None else value(3).size, str(where))
         for name, arr in (("pads", pads_arr), ("axes", value(3))):
             if arr is not None and arr.dtype.kind not in "iu":  # int(NaN) would be a traceback
                 raise CaseError(f"{where}: the Pad node's {name} are {arr.dtype}, not integers")
@@ -303,6 +305,7 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
                if (where / "model.bin").exists() else b"")
     if b"<!doctype" in xml.lower() or b"<!entity" in xml.lower():  # an IR holds no DTD: entities, external ones too
         raise CaseError(f"{where / 'model.xml'}: a document type declaration, which no OpenVINO IR holds")
+    check_ir_constants(xml, where / "model.xml")
     try:
         model = ov.Core().read_model(xml.decode("utf-8"), ov.Tensor(np.frombuffer(weights, np.uint8).copy()))
     except Exception as exc:
@@ -334,11 +337,46 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
         else:
             raise CaseError(f"{where}: Pad input {i} comes from a {src.get_type_name()}, not a Parameter or Constant")
     data, begin, end = inputs[:3]
+    check_operand_lengths(begin.size + end.size, 0, str(where))
     case = Case(spec=spec.id, data=data, pads=[int(p) for p in np.concatenate([begin.reshape(-1), end.reshape(-1)])],
                 mode=pad.get_attributes()["pad_mode"],
                 constant_value=inputs[3].reshape(()) if len(inputs) > 3 else None,
                 pads_type=dtype_name(begin.dtype))
     return case, placement
+
+
+# What OpenVINO builds of a Const layer's element, in bytes: a string is a std::string (32 bytes,
+# its text beside it); a type not named here counts as 8
+_IR_ELEMENT_BYTES = {"string": 32, "f64": 8, "i64": 8, "u64": 8, "f32": 4, "i32": 4, "u32": 4,
+                     "f16": 2, "bf16": 2, "i16": 2, "u16": 2}
+
+
+def check_ir_constants(xml: bytes, where: Path) -> None:
+    """Refuse an IR whose Const layers declare more than MAX_ARRAY_BYTES each, or 4 times that in
+    all, as OpenVINO would build them, before it builds them: a Const of 60M empty strings (240 MB
+    of weights) took read_model 75 s and 3.6 GB before padconf's bound saw the array (attack
+    round III). Read from the XML's own shape attributes; the caller has refused any DTD."""
+    import xml.etree.ElementTree as ElementTree
+    try:
+        root = ElementTree.fromstring(xml)
+    except ElementTree.ParseError as exc:
+        raise CaseError(f"{where}: malformed IR: {exc}") from None
+    total = 0
+    for layer in root.iter("layer"):
+        data = layer.find("data")
+        if layer.get("type") != "Const" or data is None:
+            continue
+        dims = [d.strip() for d in (data.get("shape") or "").split(",") if d.strip()]
+        if not all(d.isdigit() and len(d) <= 19 for d in dims):
+            raise CaseError(f"{where}: Const {str(layer.get('name'))[:80]!r} has shape "
+                            f"{str(data.get('shape'))[:80]!r}, not sizes >= 0")
+        size = math.prod(int(d) for d in dims) * _IR_ELEMENT_BYTES.get(data.get("element_type") or "", 1)
+        total += size
+        if size > MAX_ARRAY_BYTES or total > 4 * MAX_ARRAY_BYTES:
+            raise CaseError(f"{where}: Const {str(layer.get('name'))[:80]!r} of {data.get('element_type')} shape "
+                            f"[{', '.join(dims[:8])}{', ...' if len(dims) > 8 else ''}] would build "
+                            f"{size if size > MAX_ARRAY_BYTES else total} bytes, more than "
+                            f"{MAX_ARRAY_BYTES if size > MAX_ARRAY_BYTES else 4 * MAX_ARRAY_BYTES}")
 
 
 def npy_input(data: bytes, where: str, name: str) -> np.ndarray:

@@ -340,6 +340,38 @@ def test_a_users_model_without_a_pad_is_one_line_and_exit_2(tmp_path, capsys):
     assert code == 2 and err == [f"padconf: {where}/model.onnx: no Pad node in the main graph (1 nodes: Relu)"]
 
 
+def test_every_run_of_a_users_model_together_has_one_time_bound(tmp_path, capsys, monkeypatch):
+    """A 445-byte model, a Loop of 2**62 trips feeding two Pads, kept minimize busy 903 s: 300 s
+    for the whole run, then 300 s a worker for the graph up to a Pad (attack round III). Every run
+    of one model shares MODEL_TIMEOUT_S: the whole run spends it, and the next run is one line."""
+    from onnx import TensorProto, helper, numpy_helper
+
+    import padconf.minimize.model_cut as model_cut
+    monkeypatch.setattr(model_cut, "MODEL_TIMEOUT_S", 3.0)
+    where = tmp_path / "loop"
+    (where / "test_data_set_0").mkdir(parents=True)
+    info = helper.make_tensor_value_info
+    identities = [helper.make_node("Identity", ["c"], ["c_out"]), helper.make_node("Identity", ["v"], ["v_out"])]
+    body = helper.make_graph(identities, "body", [info("i", TensorProto.INT64, []), info("c", TensorProto.BOOL, []),
+                                      info("v", TensorProto.FLOAT, [2])],
+                             [info("c_out", TensorProto.BOOL, []), info("v_out", TensorProto.FLOAT, [2])])
+    nodes = [helper.make_node("Loop", ["M", "cond", "data"], ["looped"], body=body),
+             *(helper.make_node("Pad", ["looped", "pads"], [f"out{k}"], name=f"pad{k}") for k in range(2))]
+    graph = helper.make_graph(nodes, "g", [info("data", TensorProto.FLOAT, [2])],
+                              [info(f"out{k}", TensorProto.FLOAT, None) for k in range(2)],
+                              initializer=[numpy_helper.from_array(np.array(2**62, np.int64), "M"),
+                                           numpy_helper.from_array(np.array(True), "cond"),
+                                           numpy_helper.from_array(np.array([1, 0], np.int64), "pads")])
+    (where / "model.onnx").write_bytes(
+        helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]).SerializeToString())
+    (where / "test_data_set_0" / "input_0.pb").write_bytes(
+        numpy_helper.from_array(np.ones(2, np.float32)).SerializeToString())
+    code, out = minimize(tmp_path, str(where), "onnxruntime")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert code == 2 and err[-1] == f"padconf: {where}: running the model (whole, and up to its Pads) took its 3 s " \
+                                    "in all: cut it to the part that fails", err
+
+
 def test_a_users_model_whose_pads_do_not_fail_alone_is_one_line_and_exit_2(tmp_path, capsys):
     x = np.ones((3, 4), np.float32)
     model = user_model(tmp_path / "model", x, [0, 1, 0, 1], "edge")
@@ -699,14 +731,19 @@ def test_a_failure_every_mode_shows_alike_is_one_mechanism_whatever_mode_it_shra
     from padconf.core.vocabulary import Placement
     from padconf.minimize.probes.root_cause import mechanism_key
 
-    def key(mode, data, pads, modes):
+    def key(mode, data, pads, modes, right=(), output=None):
         case = classify(Case(spec="onnx/Pad-21", data=np.array(data, np.float32), pads=pads, axes=[0], mode=mode))
-        outcome = Outcome(case.data.copy())
+        outcome = Outcome(case.data.copy() if output is None else np.array(output, np.float32))
         row = judged_row("iree", "inputs", case, outcome, "ok")
         assert row["verdict"] == "mismatch", row
         shrunk = Shrunk(Attempt(case, row, outcome), Attempt(case, row, outcome), 1, 0.1, False)
-        shrunk.features = {"opset": True, "dtype": True, "modes": modes}
+        shrunk.features = {"opset": True, "dtype": True, "modes": modes, "modes_right": list(right)}
         return mechanism_key(shrunk, Placement.INPUTS)
     assert key("constant", [1], [0, 1], []) == key("reflect", [1, 2], [1, 0], [])
-    # where only its own mode fails, the mode is the mechanism's
-    assert key("constant", [1], [0, 1], None) != key("reflect", [1, 2], [1, 0], None)
+    # the input answered unchanged, as a wrong shape or as wrong values, where no other mode's
+    # case could be judged alike (audit V: a crop to nothing, and pads that keep the shape)
+    assert key("edge", [1, 2, 3], [0, -3], None) == key("constant", [1, 2], [1, -1], None)
+    # where another mode is answered right, the mode is the mechanism's
+    assert key("constant", [1], [0, 1], None, right=["edge"]) != key("reflect", [1, 2], [1, 0], None, right=["edge"])
+    # a wrong value that is not the input unchanged keeps its mode
+    assert key("constant", [1], [0, 1], None, output=[1, 7]) != key("edge", [1], [0, 1], None, output=[1, 7])

@@ -14,6 +14,7 @@ import zlib
 from pathlib import Path
 
 import hypothesis.internal.charmap
+import numpy as np
 import pytest
 
 from padconf.cases.case import MAX_CASE_BYTES, Case
@@ -260,3 +261,78 @@ def test_a_model_of_more_messages_than_its_bound_is_one_line(tmp_path, monkeypat
     onnx.save(helper.make_model(graph), path)
     with pytest.raises(CaseError, match=f"{path}: holds more than 1000 messages"):
         folders.load_model(path)
+
+
+def _pad_folder(root: Path, pads: int, axes: int) -> Path:
+    """A test folder of one Pad-19 node fed ``pads`` pads and ``axes`` axes (repeated axis 0)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    where = root / "test_pad_long_lists"
+    (where / "test_data_set_0").mkdir(parents=True)
+    inputs = [helper.make_tensor_value_info("data", TensorProto.FLOAT, [2]),
+              helper.make_tensor_value_info("pads", TensorProto.INT64, [pads]),
+              helper.make_tensor_value_info("cv", TensorProto.FLOAT, []),
+              helper.make_tensor_value_info("axes", TensorProto.INT64, [axes])]
+    graph = helper.make_graph([helper.make_node("Pad", ["data", "pads", "cv", "axes"], ["output"], mode="constant")],
+                              "g", inputs, [helper.make_tensor_value_info("output", TensorProto.FLOAT, None)])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 19)]), where / "model.onnx")
+    arrays = [np.ones(2, np.float32), np.ones(pads, np.int64), np.array(0, np.float32), np.zeros(axes, np.int64)]
+    for i, a in enumerate(arrays):
+        (where / "test_data_set_0" / f"input_{i}.pb").write_bytes(numpy_helper.from_array(a).SerializeToString())
+    return root
+
+
+@pytest.mark.parametrize("pads, axes", [(2 * 600, 600), (2000, 1)])
+def test_a_case_of_more_pads_or_axes_than_its_bound_is_one_line_before_anything_runs(tmp_path, capsys, pads, axes):
+    """A test folder of 3M repeated axes and 6M pads (69 MB) took 148 s and 2.1 GB, each entry
+    Python work in every stage (attack round III): a case holds at most MAX_PADS_ENTRIES pads and
+    MAX_AXES_ENTRIES axes, counted before they are read into numbers, from a folder or a case file."""
+    from padconf.cases.case import MAX_AXES_ENTRIES, MAX_PADS_ENTRIES
+    from padconf.cli import main
+    assert pads > MAX_PADS_ENTRIES or axes > MAX_AXES_ENTRIES
+    folder = _pad_folder(tmp_path / "cases", pads, axes)
+    capsys.readouterr()
+    assert main(["run", "--runtime", "onnx-reference", "--cases", str(folder), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{pads} pads and {axes} axes" in err, err
+    assert not (tmp_path / "o" / "results.jsonl").exists()
+    doc = {"spec": "onnx/Pad-19", "data": {"dtype": "float", "shape": [2], "b64": "AACAPwAAgD8="},
+           "pads": [0] * pads, "mode": "constant", "axes": [0] * axes, "id": None}
+    with pytest.raises(CaseError, match=f"{pads} pads and {axes} axes"):  # a line of cases.jsonl, a shard's
+        Case.from_json(doc)
+
+
+def _ir_of_string_constant(where: Path, count: int) -> None:
+    """An OpenVINO IR whose Pad-12 pads a Const of ``count`` strings (its weights left short:
+    only the XML's declared shape matters before OpenVINO builds it)."""
+    dims = f"<dim>{count}</dim>"
+    const = ('<layer id="{i}" name="{name}" type="Const" version="opset1"><data element_type="{t}" shape="{shape}" '
+             'offset="0" size="{size}"/><output><port id="0" precision="{p}">{dims}</port></output></layer>')
+    layers = [const.format(i=0, name="data", t="string", shape=count, size=8, p="STRING", dims=dims),
+              const.format(i=1, name="pads_begin", t="i64", shape=1, size=8, p="I64", dims="<dim>1</dim>"),
+              const.format(i=2, name="pads_end", t="i64", shape=1, size=8, p="I64", dims="<dim>1</dim>"),
+              f'<layer id="3" name="pad" type="Pad" version="opset12"><data pad_mode="constant"/><input>'
+              f'<port id="0" precision="STRING">{dims}</port><port id="1" precision="I64"><dim>1</dim></port>'
+              f'<port id="2" precision="I64"><dim>1</dim></port></input><output><port id="3" precision="STRING">'
+              f'<dim>-1</dim></port></output></layer>',
+              '<layer id="4" name="output" type="Result" version="opset1"><input><port id="0" precision="STRING">'
+              '<dim>-1</dim></port></input></layer>']
+    edges = "".join(f'<edge from-layer="{a}" from-port="{b}" to-layer="{c}" to-port="{d}"/>'
+                    for a, b, c, d in ((0, 0, 3, 0), (1, 0, 3, 1), (2, 0, 3, 2), (3, 3, 4, 0)))
+    where.mkdir(parents=True)
+    (where / "model.xml").write_text(f'<?xml version="1.0"?><net name="pad" version="11"><layers>{"".join(layers)}'
+                                     f'</layers><edges>{edges}</edges></net>')
+    (where / "model.bin").write_bytes(np.array([1, 0], np.int64).tobytes())
+
+
+def test_an_ir_constant_past_its_bound_is_refused_before_openvino_builds_it(tmp_path, capsys):
+    """An IR Const of 60M empty strings took OpenVINO's read_model 75 s and 3.6 GB before padconf's
+    64 MiB bound saw the array (attack round III): the XML's declared shapes are bounded first."""
+    pytest.importorskip("openvino")
+    from padconf.cli import main
+    _ir_of_string_constant(tmp_path / "c" / "test_strings", 60_000_000)
+    capsys.readouterr()
+    assert main(["run", "--runtime", "openvino", "--cases", str(tmp_path / "c"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Const 'data' of string shape [60000000] would build" in err, err
+    assert not (tmp_path / "o" / "results.jsonl").exists()

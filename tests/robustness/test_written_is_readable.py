@@ -17,7 +17,7 @@ from padconf.report.report import _example
 from padconf.run.rundir import MAX_JSONL_BYTES
 from padconf.spec.loader import get_spec
 
-PADS = 8 * 2**20  # within what a test folder's Pad-2 node may hold
+PADS = 8 * 2**20  # far more than a case from others may hold (MAX_PADS_ENTRIES): a row is small whatever a case holds
 
 
 def test_a_case_with_millions_of_pads_gives_a_small_row_that_reads_back():

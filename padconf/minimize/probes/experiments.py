@@ -243,7 +243,8 @@ def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Place
     """Removal experiments for what a title names besides the trigger: the opset (the same case
     at the family's versions next to its own, and the newest) and the dtype (the same values as
     float, or as int32 for float data) and the mode (``modes``: the modes failing alike where
-    another is answered right, [] where every mode fails alike, None where only its own does).
+    another is answered right, [] where every mode fails alike, None where only its own does or
+    no other could be judged alike; ``modes_right``: those answered right).
     A feature is needed (named) unless a twin fails alike
     (the same verdict and error class) and none is answered right; a hang is not waited for
     again (each is named)."""
@@ -272,7 +273,8 @@ def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Place
     alike = [case.mode, *(m for m, r in modes.items() if r)]
     return {"opset": not (True in opsets and False not in opsets),
             "dtype": not (True in dtypes and False not in dtypes),
-            "modes": (alike if False in modes.values() else []) if len(alike) > 1 else None}
+            "modes": (alike if False in modes.values() else []) if len(alike) > 1 else None,
+            "modes_right": [m for m, r in modes.items() if r is False]}
 
 
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:
