@@ -747,3 +747,16 @@ def test_a_failure_every_mode_shows_alike_is_one_mechanism_whatever_mode_it_shra
     assert key("constant", [1], [0, 1], None, right=["edge"]) != key("reflect", [1, 2], [1, 0], None, right=["edge"])
     # a wrong value that is not the input unchanged keeps its mode
     assert key("constant", [1], [0, 1], None, output=[1, 7]) != key("edge", [1], [0, 1], None, output=[1, 7])
+
+
+def test_a_pad_answered_by_its_input_unchanged_is_titled_so():
+    """Audit V: IREE's dropped Pad was titled by its symptom ("the wrong output shape for a crop
+    down to zero elements"), which hid that the pads were ignored."""
+    from padconf.minimize.bundle.title import title
+    case = classify(Case(spec="onnx/Pad-24", data=np.array([1.0], np.float32), pads=[0, -1], axes=[0]))
+    outcome = Outcome(case.data.copy())
+    row = judged_row("iree", "inputs", case, outcome, "ok")
+    assert Attempt(case, row, outcome).pads_ignored
+    assert "ignores its pads, returning its input unchanged" in title(row, case, features={"pads_ignored": True})
+    wrong = Outcome(np.array([7.0], np.float32))
+    assert not Attempt(case, judged_row("iree", "inputs", case, wrong, "ok"), wrong).pads_ignored

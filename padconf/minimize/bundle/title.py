@@ -224,6 +224,7 @@ def title(row: Mapping[str, Any], case: Case, placement_dependent: bool = False,
                  "the wrong element type" if difference == Difference.DTYPE else "wrong values")
         phrase = (f"changes a NaN payload or the sign of zero for {on}" if difference == NAN_PAYLOAD_OR_ZERO_SIGN else
                   f"rounds integers to float32 precision for {on}" if difference == Difference.THROUGH_FLOAT32 else
+                  f"ignores its pads, returning its input unchanged, for {on}" if features.get("pads_ignored") else
                   f"returns {wrong} for {on}")
     elif verdict == Verdict.WRONGLY_REJECTED:
         phrase = f"rejects {on}"

@@ -244,7 +244,8 @@ def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Place
     at the family's versions next to its own, and the newest) and the dtype (the same values as
     float, or as int32 for float data) and the mode (``modes``: the modes failing alike where
     another is answered right, [] where every mode fails alike, None where only its own does or
-    no other could be judged alike; ``modes_right``: those answered right).
+    no other could be judged alike; ``modes_right``: those answered right; ``pads_ignored``: the
+    runtime answered the input unchanged, Attempt.pads_ignored, which the title says).
     A feature is needed (named) unless a twin fails alike
     (the same verdict and error class) and none is answered right; a hang is not waited for
     again (each is named)."""
@@ -274,7 +275,7 @@ def features_needed(isolated: IsolatedRunner, attempt: Attempt, placement: Place
     return {"opset": not (True in opsets and False not in opsets),
             "dtype": not (True in dtypes and False not in dtypes),
             "modes": (alike if False in modes.values() else []) if len(alike) > 1 else None,
-            "modes_right": [m for m, r in modes.items() if r is False]}
+            "modes_right": [m for m, r in modes.items() if r is False], "pads_ignored": attempt.pads_ignored}
 
 
 def packing(isolated: IsolatedRunner, attempt: Attempt, placement: Placement) -> str | None:

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from padconf.adapters import adapter_class
 from padconf.cases.case import CaseKind
-from padconf.core.dtypes import bit_equal
 from padconf.core.vocabulary import Placement
 from padconf.judging.failure import bug_class
 from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.judging.verdicts import Difference, Verdict
 from padconf.minimize.bundle.title import NEGATIVE_SIZE, RANK_0, cause_feature, feature, generic
-from padconf.minimize.shrink.loop import Attempt, Shrunk, signature_of
+from padconf.minimize.shrink.loop import Shrunk, signature_of
 
 _MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
 
@@ -94,12 +93,12 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
     and to "an axes input" in constant mode. Memory corrupted (a crash, or an output of memory
     never written: Shrunk.memory_unsafe) is one symptom in any mode, whatever its signal or values:
     the feature the case has in constant mode, folded or not, and a generic feature's dtype. A Pad
-    answered by its input unchanged (pads_ignored) is one of any feature or difference, per
+    answered by its input unchanged (Attempt.pads_ignored) is one of any feature or difference, per
     placement and whether the case has axes, and in any mode unless another mode was answered
     right: IREE ignoring a dynamic-length axes input shrank to a wrong shape for a crop to nothing
     in one bundle and to wrong values in another, where no other mode's case was alike (audit V)."""
     case, row = shrunk.final.case, shrunk.final.row
-    if pads_ignored(shrunk.final):
+    if shrunk.final.pads_ignored:
         return ("pads ignored", placement, case.axes is not None,
                 case.mode if (shrunk.features or {}).get("modes_right") else None)
     verdict = row["verdict"]
@@ -116,10 +115,3 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
             what, placement == Placement.FOLDED, case.dtype if generic(what) and not copied else None,
             None if verdict == Verdict.TIMEOUT else row["kind"])
 
-
-def pads_ignored(attempt: Attempt) -> bool:
-    """Whether the runtime answered the case's data itself, bit for bit, where the case pads or
-    crops it: the Pad dropped, whatever shape or values that makes wrong."""
-    out, data = attempt.outcome.output, attempt.case.data
-    return attempt.row["verdict"] == Verdict.MISMATCH and out is not None and any(attempt.case.pads) \
-        and out.dtype == data.dtype and out.shape == data.shape and bit_equal(out, data)

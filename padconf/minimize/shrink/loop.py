@@ -10,6 +10,7 @@ from pathlib import Path
 from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify, reading_label, repaired_twin
+from padconf.core.dtypes import bit_equal
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
@@ -30,6 +31,14 @@ class Attempt:
     row: ResultRow
     outcome: Outcome
     control: dict | None = None  # IsolatedRunner.control's, once run
+
+    @property
+    def pads_ignored(self) -> bool:
+        """Whether the runtime answered the case's data itself, bit for bit, where the case pads
+        or crops it: the Pad dropped, whatever shape or values that makes wrong."""
+        out, data = self.outcome.output, self.case.data
+        return self.row["verdict"] == Verdict.MISMATCH and out is not None and any(self.case.pads) \
+            and out.dtype == data.dtype and out.shape == data.shape and bit_equal(out, data)
 
 
 @dataclass
