@@ -43,11 +43,16 @@ def engine(runtime: str) -> str:
     return lowered[0] if lowered else split_variant(runtime)[0]
 
 
-def failing_runtimes(run_dir: Path, named: list[str] | None = None) -> list[str]:
-    """The runtimes with a failure in the run, each engine's own runtime before its other paths:
-    those ``named``, else every one; a module:Class is imported only when the user names it
-    (run.json and results.jsonl are files anyone may have written)."""
-    names = {r["runtime"] for r in read_results(run_dir / RESULTS) if r["verdict"] in FAILURES}
+def failures(run_dir: Path) -> Counter[str]:
+    """How many failing results each runtime has in the run directory (results.jsonl, read once)."""
+    return Counter(r["runtime"] for r in read_results(run_dir / RESULTS) if r["verdict"] in FAILURES)
+
+
+def failing_runtimes(run_dir: Path, failed: Counter[str], named: list[str] | None = None) -> list[str]:
+    """The runtimes with a failure in the run (``failed``: failures), each engine's own runtime
+    before its other paths: those ``named``, else every one; a module:Class is imported only when
+    the user names it (run.json and results.jsonl are files anyone may have written)."""
+    names = set(failed)
     if named is not None:
         names &= set(named)
     elif unnamed := sorted(n for n in names if split_variant(n)[0] not in registry()):
@@ -57,15 +62,21 @@ def failing_runtimes(run_dir: Path, named: list[str] | None = None) -> list[str]
     return sorted(known, key=lambda n: (engine(n), n != engine(n), n))
 
 
+def _engine_fails_alike(s: dict, runtime: str) -> bool:
+    """Whether the operation ``runtime`` lowers Pad to, on its engine, failed the bundle's minimal
+    case alike (experiments.native_check: Shrunk.native)."""
+    native = s["shrunk"].native
+    return bool(native and native.get("runtime")) and split_variant(native["runtime"])[0] == engine(runtime)
+
+
 def _keys(s: dict, runtime: str) -> list[tuple]:
     """What identifies the bundle's mechanism on its engine: its root cause, and for a bundle
     whose lowered operation fails alike (or an engine's own bundle), its verdict, mode and feature."""
     shrunk = s["shrunk"]
     case = shrunk.final.case
     keys: list[tuple] = [(engine(runtime), "cause", s["cause"])]
-    native = shrunk.native
-    if native is not None and native.get("runtime") and split_variant(native["runtime"])[0] == engine(runtime):
-        keys.append((engine(runtime), "lowered", native["verdict"], case.mode, feature(case)))
+    if _engine_fails_alike(s, runtime):
+        keys.append((engine(runtime), "lowered", shrunk.native["verdict"], case.mode, feature(case)))
     elif runtime == engine(runtime):
         keys.append((engine(runtime), "lowered", shrunk.final.row["verdict"], case.mode, feature(case)))
     return keys
@@ -122,8 +133,7 @@ def file_on_engine(s: dict, runtime: str) -> None:
     minimal case alike (native_check, its repro in native/) and no check but (e), which that
     very failure failed, is missing: its label, evidence and folder name say so."""
     found, native, eng = s["evidence"], s["shrunk"].native, engine(runtime)
-    if found["label"] != "other-component" or native is None or not native.get("runtime") \
-            or split_variant(native["runtime"])[0] != eng or set(found["missing"]) - {"e"}:
+    if found["label"] != "other-component" or not _engine_fails_alike(s, runtime) or set(found["missing"]) - {"e"}:
         return
     unique = {**found["checks"]["e"], "passed": True,
               "how": f"no upstream fact or bundle explains it, and none of {eng}'s own bundles has it: its "
@@ -150,13 +160,14 @@ def minimize_run(target: str, out: Path | str, time_limit: float = DEFAULT_TIME_
                            "takes a run directory and minimizes its runtimes")
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise PadconfError(f"--out {out}: exists and is not an empty directory")
-    runtimes = failing_runtimes(run_dir, named)
+    failed = failures(run_dir)
+    runtimes = failing_runtimes(run_dir, failed, named)
     if not runtimes:
         raise PadconfError(f"{run_dir}: no runtime {'named ' if named else ''}has a failure in this run: "
                            "nothing to minimize")
     make_folder(out)  # no link on the way
     with FolderLock(out, exclusive=True):  # from the first runtime's bundles to the merged INDEX.md
-        return _minimize_runtimes(target, runtimes, out, time_limit, progress, specs_dir, **kw)
+        return _minimize_runtimes(target, runtimes, failed, out, time_limit, progress, specs_dir, **kw)
 
 
 def minimize_lanes(jobs: int | None) -> int:
@@ -164,21 +175,21 @@ def minimize_lanes(jobs: int | None) -> int:
     return max(1, jobs if jobs is not None else (os.cpu_count() or 1))
 
 
-def slowest_first(run_dir: Path, runtimes: list[str]) -> list[str]:
+def slowest_first(failed: Counter[str], runtimes: list[str]) -> list[str]:
     """``runtimes`` in the order their minimizing starts: the ahead-of-time compilers first (each
     run of theirs costs a compile, so they take longest), then by how many failing results each
-    has, most first, so that the last to start is the shortest and no runtime waits behind them all."""
-    count = Counter(r["runtime"] for r in read_results(run_dir / RESULTS) if r["verdict"] in FAILURES)
-    return sorted(runtimes, key=lambda n: (not adapter_class(n).compiles_ahead, -count[n], runtimes.index(n)))
+    has (``failed``: failures), most first, so that the last to start is the shortest and no
+    runtime waits behind them all."""
+    return sorted(runtimes, key=lambda n: (not adapter_class(n).compiles_ahead, -failed[n], runtimes.index(n)))
 
 
-def _minimize_runtimes(target: str, runtimes: list[str], out: Path, time_limit: float, progress,
+def _minimize_runtimes(target: str, runtimes: list[str], failed: Counter[str], out: Path, time_limit: float, progress,
                        specs_dir: str | None, jobs: int | None = None, **kw) -> list[dict]:
     # each runtime minimized in a lane of its own, ``jobs`` at a time, each into its own folder
     # with its own workers; they meet only below, in ``runtimes``' order, whichever ended first
     finished: dict[str, list[dict] | BaseException] = {}
     lock = threading.Lock()
-    queue = iter(slowest_first(Path(target), runtimes))
+    queue = iter(slowest_first(failed, runtimes))
 
     def said(runtime: str):
         def say(text: str, end: bool = False) -> None:
@@ -217,8 +228,7 @@ def _minimize_runtimes(target: str, runtimes: list[str], out: Path, time_limit: 
             raise got
         else:
             done.append((runtime, got))
-    failing = {r["runtime"] for r in read_results(Path(target) / RESULTS) if r["verdict"] in FAILURES}
-    merge_across(done, {engine(r) for r, _ in done} - (failing - {r for r, _ in done}))
+    merge_across(done, {engine(r) for r, _ in done} - (set(failed) - {r for r, _ in done}))
     for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
         write_markdown(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))
     write_markdown(out / "INDEX.md", merged_index(target, done, skipped, out))

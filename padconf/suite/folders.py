@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import os
 import stat
+import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 from typing import Any
 
@@ -265,15 +266,15 @@ def pad_node_case(node: onnx.NodeProto, opset: int, values: dict[str, np.ndarray
         pads_arr = value(1)
         if pads_arr is None:
             raise CaseError(f"{where}: the Pad node has no pads input")
-        check_operand_lengths(pads_arr.size, 0 if value(3) is None else value(3).size, str(where))
-        for name, arr in (("pads", pads_arr), ("axes", value(3))):
+        axes_arr = value(3)
+        check_operand_lengths(pads_arr.size, 0 if axes_arr is None else axes_arr.size, str(where))
+        for name, arr in (("pads", pads_arr), ("axes", axes_arr)):
             if arr is not None and arr.dtype.kind not in "iu":  # int(NaN) would be a traceback
                 raise CaseError(f"{where}: the Pad node's {name} are {arr.dtype}, not integers")
         pads, pads_type = pads_arr.reshape(-1).tolist(), dtype_name(pads_arr.dtype)
         constant = value(2)
         if constant is not None and constant.dtype.kind in "SU":
             constant = as_array(constant.astype(str).tolist(), "string")
-        axes_arr = value(3)
         axes = None if axes_arr is None else [int(a) for a in axes_arr.reshape(-1)]
         if axes_arr is not None:
             axes_type = dtype_name(axes_arr.dtype)
@@ -346,7 +347,7 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
 
 
 # What OpenVINO builds of a Const layer's element, in bytes: a string is a std::string (32 bytes,
-# its text beside it); a type not named here counts as 8
+# its text beside it); a type not named here (a byte or less an element) counts as 1
 _IR_ELEMENT_BYTES = {"string": 32, "f64": 8, "i64": 8, "u64": 8, "f32": 4, "i32": 4, "u32": 4,
                      "f16": 2, "bf16": 2, "i16": 2, "u16": 2}
 
@@ -356,7 +357,6 @@ def check_ir_constants(xml: bytes, where: Path) -> None:
     all, as OpenVINO would build them, before it builds them: a Const of 60M empty strings (240 MB
     of weights) took read_model 75 s and 3.6 GB before padconf's bound saw the array (attack
     round III). Read from the XML's own shape attributes; the caller has refused any DTD."""
-    import xml.etree.ElementTree as ElementTree
     try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as exc:

@@ -57,7 +57,7 @@ def test_a_run_cut_short_by_the_deadline_is_not_reused():
 def test_the_compilers_and_the_runtimes_with_most_failures_start_first(tmp_path):
     import json
 
-    from padconf.minimize.across import slowest_first
+    from padconf.minimize.across import failures, slowest_first
     from padconf.run.rundir import RESULTS
     whole = {"placement": "inputs", "spec": "onnx/Pad-19", "mode": "constant", "dtype": "float", "shape": [1],
              "pads": [1, 0], "case_id": "x", "origin": "example"}
@@ -65,7 +65,7 @@ def test_the_compilers_and_the_runtimes_with_most_failures_start_first(tmp_path)
             [("onnxruntime", "mismatch"), ("openvino", "mismatch"), ("openvino", "crash"), ("tvm", "mismatch"),
              ("openvino-onnx", "pass")])]
     (tmp_path / RESULTS).write_text("".join(json.dumps(r) + "\n" for r in rows))
-    order = slowest_first(tmp_path, ["onnxruntime", "openvino", "openvino-onnx", "tvm"])
+    order = slowest_first(failures(tmp_path), ["onnxruntime", "openvino", "openvino-onnx", "tvm"])
     assert order == ["tvm", "openvino", "onnxruntime", "openvino-onnx"]
 
 

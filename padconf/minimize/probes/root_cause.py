@@ -114,4 +114,3 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
             None if verdict == Verdict.WRONGLY_REJECTED or copied or any_mode else case.mode,
             what, placement == Placement.FOLDED, case.dtype if generic(what) and not copied else None,
             None if verdict == Verdict.TIMEOUT else row["kind"])
-
