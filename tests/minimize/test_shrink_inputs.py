@@ -53,3 +53,32 @@ def test_minimize_of_a_run_case_with_two_constant_values_is_not_padconfs_fault(t
     err = capsys.readouterr().err
     assert code in (0, 2), err[-3000:]
     assert "internal fault" not in err, err
+
+
+@pytest.mark.parametrize("simplify", [p for p in PASSES if p.__name__ in ("valid_parts", "simpler_values",
+                                                                         "simpler_types")],
+                         ids=lambda f: f.__name__)
+def test_a_pass_abandoned_and_closed_in_another_thread_raises_nothing(simplify):
+    """minimize's lanes are threads: a shrinking pass left half-taken may be closed by another
+    thread, and one that yielded inside numpy's errstate then raised "created in a different
+    Context" (audit VI's minimize log). Each pass that uses errstate is left before its last
+    candidate, where such a yield would stand."""
+    import itertools
+    import threading
+    case = classify(Case(spec="onnx/Pad-11", data=np.array([1.5, 2.5], np.float16), pads=[1, -1], mode="wrap",
+                         constant_value=np.float16(3.5)))
+    count = len(list(simplify(case)))
+    assert count >= 2
+    passes = simplify(case)
+    list(itertools.islice(passes, count - 1))
+    got: list[BaseException] = []
+
+    def close() -> None:
+        try:
+            passes.close()
+        except BaseException as exc:  # noqa: BLE001 -- what the test looks for
+            got.append(exc)
+    thread = threading.Thread(target=close)
+    thread.start()
+    thread.join()
+    assert got == [], got

@@ -201,11 +201,15 @@ def valid_parts(case: Case):
             yield case.with_(mode=mode)
     if case.dtype not in SIMPLER_DTYPES and case.dtype != "string":
         value = case.constant_value
+        # built inside errstate, yielded outside it (as simpler_types): a generator abandoned
+        # inside the block is closed by whichever thread collects it, and numpy's context token
+        # then fails to reset ("created in a different Context", audit VI's minimize log)
         with np.errstate(invalid="ignore", over="ignore"):
-            for dtype in SIMPLER_DTYPES:
-                yield case.with_(data=as_array(case.data.astype(np.complex128).real, dtype),
-                                 constant_value=None if value is None else
-                                 as_array(np.asarray(value).astype(np.complex128).real, dtype))
+            simpler = [case.with_(data=as_array(case.data.astype(np.complex128).real, dtype),
+                                  constant_value=None if value is None else
+                                  as_array(np.asarray(value).astype(np.complex128).real, dtype))
+                       for dtype in SIMPLER_DTYPES]
+        yield from simpler
 
 
 PASSES = (valid_parts, fewer_dims, smaller_pads, smaller_dims, fewer_axes, simpler_values, simpler_constant,
