@@ -30,6 +30,8 @@ atexit.register(shutil.rmtree, os.environ["PADCONF_COMPILE_CACHE"], ignore_error
 _key_dir = tempfile.mkdtemp(prefix="padconf-test-compile-cache-key-")
 os.environ["PADCONF_COMPILE_CACHE_KEY"] = os.path.join(_key_dir, "compile-cache.key")
 atexit.register(shutil.rmtree, _key_dir, ignore_errors=True)
+# one gate run for the session's shards, as a CI job's run id is (tests of the id itself set their own)
+os.environ["PADCONF_GATE_RUN_ID"] = "tests"
 
 
 @pytest.fixture(scope="session")

@@ -932,3 +932,22 @@ class CropPastAxisCorruptsAlikeAdapter(CropPastAxisCorruptsAdapter):
 
     def garbage(self) -> int:
         return 32
+
+
+class LoudAdapter(ConformingAdapter):
+    """Refuses every case with 40,000 characters of error, as a runtime that dumps its state."""
+
+    def run(self, case, placement="inputs"):
+        return Outcome(error=f"{case.id}: " + "state " * 8000)
+
+
+class SlowWrongValuesAdapter(WrongValuesAdapter):
+    """WrongValuesAdapter at a fifth of a second a case: a minimize long enough to interrupt."""
+
+    def run(self, case, placement="inputs"):
+        time.sleep(0.2)
+        return super().run(case, placement)
+
+
+class OtherSlowWrongValuesAdapter(SlowWrongValuesAdapter):
+    """A second runtime of the same bug, for a minimize of two lanes."""

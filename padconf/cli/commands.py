@@ -2,6 +2,7 @@
 prints what came of it."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
@@ -223,7 +224,7 @@ def cmd_compile_cache(args) -> int:
 
 
 def _gate_config(args):
-    from padconf.gate.gate import GateConfig
+    from padconf.gate.gate import GateConfig, gate_run_id
     from padconf.gate.selection import parse_shard
 
     return GateConfig(runtime=args.runtime, specs=args.spec, seed=args.seed, explore=args.explore,
@@ -231,7 +232,8 @@ def _gate_config(args):
                       shard=parse_shard(args.shard) if getattr(args, "shard", None) else None,
                       example_db=getattr(args, "example_db", None), timeout=args.timeout, memory_mb=args.memory_mb,
                       modes=getattr(args, "modes", None), dtypes=getattr(args, "dtypes", None),
-                      pattern=getattr(args, "pattern", None))
+                      pattern=getattr(args, "pattern", None),
+                      run_id=gate_run_id(getattr(args, "run_id", None), os.environ))
 
 
 def _work_dir(args, use: str) -> Path:
@@ -463,6 +465,9 @@ def cmd_bisect(args) -> int:
     from padconf.releases.bundle import read_target
 
     err = Console(stderr=True)
+    if not args.json:  # the table is the whole output
+        from padconf.cli import stdout_carries
+        stdout_carries("the release table", "write it to a file: padconf bisect ... > FILE, or name --json FILE")
     case, placement = read_target(args.target, args.runtime, args.placement, args.specs_dir)
     releases = Releases(args.runtime, say=lambda text: err.print(f"padconf: {plain(text)}", soft_wrap=True,
                                                                   markup=False))

@@ -243,6 +243,9 @@ def build_parser() -> argparse.ArgumentParser:
             p.add_argument("--baseline", required=True, help="the baseline YAML (padconf baseline writes one)")
             p.add_argument("--junit", default=None, metavar="FILE", help="write JUnit XML here")
             p.add_argument("--shard", default=None, metavar="I/N", help="run part I of N (disjoint, complete)")
+            p.add_argument("--run-id", default=None, metavar="ID",
+                           help="the gate run every shard shares, which --results holds them to (default: the "
+                                "CI's run id, e.g. GITHUB_RUN_ID); --shard needs one")
             p.add_argument("--example-db", default=None, metavar="DIR|FILE.py:attr|module:attr",
                            help="where --explore keeps failing cases: a folder, or a Hypothesis ExampleDatabase "
                                 "named in a Python file or an installed module (default: .padconf/examples; none: "

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,6 +50,20 @@ from padconf.run.signature import Signature, signature_of
 from padconf.spec.loader import load_specs, parse_spec_id
 
 MAX_EXPLORE = 1_000_000  # --explore's cases per version a gate.json may name (each one is drawn again to judge it)
+RUN_ID_PATTERN = "^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$"
+# where a CI names the run its jobs share (GitHub Actions, GitLab, Azure Pipelines, Buildkite, CircleCI)
+RUN_ID_ENV = ("PADCONF_GATE_RUN_ID", "GITHUB_RUN_ID", "CI_PIPELINE_ID", "BUILD_BUILDID", "BUILDKITE_BUILD_ID",
+              "CIRCLE_WORKFLOW_ID")
+
+
+def gate_run_id(named: str | None, environ) -> str | None:
+    """The id of the gate run a shard belongs to: ``named`` (--run-id), else the CI's own run id
+    from ``environ`` (RUN_ID_ENV, first set), else none. Shards of two runs under one key once
+    joined as one gate: yesterday's clean shard beside today's failing one passed (attack round IV)."""
+    found = named or next((environ[name] for name in RUN_ID_ENV if environ.get(name)), None)
+    if found is not None and not re.fullmatch(RUN_ID_PATTERN, found):
+        raise PadconfError(f"gate run id {found[:80]!r}: letters, digits and ._:- expected, at most 128")
+    return found
 
 
 @dataclass
@@ -66,6 +81,8 @@ class GateConfig:
     modes: list[str] | None = None
     dtypes: list[str] | None = None
     pattern: str | None = None
+    # what every shard of one gate run shares (gate_run_id): a shard's run joins only its own
+    run_id: str | None = None
 
     def case_filter(self) -> CaseFilter:
         return CaseFilter(tuple(self.modes) if self.modes else None, tuple(self.dtypes) if self.dtypes else None,
@@ -158,6 +175,10 @@ def gate_run(config: GateConfig, out_dir: Path, db=None, jobs: int | None = None
         from padconf.suite.fixed import FRAMEWORK_DIRS
         own = framework_domains(config.runtime)
         specs = [s for s in specs if s.domain not in FRAMEWORK_DIRS or s.domain in own]
+    if config.shard and config.run_id is None:
+        raise PadconfError("--shard: name the gate run its shards share with --run-id ID (a CI's run id, which "
+                           f"padconf takes from {RUN_ID_ENV[1]} and the like where set), so that --results "
+                           "never joins shards of two runs")
     cases = chosen.apply([c for c in gate_cases(specs, config.seed, config.explore, db, frameworks)
                           if in_shard(c.id, config.shard)])
     if not cases:  # only a shard can hold none: the suite is never empty
@@ -183,6 +204,7 @@ class _GateStages:
         write_atomically(self.out_dir / GATE_JSON, json.dumps({
             "runtime": self.config.runtime, "spec_ids": [s.id for s in self.specs],
             "shard": self.config.shard or (1, 1), "seed": self.config.seed, "explore": self.config.explore,
+            "run_id": self.config.run_id,
             "filter": self.config.case_filter().words() or None,
             # the filter as data, so that ``--results`` computes what each shard must hold
             "case_filter": {"modes": self.config.modes, "dtypes": self.config.dtypes,
@@ -222,7 +244,13 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
         about = read_gate_json(d / GATE_JSON)
         shard = about.shard or (1, 1)
         mine = (about.runtime, tuple(about.spec_ids), about.seed, about.explore, shard[1], about.filter,
-                json.dumps(msgspec.to_builtins(about.case_filter), sort_keys=True))
+                json.dumps(msgspec.to_builtins(about.case_filter), sort_keys=True), about.run_id)
+        if shard[1] > 1 and about.run_id is None:
+            raise PadconfError(f"{d}: a shard that names no gate run (an older padconf wrote it): run the shards "
+                               "again, each with one --run-id")
+        if asked is not None and asked.run_id is not None and about.run_id != asked.run_id:
+            raise PadconfError(f"{d}: a shard of gate run {about.run_id!r}, not of {asked.run_id!r} (--run-id, "
+                               "or the CI's run id)")
         if chosen is None:
             chosen = about.chosen(d / GATE_JSON)
             if asked is not None:
@@ -231,7 +259,7 @@ def judge_results(dirs: list[Path], entries: list[BaselineEntry], runtime: str,
             raise PadconfError(f"{d}: a gate of {mine[0]}, not of {runtime}")
         if config is not None and mine != config:
             raise PadconfError(f"{d}: not a shard of the same gate as {dirs[0]} (runtime, specs, seed, explore, "
-                               "shard count or filter differ)")
+                               "shard count, filter or gate run id differ)")
         config = mine
         shards.append(shard[0])
         with RunDirLock(d, exclusive=False):  # not a shard a run still writes
@@ -327,6 +355,7 @@ class GateAbout(msgspec.Struct, forbid_unknown_fields=True):
         | None = None
     filter: str | None = None
     case_filter: _RecordedFilter | None = None
+    run_id: Annotated[str, msgspec.Meta(pattern=RUN_ID_PATTERN)] | None = None
 
     def chosen(self, where: Path) -> CaseFilter:
         """The gate's case filter, as data; a filtered gate whose gate.json records it only as

@@ -57,6 +57,7 @@ class ControlRow(_ControlFields, total=False):
     operand: str  # what went through: data, values (data and constant value), pads or axes (before it: data)
     difference: str | None
     output: dict[str, Any] | None  # the control's output where its verdict is about it (verdicts.control_evidence)
+    elided: dict[str, Annotated[int, msgspec.Meta(ge=0)]]  # as a result row's
 
 
 class _Row(TypedDict):
@@ -379,7 +380,7 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
     before (Worker.placed). ``target``: a compiler's target (llvm-cpu, cuda ...), kept in the
     rows of runtimes that have one."""
     where = ({"target": target} if target else {}) | ({"graph": case.graph} if case.graph else {})
-    return _bounded(cast(ResultRow, where | {
+    return bounded_row(cast(ResultRow, where | {
         "runtime": runtime, "placement": placement, "spec": case.spec, "mode": case.mode,
         "dtype": case.dtype, "shape": list(case.data.shape), "pads": list(case.pads), "axes": case.axes,
         "constant_value": None if case.constant_value is None or not case.constant_value.size
@@ -397,22 +398,23 @@ def result_row(runtime: str, placement: Placement, case: Case, outcome: Outcome,
     }))
 
 
-def _bounded(row: ResultRow) -> ResultRow:
-    """``row`` within MAX_ROW_LIST, MAX_ROW_TEXT and MAX_ROW_EVIDENCE, what it cut counted in
-    ``elided``."""
+def bounded_row(row: ResultRow, text: int = MAX_ROW_TEXT, evidence: int = MAX_ROW_EVIDENCE) -> ResultRow:
+    """``row`` within MAX_ROW_LIST, ``text`` characters of each text and ``evidence`` of its
+    encoded output, what it cut counted in ``elided`` (as the case had it: a row cut twice keeps
+    the first count)."""
     doc = cast(dict[str, Any], row)
-    elided: dict[str, int] = {}
+    elided: dict[str, int] = dict(doc.get("elided") or {})
     for key in ("shape", "pads", "axes"):
         values = doc.get(key)
         if values is not None and len(values) > MAX_ROW_LIST:
             elided[key] = len(values)
             doc[key] = list(values[:MAX_ROW_LIST])
     for key in ("error", "detail", "note"):
-        text = doc.get(key)
-        if isinstance(text, str) and len(text) > MAX_ROW_TEXT:
-            elided[key] = len(text)
-            doc[key] = text[:MAX_ROW_TEXT]
-    if doc.get("output") is not None and len(json.dumps(doc["output"])) > MAX_ROW_EVIDENCE:
+        value = doc.get(key)
+        if isinstance(value, str) and len(value) > text:
+            elided.setdefault(key, len(value))
+            doc[key] = value[:text]
+    if doc.get("output") is not None and len(json.dumps(doc["output"])) > evidence:
         elided["output"] = 1
         doc["output"] = None
     if elided:

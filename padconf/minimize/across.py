@@ -26,7 +26,7 @@ from padconf.adapters import adapter_class, registry, split_variant, unknown_run
 from padconf.core import escape
 from padconf.core.errors import PadconfError
 from padconf.core.writing import FolderLock, make_folder, open_to_append, write_markdown
-from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap
+from padconf.execution.worker import DEFAULT_MEMORY_MB, check_memory_cap, close_all
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize import DEFAULT_TIME_LIMIT_S
 from padconf.minimize.bundle.index import index_markdown
@@ -35,6 +35,8 @@ from padconf.minimize.bundle.title import feature
 from padconf.minimize.minimize import _safe, minimize, variant_text, write_evidence
 from padconf.minimize.probes.evidence import BUG, FOLDER_WORDS, LABELS, a_control_fails, how_it_shows
 from padconf.run.rundir import RESULTS, read_results
+
+LANE_END_S = 30.0  # how long an interrupt waits for a lane to settle its folders
 
 
 def engine(runtime: str) -> str:
@@ -190,16 +192,17 @@ def _minimize_runtimes(target: str, runtimes: list[str], failed: Counter[str], o
     finished: dict[str, list[dict] | BaseException] = {}
     lock = threading.Lock()
     queue = iter(slowest_first(failed, runtimes))
+    ending = threading.Event()  # an interrupt: the lanes stop, and say nothing more
 
     def said(runtime: str):
         def say(text: str, end: bool = False) -> None:
-            if progress:
+            if progress and not ending.is_set():
                 with lock:
                     progress(f"{runtime}: {text}", end)
         return say
 
     def lane() -> None:
-        while True:
+        while not ending.is_set():
             with lock:
                 runtime = next(queue, None)
             if runtime is None:
@@ -216,8 +219,18 @@ def _minimize_runtimes(target: str, runtimes: list[str], failed: Counter[str], o
     lanes = [threading.Thread(target=lane, daemon=True) for _ in range(min(minimize_lanes(jobs), len(runtimes)))]
     for thread in lanes:
         thread.start()
-    for thread in lanes:
-        thread.join()
+    try:
+        for thread in lanes:
+            while thread.is_alive():
+                thread.join(0.2)  # short waits: Ctrl-C and SIGTERM reach the main thread
+    except BaseException:
+        # each lane's runs end at their next answer (WorkerClosed), its folders settled, before
+        # the command says it was interrupted: no lane writes or speaks after that line
+        ending.set()
+        close_all()
+        for thread in lanes:
+            thread.join(LANE_END_S)
+        raise
     done: list[tuple[str, list[dict]]] = []
     skipped: list[str] = []
     for runtime in runtimes:
@@ -228,6 +241,9 @@ def _minimize_runtimes(target: str, runtimes: list[str], failed: Counter[str], o
             raise got
         else:
             done.append((runtime, got))
+    if not done:  # nothing minimized is never a result: the first reason, in one line
+        raise PadconfError(skipped[0] + (f" (and {len(skipped) - 1} more runtimes not minimized)"
+                                         if len(skipped) > 1 else ""))
     merge_across(done, {engine(r) for r, _ in done} - (set(failed) - {r for r, _ in done}))
     for runtime, summaries in done:  # each runtime's own index, its merged bundles linked where they went
         write_markdown(out / _safe(runtime) / "INDEX.md", index_markdown(target, runtime, summaries))

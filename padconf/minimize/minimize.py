@@ -27,7 +27,7 @@ from padconf.core import escape
 from padconf.core.errors import CaseError, PadconfError, SpecError
 from padconf.core.vocabulary import PLACEMENTS, Placement
 from padconf.core.writing import FolderLock, make_folder, open_to_append, write_atomically, write_markdown
-from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, check_memory_cap
+from padconf.execution.worker import DEFAULT_MEMORY_MB, DEFAULT_TIMEOUT_S, Worker, WorkerClosed, check_memory_cap
 from padconf.judging.failure import failure_signature
 from padconf.judging.verdicts import FAILURES
 from padconf.minimize import DEFAULT_TIME_LIMIT_S
@@ -211,7 +211,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                 if kind != "case":  # named by its label, which the evidence concludes
                     where = where.rename(out / f"{n:02d}-{FOLDER_WORDS[found['label']]}-{name}")
             except Exception as exc:  # noqa: BLE001 -- one failure that cannot be minimized must not lose the rest
-                if kind == "case":
+                if kind == "case" or isinstance(exc, WorkerClosed):  # closed: padconf is ending
                     raise
                 why = str(exc) if isinstance(exc, CaseError) else f"{type(exc).__name__}: {exc}"
                 settled = settle_pending(out, f"padconf could not finish its experiments: {why}")

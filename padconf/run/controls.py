@@ -20,7 +20,7 @@ from padconf.judging.judged import control_row
 from padconf.judging.records import ControlRow, ResultRow
 from padconf.judging.verdicts import FAILURES
 from padconf.run.config import RunConfig
-from padconf.run.rundir import CASES, CONTROLS, RESULTS, jsonl_line, read_jsonl, read_results
+from padconf.run.rundir import CASES, CONTROLS, RESULTS, RowsFile, read_jsonl, read_results
 
 
 def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, Worker],
@@ -72,5 +72,5 @@ def run_controls(run_dir: Path, config: RunConfig, jobs: int, spares: dict[str, 
     with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
         done = dict(zip(order, pool.map(controls, order)))
     records = [r for name in by_runtime for r in done[name]]
-    write_atomically(run_dir / CONTROLS, "".join(map(jsonl_line, records)))
+    write_atomically(run_dir / CONTROLS, "".join(map(RowsFile(run_dir / CONTROLS).line, records)))
     return notes

@@ -34,12 +34,14 @@ from padconf.core.vocabulary import Placement
 from padconf.core.writing import FolderLock, open_to_append
 from padconf.judging.failure import distinct_failure
 from padconf.judging.records import (
+    MAX_ROW_TEXT,
     NOT_COMPILED,
     RESULT_KEYS,
     ControlRow,
     ResultRow,
     Rows,
     RunData,
+    bounded_row,
     check_row,
     rederive_control,
     rederive_rows,
@@ -87,6 +89,33 @@ def read_jsonl(path: Path, required: tuple[str, ...] = ()) -> list[dict[str, Any
 def jsonl_line(row: ResultRow | ControlRow | dict) -> str:
     """One row as its line of a JSON-lines file."""
     return json.dumps(row) + "\n"
+
+
+MAX_ROW_TEXT_PAST_HALF = 1 << 9  # characters of a row's texts once its file holds half of MAX_JSONL_BYTES
+
+
+class RowsFile:
+    """The lines of a JSON-lines file of rows that padconf reads back whole (results.jsonl,
+    controls.jsonl), ``written`` bytes of it there already. Once the file holds half of
+    MAX_JSONL_BYTES a row keeps MAX_ROW_TEXT_PAST_HALF characters of each text and no output
+    (``elided`` says so), and a row that would take it past MAX_JSONL_BYTES is refused: padconf
+    never writes a run it cannot read (a runtime printing 40 KB a case wrote 149 MB of rows,
+    which report and --resume then refused: attack round IV)."""
+
+    def __init__(self, path: Path, written: int = 0):
+        self.path, self.written = path, written
+
+    def line(self, row: ResultRow | ControlRow) -> str:
+        text = jsonl_line(row)  # JSON is ASCII: a byte a character
+        if self.written + len(text) > MAX_JSONL_BYTES // 2:
+            text = jsonl_line(bounded_row(cast(ResultRow, dict(row)), MAX_ROW_TEXT_PAST_HALF, 0))
+        elif len(text) > MAX_ROW_TEXT:  # a control's texts, as a result's are when its row is made
+            text = jsonl_line(bounded_row(cast(ResultRow, dict(row))))
+        if self.written + len(text) > MAX_JSONL_BYTES:
+            raise PadconfError(f"{self.path}: its rows reach the {MAX_JSONL_BYTES} bytes padconf reads back of a "
+                               "run; run fewer cases or runtimes (--max-examples, --runtime, -k), or a gate in shards")
+        self.written += len(text)
+        return text
 
 
 def read_case_file(path: Path, follow: bool = True) -> Case:

@@ -44,12 +44,12 @@ from padconf.run.rundir import (
     RUN_JSON,
     SIGNED,
     STATS,
+    RowsFile,
     RunDirLock,
     cases_dirs_named_again,
     check_rows_of_cases,
     check_rows_of_run,
     decoded_cases,
-    jsonl_line,
     named_again,
     read_jsonl,
     read_results,
@@ -218,8 +218,9 @@ class Run:
                                      "compile_budget": self.config.compile_budget}, self.results_path, cases)
             batches, skipped = self._schedule(cases, {row_key(r) for r in done})
         with open_to_append(self.results_path) as out:  # every case in scope gets its row
+            rows = RowsFile(self.results_path, out.tell())
             for name, placement, case, why in skipped:
-                out.write(jsonl_line(judged_row(name, placement, case, Outcome(skipped=why), Status.OK,
+                out.write(rows.line(judged_row(name, placement, case, Outcome(skipped=why), Status.OK,
                                                 target=self.targets.get(name))))
         return batches
 
@@ -319,7 +320,7 @@ class Run:
             batches = (itertools.chain(dealt[k::jobs], take()) if k < jobs
                        else (b for b in plan if b[0] == compilers[k - jobs]))
             try:
-                self._run_lane(k, batches, out, lock, progress)
+                self._run_lane(k, batches, out, rows, lock, progress)
             except WorkerClosed:
                 pass
             except BaseException as exc:  # re-raised in the main thread
@@ -329,6 +330,7 @@ class Run:
         lanes = [threading.Thread(target=lane, args=(k,), daemon=True) for k in range(jobs + len(compilers))]
         try:
             with phase("running the cases"), open_to_append(self.results_path) as out:
+                rows = RowsFile(self.results_path, out.tell())
                 try:
                     for thread in lanes:
                         thread.start()
@@ -360,7 +362,7 @@ class Run:
             self.stats["peak_rss_mb"] = round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
             write_atomically(self.dir / STATS, json.dumps(self.stats, indent=2))
 
-    def _run_lane(self, k: int, batches, out, lock, progress) -> None:
+    def _run_lane(self, k: int, batches, out, rows: RowsFile, lock, progress) -> None:
         worker = None
         try:
             for name, placement, batch in batches:
@@ -380,7 +382,7 @@ class Run:
 
                 def write(row, figures=figures, name=name):  # bound: the loop moves on
                     with lock:
-                        out.write(jsonl_line(row))
+                        out.write(rows.line(row))
                         out.flush()
                         figures["results"] += 1
                     if progress:

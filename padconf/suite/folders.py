@@ -301,12 +301,12 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
     except ImportError as exc:
         raise CaseError(f"{where}: reading OpenVINO IR needs openvino: {exc}") from None
     # read here, checked, and handed to OpenVINO from memory: it never opens a file itself
-    xml = read_bytes(inside(where / "model.xml", root), MAX_MODEL_BYTES, name=str(where / "model.xml"))
+    xml = read_bytes(inside(where / "model.xml", root), MAX_IR_XML_BYTES, name=str(where / "model.xml"))
     weights = (read_bytes(inside(where / "model.bin", root), MAX_MODEL_BYTES, name=str(where / "model.bin"))
                if (where / "model.bin").exists() else b"")
     if b"<!doctype" in xml.lower() or b"<!entity" in xml.lower():  # an IR holds no DTD: entities, external ones too
         raise CaseError(f"{where / 'model.xml'}: a document type declaration, which no OpenVINO IR holds")
-    check_ir_constants(xml, where / "model.xml")
+    check_ir_layers(xml, where / "model.xml")
     try:
         model = ov.Core().read_model(xml.decode("utf-8"), ov.Tensor(np.frombuffer(weights, np.uint8).copy()))
     except Exception as exc:
@@ -346,23 +346,33 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
     return case, placement
 
 
+MAX_IR_XML_BYTES = 1 << 22  # a one-Pad IR's model.xml is a few KB: its arrays are in model.bin
+MAX_IR_ELEMENTS = 1 << 14
+IR_LAYER_TYPES = frozenset({"Parameter", "Const", "Pad", "Result"})
 # What OpenVINO builds of a Const layer's element, in bytes: a string is a std::string (32 bytes,
 # its text beside it); a type not named here (a byte or less an element) counts as 1
 _IR_ELEMENT_BYTES = {"string": 32, "f64": 8, "i64": 8, "u64": 8, "f32": 4, "i32": 4, "u32": 4,
                      "f16": 2, "bf16": 2, "i16": 2, "u16": 2}
 
 
-def check_ir_constants(xml: bytes, where: Path) -> None:
-    """Refuse an IR whose Const layers declare more than MAX_ARRAY_BYTES each, or 4 times that in
-    all, as OpenVINO would build them, before it builds them: a Const of 60M empty strings (240 MB
-    of weights) took read_model 75 s and 3.6 GB before padconf's bound saw the array (attack
-    round III). Read from the XML's own shape attributes; the caller has refused any DTD."""
+def check_ir_layers(xml: bytes, where: Path) -> None:
+    """Refuse, before OpenVINO builds anything, an IR that is not a Pad test's graph (layers of
+    the types IR_LAYER_TYPES only), or whose Const layers declare more than MAX_ARRAY_BYTES each,
+    or 4 times that in all, as OpenVINO would build them. read_model computes what shape
+    inference needs: a side branch broadcasting to 2**27 elements took 2.2 GB (attack round IV),
+    a Const of 60M empty strings 3.6 GB (round III). Read from the XML's own attributes, with at
+    most MAX_IR_ELEMENTS elements parsed; the caller has bounded the file and refused any DTD."""
+    if xml.count(b"<") > MAX_IR_ELEMENTS:
+        raise CaseError(f"{where}: more than {MAX_IR_ELEMENTS} XML elements, where a Pad test's IR has dozens")
     try:
         root = ElementTree.fromstring(xml)
     except ElementTree.ParseError as exc:
         raise CaseError(f"{where}: malformed IR: {exc}") from None
     total = 0
     for layer in root.iter("layer"):
+        if layer.get("type") not in IR_LAYER_TYPES:
+            raise NotPadModel(f"{where}: a layer of type {str(layer.get('type'))[:80]!r}: not a one-Pad OpenVINO "
+                              f"model (its layers are of the types {', '.join(sorted(IR_LAYER_TYPES))})")
         data = layer.find("data")
         if layer.get("type") != "Const" or data is None:
             continue

@@ -216,8 +216,10 @@ def test_the_ci_workflows_steps_run_in_a_runtime_teams_repository(tmp_path):
                           capture_output=True, text=True, check=True).stdout.strip()
     ours = [p for p in sys.path if p.endswith("site-packages")]
     (Path(site) / "test-environment.pth").write_text("".join(f"{p}\n" for p in ours))
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_"))}
-    env.update(PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(venv), PIP_NO_INDEX="1",
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYTHON", "VIRTUAL_ENV", "PIP_", "PADCONF_GATE_RUN_ID"))}
+    env.update(GITHUB_RUN_ID="7001",  # the workflow's run, which every job of it shares
+               PATH=f"{venv / 'bin'}{os.pathsep}{env['PATH']}", VIRTUAL_ENV=str(venv), PIP_NO_INDEX="1",
                PIP_NO_BUILD_ISOLATION="0", PIP_DISABLE_PIP_VERSION_CHECK="1", COLUMNS="120",
                PADCONF=f"padconf @ git+{ROOT.as_uri()}@{commit.stdout.strip()}",
                RUNNER_TEMP=str(tmp_path / "runner-temp"), GITHUB_ENV=str(tmp_path / "github-env"))

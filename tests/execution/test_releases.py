@@ -140,6 +140,11 @@ def test_bisect_finds_the_release_that_stopped_the_mixed_sign_garbage(cache, tmp
     assert found["changes"] == [{"before": OLD, "after": NEXT, "was": found["changes"][0]["was"],
                                  "became": found["changes"][0]["became"], "confirmed": True}]
     assert (found["first seen in"], found["last seen in"], found["fixed in"]) == (OLD, OLD, NEXT)
+    with open("/dev/full", "w") as full:  # without --json the table is the output: lost, it is exit 2
+        lost = subprocess.run([sys.executable, "-m", "padconf.cli", "bisect", str(case), "--runtime", "onnxruntime",
+                               "--from", OLD, "--to", NEXT], cwd=tmp_path, stdout=full, stderr=subprocess.PIPE,
+                              text=True, timeout=900)
+    assert lost.returncode == 2 and "the release table did not reach it whole" in lost.stderr, lost.stderr
 
 
 def test_the_upgrade_recipe_of_ci_md_runs_as_written(cache, tmp_path):

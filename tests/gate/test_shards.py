@@ -150,3 +150,33 @@ def test_filtered_shards_are_proved_whole_against_the_filtered_suite(tmp_path, c
     assert main([*judge, *map(str, dirs)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "lacks 1 of its" in err, err
+
+
+@pytest.mark.slow
+def test_shards_of_two_gate_runs_are_never_judged_as_one(tmp_path, capsys, monkeypatch):
+    """Yesterday's clean shard 1 beside today's shard 2, both signed under the CI's one key,
+    passed as today's gate, hiding today's failures in shard 1 (attack round IV): a shard
+    records the gate run it is part of (--run-id, or the CI's run id), and --results joins
+    only the shards of one run, and of the run it names where it names one."""
+    for name in ("PADCONF_GATE_RUN_ID", "GITHUB_RUN_ID", "CI_PIPELINE_ID"):
+        monkeypatch.delenv(name, raising=False)
+    (tmp_path / "b.yaml").write_text("[]\n")
+    shard = ["gate", "--runtime", FAKE + "ConformingAdapter", "--baseline", str(tmp_path / "b.yaml"), *SPEC]
+    for day in ("monday", "tuesday"):
+        for k in (1, 2):
+            assert main([*shard, "--work", str(tmp_path / f"{day}{k}"), "--shard", f"{k}/2", "--run-id", day]) == 0
+    judge = [*shard, "--results"]
+    assert main([*judge, str(tmp_path / "tuesday1"), str(tmp_path / "tuesday2")]) == 0
+    capsys.readouterr()
+    assert main([*judge, str(tmp_path / "monday1"), str(tmp_path / "tuesday2")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "gate run id differ" in err, err
+    assert main([*judge, str(tmp_path / "monday1"), str(tmp_path / "monday2"), "--run-id", "tuesday"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a shard of gate run 'monday', not of 'tuesday'" in err, err
+    assert main([*shard, "--work", str(tmp_path / "unnamed"), "--shard", "1/2"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--shard: name the gate run its shards share with --run-id" in err, err
+    monkeypatch.setenv("GITHUB_RUN_ID", "1234")  # a CI's own run id is the default
+    assert main([*shard, "--work", str(tmp_path / "ci1"), "--shard", "1/2"]) == 0
+    assert json.loads((tmp_path / "ci1" / "gate.json").read_text())["run_id"] == "1234"

@@ -300,7 +300,8 @@ def test_a_device_or_fifo_where_a_file_belongs_is_one_line(tmp_path, what, kind)
     gate_dir = tmp_path / "gate"
     gate_dir.mkdir()
     (gate_dir / "gate.json").write_text(json.dumps({"runtime": "rt", "spec_ids": ["onnx/Pad-19"], "shard": None,
-                                                    "seed": 0, "explore": 0}))
+                                                    "seed": 0, "explore": 0,
+                                                    "run_id": os.environ["PADCONF_GATE_RUN_ID"]}))
     (gate_dir / "results.jsonl").write_text("")
     (tmp_path / "baseline.yaml").write_text("[]\n")
     specs = tmp_path / "specs"

@@ -261,6 +261,67 @@ def test_ctrl_c_while_the_runtime_works_is_130_for_every_command(tmp_path, comma
     assert not _marked(tag)
 
 
+@pytest.mark.slow
+def test_ctrl_c_in_a_minimize_of_several_runtimes_stops_every_lane_before_its_line(tmp_path):
+    """Ctrl-C while `minimize RUN` shrinks two runtimes' failures side by side: the interrupt
+    line was printed, then the other lane, its workers closed under it, went on to say
+    "skipped: WorkerClosed" and label its folder needs-a-look (3 of 6 tries). Every lane now
+    stops and settles its folders before the line, which is the last thing said."""
+    runtimes = [FAKE + "SlowWrongValuesAdapter", FAKE + "OtherSlowWrongValuesAdapter"]
+    data = np.arange(900, dtype=np.float32).reshape(30, 30)
+    data[0, 0] = 666  # the fakes' trigger
+    case = classify(Case("onnx/Pad-19", data, [1, 1, 1, 1], mode="constant"))
+    run = Run(tmp_path / "run", RunConfig(runtimes=runtimes), jobs=1)
+    run.execute(run.plan(run.prepare([case])))
+    run.release()  # its lock, which the minimize below waits for
+    tag = uuid.uuid4().hex
+    args = ["minimize", "run", "--runtime", *runtimes, "--jobs", "2", "--time-limit", "60", "--out", "m"]
+    proc = _padconf(*args, cwd=tmp_path, tag=tag)
+    try:
+        deadline = time.monotonic() + 300  # a hang's bound, not a timing: it waits for a state
+        while not _busy_with(proc.pid) and proc.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(1.5)  # both lanes shrinking
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=120)
+    finally:
+        proc.kill()
+    lines = (out + err).strip().splitlines()
+    assert proc.returncode == 130 and lines[-1].startswith("padconf: interrupted; "), (out, err)
+    assert not any("skipped" in line or "WorkerClosed" in line for line in lines), err
+    assert not [p for p in (tmp_path / "m").rglob("*-pending-*")]  # every folder settled
+    for _ in range(200):
+        if not _marked(tag):
+            break
+        time.sleep(0.05)
+    assert not _marked(tag)
+
+
+def test_a_minimize_of_several_runtimes_that_minimizes_none_is_one_line_and_exit_2(tmp_path, capsys):
+    """A run still being written (its lock held): each runtime's minimize was refused, and
+    `minimize RUN` said "0 bundles of 0 failures", exit 0. Nothing minimized is exit 2, its reason."""
+    runtimes = [FAKE + "WrongValuesAdapter", FAKE + "WrongAtOneOpsetAdapter"]
+    data = np.arange(6, dtype=np.float32)
+    data[0] = 666
+    run = Run(tmp_path / "run", RunConfig(runtimes=runtimes), jobs=1)
+    run.execute(run.plan(run.prepare([classify(Case("onnx/Pad-19", data, [1, 1], mode="constant"))])))
+    run.release()
+    holder = subprocess.Popen([sys.executable, "-c", "import sys, time; from pathlib import Path; "
+                               "from padconf.run.rundir import RunDirLock\n"
+                               "with RunDirLock(Path(sys.argv[1]), exclusive=True):\n"
+                               "    print('held', flush=True); time.sleep(120)", str(tmp_path / "run")],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        capsys.readouterr()
+        assert main(["minimize", str(tmp_path / "run"), "--runtime", *runtimes, "--out", str(tmp_path / "m")]) == 2
+    finally:
+        holder.kill()
+        holder.wait()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "another padconf process is writing this run directory" in err, err
+
+
 def _marked(tag: str) -> list[int]:
     found = []
     for entry in filter(str.isdigit, os.listdir("/proc")):

@@ -40,7 +40,7 @@ def test_a_result_row_with_a_key_unknown_or_mistyped_is_one_line(run, tmp_path, 
 
 @pytest.mark.parametrize("doc", [{"surprise": 1}, {"seed": "0"}, {"explore": -1}, {"shard": [0, 2]},
                                  {"shard": [1, 5000]}, {"case_filter": {"modes": "edge"}},
-                                 {"case_filter": {"pattern": "((("}}])
+                                 {"case_filter": {"pattern": "((("}}, {"run_id": "day\u202e 1"}, {"run_id": 7}])
 def test_a_gate_json_with_a_key_unknown_mistyped_or_out_of_bounds_is_one_line(tmp_path, doc):
     from padconf.core.errors import CaseError
     from padconf.gate.gate import read_gate_json

@@ -336,3 +336,46 @@ def test_an_ir_constant_past_its_bound_is_refused_before_openvino_builds_it(tmp_
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Const 'data' of string shape [60000000] would build" in err, err
     assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def test_an_ir_with_a_layer_no_pad_test_holds_is_refused_before_openvino_builds_it(tmp_path, capsys):
+    """A side branch Const -> Broadcast(to 2**27) -> ReduceMax feeding a Reshape's shape beside
+    the Pad: read_model computed it for shape inference, 2.2 GB (attack round IV). A Pad test's
+    IR holds Parameters, Consts, one Pad and Results; any other layer is refused unbuilt."""
+    ov = pytest.importorskip("openvino")
+    from openvino import opset12 as ops
+
+    from padconf.cli import main
+    data, side = ops.parameter([2, 2], np.float32, name="data"), ops.parameter([-1], np.float32, name="side")
+    pad = ops.pad(data, ops.constant(np.array([1, 1], np.int64)), ops.constant(np.array([1, 1], np.int64)), "constant")
+    wide = ops.broadcast(ops.constant(np.array([1], np.int64)), ops.constant(np.array([1 << 20], np.int64)))
+    reshaped = ops.reshape(side, ops.reduce_max(wide, ops.constant(np.array([0], np.int64)), True), False)
+    where = tmp_path / "c" / "test_side_branch"
+    where.mkdir(parents=True)
+    ov.save_model(ov.Model([pad, reshaped], [data, side]), str(where / "model.xml"), compress_to_fp16=False)
+    np.save(where / "input_0.npy", np.ones((2, 2), np.float32))
+    np.save(where / "input_1.npy", np.ones(1, np.float32))
+    capsys.readouterr()
+    assert main(["run", "--runtime", "openvino", "--cases", str(tmp_path / "c"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no one-node Pad model among 1 test directories" in err, err
+    from padconf.suite.folders import NotPadModel, check_ir_layers
+    with pytest.raises(NotPadModel, match="a layer of type 'Broadcast'"):
+        check_ir_layers((where / "model.xml").read_bytes(), where / "model.xml")
+
+
+def test_an_ir_of_many_elements_is_refused_before_it_is_parsed(tmp_path, capsys):
+    """A model.xml of 30M empty elements (120 MB) took 2.9 GB to parse before it was refused
+    (attack round IV): a one-Pad IR's XML is a few KB, its arrays are in model.bin."""
+    from padconf.cli import main
+    from padconf.suite.folders import MAX_IR_ELEMENTS, MAX_IR_XML_BYTES, CaseError, check_ir_layers
+    where = tmp_path / "c" / "test_elements"
+    where.mkdir(parents=True)
+    (where / "model.xml").write_text('<net name="p" version="11"><layers>' + "<a/>" * (MAX_IR_XML_BYTES // 4)
+                                     + "</layers></net>")
+    capsys.readouterr()
+    assert main(["run", "--runtime", "openvino", "--cases", str(tmp_path / "c"), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"larger than {MAX_IR_XML_BYTES} bytes" in err, err
+    with pytest.raises(CaseError, match=f"more than {MAX_IR_ELEMENTS} XML elements"):
+        check_ir_layers(b"<net>" + b"<a/>" * MAX_IR_ELEMENTS + b"</net>", where / "model.xml")

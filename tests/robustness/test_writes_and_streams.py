@@ -222,3 +222,27 @@ def test_junit_takes_lone_surrogates_in_every_field_and_parses(tmp_path):
     write_atomically(path, junit_xml(judgement))
     suite = ElementTree.parse(path).getroot()
     assert suite.get("failures") == "1" and "\\ud800" in suite.find("testcase/failure").get("message")
+
+
+@pytest.mark.parametrize("bound", [1 << 20, 120_000])
+def test_a_loud_runtime_never_makes_a_run_padconf_cannot_read_back(tmp_path, capsys, monkeypatch, bound):
+    """A runtime answering 40 KB of error a case wrote 149 MB of rows: every row within its own
+    bound, the file past the 128 MB padconf reads, which report and --resume then refused
+    (attack round IV). Past half the bound a row keeps less of its texts, saying so (elided); a
+    row the bound cannot hold stops the run, one line, exit 2, with what it wrote readable."""
+    import padconf.run.rundir as rundir
+    monkeypatch.setattr(rundir, "MAX_JSONL_BYTES", bound)  # the whole bound, in small
+    out = tmp_path / "r"
+    capsys.readouterr()
+    code = main(["run", "--runtime", "tests.fake_adapters:LoudAdapter", "--spec", "onnx/Pad-19", "--max-examples",
+                 "20", "--out", str(out)])
+    err = capsys.readouterr().err
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    assert (out / "results.jsonl").stat().st_size <= bound
+    if bound == 1 << 20:
+        assert code == 0, err
+        assert rows[0]["elided"]["error"] > 40_000 and len(rows[0]["error"]) == 1 << 14
+        assert rows[-1]["elided"]["error"] > 40_000 and len(rows[-1]["error"]) == rundir.MAX_ROW_TEXT_PAST_HALF
+    else:
+        assert code == 2 and err.count("\n") == 1 and "its rows reach the 120000 bytes padconf reads back" in err, err
+    assert main(["report", str(out), "--md", str(tmp_path / "r.md")]) == 0
