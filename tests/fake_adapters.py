@@ -934,6 +934,34 @@ class CropPastAxisCorruptsAlikeAdapter(CropPastAxisCorruptsAdapter):
         return 32
 
 
+class CropPastAxisCorruptsAtRankAdapter(ConformingAdapter):
+    """One heap corruption of a crop beside a pad, pads fed at run time, whose face the rank
+    chooses (audit VI's openvino-onnx 38 and openvino 01): rank 1 dies, a higher rank answers
+    values from nowhere, the same bits each time."""
+
+    def run(self, case, placement="inputs"):
+        n = case.data.ndim
+        if case.op == "Pad" and placement == "inputs" and n and any(
+                case.pads[d] * case.pads[d + n] < 0 for d in range(n)):
+            if n == 1:
+                os.kill(os.getpid(), signal.SIGSEGV)
+            right = super().run(case, placement).output
+            if right is not None:
+                return Outcome(np.full(right.shape, 126, np.int32).view(np.float32).astype(right.dtype))
+        return super().run(case, placement)
+
+
+class ValueIntsRefusedAdapter(ConformingAdapter):
+    """A converter that reads no Constant node written with value_ints, whatever op it feeds (as
+    TVM's Relax frontend: "no value in Constant", audit VI's tvm 05)."""
+
+    def run(self, case, placement="inputs"):
+        from padconf.cases.context import Producer
+        if case.context is not None and case.context.producer == Producer.CONSTANT_INTS:
+            return Outcome(error="no value in Constant")
+        return super().run(case, placement)
+
+
 class LoudAdapter(ConformingAdapter):
     """Refuses every case with 40,000 characters of error, as a runtime that dumps its state."""
 
@@ -951,3 +979,14 @@ class SlowWrongValuesAdapter(WrongValuesAdapter):
 
 class OtherSlowWrongValuesAdapter(SlowWrongValuesAdapter):
     """A second runtime of the same bug, for a minimize of two lanes."""
+
+
+class ConstantPadsZeroFillReflectAdapter(ZeroFillReflectAdapter):
+    """ZeroFillReflectAdapter where its pads are constants, initializers or Constant nodes alike,
+    and refusing pads fed at run time, as TVM's Relax frontend does."""
+
+    def run(self, case, placement="inputs"):
+        constant = placement != "inputs" or (case.context is not None and case.context.producer.is_constant)
+        if case.op == "Pad" and not constant:
+            return Outcome(error="pads must be constant")
+        return super().run(case, placement)

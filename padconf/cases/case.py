@@ -406,6 +406,10 @@ class Case:
                 continue
             control = self.with_(data=held, pads=[0, 0], axes=None, constant_value=None, mode="constant",
                                  context=None).movement_control()
+            if control is not None and self.context is not None and self.context.producer.is_constant:
+                # its values from the Constant nodes the Pad's come from, written alike: TVM's
+                # converter fails a Constant of value_ints feeding any op (audit VI's tvm 05)
+                control = control.with_(context=Context(Consumer.NONE, producer=self.context.producer))
             if control is not None:
                 found.append((operand, control))
         return found

@@ -84,18 +84,18 @@ def shape_offsets(case: Case) -> np.ndarray:
     return np.array([d - p for d, p in zip(dims, case.pads)], np.int32)
 
 
-def _const(name: str, value) -> onnx.NodeProto:
+def constant_node(name: str, value) -> onnx.NodeProto:
     return helper.make_node("Constant", [], [name], value=numpy_helper.from_array(np.asarray(value), name))
 
 
-def _const_ints(name: str, value: np.ndarray) -> onnx.NodeProto:
+def constant_ints_node(name: str, value: np.ndarray) -> onnx.NodeProto:
     """A Constant node written with value_ints (a 1-D int64 tensor) or value_float (a float32
     scalar); other operands (int32 pads, a float32 scalar's bits aside) as a tensor."""
     if value.dtype == np.int64 and value.ndim == 1:
         return helper.make_node("Constant", [], [name], value_ints=[int(v) for v in value])
     if value.dtype == np.float32 and value.ndim == 0:
         return helper.make_node("Constant", [], [name], value_float=float(value))
-    return _const(name, value)
+    return constant_node(name, value)
 
 
 def _chain(case: Case) -> list[onnx.NodeProto]:
@@ -106,29 +106,30 @@ def _chain(case: Case) -> list[onnx.NodeProto]:
     if ctx.producer == Producer.SHAPE_CHAIN:
         rank = case.data.ndim
         targets = case.axes if case.axes is not None else list(range(rank))
-        return [_const("sc_axes", np.array(targets, np.int64)), node("Shape", ["data"], ["sc_shape"]),
+        return [constant_node("sc_axes", np.array(targets, np.int64)), node("Shape", ["data"], ["sc_shape"]),
                 node("Gather", ["sc_shape", "sc_axes"], ["sc_dims"], axis=0),
                 node("Concat", ["sc_dims", "sc_dims"], ["sc_dims2"], axis=0),
                 node("Cast", ["pad_offsets"], ["sc_offsets"], to=TensorProto.INT64),
                 node("Sub", ["sc_dims2", "sc_offsets"], ["sc_pads"]),
                 node("Cast", ["sc_pads"], ["pads"], to=TensorProto.INT64)]
     if ctx.producer == Producer.TORCH_PAD:  # torch.onnx's _prepare_onnx_paddings, node for node
-        return [node("Shape", ["torch_pads"], ["tp_shape"]), _const("tp_zero", np.array(0, np.int64)),
+        return [node("Shape", ["torch_pads"], ["tp_shape"]), constant_node("tp_zero", np.array(0, np.int64)),
                 node("Gather", ["tp_shape", "tp_zero"], ["tp_len"], axis=0),
-                _const("tp_rank2", np.array(2 * case.data.ndim, np.int64)),
-                node("Sub", ["tp_rank2", "tp_len"], ["tp_ext"]), _const("tp_one", np.array([1], np.int64)),
+                constant_node("tp_rank2", np.array(2 * case.data.ndim, np.int64)),
+                node("Sub", ["tp_rank2", "tp_len"], ["tp_ext"]), constant_node("tp_one", np.array([1], np.int64)),
                 node("Reshape", ["tp_ext", "tp_one"], ["tp_ext1"]),
                 node("ConstantOfShape", ["tp_ext1"], ["tp_zeros"],
                      value=numpy_helper.from_array(np.array([0], np.int64))),
                 node("Cast", ["torch_pads"], ["tp_cast"], to=TensorProto.INT64),
                 node("Concat", ["tp_cast", "tp_zeros"], ["tp_all"], axis=0),
-                _const("tp_pairs_shape", np.array([-1, 2], np.int64)),
+                constant_node("tp_pairs_shape", np.array([-1, 2], np.int64)),
                 node("Reshape", ["tp_all", "tp_pairs_shape"], ["tp_pairs"]),
-                _const("tp_starts", np.array([-1], np.int64)), _const("tp_ends", np.array([INT64_MIN], np.int64)),
-                _const("tp_axes", np.array([0], np.int64)), _const("tp_steps", np.array([-1], np.int64)),
+                constant_node("tp_starts", np.array([-1], np.int64)),
+                constant_node("tp_ends", np.array([INT64_MIN], np.int64)),
+                constant_node("tp_axes", np.array([0], np.int64)), constant_node("tp_steps", np.array([-1], np.int64)),
                 node("Slice", ["tp_pairs", "tp_starts", "tp_ends", "tp_axes", "tp_steps"], ["tp_flipped"]),
                 node("Transpose", ["tp_flipped"], ["tp_t"], perm=[1, 0]),
-                _const("tp_flat_shape", np.array([-1], np.int64)),
+                constant_node("tp_flat_shape", np.array([-1], np.int64)),
                 node("Reshape", ["tp_t", "tp_flat_shape"], ["tp_flat"]),
                 node("Cast", ["tp_flat"], ["pads"], to=TensorProto.INT64)]
     return []
@@ -172,9 +173,9 @@ def build_context_model(case: Case, placement: Placement) -> onnx.ModelProto:
                                  ir_version=ir_version(version, case.dtype), producer_name="padconf")
     for name, arr in _pad_operands(case).items():
         if ctx.producer == Producer.CONSTANT_NODE:
-            nodes.append(_const(name, arr))
+            nodes.append(constant_node(name, arr))
         elif ctx.producer == Producer.CONSTANT_INTS:
-            nodes.append(_const_ints(name, arr))
+            nodes.append(constant_ints_node(name, arr))
         elif placement in (Placement.INITIALIZERS, Placement.FOLDED):
             inits.append(numpy_helper.from_array(arr, name))
         else:

@@ -12,7 +12,14 @@ import onnx
 from onnx import helper, numpy_helper
 
 from padconf.cases.case import CONSUMER_OPS, Case, movement_opset
-from padconf.cases.context_model import build_context_model, context_feeds
+from padconf.cases.context import Producer
+from padconf.cases.context_model import (
+    VALUE_INTS_OPSET,
+    build_context_model,
+    constant_ints_node,
+    constant_node,
+    context_feeds,
+)
 from padconf.cases.onnx_ir import OUTPUT_NAME, ir_version, opset_version, pad_arrays
 from padconf.core.dtypes import dtype_name, onnx_type, scalar
 from padconf.core.vocabulary import Placement
@@ -98,6 +105,12 @@ def _movement_model(case: Case, placement: Placement, inputs: list, initializers
     Pad's are) to [-1], Concat them (the data twice where there is no constant value), then Tile
     the result twice."""
     names = ["data"]
+    nodes = []
+    if case.context is not None and case.context.producer.is_constant:  # the values of a Constant node
+        inputs[:], initializers[:] = [], []  # (Case.index_controls: written as the Pad's pads are)
+        ints = case.context.producer == Producer.CONSTANT_INTS
+        nodes.append((constant_ints_node if ints else constant_node)("data", np.asarray(case.data)))
+        version = max(version, VALUE_INTS_OPSET) if ints else version
     if case.constant_value is not None:
         names.append("constant_value")
         value = np.asarray(case.constant_value)
@@ -107,7 +120,7 @@ def _movement_model(case: Case, placement: Placement, inputs: list, initializers
         else:
             initializers.append(numpy_helper.from_array(value, "constant_value"))
     initializers.append(numpy_helper.from_array(np.array([-1], np.int64), "flat"))
-    nodes = [helper.make_node("Reshape", [name, "flat"], [f"{name}_flat"]) for name in names]
+    nodes += [helper.make_node("Reshape", [name, "flat"], [f"{name}_flat"]) for name in names]
     initializers.append(numpy_helper.from_array(np.array([2], np.int64), "twice"))
     parts = [f"{name}_flat" for name in names] if len(names) > 1 else ["data_flat", "data_flat"]
     nodes.append(helper.make_node("Concat", parts, ["joined"], axis=0))
@@ -160,7 +173,7 @@ def feeds(case: Case, placement: Placement = Placement.INPUTS) -> dict[str, np.n
         return context_feeds(case, placement)
     if placement == Placement.FOLDED:
         return {}
-    out = {"data": case.data}
+    out = {} if case.context is not None and case.context.producer.is_constant else {"data": case.data}
     if placement == Placement.INPUTS and opset_version(case) > 2 and case.op == "Pad":
         out.update(pad_arrays(case))
     if placement == Placement.INPUTS and case.op == "Concat" and case.constant_value is not None:

@@ -67,7 +67,7 @@ from padconf.minimize.probes.experiments import (
     schema_check,
 )
 from padconf.minimize.probes.root_cause import mechanism_key, root_cause
-from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, shrink, size_text
+from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, constants_as_initializers, shrink, size_text
 from padconf.minimize.shrink.simplify import SIMPLER_DTYPES
 from padconf.minimize.targets import Job, model_jobs, resolve
 from padconf.spec.loader import get_spec
@@ -161,7 +161,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
             runners.append(isolated)
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
-                start, placement = reproduce(isolated, job, about["placements"])
+                start, placement = constants_as_initializers(isolated, *reproduce(isolated, job, about["placements"]),
+                                                             about["placements"])
                 def say(text: str, label: str = label, verdict: str = start.row["verdict"]) -> None:
                     _say(progress, f"minimize {label} {verdict}: {text}")
 

@@ -609,3 +609,55 @@ def test_a_crash_and_an_output_of_memory_never_written_on_one_feature_are_one_bu
     assert len(bundles) == 1, [b.name for b in bundles]
     [variant] = _evidence(bundles[0])["variants"]
     assert variant["mechanism"][0] == "corrupts memory", variant
+
+
+def test_pads_from_constant_nodes_that_play_no_part_leave_the_bundle_a_plain_pad_of_initializers(tmp_path):
+    """TVM reads past the input for a reflect pad of the dimension, with its pads constants, and
+    refuses pads fed at run time: a case with pads from Constant nodes kept them to the end (the
+    Pad alone, in its placement, takes them fed), titled "(pads from Constant nodes)", one bug
+    filed twice (audit VI). Where the plain Pad with its constants as initializers fails alike,
+    that is the bundle."""
+    from padconf.cases.context import Consumer, Context, Producer
+    from tests.context_cases import context_case
+    case = context_case([[1.0, 2.0, 3.0]], [0, 3, 0, 0], Context(Consumer.NONE, producer=Producer.CONSTANT_NODE),
+                        mode="reflect")
+    out = tmp_path / "bundle"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "ConstantPadsZeroFillReflectAdapter",
+                 "--out", str(out), "--time-limit", "10"]) == 0
+    report = (out / "REPORT.md").read_text()
+    assert report.startswith("# Pad(reflect) answers a pad as large as the dimension"), report[:300]
+    assert "Constant nodes" not in report.split("\n")[0] and "pads produced by" not in report
+    assert json.loads((out / "case.json").read_text().splitlines()[0]).get("context") is None
+    assert json.loads((out / "repro.json").read_text())["placement"] == "initializers"
+
+
+def test_memory_never_written_at_a_higher_rank_shrinks_to_the_crash_it_is_at_rank_one(tmp_path):
+    """OpenVINO's crop beside a pad answered 1.77e-43 at rank 4 and crashed at rank 1: the shrink,
+    held to the same verdict, stayed at rank 4, and the bug was filed twice (audit VI's
+    openvino-onnx 38 and openvino 01). Memory never written and a crash on the same feature are
+    one symptom: the shrink moves on to the crash."""
+    data = np.arange(1, 7, dtype=np.float32).reshape(1, 2, 3)
+    case = classify(Case(spec="onnx/Pad-19", data=data, pads=[0, 0, -2, 0, 0, 1]))
+    out = tmp_path / "bundle"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "CropPastAxisCorruptsAtRankAdapter",
+                 "--out", str(out), "--time-limit", "10"]) == 0
+    minimal = json.loads((out / "case.json").read_text().splitlines()[0])
+    assert len(minimal["data"]["shape"]) == 1, minimal
+    assert "crash" in (out / "REPORT.md").read_text().split("\n")[0].lower()
+
+
+def test_pads_from_constant_nodes_have_a_control_whose_values_come_from_constant_nodes_written_alike(tmp_path):
+    """TVM refused a Pad whose pads came from Constant nodes written with value_ints, and its
+    controls passed: they fed the pads' values as graph inputs, a path the failure never took,
+    and the bundle asked for a look; the same Constant feeding Reshape fails alike (audit VI's
+    tvm 05). The pads' values control takes them from the Pad's own producer."""
+    from padconf.cases.context import Consumer, Context, Producer
+    from tests.context_cases import context_case
+    case = context_case([1.0, 2.0], [1, 0], Context(Consumer.NONE, producer=Producer.CONSTANT_INTS), mode="edge")
+    out = tmp_path / "bundle"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "ValueIntsRefusedAdapter",
+                 "--out", str(out), "--time-limit", "5"]) == 0
+    found = _evidence(out)
+    controls = {c["operand"]: c for c in found["checks"]["c"]["controls"]}
+    assert controls["pads values"]["fails"] and controls["pads values"]["error"] == "no value in Constant"
+    assert found["label"] == "not-pad-specific", found["why"]

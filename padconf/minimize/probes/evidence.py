@@ -30,12 +30,12 @@ import numpy as np
 
 from padconf.adapters import split_release
 from padconf.cases.case import CaseKind
-from padconf.core.dtypes import SUB_BYTE_WIDER, as_array, bit_equal
+from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker_process import isolated, start_process
 from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
-from padconf.judging.verdicts import FAILURES, Difference, Verdict, control_fails, control_ran, judge
-from padconf.minimize.probes.experiments import CRASH_TRIES, from_nowhere, reads_across_slices
+from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
+from padconf.minimize.probes.experiments import CRASH_TRIES, reads_across_slices
 from padconf.minimize.probes.inference import controls_seen
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
 
@@ -105,12 +105,6 @@ def repro_check(where: Path, runtime: str, api: str | None, verdict: str) -> dic
                   exit_codes=codes)
 
 
-def _nonzero_bytes(a: np.ndarray) -> np.ndarray:
-    """Which elements of ``a`` have a byte that is not zero, in ``a``'s shape."""
-    raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, a.dtype.itemsize)
-    return raw.any(axis=1).reshape(a.shape)
-
-
 def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement) -> dict | None:
     """Where the minimal case's output holds values its input never held, or changes when the
     case runs again in a fresh process: what showed it, and whether it changes (``varies``: the
@@ -124,17 +118,9 @@ def memory_unsafe(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement
     varies = again is not None and again.outcome.output is not None and not (
         again.outcome.output.shape == output.shape and again.outcome.output.dtype == output.dtype
         and bit_equal(again.outcome.output, output))
-    # zeros aside: a deterministic zero fill (IREE's reflect past the dimension) reads no memory.
-    # Zero bytes, and values equal to zero: float8e8m0 has no zero, and its zero bytes are 2**-127
-    nonzero = output if output.dtype == object else output[np.asarray(output != 0) & _nonzero_bytes(output)]
-    if nonzero.size and from_nowhere(final.case, nonzero):
-        # Pad computes nothing: a value no input holds, where no conversion explains it (the row's
-        # difference is plain values, the dtype not packed into bits), is memory it never wrote,
-        # the same bits run to run or not (audit V: OpenVINO's edge crop past the axis answered
-        # 4.5e-44 every time, where the same crop in constant mode crashed)
-        unwritten = final.row.get("difference") == Difference.VALUES and final.case.dtype not in SUB_BYTE_WIDER
+    if final.nonzero_from_nowhere:
         return {"how": "the output holds nonzero values that neither the input nor any reading's output holds",
-                "varies": varies or unwritten}
+                "varies": varies or final.unwritten}
     across = reads_across_slices(isolated, final, placement)
     if across is not None:
         return {"how": across, "varies": varies}

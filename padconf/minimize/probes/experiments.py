@@ -44,9 +44,9 @@ from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key
 from padconf.judging.records import judged_row
 from padconf.judging.triage import PAD_BUGS, Triage, triage
-from padconf.judging.verdicts import FAILURES, Verdict, element_bits, judge
+from padconf.judging.verdicts import FAILURES, Verdict, judge
 from padconf.minimize.probes.inference import inference_dies
-from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, signature_of
+from padconf.minimize.shrink.loop import Attempt, IsolatedRunner, Shrunk, from_nowhere, signature_of
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
 CRASH_TRIES = 3  # runs of a crash's counterpart, each in a fresh process
@@ -454,16 +454,6 @@ def reads_across_slices(isolated: IsolatedRunner, attempt: Attempt, placement: P
             return (f"the same input stacked {SLICES} times on a new unpadded axis, each copy of values of its own: "
                     f"copy {i}'s output holds {foreign[:4]} of another copy's data (a read outside its row)")
     return None
-
-
-def from_nowhere(case: Case, output) -> bool:
-    """``output`` holds a value (bit pattern) that neither the case's data, its constant value
-    nor any output the document's readings give holds."""
-    if output.dtype != case.data.dtype:
-        return False
-    known = [case.data, *([case.constant_value] if case.constant_value is not None else []),
-             *(a for a in (case.expected, *case.interpretations.values()) if a is not None)]
-    return bool(element_bits(output) - set().union(*(element_bits(np.asarray(a)) for a in known)))
 
 
 

@@ -9,7 +9,7 @@ from padconf.judging.failure import bug_class
 from padconf.judging.triage import PAD_BUGS, Triage
 from padconf.judging.verdicts import Difference, Verdict
 from padconf.minimize.bundle.title import NEGATIVE_SIZE, RANK_0, cause_feature, feature, generic
-from padconf.minimize.shrink.loop import Shrunk, signature_of
+from padconf.minimize.shrink.loop import Shrunk, signature_of, unwritten_feature
 
 _MODE_RULES = ("modes", "mirror_beyond_dim")  # the rules whose check depends on the mode
 
@@ -107,7 +107,7 @@ def mechanism_key(shrunk: Shrunk, placement: Placement) -> tuple:
     what = cause_feature(feature(case.with_(mode="constant") if any_mode else case))
     copied = row.get("difference") == Difference.NAN_PAYLOAD_OR_ZERO_SIGN  # a value's bits lost, any mode, any float
     if shrunk.corrupts_memory:  # one corruption: a crash here, garbage there
-        what = cause_feature(feature(case.with_(mode="constant")))  # in any mode: no mode's feature
+        what = unwritten_feature(case)  # in any mode: no mode's feature
         return ("memory", what, placement == Placement.FOLDED, case.dtype if generic(what) else None)
     error_class, _ = bug_class(row, adapter_class(row["runtime"]).type_names)
     return (verdict, error_class, row.get("difference"),

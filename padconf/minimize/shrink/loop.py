@@ -7,16 +7,20 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
+
 from padconf.adapters.outcome import Outcome
 from padconf.cases.case import Case, CaseKind
 from padconf.cases.classify import classify, reading_label, repaired_twin
-from padconf.core.dtypes import bit_equal
+from padconf.cases.context import Consumer
+from padconf.core.dtypes import SUB_BYTE_WIDER, bit_equal
 from padconf.core.errors import PadconfError
 from padconf.core.vocabulary import Placement, Status
 from padconf.execution.worker import Worker
 from padconf.judging.failure import failure_key, failure_signature
 from padconf.judging.records import ResultRow, judged_row
-from padconf.judging.verdicts import FAILURES, Difference, Verdict, control_record
+from padconf.judging.verdicts import FAILURES, Difference, Verdict, control_record, element_bits
+from padconf.minimize.bundle.title import cause_feature, feature
 from padconf.minimize.probes.inference import controls_seen
 from padconf.minimize.shrink.context import consumer_changed, passes, same_across_consumers
 from padconf.minimize.shrink.simplify import rank_one
@@ -39,6 +43,44 @@ class Attempt:
         out, data = self.outcome.output, self.case.data
         return self.row["verdict"] == Verdict.MISMATCH and out is not None and any(self.case.pads) \
             and out.dtype == data.dtype and out.shape == data.shape and bit_equal(out, data)
+
+
+    @property
+    def nonzero_from_nowhere(self) -> bool:
+        """Whether its output holds a nonzero value (zero bytes aside: a deterministic zero fill,
+        IREE's reflect past the dimension, reads no memory; float8e8m0's zero bytes are 2**-127)
+        that neither the input nor any reading's output holds (from_nowhere)."""
+        output = self.outcome.output
+        if output is None:
+            return False
+        nonzero = output if output.dtype == object else output[np.asarray(output != 0) & _nonzero_bytes(output)]
+        return bool(nonzero.size) and from_nowhere(self.case, nonzero)
+
+    @property
+    def unwritten(self) -> bool:
+        """Whether its output shows memory the runtime never wrote, the same bits run to run or
+        not: Pad computes nothing, so a nonzero value from nowhere that no conversion explains
+        (the difference plain values, the dtype not packed into bits) came from no input (audit V:
+        OpenVINO's edge crop past the axis answered 4.5e-44 every time, where in constant mode
+        the same crop crashed)."""
+        return self.nonzero_from_nowhere and self.row.get("difference") == Difference.VALUES \
+            and self.case.dtype not in SUB_BYTE_WIDER
+
+
+def from_nowhere(case: Case, output) -> bool:
+    """``output`` holds a value (bit pattern) that neither the case's data, its constant value
+    nor any output the document's readings give holds."""
+    if output.dtype != case.data.dtype:
+        return False
+    known = [case.data, *([case.constant_value] if case.constant_value is not None else []),
+             *(a for a in (case.expected, *case.interpretations.values()) if a is not None)]
+    return bool(element_bits(output) - set().union(*(element_bits(np.asarray(a)) for a in known)))
+
+
+def _nonzero_bytes(a: np.ndarray) -> np.ndarray:
+    """Which elements of ``a`` have a byte that is not zero, in ``a``'s shape."""
+    raw = np.ascontiguousarray(a).reshape(-1).view(np.uint8).reshape(a.size, a.dtype.itemsize)
+    return raw.any(axis=1).reshape(a.shape)
 
 
 @dataclass
@@ -184,6 +226,33 @@ def _apart(others: frozenset, signature: tuple) -> frozenset:
     return frozenset(o for o in others if _kindless(o, 2) != _kindless(signature, 2))
 
 
+def constants_as_initializers(isolated: IsolatedRunner, start: Attempt, placement: Placement,
+                              placements: list[str]) -> tuple[Attempt, Placement]:
+    """``start``, a context case whose only neighbours produce its pads as Constant nodes, as the
+    plain Pad with those constants as initializers, and that placement, where that fails as
+    ``start`` does (the same failure_key and failure_signature, whatever the kind of wrong
+    value); else ``start`` in ``placement``. A shrink keeps its placement, and the Pad alone in
+    it takes the pads fed at run time, which is another case: TVM's reflect read past the input
+    was filed twice, once "with pads from Constant nodes", which played no part (audit VI)."""
+    ctx = start.case.context
+    if ctx is None or not ctx.producer.is_constant or ctx.consumer != Consumer.NONE \
+            or Placement.INITIALIZERS not in placements or placement == Placement.INITIALIZERS:
+        return start, placement
+    got = isolated.attempt_if_it_can(start.case.with_(context=None), Placement.INITIALIZERS)
+    if got is None or _kindless(failure_key(got.row), 1) != _kindless(failure_key(start.row), 1):
+        return start, placement
+    got.control = isolated.control(got, Placement.INITIALIZERS)
+    if _kindless(signature_of(got), 2) != _kindless(signature_of(start), 2):
+        return start, placement
+    return got, Placement.INITIALIZERS
+
+
+def unwritten_feature(case: Case) -> str:
+    """The feature memory never written is one bug of, in any mode: the case's in constant mode
+    (root_cause.mechanism_key's for memory corrupted)."""
+    return cause_feature(feature(case.with_(mode="constant")))
+
+
 def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_limit: float, progress=None,
            others: frozenset = frozenset()) -> Shrunk:
     """The smallest case found within ``time_limit`` seconds that fails as ``start`` does: the
@@ -210,6 +279,7 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
     # "fails too", and the label would depend on the machine's speed and the cache's warmth)
     twin_guard = key[0] == Verdict.WRONGLY_ACCEPTED and not isolated.twin_fails(start, placement)
     best, tried, tries = start, {start.case.id}, isolated.tries
+    unwritten, unwritten_what = start.unwritten, unwritten_feature(start.case)
 
     def same_failure(candidate: Case, final: bool = False) -> Attempt | None:
         if candidate.id in tried or (not final and time.monotonic() >= deadline):
@@ -240,7 +310,12 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         # (simplify.valid_parts) and still answered wrong: the wrong value on a valid input is the report
         repaired = key[0] == Verdict.WRONGLY_ACCEPTED and best.row.get("difference") == Difference.NO_READING \
             and defined and found[0] == Verdict.MISMATCH
-        if not (_kindless(found, 1) == _kindless(key, 1) or slips or narrows or across or unjudged or repaired):
+        # memory never written answered as values, that kills the runtime on a smaller input of the
+        # same feature: one symptom (Shrunk.corrupts_memory), shown by the crash (OpenVINO's crop past
+        # the axis answered 1.8e-43 at rank 4 and crashed at rank 1, and stayed at rank 4, audit VI)
+        crashes = unwritten and found[0] == Verdict.CRASH and unwritten_feature(got.case) == unwritten_what
+        if not (_kindless(found, 1) == _kindless(key, 1) or slips or narrows or across or unjudged or repaired
+                or crashes):
             return None
         if twin_guard and isolated.twin_fails(got, placement):
             return None
@@ -248,8 +323,8 @@ def shrink(isolated: IsolatedRunner, start: Attempt, placement: Placement, time_
         found_signature = signature_of(got)
         if across:
             return got if same_across_consumers(start.row, got.row, signature, found_signature) else None
-        if (slips or narrows or repaired or (unjudged and found != key)) \
-                and found_signature[3] == signature[3]:  # another of the run's, maybe
+        if crashes or ((slips or narrows or repaired or (unjudged and found != key))
+                       and found_signature[3] == signature[3]):  # another of the run's, maybe
             key, signature, others = found, found_signature, _apart(others, found_signature)
             return got
         return got if _kindless(found_signature, 2) == _kindless(signature, 2) and found_signature not in others \
