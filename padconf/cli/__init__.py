@@ -197,8 +197,9 @@ def _main(argv) -> int:
         signal.signal(sig, _terminate)
     sys.unraisablehook = _signal_again
     _LOST.clear()
-    if args.command in _STDOUT_IS_OUTPUT and not getattr(args, "clear", False):
-        stdout_carries(f"the output of padconf {args.command}", f"write it to a file: padconf {args.command} > FILE")
+    if args.command in _STDOUT_IS_OUTPUT:  # --clear's too: what it deleted is said there only
+        asked = plain(" ".join(args.argv))
+        stdout_carries(f"the output of padconf {asked}", f"write it to a file: padconf {asked} > FILE")
     if args.compile_cache is not None:  # the workers read it from their environment
         from padconf.adapters.compile_cache import ENV
         if args.compile_cache != "none" and Path(args.compile_cache).exists() and not Path(args.compile_cache).is_dir():

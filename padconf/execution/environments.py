@@ -75,7 +75,7 @@ def cache_root() -> Path:
 
 def limit_bytes() -> int:
     text = os.environ.get(LIMIT_ENV, str(DEFAULT_LIMIT_MB))
-    if not text.isdigit() or not 0 < int(text) <= 1 << 24:
+    if not (text.isascii() and text.isdigit()) or not 0 < int(text) <= 1 << 24:
         raise PadconfError(f"{LIMIT_ENV}={text!r}: a whole number of megabytes > 0 is needed")
     return int(text) << 20
 

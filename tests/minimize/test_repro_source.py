@@ -105,3 +105,19 @@ def test_a_non_finite_float_attribute_is_written_as_a_float_call():
     node = helper.make_node("Pad", ["x"], ["y"], value=float("nan"), pads=[1, 1])
     text = _attribute(node, next(a for a in node.attribute if a.name == "value"), 2)
     assert text == "value=float('nan')", text
+
+
+def test_tensor_names_no_identifier_holds_or_one_spelling_joins_are_variables_of_their_own():
+    """A user's model names its tensors: "t²" ("²" is a digit to Python, no identifier's) was
+    written as a variable the script could not compile, and "x.y" beside "x_y" would share one,
+    building a model of other values (attack round V)."""
+    names = ["t\u00b2", "t\u00b3", "x.y", "x_y", "2d"]
+    inits = [numpy_helper.from_array(np.full(1, k, np.float32), name) for k, name in enumerate(names)]
+    out = helper.make_tensor_value_info("out", TensorProto.FLOAT, [len(names)])
+    graph = helper.make_graph([helper.make_node("Concat", names, ["out"], axis=0)], "g", [], [out], initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)])
+    arrays, build, names_ = model_lines(model, {}, _literal)
+    scope: dict = {"np": np, "helper": helper, "numpy_helper": numpy_helper, "TensorProto": TensorProto,
+                   "AttributeProto": AttributeProto}
+    exec("\n".join([*arrays, *build, f"fed = {names_}"]), scope)  # noqa: S102 -- what the repro script runs
+    assert scope["model"].graph.SerializeToString() == model.graph.SerializeToString()

@@ -102,11 +102,12 @@ def test_a_commands_output_on_stdout_lost_is_one_line_and_exit_2(small_run, wher
     assert ok.returncode == 0
 
 
-@pytest.mark.parametrize("command", [["specs"], ["runtimes"], ["compile-cache"]])
+@pytest.mark.parametrize("command", [["specs"], ["runtimes"], ["compile-cache"], ["compile-cache", "--clear"]])
 @pytest.mark.parametrize("where", ["not open", "full device", "reader gone"])
 def test_a_listing_commands_stdout_lost_is_one_line_and_exit_2(tmp_path, command, where):
     """``padconf specs >&-`` lost its whole listing and exited 0 (attack round D): every command
-    whose output is its listing on stdout says so, exit 2, as ``report --bugs`` does."""
+    whose output is its listing on stdout says so, exit 2, as ``report --bugs`` does; and
+    ``compile-cache --clear``, whose count of what it deleted went nowhere (attack round V)."""
     read, write = os.pipe()
     os.close(read)
     full = os.open("/dev/full", os.O_WRONLY)

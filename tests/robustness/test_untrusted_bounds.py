@@ -379,3 +379,24 @@ def test_an_ir_of_many_elements_is_refused_before_it_is_parsed(tmp_path, capsys)
     assert err.count("\n") == 1 and f"larger than {MAX_IR_XML_BYTES} bytes" in err, err
     with pytest.raises(CaseError, match=f"more than {MAX_IR_ELEMENTS} XML elements"):
         check_ir_layers(b"<net>" + b"<a/>" * MAX_IR_ELEMENTS + b"</net>", where / "model.xml")
+
+
+def test_an_ir_whose_names_only_elementtree_reads_otherwise_is_refused_before_openvino_builds_it(tmp_path):
+    """Two IRs padconf's check read otherwise than OpenVINO (attack round V): a default XML
+    namespace renamed every element for ElementTree ("{urn:x}layer"), so no layer was checked
+    and the side branch of 2**20 elements was built; a Const shape of "²", a digit to Python,
+    ended in int() (exit 3)."""
+    pytest.importorskip("openvino")
+    from padconf.suite.folders import CaseError, check_ir_layers
+    where = tmp_path / "c" / "test_side_branch"
+    wide = tmp_path / "w"
+    wide.mkdir()
+    _ir_of_string_constant(where, 2)
+    xml = (where / "model.xml").read_text()
+    with pytest.raises(CaseError, match="an XML namespace"):
+        check_ir_layers(xml.replace('<net name=', '<net xmlns="urn:x" name=', 1).encode(), where / "model.xml")
+    with pytest.raises(CaseError, match="an XML namespace"):
+        check_ir_layers(xml.replace('<layer id="0"', '<layer xmlns:x="urn:x" x:type="Broadcast" id="0"', 1).encode(),
+                        where / "model.xml")
+    with pytest.raises(CaseError, match="not sizes >= 0"):
+        check_ir_layers(xml.replace('shape="2"', 'shape="\u00b2"', 1).encode(), where / "model.xml")

@@ -4,6 +4,7 @@ the Pad, its consumer) with onnx's helper, node for node, read back from the Mod
 so that the script builds exactly the model the bundle's ``model.onnx`` holds."""
 from __future__ import annotations
 
+import hashlib
 import keyword
 import re
 from collections.abc import Callable
@@ -24,7 +25,9 @@ _TAKEN = {"model", "expected", "actual", "e", "exc", "np", "helper", "numpy_help
 
 def variable(name: str) -> str:
     """The script's variable holding the tensor ``name``."""
-    found = re.sub(r"\W", "_", name)
+    found = re.sub(r"\W", "_", name, flags=re.ASCII)  # a Unicode digit or letter is no identifier's, "²"
+    if found != name:  # two names made one ("x.y", "x_y") would share a tensor
+        found += "_" + hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
     if not found or found[0].isdigit():
         found = f"t_{found}"
     return f"{found}_" if found in _TAKEN or keyword.iskeyword(found) else found
