@@ -962,6 +962,19 @@ class ValueIntsRefusedAdapter(ConformingAdapter):
         return super().run(case, placement)
 
 
+class ConstantNodeZeroFillReflectAdapter(ZeroFillReflectAdapter):
+    """ZeroFillReflectAdapter only where its pads come from Constant nodes, and refusing any int64
+    Constant node that feeds another op (as TVM's Relax frontend: "Node cannot handle ShapeExpr
+    inputs"): the pads' values control fails, otherwise than the Pad."""
+
+    def run(self, case, placement="inputs"):
+        from padconf.cases.context import Producer
+        constant_node = case.context is not None and case.context.producer == Producer.CONSTANT_NODE
+        if case.op == "Concat" and constant_node:
+            return Outcome(error="Node cannot handle ShapeExpr inputs.")
+        return super().run(case, placement) if constant_node else CorrectAdapter.run(self, case, placement)
+
+
 class LoudAdapter(ConformingAdapter):
     """Refuses every case with 40,000 characters of error, as a runtime that dumps its state."""
 

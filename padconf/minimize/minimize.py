@@ -161,8 +161,7 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
             runners.append(isolated)
             label = job.case.id if kind == "case" else f"{n}/{len(jobs)}"
             try:
-                start, placement = constants_as_initializers(isolated, *reproduce(isolated, job, about["placements"]),
-                                                             about["placements"])
+                start, placement = reproduce(isolated, job, about["placements"])
                 def say(text: str, label: str = label, verdict: str = start.row["verdict"]) -> None:
                     _say(progress, f"minimize {label} {verdict}: {text}")
 
@@ -172,6 +171,8 @@ def _minimize_into(target: str, runtime: str, out: Path, time_limit: float, prog
                     shrunk = Shrunk(start, start, 0, 0.0, False)
                 else:
                     shrunk = shrink(isolated, start, placement, time_limit, say, others)
+                    shrunk, placement = constants_as_initializers(isolated, shrunk, placement, about["placements"],
+                                                                  time_limit, say, others)
                 triage_by_experiment(isolated, shrunk, placement, default)
                 shrunk.native = native_check(shrunk, runtime, placement, lowered_to) \
                     or schema_check(shrunk, runtime, placement)

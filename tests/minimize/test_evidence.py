@@ -661,3 +661,22 @@ def test_pads_from_constant_nodes_have_a_control_whose_values_come_from_constant
     controls = {c["operand"]: c for c in found["checks"]["c"]["controls"]}
     assert controls["pads values"]["fails"] and controls["pads values"]["error"] == "no value in Constant"
     assert found["label"] == "not-pad-specific", found["why"]
+
+
+def test_a_control_through_other_ops_that_fails_otherwise_than_the_pad_does_not_fail_check_c(tmp_path):
+    """TVM read past the input for a reflect pad with pads from Constant nodes, and refused the
+    pads' values control, their Constant feeding Concat ("ShapeExpr"): another op's flaw, which
+    says nothing of the Pad's wrong value, left (c) missing and the bug asking for a look. A
+    control through other ops fails (c) only as it fails beside a failure in triage: as the Pad did."""
+    from padconf.cases.context import Consumer, Context, Producer
+    from tests.context_cases import context_case
+    case = context_case([[1.0, 2.0, 3.0]], [0, 3, 0, 0], Context(Consumer.NONE, producer=Producer.CONSTANT_NODE),
+                        mode="reflect")
+    out = tmp_path / "bundle"
+    assert main(["minimize", _case_file(tmp_path, case), "--runtime", FAKE + "ConstantNodeZeroFillReflectAdapter",
+                 "--out", str(out), "--time-limit", "10"]) == 0
+    found = _evidence(out)
+    assert found["checks"]["c"]["passed"], found["checks"]["c"]
+    assert "failing otherwise than the Pad, which says nothing of it: pads values (Concat: wrongly-rejected)" \
+        in found["checks"]["c"]["how"]
+    assert "c" not in found["missing"], found["missing_text"]

@@ -34,7 +34,7 @@ from padconf.core.dtypes import as_array, bit_equal
 from padconf.core.vocabulary import Placement
 from padconf.execution.worker_process import isolated, start_process
 from padconf.judging.triage import PAD_BUGS, Triage, UpstreamFact, triage
-from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_ran, judge
+from padconf.judging.verdicts import FAILURES, Verdict, control_fails, control_fails_too, control_ran, judge
 from padconf.minimize.probes.experiments import CRASH_TRIES, reads_across_slices
 from padconf.minimize.probes.inference import controls_seen
 from padconf.minimize.shrink.loop import IsolatedRunner, Shrunk
@@ -133,14 +133,18 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
     """(c): every control of the minimal case (Case.controls) run alone, and where the runtime's
     shape inference gives its Pad's output no rank, its consumer on a tensor of no rank
     (Case.unranked_consumer_control); passed where those that compute on the values (not the
-    data's Identity alone) ran and none failed."""
+    data's Identity alone) ran and none failed as the Pad did (verdicts.control_fails_too: a
+    control through other ops that fails otherwise shows that op's flaw, not the Pad's: TVM
+    refuses an int64 Constant feeding Concat, "ShapeExpr", beside a Pad that read past its input)."""
     ran = []
+    verdict = shrunk.final.row["verdict"]
     for operand, control, where in controls_seen(shrunk.final.case, isolated.runtime, placement):
         outcome, status = isolated.run_alone(control, where)  # once a bundle and its variant experiments
         ruling = judge(control, outcome, status)
         # a control the runtime refuses as unsupported, or cannot be given, did not run: no control
         ran.append({"operand": operand, "op": control.op, "placement": where, "verdict": ruling.verdict,
-                    "ran": control_ran(ruling.verdict), "fails": control_fails(ruling.verdict),
+                    "ran": control_ran(ruling.verdict),
+                    "fails": control_fails_too(control.op, operand, ruling.verdict, verdict),
                     "error": outcome.error})
     computing = [r for r in ran if r["operand"] in COMPUTING and r["verdict"] == Verdict.PASS]
     failing = [r for r in ran if r["fails"]]
@@ -156,7 +160,11 @@ def computing_controls(isolated: IsolatedRunner, shrunk: Shrunk, placement: Plac
                if tried else
                "no control computing on the values could be built for this case (its data's Identity only)")
     else:
-        how = "passed: " + ", ".join(f"{r['operand']} through {r['op']}" for r in ran)
+        how = "passed: " + ", ".join(f"{r['operand']} through {r['op']}" for r in ran if r["verdict"] == Verdict.PASS)
+        otherwise = [r for r in ran if control_fails(str(r["verdict"])) and not r["fails"]]
+        if otherwise:
+            how += "; failing otherwise than the Pad, which says nothing of it: " + ", ".join(
+                f"{r['operand']} ({r['op']}: {r['verdict']})" for r in otherwise)
     return _check(True, bool(computing) and not failing, how, controls=ran)
 
 

@@ -226,25 +226,30 @@ def _apart(others: frozenset, signature: tuple) -> frozenset:
     return frozenset(o for o in others if _kindless(o, 2) != _kindless(signature, 2))
 
 
-def constants_as_initializers(isolated: IsolatedRunner, start: Attempt, placement: Placement,
-                              placements: list[str]) -> tuple[Attempt, Placement]:
-    """``start``, a context case whose only neighbours produce its pads as Constant nodes, as the
-    plain Pad with those constants as initializers, and that placement, where that fails as
-    ``start`` does (the same failure_key and failure_signature, whatever the kind of wrong
-    value); else ``start`` in ``placement``. A shrink keeps its placement, and the Pad alone in
-    it takes the pads fed at run time, which is another case: TVM's reflect read past the input
-    was filed twice, once "with pads from Constant nodes", which played no part (audit VI)."""
-    ctx = start.case.context
+def constants_as_initializers(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, placements: list[str],
+                              time_limit: float, progress=None,
+                              others: frozenset = frozenset()) -> tuple[Shrunk, Placement]:
+    """``shrunk``, whose minimal case's only neighbours produce its pads as Constant nodes, shrunk
+    on from the plain Pad with those constants as initializers, in that placement, where that
+    fails as its minimal case does (the same failure_key and failure_signature, whatever the kind
+    of wrong value), in what is left of ``time_limit``; else ``shrunk`` in ``placement``. A shrink
+    keeps its placement, where the Pad alone takes its pads fed at run time, another case: TVM's
+    reflect read past the input was filed twice, once "with pads from Constant nodes", which
+    played no part (audit VI)."""
+    final = shrunk.final
+    ctx = final.case.context
     if ctx is None or not ctx.producer.is_constant or ctx.consumer != Consumer.NONE \
             or Placement.INITIALIZERS not in placements or placement == Placement.INITIALIZERS:
-        return start, placement
-    got = isolated.attempt_if_it_can(start.case.with_(context=None), Placement.INITIALIZERS)
-    if got is None or _kindless(failure_key(got.row), 1) != _kindless(failure_key(start.row), 1):
-        return start, placement
+        return shrunk, placement
+    got = isolated.attempt_if_it_can(final.case.with_(context=None), Placement.INITIALIZERS)
+    if got is None or _kindless(failure_key(got.row), 1) != _kindless(failure_key(final.row), 1):
+        return shrunk, placement
     got.control = isolated.control(got, Placement.INITIALIZERS)
-    if _kindless(signature_of(got), 2) != _kindless(signature_of(start), 2):
-        return start, placement
-    return got, Placement.INITIALIZERS
+    if _kindless(signature_of(got), 2) != _kindless(signature_of(final), 2):
+        return shrunk, placement
+    again = shrink(isolated, got, Placement.INITIALIZERS, max(time_limit - shrunk.seconds, 0.0), progress, others)
+    return Shrunk(shrunk.original, again.final, shrunk.tries + again.tries + 1, shrunk.seconds + again.seconds,
+                  again.out_of_time), Placement.INITIALIZERS
 
 
 def unwritten_feature(case: Case) -> str:
