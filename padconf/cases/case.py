@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import reprlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -72,9 +73,21 @@ def check_operand_lengths(pads: int, axes: int, where: str) -> None:
                         f"{MAX_AXES_ENTRIES} axes (data of at most {MAX_NPY_DIMS} axes takes {2 * MAX_NPY_DIMS})")
 
 
+def element_bytes(case: Case) -> int:
+    """An element's bytes as the case's arrays hold it: a string's are its longest text's (UTF-8,
+    its value's too) beside its 8-byte reference, since padding copies the text (one string of a
+    million characters padded 500 times took 1 GB, counted as 8 bytes an element: attack round VI)."""
+    if case.data.dtype != object:
+        return case.data.dtype.itemsize
+    texts = [*case.data.reshape(-1).tolist(),
+             *([] if case.constant_value is None else np.asarray(case.constant_value).reshape(-1).tolist())]
+    return 8 + max((len(str(t).encode("utf-8", "surrogatepass")) for t in texts), default=0)
+
+
 def case_work(case: Case) -> int:
-    """The bytes ``case`` implies (reference.implied_work of its data's shape, pads and axes)."""
-    return implied_work(case.data.shape, case.data.dtype.itemsize, case.pads, case.mode, case.axes)
+    """The bytes ``case`` implies (reference.implied_work of its data's shape, pads and axes, at
+    element_bytes an element)."""
+    return implied_work(case.data.shape, element_bytes(case), case.pads, case.mode, case.axes)
 
 
 class InputBudget(ArrayBudget):
@@ -89,6 +102,11 @@ class InputBudget(ArrayBudget):
         self.work_left = MAX_INPUT_WORK_BYTES
 
     def take_work(self, case: Case) -> None:
+        shape = implied_shape(case.data.shape, case.pads, case.axes)
+        text = 0 if shape is None or case.data.dtype != object else math.prod(shape) * element_bytes(case)
+        if text > MAX_ARRAY_BYTES:  # no string array of that size passes between padconf's processes
+            raise OverBudget(f"a string output of {text} bytes implied, more than the {MAX_ARRAY_BYTES} an array "
+                             "may hold", self)
         work = case_work(case)
         if work > self.work_left:
             raise OverBudget(f"{self.what} imply more than {MAX_INPUT_WORK_BYTES} bytes of work together "

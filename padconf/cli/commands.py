@@ -244,9 +244,11 @@ def cmd_gate(args) -> int:
     from padconf.gate.baseline import load_baseline, unnamed_runtime
 
     prepare_environments([args.runtime])
+    from padconf.cli import stdout_carries
     from padconf.gate.gate import gate, judge_results
     from padconf.gate.junit import junit_xml, problem_lines
-
+    stdout_carries("the gate's lines (what is new, what is fixed)",
+                   "write them to a file: padconf gate ... > FILE, or name --junit FILE")
     entries = load_baseline(args.baseline)
     refuse_an_input(args.junit)  # the baseline, a spec: refused before the gate runs
     if args.results:

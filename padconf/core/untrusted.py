@@ -92,7 +92,7 @@ def json_nesting(text: str) -> int:
     return int(np.cumsum(np.where((steps == ord("[")) | (steps == ord("{")), 1, -1), dtype=np.int64).max())
 
 
-_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 
 
 def json_value(text: str, where: str, error: type[Exception] = CaseError):
@@ -104,7 +104,7 @@ def json_value(text: str, where: str, error: type[Exception] = CaseError):
         raise error(f"{where}: JSON nested more than {MAX_DEPTH} deep")
     try:
         value = json.loads(text)
-        if _SURROGATE_ESCAPE.search(text):  # JSON spells a lone surrogate, which is no text: no key or
+        if SURROGATE_ESCAPE.search(text):  # JSON spells a lone surrogate, which is no text: no key or
             json.dumps(value, ensure_ascii=False).encode()  # string of it can be printed or encoded
         return value
     except UnicodeEncodeError:

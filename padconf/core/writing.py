@@ -102,6 +102,19 @@ def _marked(folder: Path, fd: int) -> bool:
     return expected is not None and hmac.compare_digest(expected, text)
 
 
+def claimed(folder: Path | str) -> bool | None:
+    """Whether padconf claimed ``folder`` here (claim_folder: its mark, its path signed with the
+    user's key, is valid); None where this user has no key to tell by."""
+    folder = Path(folder)
+    if _mark_text(folder) is None:
+        return None
+    fd = open_folder(folder)
+    try:
+        return _marked(folder, fd)
+    finally:
+        os.close(fd)
+
+
 def claim_folder(folder: Path | str, force: bool = False, replace: str = "--force to replace it") -> Path:
     """``folder`` made (as ``open_folder`` checks it) and taken as padconf's own, for a command
     that writes several files into it (a run directory, a gate's work folder, exported tests): it

@@ -29,7 +29,7 @@ from padconf.cases.case import Case, InputBudget
 from padconf.cases.classify import classify
 from padconf.core.dtypes import bit_equal
 from padconf.core.errors import CaseError, PadconfError, SpecError
-from padconf.core.untrusted import json_value, read_text
+from padconf.core.untrusted import SURROGATE_ESCAPE, json_value, read_text
 from padconf.core.vocabulary import Placement
 from padconf.core.writing import FolderLock, open_to_append
 from padconf.judging.failure import distinct_failure
@@ -107,6 +107,10 @@ class RowsFile:
 
     def line(self, row: ResultRow | ControlRow) -> str:
         text = jsonl_line(row)  # JSON is ASCII: a byte a character
+        if SURROGATE_ESCAPE.search(text):  # a lone surrogate (a runtime's bytes decoded leniently),
+            # which the reader refuses as no text: written as "?", so that the row is read back
+            whole = json.dumps(json.loads(text), ensure_ascii=False).encode("utf-8", "replace").decode("utf-8")
+            text = jsonl_line(json.loads(whole))
         if self.written + len(text) > MAX_JSONL_BYTES // 2:
             text = jsonl_line(bounded_row(cast(ResultRow, dict(row)), MAX_ROW_TEXT_PAST_HALF, 0))
         elif len(text) > MAX_ROW_TEXT:  # a control's texts, as a result's are when its row is made

@@ -26,7 +26,7 @@ from padconf.cases.case import Case
 from padconf.cases.classify import repaired_twin
 from padconf.core.errors import CaseError, PadconfError, phase
 from padconf.core.vocabulary import Placement, Status
-from padconf.core.writing import claim_folder, make_folder, open_to_append, write_atomically
+from padconf.core.writing import MARK, claim_folder, claimed, make_folder, open_to_append, write_atomically
 from padconf.execution.compile_limits import CompileLimits
 from padconf.execution.worker import Worker, WorkerClosed
 from padconf.judging.judged import judged_batch
@@ -56,7 +56,7 @@ from padconf.run.rundir import (
     read_run_json,
     set_torn_line_aside,
 )
-from padconf.run.signature import SIGNATURE, sign
+from padconf.run.signature import SIGNATURE, Signature, sign, signature_of
 from padconf.spec.loader import get_spec, load_specs, parse_spec_id
 
 BATCH_SIZE = 64  # cases sent at once; also the unit lanes share a runtime in
@@ -103,6 +103,15 @@ class Run:
         # held while this Run lives; a new run's folder is locked once prepare() makes it
         self.lock = RunDirLock(self.dir, exclusive=True) if self.dir.is_dir() else None
         if resume:
+            # the run resumed is signed as a whole when it ends: only one padconf made in this
+            # folder, unchanged since any signature of it (a copied run, its failures relabelled
+            # passes and its run.sig removed, was resumed and signed as padconf's: attack round VI)
+            if self.dir.is_dir() and claimed(self.dir) is False:
+                raise PadconfError(f"{self.dir}: no run padconf made in this folder (its {MARK} is missing or of "
+                                   "another folder): --resume continues only padconf's own runs, where they were made")
+            if (self.dir / SIGNATURE).exists() and signature_of(self.dir, SIGNED) != Signature.SIGNED:
+                raise PadconfError(f"{self.dir}: changed since padconf signed it ({SIGNATURE}): --resume would sign "
+                                   "what padconf did not write")
             self.config = self._recorded_config()
             # run.json is a file in a folder anyone may have written: it may ask for registered
             # runtimes, but a module:Class is imported, and a spec folder read, only when the user

@@ -349,10 +349,14 @@ def _openvino_case(where: Path, specs: list[Spec], root: Path) -> tuple[Case, st
 MAX_IR_XML_BYTES = 1 << 22  # a one-Pad IR's model.xml is a few KB: its arrays are in model.bin
 MAX_IR_ELEMENTS = 1 << 14
 IR_LAYER_TYPES = frozenset({"Parameter", "Const", "Pad", "Result"})
-# What OpenVINO builds of a Const layer's element, in bytes: a string is a std::string (32 bytes,
-# its text beside it); a type not named here (a byte or less an element) counts as 1
+# What OpenVINO builds of a Const layer's element, in bytes, by its type's name in any case
+# (OpenVINO takes "I64" and "STRING" too: attack round VI): a string is a std::string (32 bytes,
+# its text beside it); the types of a byte or less count 1; a type not named here counts as the
+# largest, 32
 _IR_ELEMENT_BYTES = {"string": 32, "f64": 8, "i64": 8, "u64": 8, "f32": 4, "i32": 4, "u32": 4,
-                     "f16": 2, "bf16": 2, "i16": 2, "u16": 2}
+                     "f16": 2, "bf16": 2, "i16": 2, "u16": 2,
+                     **dict.fromkeys(("u8", "i8", "boolean", "u4", "i4", "u2", "u3", "u6", "u1", "nf4", "f4e2m1",
+                                      "f8e4m3", "f8e5m2", "f8e8m0"), 1)}
 
 
 def check_ir_layers(xml: bytes, where: Path) -> None:
@@ -384,7 +388,7 @@ def check_ir_layers(xml: bytes, where: Path) -> None:
         if not all(d.isascii() and d.isdigit() and len(d) <= 19 for d in dims):  # "²" is a digit to Python
             raise CaseError(f"{where}: Const {str(layer.get('name'))[:80]!r} has shape "
                             f"{str(data.get('shape'))[:80]!r}, not sizes >= 0")
-        size = math.prod(int(d) for d in dims) * _IR_ELEMENT_BYTES.get(data.get("element_type") or "", 1)
+        size = math.prod(int(d) for d in dims) * _IR_ELEMENT_BYTES.get((data.get("element_type") or "").lower(), 32)
         total += size
         if size > MAX_ARRAY_BYTES or total > 4 * MAX_ARRAY_BYTES:
             raise CaseError(f"{where}: Const {str(layer.get('name'))[:80]!r} of {data.get('element_type')} shape "
@@ -422,6 +426,7 @@ def case_dirs(path: Path | str) -> list[Path]:
     path = Path(path)
     if not path.exists():
         raise CaseError(f"{path}: no such directory")
+    _utf8_name(path)
     found: list[Path] = []
     found_set: set[Path] = set()
     seen = 0
@@ -437,6 +442,7 @@ def case_dirs(path: Path | str) -> list[Path]:
         # and so are generate's context folders: their models are graphs, not one Pad node
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and d not in CONTEXT_FOLDERS)
         if "model.onnx" in files or "model.xml" in files:
+            _utf8_name(here)
             # its ancestors looked up, at most MAX_FOLDER_DEPTH: each found one tried against
             # every ancestor was quadratic (10,000 test directories walked for two minutes)
             inner = next((p for p in here.parents if p in found_set), None)
@@ -449,6 +455,16 @@ def case_dirs(path: Path | str) -> list[Path]:
     if not found:
         raise CaseError(f"{path}: no test_* directory with a model.onnx or model.xml")
     return sorted(found)
+
+
+def _utf8_name(where: Path) -> None:
+    """A folder name is text: bytes that are no UTF-8 (Python's surrogate escapes of them) went
+    into a case's origin and every row, which padconf then refused to read (attack round VI)."""
+    try:
+        str(where).encode("utf-8")
+    except UnicodeEncodeError:
+        raise CaseError(f"{str(where).encode('utf-8', 'backslashreplace').decode()}: a folder name that is not "
+                        "UTF-8 text; rename it") from None
 
 
 def read_case_dir(where: Path | str, specs: list[Spec], root: Path | str | None = None,

@@ -540,3 +540,41 @@ def test_a_shard_signed_under_another_key_is_one_line(tmp_path, capsys, monkeypa
     assert main([*judge, "--results", str(tmp_path / "w")]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "signed under another key than yours" in err and user_key.KEY_ENV in err, err
+
+
+def test_resume_never_signs_a_run_padconf_did_not_make_there_or_one_changed_since(tmp_path, capsys):
+    """A signed run copied elsewhere, a failure relabelled a pass and its run.sig and mark
+    removed, was resumed and signed as padconf's own: report then showed it verified, and a
+    gate's shard so laundered passed (attack round VI). --resume continues only a run padconf
+    made in that folder, unchanged since any signature of it."""
+    from padconf.core.writing import MARK
+    run, runtime = tmp_path / "own" / "run", "onnx-reference"  # it refuses what the spec defines
+    assert main(["run", "--runtime", runtime, "--spec", "onnx/Pad-19", "--max-examples", "5", "--out", str(run)]) == 0
+    from padconf.cases.case import Case
+    from padconf.core.dtypes import array_digest
+    cases = {c["id"]: Case.from_json(c) for c in map(json.loads, (run / "cases.jsonl").read_text().splitlines())}
+
+    def relabel(rows):  # as one who knows padconf would: the expected output's digest, no evidence left
+        k = _first(rows, lambda r: r["verdict"] == "wrongly-rejected" and cases[r["case_id"]].expected is not None)
+        rows[k].update(verdict="pass", difference=None, output=None, error=None, detail=None,
+                       output_digest=array_digest(cases[rows[k]["case_id"]].expected))
+        return k + 1
+    copy, _ = _copy_with(run, tmp_path, "results.jsonl", relabel)
+    (copy / "controls.jsonl").write_text("")
+    (copy / "run.sig").unlink()
+    (copy / MARK).unlink()
+    capsys.readouterr()
+    assert main(["run", "--resume", "--out", str(copy)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "no run padconf made in this folder" in err, err
+    assert not (copy / "run.sig").exists()
+    # in its own folder, changed after it was signed
+    rows = (run / "results.jsonl").read_text()
+    try:
+        (run / "results.jsonl").write_text(rows.replace('"seconds": ', '"seconds": 1', 1))
+        assert main(["run", "--resume", "--out", str(run)]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "changed since padconf signed it" in err, err
+    finally:
+        (run / "results.jsonl").write_text(rows)
+    assert main(["run", "--resume", "--out", str(run)]) == 0  # its own, as signed

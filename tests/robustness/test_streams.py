@@ -124,3 +124,17 @@ def test_a_listing_commands_stdout_lost_is_one_line_and_exit_2(tmp_path, command
     assert done.stderr.count("\n") == 1 and "did not reach it whole" in done.stderr, done.stderr
     ok = subprocess.run([PADCONF, *command], stdout=subprocess.DEVNULL, env=env, timeout=120)
     assert ok.returncode == 0
+
+
+@pytest.mark.slow
+def test_a_gate_that_finds_a_difference_with_its_lines_lost_stays_1_and_says_so(tmp_path):
+    """``gate ... >&-`` that fails the build exited 1 with its lines (what is new) nowhere and
+    nothing on stderr (attack round VI): the verdict stays 1, and one line says what was lost."""
+    (tmp_path / "b.yaml").write_text("[]\n")
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    done = subprocess.run(["bash", "-c", f"{PADCONF} gate --runtime tests.fake_adapters:WrongOnExampleAdapter "
+                           f"--spec onnx/Pad-19 --baseline b.yaml --work w >&-"], cwd=tmp_path, env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr
+    assert done.stderr.count("\n") == 1 and "the gate's lines (what is new, what is fixed) did not reach it whole" \
+        in done.stderr, done.stderr

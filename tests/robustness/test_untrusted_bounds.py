@@ -400,3 +400,56 @@ def test_an_ir_whose_names_only_elementtree_reads_otherwise_is_refused_before_op
                         where / "model.xml")
     with pytest.raises(CaseError, match="not sizes >= 0"):
         check_ir_layers(xml.replace('shape="2"', 'shape="\u00b2"', 1).encode(), where / "model.xml")
+
+
+def test_an_ir_constants_element_type_is_counted_in_any_case(tmp_path):
+    """OpenVINO takes "STRING" and "I64" as it takes "string": counted as 1 byte an element, a
+    Const of 8 million upper-case strings passed the bound 32 times under (attack round VI)."""
+    from padconf.suite.folders import CaseError, check_ir_layers
+    where = tmp_path / "c" / "test_strings"
+    _ir_of_string_constant(where, 3_000_000)
+    xml = (where / "model.xml").read_text()
+    for spelled in ("STRING", "String"):
+        with pytest.raises(CaseError, match="would build 96000000 bytes"):
+            check_ir_layers(xml.replace('element_type="string"', f'element_type="{spelled}"', 1).encode(),
+                            where / "model.xml")
+
+
+def test_a_string_cases_work_counts_its_text(tmp_path):
+    """One string of a million characters padded 500 times in edge mode was counted as 8 bytes an
+    element and took 1 GB before a late refusal naming no file (attack round VI): its text counts,
+    and a string output no array may hold is refused where the case is read."""
+    from padconf.cases.case import InputBudget, case_work
+    from padconf.core.dtypes import OverBudget, as_array
+    big = Case(spec="onnx/Pad-19", data=as_array(["x" * 1_000_000], "string"), pads=[0, 500], mode="edge")
+    with pytest.raises(OverBudget, match="a string output of 501004008 bytes implied"):
+        InputBudget("t").take_work(big)
+    small = Case(spec="onnx/Pad-19", data=as_array(["x" * 100], "string"), pads=[0, 5], mode="edge")
+    assert case_work(small) >= 6 * 108
+    InputBudget("t").take_work(small)
+
+
+def test_a_folder_name_that_is_no_utf8_is_one_line_before_anything_runs(tmp_path, capsys):
+    """A test folder named with bytes no UTF-8 decodes went into its case's origin and every row,
+    which padconf then refused to read: its own run unreadable (attack round VI)."""
+    import shutil
+
+    from padconf.cli import main
+    source = sorted((Path(__file__).resolve().parents[2] / "generated" / "onnx").glob("test_*"))[0]
+    cases = tmp_path / "c"
+    cases.mkdir()
+    shutil.copytree(source, os.fsdecode(bytes(cases) + b"/test_a\xff\xfeb_1"))
+    capsys.readouterr()
+    assert main(["run", "--runtime", "onnx-reference", "--cases", str(cases), "--out", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "a folder name that is not UTF-8 text" in err, err
+    assert not (tmp_path / "o" / "results.jsonl").exists()
+
+
+def test_a_lone_surrogate_in_a_runtimes_text_leaves_its_row_readable(tmp_path):
+    """The reader refuses a JSON lone surrogate as no text; a runtime's bytes decoded leniently
+    reach a row's error: the writer spells them "?", so padconf reads back what it wrote."""
+    from padconf.core.untrusted import json_value
+    from padconf.run.rundir import RowsFile
+    line = RowsFile(tmp_path / "results.jsonl").line({"error": "bad \udcff byte, \U0001f600 kept"})
+    assert json_value(line, "row") == {"error": "bad ? byte, \U0001f600 kept"}
