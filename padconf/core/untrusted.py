@@ -142,6 +142,10 @@ def yaml_depth_checked(text: str, where: str, error: type[Exception] = CaseError
             pass  # the Python parser's turn; after it, the caller's own parse reports it, with its line
 
 
+_INT_TAG, _FLOAT_TAG = "tag:yaml.org,2002:int", "tag:yaml.org,2002:float"
+MAX_NUMBER_CHARS = 400
+
+
 class _ExpansionCountingLoader(yaml.SafeLoader):
     """A SafeLoader whose composer knows, for each node it composes, the size and depth that node
     has with every alias inside it expanded (as constructing or serializing it would), and
@@ -173,6 +177,10 @@ class _ExpansionCountingLoader(yaml.SafeLoader):
                 raise self.error(f"{at}: a YAML mapping holds the key {twice[:40]!r} twice")
         else:
             children = []
+            # a number constructs as int(): past Python's 4,300 digits that is a ValueError, not
+            # YAML's error (exit 3, attack round VII); no number of a spec or baseline is that long
+            if node.tag in (_INT_TAG, _FLOAT_TAG) and len(node.value) > MAX_NUMBER_CHARS:
+                raise self.error(f"{at}: a number of {len(node.value)} characters, more than {MAX_NUMBER_CHARS}")
         sizes = [self.expanded[id(c)] for c in children]
         nodes, depth = 1 + sum(n for n, _ in sizes), 1 + max((d for _, d in sizes), default=0)
         if nodes > self.max_nodes:

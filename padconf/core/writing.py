@@ -84,12 +84,19 @@ def make_folder(folder: Path | str) -> Path:
     return Path(folder)
 
 
-def _mark_text(folder: Path) -> str | None:
-    found = signature(_MARK_PURPOSE, os.fsencode(os.path.realpath(folder)))
-    return None if found is None else f"padconf wrote this folder; its signature, under this user's key:\n{found}\n"
+# what a folder's mark says padconf made it for: a run directory's (a run's or a gate's) is a kind of
+# its own, since --resume signs what such a folder holds; any other command's is the plain one. An
+# export with --force marked a folder holding a forged run, which --resume then signed (attack round VII)
+MARK_KINDS = ("", "run")
 
 
-def _marked(folder: Path, fd: int) -> bool:
+def _mark_text(folder: Path, kind: str = "") -> str | None:
+    found = signature(_MARK_PURPOSE + kind.encode(), os.fsencode(os.path.realpath(folder)))
+    return None if found is None else \
+        f"padconf wrote this {kind + ' ' if kind else ''}folder; its signature, under this user's key:\n{found}\n"
+
+
+def _marked(folder: Path, fd: int, kinds: tuple[str, ...] = MARK_KINDS) -> bool:
     try:
         mark = os.open(MARK, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
     except OSError:
@@ -98,30 +105,32 @@ def _marked(folder: Path, fd: int) -> bool:
         if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             return False
         text = f.read(_MAX_MARK_BYTES).decode("ascii", "replace")
-    expected = _mark_text(folder)
-    return expected is not None and hmac.compare_digest(expected, text)
+    expected = [_mark_text(folder, kind) for kind in kinds]
+    return any(e is not None and hmac.compare_digest(e, text) for e in expected)
 
 
-def claimed(folder: Path | str) -> bool | None:
-    """Whether padconf claimed ``folder`` here (claim_folder: its mark, its path signed with the
-    user's key, is valid); None where this user has no key to tell by."""
+def claimed(folder: Path | str, kind: str = "") -> bool | None:
+    """Whether padconf claimed ``folder`` here for ``kind`` (claim_folder: its mark, its path
+    signed with the user's key, is valid); None where this user has no key to tell by."""
     folder = Path(folder)
     if _mark_text(folder) is None:
         return None
     fd = open_folder(folder)
     try:
-        return _marked(folder, fd)
+        return _marked(folder, fd, (kind,))
     finally:
         os.close(fd)
 
 
-def claim_folder(folder: Path | str, force: bool = False, replace: str = "--force to replace it") -> Path:
+def claim_folder(folder: Path | str, force: bool = False, replace: str = "--force to replace it",
+                 kind: str = "") -> Path:
     """``folder`` made (as ``open_folder`` checks it) and taken as padconf's own, for a command
     that writes several files into it (a run directory, a gate's work folder, exported tests): it
     must be absent, empty, or one padconf claimed before, which its mark proves (the folder's
     path signed with the user's key: a mark committed in a checkout, or copied from elsewhere,
     is not valid). A folder holding anything else is refused in one line unless ``force``
-    (``replace`` tells the user how). The mark is then written, so the next command knows it."""
+    (``replace`` tells the user how). The mark of ``kind`` (MARK_KINDS) is then written, so the
+    next command knows it."""
     folder = Path(folder)
     fd = open_folder(folder, create=True)
     try:
@@ -132,7 +141,7 @@ def claim_folder(folder: Path | str, force: bool = False, replace: str = "--forc
                                f"no valid mark of this user's padconf): name an empty or new folder, or {replace}")
     finally:
         os.close(fd)
-    text = _mark_text(folder)
+    text = _mark_text(folder, kind)
     if text is not None:
         write_atomically(folder / MARK, text)
     return folder

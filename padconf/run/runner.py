@@ -98,20 +98,21 @@ class Run:
         self.stats: dict = {"draw_seconds": 0.0, "runtimes": {}}  # this session's figures: stats.json
         self._scheduled: tuple | None = None  # (cases, _schedule's answer) of a new run, from prepare() for plan()
         self.resume, self.force = resume, force
+        self.unvouched: str | None = None  # why a resumed run's folder is no run padconf can sign
         if self.dir.exists() and not self.dir.is_dir():
             raise PadconfError(f"{self.dir}: not a directory")
         # held while this Run lives; a new run's folder is locked once prepare() makes it
         self.lock = RunDirLock(self.dir, exclusive=True) if self.dir.is_dir() else None
         if resume:
-            # the run resumed is signed as a whole when it ends: only one padconf made in this
-            # folder, unchanged since any signature of it (a copied run, its failures relabelled
-            # passes and its run.sig removed, was resumed and signed as padconf's: attack round VI)
-            if self.dir.is_dir() and claimed(self.dir) is False:
-                raise PadconfError(f"{self.dir}: no run padconf made in this folder (its {MARK} is missing or of "
-                                   "another folder): --resume continues only padconf's own runs, where they were made")
-            if (self.dir / SIGNATURE).exists() and signature_of(self.dir, SIGNED) != Signature.SIGNED:
-                raise PadconfError(f"{self.dir}: changed since padconf signed it ({SIGNATURE}): --resume would sign "
-                                   "what padconf did not write")
+            # the run resumed is signed as a whole when it ends, but only one padconf made in this
+            # folder, unchanged since any signature of it: a copied run, its failures relabelled
+            # passes and its run.sig removed, was resumed and signed as padconf's (attack rounds VI
+            # and VII). Any other is continued, and left unsigned, saying why
+            if self.dir.is_dir() and claimed(self.dir, "run") is False:
+                self.unvouched = (f"no run padconf made in this folder (its {MARK} is missing, of another folder "
+                                  "or another command's)")
+            elif (self.dir / SIGNATURE).exists() and signature_of(self.dir, SIGNED) != Signature.SIGNED:
+                self.unvouched = f"changed since padconf signed it ({SIGNATURE})"
             self.config = self._recorded_config()
             # run.json is a file in a folder anyone may have written: it may ask for registered
             # runtimes, but a module:Class is imported, and a spec folder read, only when the user
@@ -194,7 +195,7 @@ class Run:
                     if (self.run_json.exists() or self.results_path.exists()) and not self.force:
                         raise PadconfError(f"{self.dir} holds a run already: --resume continues it, "
                                            "--force replaces it")
-                claim_folder(self.dir, self.force)  # a user's files in it are not replaced
+                claim_folder(self.dir, self.force, kind="run")  # a user's files in it are not replaced
                 for stale in RUN_FILES:  # --force: nothing of the run replaced stays
                     (self.dir / stale).unlink(missing_ok=True)
             except OSError as exc:
@@ -361,7 +362,11 @@ class Run:
                 self.notes += run_controls(self.dir, self.config, self.jobs, self._spares, then)
             doc = self._run_doc() if self.run_json.exists() else asdict(self.config)  # prepare() writes it
             write_atomically(self.run_json, json.dumps({**doc, RESULTS_WRITTEN: written}, indent=2))
-            if (unsigned := sign(self.dir, SIGNED)) is not None:
+            if self.unvouched is not None:  # what padconf did not write is never signed as its own
+                (self.dir / SIGNATURE).unlink(missing_ok=True)
+                self.notes.append(f"not signed: {self.dir} holds {self.unvouched}; its results are the folder's "
+                                  "word, not padconf's (run it again into a new folder for a signed run)")
+            elif (unsigned := sign(self.dir, SIGNED)) is not None:
                 self.notes.append(unsigned)
             self.notes += [f"{name}: worker restarted {f['restarts']} times"
                            for name, f in self.stats["runtimes"].items()

@@ -545,8 +545,9 @@ def test_a_shard_signed_under_another_key_is_one_line(tmp_path, capsys, monkeypa
 def test_resume_never_signs_a_run_padconf_did_not_make_there_or_one_changed_since(tmp_path, capsys):
     """A signed run copied elsewhere, a failure relabelled a pass and its run.sig and mark
     removed, was resumed and signed as padconf's own: report then showed it verified, and a
-    gate's shard so laundered passed (attack round VI). --resume continues only a run padconf
-    made in that folder, unchanged since any signature of it."""
+    gate's shard so laundered passed (attack round VI), and again after `export-onnx-tests
+    --force` marked the folder (round VII). --resume signs only a run padconf made in that folder
+    as a run, unchanged since any signature of it; any other it continues unsigned, saying why."""
     from padconf.core.writing import MARK
     run, runtime = tmp_path / "own" / "run", "onnx-reference"  # it refuses what the spec defines
     assert main(["run", "--runtime", runtime, "--spec", "onnx/Pad-19", "--max-examples", "5", "--out", str(run)]) == 0
@@ -563,18 +564,21 @@ def test_resume_never_signs_a_run_padconf_did_not_make_there_or_one_changed_sinc
     (copy / "controls.jsonl").write_text("")
     (copy / "run.sig").unlink()
     (copy / MARK).unlink()
-    capsys.readouterr()
-    assert main(["run", "--resume", "--out", str(copy)]) == 2
-    err = capsys.readouterr().err
-    assert err.count("\n") == 1 and "no run padconf made in this folder" in err, err
-    assert not (copy / "run.sig").exists()
+    def resumed_unsigned(folder, why):
+        capsys.readouterr()
+        assert main(["run", "--resume", "--out", str(folder)]) == 0
+        assert f"not signed: {folder} holds {why}" in capsys.readouterr().out
+        assert not (folder / "run.sig").exists()
+        assert main(["report", str(folder), "--md", str(tmp_path / "r.md")]) == 0
+        assert "Not verified" in (tmp_path / "r.md").read_text()
+    resumed_unsigned(copy, "no run padconf made in this folder")
+    # another command's claim of the folder (an export, with --force, keeps the run's files) is no run's
+    assert main(["export-onnx-tests", "--out", str(copy), "--force"]) == 0
+    resumed_unsigned(copy, "no run padconf made in this folder")
     # in its own folder, changed after it was signed
     rows = (run / "results.jsonl").read_text()
-    try:
-        (run / "results.jsonl").write_text(rows.replace('"seconds": ', '"seconds": 1', 1))
-        assert main(["run", "--resume", "--out", str(run)]) == 2
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "changed since padconf signed it" in err, err
-    finally:
-        (run / "results.jsonl").write_text(rows)
-    assert main(["run", "--resume", "--out", str(run)]) == 0  # its own, as signed
+    (run / "results.jsonl").write_text(rows.replace('"seconds": ', '"seconds": 1', 1))
+    resumed_unsigned(run, "changed since padconf signed it")
+    fresh = tmp_path / "fresh" / "run"
+    assert main(["run", "--runtime", runtime, "--spec", "onnx/Pad-19", "--max-examples", "5", "--out", str(fresh)]) == 0
+    assert main(["run", "--resume", "--out", str(fresh)]) == 0 and (fresh / "run.sig").exists()  # its own, signed

@@ -453,3 +453,26 @@ def test_a_lone_surrogate_in_a_runtimes_text_leaves_its_row_readable(tmp_path):
     from padconf.run.rundir import RowsFile
     line = RowsFile(tmp_path / "results.jsonl").line({"error": "bad \udcff byte, \U0001f600 kept"})
     assert json_value(line, "row") == {"error": "bad ? byte, \U0001f600 kept"}
+
+
+@pytest.mark.parametrize("number", ["1" * 5000, "-" + "9" * 4400, "1" * 500 + ".5"])
+def test_a_yaml_number_of_thousands_of_digits_is_one_line(tmp_path, number):
+    """PyYAML constructs a number with int(), which past Python's 4,300 digits raises ValueError,
+    no YAML error: a baseline's or a spec's such number was exit 3 (attack round VII). The one
+    YAML reader refuses it as it composes the document."""
+    from padconf.core.errors import SpecError
+    from padconf.gate.baseline import parse_baseline
+    from padconf.suite.folders import CaseError
+    entry = f"- runtime: onnx-reference\n  verdict: wrongly-rejected\n  cells: [onnx/Pad-19 constant]\n  why: x\n" \
+            f"  issue: {number}\n"
+    with pytest.raises(CaseError, match=r"b.yaml:5: a number of \d+ characters"):
+        parse_baseline(entry, "b.yaml")
+    import shutil
+
+    from padconf.spec.loader import load_specs
+    specs = tmp_path / "specs"
+    shutil.copytree(Path(__file__).resolve().parents[2] / "padconf" / "spec" / "documents", specs)
+    spec = specs / "onnx" / "Pad-19.yaml"
+    spec.write_text(spec.read_text() + f"note2: {number}\n")
+    with pytest.raises(SpecError, match="a number of"):
+        load_specs(str(specs))
