@@ -44,7 +44,6 @@ class Attempt:
         return self.row["verdict"] == Verdict.MISMATCH and out is not None and any(self.case.pads) \
             and out.dtype == data.dtype and out.shape == data.shape and bit_equal(out, data)
 
-
     @property
     def nonzero_from_nowhere(self) -> bool:
         """Whether its output holds a nonzero value (zero bytes aside: a deterministic zero fill,
