@@ -906,6 +906,16 @@ class RankZeroFedPadsByIndexTypeAdapter(ConformingAdapter):
         return super().run(case, placement)
 
 
+class RankZeroByPlacementAndIndexTypeAdapter(RankZeroFedPadsByIndexTypeAdapter):
+    """RankZeroFedPadsByIndexTypeAdapter whose constant pads are refused otherwise again (audit
+    VII's openvino 18 and 34): "incorrect number of input/output dimensions"."""
+
+    def run(self, case, placement="inputs"):
+        if case.op == "Pad" and case.data.ndim == 0 and placement != "inputs":
+            return Outcome(error="Pad node has incorrect number of input/output dimensions!")
+        return super().run(case, placement)
+
+
 class CropPastAxisCorruptsAdapter(ConformingAdapter):
     """One heap corruption, two symptoms (as OpenVINO's crop past an axis beside a pad, pads fed at
     run time, audit IV; here any crop beside a pad): the process dies in constant mode, and edge

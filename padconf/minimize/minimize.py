@@ -55,10 +55,10 @@ from padconf.minimize.probes.experiments import (
     defined_at,
     explicit_default,
     features_needed,
-    index_type_twin,
     known_hang,
     lowered_runtime,
     native_check,
+    operand_twin,
     packing,
     placement_needed,
     positive_pads_needed,
@@ -285,22 +285,25 @@ def _mechanism_of(root: dict) -> tuple:
 
 def _one_mechanism(isolated: IsolatedRunner, shrunk: Shrunk, placement: Placement, root: dict, tried: dict) -> bool:
     """Whether the variant whose experiment is ``tried`` is the root's mechanism: that experiment
-    shows alike, or the variant's index-type twin fails as the root's minimal case does (one bug
-    whose symptom the index type chooses, index_type_twin: recorded in ``tried``)."""
+    shows alike, or the variant's operand twin fails as the root's minimal case does (one bug
+    whose symptom the operands' index type or placement chooses, operand_twin: recorded in ``tried``)."""
     if tuple(tried["mechanism"]) == _mechanism_of(root):
         return True
-    if "index_type_twin" not in tried:
-        tried["index_type_twin"] = index_type_twin(isolated, shrunk.final, placement, root["shrunk"].final)
-    return tried["index_type_twin"] is not None
+    if "operand_twin" not in tried:
+        tried["operand_twin"] = operand_twin(isolated, shrunk.final, placement, root["shrunk"].final,
+                                             root["placement"])
+    return tried["operand_twin"] is not None
 
 
 def _twin_text(tried: dict) -> str:
-    """What a variant's index-type twin showed, for its line in the root's REPORT.md."""
-    twin = tried.get("index_type_twin")
+    """What a variant's operand twin showed, for its line in the root's REPORT.md."""
+    twin = tried.get("operand_twin")
     if not twin:
         return ""
-    types = " and ".join(f"{twin[k]} {k.removesuffix('_type')}" for k in ("pads_type", "axes_type") if k in twin)
-    return f"; with {types} it fails as this bundle's case does ({twin['verdict']}): one bug, two symptoms"
+    forms = [f"{twin[k]} {k.removesuffix('_type')}" for k in ("pads_type", "axes_type") if k in twin]
+    forms += [f"in placement {twin['placement']}"] if "placement" in twin else []
+    return (f"; with {' and '.join(forms)} it fails as this bundle's case does ({twin['verdict']}): "
+            "one bug, two symptoms")
 
 
 def write_evidence(where: Path, found: dict) -> None:

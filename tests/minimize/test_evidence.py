@@ -545,7 +545,7 @@ def test_one_bug_whose_symptom_the_index_type_chooses_is_one_bundle(tmp_path):
              for t in ("int64", "int32")]
     bundles = _minimized_run(tmp_path, FAKE + "RankZeroFedPadsByIndexTypeAdapter", cases)
     assert len(bundles) == 1, [b.name for b in bundles]
-    [twin] = [v["index_type_twin"] for v in _evidence(bundles[0])["variants"] if v.get("index_type_twin")]
+    [twin] = [v["operand_twin"] for v in _evidence(bundles[0])["variants"] if v.get("operand_twin")]
     assert twin["verdict"] in ("crash", "wrongly-rejected"), twin
     assert "one bug, two symptoms" in (bundles[0] / "REPORT.md").read_text()
 
@@ -680,3 +680,15 @@ def test_a_control_through_other_ops_that_fails_otherwise_than_the_pad_does_not_
     assert "failing otherwise than the Pad, which says nothing of it: pads values (Concat: wrongly-rejected)" \
         in found["checks"]["c"]["how"]
     assert "c" not in found["missing"], found["missing_text"]
+
+
+def test_one_bug_whose_symptom_the_pads_placement_and_index_type_choose_is_one_bundle(tmp_path):
+    """OpenVINO's rank-0 data: refused with constant pads, a crash with int32 pads fed at run time,
+    filed twice (audit VII's openvino 18 and 34). The crash's case with the refusal's index type
+    and placement is refused as that bundle's case is: one bundle."""
+    cases = [classify(Case(spec="onnx/Pad-19", data=np.array(2.0, np.float32), pads=[], pads_type=t))
+             for t in ("int64", "int32")]
+    bundles = _minimized_run(tmp_path, FAKE + "RankZeroByPlacementAndIndexTypeAdapter", cases)
+    assert len(bundles) == 1, [b.name for b in bundles]
+    twins = [v["operand_twin"] for v in _evidence(bundles[0])["variants"] if v.get("operand_twin")]
+    assert any("placement" in t for t in twins), twins

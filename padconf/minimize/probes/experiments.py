@@ -458,25 +458,30 @@ def reads_across_slices(isolated: IsolatedRunner, attempt: Attempt, placement: P
 
 
 
-def index_type_twin(isolated: IsolatedRunner, attempt: Attempt, placement: Placement, other: Attempt) -> dict | None:
-    """One bug whose symptom the index type chooses (OpenVINO's Pad on rank-0 data, empty pads
-    fed at run time: int64 pads refused with "ptr is Null", int32 pads a segfault, audit II):
-    ``attempt``'s minimal case with its pads' and axes' index types made ``other``'s fails as
-    ``other`` does (failure_key's verdict and error class). The record of that twin, None where
-    the index types are alike or the twin fails otherwise (or passes)."""
+def operand_twin(isolated: IsolatedRunner, attempt: Attempt, placement: Placement, other: Attempt,
+                 other_placement: Placement) -> dict | None:
+    """One bug whose symptom the operands' form chooses: their index type (OpenVINO's Pad on
+    rank-0 data, empty pads fed at run time: int64 pads refused with "ptr is Null", int32 pads a
+    segfault, audit II) and whether they are fed or constant (the same rank-0 data refused with
+    constant pads, "incorrect number of input/output dimensions", audit VII): ``attempt``'s
+    minimal case with its pads' and axes' index types made ``other``'s, in ``other``'s placement,
+    fails as ``other`` does (failure_key's verdict and error class). The record of that twin,
+    None where the forms are alike or the twin fails otherwise (or passes)."""
     case, theirs = attempt.case, other.case
     changes = {}
     if case.pads_type != theirs.pads_type:
         changes["pads_type"] = theirs.pads_type
     if case.axes is not None and theirs.axes is not None and case.axes_type != theirs.axes_type:
         changes["axes_type"] = theirs.axes_type
-    if not changes:
+    if not changes and placement == other_placement:
         return None
     try:
         twin = classify(case.with_(**changes), get_spec(case.spec, isolated.specs_dir))
     except (PadconfError, SpecError, ValueError, TypeError, OverflowError):
         return None
-    got = isolated.attempt_if_it_can(twin, placement)
+    got = isolated.attempt_if_it_can(twin, other_placement)
     if got is None or got.row["verdict"] not in FAILURES or failure_key(got.row)[:2] != failure_key(other.row)[:2]:
         return None
+    if other_placement != placement:
+        changes["placement"] = other_placement
     return {"case_id": twin.id, **changes, "verdict": got.row["verdict"], "error": got.row.get("error")}
