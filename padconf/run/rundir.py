@@ -110,7 +110,8 @@ class RowsFile:
         if SURROGATE_ESCAPE.search(text):  # a lone surrogate (a runtime's bytes decoded leniently),
             # which the reader refuses as no text: written as "?", so that the row is read back
             whole = json.dumps(json.loads(text), ensure_ascii=False).encode("utf-8", "replace").decode("utf-8")
-            text = jsonl_line(json.loads(whole))
+            row = json.loads(whole)  # the row the cuts below start from, too
+            text = jsonl_line(row)
         if self.written + len(text) > MAX_JSONL_BYTES // 2:
             text = jsonl_line(bounded_row(cast(ResultRow, dict(row)), MAX_ROW_TEXT_PAST_HALF, 0))
         elif len(text) > MAX_ROW_TEXT:  # a control's texts, as a result's are when its row is made

@@ -453,6 +453,10 @@ def test_a_lone_surrogate_in_a_runtimes_text_leaves_its_row_readable(tmp_path):
     from padconf.run.rundir import RowsFile
     line = RowsFile(tmp_path / "results.jsonl").line({"error": "bad \udcff byte, \U0001f600 kept"})
     assert json_value(line, "row") == {"error": "bad ? byte, \U0001f600 kept"}
+    from padconf.run.rundir import MAX_JSONL_BYTES, MAX_ROW_TEXT_PAST_HALF
+    past_half = RowsFile(tmp_path / "results.jsonl", MAX_JSONL_BYTES // 2)  # where the row is cut too
+    cut = json_value(past_half.line({"error": "\udcff" + "x" * 2000}), "row")
+    assert cut["error"] == "?" + "x" * (MAX_ROW_TEXT_PAST_HALF - 1) and cut["elided"] == {"error": 2001}
 
 
 @pytest.mark.parametrize("number", ["1" * 5000, "-" + "9" * 4400, "1" * 500 + ".5"])

@@ -456,8 +456,6 @@ def reads_across_slices(isolated: IsolatedRunner, attempt: Attempt, placement: P
     return None
 
 
-
-
 def operand_twin(isolated: IsolatedRunner, attempt: Attempt, placement: Placement, other: Attempt,
                  other_placement: Placement) -> dict | None:
     """One bug whose symptom the operands' form chooses: their index type (OpenVINO's Pad on
